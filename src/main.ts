@@ -1,5 +1,55 @@
-/** Entry point used by bin/bulkcheck.js; returns the process exit code. */
-export async function main(argv: readonly string[]): Promise<number> {
-  void argv;
-  return 0;
+import { readFileSync } from "node:fs";
+import { CommanderError } from "@commander-js/extra-typings";
+import { BulkcheckError } from "./errors.js";
+import { createContext, createPrinter, processRuntime, type Context, type GlobalOptions, type Runtime } from "./cli/context.js";
+import { EXIT_CODES, exitCodeFor } from "./cli/exit-codes.js";
+import type { Printer } from "./cli/printer.js";
+import { buildProgram, type Invoke } from "./cli/program.js";
+
+const VERSION = (JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as { version: string }).version;
+
+/**
+ * Runs bulkcheck with the given arguments and returns the exit code. The only
+ * place errors become exit codes; bin/bulkcheck.js sets process.exitCode from it.
+ */
+export async function main(argv: readonly string[], runtime: Runtime = processRuntime()): Promise<number> {
+  let context: Context | undefined;
+  let globals: GlobalOptions = {};
+  const invoke: Invoke = async (cmd, run) => {
+    globals = cmd.optsWithGlobals() as GlobalOptions;
+    context = await createContext(runtime, globals);
+    await run(context);
+  };
+  try {
+    await buildProgram(runtime, invoke, VERSION).parseAsync([...argv], { from: "user" });
+    return EXIT_CODES.ok;
+  } catch (error) {
+    return report(error, context?.printer ?? createPrinter(runtime, globals), runtime.signal.aborted);
+  } finally {
+    await context?.dispose();
+  }
+}
+
+function report(error: unknown, printer: Printer, interrupted: boolean): number {
+  if (error instanceof CommanderError) {
+    // commander has already printed its message; help and --version end here too.
+    return error.exitCode === 0 ? EXIT_CODES.ok : EXIT_CODES.usage;
+  }
+  if (error instanceof BulkcheckError) {
+    printer.error(error.message, error.hint);
+    printStack(printer, error);
+    return exitCodeFor(error.kind);
+  }
+  if (interrupted) {
+    printer.error("Interrupted.");
+    return EXIT_CODES.interrupted;
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  printer.error(`unexpected: ${message}`, printer.options.verbose ? undefined : "Run again with --verbose for details.");
+  printStack(printer, error);
+  return EXIT_CODES.unexpected;
+}
+
+function printStack(printer: Printer, error: unknown): void {
+  if (error instanceof Error && error.stack) printer.debug(error.stack);
 }

@@ -1,10 +1,14 @@
 import {
-  getCountryCallingCode,
   isSupportedCountry,
+  parseIncompletePhoneNumber,
   parsePhoneNumberFromString,
   type CountryCode,
-  type PhoneNumber,
 } from "libphonenumber-js/max";
+import { UsageError } from "../errors.js";
+import { afterInternationalPrefix, callingCodeOf, parseDigits, type ParsedDigits } from "./digit-parser.js";
+import { compactNumber, expandScientific, isScientific, precleanCell } from "./preclean.js";
+
+export { expandScientific, precleanCell } from "./preclean.js";
 
 /**
  * What preparation decides for one cell. `duplicate` is decided later by the
@@ -24,7 +28,7 @@ export interface ClassifyOptions {
 
 export interface Classification {
   class: CellClass;
-  /** Digits including the country code, no plus: the spec's identifier. Set for kept and other_country. */
+  /** Digits including the country code, no plus: the spec's identifier. Set for kept, other_country and no_code. */
   identifier?: string;
   /** Why a row was excluded, in words a user can act on. */
   reason?: string;
@@ -36,122 +40,111 @@ export interface Classification {
   extension?: string;
 }
 
-const EXTENSION = /\s*(?:;?\s*ext\.?|extension|x|#)\s*(\d{1,7})$/i;
-const EXCEL_SCIENTIFIC = /^(\d)(?:\.(\d+))?e\+?(\d{1,2})$/i;
-const SURROUNDING_QUOTES = /^(["'“”‘’])(.*)\1$/s;
-const EDGE_SPACE = /^[\s\u00a0\u200b\ufeff]+|[\s\u00a0\u200b\ufeff]+$/g;
+export const REASONS = {
+  blank: "empty cell",
+  invalid: "not a valid phone number",
+  notANumber: "contains characters that are not part of a phone number",
+  scientific: "spreadsheet scientific notation lost digits; format the column as text and export again",
+  noCode: "number is written without its country code",
+  noCodeNoCountry: "number has no country code and the task has no country",
+} as const;
+
+const CANONICAL = /^\+?\d+$/;
+const NON_DIGITS = /\D/g;
+const BLANK: Classification = { class: "blank", reason: REASONS.blank };
+const INVALID: Classification = { class: "invalid", reason: REASONS.invalid };
 
 /**
- * Turns the text of a cell into what libphonenumber-js can parse: full-width
- * digits folded, spaces, quotes, apostrophes, `tel:`, a spreadsheet's `.0` and an
- * extension removed.
+ * Classifies one cell for a task. Pure: the same input always gives the same answer.
+ *
+ * The cell is pre-cleaned, reduced to `+`/digits and routed: a leading `+`, the
+ * task country's international prefix, or digits starting with its calling code
+ * that are valid read that way carry their own code; anything else is national.
+ * Validity and region come from libphonenumber-js's max metadata (via
+ * `parseDigits`, proven identical to the library); a cell that is not plain
+ * digits after cleaning goes to the library's full parser.
  */
-export function precleanCell(raw: string): { text: string; extension?: string } {
-  let text = raw.normalize("NFKC").replace(EDGE_SPACE, "");
-  const quoted = SURROUNDING_QUOTES.exec(text);
-  if (quoted) text = quoted[2]!.replace(EDGE_SPACE, "");
-  if (text.startsWith("'")) text = text.slice(1);
-  if (/^tel:/i.test(text)) text = text.slice(4);
-  if (text.endsWith(".0")) text = text.slice(0, -2);
-  const ext = EXTENSION.exec(text);
-  if (ext && ext.index > 0) {
-    return { text: text.slice(0, ext.index).trim(), extension: ext[1]! };
-  }
-  return { text: text.trim() };
-}
-
-/**
- * Expands `4.47911123456E+11` back to digits when the mantissa kept every digit;
- * returns undefined when digits were lost (the cell cannot be recovered).
- */
-export function expandScientific(text: string): string | undefined {
-  const m = EXCEL_SCIENTIFIC.exec(text);
-  if (!m) return undefined;
-  const digits = m[1]! + (m[2] ?? "");
-  // Trailing zeros are indistinguishable from rounding, so only a mantissa holding every digit is trusted.
-  return digits.length === Number(m[3]) + 1 ? digits : undefined;
-}
-
-function identifierOf(phone: PhoneNumber): string {
-  return phone.number.slice(1);
-}
-
-function parseInternational(digitsWithPlus: string): PhoneNumber | undefined {
-  const phone = parsePhoneNumberFromString(digitsWithPlus, { extract: false });
-  return phone?.isValid() ? phone : undefined;
-}
-
-/** Classifies one cell for a task. Pure: the same input always gives the same answer. */
 export function classifyCell(raw: string, options: ClassifyOptions): Classification {
+  // Already `+`/digits (a third of a typical export, and every line of a service-ready list): nothing to clean.
+  if (CANONICAL.test(raw)) return classifyDigits(raw, options);
   const { text, extension } = precleanCell(raw);
-  const withExtension = <T extends Classification>(c: T): T => (extension ? { ...c, extension } : c);
-  if (text === "") return { class: "blank" };
-
+  if (text === "") return BLANK;
   let cell = text;
-  if (EXCEL_SCIENTIFIC.test(cell)) {
+  if (isScientific(cell)) {
     const expanded = expandScientific(cell);
-    if (expanded === undefined) {
-      return {
-        class: "invalid",
-        reason: "spreadsheet scientific notation lost digits; format the column as text and export again",
-      };
-    }
+    if (expanded === undefined) return { class: "invalid", reason: REASONS.scientific };
     cell = expanded;
   }
-
-  const callingCode = options.country ? getCountryCallingCode(options.country) : undefined;
-  const compact = cell.replace(/[\s().\-/]/g, "");
-  let international: PhoneNumber | undefined;
-  let carriesCode = false;
-  if (compact.startsWith("+") || compact.startsWith("00")) {
-    carriesCode = true;
-    international = parseInternational("+" + compact.replace(/^(\+|00)/, ""));
-  } else if (callingCode === "1" && compact.startsWith("011")) {
-    carriesCode = true;
-    international = parseInternational("+" + compact.slice(3));
-  } else if (/^\d+$/.test(compact) && callingCode && compact.startsWith(callingCode)) {
-    international = parseInternational("+" + compact);
-    carriesCode = international !== undefined;
+  let digits = compactNumber(cell);
+  let ext = extension;
+  if (!CANONICAL.test(digits)) {
+    // Words such as "n/a": no number has fewer than three digits, and the library's refusal is slow (it builds an Error).
+    if (digits.replace(NON_DIGITS, "").length < 3) return { class: "invalid", reason: REASONS.notANumber };
+    // Not plain digits: the library's full parser decides whether it is a number at all
+    // (an extension in a form precleanCell does not strip, say); its digits are then routed as usual.
+    const phone = parsePhoneNumberFromString(cell, { defaultCountry: options.country, extract: false });
+    if (!phone?.isValid()) return { class: "invalid", reason: REASONS.notANumber };
+    const all = parseIncompletePhoneNumber(cell);
+    digits = phone.ext ? all.slice(0, all.length - phone.ext.length) : all;
+    ext = phone.ext ?? ext;
   }
-
-  if (carriesCode) {
-    if (!international) return withExtension({ class: "invalid", reason: "not a valid phone number" });
-    return withExtension(placeInCountry(international, options, false));
-  }
-
-  if (!options.country) {
-    return withExtension({ class: "no_code", reason: "number has no country code and the task has no country" });
-  }
-  const national = parsePhoneNumberFromString(cell, { defaultCountry: options.country, extract: false });
-  if (!national?.isValid()) return withExtension({ class: "invalid", reason: "not a valid phone number" });
-  if (options.requireCountryCode) {
-    return withExtension({
-      class: "no_code",
-      identifier: identifierOf(national),
-      reason: "number is written without its country code",
-    });
-  }
-  return withExtension(placeInCountry(national, options, true));
+  const result = classifyDigits(digits, options);
+  return ext === undefined ? result : { ...result, extension: ext };
 }
 
-function placeInCountry(phone: PhoneNumber, options: ClassifyOptions, national: boolean): Classification {
-  const identifier = identifierOf(phone);
-  if (!options.country) return { class: "kept", identifier };
-  if (phone.countryCallingCode !== getCountryCallingCode(options.country)) {
-    return {
-      class: "other_country",
-      identifier,
-      reason: `number belongs to +${phone.countryCallingCode}${phone.country ? ` (${phone.country})` : ""}, not ${options.country}`,
-    };
+/** Routes `+`/digits to an international or national reading and places the number. */
+function classifyDigits(digits: string, options: ClassifyOptions): Classification {
+  const country = options.country;
+  if (digits.startsWith("+")) return international(digits, options);
+  if (country === undefined) {
+    if (digits.startsWith("00")) return international("+" + digits.slice(2), options);
+    if (digits.startsWith("0")) return { class: "no_code", reason: REASONS.noCodeNoCountry };
+    // The service's own identifiers are calling code + number without the plus.
+    return international("+" + digits, options);
   }
+  const afterPrefix = afterInternationalPrefix(digits, country);
+  if (afterPrefix !== undefined) return international("+" + afterPrefix, options);
+  if (digits.startsWith(callingCodeOrThrow(country))) {
+    const withCode = parseDigits("+" + digits);
+    if (withCode?.valid) return place(withCode, options, false);
+  }
+  const national = parseDigits(digits, country);
+  if (!national?.valid) return INVALID;
+  // The library itself may read a calling code written without its plus.
+  if (national.callingCode + national.nationalNumber === digits) return place(national, options, false);
+  if (options.requireCountryCode) {
+    return { class: "no_code", identifier: national.callingCode + national.nationalNumber, reason: REASONS.noCode };
+  }
+  return place(national, options, true);
+}
+
+function international(plusDigits: string, options: ClassifyOptions): Classification {
+  const phone = parseDigits(plusDigits);
+  return phone?.valid ? place(phone, options, false) : INVALID;
+}
+
+/** Decides kept / other_country for a valid number. */
+function place(phone: ParsedDigits, options: ClassifyOptions, national: boolean): Classification {
+  const identifier = phone.callingCode + phone.nationalNumber;
+  const country = options.country;
+  if (country === undefined) return { class: "kept", identifier };
   const region = phone.country;
-  if (region && region !== options.country) {
-    if (options.strictRegion) {
-      return { class: "other_country", identifier, reason: `number belongs to ${region}, not ${options.country}` };
-    }
-    return national ? { class: "kept", identifier, national, sharedRegion: region } : { class: "kept", identifier, sharedRegion: region };
+  if (phone.callingCode !== callingCodeOrThrow(country)) {
+    const where = region === undefined ? `+${phone.callingCode}` : `+${phone.callingCode} (${region})`;
+    return { class: "other_country", identifier, reason: `number belongs to ${where}, not ${country}` };
   }
-  return national ? { class: "kept", identifier, national } : { class: "kept", identifier };
+  const kept: Classification = national ? { class: "kept", identifier, national } : { class: "kept", identifier };
+  if (region === undefined || region === country) return kept;
+  if (options.strictRegion) {
+    return { class: "other_country", identifier, reason: `number belongs to ${region}, which shares +${phone.callingCode} with ${country}` };
+  }
+  return { ...kept, sharedRegion: region };
+}
+
+function callingCodeOrThrow(country: string): string {
+  const code = callingCodeOf(country);
+  if (code === undefined) throw new UsageError(`Unknown country code: ${country}.`, { hint: "Use an ISO 3166-1 alpha-2 code such as GB or US." });
+  return code;
 }
 
 /** True for an ISO 3166-1 alpha-2 code that libphonenumber-js knows. */

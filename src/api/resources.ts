@@ -1,0 +1,107 @@
+/**
+ * Checking the shape of `data` in a successful envelope. Lenient where the spec
+ * allows variation (extra fields, the shorter task variant, a briefly absent
+ * result_url), strict where a wrong value would mislead the CLI (an unknown task
+ * status, a non-numeric count): those become a ResponseFormatError rather than a
+ * task the caller would misread.
+ */
+import type { Balance, Task, TaskStatus } from "../spec/task.js";
+import { ResponseFormatError } from "./errors.js";
+import { sanitizeSnippet } from "./redact.js";
+
+const TASK_STATUSES: readonly TaskStatus[] = ["processing", "success", "failed"];
+
+const OPTIONAL_COUNTS = [
+  "submitted_lines",
+  "invalid_cnt",
+  "no_code_cnt",
+  "other_country_cnt",
+  "duplicate_cnt",
+  "success_cnt",
+  "failure_cnt",
+] as const;
+
+/** Where the data came from, for error messages. */
+export interface ResourceContext {
+  what: string; // e.g. "POST /api/v1/bulk-tasks"
+  status: number;
+  contentType: string | undefined;
+  /** Removes secrets from server-supplied values quoted in messages. */
+  scrub: (text: string) => string;
+}
+
+/**
+ * A Task with only the fields the spec defines (unknown fields dropped). Required:
+ * `id`, `status` (one of the three), `total`. `product`, `country` and
+ * `created_at` read as "" when absent, since the service may leave them out for
+ * some products; `null` optional fields read as absent.
+ */
+export function toTask(data: unknown, ctx: ResourceContext): Task {
+  const record = asRecord(data, "a task", ctx);
+  const id = record.id;
+  if (typeof id !== "string" || id === "") fail(ctx, "a task without an id");
+  const status = record.status;
+  if (typeof status !== "string" || !(TASK_STATUSES as readonly string[]).includes(status)) {
+    const shown = typeof status === "string" ? `"${sanitizeSnippet(ctx.scrub(status), 40)}"` : String(status);
+    fail(ctx, `a task with status ${shown} (expected processing, success or failed)`);
+  }
+  const task: Task = {
+    id,
+    product: optionalString(record, "product", ctx) ?? "",
+    status: status as TaskStatus,
+    country: optionalString(record, "country", ctx) ?? "",
+    total: requiredCount(record, "total", ctx),
+    created_at: optionalString(record, "created_at", ctx) ?? "",
+  };
+  for (const name of OPTIONAL_COUNTS) {
+    const value = optionalCount(record, name, ctx);
+    if (value !== undefined) task[name] = value;
+  }
+  const preparing = record.preparing;
+  if (typeof preparing === "boolean") task.preparing = preparing;
+  else if (preparing !== undefined && preparing !== null) fail(ctx, "a task whose preparing is not true or false");
+  const resultUrl = optionalString(record, "result_url", ctx);
+  if (resultUrl !== undefined && resultUrl !== "") task.result_url = resultUrl;
+  return task;
+}
+
+/** A Balance; `balance_micros` must be an integer (it may be negative on an overdrawn account). */
+export function toBalance(data: unknown, ctx: ResourceContext): Balance {
+  const record = asRecord(data, "a balance", ctx);
+  const micros = record.balance_micros;
+  if (typeof micros !== "number" || !Number.isInteger(micros)) fail(ctx, "a balance without an integer balance_micros");
+  return { balance_micros: micros };
+}
+
+function asRecord(data: unknown, what: string, ctx: ResourceContext): Record<string, unknown> {
+  if (typeof data !== "object" || data === null || Array.isArray(data)) fail(ctx, `no object where ${what} was expected`);
+  return data as Record<string, unknown>;
+}
+
+function optionalString(record: Record<string, unknown>, name: string, ctx: ResourceContext): string | undefined {
+  const value = record[name];
+  if (value === undefined || value === null) return undefined;
+  if (typeof value !== "string") fail(ctx, `a task whose ${name} is not a string`);
+  return value;
+}
+
+function optionalCount(record: Record<string, unknown>, name: string, ctx: ResourceContext): number | undefined {
+  const value = record[name];
+  if (value === undefined || value === null) return undefined;
+  if (typeof value !== "number" || !Number.isInteger(value) || value < 0) fail(ctx, `a task whose ${name} is not a count`);
+  return value;
+}
+
+function requiredCount(record: Record<string, unknown>, name: string, ctx: ResourceContext): number {
+  const value = optionalCount(record, name, ctx);
+  if (value === undefined) fail(ctx, `a task without ${name}`);
+  return value;
+}
+
+function fail(ctx: ResourceContext, what: string): never {
+  throw new ResponseFormatError(
+    `The service answered ${ctx.what} with ${what}. Check that --base-url points at the bulk-checking service, or upgrade bulkcheck.`,
+    ctx.status,
+    ctx.contentType,
+  );
+}

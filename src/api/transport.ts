@@ -1,0 +1,171 @@
+/**
+ * One HTTP exchange over undici, and the translation of its low-level failures.
+ * Always goes through an explicit dispatcher (never Node's bundled undici or the
+ * global fetch/FormData: mixing the two crashes or sends "[object FormData]").
+ */
+import type { Readable } from "node:stream";
+import { EnvHttpProxyAgent, FormData, type Dispatcher } from "undici";
+import type { ConnectionReason } from "./retry.js";
+
+export interface Timeouts {
+  /** TCP (and TLS) connection establishment. */
+  connectMs: number;
+  /** From sending the request to receiving the response headers. */
+  headersMs: number;
+  /** Longest silence between two chunks of the response body. */
+  bodyMs: number;
+}
+
+/** Defaults sized for a 20 MB upload on a slow link and a service that answers at once. */
+export const DEFAULT_TIMEOUTS: Readonly<Timeouts> = Object.freeze({
+  connectMs: 10_000,
+  headersMs: 60_000,
+  bodyMs: 60_000,
+});
+
+export function resolveTimeouts(overrides: Partial<Timeouts> = {}): Timeouts {
+  return {
+    connectMs: overrides.connectMs ?? DEFAULT_TIMEOUTS.connectMs,
+    headersMs: overrides.headersMs ?? DEFAULT_TIMEOUTS.headersMs,
+    bodyMs: overrides.bodyMs ?? DEFAULT_TIMEOUTS.bodyMs,
+  };
+}
+
+/** Explicit proxy settings; each one left out falls back to the environment variable. */
+export interface ProxySettings {
+  httpProxy?: string;
+  httpsProxy?: string;
+  noProxy?: string;
+}
+
+/**
+ * The default dispatcher: undici's EnvHttpProxyAgent, which honours HTTPS_PROXY,
+ * HTTP_PROXY and NO_PROXY (either case) unless `proxy` overrides them, with the
+ * client's connect, headers and body timeouts.
+ */
+export function createDefaultDispatcher(timeouts: Timeouts, proxy: ProxySettings = {}): Dispatcher {
+  return new EnvHttpProxyAgent({
+    ...proxy,
+    connect: { timeout: timeouts.connectMs },
+    headersTimeout: timeouts.headersMs,
+    bodyTimeout: timeouts.bodyMs,
+  });
+}
+
+export interface Exchange {
+  url: URL;
+  method: "GET" | "POST";
+  headers: Record<string, string>;
+  body?: FormData;
+  dispatcher: Dispatcher;
+  timeouts: Timeouts;
+  signal: AbortSignal | undefined;
+}
+
+export interface ExchangeResponse {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: Readable & { dump(opts?: { limit: number }): Promise<void> };
+}
+
+/** Sends one request and resolves once the response headers arrive. Rejections are undici's raw errors. */
+export async function exchange(request: Exchange): Promise<ExchangeResponse> {
+  const response = await request.dispatcher.request({
+    origin: request.url.origin,
+    path: `${request.url.pathname}${request.url.search}`,
+    method: request.method,
+    headers: request.headers,
+    body: request.body ?? null,
+    signal: request.signal,
+    headersTimeout: request.timeouts.headersMs,
+    bodyTimeout: request.timeouts.bodyMs,
+  });
+  return { status: response.statusCode, headers: response.headers, body: response.body };
+}
+
+/** The first value of a response header (undici lower-cases names). */
+export function headerValue(headers: ExchangeResponse["headers"], name: string): string | undefined {
+  const value = headers[name];
+  return Array.isArray(value) ? value[0] : value;
+}
+
+/**
+ * Reads a body as UTF-8 text, up to `maxBytes`. A longer body is cut there and
+ * the rest discarded (`truncated: true`): an envelope is small, and an endless
+ * HTML page must not fill memory.
+ */
+export async function readText(body: ExchangeResponse["body"], maxBytes: number): Promise<{ text: string; truncated: boolean }> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of body as AsyncIterable<Buffer>) {
+    const room = maxBytes - size;
+    if (chunk.length > room) {
+      chunks.push(chunk.subarray(0, room));
+      body.destroy();
+      return { text: Buffer.concat(chunks).toString("utf8"), truncated: true };
+    }
+    chunks.push(chunk);
+    size += chunk.length;
+  }
+  return { text: Buffer.concat(chunks).toString("utf8"), truncated: false };
+}
+
+/** What a failed exchange means for retrying: why it failed, and whether the request may have been delivered. */
+export interface ConnectionFailure {
+  reason: ConnectionReason;
+  sent: boolean;
+  systemCode: string | undefined;
+}
+
+const NOT_SENT: Readonly<Record<string, ConnectionReason>> = {
+  ECONNREFUSED: "refused",
+  UND_ERR_CONNECT_TIMEOUT: "connect-timeout",
+  ENETUNREACH: "unreachable",
+  EHOSTUNREACH: "unreachable",
+  ENETDOWN: "unreachable",
+  EHOSTDOWN: "unreachable",
+  EAI_AGAIN: "unreachable",
+  ENOTFOUND: "dns",
+};
+
+const MAYBE_SENT: Readonly<Record<string, ConnectionReason>> = {
+  ECONNRESET: "reset",
+  EPIPE: "reset",
+  ECONNABORTED: "reset",
+  UND_ERR_SOCKET: "closed", // not UND_ERR_CLOSED: that one means the dispatcher itself was closed
+  ETIMEDOUT: "timeout",
+  UND_ERR_HEADERS_TIMEOUT: "timeout",
+  UND_ERR_BODY_TIMEOUT: "timeout",
+};
+
+const TLS_CODE = /^(ERR_TLS_|ERR_SSL_|CERT_|UNABLE_TO_|DEPTH_ZERO_|SELF_SIGNED_|HOSTNAME_MISMATCH)/;
+
+/**
+ * Classifies an error thrown by undici. Looks through `cause` and AggregateError
+ * members (Node's happy-eyeballs connect reports one per address). A failure that
+ * cannot be shown to have happened before sending counts as `sent: true`, so a
+ * non-replayable POST is never resent on a guess.
+ */
+export function classifyConnectionError(error: unknown): ConnectionFailure {
+  const codes = collectCodes(error);
+  // "May have been sent" wins over "not sent" when both appear anywhere in the chain.
+  for (const code of codes) {
+    const reason = MAYBE_SENT[code];
+    if (reason) return { reason, sent: true, systemCode: code };
+  }
+  for (const code of codes) {
+    const reason = NOT_SENT[code];
+    if (reason) return { reason, sent: false, systemCode: code };
+  }
+  const tls = codes.find((code) => TLS_CODE.test(code));
+  if (tls) return { reason: "tls", sent: false, systemCode: tls };
+  return { reason: "other", sent: true, systemCode: codes[0] };
+}
+
+function collectCodes(error: unknown, depth = 0): string[] {
+  if (typeof error !== "object" || error === null || depth > 4) return [];
+  const record = error as { code?: unknown; cause?: unknown; errors?: unknown };
+  const own = typeof record.code === "string" ? [record.code] : [];
+  const members = Array.isArray(record.errors) ? record.errors.flatMap((member) => collectCodes(member, depth + 1)) : [];
+  return [...own, ...members, ...collectCodes(record.cause, depth + 1)];
+}

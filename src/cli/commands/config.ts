@@ -1,0 +1,83 @@
+import { UsageError } from "../../errors.js";
+import { redactKey } from "../../config/redact.js";
+import { settingSpec, SETTINGS, isSettingKey, type SettingKey } from "../../config/settings.js";
+import type { Context } from "../context.js";
+import { canPrompt, promptSecret, readAllStdin } from "../prompt.js";
+import { printTable } from "../table.js";
+
+/** `config set`: the API key only from a hidden prompt or stdin, never from the command line. */
+export async function configSet(ctx: Context, name: string, value: string | undefined): Promise<void> {
+  const spec = settingSpec(name);
+  let text = value;
+  if (spec.secret) {
+    if (value !== undefined && value !== "-") {
+      throw new UsageError("Refusing to take the API key from the command line, where shell history and `ps` would keep it.", {
+        hint: "Run `bulkcheck config set api-key` and paste it at the prompt, or: echo \"$KEY\" | bulkcheck config set api-key -",
+      });
+    }
+    text = value === undefined && canPrompt(ctx.io) ? await promptSecret(ctx.io, "API key (input hidden): ") : firstLine(await readAllStdin(ctx.io));
+  } else if (text === undefined || text === "-") {
+    text = text === "-" ? firstLine(await readAllStdin(ctx.io)) : undefined;
+    if (text === undefined) throw new UsageError(`config set ${name} needs a value.`);
+  }
+  const stored = spec.parse(text);
+  (await ctx.config()).set(ctx.profileName, spec.key, stored);
+  ctx.printer.note(`Set ${name} for profile "${ctx.profileName}" to ${display(spec.key, stored)}.`);
+}
+
+export async function configGet(ctx: Context, name: string): Promise<void> {
+  const spec = settingSpec(name);
+  const value = (await ctx.config()).profile(ctx.profileName)[spec.key];
+  if (value === undefined) {
+    throw new UsageError(`${name} is not set in profile "${ctx.profileName}".`, { hint: `Set it with: bulkcheck config set ${name} ...` });
+  }
+  if (ctx.globals.json) ctx.printer.json({ key: name, value: spec.secret ? display(spec.key, value) : value });
+  else ctx.printer.data(display(spec.key, value));
+}
+
+export async function configList(ctx: Context): Promise<void> {
+  const profile = (await ctx.config()).profile(ctx.profileName);
+  const fromEnv: Partial<Record<SettingKey, string | undefined>> = {
+    "api-key": ctx.env.BULKCHECK_API_KEY,
+    "base-url": ctx.env.BULKCHECK_BASE_URL,
+  };
+  const rows: string[][] = [];
+  for (const key of Object.keys(SETTINGS)) {
+    if (!isSettingKey(key)) continue;
+    const env = fromEnv[key];
+    const stored = profile[key];
+    if (env) rows.push([key, display(key, env), "environment"]);
+    else if (stored !== undefined) rows.push([key, display(key, stored), `profile ${ctx.profileName}`]);
+  }
+  if (ctx.globals.json) {
+    ctx.printer.json({ profile: ctx.profileName, settings: Object.fromEntries(rows.map(([key, value, source]) => [key, { value, source }])) });
+    return;
+  }
+  if (rows.length === 0) {
+    ctx.printer.note(`Profile "${ctx.profileName}" has no settings yet. Start with: bulkcheck config set base-url https://...`);
+    return;
+  }
+  printTable(ctx.printer, ["SETTING", "VALUE", "SOURCE"], rows);
+}
+
+export async function configUnset(ctx: Context, name: string): Promise<void> {
+  const spec = settingSpec(name);
+  const removed = (await ctx.config()).unset(ctx.profileName, spec.key);
+  ctx.printer.note(removed ? `Removed ${name} from profile "${ctx.profileName}".` : `${name} was not set in profile "${ctx.profileName}".`);
+}
+
+export async function configPath(ctx: Context): Promise<void> {
+  const path = (await ctx.config()).path;
+  if (ctx.globals.json) ctx.printer.json({ path });
+  else ctx.printer.data(path);
+}
+
+function display(key: SettingKey, value: string | number): string {
+  const spec = SETTINGS[key];
+  if (spec.secret) return redactKey(String(value));
+  return spec.show ? spec.show(value) : String(value);
+}
+
+function firstLine(text: string): string {
+  return text.split(/\r?\n/)[0] ?? "";
+}

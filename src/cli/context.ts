@@ -1,0 +1,75 @@
+import { setTimeout as delay } from "node:timers/promises";
+import type { ApiClient } from "../api/types.js";
+import type { ConfigStore } from "../config/store.js";
+import type { Journal } from "../journal/journal.js";
+import type { Limits } from "../config/resolve.js";
+import type { ServiceType } from "../spec/products.js";
+import { colourEnabled, processIO, type Env, type IO } from "./io.js";
+import { Printer } from "./printer.js";
+
+/** What the process gives a run: streams, environment, clock and Ctrl-C. Tests build their own. */
+export interface Runtime {
+  io: IO;
+  env: Env;
+  now: () => number;
+  sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
+  random: () => number;
+  /** Aborted on Ctrl-C (SIGINT) or SIGTERM. */
+  signal: AbortSignal;
+  cwd: string;
+}
+
+export interface GlobalOptions {
+  json?: boolean;
+  quiet?: boolean;
+  color?: boolean;
+  verbose?: boolean;
+  baseUrl?: string;
+  profile?: string;
+}
+
+/** Everything a command's run function needs; built once per invocation. */
+export interface Context extends Runtime {
+  printer: Printer;
+  globals: GlobalOptions;
+  profileName: string;
+  config(): Promise<ConfigStore>;
+  journal(): Promise<Journal>;
+  /** Resolves the API key and base URL (flag > environment > profile) and builds a client. */
+  client(): Promise<ApiClient>;
+  baseUrl(): Promise<string>;
+  limits(): Promise<Limits>;
+  prices(): Promise<Record<ServiceType, number>>;
+  /** Closes what the run opened (the HTTP client's sockets). */
+  dispose(): Promise<void>;
+}
+
+export function processRuntime(): Runtime {
+  const controller = new AbortController();
+  const onSignal = () => controller.abort();
+  process.once("SIGINT", onSignal);
+  process.once("SIGTERM", onSignal);
+  return {
+    io: processIO(),
+    env: process.env,
+    now: Date.now,
+    sleep: (ms, signal) => delay(ms, undefined, { signal }),
+    random: Math.random,
+    signal: controller.signal,
+    cwd: process.cwd(),
+  };
+}
+
+export function createPrinter(runtime: Runtime, globals: GlobalOptions): Printer {
+  return new Printer(runtime.io, {
+    json: Boolean(globals.json),
+    quiet: Boolean(globals.quiet),
+    verbose: Boolean(globals.verbose),
+    colour: colourEnabled(runtime.io.stderr, runtime.env, globals.color === false),
+  });
+}
+
+export async function createContext(runtime: Runtime, globals: GlobalOptions): Promise<Context> {
+  const { buildContext } = await import("./services.js");
+  return buildContext(runtime, globals, createPrinter(runtime, globals));
+}

@@ -1,0 +1,39 @@
+import type { ErrorKind } from "../errors.js";
+
+/**
+ * The one table of exit codes. README's "Exit codes" section and `bulkcheck help
+ * exit-codes` print this same table.
+ */
+export const EXIT_CODES = {
+  ok: 0,
+  unexpected: 1,
+  usage: 2,
+  input: 3,
+  auth: 4,
+  balance: 5,
+  task_failed: 6,
+  unavailable: 7,
+  pending: 8,
+  interrupted: 130,
+} as const satisfies Record<ErrorKind | "ok", number>;
+
+export const EXIT_CODE_MEANINGS: ReadonlyArray<readonly [number, string]> = [
+  [EXIT_CODES.ok, "success"],
+  [EXIT_CODES.unexpected, "unexpected error (a bug, or a response the client cannot read)"],
+  [EXIT_CODES.usage, "usage error: bad flags or arguments, or no base URL configured"],
+  [EXIT_CODES.input, "input rejected, locally or by the service (40000, 40001, 40002, 42200)"],
+  [EXIT_CODES.auth, "authentication: no API key, or the service refused it (40100)"],
+  [EXIT_CODES.balance, "insufficient balance (40200), or the estimate is over --max-cost"],
+  [EXIT_CODES.task_failed, "a task ended with status failed"],
+  [EXIT_CODES.unavailable, "service unavailable after retries (42900, 42901, 50300, 50303, 50400, connection)"],
+  [EXIT_CODES.pending, "still processing when --timeout ran out"],
+  [EXIT_CODES.interrupted, "interrupted (Ctrl-C)"],
+];
+
+export function exitCodeFor(kind: ErrorKind): number {
+  return EXIT_CODES[kind];
+}
+
+export function exitCodesHelp(): string {
+  return ["Exit codes:", ...EXIT_CODE_MEANINGS.map(([code, meaning]) => `  ${String(code).padStart(3)}  ${meaning}`)].join("\n");
+}

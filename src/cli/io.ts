@@ -1,0 +1,36 @@
+import type { Readable, Writable } from "node:stream";
+
+/** A writable that may be a terminal (process.stdout, or a test buffer pretending to be one). */
+export type TerminalStream = Writable & {
+  isTTY?: boolean;
+  columns?: number;
+  hasColors?: (env?: NodeJS.ProcessEnv) => boolean;
+};
+
+export type InputStream = Readable & {
+  isTTY?: boolean;
+  setRawMode?: (mode: boolean) => unknown;
+};
+
+/** The process's standard streams, injected so every command can run in-process under a test. */
+export interface IO {
+  stdin: InputStream;
+  stdout: TerminalStream;
+  stderr: TerminalStream;
+}
+
+export type Env = Readonly<Record<string, string | undefined>>;
+
+export function processIO(): IO {
+  return { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr };
+}
+
+/**
+ * Colour only on a terminal whose `hasColors()` agrees: Node's check honours
+ * NO_COLOR, FORCE_COLOR=0 and TERM=dumb, and `--no-color` switches it off too.
+ */
+export function colourEnabled(stream: TerminalStream, env: Env, noColourFlag: boolean): boolean {
+  if (noColourFlag || env.NO_COLOR !== undefined && env.NO_COLOR !== "") return false;
+  if (!stream.isTTY) return false;
+  return stream.hasColors?.(env as NodeJS.ProcessEnv) ?? false;
+}

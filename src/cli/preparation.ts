@@ -1,0 +1,112 @@
+import { isAbsolute, resolve } from "node:path";
+import type { CountryCode } from "libphonenumber-js/max";
+import { UsageError } from "../errors.js";
+import { isKnownCountry, prepareList, type PrepareOptions, type PrepareResult } from "../prepare/index.js";
+import { canonicalServiceType, isCarrierProduct, SERVICE_TYPES, type ServiceType } from "../spec/products.js";
+import type { Context } from "./context.js";
+import { renderBoxed } from "./table.js";
+
+export interface PreparationFlags {
+  country?: string;
+  column?: string;
+  requireCountryCode?: boolean;
+  strictRegion?: boolean;
+  rejects?: string;
+}
+
+/** --type as the service's canonical product code; unknown → usage error (exit 2) listing the products. */
+export function productFromFlag(type: string): ServiceType {
+  const product = canonicalServiceType(type.trim());
+  if (!product) throw new UsageError(`Unknown --type "${type}".`, { hint: `Products: ${SERVICE_TYPES.join(", ")}` });
+  return product;
+}
+
+/** --country as an ISO 3166-1 code; required unless the product is the carrier one. */
+export function countryFromFlag(country: string | undefined, product: ServiceType | undefined): CountryCode | undefined {
+  if (country === undefined) {
+    if (product && isCarrierProduct(product)) return undefined;
+    throw new UsageError(`--country is required${product ? ` for ${product}` : ""}.`, {
+      hint: "Give the ISO 3166-1 code of the numbers' country, e.g. --country GB.",
+    });
+  }
+  const code = country.trim().toUpperCase();
+  if (!isKnownCountry(code)) {
+    throw new UsageError(`--country ${country} is not an ISO 3166-1 alpha-2 country code.`, { hint: "Use a code such as GB, US or DE." });
+  }
+  return code;
+}
+
+/** The file argument as a source: `-` is stdin, a relative path is taken from the working directory. */
+export function sourceFromArgument(ctx: Context, file: string): PrepareOptions["source"] {
+  return file === "-" ? { stream: ctx.io.stdin, name: "stdin" } : absolutePath(ctx, file);
+}
+
+export function absolutePath(ctx: Context, path: string): string {
+  return isAbsolute(path) ? path : resolve(ctx.cwd, path);
+}
+
+/** Runs preparation and tells the user (stderr) which column it read. */
+export async function prepareFromFlags(
+  ctx: Context,
+  file: string,
+  flags: PreparationFlags,
+  country: CountryCode | undefined,
+  output: Pick<PrepareOptions, "uploadPath" | "outputDir" | "maxTaskSize">,
+): Promise<PrepareResult> {
+  const result = await prepareList({
+    source: sourceFromArgument(ctx, file),
+    ...(country ? { country } : {}),
+    ...(flags.column === undefined ? {} : { column: flags.column }),
+    requireCountryCode: Boolean(flags.requireCountryCode),
+    strictRegion: Boolean(flags.strictRegion),
+    ...(flags.rejects === undefined ? {} : { rejectsPath: absolutePath(ctx, flags.rejects) }),
+    ...output,
+  });
+  const { column, format } = result;
+  if (format.kind === "csv") {
+    const name = column.name === undefined ? "" : ` "${column.name}"`;
+    ctx.printer.note(`Reading phone numbers from column ${column.index + 1}${name} (chosen by ${describeChoice(column.chosenBy)}).`);
+  }
+  return result;
+}
+
+function describeChoice(chosenBy: PrepareResult["column"]["chosenBy"]): string {
+  switch (chosenBy) {
+    case "option":
+      return "--column";
+    case "header":
+      return "its header name; use --column to pick another";
+    case "content":
+      return "its content; use --column to pick another";
+    case "only-column":
+      return "being the only column";
+    case "first-column":
+      return "default: first column of a file without header; use --column to pick another";
+  }
+}
+
+/** The preparation summary for humans: a table on a terminal, aligned lines otherwise. */
+export function printPreparationSummary(ctx: Context, result: PrepareResult): void {
+  const s = result.summary;
+  const regions = Object.entries(s.shared_code_regions).map(([region, count]) => `${region} ${count}`).join(", ");
+  const rows: Array<[string, number | string]> = [
+    ["rows read", s.rows_read],
+    ["submitted_lines (non-blank)", s.submitted_lines],
+    ["kept (to check)", s.kept],
+    ["invalid_cnt", s.invalid_cnt],
+    ["no_code_cnt", s.no_code_cnt],
+    ["other_country_cnt", s.other_country_cnt],
+    ["duplicate_cnt", s.duplicate_cnt],
+    ["blank", s.blank],
+    ["national_normalised", s.national_normalised],
+    ["shared_code_regions", regions || "0"],
+  ];
+  if (s.extensions_dropped > 0) rows.push(["extensions_dropped", s.extensions_dropped]);
+  const text = rows.map(([label, value]) => [label, String(value)] as const);
+  if (ctx.io.stderr.isTTY) {
+    ctx.printer.note(renderBoxed(["list", "rows"], text, ctx.printer.options.colour));
+  } else {
+    const width = Math.max(...text.map(([label]) => label.length));
+    for (const [label, value] of text) ctx.printer.note(`${label.padEnd(width)}  ${value}`);
+  }
+}

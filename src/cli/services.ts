@@ -1,0 +1,89 @@
+import { createClient } from "../api/client.js";
+import type { ApiClient } from "../api/types.js";
+import { configDir, stateDir } from "../config/paths.js";
+import { redactKey } from "../config/redact.js";
+import { resolveApiKey, resolveBaseUrl, resolveLimits, resolvePrices } from "../config/resolve.js";
+import { ConfigStore, DEFAULT_PROFILE } from "../config/store.js";
+import { Journal } from "../journal/journal.js";
+import type { Context, GlobalOptions, Runtime } from "./context.js";
+import type { Printer } from "./printer.js";
+import { describeEvent } from "./request-log.js";
+
+/**
+ * Wires the libraries a command may need, each created on first use so that a
+ * command pays only for what it touches.
+ */
+export function buildContext(runtime: Runtime, globals: GlobalOptions, printer: Printer): Context {
+  const profileName = globals.profile || runtime.env.BULKCHECK_PROFILE || DEFAULT_PROFILE;
+  let store: ConfigStore | undefined;
+  let journal: Journal | undefined;
+  let client: ApiClient | undefined;
+
+  const config = async () => {
+    if (!store) {
+      store = new ConfigStore(configDir(runtime.env));
+      const warning = store.permissionWarning();
+      if (warning) printer.warn(warning);
+    }
+    return store;
+  };
+  const resolveInput = async () => ({
+    env: runtime.env,
+    profileName,
+    profile: (await config()).profile(profileName),
+    baseUrlFlag: globals.baseUrl,
+  });
+  const baseUrl = async () => resolveBaseUrl(await resolveInput()).value;
+
+  return {
+    ...runtime,
+    printer,
+    globals,
+    profileName,
+    config,
+    async journal() {
+      journal ??= new Journal(stateDir(runtime.env), (line) => printer.warn(`skipping corrupt journal line ${line} in ${journal?.path}`));
+      return journal;
+    },
+    baseUrl,
+    async client() {
+      if (client) return client;
+      const input = await resolveInput();
+      const url = resolveBaseUrl(input);
+      const key = resolveApiKey(input);
+      warnIfClearText(printer, url.value);
+      printer.debug(`using ${url.value} (from ${url.source}) with key ${redactKey(key.value)} (from ${key.source})`);
+      client = createClient({
+        baseUrl: url.value,
+        apiKey: key.value,
+        sleep: runtime.sleep,
+        now: runtime.now,
+        random: runtime.random,
+        signal: runtime.signal,
+        onEvent: (event) => printer.debug(describeEvent(event)),
+      });
+      return client;
+    },
+    async limits() {
+      return resolveLimits((await resolveInput()).profile);
+    },
+    async prices() {
+      return resolvePrices((await resolveInput()).profile);
+    },
+    async dispose() {
+      await client?.close();
+    },
+  };
+}
+
+const LOOPBACK = new Set(["localhost", "127.0.0.1", "[::1]"]);
+
+export function isLoopback(baseUrl: string): boolean {
+  return LOOPBACK.has(new URL(baseUrl).hostname);
+}
+
+function warnIfClearText(printer: Printer, baseUrl: string): void {
+  if (new URL(baseUrl).protocol === "http:" && !isLoopback(baseUrl)) {
+    printer.warn(`${baseUrl} is plain http: the API key travels in clear text. Use https://.`);
+  }
+}

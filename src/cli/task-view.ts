@@ -1,0 +1,34 @@
+import type { Task } from "../spec/task.js";
+
+export const TASK_COLUMNS = ["ID", "PRODUCT", "COUNTRY", "STATUS", "TOTAL", "CHECKED", "NO RESULT", "CREATED"] as const;
+
+/** A task as one table row; counts the service has not reported yet stay empty. */
+export function taskRow(task: Task): string[] {
+  const count = (value: number | undefined) => (value === undefined ? "" : String(value));
+  return [
+    task.id,
+    task.product,
+    task.country ?? "",
+    task.preparing ? `${task.status} (preparing)` : task.status,
+    count(task.total),
+    count(task.success_cnt),
+    count(task.failure_cnt),
+    task.created_at,
+  ];
+}
+
+/** The task as --json prints it: the service's fields, minus the bearer result_url. */
+export function taskJson(task: Task): Omit<Task, "result_url"> & { result_ready?: boolean } {
+  const { result_url, ...rest } = task;
+  return task.status === "success" ? { ...rest, result_ready: result_url !== undefined } : rest;
+}
+
+/** One line for humans: "3f2a91c0… success: 980 checked, 20 without result". */
+export function describeTask(task: Task): string {
+  const head = `task ${task.id} ${task.status}`;
+  if (task.status === "success") {
+    return `${head}: ${task.success_cnt ?? "?"} checked, ${task.failure_cnt ?? "?"} without result`;
+  }
+  if (task.status === "failed") return `${head} (fully refunded)`;
+  return task.preparing ? `${head} (preparing ${task.total} lines)` : `${head} (${task.total} numbers)`;
+}

@@ -1,0 +1,69 @@
+import { AuthError, UsageError } from "../errors.js";
+import type { Env } from "../cli/io.js";
+import { DEFAULT_LIMITS, DEFAULT_PRICE_MICROS, SERVICE_TYPES, type ServiceType } from "../spec/products.js";
+import { settingSpec, type ProfileSettings } from "./settings.js";
+
+export type Source = "flag" | "environment" | "profile" | "default";
+
+export interface Resolved<T> {
+  value: T;
+  source: Source;
+}
+
+export interface Limits {
+  minTaskSize: number;
+  maxTaskSize: number;
+  maxFileBytes: number;
+  maxInFlight: number;
+}
+
+export interface ResolveInput {
+  env: Env;
+  profileName: string;
+  profile: ProfileSettings;
+  baseUrlFlag?: string;
+}
+
+/** API key: environment (BULKCHECK_API_KEY), then the profile. There is no flag, so a key never lands in `ps` or shell history. */
+export function resolveApiKey(input: ResolveInput): Resolved<string> {
+  if (input.env.BULKCHECK_API_KEY) return { value: input.env.BULKCHECK_API_KEY.trim(), source: "environment" };
+  const stored = input.profile["api-key"];
+  if (typeof stored === "string" && stored) return { value: stored, source: "profile" };
+  throw new AuthError(`No API key is set for profile "${input.profileName}".`, {
+    hint: "Set it with: bulkcheck config set api-key   (prompts, or reads stdin: echo \"$KEY\" | bulkcheck config set api-key -)\nor export BULKCHECK_API_KEY for this shell.",
+  });
+}
+
+/** Base URL: --base-url, then BULKCHECK_BASE_URL, then the profile. */
+export function resolveBaseUrl(input: ResolveInput): Resolved<string> {
+  const parse = settingSpec("base-url").parse;
+  if (input.baseUrlFlag) return { value: String(parse(input.baseUrlFlag)), source: "flag" };
+  if (input.env.BULKCHECK_BASE_URL) return { value: String(parse(input.env.BULKCHECK_BASE_URL)), source: "environment" };
+  const stored = input.profile["base-url"];
+  if (typeof stored === "string" && stored) return { value: stored, source: "profile" };
+  throw new UsageError(`No service base URL is set for profile "${input.profileName}".`, {
+    hint: "Set it with: bulkcheck config set base-url https://...   (or pass --base-url, or export BULKCHECK_BASE_URL)\nTo try bulkcheck for free, run a local service: bulkcheck sandbox",
+  });
+}
+
+export function resolveLimits(profile: ProfileSettings): Limits {
+  const pick = (key: keyof ProfileSettings, fallback: number) => {
+    const value = profile[key];
+    return typeof value === "number" ? value : fallback;
+  };
+  return {
+    minTaskSize: pick("min-task-size", DEFAULT_LIMITS.minTaskSize),
+    maxTaskSize: pick("max-task-size", DEFAULT_LIMITS.maxTaskSize),
+    maxFileBytes: pick("max-file-bytes", DEFAULT_LIMITS.maxFileBytes),
+    maxInFlight: pick("max-in-flight", DEFAULT_LIMITS.maxInFlight),
+  };
+}
+
+export function resolvePrices(profile: ProfileSettings): Record<ServiceType, number> {
+  const prices = { ...DEFAULT_PRICE_MICROS };
+  for (const product of SERVICE_TYPES) {
+    const value = profile[`price.${product}`];
+    if (typeof value === "number") prices[product] = value;
+  }
+  return prices;
+}

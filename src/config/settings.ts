@@ -1,0 +1,81 @@
+import { DEFAULT_LIMITS, DEFAULT_PRICE_MICROS, MICROS_PER_USD, SERVICE_TYPES, type ServiceType } from "../spec/products.js";
+import { UsageError } from "../errors.js";
+
+/** What one profile stores. Keys are the names users type in `bulkcheck config set`. */
+export type ProfileSettings = Partial<Record<SettingKey, string | number>>;
+
+export type SettingKey =
+  | "api-key"
+  | "base-url"
+  | "min-task-size"
+  | "max-task-size"
+  | "max-file-bytes"
+  | "max-in-flight"
+  | `price.${ServiceType}`;
+
+interface SettingSpec {
+  describe: string;
+  secret?: boolean;
+  /** Turns what the user typed into the stored value, or throws a UsageError saying what is expected. */
+  parse(text: string): string | number;
+  /** How the stored value is shown. */
+  show?(value: string | number): string;
+}
+
+const positiveInteger = (name: string) => (text: string) => {
+  const value = Number(text.replace(/_/g, ""));
+  if (!Number.isSafeInteger(value) || value <= 0) throw new UsageError(`${name} must be a positive whole number, got "${text}".`);
+  return value;
+};
+
+const priceSetting = (product: ServiceType): SettingSpec => ({
+  describe: `price per number of ${product} in USD (default ${DEFAULT_PRICE_MICROS[product] / MICROS_PER_USD})`,
+  parse(text) {
+    const usd = Number(text);
+    if (!Number.isFinite(usd) || usd < 0) throw new UsageError(`price.${product} must be a price in USD such as 0.001, got "${text}".`);
+    return Math.round(usd * MICROS_PER_USD);
+  },
+  show: (micros) => String(Number(micros) / MICROS_PER_USD),
+});
+
+export const SETTINGS: Readonly<Record<SettingKey, SettingSpec>> = {
+  "api-key": {
+    describe: "API key (set it from stdin or a hidden prompt: `bulkcheck config set api-key`)",
+    secret: true,
+    parse(text) {
+      const key = text.trim();
+      if (!key) throw new UsageError("The API key is empty.");
+      if (/\s/.test(key)) throw new UsageError("The API key contains white space; paste it again.");
+      return key;
+    },
+  },
+  "base-url": {
+    describe: "service base URL, e.g. https://api.example.com (paths /api/v1/... are added)",
+    parse(text) {
+      let url: URL;
+      try {
+        url = new URL(text.trim());
+      } catch {
+        throw new UsageError(`"${text}" is not a URL; give one like https://api.example.com.`);
+      }
+      if (url.protocol !== "https:" && url.protocol !== "http:") throw new UsageError("The base URL must start with https:// or http://.");
+      return url.toString().replace(/\/+$/, "");
+    },
+  },
+  "min-task-size": { describe: `smallest task the service accepts (default ${DEFAULT_LIMITS.minTaskSize})`, parse: positiveInteger("min-task-size") },
+  "max-task-size": { describe: `largest task; bigger lists are split (default ${DEFAULT_LIMITS.maxTaskSize})`, parse: positiveInteger("max-task-size") },
+  "max-file-bytes": { describe: `largest upload file in bytes (default ${DEFAULT_LIMITS.maxFileBytes})`, parse: positiveInteger("max-file-bytes") },
+  "max-in-flight": { describe: `uploads at once (default ${DEFAULT_LIMITS.maxInFlight}, the service's slot limit)`, parse: positiveInteger("max-in-flight") },
+  ...(Object.fromEntries(SERVICE_TYPES.map((p) => [`price.${p}`, priceSetting(p)])) as Record<`price.${ServiceType}`, SettingSpec>),
+};
+
+export function isSettingKey(name: string): name is SettingKey {
+  return Object.hasOwn(SETTINGS, name);
+}
+
+export function settingSpec(name: string): SettingSpec & { key: SettingKey } {
+  if (!isSettingKey(name)) {
+    throw new UsageError(`Unknown setting "${name}".`, { hint: `Settings: ${Object.keys(SETTINGS).join(", ")}` });
+  }
+  return { ...SETTINGS[name], key: name };
+}

@@ -1,0 +1,122 @@
+import { createReadStream } from "node:fs";
+import { appendFile, chmod, mkdir } from "node:fs/promises";
+import { join } from "node:path";
+import { createInterface } from "node:readline";
+
+/** Written before the first upload attempt, so a re-run after a crash finds its idempotency key. */
+export interface SubmitEntry {
+  type: "submit";
+  at: string;
+  idempotency_key: string;
+  product: string;
+  country?: string;
+  profile: string;
+  /** The source list as the user named it (absolute path; absent for stdin) and its content hash. */
+  source: { path?: string; sha256?: string };
+  /** Which part of the prepared list this upload is, and the hash of the bytes uploaded. */
+  chunk: { index: number; of: number; count: number; sha256: string };
+  /** How the list was prepared, so results can be joined back with identical identifiers. */
+  preparation?: unknown;
+}
+
+/** Written once the service has answered with a task. */
+export interface TaskEntry {
+  type: "task";
+  at: string;
+  idempotency_key: string;
+  task_id: string;
+  replayed: boolean;
+}
+
+export type JournalEntry = SubmitEntry | TaskEntry;
+
+export interface JournalRecord {
+  submit: SubmitEntry;
+  taskId?: string;
+}
+
+/**
+ * An append-only JSON-lines record of every submit. Each entry is one `write`
+ * to a file opened with O_APPEND, so concurrent bulkcheck processes never
+ * interleave lines. A corrupt line (a crash mid-write, a hand edit) is reported
+ * through `onCorrupt` and skipped.
+ */
+export class Journal {
+  readonly path: string;
+
+  constructor(
+    readonly dir: string,
+    private readonly onCorrupt: (lineNumber: number) => void = () => {},
+  ) {
+    this.path = join(dir, "journal.jsonl");
+  }
+
+  async append(entry: JournalEntry): Promise<void> {
+    await mkdir(this.dir, { recursive: true, mode: 0o700 });
+    await appendFile(this.path, JSON.stringify(entry) + "\n", { mode: 0o600, flag: "a" });
+    await chmod(this.path, 0o600);
+  }
+
+  async *entries(): AsyncGenerator<JournalEntry> {
+    let lines;
+    try {
+      const stream = createReadStream(this.path, { encoding: "utf8" });
+      await new Promise<void>((resolve, reject) => stream.once("open", () => resolve()).once("error", reject));
+      lines = createInterface({ input: stream, crlfDelay: Infinity });
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === "ENOENT") return;
+      throw error;
+    }
+    let lineNumber = 0;
+    for await (const line of lines) {
+      lineNumber++;
+      if (!line.trim()) continue;
+      const entry = parseEntry(line);
+      if (entry) yield entry;
+      else this.onCorrupt(lineNumber);
+    }
+  }
+
+  /** Submit records joined with the task id the service gave them, oldest first. */
+  async records(): Promise<JournalRecord[]> {
+    const byKey = new Map<string, JournalRecord>();
+    for await (const entry of this.entries()) {
+      if (entry.type === "submit") {
+        byKey.delete(entry.idempotency_key);
+        byKey.set(entry.idempotency_key, { submit: entry, taskId: byKey.get(entry.idempotency_key)?.taskId });
+      } else {
+        const record = byKey.get(entry.idempotency_key);
+        if (record) record.taskId = entry.task_id;
+      }
+    }
+    return [...byKey.values()];
+  }
+
+  async findByKey(key: string): Promise<JournalRecord | undefined> {
+    return (await this.records()).find((record) => record.submit.idempotency_key === key);
+  }
+
+  async findByTaskId(taskId: string): Promise<JournalRecord | undefined> {
+    return (await this.records()).findLast((record) => record.taskId === taskId);
+  }
+
+  /** The most recent task ids, newest last. */
+  async recentTaskIds(limit: number): Promise<string[]> {
+    const ids = (await this.records()).flatMap((record) => (record.taskId ? [record.taskId] : []));
+    return [...new Set(ids)].slice(-limit);
+  }
+}
+
+function parseEntry(line: string): JournalEntry | undefined {
+  try {
+    const value: unknown = JSON.parse(line);
+    if (typeof value !== "object" || value === null) return undefined;
+    const entry = value as Partial<JournalEntry>;
+    if (typeof entry.idempotency_key !== "string") return undefined;
+    if (entry.type === "submit" && typeof entry.product === "string") return entry as SubmitEntry;
+    if (entry.type === "task" && typeof entry.task_id === "string") return entry as TaskEntry;
+    return undefined;
+  } catch {
+    return undefined;
+  }
+}

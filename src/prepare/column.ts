@@ -1,0 +1,100 @@
+import { UsageError } from "../errors.js";
+import { headerScore } from "./header-names.js";
+import type { SourceRecord } from "./record-reader.js";
+
+export type ColumnChosenBy = "option" | "header" | "content" | "only-column" | "first-column";
+
+export interface ColumnChoice {
+  /** 0-based index into a record's fields (the `column` option and messages count from 1). */
+  index: number;
+  /** The header's name for the column, when the file has a header. */
+  name?: string;
+  chosenBy: ColumnChosenBy;
+}
+
+export interface ColumnInput {
+  /** The `column` option: a header name (case-insensitive) or a 1-based number. */
+  option: string | undefined;
+  header: readonly string[] | undefined;
+  columnCount: number;
+  sample: readonly SourceRecord[];
+  /** Whether a cell holds a phone number the classifier accepts as valid (any country). */
+  isNumber: (cell: string) => boolean;
+  sourceName: string;
+}
+
+/**
+ * Picks the phone column. `option` wins: all digits is a 1-based index, anything
+ * else a header name (case-insensitive, trimmed); a column that does not exist is
+ * a UsageError listing the columns there are. Without it: the only column; else,
+ * with a header, the best phone-like header name (ties broken by content, then
+ * leftmost), failing that the column where most sampled cells are valid numbers;
+ * without a header, the first column.
+ */
+export function chooseColumn(input: ColumnInput): ColumnChoice {
+  const { option, header, columnCount } = input;
+  const named = (index: number): ColumnChoice["name"] => header?.[index];
+  if (option !== undefined) {
+    const index = optionIndex(input, option.trim());
+    return withName({ index, chosenBy: "option" }, named(index));
+  }
+  if (columnCount <= 1) return withName({ index: 0, chosenBy: "only-column" }, named(0));
+  if (!header) return { index: 0, chosenBy: "first-column" };
+
+  const scores = header.map(headerScore);
+  const best = Math.max(...scores);
+  if (best > 0) {
+    const candidates = scores.flatMap((score, index) => (score === best ? [index] : []));
+    const index = candidates.length === 1 ? candidates[0]! : byContent(input, candidates) ?? candidates[0]!;
+    return withName({ index, chosenBy: "header" }, named(index));
+  }
+  const index = byContent(input, Array.from({ length: columnCount }, (_, i) => i));
+  if (index === undefined) {
+    throw new UsageError(`No column of ${input.sourceName} looks like phone numbers (columns: ${listColumns(input)}).`, {
+      hint: "Name the phone column with --column NAME or --column NUMBER.",
+    });
+  }
+  return withName({ index, chosenBy: "content" }, named(index));
+}
+
+function optionIndex(input: ColumnInput, option: string): number {
+  if (/^\d+$/.test(option)) {
+    const number = Number(option);
+    if (number >= 1 && number <= input.columnCount) return number - 1;
+    throw new UsageError(`${input.sourceName} has no column ${option} (columns: ${listColumns(input)}).`, {
+      hint: "Pass --column with a header name or a number from 1.",
+    });
+  }
+  const wanted = option.toLowerCase();
+  const index = input.header?.findIndex((name) => name.trim().toLowerCase() === wanted) ?? -1;
+  if (index >= 0) return index;
+  const why = input.header ? `has no column named "${option}"` : `has no header row, so no column is named "${option}"`;
+  throw new UsageError(`${input.sourceName} ${why} (columns: ${listColumns(input)}).`, {
+    hint: "Pass --column with one of the names listed, or a column number from 1.",
+  });
+}
+
+/** The candidate column holding the most valid numbers in the sample; undefined when none holds any. */
+function byContent(input: ColumnInput, candidates: readonly number[]): number | undefined {
+  let best: number | undefined;
+  let bestCount = 0;
+  for (const index of candidates) {
+    let count = 0;
+    for (const record of input.sample) {
+      const cell = record.fields[index];
+      if (cell !== undefined && input.isNumber(cell)) count++;
+    }
+    if (count > bestCount) [best, bestCount] = [index, count];
+  }
+  return best;
+}
+
+/** `1 "name", 2 "phone"` with a header, `1–3` without. */
+function listColumns(input: ColumnInput): string {
+  if (!input.header) return input.columnCount <= 1 ? "1" : `1–${input.columnCount}`;
+  return input.header.map((name, i) => `${i + 1} "${name}"`).join(", ");
+}
+
+function withName(choice: ColumnChoice, name: string | undefined): ColumnChoice {
+  return name === undefined ? choice : { ...choice, name };
+}

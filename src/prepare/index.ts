@@ -1,0 +1,27 @@
+/**
+ * Local list preparation: turns an analyst's CSV/TXT export into exactly the
+ * list the service should check, and accounts for every row. The row reader and
+ * the row classifier are exported for the join of results back to the source.
+ */
+export { prepareList, type PrepareResult } from "./prepare-list.js";
+export type { PrepareOptions } from "./prepare-options.js";
+export type { PrepareSummary } from "./summary.js";
+export type { UploadChunk } from "./upload-writer.js";
+export type { ColumnChoice, ColumnChosenBy } from "./column.js";
+export { openRows, type KnownDialect, type ListFormat, type RowSource } from "./row-reader.js";
+export type { SourceRecord } from "./record-reader.js";
+export type { ListSource } from "./input-source.js";
+export type { TextEncoding } from "./decode.js";
+export { createRowClassifier, type RowClassifier, type RowResult } from "./row-classifier.js";
+export {
+  classifyCell,
+  expandScientific,
+  isKnownCountry,
+  precleanCell,
+  REASONS,
+  type CellClass,
+  type Classification,
+  type ClassifyOptions,
+  type RowClass,
+} from "./classify.js";
+export { LIBPHONENUMBER_VERSION, type PreparationSettings } from "./settings.js";

@@ -1,0 +1,127 @@
+import { mkdir, mkdtemp } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { basename, extname, join } from "node:path";
+import { classifyCell, type Classification, type ClassifyOptions } from "./classify.js";
+import { createCellPool, type CellPool } from "./classify-pool.js";
+import { chooseColumn, type ColumnChoice } from "./column.js";
+import { classifyOptionsOf, poolPlanOf, type PrepareOptions } from "./prepare-options.js";
+import { RejectsWriter } from "./rejects-writer.js";
+import { createRowClassifier, type RowClassifier } from "./row-classifier.js";
+import { openRows, type ListFormat, type RowSource } from "./row-reader.js";
+import { LIBPHONENUMBER_VERSION, type PreparationSettings } from "./settings.js";
+import { countRow, emptySummary, type PrepareSummary } from "./summary.js";
+import { writeUploadChunks, type UploadChunk, type UploadTarget } from "./upload-writer.js";
+
+export interface PrepareResult {
+  summary: PrepareSummary;
+  /** The phone column (0-based index) and how it was chosen, for the CLI to report on stderr. */
+  column: ColumnChoice;
+  format: ListFormat;
+  /** The upload file(s), in order; one (possibly empty) file unless the list was split. */
+  chunks: UploadChunk[];
+  settings: PreparationSettings;
+}
+
+/**
+ * Turns a list into exactly what the service should check: reads it (streaming),
+ * picks the phone column, classifies every row, writes the kept identifiers
+ * (deduplicated, first-seen order) as upload file(s) and, optionally, every other
+ * row to a rejects CSV. Every data row is counted in exactly one class of the summary.
+ */
+export async function prepareList(options: PrepareOptions): Promise<PrepareResult> {
+  const classifyOptions = classifyOptionsOf(options);
+  const rows = await openRows(options.source);
+  let pool: CellPool | undefined;
+  let rejects: RejectsWriter | undefined;
+  try {
+    const column = chooseColumn({
+      option: options.column,
+      header: rows.header?.fields,
+      columnCount: rows.columnCount,
+      sample: rows.sample,
+      isNumber: (cell) => isValidNumber(classifyCell(cell, classifyOptions)),
+      sourceName: rows.name,
+    });
+    const settings = settingsOf(classifyOptions, column, rows.format);
+    const classifier = createRowClassifier(settings);
+    const summary = emptySummary();
+    rejects = options.rejectsPath === undefined ? undefined : await RejectsWriter.create(options.rejectsPath);
+    pool = createCellPool(classifyOptions, poolPlanOf(options.workers, rows.size));
+    await classifyRows({ rows, column: column.index, pool, classifier, summary, rejects, onProgress: options.onProgress });
+    await rejects?.close();
+    const target = await uploadTarget(options, rows.name);
+    const chunks = await writeUploadChunks(classifier.keptIdentifiers(), classifier.keptCount, target, options.maxTaskSize);
+    return { summary, column, format: rows.format, chunks, settings };
+  } finally {
+    rejects?.discard();
+    await pool?.close();
+    await rows.close();
+  }
+}
+
+interface RowLoop {
+  rows: RowSource;
+  column: number;
+  pool: CellPool;
+  classifier: RowClassifier;
+  summary: PrepareSummary;
+  rejects: RejectsWriter | undefined;
+  onProgress: ((rowsRead: number) => void) | undefined;
+}
+
+/**
+ * Reads batches and hands their phone cells to the pool, keeping a few batches in
+ * flight so parsing here overlaps classification in the workers; results are
+ * admitted strictly in file order, which is what makes duplicates and line
+ * numbers deterministic whatever the thread count.
+ */
+async function classifyRows(loop: RowLoop): Promise<void> {
+  type InFlight = { lines: number[]; cells: string[]; result: Promise<Classification[]> };
+  const inFlight: InFlight[] = [];
+  const settle = async (batch: InFlight): Promise<void> => {
+    const results = await batch.result;
+    for (let i = 0; i < results.length; i++) {
+      const row = loop.classifier.admit(results[i]!, batch.lines[i]!);
+      countRow(loop.summary, row);
+      if (row.class !== "kept") loop.rejects?.add(batch.lines[i]!, batch.cells[i]!, row);
+    }
+    await loop.rejects?.flush();
+    loop.onProgress?.(loop.summary.rows_read);
+  };
+  for await (const { lines, cells } of loop.rows.cells(loop.column)) {
+    if (cells.length === 0) continue;
+    inFlight.push({ lines, cells, result: loop.pool.classify(cells) });
+    while (inFlight.length > 2 * loop.pool.threads) await settle(inFlight.shift()!);
+  }
+  while (inFlight.length > 0) await settle(inFlight.shift()!);
+}
+
+function isValidNumber(cell: Classification): boolean {
+  return cell.class === "kept" || cell.class === "other_country" || (cell.class === "no_code" && cell.identifier !== undefined);
+}
+
+function settingsOf(options: ClassifyOptions, column: ColumnChoice, format: ListFormat): PreparationSettings {
+  return {
+    version: 1,
+    ...(options.country === undefined ? {} : { country: options.country }),
+    requireCountryCode: options.requireCountryCode ?? false,
+    strictRegion: options.strictRegion ?? false,
+    column: column.name === undefined ? { index: column.index } : { index: column.index, name: column.name },
+    ...(format.delimiter === undefined ? {} : { delimiter: format.delimiter }),
+    hasHeader: format.hasHeader,
+    encoding: format.encoding,
+    libphonenumber: { version: LIBPHONENUMBER_VERSION, metadata: "max" },
+  };
+}
+
+/** uploadPath as given; else `<source>-upload.txt` in outputDir (created) or in a new temp directory. */
+async function uploadTarget(options: PrepareOptions, sourceName: string): Promise<UploadTarget> {
+  if (options.uploadPath !== undefined) return { file: options.uploadPath };
+  const stem = basename(sourceName, extname(sourceName)).replace(/[^\w.-]+/g, "_") || "list";
+  const base = `${stem}-upload`;
+  if (options.outputDir !== undefined) {
+    await mkdir(options.outputDir, { recursive: true });
+    return { dir: options.outputDir, base };
+  }
+  return { dir: await mkdtemp(join(tmpdir(), "bulkcheck-")), base };
+}

@@ -1,0 +1,72 @@
+import { availableParallelism } from "node:os";
+import type { CountryCode } from "libphonenumber-js/max";
+import { UsageError } from "../errors.js";
+import { isKnownCountry, type ClassifyOptions } from "./classify.js";
+import { workerScript, type PoolPlan } from "./classify-pool.js";
+import type { ListSource } from "./input-source.js";
+
+export interface PrepareOptions {
+  /** A path, or a stream (stdin) with an optional name for messages and format detection. */
+  source: ListSource;
+  /** Task country; absent only for the carrier product without --country (numbers must then carry their code). */
+  country?: CountryCode;
+  /** Phone column: a header name (case-insensitive) or a 1-based column number. */
+  column?: string;
+  /** Class national-format numbers as `no_code` (the service's rule) instead of adding the country's code. */
+  requireCountryCode?: boolean;
+  /** Class regions sharing the task's calling code (GG/JE/IM under +44) as `other_country`. */
+  strictRegion?: boolean;
+  /** Directory for the upload file(s), created if missing; a new temp directory when neither this nor uploadPath is given. */
+  outputDir?: string;
+  /** One explicit upload file (validate -o). When split, the parts are named after it. Not together with outputDir. */
+  uploadPath?: string;
+  /** Split the kept list into balanced files of at most this many numbers; default: one file. */
+  maxTaskSize?: number;
+  /** Write every row not in the upload to this CSV (`line,value,class,reason`). */
+  rejectsPath?: string;
+  /** Worker threads for classification; 0 = in this thread. Default: all cores, for large lists only. */
+  workers?: number;
+  /** Called after each batch with the number of data rows read so far. */
+  onProgress?: (rowsRead: number) => void;
+}
+
+/** Files at least this big start their worker threads at once. */
+const LARGE_FILE_BYTES = 4 * 1024 * 1024;
+/** A list of unknown size (stdin) starts workers once it has proved this long. */
+const LAZY_START_CELLS = 100_000;
+
+/** Checks the options a user can get wrong and returns the classifier's. */
+export function classifyOptionsOf(options: PrepareOptions): ClassifyOptions {
+  const country: unknown = options.country;
+  if (country !== undefined && (typeof country !== "string" || !isKnownCountry(country))) {
+    throw new UsageError(`Unknown country "${String(country)}".`, { hint: "Use an ISO 3166-1 alpha-2 code such as GB or US." });
+  }
+  if (options.maxTaskSize !== undefined && !(Number.isInteger(options.maxTaskSize) && options.maxTaskSize >= 1)) {
+    throw new UsageError(`The maximum task size must be a whole number of at least 1 (got ${options.maxTaskSize}).`);
+  }
+  if (options.workers !== undefined && !(Number.isInteger(options.workers) && options.workers >= 0)) {
+    throw new UsageError(`The number of workers must be a whole number of at least 0 (got ${options.workers}).`);
+  }
+  if (options.uploadPath !== undefined && options.outputDir !== undefined) {
+    throw new UsageError("Give either an upload file or an output directory, not both.");
+  }
+  return {
+    ...(options.country === undefined ? {} : { country: options.country }),
+    requireCountryCode: options.requireCountryCode ?? false,
+    strictRegion: options.strictRegion ?? false,
+  };
+}
+
+/**
+ * How many workers, and when to start them. An explicit count starts at once.
+ * By default: none for a file under 4 MiB (start-up would cost more than it
+ * saves), every core for a larger one, and for a stream of unknown size every
+ * core once 100k rows have been read. Running from sources (no compiled worker
+ * script, as under vitest) the default is in-thread.
+ */
+export function poolPlanOf(workers: number | undefined, size: number | undefined): PoolPlan {
+  if (workers !== undefined) return { workers, startAfterCells: 0 };
+  if (workerScript() === undefined) return { workers: 0, startAfterCells: 0 };
+  if (size !== undefined && size < LARGE_FILE_BYTES) return { workers: 0, startAfterCells: 0 };
+  return { workers: availableParallelism(), startAfterCells: size === undefined ? LAZY_START_CELLS : 0 };
+}

@@ -1,0 +1,52 @@
+import { once } from "node:events";
+import type { WriteStream } from "node:fs";
+import { stringify } from "csv-stringify/sync";
+import { openOutput } from "./output-file.js";
+import type { RowResult } from "./row-classifier.js";
+
+/**
+ * The rejects CSV: `line,value,class,reason`, one row for every row not in the
+ * upload (blanks included, so rejects + kept = rows_read), `line` being the
+ * physical line the source row starts on and `value` the cell exactly as read.
+ */
+export class RejectsWriter {
+  private rows: Array<[number, string, string, string]> = [];
+  private failure: Error | undefined;
+
+  private constructor(private readonly out: WriteStream) {
+    out.on("error", (error) => {
+      this.failure = error;
+    });
+  }
+
+  static async create(path: string): Promise<RejectsWriter> {
+    const handle = await openOutput(path, "rejects file");
+    const writer = new RejectsWriter(handle.createWriteStream());
+    writer.out.write("line,value,class,reason\n");
+    return writer;
+  }
+
+  add(line: number, value: string, row: RowResult): void {
+    this.rows.push([line, value, row.class, row.reason ?? ""]);
+  }
+
+  /** Writes what was added, waiting while the file is behind. */
+  async flush(): Promise<void> {
+    if (this.failure) throw this.failure;
+    if (this.rows.length === 0) return;
+    const text = stringify(this.rows);
+    this.rows = [];
+    if (!this.out.write(text)) await once(this.out, "drain");
+  }
+
+  async close(): Promise<void> {
+    await this.flush();
+    this.out.end();
+    await once(this.out, "finish");
+  }
+
+  /** Releases the file without finishing it (after a failure); harmless after close(). */
+  discard(): void {
+    this.out.destroy();
+  }
+}

@@ -1,0 +1,29 @@
+import { createRequire } from "node:module";
+import type { CountryCode } from "libphonenumber-js/max";
+import type { TextEncoding } from "./decode.js";
+
+/**
+ * Everything needed to read the same rows and recompute the same identifiers
+ * later (the join back to the source): the CLI stores it, as JSON, in its journal.
+ */
+export interface PreparationSettings {
+  /** Bumped when the meaning of a field changes. */
+  version: 1;
+  /** Task country; absent only for the carrier product without --country. */
+  country?: CountryCode;
+  requireCountryCode: boolean;
+  strictRegion: boolean;
+  /** The phone column: 0-based index, and its header name when there is a header. */
+  column: { index: number; name?: string };
+  /** Field delimiter; absent for a plain list (one value per line). */
+  delimiter?: string;
+  hasHeader: boolean;
+  encoding: TextEncoding;
+  /** Validity changes with the metadata, so identifiers are only reproducible with the same version. */
+  libphonenumber: { version: string; metadata: "max" };
+}
+
+/** The installed libphonenumber-js version, read from its package.json. */
+export const LIBPHONENUMBER_VERSION: string = (
+  createRequire(import.meta.url)("libphonenumber-js/package.json") as { version: string }
+).version;

@@ -1,0 +1,72 @@
+import type { RowResult } from "./row-classifier.js";
+
+/**
+ * Counts of a prepared list. The `_cnt` names and `submitted_lines`/`kept` mirror
+ * the service's task fields. Invariant: kept + invalid_cnt + no_code_cnt +
+ * other_country_cnt + duplicate_cnt + blank = rows_read.
+ */
+export interface PrepareSummary {
+  /** Data rows read (a header row is not one). */
+  rows_read: number;
+  /** Non-blank rows: the lines the service would have counted. */
+  submitted_lines: number;
+  kept: number;
+  invalid_cnt: number;
+  no_code_cnt: number;
+  other_country_cnt: number;
+  duplicate_cnt: number;
+  blank: number;
+  /** Kept rows written in national format that got the task country's code. */
+  national_normalised: number;
+  /** Kept rows per region sharing the task's calling code (GG, JE, IM under +44). */
+  shared_code_regions: Record<string, number>;
+  /** Kept rows whose cell carried an extension, dropped from the upload. */
+  extensions_dropped: number;
+}
+
+export function emptySummary(): PrepareSummary {
+  return {
+    rows_read: 0,
+    submitted_lines: 0,
+    kept: 0,
+    invalid_cnt: 0,
+    no_code_cnt: 0,
+    other_country_cnt: 0,
+    duplicate_cnt: 0,
+    blank: 0,
+    national_normalised: 0,
+    shared_code_regions: {},
+    extensions_dropped: 0,
+  };
+}
+
+/** Adds one row's outcome to the summary. */
+export function countRow(summary: PrepareSummary, row: RowResult): void {
+  summary.rows_read++;
+  switch (row.class) {
+    case "blank":
+      summary.blank++;
+      return;
+    case "invalid":
+      summary.invalid_cnt++;
+      break;
+    case "no_code":
+      summary.no_code_cnt++;
+      break;
+    case "other_country":
+      summary.other_country_cnt++;
+      break;
+    case "duplicate":
+      summary.duplicate_cnt++;
+      break;
+    case "kept":
+      summary.kept++;
+      if (row.national) summary.national_normalised++;
+      if (row.extension !== undefined) summary.extensions_dropped++;
+      if (row.sharedRegion !== undefined) {
+        summary.shared_code_regions[row.sharedRegion] = (summary.shared_code_regions[row.sharedRegion] ?? 0) + 1;
+      }
+      break;
+  }
+  summary.submitted_lines++;
+}

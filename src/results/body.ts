@@ -1,0 +1,110 @@
+import { createWriteStream } from "node:fs";
+import { Readable } from "node:stream";
+import { pipeline } from "node:stream/promises";
+import { ResultFileError } from "./errors.js";
+import type { TempFiles } from "./temp-files.js";
+import { openZippedCsv, type ZipLimits } from "./zip.js";
+
+/** Local file header signature: every zip starts with these bytes. */
+const ZIP_MAGIC = Buffer.from([0x50, 0x4b, 0x03, 0x04]);
+
+/** Whether a body's first bytes are a zip's, whatever the URL or content-type say. */
+export function isZipMagic(head: Buffer): boolean {
+  return head.length >= ZIP_MAGIC.length && head.subarray(0, ZIP_MAGIC.length).equals(ZIP_MAGIC);
+}
+
+/** The CSV bytes of one result, whether it came as CSV or inside a zip. */
+export interface ResultBody {
+  container: "csv" | "zip";
+  /** Name of the CSV entry inside a zip (for messages only; never used as a path). */
+  entryName?: string;
+  stream: Readable;
+  /** Releases the body: destroys the stream, closes the zip, removes the spool file. */
+  close(): Promise<void>;
+}
+
+export interface BodyOptions extends ZipLimits {
+  /** Where a zip body is spooled, a path the caller chose (a temp name next to the destination). */
+  spoolPath: string;
+  temps: TempFiles;
+  signal?: AbortSignal;
+}
+
+function toBuffer(chunk: unknown): Buffer {
+  return Buffer.isBuffer(chunk) ? chunk : Buffer.from(String(chunk));
+}
+
+/** Reads chunks until at least `size` bytes (or the end) have arrived; a download may deliver them one at a time. */
+async function readHead(chunks: AsyncIterator<unknown>, size: number): Promise<Buffer> {
+  const parts: Buffer[] = [];
+  let length = 0;
+  while (length < size) {
+    const next = await chunks.next();
+    if (next.done) break;
+    parts.push(toBuffer(next.value));
+    length += parts[parts.length - 1]!.length;
+  }
+  return Buffer.concat(parts);
+}
+
+/** Yields `head`, then whatever is left of `rest`. */
+async function* prefixed(head: Buffer, rest: AsyncIterator<unknown>): AsyncGenerator<Buffer> {
+  if (head.length > 0) yield head;
+  for (let next = await rest.next(); !next.done; next = await rest.next()) yield toBuffer(next.value);
+}
+
+/** Stops with ZIP_TOO_LARGE once more than `max` bytes have gone by. */
+async function* capped(chunks: AsyncIterable<Buffer>, max: number): AsyncGenerator<Buffer> {
+  let total = 0;
+  for await (const chunk of chunks) {
+    total += chunk.length;
+    if (total > max) {
+      throw new ResultFileError("ZIP_TOO_LARGE", `The zipped result is larger than ${max} bytes.`);
+    }
+    yield chunk;
+  }
+}
+
+/**
+ * Reads the first bytes of a downloaded result and hands back its CSV bytes. A CSV
+ * body streams straight through. A zip body (recognised by its magic bytes) is spooled
+ * to `spoolPath` first, because the zip directory sits at the end and yauzl needs
+ * random access; the spool is registered in `temps` and removed by `close()`.
+ */
+export async function openResultBody(source: Readable, options: BodyOptions): Promise<ResultBody> {
+  const rest = source[Symbol.asyncIterator]();
+  const head = await readHead(rest, ZIP_MAGIC.length);
+  if (!isZipMagic(head)) {
+    const stream = Readable.from(prefixed(head, rest), { objectMode: false });
+    return {
+      container: "csv",
+      stream,
+      close: async () => {
+        stream.destroy();
+        source.destroy();
+      },
+    };
+  }
+  options.temps.add(options.spoolPath);
+  try {
+    await pipeline(
+      capped(prefixed(head, rest), options.maxUncompressedBytes),
+      createWriteStream(options.spoolPath, { flags: "wx" }),
+      { signal: options.signal },
+    );
+    const zipped = await openZippedCsv(options.spoolPath, options);
+    return {
+      container: "zip",
+      entryName: zipped.entryName,
+      stream: zipped.stream,
+      close: async () => {
+        zipped.close();
+        await options.temps.remove(options.spoolPath);
+      },
+    };
+  } catch (error) {
+    source.destroy();
+    await options.temps.remove(options.spoolPath);
+    throw error;
+  }
+}

@@ -1,0 +1,102 @@
+import { CARRIER_COLUMNS, SIGNAL_COLUMNS, resultColumns, type ServiceType } from "../spec/products.js";
+import { ResultFileError } from "./errors.js";
+
+/**
+ * Header handling for result files. The spec shows neither the column order nor
+ * whether there is a header row, so both are inferred from the first row, and the
+ * output always carries the spec's header with the spec's columns first.
+ */
+
+/** A data row starts with a phone number: digits, perhaps with a `+` and separators. */
+const PHONE_LIKE = /^\+?\d[\d ()-]*$/;
+
+/** Every column name the spec gives, for recognising a header whose first name is empty. */
+const KNOWN_NAMES: ReadonlySet<string> = new Set([...SIGNAL_COLUMNS, ...CARRIER_COLUMNS]);
+
+/**
+ * Whether the first row of a result file is a header. The first field of a data row
+ * is the identifier (plain digits by the spec); anything else there (`identifier`,
+ * `activated`, `Phone`) is a column name. An empty first field is a header only when
+ * another field is a spec column name (an unnamed index column); otherwise it is a
+ * data row, since a failed number may come back without its identifier.
+ */
+export function isHeaderRow(fields: readonly string[]): boolean {
+  const first = (fields[0] ?? "").trim();
+  if (first !== "") return !PHONE_LIKE.test(first);
+  return fields.some((field) => KNOWN_NAMES.has(field.trim().toLowerCase()));
+}
+
+/** The columns of one result file, named, in the file's own order. */
+export interface SourceLayout {
+  hasHeader: boolean;
+  /** Spec columns under their spec names; other columns under their trimmed header text or `extra_N`. */
+  columns: readonly string[];
+  /** Spec columns the file lacks; they are written empty. */
+  missing: readonly string[];
+  /** Columns the spec does not name, in file order. */
+  extras: readonly string[];
+}
+
+/**
+ * Names the columns of a result file from its first row. A header's names match the
+ * spec case-insensitively; a headerless file is taken to be in the spec's order, and
+ * fields past the spec's columns become `extra_1`, `extra_2`, ...
+ * @throws ResultFileError `HEADER_NO_IDENTIFIER` when a header lacks `identifier`,
+ *   the key that joins results back to the source.
+ */
+export function sourceLayout(firstRow: readonly string[], serviceType: ServiceType): SourceLayout {
+  const spec = resultColumns(serviceType);
+  const hasHeader = isHeaderRow(firstRow);
+  const columns: string[] = [];
+  const extras: string[] = [];
+  const nameExtra = (text: string): string => {
+    const base = text === "" ? `extra_${extras.length + 1}` : text;
+    let name = base;
+    for (let n = 2; columns.includes(name); n += 1) name = `${base}_${n}`;
+    extras.push(name);
+    return name;
+  };
+  firstRow.forEach((field, i) => {
+    if (!hasHeader) {
+      columns.push(spec[i] ?? nameExtra(""));
+      return;
+    }
+    const text = field.trim();
+    const known = spec.find((name) => name === text.toLowerCase());
+    columns.push(known !== undefined && !columns.includes(known) ? known : nameExtra(text));
+  });
+  if (hasHeader && !columns.includes("identifier")) {
+    throw new ResultFileError(
+      "HEADER_NO_IDENTIFIER",
+      `The result file's header has no identifier column (found: ${firstRow.join(", ")}).`,
+    );
+  }
+  return { hasHeader, columns, extras, missing: spec.filter((name) => !columns.includes(name)) };
+}
+
+/** The output header for a file: the spec's columns in the spec's order, then the file's extras. */
+export function outputColumns(layout: SourceLayout, serviceType: ServiceType): string[] {
+  return [...resultColumns(serviceType), ...layout.extras];
+}
+
+/**
+ * For each output column, the index of the same column in the source row, or -1
+ * when the source lacks it.
+ * @throws ResultFileError `COLUMNS_DIFFER` when the source has a column the output
+ *   does not (a later task's result with extras the first did not have).
+ */
+export function projection(source: readonly string[], output: readonly string[]): number[] {
+  const unknown = source.filter((name) => !output.includes(name));
+  if (unknown.length > 0) {
+    throw new ResultFileError(
+      "COLUMNS_DIFFER",
+      `A result file has column(s) ${unknown.join(", ")} that the first result did not; they cannot be merged into one output.`,
+    );
+  }
+  return output.map((name) => source.indexOf(name));
+}
+
+/** Puts a source row's fields in output order; fields the source lacks (or a short row omits) are empty. */
+export function arrangeRow(row: readonly string[], indexes: readonly number[]): string[] {
+  return indexes.map((i) => (i < 0 ? "" : (row[i] ?? "")));
+}

@@ -1,0 +1,65 @@
+import type { Writable } from "node:stream";
+import { pipeline } from "node:stream/promises";
+import { renderDelimited } from "./format-delimited.js";
+import { renderJsonArray, renderJsonLines } from "./format-json.js";
+import { renderTable } from "./format-table.js";
+
+export const OUTPUT_FORMATS = ["csv", "tsv", "jsonl", "json", "table"] as const;
+export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
+
+export interface RenderOptions {
+  format: OutputFormat;
+  /** Data rows shown by `table` (default 20). */
+  tableRows?: number;
+  /** Colour for `table` (default off). */
+  colour?: boolean;
+}
+
+export const DEFAULT_TABLE_ROWS = 20;
+
+/** A table stream (header row, then data rows) rendered as text chunks. */
+export type Renderer = (table: AsyncIterable<readonly string[]>) => AsyncGenerator<string>;
+
+/** The renderer for a format. Pure: feed it rows, collect strings. */
+export function rendererFor(options: RenderOptions): Renderer {
+  switch (options.format) {
+    case "csv":
+      return (table) => renderDelimited(table, ",");
+    case "tsv":
+      return (table) => renderDelimited(table, "\t");
+    case "jsonl":
+      return renderJsonLines;
+    case "json":
+      return renderJsonArray;
+    case "table":
+      return (table) =>
+        renderTable(table, { rows: options.tableRows ?? DEFAULT_TABLE_ROWS, colour: options.colour ?? false });
+  }
+}
+
+export interface WriteRowsOptions extends RenderOptions {
+  signal?: AbortSignal;
+  /** End `out` when done (default true). False for a stream the caller keeps using, like stdout. */
+  end?: boolean;
+}
+
+/**
+ * Renders a table stream into `out` with backpressure, and returns the bytes written.
+ * On error or abort the returned promise rejects; `out` is destroyed only when `end` is true.
+ */
+export async function writeRows(
+  table: AsyncIterable<readonly string[]>,
+  out: Writable,
+  options: WriteRowsOptions,
+): Promise<{ bytes: number }> {
+  const render = rendererFor(options);
+  let bytes = 0;
+  async function* counted(chunks: AsyncIterable<readonly string[]>): AsyncGenerator<string> {
+    for await (const chunk of render(chunks)) {
+      bytes += Buffer.byteLength(chunk);
+      yield chunk;
+    }
+  }
+  await pipeline(table, counted, out, { signal: options.signal, end: options.end ?? true });
+  return { bytes };
+}

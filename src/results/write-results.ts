@@ -1,0 +1,127 @@
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import type { Writable } from "node:stream";
+import { InterruptedError } from "../errors.js";
+import type { ServiceType } from "../spec/products.js";
+import { AtomicFile } from "./atomic-file.js";
+import { DEFAULT_TABLE_ROWS, writeRows, type OutputFormat } from "./render.js";
+import { resultTable, type ResultSource, type SourceSummary } from "./result-table.js";
+import { rowCountMismatches, type ResultSummary } from "./summary.js";
+import { RowTally } from "./tally.js";
+import { TempFiles, removeStaleTempFiles, tempPathFor } from "./temp-files.js";
+import { DEFAULT_ZIP_LIMITS } from "./zip.js";
+
+export interface ResultWriteOptions {
+  serviceType: ServiceType;
+  /** Default `csv`. */
+  format?: OutputFormat;
+  /** Aborting stops the download, removes temp files and rejects with InterruptedError. */
+  signal?: AbortSignal;
+  /** Rows expected across all sources (sum of `success_cnt`); a difference is reported in `mismatches`. */
+  expectedRows?: number;
+  /** Largest uncompressed CSV accepted from a zip (default 4 GiB). */
+  maxUncompressedBytes?: number;
+  /** Largest compression ratio accepted for a zip entry over 1 MiB (default 200). */
+  maxCompressionRatio?: number;
+  /** Data rows shown by `table` (default 20). */
+  tableRows?: number;
+  /** Colour for `table` (default off). */
+  colour?: boolean;
+  /** Registry of temp files; pass one to call `cleanupSync()` from an exit handler. */
+  temps?: TempFiles;
+  /** Where a zip is spooled when the destination is a stream (default the OS temp dir). */
+  tempDir?: string;
+}
+
+/**
+ * A file, written atomically (refused if it exists unless `force`), or a stream the
+ * caller owns, such as stdout (ended only when `end` is true).
+ */
+export type ResultDestination = { path: string; force?: boolean } | { stream: Writable; end?: boolean };
+
+/** A source, or just its opener. */
+export type ResultSourceInput = ResultSource | ResultSource["open"];
+
+async function* tallied(table: AsyncIterable<readonly string[]>, tally: RowTally): AsyncGenerator<readonly string[]> {
+  let header = true;
+  for await (const row of table) {
+    if (header) header = false;
+    else tally.add(row);
+    yield row;
+  }
+}
+
+/**
+ * Downloads one or more task results into one output: the spec's header once, then
+ * every source's rows in source order, in the spec's column order. Zip or CSV, header
+ * or none, is decided per source from its bytes. Streams end to end with flat memory.
+ *
+ * A file destination appears complete or not at all: on any error or abort the temp
+ * file (and any spooled zip) is removed and the destination is left untouched. Temp
+ * files that dead runs left next to the destination are removed first.
+ * @throws DestinationExistsError (before any source is opened), ResultFileError,
+ *   InterruptedError on abort, or the source's own error.
+ */
+export async function writeResults(
+  sources: readonly ResultSourceInput[],
+  destination: ResultDestination,
+  options: ResultWriteOptions,
+): Promise<ResultSummary> {
+  const temps = options.temps ?? new TempFiles();
+  const format = options.format ?? "csv";
+  const { signal } = options;
+  let staleTempFilesRemoved: string[] = [];
+  let file: AtomicFile | undefined;
+  let out: Writable;
+  if ("path" in destination) {
+    staleTempFilesRemoved = await removeStaleTempFiles(resolve(destination.path));
+    file = await AtomicFile.create(destination.path, { force: destination.force ?? false, temps });
+    out = file.stream;
+  } else {
+    out = destination.stream;
+  }
+  const spoolTarget = file?.path ?? join(options.tempDir ?? tmpdir(), "stdout");
+  const sourceSummaries: SourceSummary[] = [];
+  const tally = new RowTally(options.serviceType);
+  const table = resultTable(
+    sources.map((source) => (typeof source === "function" ? { open: source } : source)),
+    {
+      serviceType: options.serviceType,
+      maxUncompressedBytes: options.maxUncompressedBytes ?? DEFAULT_ZIP_LIMITS.maxUncompressedBytes,
+      maxCompressionRatio: options.maxCompressionRatio ?? DEFAULT_ZIP_LIMITS.maxCompressionRatio,
+      temps,
+      spoolPath: () => tempPathFor(spoolTarget, ".zip"),
+      sources: sourceSummaries,
+      signal,
+    },
+  );
+  const tableRows = options.tableRows ?? DEFAULT_TABLE_ROWS;
+  let bytes: number;
+  try {
+    const end = file !== undefined || ("end" in destination && destination.end === true);
+    ({ bytes } = await writeRows(tallied(table, tally), out, { format, end, signal, tableRows, colour: options.colour }));
+    await file?.commit();
+  } catch (error) {
+    await file?.discard();
+    if (signal?.aborted) {
+      throw new InterruptedError(`Download interrupted${file ? `; ${file.path} was not written` : ""}.`, { cause: error });
+    }
+    throw error;
+  } finally {
+    // The pipeline can settle while a source is still mid-read; wait for it to release its stream and spool.
+    await table.return(undefined);
+  }
+  const counts = tally.result();
+  return {
+    ...counts,
+    serviceType: options.serviceType,
+    format,
+    rowsWritten: format === "table" ? Math.min(counts.rows, tableRows) : counts.rows,
+    bytes,
+    path: file?.path,
+    sources: sourceSummaries,
+    expectedRows: options.expectedRows,
+    mismatches: rowCountMismatches(sourceSummaries, counts.rows, options.expectedRows),
+    staleTempFilesRemoved,
+  };
+}

@@ -1,0 +1,39 @@
+import { isCarrierProduct, type ServiceType } from "../spec/products.js";
+import { carrierColumns } from "./enrichment.js";
+import { hashUnit } from "./random.js";
+
+/**
+ * Share of `true` per signal product, so the four signals do not look alike
+ * (validation is mostly true, high-value mostly false). Which numbers are true is
+ * fixed by (seed, product, identifier).
+ */
+const TRUE_SHARE: Readonly<Record<Exclude<ServiceType, "carrier_batch">, number>> = {
+  number_validation_batch: 0.82,
+  number_activity_batch: 0.64,
+  number_high_value_batch: 0.18,
+  number_ecommerce_batch: 0.37,
+};
+
+/** Whether a kept number gets no result (counted in failure_cnt, absent from the file). */
+export function hasNoResult(seed: number, product: ServiceType, identifier: string, rate: number): boolean {
+  return rate > 0 && hashUnit(seed, "no-result", product, identifier) < rate;
+}
+
+/** One result row in `resultColumns(product)` order. Pure: the same inputs give the same row. */
+export function resultRow(seed: number, product: ServiceType, identifier: string): readonly string[] {
+  if (isCarrierProduct(product)) return [identifier, ...carrierColumns(identifier)];
+  const share = TRUE_SHARE[product as Exclude<ServiceType, "carrier_batch">];
+  return [identifier, hashUnit(seed, "signal", product, identifier) < share ? "true" : "false"];
+}
+
+/** The rows of a finished task, in the order the numbers first appeared in the file. */
+export function* resultRows(
+  seed: number,
+  product: ServiceType,
+  kept: readonly string[],
+  noResultRate: number,
+): Generator<readonly string[]> {
+  for (const identifier of kept) {
+    if (!hasNoResult(seed, product, identifier, noResultRate)) yield resultRow(seed, product, identifier);
+  }
+}

@@ -1,0 +1,77 @@
+import type { Readable } from "node:stream";
+import { ResultUrlExpiredError } from "../api/errors.js";
+import type { ApiClient } from "../api/types.js";
+import { BulkcheckError, PendingError, TaskFailedError } from "../errors.js";
+import type { Task } from "../spec/task.js";
+
+export interface OpenResultOptions {
+  client: Pick<ApiClient, "checkTask" | "openResult">;
+  sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
+  signal?: AbortSignal;
+  /** Checks made while a finished task's result_url is still absent (default 6: about a minute in all). */
+  absentChecks?: number;
+  /** Called with each fresh check, so the caller sees the latest counts. */
+  onTask?: (task: Task) => void;
+}
+
+/** First wait when result_url is briefly absent; doubles each time. */
+const ABSENT_FIRST_DELAY_MS = 1000;
+
+/**
+ * Opens a task's result with a fresh result_url every time: the link is
+ * time-limited, so it is never reused. A missing link is checked again with
+ * backoff; an expired one (403/404/410) triggers one more check for a new link.
+ */
+export async function openTaskResult(taskId: string, options: OpenResultOptions): Promise<Readable> {
+  const absentChecks = options.absentChecks ?? 6;
+  let expiredOnce = false;
+  for (let check = 1; ; check++) {
+    const task = await options.client.checkTask(taskId);
+    options.onTask?.(task);
+    assertDownloadable(task);
+    if (!task.result_url) {
+      if (check >= absentChecks) {
+        throw new PendingError(`Task ${taskId} succeeded but the service has not published its result file yet.`, [taskId], {
+          hint: `Try again in a minute: bulkcheck download ${taskId}`,
+        });
+      }
+      await options.sleep(ABSENT_FIRST_DELAY_MS * 2 ** (check - 1), options.signal);
+      continue;
+    }
+    try {
+      return (await options.client.openResult(task.result_url)).body;
+    } catch (error) {
+      if (!(error instanceof ResultUrlExpiredError) || expiredOnce) throw error;
+      expiredOnce = true;
+    }
+  }
+}
+
+function assertDownloadable(task: Task): void {
+  if (task.status === "failed") {
+    throw new TaskFailedError(`Task ${task.id} failed, so it has no result (it was refunded in full).`, [task.id]);
+  }
+  if (task.status === "processing") {
+    throw new PendingError(`Task ${task.id} is still processing.`, [task.id], { hint: `Wait for it first: bulkcheck wait ${task.id}` });
+  }
+}
+
+/**
+ * A transfer that broke midway (connection reset, truncated body) is worth
+ * starting again from a fresh link; a BulkcheckError already says what went wrong.
+ */
+export function isBrokenTransfer(error: unknown): boolean {
+  if (error instanceof BulkcheckError) return error.kind === "unavailable";
+  const code = (error as { code?: unknown } | undefined)?.code;
+  return typeof code === "string" && BROKEN_TRANSFER_CODES.has(code);
+}
+
+const BROKEN_TRANSFER_CODES = new Set([
+  "ECONNRESET",
+  "EPIPE",
+  "ETIMEDOUT",
+  "UND_ERR_SOCKET",
+  "UND_ERR_BODY_TIMEOUT",
+  "UND_ERR_RES_CONTENT_LENGTH_MISMATCH",
+  "ERR_STREAM_PREMATURE_CLOSE",
+]);

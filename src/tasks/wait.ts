@@ -1,0 +1,69 @@
+import type { Task } from "../spec/task.js";
+import { BulkcheckError } from "../errors.js";
+
+export interface WaitOptions {
+  checkTask: (id: string) => Promise<Task>;
+  ids: readonly string[];
+  intervalMs: number;
+  /** Overall limit; undefined waits until every task has finished. */
+  timeoutMs?: number;
+  now: () => number;
+  sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
+  random: () => number;
+  signal?: AbortSignal;
+  /** After every check of a task. */
+  onCheck?: (task: Task) => void;
+  /** A check failed with a transient error; polling goes on. */
+  onTransientError?: (id: string, error: BulkcheckError) => void;
+  /** Consecutive failed checks of one task tolerated before giving up (default 10). */
+  maxConsecutiveErrors?: number;
+}
+
+export interface WaitOutcome {
+  tasks: Map<string, Task>;
+  /** True when the timeout ran out with some task still processing. */
+  timedOut: boolean;
+}
+
+/** Extra delay between 0 and 10% of the interval: spreads clients out and never polls sooner than asked. */
+export function jittered(intervalMs: number, random: () => number): number {
+  return Math.round(intervalMs * (1 + random() * 0.1));
+}
+
+/**
+ * Polls each unfinished task once per interval until all have finished or the
+ * timeout runs out. A check that fails after the client's own retries with a
+ * passing condition (maintenance, capacity, connection) is tolerated: the task
+ * itself is not affected, so the next round tries again.
+ */
+export async function waitForTasks(options: WaitOptions): Promise<WaitOutcome> {
+  const tasks = new Map<string, Task>();
+  const errors = new Map<string, number>();
+  const limit = options.maxConsecutiveErrors ?? 10;
+  const deadline = options.timeoutMs === undefined ? Infinity : options.now() + options.timeoutMs;
+  for (;;) {
+    for (const id of options.ids) {
+      if (isFinished(tasks.get(id))) continue;
+      try {
+        const task = await options.checkTask(id);
+        errors.delete(id);
+        tasks.set(id, task);
+        options.onCheck?.(task);
+      } catch (error) {
+        if (!(error instanceof BulkcheckError) || error.kind !== "unavailable") throw error;
+        const count = (errors.get(id) ?? 0) + 1;
+        if (count >= limit) throw error;
+        errors.set(id, count);
+        options.onTransientError?.(id, error);
+      }
+    }
+    if (options.ids.every((id) => isFinished(tasks.get(id)))) return { tasks, timedOut: false };
+    const remaining = deadline - options.now();
+    if (remaining <= 0) return { tasks, timedOut: true };
+    await options.sleep(Math.min(jittered(options.intervalMs, options.random), remaining), options.signal);
+  }
+}
+
+export function isFinished(task: Task | undefined): boolean {
+  return task !== undefined && task.status !== "processing";
+}

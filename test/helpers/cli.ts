@@ -1,0 +1,87 @@
+import { spawn } from "node:child_process";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { PassThrough, Readable } from "node:stream";
+import { fileURLToPath } from "node:url";
+import { main } from "../../src/main.js";
+import type { Runtime } from "../../src/cli/context.js";
+
+export const BIN = fileURLToPath(new URL("../../bin/bulkcheck.js", import.meta.url));
+
+export interface CliResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+export interface RunOptions {
+  env?: Record<string, string | undefined>;
+  stdin?: string;
+  /** Pretend stdout/stderr/stdin are terminals. */
+  tty?: boolean;
+  signal?: AbortSignal;
+  now?: () => number;
+  sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
+  cwd?: string;
+}
+
+export function tempDir(prefix = "bulkcheck-test-"): string {
+  return mkdtempSync(join(tmpdir(), prefix));
+}
+
+function collector(tty: boolean) {
+  const stream = new PassThrough() as PassThrough & { isTTY?: boolean; hasColors?: () => boolean };
+  let text = "";
+  stream.on("data", (chunk: Buffer) => (text += chunk.toString("utf8")));
+  if (tty) {
+    stream.isTTY = true;
+    stream.hasColors = () => false;
+  }
+  return { stream, text: () => text };
+}
+
+/** Runs bulkcheck in-process with captured streams: fast, and the same code path as the binary. */
+export async function runCli(argv: string[], options: RunOptions = {}): Promise<CliResult> {
+  const stdout = collector(Boolean(options.tty));
+  const stderr = collector(Boolean(options.tty));
+  const stdin = Readable.from(options.stdin === undefined ? [] : [options.stdin]) as Readable & { isTTY?: boolean };
+  if (options.tty) stdin.isTTY = true;
+  const runtime: Runtime = {
+    io: { stdin, stdout: stdout.stream, stderr: stderr.stream },
+    env: { PATH: process.env.PATH, HOME: tempDir(), CI: "", ...options.env },
+    now: options.now ?? Date.now,
+    sleep: options.sleep ?? ((ms, signal) => new Promise((resolve, reject) => {
+      const timer = setTimeout(resolve, ms);
+      signal?.addEventListener("abort", () => { clearTimeout(timer); reject(signal.reason); }, { once: true });
+    })),
+    random: () => 0.5,
+    signal: options.signal ?? new AbortController().signal,
+    cwd: options.cwd ?? process.cwd(),
+  };
+  const code = await main(argv, runtime);
+  return { code, stdout: stdout.text(), stderr: stderr.text() };
+}
+
+/** Spawns the built binary (bin/bulkcheck.js → dist): the real process, exit code and signals. */
+export function spawnCli(argv: string[], options: { env?: Record<string, string | undefined>; stdin?: string; cwd?: string } = {}) {
+  const child = spawn(process.execPath, [BIN, ...argv], {
+    env: { PATH: process.env.PATH, HOME: tempDir(), ...options.env },
+    cwd: options.cwd,
+    stdio: ["pipe", "pipe", "pipe"],
+  });
+  let stdout = "";
+  let stderr = "";
+  child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString("utf8")));
+  child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString("utf8")));
+  child.stdin.end(options.stdin ?? "");
+  const done = new Promise<CliResult>((resolve, reject) => {
+    child.once("error", reject);
+    child.once("close", (code, signal) => resolve({ code: code ?? (signal ? 128 : -1), stdout, stderr }));
+  });
+  return { child, done, output: () => ({ stdout, stderr }) };
+}
+
+export async function runBin(argv: string[], options: { env?: Record<string, string | undefined>; stdin?: string; cwd?: string } = {}): Promise<CliResult> {
+  return spawnCli(argv, options).done;
+}

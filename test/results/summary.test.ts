@@ -1,0 +1,126 @@
+import { describe, expect, it } from "vitest";
+import type { Task } from "../../src/spec/task.js";
+import { taskCharge } from "../../src/results/charges.js";
+import { RowCountMismatchError } from "../../src/results/errors.js";
+import { assertRowCounts, describeSummary } from "../../src/results/summary.js";
+import { RowTally, topValues } from "../../src/results/tally.js";
+import { writeResults } from "../../src/results/write-results.js";
+import { collector, sourceOf } from "./helpers.js";
+
+const CARRIER_CSV = [
+  "identifier,carrier,underlying_carrier,number_type,country_code,region,city",
+  "4915112345678,Telekom,Telekom,mobile,DE,,Berlin",
+  "4915112345679,Vodafone,Vodafone,mobile,DE,,",
+  "4930123456,Telekom,Telekom,fixed line,DE,Berlin,Berlin",
+  "4915112345680,,,,DE,,",
+].join("\n");
+
+async function summarise(serviceType: "carrier_batch" | "number_activity_batch", sources: Parameters<typeof writeResults>[0], expectedRows?: number) {
+  const out = collector();
+  return writeResults(sources, { stream: out.stream, end: true }, { serviceType, expectedRows });
+}
+
+describe("result summary", () => {
+  it("counts true and false for a signal product", async () => {
+    const summary = await summarise("number_activity_batch", [sourceOf("4915112345678,true\n4915112345679,false\n4915112345680,true\n4915112345681,\n")]);
+    expect(summary.rows).toBe(4);
+    expect(summary.signal).toEqual({ true: 2, false: 1, other: 1 });
+    expect(describeSummary(summary)).toEqual(["Wrote 4 rows (csv).", "activated: 2 true, 1 false, 1 other"]);
+  });
+
+  it("ranks carriers and number types for the carrier product", async () => {
+    const summary = await summarise("carrier_batch", [sourceOf(CARRIER_CSV)]);
+    expect(summary.carrier).toEqual({
+      topCarriers: [
+        { value: "Telekom", count: 2 },
+        { value: "", count: 1 },
+        { value: "Vodafone", count: 1 },
+      ],
+      topNumberTypes: [
+        { value: "mobile", count: 2 },
+        { value: "", count: 1 },
+        { value: "fixed line", count: 1 },
+      ],
+    });
+    expect(describeSummary(summary)).toContain("Top carriers: Telekom 2, (empty) 1, Vodafone 1");
+  });
+
+  it("reports each source and the total whose row count differs from what was expected", async () => {
+    const summary = await summarise(
+      "number_activity_batch",
+      [
+        { open: sourceOf("4915112345678,true\n"), expectedRows: 1, label: "task-a" },
+        { open: sourceOf("4915112345679,true\n"), expectedRows: 2, label: "task-b" },
+      ],
+      4,
+    );
+    expect(summary.mismatches).toEqual([
+      { label: "task-b", expected: 2, actual: 1 },
+      { label: "total", expected: 4, actual: 2 },
+    ]);
+    expect(describeSummary(summary).slice(-2)).toEqual([
+      "Warning: The result of task-b has 1 rows; 2 were expected.",
+      "Warning: The output has 2 rows; 4 were expected.",
+    ]);
+    expect(() => assertRowCounts(summary)).toThrow(RowCountMismatchError);
+  });
+
+  it("reports no mismatch when the counts agree", async () => {
+    const summary = await summarise("number_activity_batch", [sourceOf("4915112345678,true\n")], 1);
+    expect(summary.mismatches).toEqual([]);
+    expect(() => assertRowCounts(summary)).not.toThrow();
+  });
+
+  it("describes what each source was", async () => {
+    const summary = await summarise("number_activity_batch", [sourceOf("activated,identifier,x\ntrue,4915112345678,1\n")]);
+    expect(summary.sources).toEqual([
+      expect.objectContaining({ label: "result 1", container: "csv", hasHeader: true, extraColumns: ["x"], missingColumns: [], rows: 1 }),
+    ]);
+  });
+});
+
+describe("RowTally", () => {
+  it("folds values past its distinct-value cap into one bucket instead of growing", () => {
+    const tally = new RowTally("carrier_batch", 1);
+    for (let i = 0; i < 10_005; i += 1) tally.add(["1", `carrier ${i}`, "", "mobile"]);
+    expect(tally.result().carrier?.topCarriers).toEqual([{ value: "(other values)", count: 5 }]);
+  });
+
+  it("orders ties by value", () => {
+    expect(topValues(new Map([["b", 1], ["a", 1], ["c", 2]]), 3).map((v) => v.value)).toEqual(["c", "a", "b"]);
+  });
+});
+
+describe("taskCharge", () => {
+  const base: Task = { id: "f".repeat(32), product: "number_high_value_batch", status: "success", country: "DE", total: 900, created_at: "2024-01-01T00:00:00Z" };
+
+  it.each([
+    ["a finished task charges successes and refunds the rest of the file", { submitted_lines: 1000, success_cnt: 850 }, 1000, 3_400_000, 600_000],
+    ["a task without submitted_lines reserves its total", { success_cnt: 900 }, 900, 3_600_000, 0],
+  ] as const)("%s", (_name, fields, submitted, chargedMicros, refundedMicros) => {
+    expect(taskCharge({ ...base, ...fields })).toEqual({
+      priceMicros: 4000,
+      submitted,
+      charged: fields.success_cnt,
+      chargedMicros,
+      refundedMicros,
+    });
+  });
+
+  it("refunds a failed task in full", () => {
+    expect(taskCharge({ ...base, status: "failed", submitted_lines: 1000 })).toMatchObject({ chargedMicros: 0, refundedMicros: 4_000_000 });
+  });
+
+  it("knows nothing yet about a task still processing", () => {
+    expect(taskCharge({ ...base, status: "processing" })).toBeUndefined();
+  });
+
+  it("uses the alias's price and an explicit price over the list", () => {
+    expect(taskCharge({ ...base, product: "global_carrier_batch", success_cnt: 10 })?.chargedMicros).toBe(10_000);
+    expect(taskCharge({ ...base, success_cnt: 10 }, 7)?.chargedMicros).toBe(70);
+  });
+
+  it("asks for a price when the product has none listed", () => {
+    expect(() => taskCharge({ ...base, product: "mystery_batch", success_cnt: 1 })).toThrow(/No price is known/);
+  });
+});
