@@ -34,10 +34,10 @@ const FIRST = ["Alice", "Bob", "Chloë", "David", "Emma", "Farah", "George", "Ha
 const LAST = ["Smith", "O'Brien", "Jones", "Patel", "Nguyen", "Williams", "Brown", "Taylor", "Khan", "Evans"];
 const NOTES = ["", "", "", "call after 5pm, ask for \"Bob\"", "VIP", "prefers email", "met at expo; follow up", "old number?", "do not call before 9"];
 
-/** The n-th distinct GB national significant number: 3M mobiles, then London numbers. */
+/** The n-th distinct GB national significant number (n < 3M): mostly mobiles, one in twenty a London line. */
 function gbNumber(n) {
   const k = (n * 7919 + 12345) % 3_000_000;
-  if (k % 20 === 0) return "2079460" + String(k % 1000).padStart(3, "0");
+  if (k % 20 === 0) return "207" + String(k / 20).padStart(7, "0");
   return ["7400", "7500", "7800"][k % 3] + String(Math.floor(k / 3)).padStart(6, "0");
 }
 

@@ -46,9 +46,14 @@ export interface Context extends Runtime {
 
 export function processRuntime(): Runtime {
   const controller = new AbortController();
+  // Stay registered (not `once`): conf's when-exit hooks the same signals once and
+  // re-raises them after its own cleanup, and with no listener left that second
+  // signal killed the process before the command could stop and print how to
+  // resume. Aborting is idempotent, and it cancels every wait and request, so
+  // stopping is prompt.
   const onSignal = () => controller.abort();
-  process.once("SIGINT", onSignal);
-  process.once("SIGTERM", onSignal);
+  process.on("SIGINT", onSignal);
+  process.on("SIGTERM", onSignal);
   return {
     io: processIO(),
     env: process.env,

@@ -1,16 +1,14 @@
-import { createReadStream } from "node:fs";
-import { rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { pipeline } from "node:stream/promises";
-import { randomBytes } from "node:crypto";
-import { UsageError } from "../errors.js";
+import { existsSync, statSync } from "node:fs";
+import { dirname } from "node:path";
+import { BulkcheckError, ServiceUnavailableError, UsageError } from "../errors.js";
 import { assertRowCounts, describeSummary, taskCharge, writeResults, type OutputFormat, type ResultSummary } from "../results/index.js";
 import { canonicalServiceType, type ServiceType } from "../spec/products.js";
 import type { Task } from "../spec/task.js";
 import { formatUsd } from "../tasks/cost.js";
 import { isBrokenTransfer, openTaskResult } from "../tasks/fetch-result.js";
 import type { Context } from "./context.js";
+import { absolutePath } from "./preparation.js";
+import { isStdout, withStagedOutput } from "./staged-output.js";
 
 export interface DownloadFlags {
   output?: string;
@@ -28,48 +26,66 @@ const TRANSFER_ATTEMPTS = 3;
  * transfer that breaks and restarts never leaves half a file in a pipe.
  */
 export async function downloadTasks(ctx: Context, taskIds: readonly string[], flags: DownloadFlags): Promise<ResultSummary> {
+  checkDestination(ctx, flags.output, flags.force);
   const client = await ctx.client();
   const checked = await Promise.all(taskIds.map((id) => client.checkTask(id)));
   const tasks = new Map(checked.map((task) => [task.id, task]));
   const serviceType = productOf(checked);
-  const toStdout = flags.output === undefined || flags.output === "-";
-  const staged = toStdout ? join(tmpdir(), `bulkcheck-${process.pid}-${randomBytes(4).toString("hex")}.out`) : undefined;
-  const destination = staged ? { path: staged } : { path: flags.output!, force: Boolean(flags.force) };
+  const toStdout = isStdout(flags.output);
   const sources = checked.map((task) => ({
     label: `task ${task.id}`,
     ...(task.success_cnt === undefined ? {} : { expectedRows: task.success_cnt }),
     open: () => openTaskResult(task.id, { client, sleep: ctx.sleep, signal: ctx.signal, onTask: (fresh) => tasks.set(fresh.id, fresh) }),
   }));
-  try {
-    const summary = await withTransferRetries(ctx, () =>
-      writeResults(sources, destination, {
+  const summary = await withStagedOutput(ctx, flags.output, (path) =>
+    withTransferRetries(ctx, () =>
+      writeResults(sources, { path, force: toStdout || Boolean(flags.force) }, {
         serviceType,
         format: flags.format ?? "csv",
         signal: ctx.signal,
         colour: ctx.printer.options.colour,
       }),
-    );
-    if (staged) await pipeline(createReadStream(staged), ctx.io.stdout, { end: false });
-    reportSummary(ctx, summary, [...tasks.values()], toStdout);
-    if (flags.strict) assertRowCounts(summary);
-    return summary;
-  } finally {
-    if (staged) await rm(staged, { force: true });
+    ),
+  );
+  reportSummary(ctx, summary, [...tasks.values()], toStdout, await ctx.prices());
+  if (flags.strict) assertRowCounts(summary);
+  return summary;
+}
+
+/** Refuses, before any request, an -o FILE that exists (without --force) or whose directory does not. */
+export function checkDestination(ctx: Context, output: string | undefined, force: boolean | undefined): void {
+  if (isStdout(output)) return;
+  const path = absolutePath(ctx, output!);
+  if (!force && existsSync(path)) {
+    throw new UsageError(`${output} already exists.`, { hint: "Choose another path, or pass --force to replace it." });
+  }
+  if (!statSync(dirname(path), { throwIfNoEntry: false })?.isDirectory()) {
+    throw new UsageError(`Cannot write ${output}: the directory ${dirname(path)} does not exist.`, { hint: "Create it first, or choose another path." });
   }
 }
 
-async function withTransferRetries<T>(ctx: Context, run: () => Promise<T>): Promise<T> {
+export async function withTransferRetries<T>(ctx: Context, run: () => Promise<T>): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     try {
       return await run();
     } catch (error) {
-      if (ctx.signal.aborted || attempt >= TRANSFER_ATTEMPTS || !isBrokenTransfer(error)) throw error;
+      if (ctx.signal.aborted || !isBrokenTransfer(error)) throw error;
+      if (attempt >= TRANSFER_ATTEMPTS) throw brokenOff(error);
       ctx.printer.note(`The download broke off (${(error as Error).message}); starting again with a fresh link.`);
     }
   }
 }
 
-function productOf(tasks: readonly Task[]): ServiceType {
+/** The last broken transfer as exit 7 with what to do, instead of a raw socket error (exit 1). */
+function brokenOff(error: unknown): unknown {
+  if (error instanceof BulkcheckError) return error;
+  return new ServiceUnavailableError(`The download broke off ${TRANSFER_ATTEMPTS} times (${(error as Error).message}); nothing was written.`, {
+    hint: "Check the connection and run the same command again: downloading costs nothing.",
+    cause: error,
+  });
+}
+
+export function productOf(tasks: readonly Task[]): ServiceType {
   const products = new Set(tasks.map((task) => canonicalServiceType(task.product) ?? task.product));
   const [product] = products;
   if (products.size !== 1 || product === undefined || canonicalServiceType(product) === undefined) {
@@ -80,13 +96,29 @@ function productOf(tasks: readonly Task[]): ServiceType {
   return product as ServiceType;
 }
 
-function reportSummary(ctx: Context, summary: ResultSummary, tasks: readonly Task[], dataOnStdout: boolean): void {
-  const charges = tasks.map((task) => taskCharge(task)).filter((charge) => charge !== undefined);
-  const charged = charges.reduce((sum, c) => sum + c.chargedMicros, 0);
-  const refunded = charges.reduce((sum, c) => sum + c.refundedMicros, 0);
-  const noResult = tasks.reduce((sum, task) => sum + (task.failure_cnt ?? 0), 0);
+/** What the tasks cost: only checked numbers are charged, the rest of each reservation is refunded. */
+export function billing(tasks: readonly Task[], prices: Record<ServiceType, number>) {
+  const charges = tasks.flatMap((task) => {
+    const product = canonicalServiceType(task.product);
+    const charge = product ? taskCharge(task, prices[product]) : undefined;
+    return charge ? [charge] : [];
+  });
+  return {
+    charged: charges.reduce((sum, c) => sum + c.chargedMicros, 0),
+    refunded: charges.reduce((sum, c) => sum + c.refundedMicros, 0),
+    checked: charges.reduce((sum, c) => sum + c.charged, 0),
+    noResult: tasks.reduce((sum, task) => sum + (task.failure_cnt ?? 0), 0),
+  };
+}
+
+export function describeBilling(bill: ReturnType<typeof billing>): string {
+  return `No result: ${bill.noResult}. Charged ${formatUsd(bill.charged)} for ${bill.checked} checked numbers; refunded ${formatUsd(bill.refunded)}.`;
+}
+
+function reportSummary(ctx: Context, summary: ResultSummary, tasks: readonly Task[], dataOnStdout: boolean, prices: Record<ServiceType, number>): void {
+  const { charged, refunded, noResult } = billing(tasks, prices);
   const lines = describeSummary({ ...summary, path: dataOnStdout ? undefined : summary.path });
-  lines.push(`No result: ${noResult}. Charged ${formatUsd(charged)} for ${summary.rows} checked numbers; refunded ${formatUsd(refunded)}.`);
+  lines.push(describeBilling(billing(tasks, prices)));
   for (const line of lines) {
     if (line.startsWith("Warning: ")) ctx.printer.warn(line.slice("Warning: ".length));
     else ctx.printer.note(line);

@@ -114,9 +114,13 @@ export function buildProgram(runtime: Runtime, invoke: Invoke, version: string) 
     .option("--timeout <sec>", "give up waiting after this many seconds (exit 8)", parseSeconds)
     .option("-o, --output <file>", "with --wait: download the results here")
     .option("--force", "overwrite the output file")
+    .addHelpText("after", examples(["bulkcheck retry-failed $ID --yes", "bulkcheck retry-failed $ID --wait -o retried.csv"]))
     .action((id, opts, cmd) => invoke(cmd, async (ctx) => (await import("./commands/retry-failed.js")).retryFailedCommand(ctx, id, opts)));
 
-  const config = program.command("config").description("manage settings and the API key (per profile)");
+  const config = program
+    .command("config")
+    .description("manage settings and the API key (per profile)")
+    .addHelpText("after", examples(["bulkcheck config set api-key", "bulkcheck config list --profile prod", "bulkcheck config path"]));
   config
     .command("set")
     .description("set a setting; for api-key the value comes from a hidden prompt or stdin")
@@ -128,19 +132,23 @@ export function buildProgram(runtime: Runtime, invoke: Invoke, version: string) 
     .command("get")
     .argument("<key>")
     .description("print a setting (the API key redacted)")
+    .addHelpText("after", examples(["bulkcheck config get base-url", "bulkcheck config get api-key --json"]))
     .action((key, opts, cmd) => invoke(cmd, async (ctx) => (await import("./commands/config.js")).configGet(ctx, key)));
   config
     .command("list")
     .description("list the profile's settings and where each comes from (the API key redacted)")
+    .addHelpText("after", examples(["bulkcheck config list", "bulkcheck config list --profile prod --json"]))
     .action((opts, cmd) => invoke(cmd, async (ctx) => (await import("./commands/config.js")).configList(ctx)));
   config
     .command("unset")
     .argument("<key>")
     .description("remove a setting from the profile")
+    .addHelpText("after", examples(["bulkcheck config unset api-key --profile old"]))
     .action((key, opts, cmd) => invoke(cmd, async (ctx) => (await import("./commands/config.js")).configUnset(ctx, key)));
   config
     .command("path")
     .description("print the config file's path")
+    .addHelpText("after", examples(["bulkcheck config path"]))
     .action((opts, cmd) => invoke(cmd, async (ctx) => (await import("./commands/config.js")).configPath(ctx)));
 
   program
@@ -162,6 +170,8 @@ export function buildProgram(runtime: Runtime, invoke: Invoke, version: string) 
     .option("--fail-rate <share>", "share of tasks that end failed (0..1)", parseShare)
     .option("--result-miss-rate <share>", "share of numbers that get no result (0..1)", parseShare)
     .option("--chaos <share>", "share of requests answered with a fault (0..1)", parseShare)
+    .option("--chaos-faults <list>", "faults chaos draws from, e.g. 42901,50303,drop (default: all)")
+    .option("--retry-after <sec>", "Retry-After sent with 42901 and 50303", parseSeconds)
     .option("--seed <n>", "makes chaos and results reproducible", parseCountOrZero)
     .option("--prices <list>", "per-product micros, e.g. carrier_batch=1500,number_activity_batch=2000")
     .option("--separate-result-origin", "serve result files from a second port, like a CDN")
@@ -172,6 +182,7 @@ export function buildProgram(runtime: Runtime, invoke: Invoke, version: string) 
     .command("demo")
     .description("run the whole flow on a bundled sample list against an in-process sandbox")
     .option("--dir <dir>", "where to write the demo's files (default: a new temp directory)")
+    .addHelpText("after", examples(["bulkcheck demo", "bulkcheck demo --dir ./demo-output"]))
     .action((opts, cmd) => invoke(cmd, async (ctx) => (await import("./commands/demo.js")).demoCommand(ctx, opts)));
 
   configureErrors(program, runtime);

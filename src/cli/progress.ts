@@ -13,10 +13,10 @@ export interface Progress {
   stop(): void;
 }
 
-/** Spinners only on a terminal stderr, never with --json, --quiet, or in CI. */
+/** Spinners only on a terminal stderr, never with --json, --quiet, --verbose (its log lines would cut into the spinner's), or in CI. */
 export function spinnerAllowed(printer: Printer, env: Env): boolean {
-  const { json, quiet } = printer.options;
-  return Boolean(printer.io.stderr.isTTY) && !json && !quiet && !env.CI;
+  const { json, quiet, verbose } = printer.options;
+  return Boolean(printer.io.stderr.isTTY) && !json && !quiet && !verbose && !env.CI;
 }
 
 export async function createProgress(printer: Printer, env: Env): Promise<Progress> {

@@ -76,10 +76,12 @@ export function buildContext(runtime: Runtime, globals: GlobalOptions, printer: 
   };
 }
 
-const LOOPBACK = new Set(["localhost", "127.0.0.1", "[::1]"]);
+const LOOPBACK = new Set(["localhost", "[::1]"]);
 
+/** Whether the base URL names this machine: localhost, ::1, or anywhere in 127.0.0.0/8. */
 export function isLoopback(baseUrl: string): boolean {
-  return LOOPBACK.has(new URL(baseUrl).hostname);
+  const { hostname } = new URL(baseUrl);
+  return LOOPBACK.has(hostname) || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(hostname);
 }
 
 function warnIfClearText(printer: Printer, baseUrl: string): void {

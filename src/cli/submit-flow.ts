@@ -74,24 +74,41 @@ export async function submitPrepared(ctx: Context, prepared: PreparedSubmission,
     }
   }
 
-  return uploadAll({
-    uploads,
-    client,
-    journal,
-    product: prepared.product,
-    country: prepared.country,
-    concurrency: limits.maxInFlight,
-    entry: { profile: ctx.profileName, ...prepared.entry },
-    now: ctx.now,
-    onUploaded({ task, replayed }) {
-      if (flags.idsToStderr) printer.note(`Task ${task.id} submitted.`);
-      else if (ctx.globals.json) printer.json(taskJson(task));
-      else printer.data(task.id);
-      if (replayed) {
-        printer.note(`Task ${task.id} was already submitted for this list, product and country: the service returned it and nothing was reserved again. Add --resubmit to force a new task.`);
-      }
-    },
-  });
+  // Tasks are printed in list order, each as soon as those before it are known, so
+  // re-runs print the same ids in the same order (and downloads merge in list order).
+  const report = (result: UploadResult) => {
+    const { task, replayed } = result;
+    if (flags.idsToStderr) printer.note(`Task ${task.id} submitted.`);
+    else if (ctx.globals.json) printer.json(taskJson(task));
+    else printer.data(task.id);
+    if (replayed) {
+      printer.note(`Task ${task.id} was already submitted for this list, product and country: the service returned it and nothing was reserved again. Add --resubmit to force a new task.`);
+    }
+  };
+  const waiting = new Map<number, UploadResult>();
+  let next = 0;
+  try {
+    return await uploadAll({
+      uploads,
+      client,
+      journal,
+      product: prepared.product,
+      country: prepared.country,
+      concurrency: limits.maxInFlight,
+      entry: { profile: ctx.profileName, ...prepared.entry },
+      now: ctx.now,
+      onUploaded(result) {
+        waiting.set(result.upload.index, result);
+        for (let ready = waiting.get(next); ready; ready = waiting.get(next)) {
+          waiting.delete(next++);
+          report(ready);
+        }
+      },
+    });
+  } finally {
+    // After a failure, still report every task that was created (in list order).
+    for (const index of [...waiting.keys()].sort((x, y) => x - y)) report(waiting.get(index)!);
+  }
 }
 
 function checkSizes(chunks: readonly Chunk[], limits: { minTaskSize: number; maxFileBytes: number }): void {

@@ -100,9 +100,13 @@ export class Journal {
     return (await this.records()).findLast((record) => record.taskId === taskId);
   }
 
-  /** The most recent task ids, newest last. */
-  async recentTaskIds(limit: number): Promise<string[]> {
-    const ids = (await this.records()).flatMap((record) => (record.taskId ? [record.taskId] : []));
+  /**
+   * The most recent task ids, newest last; with `profile`, only that profile's
+   * (another profile's tasks usually live on another service, which does not know them).
+   */
+  async recentTaskIds(limit: number, profile?: string): Promise<string[]> {
+    const records = (await this.records()).filter((record) => profile === undefined || record.submit.profile === profile);
+    const ids = records.flatMap((record) => (record.taskId ? [record.taskId] : []));
     return [...new Set(ids)].slice(-limit);
   }
 }

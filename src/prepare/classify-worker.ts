@@ -1,19 +1,14 @@
 /**
- * Worker thread entry: classifies batches of cells with classifyCell, the same
- * function the in-thread path calls. Loaded from dist/ at runtime (classify-pool.ts).
+ * Worker thread entry: classifies blocks with classifyBlock, the same function
+ * the in-thread path calls. Loaded from dist/ at runtime (block-pool.ts).
  */
 import { parentPort, workerData } from "node:worker_threads";
-import { classifyCell, type ClassifyOptions } from "./classify.js";
-import { encodeClassifications, splitCells } from "./classification-codec.js";
+import { classifyBlock, transferables, type BlockSettings } from "./block-classifier.js";
+import type { BlockRequest } from "./block-pool.js";
 
-export interface ClassifyRequest {
-  id: number;
-  cells: string;
-}
-
-const options = workerData as ClassifyOptions;
+const settings = workerData as BlockSettings;
 const port = parentPort!;
-port.on("message", (request: ClassifyRequest) => {
-  const encoded = encodeClassifications(splitCells(request.cells).map((cell) => classifyCell(cell, options)));
-  port.postMessage({ id: request.id, ...encoded }, [encoded.codes.buffer as ArrayBuffer]);
+port.on("message", ({ id, text, firstLine }: BlockRequest) => {
+  const block = classifyBlock({ text, firstLine }, settings);
+  port.postMessage({ id, ...block }, transferables(block));
 });

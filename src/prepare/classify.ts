@@ -51,6 +51,8 @@ export const REASONS = {
 
 const CANONICAL = /^\+?\d+$/;
 const NON_DIGITS = /\D/g;
+const SPACED_NUMBER = /^[+\d ()\-/]+$/;
+const SPACING = /[ ()\-/]/g;
 const BLANK: Classification = { class: "blank", reason: REASONS.blank };
 const INVALID: Classification = { class: "invalid", reason: REASONS.invalid };
 
@@ -67,6 +69,11 @@ const INVALID: Classification = { class: "invalid", reason: REASONS.invalid };
 export function classifyCell(raw: string, options: ClassifyOptions): Classification {
   // Already `+`/digits (a third of a typical export, and every line of a service-ready list): nothing to clean.
   if (CANONICAL.test(raw)) return classifyDigits(raw, options);
+  // Digits written with spaces, brackets, dashes or slashes: precleaning would only drop that punctuation.
+  if (SPACED_NUMBER.test(raw)) {
+    const digits = raw.replace(SPACING, "");
+    if (CANONICAL.test(digits)) return classifyDigits(digits, options);
+  }
   const { text, extension } = precleanCell(raw);
   if (text === "") return BLANK;
   let cell = text;
@@ -95,41 +102,42 @@ export function classifyCell(raw: string, options: ClassifyOptions): Classificat
 /** Routes `+`/digits to an international or national reading and places the number. */
 function classifyDigits(digits: string, options: ClassifyOptions): Classification {
   const country = options.country;
-  if (digits.startsWith("+")) return international(digits, options);
+  const home = country === undefined ? undefined : callingCodeOrThrow(country);
+  if (digits.startsWith("+")) return international(digits, options, home);
   if (country === undefined) {
-    if (digits.startsWith("00")) return international("+" + digits.slice(2), options);
+    if (digits.startsWith("00")) return international("+" + digits.slice(2), options, home);
     if (digits.startsWith("0")) return { class: "no_code", reason: REASONS.noCodeNoCountry };
     // The service's own identifiers are calling code + number without the plus.
-    return international("+" + digits, options);
+    return international("+" + digits, options, home);
   }
   const afterPrefix = afterInternationalPrefix(digits, country);
-  if (afterPrefix !== undefined) return international("+" + afterPrefix, options);
-  if (digits.startsWith(callingCodeOrThrow(country))) {
+  if (afterPrefix !== undefined) return international("+" + afterPrefix, options, home);
+  if (digits.startsWith(home!)) {
     const withCode = parseDigits("+" + digits);
-    if (withCode?.valid) return place(withCode, options, false);
+    if (withCode?.valid) return place(withCode, options, home, false);
   }
   const national = parseDigits(digits, country);
   if (!national?.valid) return INVALID;
   // The library itself may read a calling code written without its plus.
-  if (national.callingCode + national.nationalNumber === digits) return place(national, options, false);
+  if (national.callingCode + national.nationalNumber === digits) return place(national, options, home, false);
   if (options.requireCountryCode) {
     return { class: "no_code", identifier: national.callingCode + national.nationalNumber, reason: REASONS.noCode };
   }
-  return place(national, options, true);
+  return place(national, options, home, true);
 }
 
-function international(plusDigits: string, options: ClassifyOptions): Classification {
+function international(plusDigits: string, options: ClassifyOptions, home: string | undefined): Classification {
   const phone = parseDigits(plusDigits);
-  return phone?.valid ? place(phone, options, false) : INVALID;
+  return phone?.valid ? place(phone, options, home, false) : INVALID;
 }
 
-/** Decides kept / other_country for a valid number. */
-function place(phone: ParsedDigits, options: ClassifyOptions, national: boolean): Classification {
+/** Decides kept / other_country for a valid number; `home` is the task country's calling code. */
+function place(phone: ParsedDigits, options: ClassifyOptions, home: string | undefined, national: boolean): Classification {
   const identifier = phone.callingCode + phone.nationalNumber;
   const country = options.country;
   if (country === undefined) return { class: "kept", identifier };
   const region = phone.country;
-  if (phone.callingCode !== callingCodeOrThrow(country)) {
+  if (phone.callingCode !== home) {
     const where = region === undefined ? `+${phone.callingCode}` : `+${phone.callingCode} (${region})`;
     return { class: "other_country", identifier, reason: `number belongs to ${where}, not ${country}` };
   }

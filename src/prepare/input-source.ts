@@ -15,7 +15,7 @@ export interface OpenedSource {
   bytes: AsyncIterable<Uint8Array>;
 }
 
-const READ_CHUNK_BYTES = 1 << 20;
+const READ_CHUNK_BYTES = 1 << 19;
 
 /**
  * Opens a list for reading. A missing path, a directory or an unreadable file is

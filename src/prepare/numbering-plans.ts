@@ -9,8 +9,13 @@ import metadata from "libphonenumber-js/metadata.max.json";
  * these RegExps answers what the library's test would.
  */
 export interface NumberingPlan {
+  /** ISO code; undefined for a non-geographic plan (+800, +882, …). */
+  country: string | undefined;
   callingCode: string;
-  /** International dialling prefix, unanchored as in the library's `stripIddPrefix`. */
+  /**
+   * `^(?:international_prefix)`. The library tests `search(idd) === 0` and strips
+   * `match(idd)[0]`; a leftmost match at 0 is exactly what the anchored form finds.
+   */
   idd: RegExp;
   /** `^(?:national_number_pattern)$` */
   nationalNumber: RegExp;
@@ -18,7 +23,7 @@ export interface NumberingPlan {
   /** `^(?:national_prefix_for_parsing || national_prefix)`; undefined when the plan has neither. */
   nationalPrefixForParsing: RegExp | undefined;
   nationalPrefixTransformRule: string | undefined;
-  /** Unanchored, as the library's `search()` uses it. */
+  /** `^(?:leading_digits)`: the library's `search(leadingDigits) === 0`, anchored for the same reason as `idd`. */
   leadingDigits: RegExp | undefined;
   /** The ten number types (fixed line … shared cost); undefined when the plan has no type data. */
   types: readonly NumberTypePattern[] | undefined;
@@ -31,14 +36,23 @@ export interface NumberTypePattern {
   possibleLengths: readonly number[] | undefined;
 }
 
+/** What the library knows about a calling code. */
+export interface CallingCodePlans {
+  /** The plan `selectNumberingPlan(callingCode)` picks: the main country's, or the non-geographic one. */
+  main: NumberingPlan;
+  /** The countries sharing the code, main first (getCountryCodesForCallingCode); undefined when non-geographic. */
+  countries: readonly NumberingPlan[] | undefined;
+}
+
 type RawPlan = readonly unknown[];
 
 const anchored = (pattern: string): RegExp => new RegExp("^(?:" + pattern + ")$");
+const atStart = (pattern: string): RegExp => new RegExp("^(?:" + pattern + ")");
 const text = (value: unknown): string | undefined => (typeof value === "string" && value !== "" ? value : undefined);
 const lengths = (value: unknown): readonly number[] | undefined => (Array.isArray(value) ? (value as number[]) : undefined);
 
 /** Mirrors the library's `NumberingPlan` accessors for metadata format v4. */
-function compilePlan(raw: RawPlan): NumberingPlan {
+function compilePlan(raw: RawPlan, country: string | undefined): NumberingPlan {
   const possibleLengths = lengths(raw[3]);
   const prefixForParsing = text(raw[7]) ?? text(raw[5]);
   const leading = text(raw[10]);
@@ -54,57 +68,53 @@ function compilePlan(raw: RawPlan): NumberingPlan {
     }
   }
   return {
+    country,
     callingCode: String(raw[0]),
-    idd: new RegExp(String(raw[1])),
+    idd: atStart(String(raw[1])),
     nationalNumber: anchored(String(raw[2])),
     possibleLengths,
-    nationalPrefixForParsing: prefixForParsing === undefined ? undefined : new RegExp("^(?:" + prefixForParsing + ")"),
+    nationalPrefixForParsing: prefixForParsing === undefined ? undefined : atStart(prefixForParsing),
     nationalPrefixTransformRule: text(raw[8]),
-    leadingDigits: leading === undefined ? undefined : new RegExp(leading),
+    leadingDigits: leading === undefined ? undefined : atStart(leading),
     types,
   };
 }
 
 const rawCountries = metadata.countries as Record<string, RawPlan | undefined>;
-const rawNonGeographic = metadata.nonGeographic as Record<string, RawPlan | undefined>;
 const countryPlans = new Map<string, NumberingPlan>();
-const callingCodePlans = new Map<string, NumberingPlan>();
-/** Calling code → sharing countries, main first; non-geographic codes ("001") left out, as the library does. */
-const countriesByCallingCode = new Map<string, readonly string[]>(
-  Object.entries(metadata.country_calling_codes as Record<string, readonly string[]>).filter(
-    ([, countries]) => !(countries.length === 1 && countries[0]!.length === 3),
-  ),
-);
+// A list asks for its task country's plan several times per cell.
+let lastPlan: NumberingPlan | undefined;
 
 /** The plan of a country (ISO code), compiled on first use; undefined for an unknown country. */
 export function countryPlan(country: string): NumberingPlan | undefined {
+  if (lastPlan?.country === country) return lastPlan;
   let plan = countryPlans.get(country);
   if (plan === undefined) {
     const raw = rawCountries[country];
     if (!raw) return undefined;
-    plan = compilePlan(raw);
+    plan = compilePlan(raw, country);
     countryPlans.set(country, plan);
   }
+  lastPlan = plan;
   return plan;
 }
 
 /**
- * The countries sharing a calling code, main country first, as the library's
- * `getCountryCodesForCallingCode` returns them; undefined for unknown and non-geographic codes.
+ * Calling codes are 1–3 digits, so they index an array directly: no string
+ * slicing or hashing while reading the code off the front of a number.
  */
-export function countriesForCallingCode(callingCode: string): readonly string[] | undefined {
-  return countriesByCallingCode.get(callingCode);
+const byCallingCode: Array<CallingCodePlans | undefined> = new Array<CallingCodePlans | undefined>(1000);
+for (const [code, countries] of Object.entries(metadata.country_calling_codes as Record<string, readonly string[]>)) {
+  // The library leaves a non-geographic entry ("001") out of the countries sharing a code.
+  if (countries.length === 1 && countries[0]!.length === 3) continue;
+  const plans = countries.map((country) => countryPlan(country)!);
+  byCallingCode[Number(code)] = { main: plans[0]!, countries: plans };
+}
+for (const [code, raw] of Object.entries(metadata.nonGeographic as Record<string, RawPlan>)) {
+  byCallingCode[Number(code)] ??= { main: compilePlan(raw, undefined), countries: undefined };
 }
 
-/** The plan the library selects for a bare calling code: its main country's, or the non-geographic one. */
-export function callingCodePlan(callingCode: string): NumberingPlan | undefined {
-  let plan = callingCodePlans.get(callingCode);
-  if (plan === undefined) {
-    const main = countriesByCallingCode.get(callingCode)?.[0];
-    const raw = main === undefined ? rawNonGeographic[callingCode] : undefined;
-    plan = main !== undefined ? countryPlan(main) : raw ? compilePlan(raw) : undefined;
-    if (plan === undefined) return undefined;
-    callingCodePlans.set(callingCode, plan);
-  }
-  return plan;
+/** The plans of a calling code given as a number (44 for +44); undefined when the library knows no such code. */
+export function callingCodePlans(callingCode: number): CallingCodePlans | undefined {
+  return byCallingCode[callingCode];
 }

@@ -7,7 +7,8 @@
 const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
 const ARABIC_INDIC_DIGIT = /[\u0660-\u0669\u06f0-\u06f9]/g;
 const EDGE_SPACE = /^[\s\u00a0\u00ad\u200b\u2060\ufeff]+|[\s\u00a0\u00ad\u200b\u2060\ufeff]+$/g;
-const SURROUNDING_QUOTES = /^(["'“”‘’])(.*)\1$/s;
+/** A cell wrapped in one pair of straight or typographic quotes. */
+const SURROUNDING_QUOTES = /^(?:"(.*)"|'(.*)'|“(.*)[”“]|‘(.*)[’‘]|„(.*)[“”]|«(.*)»)$/s;
 const TEL_URI = /^tel:/i;
 const EXTENSION = /\s*(?:[;,]\s*)?(?:ext(?:ension)?\.?|x|#)\s*[:=]?\s*(\d{1,7})#?$/i;
 const EXCEL_SCIENTIFIC = /^(\d)(?:\.(\d+))?e\+?(\d{1,2})$/i;
@@ -33,7 +34,7 @@ export function precleanCell(raw: string): PrecleanedCell {
   }
   text = text.replace(EDGE_SPACE, "");
   const quoted = SURROUNDING_QUOTES.exec(text);
-  if (quoted) text = quoted[2]!.replace(EDGE_SPACE, "");
+  if (quoted) text = quoted.slice(1).find((inner) => inner !== undefined)!.replace(EDGE_SPACE, "");
   if (text.startsWith("'")) text = text.slice(1);
   if (TEL_URI.test(text)) text = text.slice(4).replace(EDGE_SPACE, "");
   if (text.endsWith(".0")) text = text.slice(0, -2);

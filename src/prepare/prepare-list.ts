@@ -1,8 +1,9 @@
 import { mkdir, mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { basename, extname, join } from "node:path";
+import { admitBlock, type ClassifiedBlock } from "./block-classifier.js";
+import { createBlockPool, type BlockPool } from "./block-pool.js";
 import { classifyCell, type Classification, type ClassifyOptions } from "./classify.js";
-import { createCellPool, type CellPool } from "./classify-pool.js";
 import { chooseColumn, type ColumnChoice } from "./column.js";
 import { classifyOptionsOf, poolPlanOf, type PrepareOptions } from "./prepare-options.js";
 import { RejectsWriter } from "./rejects-writer.js";
@@ -31,7 +32,7 @@ export interface PrepareResult {
 export async function prepareList(options: PrepareOptions): Promise<PrepareResult> {
   const classifyOptions = classifyOptionsOf(options);
   const rows = await openRows(options.source);
-  let pool: CellPool | undefined;
+  let pool: BlockPool | undefined;
   let rejects: RejectsWriter | undefined;
   try {
     const column = chooseColumn({
@@ -46,8 +47,9 @@ export async function prepareList(options: PrepareOptions): Promise<PrepareResul
     const classifier = createRowClassifier(settings);
     const summary = emptySummary();
     rejects = options.rejectsPath === undefined ? undefined : await RejectsWriter.create(options.rejectsPath);
-    pool = createCellPool(classifyOptions, poolPlanOf(options.workers, rows.size));
-    await classifyRows({ rows, column: column.index, pool, classifier, summary, rejects, onProgress: options.onProgress });
+    const blockSettings = { delimiter: rows.format.delimiter, column: column.index, classify: classifyOptions, keepValues: rejects !== undefined, name: rows.name };
+    pool = createBlockPool(blockSettings, poolPlanOf(options.workers, rows.size));
+    await classifyRows({ rows, pool, classifier, summary, rejects, onProgress: options.onProgress });
     await rejects?.close();
     const target = await uploadTarget(options, rows.name);
     const chunks = await writeUploadChunks(classifier.keptIdentifiers(), classifier.keptCount, target, options.maxTaskSize);
@@ -61,8 +63,7 @@ export async function prepareList(options: PrepareOptions): Promise<PrepareResul
 
 interface RowLoop {
   rows: RowSource;
-  column: number;
-  pool: CellPool;
+  pool: BlockPool;
   classifier: RowClassifier;
   summary: PrepareSummary;
   rejects: RejectsWriter | undefined;
@@ -70,27 +71,24 @@ interface RowLoop {
 }
 
 /**
- * Reads batches and hands their phone cells to the pool, keeping a few batches in
- * flight so parsing here overlaps classification in the workers; results are
- * admitted strictly in file order, which is what makes duplicates and line
- * numbers deterministic whatever the thread count.
+ * Reads the file as blocks of complete records and hands them to the pool,
+ * keeping a few in flight so reading here overlaps parsing and classifying in
+ * the workers; results are admitted strictly in file order, which is what makes
+ * duplicates and line numbers deterministic whatever the thread count.
  */
 async function classifyRows(loop: RowLoop): Promise<void> {
-  type InFlight = { lines: number[]; cells: string[]; result: Promise<Classification[]> };
-  const inFlight: InFlight[] = [];
-  const settle = async (batch: InFlight): Promise<void> => {
-    const results = await batch.result;
-    for (let i = 0; i < results.length; i++) {
-      const row = loop.classifier.admit(results[i]!, batch.lines[i]!);
+  const inFlight: Array<Promise<ClassifiedBlock>> = [];
+  const settle = async (result: Promise<ClassifiedBlock>): Promise<void> => {
+    admitBlock(await result, loop.classifier, (row) => {
       countRow(loop.summary, row);
-      if (row.class !== "kept") loop.rejects?.add(batch.lines[i]!, batch.cells[i]!, row);
-    }
+      if (row.class !== "kept") loop.rejects?.add(row.line, row.value ?? "", row.class, row.reason);
+    });
     await loop.rejects?.flush();
     loop.onProgress?.(loop.summary.rows_read);
   };
-  for await (const { lines, cells } of loop.rows.cells(loop.column)) {
-    if (cells.length === 0) continue;
-    inFlight.push({ lines, cells, result: loop.pool.classify(cells) });
+  for await (const block of loop.rows.blocks()) {
+    if (block.text === "") continue;
+    inFlight.push(loop.pool.classify(block));
     while (inFlight.length > 2 * loop.pool.threads) await settle(inFlight.shift()!);
   }
   while (inFlight.length > 0) await settle(inFlight.shift()!);

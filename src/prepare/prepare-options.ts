@@ -2,7 +2,7 @@ import { availableParallelism } from "node:os";
 import type { CountryCode } from "libphonenumber-js/max";
 import { UsageError } from "../errors.js";
 import { isKnownCountry, type ClassifyOptions } from "./classify.js";
-import { workerScript, type PoolPlan } from "./classify-pool.js";
+import { workerScript, type PoolPlan } from "./block-pool.js";
 import type { ListSource } from "./input-source.js";
 
 export interface PrepareOptions {
@@ -32,8 +32,8 @@ export interface PrepareOptions {
 
 /** Files at least this big start their worker threads at once. */
 const LARGE_FILE_BYTES = 4 * 1024 * 1024;
-/** A list of unknown size (stdin) starts workers once it has proved this long. */
-const LAZY_START_CELLS = 100_000;
+/** A list of unknown size (stdin) starts workers once it has proved this long (in UTF-16 units of text). */
+const LAZY_START_CHARS = 4 * 1024 * 1024;
 
 /** Checks the options a user can get wrong and returns the classifier's. */
 export function classifyOptionsOf(options: PrepareOptions): ClassifyOptions {
@@ -60,13 +60,13 @@ export function classifyOptionsOf(options: PrepareOptions): ClassifyOptions {
 /**
  * How many workers, and when to start them. An explicit count starts at once.
  * By default: none for a file under 4 MiB (start-up would cost more than it
- * saves), every core for a larger one, and for a stream of unknown size every
- * core once 100k rows have been read. Running from sources (no compiled worker
- * script, as under vitest) the default is in-thread.
+ * saves), one per core for a larger one (the reading thread only reads, dedups
+ * and writes), and for a stream of unknown size the same once 4 MiB of text has
+ * been read. Running from sources (no compiled worker script, as under vitest)
+ * the default is in-thread.
  */
 export function poolPlanOf(workers: number | undefined, size: number | undefined): PoolPlan {
-  if (workers !== undefined) return { workers, startAfterCells: 0 };
-  if (workerScript() === undefined) return { workers: 0, startAfterCells: 0 };
-  if (size !== undefined && size < LARGE_FILE_BYTES) return { workers: 0, startAfterCells: 0 };
-  return { workers: availableParallelism(), startAfterCells: size === undefined ? LAZY_START_CELLS : 0 };
+  if (workers !== undefined) return { workers, startAfterChars: 0 };
+  if (workerScript() === undefined || (size !== undefined && size < LARGE_FILE_BYTES)) return { workers: 0, startAfterChars: 0 };
+  return { workers: availableParallelism(), startAfterChars: size === undefined ? LAZY_START_CHARS : 0 };
 }

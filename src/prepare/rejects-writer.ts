@@ -2,7 +2,7 @@ import { once } from "node:events";
 import type { WriteStream } from "node:fs";
 import { stringify } from "csv-stringify/sync";
 import { openOutput } from "./output-file.js";
-import type { RowResult } from "./row-classifier.js";
+import type { RowClass } from "./classify.js";
 
 /**
  * The rejects CSV: `line,value,class,reason`, one row for every row not in the
@@ -26,8 +26,8 @@ export class RejectsWriter {
     return writer;
   }
 
-  add(line: number, value: string, row: RowResult): void {
-    this.rows.push([line, value, row.class, row.reason ?? ""]);
+  add(line: number, value: string, rowClass: RowClass, reason: string | undefined): void {
+    this.rows.push([line, value, rowClass, reason ?? ""]);
   }
 
   /** Writes what was added, waiting while the file is behind. */

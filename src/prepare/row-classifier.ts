@@ -1,4 +1,5 @@
 import { classifyCell, type Classification, type ClassifyOptions, type RowClass } from "./classify.js";
+import { IdentifierIndex, identifierKey, type IdentifierKey } from "./identifier-index.js";
 
 /** One row's outcome: the cell's classification, with duplicates decided. */
 export interface RowResult extends Omit<Classification, "class"> {
@@ -10,10 +11,16 @@ export interface RowResult extends Omit<Classification, "class"> {
 export interface RowClassifier {
   /** Classifies a row's phone cell, in file order. */
   classify(cell: string, line: number): RowResult;
-  /** Same, for a cell classified elsewhere (a worker thread) with `classifyCell` and these settings. */
+  /** Same, for a cell classified elsewhere with `classifyCell` and these settings. */
   admit(cell: Classification, line: number): RowResult;
+  /**
+   * The duplicate check of `admit` for a kept cell whose identifier arrives as
+   * its key (from a worker): the line of the first occurrence, or undefined
+   * when this is the first (and it is now recorded).
+   */
+  admitKept(key: IdentifierKey, line: number): number | undefined;
   /** Kept identifiers in first-seen order: exactly the upload list. */
-  keptIdentifiers(): IterableIterator<string>;
+  keptIdentifiers(): Iterable<string>;
   readonly keptCount: number;
 }
 
@@ -31,23 +38,27 @@ export function createRowClassifier(settings: ClassifyOptions): RowClassifier {
     requireCountryCode: settings.requireCountryCode ?? false,
     strictRegion: settings.strictRegion ?? false,
   };
-  const firstLines = new Map<string, number>();
+  const kept = new IdentifierIndex();
+  const admitKept = (key: IdentifierKey, line: number) => kept.firstLineOf(key, line);
   const admit = (cell: Classification, line: number): RowResult => {
     if (cell.class !== "kept") return cell;
     const identifier = cell.identifier!;
-    const firstLine = firstLines.get(identifier);
-    if (firstLine === undefined) {
-      firstLines.set(identifier, line);
-      return cell;
-    }
-    return { class: "duplicate", identifier, firstLine, reason: `duplicate of line ${firstLine}` };
+    const firstLine = admitKept(identifierKey(identifier), line);
+    if (firstLine === undefined) return cell;
+    return { class: "duplicate", identifier, firstLine, reason: duplicateReason(firstLine) };
   };
   return {
     classify: (cell, line) => admit(classifyCell(cell, options), line),
     admit,
-    keptIdentifiers: () => firstLines.keys(),
+    admitKept,
+    keptIdentifiers: () => kept.identifiers(),
     get keptCount() {
-      return firstLines.size;
+      return kept.size;
     },
   };
+}
+
+/** The rejects reason of a duplicate. */
+export function duplicateReason(firstLine: number): string {
+  return `duplicate of line ${firstLine}`;
 }

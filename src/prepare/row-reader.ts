@@ -1,7 +1,7 @@
 import { decodeText, undecodableError, UndecodableText, type TextEncoding } from "./decode.js";
 import { detectHeader, sniffDelimiter, sniffLineEnding } from "./dialect.js";
 import { openSource, type ListSource } from "./input-source.js";
-import { countLineBreaks, RecordReader, type CellBatch, type SourceRecord } from "./record-reader.js";
+import { countLineBreaks, RecordReader, type CellBatch, type SourceRecord, type TextBlock } from "./record-reader.js";
 
 export interface ListFormat {
   /** `csv` when fields are split on a delimiter (with RFC 4180 quoting), `txt` for one value per line. */
@@ -18,6 +18,11 @@ export interface KnownDialect {
   hasHeader: boolean;
 }
 
+/**
+ * An opened list. Its records can be read once, in one of three shapes: whole
+ * records (`batches`/`rows`), one column (`cells`), or text blocks for another
+ * thread to parse (`blocks`); all three see the same rows and line numbers.
+ */
 export interface RowSource {
   name: string;
   /** Lower-case extension of the path or stream name ("" when none). */
@@ -30,14 +35,16 @@ export interface RowSource {
   header: SourceRecord | undefined;
   /** The widest record seen in the sample (header included). */
   columnCount: number;
-  /** The first data records (up to SAMPLE_ROWS); `batches()` yields them again. */
+  /** The first data records (up to 200), for choosing the column; they are read again by the methods below. */
   sample: readonly SourceRecord[];
-  /** Data records (header excluded) in file order, in the batches they were read in. Iterate once. */
+  /** Data records (header excluded) in file order, in the batches they were read in. */
   batches(): AsyncGenerator<SourceRecord[], void, undefined>;
   /** The same records one by one. */
   rows(): AsyncGenerator<SourceRecord, void, undefined>;
-  /** Only one column (0-based) of the same records, batched: the cheap way to read a large list. */
+  /** Only one column (0-based) of the same records, batched. */
   cells(column: number): AsyncGenerator<CellBatch, void, undefined>;
+  /** The same records as blocks of text, each starting on a record boundary (see RecordReader.pushBlock). */
+  blocks(): AsyncGenerator<TextBlock, void, undefined>;
   /** Releases the file when the rows are not read to the end. */
   close(): Promise<void>;
 }
@@ -55,69 +62,84 @@ export async function openRows(source: ListSource, known?: KnownDialect): Promis
   const opened = await openSource(source);
   const decoded = await decodeText(opened.bytes, opened.name);
   const chunks = decoded.chunks;
-  let text = "";
+  let start = "";
   let reader: RecordReader | undefined;
   /** Names the line of undecodable bytes: what was read before them, plus the valid start of their chunk. */
   const rethrow = (error: unknown): never => {
     if (!(error instanceof UndecodableText)) throw error;
-    const line = reader ? reader.lineAfter(error.decoded) : 1 + countLineBreaks(text + error.decoded);
+    const line = reader ? reader.lineAfter(error.decoded) : 1 + countLineBreaks(start + error.decoded);
     throw undecodableError(opened.name, error, line);
   };
   try {
     let complete = false;
-    while (text.length < SAMPLE_CHARS) {
+    while (start.length < SAMPLE_CHARS) {
       const next = await chunks.next().catch(rethrow);
       if (next.done) {
         complete = true;
         break;
       }
-      text += next.value;
+      start += next.value;
     }
-    const delimiter = known ? known.delimiter : sniffDelimiter(text, complete, opened.extension);
+    const delimiter = known ? known.delimiter : sniffDelimiter(start, complete, opened.extension);
     const kind = delimiter === undefined ? "txt" : "csv";
+    const probe = new RecordReader(delimiter, opened.name);
+    const first = probe.push(start);
+    if (complete) first.push(...probe.end());
+    const hasHeader = known ? known.hasHeader : detectHeader(first, kind);
+    const header = hasHeader ? first[0] : undefined;
+    const sample = first.slice(hasHeader ? 1 : 0, SAMPLE_ROWS + 1);
+    const columnCount = Math.max(1, header?.fields.length ?? 0, ...sample.map((r) => r.fields.length));
     reader = new RecordReader(delimiter, opened.name);
     const records = reader;
-    const first = records.push(text);
-    if (complete) first.push(...records.end());
-    const hasHeader = known ? known.hasHeader : detectHeader(first, kind);
-    const header = hasHeader ? first.shift() : undefined;
-    const columnCount = Math.max(1, header?.fields.length ?? 0, ...first.slice(0, SAMPLE_ROWS).map((r) => r.fields.length));
 
-    /** The sample's records first, then the rest of the file read with `read`/`finish`. */
-    async function* stream<T>(first: T | undefined, read: (chunk: string) => T, finish: () => T): AsyncGenerator<T, void, undefined> {
+    /** The file from its start, read with `read`/`finish`; `skipHeader` drops the header from the first piece. */
+    async function* stream<T>(read: (text: string) => T, finish: () => T, skipHeader: (first: T) => T): AsyncGenerator<T, void, undefined> {
       try {
-        if (first !== undefined) yield first;
-        if (complete) return;
-        for (;;) {
-          const next = await chunks.next().catch(rethrow);
-          if (next.done) break;
-          yield read(next.value);
+        yield hasHeader ? skipHeader(read(start)) : read(start);
+        if (!complete) {
+          for (;;) {
+            const next = await chunks.next().catch(rethrow);
+            if (next.done) break;
+            yield read(next.value);
+          }
         }
         yield finish();
       } finally {
         await chunks.return();
       }
     }
-    const batches = () => stream(first, (chunk) => records.push(chunk), () => records.end());
-    const format: ListFormat = delimiter === undefined ? { kind, hasHeader, encoding: decoded.encoding } : { kind, delimiter, hasHeader, encoding: decoded.encoding };
+    const batches = () =>
+      stream(
+        (text) => records.push(text),
+        () => records.end(),
+        (batch) => batch.slice(1),
+      );
+    const format: ListFormat =
+      delimiter === undefined ? { kind, hasHeader, encoding: decoded.encoding } : { kind, delimiter, hasHeader, encoding: decoded.encoding };
     return {
       name: opened.name,
       extension: opened.extension,
       size: opened.size,
       format,
-      lineEnding: sniffLineEnding(text),
+      lineEnding: sniffLineEnding(start),
       header,
       columnCount,
-      sample: first.slice(0, SAMPLE_ROWS),
+      sample,
       batches,
       async *rows() {
         for await (const batch of batches()) yield* batch;
       },
       cells: (column) =>
         stream(
-          { lines: first.map((r) => r.line), cells: first.map((r) => r.fields[column] ?? "") },
-          (chunk) => records.pushCells(chunk, column),
+          (text) => records.pushCells(text, column),
           () => records.endCells(column),
+          ({ lines, cells }) => ({ lines: lines.slice(1), cells: cells.slice(1) }),
+        ),
+      blocks: () =>
+        stream(
+          (text) => records.pushBlock(text),
+          () => records.endBlock(),
+          (block) => withoutHeader(block, header),
         ),
       close: async () => {
         await chunks.return();
@@ -127,4 +149,14 @@ export async function openRows(source: ListSource, known?: KnownDialect): Promis
     await chunks.return();
     throw error;
   }
+}
+
+/** The block minus the header record that starts it. */
+function withoutHeader(block: TextBlock, header: SourceRecord | undefined): TextBlock {
+  if (header === undefined) return block;
+  const text = block.text;
+  let end = header.raw.length;
+  if (text.charCodeAt(end) === 13) end++;
+  if (text.charCodeAt(end) === 10) end++;
+  return { text: text.slice(end), firstLine: block.firstLine + countLineBreaks(text, 0, end) };
 }

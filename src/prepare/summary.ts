@@ -1,4 +1,12 @@
-import type { RowResult } from "./row-classifier.js";
+import type { RowClass } from "./classify.js";
+
+/** What the summary counts of a row. */
+export interface RowTally {
+  class: RowClass;
+  national?: boolean | undefined;
+  sharedRegion?: string | undefined;
+  extension?: string | undefined;
+}
 
 /**
  * Counts of a prepared list. The `_cnt` names and `submitted_lines`/`kept` mirror
@@ -41,7 +49,7 @@ export function emptySummary(): PrepareSummary {
 }
 
 /** Adds one row's outcome to the summary. */
-export function countRow(summary: PrepareSummary, row: RowResult): void {
+export function countRow(summary: PrepareSummary, row: Readonly<RowTally>): void {
   summary.rows_read++;
   switch (row.class) {
     case "blank":

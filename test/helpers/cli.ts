@@ -2,7 +2,9 @@ import { spawn } from "node:child_process";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import * as readline from "node:readline";
 import { PassThrough, Readable } from "node:stream";
+import { setTimeout as delay } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
 import { main } from "../../src/main.js";
 import type { Runtime } from "../../src/cli/context.js";
@@ -20,6 +22,8 @@ export interface RunOptions {
   stdin?: string;
   /** Pretend stdout/stderr/stdin are terminals. */
   tty?: boolean;
+  /** With tty: the terminal supports colour (`hasColors()` answers true). */
+  colors?: boolean;
   signal?: AbortSignal;
   now?: () => number;
   sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
@@ -30,31 +34,36 @@ export function tempDir(prefix = "bulkcheck-test-"): string {
   return mkdtempSync(join(tmpdir(), prefix));
 }
 
-function collector(tty: boolean) {
+function collector(tty: boolean, colors = false) {
   const stream = new PassThrough() as PassThrough & { isTTY?: boolean; hasColors?: () => boolean };
   let text = "";
   stream.on("data", (chunk: Buffer) => (text += chunk.toString("utf8")));
   if (tty) {
-    stream.isTTY = true;
-    stream.hasColors = () => false;
+    // What a tty.WriteStream has and spinners use.
+    Object.assign(stream, {
+      isTTY: true,
+      columns: 100,
+      hasColors: () => colors,
+      cursorTo: (x: number, y?: number) => readline.cursorTo(stream, x, y),
+      moveCursor: (dx: number, dy: number) => readline.moveCursor(stream, dx, dy),
+      clearLine: (dir: -1 | 0 | 1) => readline.clearLine(stream, dir),
+      clearScreenDown: () => readline.clearScreenDown(stream),
+    });
   }
   return { stream, text: () => text };
 }
 
 /** Runs bulkcheck in-process with captured streams: fast, and the same code path as the binary. */
 export async function runCli(argv: string[], options: RunOptions = {}): Promise<CliResult> {
-  const stdout = collector(Boolean(options.tty));
-  const stderr = collector(Boolean(options.tty));
-  const stdin = Readable.from(options.stdin === undefined ? [] : [options.stdin]) as Readable & { isTTY?: boolean };
+  const stdout = collector(Boolean(options.tty), options.colors);
+  const stderr = collector(Boolean(options.tty), options.colors);
+  const stdin = Readable.from(options.stdin === undefined ? [] : [Buffer.from(options.stdin)]) as Readable & { isTTY?: boolean };
   if (options.tty) stdin.isTTY = true;
   const runtime: Runtime = {
     io: { stdin, stdout: stdout.stream, stderr: stderr.stream },
     env: { PATH: process.env.PATH, HOME: tempDir(), CI: "", ...options.env },
     now: options.now ?? Date.now,
-    sleep: options.sleep ?? ((ms, signal) => new Promise((resolve, reject) => {
-      const timer = setTimeout(resolve, ms);
-      signal?.addEventListener("abort", () => { clearTimeout(timer); reject(signal.reason); }, { once: true });
-    })),
+    sleep: options.sleep ?? ((ms, signal) => delay(ms, undefined, signal ? { signal } : {})),
     random: () => 0.5,
     signal: options.signal ?? new AbortController().signal,
     cwd: options.cwd ?? process.cwd(),

@@ -1,5 +1,6 @@
 import { UsageError } from "../../errors.js";
-import { parsePrices, startSandbox, type SandboxOptions } from "../../sandbox/index.js";
+import { FAULT_KINDS, parsePrices, startSandbox, type FaultKind, type SandboxOptions } from "../../sandbox/index.js";
+import { isFaultKind } from "../../sandbox/faults.js";
 import type { Context } from "../context.js";
 
 export interface SandboxFlags {
@@ -19,6 +20,8 @@ export interface SandboxFlags {
   failRate?: number;
   resultMissRate?: number;
   chaos?: number;
+  chaosFaults?: string;
+  retryAfter?: number;
   seed?: number;
   prices?: string;
   separateResultOrigin?: boolean;
@@ -61,6 +64,13 @@ function toOptions(flags: SandboxFlags): Partial<SandboxOptions> {
   set("failRate", flags.failRate);
   set("noResultRate", flags.resultMissRate);
   set("chaos", flags.chaos);
+  set("retryAfterSeconds", flags.retryAfter);
+  if (flags.chaosFaults !== undefined) {
+    const kinds = flags.chaosFaults.split(",").map((kind) => kind.trim()).filter(Boolean);
+    const unknown = kinds.filter((kind) => !isFaultKind(kind));
+    if (unknown.length > 0) throw new UsageError(`--chaos-faults: unknown fault ${unknown.join(", ")}.`, { hint: `Faults: ${FAULT_KINDS.join(", ")}` });
+    options.chaosFaults = kinds as FaultKind[];
+  }
   set("seed", flags.seed);
   set("separateResultOrigin", flags.separateResultOrigin);
   if (flags.prices !== undefined) {

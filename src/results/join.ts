@@ -1,0 +1,87 @@
+import type { Writable } from "node:stream";
+import { once } from "node:events";
+import { openRows } from "../prepare/row-reader.js";
+import { createRowClassifier } from "../prepare/row-classifier.js";
+import type { PreparationSettings } from "../prepare/settings.js";
+import type { RowClass } from "../prepare/classify.js";
+
+/** What each source row became, in the `bulkcheck_status` column. */
+export type JoinStatus = "checked" | "no_result" | Exclude<RowClass, "kept">;
+
+export const JOIN_STATUS_COLUMN = "bulkcheck_status";
+
+export interface JoinInput {
+  sourcePath: string;
+  /** How the list was prepared when it was submitted (from the journal), so identifiers match exactly. */
+  settings: PreparationSettings;
+  /** Result columns after `identifier`, and identifier → those values. */
+  results: { columns: readonly string[]; byIdentifier: ReadonlyMap<string, readonly string[]> };
+  out: Writable;
+  signal?: AbortSignal;
+}
+
+export interface JoinSummary {
+  rows: number;
+  byStatus: Record<JoinStatus, number>;
+}
+
+/**
+ * Writes the source's rows in their original order and form (each record's own
+ * text, the file's delimiter and line ends) followed by `identifier`, the
+ * product's result columns and `bulkcheck_status`. Each row's identifier is
+ * recomputed exactly as preparation computed it, so `07400 123456` finds the
+ * result of `447400123456`; a duplicate gets its first occurrence's result. The
+ * source is streamed a second time; only the result map is held in memory.
+ * A source without a header gets one (`column_1`…, or `phone` for a plain list),
+ * so the result columns are named.
+ */
+export async function joinResults(input: JoinInput): Promise<JoinSummary> {
+  const { settings } = input;
+  const rows = await openRows(input.sourcePath, { ...(settings.delimiter === undefined ? {} : { delimiter: settings.delimiter }), hasHeader: settings.hasHeader });
+  const classifier = createRowClassifier(settings);
+  const delimiter = settings.delimiter ?? ",";
+  const eol = rows.lineEnding;
+  const empty = input.results.columns.map(() => "");
+  const summary: JoinSummary = { rows: 0, byStatus: { checked: 0, no_result: 0, invalid: 0, no_code: 0, other_country: 0, duplicate: 0, blank: 0 } };
+  const quote = quoter(delimiter, Boolean(rows.header && isFullyQuoted(rows.header.raw, delimiter)));
+  const write = async (text: string) => {
+    if (!input.out.write(text)) await once(input.out, "drain", { signal: input.signal });
+  };
+  try {
+    if (settings.encoding !== "utf8") await write("\ufeff");
+    const sourceHeader = rows.header?.raw ?? defaultHeader(rows.columnCount, settings.delimiter === undefined).map(quote).join(delimiter);
+    await write(sourceHeader + delimiter + ["identifier", ...input.results.columns, JOIN_STATUS_COLUMN].map(quote).join(delimiter) + eol);
+    for await (const batch of rows.batches()) {
+      input.signal?.throwIfAborted();
+      let text = "";
+      for (const record of batch) {
+        const outcome = classifier.classify(record.fields[settings.column.index] ?? "", record.line);
+        const found = outcome.identifier === undefined ? undefined : input.results.byIdentifier.get(outcome.identifier);
+        const status: JoinStatus = outcome.class === "kept" ? (found ? "checked" : "no_result") : outcome.class;
+        const values = outcome.class === "kept" || outcome.class === "duplicate" ? (found ?? empty) : empty;
+        const identifier = outcome.class === "kept" || outcome.class === "duplicate" ? outcome.identifier! : "";
+        const raw = settings.delimiter === undefined ? quote(record.raw) : record.raw;
+        text += raw + delimiter + [identifier, ...values, status].map(quote).join(delimiter) + eol;
+        summary.rows++;
+        summary.byStatus[status]++;
+      }
+      await write(text);
+    }
+  } finally {
+    await rows.close();
+  }
+  return summary;
+}
+
+function defaultHeader(columns: number, plainList: boolean): string[] {
+  return plainList ? ["phone"] : Array.from({ length: columns }, (_, i) => `column_${i + 1}`);
+}
+
+/** Quotes like the source: every field when its header quotes every field, otherwise only where needed. */
+function quoter(delimiter: string, always: boolean): (value: string) => string {
+  return (value) => (always || value.includes(delimiter) || /["\r\n]/.test(value) ? `"${value.replace(/"/g, '""')}"` : value);
+}
+
+function isFullyQuoted(raw: string, delimiter: string): boolean {
+  return raw.startsWith('"') && raw.endsWith('"') && raw.split(`"${delimiter}"`).length > 1;
+}

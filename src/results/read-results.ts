@@ -1,0 +1,44 @@
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { ServiceType } from "../spec/products.js";
+import { resultTable, type ResultSource } from "./result-table.js";
+import { TempFiles, tempPathFor } from "./temp-files.js";
+import { DEFAULT_ZIP_LIMITS } from "./zip.js";
+
+/**
+ * The rows of one or more results (header first, spec column order), for code
+ * that consumes results rather than writing them out: the join and retry-failed.
+ * A zipped body is spooled to the OS temp directory and removed afterwards.
+ */
+export async function* readResults(
+  sources: readonly ResultSource[],
+  options: { serviceType: ServiceType; signal?: AbortSignal },
+): AsyncGenerator<readonly string[]> {
+  const temps = new TempFiles();
+  try {
+    yield* resultTable(sources, {
+      ...DEFAULT_ZIP_LIMITS,
+      serviceType: options.serviceType,
+      temps,
+      spoolPath: () => tempPathFor(join(tmpdir(), "bulkcheck-result"), ".zip"),
+      sources: [],
+      signal: options.signal,
+    });
+  } finally {
+    temps.cleanupSync();
+  }
+}
+
+/** identifier → the rest of its result row; what the join holds in memory (and nothing else). */
+export async function resultMap(rows: AsyncIterable<readonly string[]>): Promise<{ columns: readonly string[]; byIdentifier: Map<string, readonly string[]> }> {
+  let columns: readonly string[] = [];
+  const byIdentifier = new Map<string, readonly string[]>();
+  for await (const row of rows) {
+    if (columns.length === 0) {
+      columns = row.slice(1);
+      continue;
+    }
+    if (row[0]) byIdentifier.set(row[0], row.slice(1));
+  }
+  return { columns, byIdentifier };
+}

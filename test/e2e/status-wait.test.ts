@@ -1,0 +1,223 @@
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { e2eSandboxes, lines, listText, submitArgs, type E2e } from "../helpers/sandbox.js";
+
+const sandbox = e2eSandboxes();
+
+async function submitted(e: E2e, count = 500, offset = 0): Promise<string> {
+  const out = await e.run(submitArgs(e.file(`list-${offset}.txt`, listText(count, offset)), "--quiet"));
+  expect(out.code).toBe(0);
+  return out.stdout.trim();
+}
+
+describe("bulkcheck status", () => {
+  it("prints tab-separated rows with a header when piped", async () => {
+    const e = await sandbox();
+    const id = await submitted(e);
+    const checks = e.state().stats.by_route.check ?? 0;
+    const out = await e.run(["status", id]);
+    expect(out.code).toBe(0);
+    expect(e.state().stats.by_route.check).toBe(checks + 1);
+    expect(lines(out.stdout)).toEqual([
+      "ID\tPRODUCT\tCOUNTRY\tSTATUS\tTOTAL\tCHECKED\tNO RESULT\tCREATED",
+      `${id}\tnumber_validation_batch\tGB\tprocessing (preparing)\t500\t\t\t2025-01-15T09:00:00.000Z`,
+    ]);
+    expect(out.stderr).toBe("");
+  });
+
+  it("prints one JSON object per task with --json, without the bearer result_url", async () => {
+    const e = await sandbox();
+    const id = await submitted(e);
+    expect((await e.run(["wait", id, "--interval", "0.2", "--quiet"])).code).toBe(0);
+    const out = await e.run(["status", id, "--json"]);
+    expect(out.code).toBe(0);
+    const rows = lines(out.stdout).map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(rows).toEqual([expect.objectContaining({ id, status: "success", success_cnt: 500, failure_cnt: 0, result_ready: true })]);
+    expect(rows[0]).not.toHaveProperty("result_url");
+    expect(out.stderr).toBe("");
+  });
+
+  it("draws a boxed table on a terminal", async () => {
+    const e = await sandbox();
+    const id = await submitted(e);
+    const out = await e.run(["status", id], { tty: true });
+    expect(out.code).toBe(0);
+    expect(out.stdout).toContain("┌");
+    expect(out.stdout).toMatch(new RegExp(`│ ${id} +│ number_validation_batch`));
+    expect(out.stdout).not.toContain("\t");
+  });
+
+  it("shows the most recent tasks from the local journal when no id is given", async () => {
+    const e = await sandbox();
+    const first = await submitted(e, 500, 0);
+    const second = await submitted(e, 500, 1000);
+    const out = await e.run(["status"]);
+    expect(out.code).toBe(0);
+    expect(lines(out.stdout).slice(1).map((row) => row.split("\t")[0])).toEqual([first, second]);
+    const limited = await e.run(["status", "--limit", "1", "--json"]);
+    expect(lines(limited.stdout).map((line) => (JSON.parse(line) as { id: string }).id)).toEqual([second]);
+  });
+
+  it("shows only the current profile's tasks when no id is given", async () => {
+    const e = await sandbox();
+    const other = await sandbox();
+    const mine = await submitted(e);
+    // The same config dir (one journal) used with another profile, pointed at another service.
+    const elsewhere = await e.run(submitArgs(e.file("other.txt", listText(500, 7000)), "--profile", "other", "--quiet"), { env: { BULKCHECK_BASE_URL: other.sandbox.url } });
+    expect(elsewhere.code).toBe(0);
+    const out = await e.run(["status"]);
+    expect(out.code).toBe(0);
+    expect(lines(out.stdout).slice(1).map((row) => row.split("\t")[0])).toEqual([mine]);
+    const otherOut = await e.run(["status", "--profile", "other"], { env: { BULKCHECK_BASE_URL: other.sandbox.url } });
+    expect(otherOut.code).toBe(0);
+    expect(lines(otherOut.stdout).slice(1).map((row) => row.split("\t")[0])).toEqual([elsewhere.stdout.trim()]);
+  });
+
+  it("says how to submit when the journal is empty, and exits 0", async () => {
+    const e = await sandbox();
+    const out = await e.run(["status"]);
+    expect(out.code).toBe(0);
+    expect(out.stdout).toBe("");
+    expect(out.stderr).toContain(`No tasks of profile "default" in the local journal yet. Submit one with: bulkcheck submit`);
+  });
+
+  it("skips a corrupt journal line with a warning", async () => {
+    const e = await sandbox();
+    const id = await submitted(e);
+    const journal = join(e.configDir, "journal.jsonl");
+    writeFileSync(journal, "{not json\n" + readFileSync(journal, "utf8"));
+    const out = await e.run(["status"]);
+    expect(out.code).toBe(0);
+    expect(out.stderr).toContain("warning: skipping corrupt journal line 1");
+    expect(lines(out.stdout)[1]).toContain(id);
+  });
+
+  it("exits 3 for an id the service does not know", async () => {
+    const e = await sandbox();
+    const out = await e.run(["status", "0".repeat(32)]);
+    expect(out.code).toBe(3);
+    expect(out.stdout).toBe("");
+    expect(out.stderr).toContain("error:");
+  });
+});
+
+describe("bulkcheck wait", () => {
+  it("exits 0 once every task succeeded, with one line per status change and the ids on stdout", async () => {
+    const e = await sandbox();
+    const a = await submitted(e, 500, 0);
+    const b = await submitted(e, 500, 1000);
+    const out = await e.run(["wait", a, b, "--interval", "0.2"]);
+    expect(out.code).toBe(0);
+    expect(lines(out.stdout)).toEqual([`${a}\tsuccess`, `${b}\tsuccess`]);
+    expect(out.stderr).toContain(`task ${a} success: 500 checked, 0 without result`);
+    expect(out.stderr).toContain(`task ${b} success: 500 checked, 0 without result`);
+    // One line per change, not per check.
+    const stderr = lines(out.stderr);
+    expect(new Set(stderr).size).toBe(stderr.length);
+  });
+
+  it("prints each finished task as a JSON line with --json", async () => {
+    const e = await sandbox();
+    const id = await submitted(e);
+    const out = await e.run(["wait", id, "--interval", "0.2", "--json"]);
+    expect(out.code).toBe(0);
+    expect(lines(out.stdout).map((line) => JSON.parse(line) as unknown)).toEqual([
+      expect.objectContaining({ id, status: "success", success_cnt: 500, result_ready: true }),
+    ]);
+  });
+
+  it("exits 6 when a task failed, and says it was refunded", async () => {
+    const e = await sandbox({ failRate: 1 });
+    const id = await submitted(e);
+    const out = await e.run(["wait", id, "--interval", "0.2"]);
+    expect(out.code).toBe(6);
+    expect(out.stdout).toBe("");
+    expect(out.stderr).toContain(`task ${id} failed (fully refunded)`);
+    expect(out.stderr).toContain(`error: 1 task(s) failed: ${id}.`);
+    expect(out.stderr).toContain("--resubmit");
+    expect(e.state().ledger.filter((entry) => entry.kind === "refund")).toEqual([expect.objectContaining({ task_id: id, micros: 500_000 })]);
+  });
+
+  it("exits 8 when --timeout runs out with the task still processing, and prints how to resume", async () => {
+    const e = await sandbox({ numbersPerSecond: 1 });
+    const id = await submitted(e);
+    const before = e.clock.ms;
+    const out = await e.run(["wait", id, "--interval", "0.2", "--timeout", "3"]);
+    expect(out.code).toBe(8);
+    expect(out.stdout).toBe("");
+    expect(out.stderr).toContain(`error: Still processing after 3s: ${id}.`);
+    expect(out.stderr).toContain(`Resume with: bulkcheck wait ${id}`);
+    expect(e.clock.ms - before).toBeGreaterThanOrEqual(3000);
+    expect(e.state().tasks[0]!.status).toBe("processing");
+  });
+
+  it("reads the ids from stdin with -", async () => {
+    const e = await sandbox();
+    const a = await submitted(e, 500, 0);
+    const b = await submitted(e, 500, 1000);
+    const out = await e.run(["wait", "-", "--interval", "0.2"], { stdin: `${a}\n${b}\n` });
+    expect(out.code).toBe(0);
+    expect(lines(out.stdout)).toEqual([`${a}\tsuccess`, `${b}\tsuccess`]);
+  });
+
+  it("polls no more often than --interval, with jitter that only lengthens the wait", async () => {
+    const e = await sandbox({ numbersPerSecond: 100 });
+    const id = await submitted(e);
+    const sleeps: number[] = [];
+    const clock = e.clock;
+    const out = await e.run(["wait", id, "--interval", "0.5", "--quiet"], {
+      sleep: async (ms) => {
+        sleeps.push(ms);
+        clock.ms += ms;
+      },
+    });
+    expect(out.code).toBe(0);
+    expect(sleeps.length).toBeGreaterThan(2);
+    for (const ms of sleeps) {
+      expect(ms).toBeGreaterThanOrEqual(500);
+      expect(ms).toBeLessThanOrEqual(550);
+    }
+  });
+
+  it("refuses an --interval under 30 s against a non-loopback base URL with exit 2, before any request", async () => {
+    const e = await sandbox();
+    const id = "3f2a91c0e4b14d0f9a7e2b6c8d1f0a53";
+    const out = await e.run(["wait", id, "--interval", "5", "--verbose"], { env: { BULKCHECK_BASE_URL: "http://example.invalid" } });
+    expect(out.code).toBe(2);
+    expect(out.stderr).toContain("--interval 5 is too short: the service allows one check per task every 30 seconds.");
+    expect(out.stderr).toContain("Use --interval 30 or more");
+    expect(out.stderr).not.toMatch(/^(GET|POST) /m);
+  });
+
+  it("refuses submit --wait --interval under 30 s against a non-loopback base URL before uploading", async () => {
+    const e = await sandbox();
+    const out = await e.run(submitArgs(e.file("list.txt", listText(500)), "--wait", "--interval", "5", "--verbose"), {
+      env: { BULKCHECK_BASE_URL: "https://example.invalid" },
+    });
+    expect(out.code).toBe(2);
+    expect(out.stderr).toContain("--interval 5 is too short");
+    expect(out.stderr).not.toMatch(/^(GET|POST) /m);
+  });
+
+  it("accepts a short --interval against localhost and any 127.x.x.x address", async () => {
+    const e = await sandbox();
+    const id = await submitted(e);
+    const out = await e.run(["wait", id, "--interval", "0.2"], { env: { BULKCHECK_BASE_URL: e.sandbox.url.replace("127.0.0.1", "localhost") } });
+    expect(out.code).toBe(0);
+    const other = await sandbox({ host: "127.0.0.2" });
+    const otherId = await submitted(other);
+    const otherOut = await other.run(["wait", otherId, "--interval", "0.2"]);
+    expect(otherOut.code).toBe(0);
+    expect(otherOut.stderr).not.toContain("clear text");
+  });
+
+  it("refuses a malformed id or no id with exit 2", async () => {
+    const e = await sandbox();
+    expect((await e.run(["wait", "-"], { stdin: "" })).code).toBe(2);
+    const bad = await e.run(["wait", "../etc/passwd"]);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain("is not a task id");
+    expect(e.state().stats.requests).toBe(0);
+  });
+});

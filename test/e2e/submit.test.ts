@@ -1,0 +1,340 @@
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { FormData, request } from "undici";
+import { describe, expect, it } from "vitest";
+import { tempDir } from "../helpers/cli.js";
+import { API_KEY, TASK_ID, e2eSandboxes, identifier, gbList, journalEntries, lines, listText, submitArgs } from "../helpers/sandbox.js";
+
+const sandbox = e2eSandboxes();
+
+describe("bulkcheck submit", () => {
+  it("prints exactly the task id on stdout and the summary, plan and next step on stderr", async () => {
+    const e = await sandbox();
+    const list = e.file("list.txt", listText(500));
+    const out = await e.run(submitArgs(list));
+    expect(out.code).toBe(0);
+    expect(out.stdout).toMatch(/^[0-9a-f]{32}\n$/);
+    const id = out.stdout.trim();
+    expect(e.state().tasks.map((task) => task.id)).toEqual([id]);
+    expect(out.stderr).toMatch(/kept \(to check\)\s+500/);
+    expect(out.stderr).toContain("Plan: 500 numbers in 1 task(s) of number_validation_batch for GB; reservation $0.50");
+    expect(out.stderr).toContain(`Next: bulkcheck wait ${id}`);
+    expect(out.stderr).not.toContain("already submitted");
+  });
+
+  it("prints each task as one JSON line with --json and keeps stdout free of anything else", async () => {
+    const e = await sandbox();
+    const out = await e.run(submitArgs(e.file("list.txt", listText(500)), "--json"));
+    expect(out.code).toBe(0);
+    const rows = lines(out.stdout).map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(rows).toHaveLength(1);
+    expect(rows[0]).toMatchObject({ product: "number_validation_batch", status: "processing", country: "GB", total: 500 });
+    expect(rows[0]!.id).toMatch(TASK_ID);
+    expect(rows[0]).not.toHaveProperty("result_url");
+    expect(out.stderr).toContain("Plan: 500 numbers");
+  });
+
+  it("reads the list from stdin with -", async () => {
+    const e = await sandbox();
+    const out = await e.run(submitArgs("-"), { stdin: listText(500) });
+    expect(out.code).toBe(0);
+    expect(out.stdout.trim()).toMatch(TASK_ID);
+    expect(e.state().tasks[0]).toMatchObject({ id: out.stdout.trim(), submitted_lines: 500 });
+  });
+
+  it("uploads nothing with --dry-run and says so", async () => {
+    const e = await sandbox();
+    const out = await e.run(submitArgs(e.file("list.txt", listText(500)), "--dry-run"));
+    expect(out.code).toBe(0);
+    expect(out.stdout).toBe("");
+    expect(out.stderr).toContain("reservation $0.50");
+    expect(out.stderr).toContain("Dry run: nothing was uploaded.");
+    expect(e.state().tasks).toEqual([]);
+    expect(e.state().stats.by_route.submit).toBeUndefined();
+    expect(journalEntries(e)).toEqual([]);
+  });
+
+  it("stops with exit 5 before uploading when the estimate is over --max-cost", async () => {
+    const e = await sandbox();
+    const out = await e.run(submitArgs(e.file("list.txt", listText(500)), "--max-cost", "0.40"));
+    expect(out.code).toBe(5);
+    expect(out.stdout).toBe("");
+    expect(out.stderr).toContain("error: The reservation $0.50 is over --max-cost $0.40.");
+    expect(out.stderr).toContain("Raise --max-cost");
+    expect(e.state().tasks).toEqual([]);
+  });
+
+  it("goes ahead when the estimate is within --max-cost", async () => {
+    const e = await sandbox();
+    const out = await e.run(submitArgs(e.file("list.txt", listText(500)), "--max-cost", "0.50"));
+    expect(out.code).toBe(0);
+    expect(e.state().tasks).toHaveLength(1);
+  });
+
+  it("stops with exit 5 before uploading when the balance cannot cover the reservation", async () => {
+    const e = await sandbox({ balanceMicros: 100_000 });
+    const out = await e.run(submitArgs(e.file("list.txt", listText(500))));
+    expect(out.code).toBe(5);
+    expect(out.stdout).toBe("");
+    expect(out.stderr).toContain("The balance $0.10 cannot cover the reservation of $0.50.");
+    expect(out.stderr).toContain("Top up the account");
+    expect(e.state().stats.by_route.submit).toBeUndefined();
+    expect(e.state().ledger).toEqual([]);
+  });
+
+  it("exits 5 when the service itself answers 40200 (insufficient balance)", async () => {
+    // The service charges more than bulkcheck's price list says, so the local check passes.
+    const e = await sandbox({ balanceMicros: 1_000_000, prices: { number_validation_batch: 5_000 } });
+    const out = await e.run(submitArgs(e.file("list.txt", listText(500))));
+    expect(out.code).toBe(5);
+    expect(out.stdout).toBe("");
+    expect(out.stderr).toMatch(/error: .*balance/i);
+    expect(e.state().tasks).toEqual([]);
+  });
+
+  it("returns the same task when the same list is submitted again, reserves nothing again, and says so", async () => {
+    const e = await sandbox();
+    const list = e.file("list.txt", listText(500));
+    const first = await e.run(submitArgs(list));
+    const again = await e.run(submitArgs(list));
+    expect(again.code).toBe(0);
+    expect(again.stdout).toBe(first.stdout);
+    expect(again.stderr).toContain(`Task ${first.stdout.trim()} was already submitted`);
+    expect(again.stderr).toContain("--resubmit");
+    const state = e.state();
+    expect(state.tasks).toHaveLength(1);
+    expect(state.ledger.filter((entry) => entry.kind === "reserve")).toHaveLength(1);
+  });
+
+  it("returns the same task for the same numbers written differently (the key covers the uploaded content)", async () => {
+    const e = await sandbox();
+    const first = await e.run(submitArgs(e.file("a.txt", listText(500))));
+    const csv = "name,phone\n" + gbList(500).map((n, i) => `person ${i},${identifier(n)}`).join("\n") + "\n";
+    const again = await e.run(submitArgs(e.file("b.csv", csv)));
+    expect(again.code).toBe(0);
+    expect(again.stdout).toBe(first.stdout);
+    expect(e.state().tasks).toHaveLength(1);
+  });
+
+  it("creates a new task with --resubmit", async () => {
+    const e = await sandbox();
+    const list = e.file("list.txt", listText(500));
+    const first = await e.run(submitArgs(list));
+    const second = await e.run(submitArgs(list, "--resubmit"));
+    expect(second.code).toBe(0);
+    expect(second.stdout.trim()).toMatch(TASK_ID);
+    expect(second.stdout).not.toBe(first.stdout);
+    expect(second.stderr).not.toContain("already submitted");
+    expect(e.state().tasks).toHaveLength(2);
+    expect(e.state().ledger.filter((entry) => entry.kind === "reserve")).toHaveLength(2);
+  });
+
+  it("sends --idempotency-key verbatim and journals it before the task id", async () => {
+    const e = await sandbox();
+    const key = "nightly-crm-2025-01-15";
+    const out = await e.run(submitArgs(e.file("list.txt", listText(500)), "--idempotency-key", key));
+    expect(out.code).toBe(0);
+    const id = out.stdout.trim();
+    const journal = journalEntries(e);
+    expect(journal.map((entry) => [entry.type, entry.idempotency_key])).toEqual([
+      ["submit", key],
+      ["task", key],
+    ]);
+    expect(journal[1]).toMatchObject({ task_id: id, replayed: false });
+    // Another client sending the same key gets the same task back: the service saw this exact key.
+    const form = new FormData();
+    form.append("service_type", "number_validation_batch");
+    form.append("country", "GB");
+    form.append("file", new Blob([gbList(500).map(identifier).join("\n") + "\n"]), "numbers.txt");
+    const response = await request(`${e.sandbox.url}/api/v1/bulk-tasks`, {
+      method: "POST",
+      headers: { "x-api-key": API_KEY, "idempotency-key": key },
+      body: form,
+    });
+    const body = (await response.body.json()) as { code: number; data: { id: string } };
+    expect(body.code).toBe(0);
+    expect(body.data.id).toBe(id);
+    expect(e.state().tasks).toHaveLength(1);
+  });
+
+  it("refuses an --idempotency-key over 128 characters with exit 2 before anything is sent", async () => {
+    const e = await sandbox();
+    const out = await e.run(submitArgs(e.file("list.txt", listText(500)), "--idempotency-key", "k".repeat(129)));
+    expect(out.code).toBe(2);
+    expect(out.stdout).toBe("");
+    expect(out.stderr).toContain("1 to 128 characters");
+    expect(e.state().stats.requests).toBe(0);
+  });
+
+  it("accepts an --idempotency-key of exactly 128 characters", async () => {
+    const e = await sandbox();
+    const out = await e.run(submitArgs(e.file("list.txt", listText(500)), "--idempotency-key", "k".repeat(128)));
+    expect(out.code).toBe(0);
+    expect(journalEntries(e)[0]!.idempotency_key).toBe("k".repeat(128));
+  });
+
+  it("submits, waits and downloads in one command with --wait -o FILE", async () => {
+    const e = await sandbox();
+    const out = await e.run(submitArgs(e.file("list.txt", listText(500)), "--wait", "--interval", "0.2", "-o", "results.csv"));
+    expect(out.code).toBe(0);
+    const id = out.stdout.trim();
+    expect(id).toMatch(TASK_ID);
+    expect(out.stderr).toContain(`task ${id} success: 500 checked, 0 without result`);
+    expect(out.stderr).toContain(`Wrote 500 rows to ${join(e.dir, "results.csv")}`);
+    const csv = lines(readFileSync(join(e.dir, "results.csv"), "utf8"));
+    expect(csv[0]).toBe("identifier,activated");
+    expect(csv.slice(1).map((row) => row.split(",")[0])).toEqual(gbList(500).map(identifier));
+    expect(csv.slice(1).every((row) => /^\d+,(true|false)$/.test(row))).toBe(true);
+  });
+
+  it("with --wait -o - writes only the results on stdout and the task id on stderr", async () => {
+    const e = await sandbox();
+    const out = await e.run(submitArgs(e.file("list.txt", listText(500)), "--wait", "--interval", "0.2", "-o", "-"));
+    expect(out.code).toBe(0);
+    const csv = lines(out.stdout);
+    expect(csv[0]).toBe("identifier,activated");
+    expect(csv).toHaveLength(501);
+    expect(out.stderr).toContain(`Task ${e.state().tasks[0]!.id} submitted.`);
+  });
+
+  it("refuses -o without --wait (exit 2) and uploads nothing", async () => {
+    const e = await sandbox();
+    const out = await e.run(submitArgs(e.file("list.txt", listText(500)), "-o", "results.csv"));
+    expect(out.code).toBe(2);
+    expect(out.stderr).toContain("-o and --join need --wait");
+    expect(e.state().tasks).toEqual([]);
+  });
+
+  it("refuses to overwrite -o FILE without --force before uploading (exit 2)", async () => {
+    const e = await sandbox();
+    e.file("results.csv", "precious\n");
+    const out = await e.run(submitArgs(e.file("list.txt", listText(500)), "--wait", "-o", "results.csv"));
+    expect(out.code).toBe(2);
+    expect(out.stderr).toContain("results.csv already exists");
+    expect(out.stderr).toContain("--force");
+    expect(e.state().tasks).toEqual([]);
+    expect(readFileSync(join(e.dir, "results.csv"), "utf8")).toBe("precious\n");
+  });
+
+  it("refuses a list with too few numbers to check with exit 3 and uploads nothing", async () => {
+    const e = await sandbox();
+    const out = await e.run(submitArgs(e.file("list.txt", listText(20))));
+    expect(out.code).toBe(3);
+    expect(out.stderr).toContain("A task needs at least 500 numbers; this list has 20 to check.");
+    expect(out.stderr).toContain("bulkcheck config set min-task-size");
+    expect(e.state().tasks).toEqual([]);
+  });
+
+  it("refuses an unknown --type or a missing --country with exit 2", async () => {
+    const e = await sandbox();
+    const list = e.file("list.txt", listText(500));
+    const type = await e.run(["submit", list, "--type", "number_magic_batch", "--country", "GB"]);
+    expect(type.code).toBe(2);
+    expect(type.stderr).toContain('Unknown --type "number_magic_batch"');
+    const country = await e.run(["submit", list, "--type", "number_validation_batch"]);
+    expect(country.code).toBe(2);
+    expect(country.stderr).toContain("--country is required");
+    expect(e.state().stats.requests).toBe(0);
+  });
+
+  it("silences notes with --quiet but still prints the task id", async () => {
+    const e = await sandbox();
+    const out = await e.run(submitArgs(e.file("list.txt", listText(500)), "--quiet"));
+    expect(out.code).toBe(0);
+    expect(out.stdout).toMatch(/^[0-9a-f]{32}\n$/);
+    expect(out.stderr).toBe("");
+  });
+
+  it("derives a bc1- key that is stable for this install and different for another install", async () => {
+    const e = await sandbox();
+    const list = e.file("list.txt", listText(500));
+    await e.run(submitArgs(list, "--quiet"));
+    await e.run(submitArgs(list, "--quiet"));
+    const keys = journalEntries(e).map((entry) => entry.idempotency_key as string);
+    expect(keys[0]).toMatch(/^bc1-[0-9a-f]{64}$/);
+    expect(new Set(keys).size).toBe(1);
+    // Another install (its own config dir, so its own secret) derives another key: a new task.
+    const other = await e.run(submitArgs(list, "--quiet"), { env: { BULKCHECK_CONFIG_DIR: tempDir() } });
+    expect(other.code).toBe(0);
+    expect(e.state().tasks).toHaveLength(2);
+  });
+
+  it("prints one id (or JSON line) per task when the list is split, and wait and download take them all", async () => {
+    const e = await sandbox();
+    expect((await e.run(["config", "set", "max-task-size", "600"])).code).toBe(0);
+    const list = e.file("list.txt", listText(1500));
+    const plain = await e.run(submitArgs(list, "--dry-run"));
+    expect(plain.stderr).toContain("1500 numbers in 3 task(s)");
+    const json = await e.run(submitArgs(list, "--json"));
+    expect(json.code).toBe(0);
+    const tasks = lines(json.stdout).map((line) => JSON.parse(line) as { id: string; total: number });
+    expect(tasks.map((task) => task.total)).toEqual([500, 500, 500]);
+    const again = await e.run(submitArgs(list));
+    expect(lines(again.stdout)).toEqual(tasks.map((task) => task.id));
+    const ids = again.stdout;
+    expect((await e.run(["wait", "-", "--interval", "0.2", "--quiet"], { stdin: ids })).code).toBe(0);
+    const download = await e.run(["download", "-"], { stdin: ids });
+    expect(download.code).toBe(0);
+    expect(lines(download.stdout).slice(1).map((row) => row.split(",")[0])).toEqual(gbList(1500).map(identifier));
+  });
+
+  it("exits 3 when the service refuses the task as it is (42200), having reserved nothing", async () => {
+    // The service's minimum is higher than bulkcheck's configured one.
+    const e = await sandbox({ minTaskSize: 1000 });
+    const out = await e.run(submitArgs(e.file("list.txt", listText(500))));
+    expect(out.code).toBe(3);
+    expect(out.stdout).toBe("");
+    expect(out.stderr).toContain("(42200)");
+    expect(out.stderr).toContain("a task needs at least 1000");
+    expect(e.state().ledger).toEqual([]);
+  });
+
+  it("exits 7 without retrying when too many tasks are unfinished (42900)", async () => {
+    const e = await sandbox({ maxUnfinished: 1, numbersPerSecond: 1 });
+    expect((await e.run(submitArgs(e.file("a.txt", listText(500)), "--quiet"))).code).toBe(0);
+    const out = await e.run(submitArgs(e.file("b.txt", listText(500, 1000))));
+    expect(out.code).toBe(7);
+    expect(out.stderr).toContain("(42900)");
+    expect(out.stderr).toContain("Wait for running tasks to finish");
+    expect(e.state().stats.by_route.submit).toBe(2);
+  });
+
+  it("with --wait exits 6 when the task fails, and writes no -o file", async () => {
+    const e = await sandbox({ failRate: 1 });
+    const out = await e.run(submitArgs(e.file("list.txt", listText(500)), "--wait", "--interval", "0.2", "-o", "results.csv"));
+    expect(out.code).toBe(6);
+    expect(out.stdout.trim()).toMatch(TASK_ID);
+    expect(existsSync(join(e.dir, "results.csv"))).toBe(false);
+  });
+
+  it("with --wait --timeout exits 8 and says how to resume", async () => {
+    const e = await sandbox({ numbersPerSecond: 1 });
+    const out = await e.run(submitArgs(e.file("list.txt", listText(500)), "--wait", "--interval", "0.2", "--timeout", "2"));
+    expect(out.code).toBe(8);
+    expect(out.stderr).toContain(`Resume with: bulkcheck wait ${out.stdout.trim()}`);
+  });
+
+  it("asks before reserving on a terminal, and uploads nothing unless the answer is yes", async () => {
+    const e = await sandbox();
+    const list = e.file("list.txt", listText(500));
+    const no = await e.run(submitArgs(list), { tty: true, stdin: "n\n" });
+    expect(no.code).toBe(130);
+    expect(no.stderr).toContain("Reserve $0.50 of $10.00? [y/N]");
+    expect(no.stderr).toContain("Cancelled; nothing was uploaded.");
+    expect(no.stdout).toBe("");
+    expect(e.state().tasks).toEqual([]);
+    const yes = await e.run(submitArgs(list), { tty: true, stdin: "y\n" });
+    expect(yes.code).toBe(0);
+    expect(e.state().tasks).toHaveLength(1);
+    const noQuestion = await e.run(submitArgs(list, "--resubmit", "--yes"), { tty: true });
+    expect(noQuestion.code).toBe(0);
+    expect(noQuestion.stderr).not.toContain("[y/N]");
+    expect(e.state().tasks).toHaveLength(2);
+  });
+
+  it("writes no journal when the submit never reached the upload", async () => {
+    const e = await sandbox();
+    await e.run(submitArgs(e.file("list.txt", listText(500)), "--max-cost", "0.01"));
+    expect(existsSync(join(e.configDir, "journal.jsonl"))).toBe(false);
+  });
+});

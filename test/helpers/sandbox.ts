@@ -1,0 +1,189 @@
+import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, expect } from "vitest";
+import { startSandbox, type Sandbox, type SandboxOptions, type SandboxState } from "../../src/sandbox/index.js";
+import { runBin, runCli, spawnCli, tempDir, type CliResult, type RunOptions } from "./cli.js";
+
+/**
+ * The API key of every e2e sandbox. Distinctive, so a leak into any output is
+ * caught by `assertClean`: the middle part never appears in a redacted form.
+ */
+export const API_KEY = "sk_e2e_LEAKCANARY_8d41c07f5a9e23b6";
+const KEY_SECRET_PART = "LEAKCANARY";
+
+/** SGR (colour/style) escape sequences. Spinners' cursor controls are not colour. */
+const SGR = /\u001b\[[0-9;]*m/;
+/** A V8 stack frame line, e.g. "    at submitCommand (file:///…/submit.js:12:3)". */
+const STACK_FRAME = /^\s+at .+(:\d+:\d+\)?|\(native\)|<anonymous>\)?)$/m;
+
+export interface E2eOptions extends Partial<SandboxOptions> {
+  /**
+   * Drive the sandbox with a clock that only moves when the CLI sleeps (in-process
+   * runs), so waiting, polling and Retry-After cost no real time. Default true;
+   * spawned binaries need the real clock (false).
+   */
+  fakeClock?: boolean;
+}
+
+export interface E2e {
+  sandbox: Sandbox;
+  /** The sandbox clock (ms); moved by the CLI's injected sleep when fakeClock is on. */
+  clock: { ms: number };
+  /** The environment a CLI run needs: base URL, key, and a fresh config dir. */
+  env: Record<string, string>;
+  configDir: string;
+  /** A scratch directory for lists and outputs. */
+  dir: string;
+  /** Runs bulkcheck in-process (same clock as the sandbox) and checks the output is clean. */
+  run(argv: string[], options?: RunOptions): Promise<CliResult>;
+  /** Spawns the built binary and checks the output is clean. */
+  bin(argv: string[], options?: { env?: Record<string, string | undefined>; stdin?: string; cwd?: string }): Promise<CliResult>;
+  /** Spawns the built binary; the caller awaits `done` (output is checked when it settles). */
+  spawn(argv: string[], options?: { env?: Record<string, string | undefined>; stdin?: string }): ReturnType<typeof spawnCli>;
+  state(): SandboxState;
+  /** Writes a file into `dir` and returns its path. */
+  file(name: string, content: string): string;
+  close(): Promise<void>;
+}
+
+/** Starts a sandbox on 127.0.0.1:0 with the e2e key, and returns what a test needs to run the CLI against it. */
+export async function startE2e(options: E2eOptions = {}): Promise<E2e> {
+  const { fakeClock = true, ...sandboxOptions } = options;
+  const clock = { ms: Date.UTC(2025, 0, 15, 9, 0, 0) };
+  const sandbox = await startSandbox({
+    apiKey: API_KEY,
+    noResultRate: 0,
+    ...(fakeClock ? { now: () => clock.ms } : {}),
+    ...sandboxOptions,
+  });
+  const configDir = tempDir("bulkcheck-e2e-config-");
+  const dir = tempDir("bulkcheck-e2e-work-");
+  const env = { BULKCHECK_BASE_URL: sandbox.url, BULKCHECK_API_KEY: API_KEY, BULKCHECK_CONFIG_DIR: configDir };
+  const fake = fakeClock
+    ? {
+        now: () => clock.ms,
+        sleep: async (ms: number, signal?: AbortSignal) => {
+          signal?.throwIfAborted();
+          clock.ms += ms;
+          // Let the event loop turn, as a real timer would.
+          await new Promise((resolve) => setImmediate(resolve));
+        },
+      }
+    : {};
+  return {
+    sandbox,
+    clock,
+    env,
+    configDir,
+    dir,
+    async run(argv, runOptions = {}) {
+      const result = await runCli(argv, { cwd: dir, ...fake, ...runOptions, env: { ...env, ...runOptions.env } });
+      assertClean(argv, result, { colour: Boolean(runOptions.tty && runOptions.colors), env: { ...env, ...runOptions.env } });
+      return result;
+    },
+    async bin(argv, binOptions = {}) {
+      const result = await runBin(argv, { cwd: dir, ...binOptions, env: { ...env, ...binOptions.env } });
+      assertClean(argv, result, { colour: false, env: { ...env, ...binOptions.env } });
+      return result;
+    },
+    spawn(argv, spawnOptions = {}) {
+      const spawned = spawnCli(argv, { cwd: dir, ...spawnOptions, env: { ...env, ...spawnOptions.env } });
+      const done = spawned.done.then((result) => {
+        assertClean(argv, result, { colour: false, env: { ...env, ...spawnOptions.env } });
+        return result;
+      });
+      return { ...spawned, done };
+    },
+    state: () => sandbox.inspect(),
+    file(name, content) {
+      const path = join(dir, name);
+      writeFileSync(path, content);
+      return path;
+    },
+    async close() {
+      await sandbox.close();
+      // The journal is a log too: it must never hold the key.
+      const journal = join(configDir, "journal.jsonl");
+      if (existsSync(journal)) expect(readFileSync(journal, "utf8").includes(KEY_SECRET_PART), "the API key appeared in the journal").toBe(false);
+      rmSync(configDir, { recursive: true, force: true });
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Registers an afterEach that closes every sandbox the test started; returns the starter. */
+export function e2eSandboxes(): (options?: E2eOptions) => Promise<E2e> {
+  const open: E2e[] = [];
+  afterEach(async () => {
+    await Promise.all(open.splice(0).map((e) => e.close()));
+  });
+  return async (options) => {
+    const e = await startE2e(options);
+    open.push(e);
+    return e;
+  };
+}
+
+/** The journal's entries (JSON lines in the config dir), oldest first. */
+export function journalEntries(e: E2e): Array<Record<string, unknown>> {
+  let text: string;
+  try {
+    text = readFileSync(join(e.configDir, "journal.jsonl"), "utf8");
+  } catch {
+    return [];
+  }
+  return lines(text).map((line) => JSON.parse(line) as Record<string, unknown>);
+}
+
+/** argv of a GB number_validation_batch submit of `file`. */
+export function submitArgs(file: string, ...extra: string[]): string[] {
+  return ["submit", file, "--type", "number_validation_batch", "--country", "GB", ...extra];
+}
+
+/**
+ * What must hold for every run of the suite: the API key never appears, no stack
+ * trace without --verbose, and no colour unless a colour terminal was asked for.
+ */
+export function assertClean(argv: readonly string[], result: CliResult, context: { colour: boolean; env: Record<string, string | undefined> }): void {
+  const output = result.stdout + result.stderr;
+  expect(output.includes(API_KEY), "the API key appeared in the output").toBe(false);
+  expect(output.includes(KEY_SECRET_PART), "part of the API key appeared in the output").toBe(false);
+  if (!argv.includes("--verbose")) expect(result.stderr, "a stack trace without --verbose").not.toMatch(STACK_FRAME);
+  const colourOff = !context.colour || argv.includes("--no-color") || Boolean(context.env.NO_COLOR);
+  if (colourOff) expect(output, "colour escapes with colour off").not.toMatch(SGR);
+}
+
+/** `count` distinct valid GB mobile numbers as people write them: "+44 7400 100000", then 7500, then 7800. */
+export function gbList(count: number, offset = 0): string[] {
+  const prefixes = ["7400", "7500", "7800"];
+  return Array.from({ length: count }, (_, i) => {
+    const n = offset + i;
+    return `+44 ${prefixes[n % prefixes.length]} ${String(100_000 + (n % 900_000))}`;
+  });
+}
+
+/** The spec's identifier of a number from `gbList`: digits with the country code. */
+export function identifier(number: string): string {
+  return number.replace(/\D/g, "");
+}
+
+/** A .txt list of `count` numbers (one per line). */
+export function listText(count: number, offset = 0): string {
+  return gbList(count, offset).join("\n") + "\n";
+}
+
+/** Non-empty stdout lines. */
+export function lines(text: string): string[] {
+  return text.split("\n").filter((line) => line !== "");
+}
+
+/** Resolves once `condition` holds, checking every 20 ms; fails after `limitMs`. */
+export async function until(condition: () => boolean, limitMs = 10_000): Promise<void> {
+  const started = Date.now();
+  while (!condition()) {
+    if (Date.now() - started > limitMs) throw new Error("condition not met in time");
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+export const TASK_ID = /^[0-9a-f]{32}$/;

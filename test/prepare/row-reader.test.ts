@@ -1,0 +1,87 @@
+import { readFile } from "node:fs/promises";
+import { join } from "node:path";
+import { parse } from "csv-parse/sync";
+import { describe, expect, it } from "vitest";
+import { createRowClassifier, openRows, type SourceRecord } from "../../src/prepare/index.js";
+import { listFile, prepare, tempDir } from "./helpers.js";
+
+const CSV = ['id,name,phone', '1,"Smith, Amy",07400 100001', '2,"Two', 'lines",+44 7400 100001', "3,Cy,", "4,Di,+1 212 555 0142", "5,Ed,+44 7400 100005"].join("\r\n") + "\r\n";
+
+async function all<T>(items: AsyncIterable<T>): Promise<T[]> {
+  const out: T[] = [];
+  for await (const item of items) out.push(item);
+  return out;
+}
+
+describe("openRows (the reader the join reuses)", () => {
+  it("yields every data row with its line, fields and original text, and the header and line end apart", async () => {
+    const rows = await openRows(await listFile("list.csv", CSV));
+    expect(rows.header?.fields).toEqual(["id", "name", "phone"]);
+    expect(rows.lineEnding).toBe("\r\n");
+    expect(rows.columnCount).toBe(3);
+    const records = await all(rows.rows());
+    expect(records.map((r) => r.line)).toEqual([2, 3, 5, 6, 7]);
+    expect(records[1]!.fields).toEqual(["2", "Two\r\nlines", "+44 7400 100001"]);
+    expect([rows.header!.raw, ...records.map((r) => r.raw)].join("\r\n") + "\r\n").toBe(CSV);
+  });
+
+  it("reads the same dialect again from stored settings, without guessing", async () => {
+    const path = await listFile("list.csv", "07400 100001;Amy\n07400 100002;Bob\n");
+    const rows = await openRows(path, { delimiter: ";", hasHeader: true });
+    expect(rows.header?.fields).toEqual(["07400 100001", "Amy"]);
+    expect((await all(rows.rows())).map((r) => r.fields)).toEqual([["07400 100002", "Bob"]]);
+  });
+
+  it("yields one column in batches, with the same lines", async () => {
+    const rows = await openRows(await listFile("list.csv", CSV));
+    const batches = await all(rows.cells(2));
+    expect(batches.flatMap((b) => b.lines)).toEqual([2, 3, 5, 6, 7]);
+    expect(batches.flatMap((b) => b.cells)).toEqual(["07400 100001", "+44 7400 100001", "", "+1 212 555 0142", "+44 7400 100005"]);
+  });
+
+  it("releases the file when closed before the end", async () => {
+    const rows = await openRows(await listFile("list.csv", CSV));
+    await rows.close();
+  });
+});
+
+describe("createRowClassifier (the classifier the join reuses)", () => {
+  it("marks a duplicate with the line and identifier of its first occurrence", () => {
+    const classifier = createRowClassifier({ country: "GB" });
+    expect(classifier.classify("07400 100001", 2)).toEqual({ class: "kept", identifier: "447400100001", national: true });
+    expect(classifier.classify("+44 7400 100001", 3)).toEqual({
+      class: "duplicate",
+      identifier: "447400100001",
+      firstLine: 2,
+      reason: "duplicate of line 2",
+    });
+    expect(classifier.classify("n/a", 4).class).toBe("invalid");
+    expect([...classifier.keptIdentifiers()]).toEqual(["447400100001"]);
+  });
+
+  it("does not count a repeated excluded number as a duplicate", () => {
+    const classifier = createRowClassifier({ country: "GB" });
+    classifier.classify("+1 212 555 0142", 1);
+    expect(classifier.classify("+1 212 555 0142", 2).class).toBe("other_country");
+  });
+
+  it("recomputes, from prepareList's settings, exactly the classes and identifiers preparation wrote", async () => {
+    const rejectsPath = join(await tempDir(), "rejects.csv");
+    const source = await listFile("list.csv", CSV);
+    const prepared = await prepare(source, { rejectsPath });
+    const settings = JSON.parse(JSON.stringify(prepared.settings)) as typeof prepared.settings;
+
+    const rows = await openRows(source, settings);
+    const classifier = createRowClassifier(settings);
+    const kept: string[] = [];
+    const rejected: string[][] = [];
+    for await (const record of rows.rows() as AsyncIterable<SourceRecord>) {
+      const cell = record.fields[settings.column.index] ?? "";
+      const row = classifier.classify(cell, record.line);
+      if (row.class === "kept") kept.push(row.identifier!);
+      else rejected.push([String(record.line), cell, row.class, row.reason ?? ""]);
+    }
+    expect(kept).toEqual(prepared.kept);
+    expect(rejected).toEqual((parse(await readFile(rejectsPath, "utf8")) as string[][]).slice(1));
+  });
+});
