@@ -1,5 +1,12 @@
 #!/usr/bin/env node
 // The only place that touches process exit state: dist/main.js returns an exit code.
-import { main } from "../dist/main.js";
 
+// A reader that stops early (`bulkcheck download ID | head`) closes the pipe: end
+// quietly, as a SIGPIPE would, instead of crashing on EPIPE.
+process.stdout.on("error", (error) => {
+  if (error.code !== "EPIPE") throw error;
+  process.exit(process.exitCode ?? 0);
+});
+
+const { main } = await import("../dist/main.js");
 process.exitCode = await main(process.argv.slice(2));

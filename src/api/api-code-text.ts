@@ -13,7 +13,7 @@ interface CodeText {
 const CODE_TEXT: Readonly<Record<number, CodeText>> = {
   [ApiCode.UNSUPPORTED_OR_CONFLICT]: {
     kind: "input",
-    text: "The service rejected the request (40000: unsupported service type, or conflicting request fields). Check the service type and the country.",
+    text: "The service rejected the request (40000: a value it does not support, such as the service type, country or task id, or conflicting fields). Check those values.",
   },
   [ApiCode.INVALID_JSON]: {
     kind: "input",

@@ -41,7 +41,7 @@ export async function downloadTasks(ctx: Context, taskIds: readonly string[], fl
     withTransferRetries(ctx, () =>
       writeResults(sources, { path, force: toStdout || Boolean(flags.force) }, {
         serviceType,
-        format: flags.format ?? "csv",
+        format: flags.format ?? (ctx.globals.json && toStdout ? "jsonl" : "csv"),
         signal: ctx.signal,
         colour: ctx.printer.options.colour,
       }),

@@ -190,7 +190,7 @@ export function buildProgram(runtime: Runtime, invoke: Invoke, version: string) 
 }
 
 function formatOption() {
-  return new Option("--format <format>", "output format").choices(["csv", "tsv", "jsonl", "json", "table"] as const).default("csv" as const);
+  return new Option("--format <format>", "output format (default csv; jsonl with --json on stdout)").choices(["csv", "tsv", "jsonl", "json", "table"] as const);
 }
 
 function examples(lines: string[]): string {

@@ -77,11 +77,13 @@ export async function submitPrepared(ctx: Context, prepared: PreparedSubmission,
   // Tasks are printed in list order, each as soon as those before it are known, so
   // re-runs print the same ids in the same order (and downloads merge in list order).
   const report = (result: UploadResult) => {
-    const { task, replayed } = result;
+    const { task, replayed, upload } = result;
     if (flags.idsToStderr) printer.note(`Task ${task.id} submitted.`);
     else if (ctx.globals.json) printer.json(taskJson(task));
     else printer.data(task.id);
-    if (replayed) {
+    if (replayed && upload.knownTaskId === undefined) {
+      printer.note(`Task ${task.id} had already been created for this list by an earlier attempt whose answer was lost; the service returned it and nothing was reserved twice. Add --resubmit to force a new task.`);
+    } else if (replayed) {
       printer.note(`Task ${task.id} was already submitted for this list, product and country: the service returned it and nothing was reserved again. Add --resubmit to force a new task.`);
     }
   };

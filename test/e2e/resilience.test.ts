@@ -117,7 +117,7 @@ describe("crash safety", () => {
     const rerun = await e.run(submitArgs(list));
     expect(rerun.code).toBe(0);
     expect(rerun.stdout.trim()).toBe(task!.id);
-    expect(rerun.stderr).toContain(`Task ${task!.id} was already submitted`);
+    expect(rerun.stderr).toContain(`Task ${task!.id} had already been created for this list by an earlier attempt`);
     expect(e.state().tasks).toHaveLength(1);
     expect(e.state().ledger.filter((entry) => entry.kind === "reserve")).toHaveLength(1);
     const keys = journalEntries(e).map((entry) => entry.idempotency_key);

@@ -9,6 +9,7 @@ import { prepareFromFlags } from "../preparation.js";
 import { submitPrepared, type SubmitFlags } from "../submit-flow.js";
 import { withTempDir } from "../temp-dir.js";
 import { afterUpload, checkOutputFlags, type AfterUploadFlags } from "./submit.js";
+import { pollInterval } from "./wait.js";
 
 export type RetryFailedFlags = SubmitFlags & AfterUploadFlags;
 
@@ -20,6 +21,7 @@ export type RetryFailedFlags = SubmitFlags & AfterUploadFlags;
  */
 export async function retryFailedCommand(ctx: Context, id: string, flags: RetryFailedFlags): Promise<void> {
   checkOutputFlags(ctx, flags);
+  if (flags.wait) await pollInterval(ctx, flags.interval);
   const client = await ctx.client();
   const task = await client.checkTask(id);
   if (task.status === "processing") {
