@@ -1,10 +1,9 @@
 import { readFileSync } from "node:fs";
-import { CommanderError } from "@commander-js/extra-typings";
 import { BulkcheckError } from "./errors.js";
 import { createContext, createPrinter, processRuntime, type Context, type GlobalOptions, type Runtime } from "./cli/context.js";
 import { EXIT_CODES, exitCodeFor } from "./cli/exit-codes.js";
 import type { Printer } from "./cli/printer.js";
-import { buildProgram, type Invoke } from "./cli/program.js";
+import type { Invoke } from "./cli/program.js";
 
 const VERSION = (JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as { version: string }).version;
 
@@ -13,6 +12,12 @@ const VERSION = (JSON.parse(readFileSync(new URL("../package.json", import.meta.
  * place errors become exit codes; bin/bulkcheck.js sets process.exitCode from it.
  */
 export async function main(argv: readonly string[], runtime: Runtime = processRuntime()): Promise<number> {
+  // `--version` alone is answered before commander loads: start-up is most of its cost.
+  if (argv.length === 1 && (argv[0] === "--version" || argv[0] === "-V")) {
+    runtime.io.stdout.write(`${VERSION}\n`);
+    return EXIT_CODES.ok;
+  }
+  const { buildProgram } = await import("./cli/program.js");
   let context: Context | undefined;
   let globals: GlobalOptions = {};
   const invoke: Invoke = async (cmd, run) => {
@@ -24,13 +29,14 @@ export async function main(argv: readonly string[], runtime: Runtime = processRu
     await buildProgram(runtime, invoke, VERSION).parseAsync([...argv], { from: "user" });
     return EXIT_CODES.ok;
   } catch (error) {
-    return report(error, context?.printer ?? createPrinter(runtime, globals), runtime.signal.aborted);
+    return await report(error, context?.printer ?? createPrinter(runtime, globals), runtime.signal.aborted);
   } finally {
     await context?.dispose();
   }
 }
 
-function report(error: unknown, printer: Printer, interrupted: boolean): number {
+async function report(error: unknown, printer: Printer, interrupted: boolean): Promise<number> {
+  const { CommanderError } = await import("@commander-js/extra-typings");
   if (error instanceof CommanderError) {
     // commander has already printed its message; help and --version end here too.
     return error.exitCode === 0 ? EXIT_CODES.ok : EXIT_CODES.usage;

@@ -4,8 +4,8 @@ import { BulkcheckError, ServiceUnavailableError, UsageError } from "../errors.j
 import { assertRowCounts, describeSummary, taskCharge, writeResults, type OutputFormat, type ResultSummary } from "../results/index.js";
 import { canonicalServiceType, type ServiceType } from "../spec/products.js";
 import type { Task } from "../spec/task.js";
-import { formatUsd } from "../tasks/cost.js";
 import { isBrokenTransfer, openTaskResult } from "../tasks/fetch-result.js";
+import { billing, billingJson, describeBilling, describeExcluded, excludedBeforeUpload } from "./billing.js";
 import type { Context } from "./context.js";
 import { absolutePath } from "./preparation.js";
 import { isStdout, withStagedOutput } from "./staged-output.js";
@@ -41,18 +41,25 @@ export async function downloadTasks(ctx: Context, taskIds: readonly string[], fl
     withTransferRetries(ctx, () =>
       writeResults(sources, { path, force: toStdout || Boolean(flags.force) }, {
         serviceType,
-        format: flags.format ?? (ctx.globals.json && toStdout ? "jsonl" : "csv"),
+        format: outputFormat(ctx, flags.format, toStdout),
         signal: ctx.signal,
         colour: ctx.printer.options.colour,
       }),
     ),
   );
-  reportSummary(ctx, summary, [...tasks.values()], toStdout, await ctx.prices());
+  const excluded = await excludedBeforeUpload(await ctx.journal(), taskIds);
+  reportSummary(ctx, summary, { tasks: [...tasks.values()], excluded, dataOnStdout: toStdout, prices: await ctx.prices() });
   if (flags.strict) assertRowCounts(summary);
   return summary;
 }
 
 /** Refuses, before any request, an -o FILE that exists (without --force) or whose directory does not. */
+/** Default csv (jsonl for --json on stdout); a boxed table only on a terminal, TSV anywhere else. */
+function outputFormat(ctx: Context, format: OutputFormat | undefined, toStdout: boolean): OutputFormat {
+  if (format === "table") return toStdout && ctx.io.stdout.isTTY ? "table" : "tsv";
+  return format ?? (ctx.globals.json && toStdout ? "jsonl" : "csv");
+}
+
 export function checkDestination(ctx: Context, output: string | undefined, force: boolean | undefined): void {
   if (isStdout(output)) return;
   const path = absolutePath(ctx, output!);
@@ -96,29 +103,17 @@ export function productOf(tasks: readonly Task[]): ServiceType {
   return product as ServiceType;
 }
 
-/** What the tasks cost: only checked numbers are charged, the rest of each reservation is refunded. */
-export function billing(tasks: readonly Task[], prices: Record<ServiceType, number>) {
-  const charges = tasks.flatMap((task) => {
-    const product = canonicalServiceType(task.product);
-    const charge = product ? taskCharge(task, prices[product]) : undefined;
-    return charge ? [charge] : [];
-  });
-  return {
-    charged: charges.reduce((sum, c) => sum + c.chargedMicros, 0),
-    refunded: charges.reduce((sum, c) => sum + c.refundedMicros, 0),
-    checked: charges.reduce((sum, c) => sum + c.charged, 0),
-    noResult: tasks.reduce((sum, task) => sum + (task.failure_cnt ?? 0), 0),
-  };
+interface SummaryContext {
+  tasks: readonly Task[];
+  excluded: Record<string, number> | undefined;
+  dataOnStdout: boolean;
+  prices: Record<ServiceType, number>;
 }
 
-export function describeBilling(bill: ReturnType<typeof billing>): string {
-  return `No result: ${bill.noResult}. Charged ${formatUsd(bill.charged)} for ${bill.checked} checked numbers; refunded ${formatUsd(bill.refunded)}.`;
-}
-
-function reportSummary(ctx: Context, summary: ResultSummary, tasks: readonly Task[], dataOnStdout: boolean, prices: Record<ServiceType, number>): void {
-  const { charged, refunded, noResult } = billing(tasks, prices);
-  const lines = describeSummary({ ...summary, path: dataOnStdout ? undefined : summary.path });
-  lines.push(describeBilling(billing(tasks, prices)));
+function reportSummary(ctx: Context, summary: ResultSummary, { tasks, excluded, dataOnStdout, prices }: SummaryContext): void {
+  const bill = billing(tasks, prices);
+  const lines = [...describeSummary({ ...summary, path: dataOnStdout ? undefined : summary.path }), ...describeBilling(bill)];
+  if (excluded) lines.push(describeExcluded(excluded));
   for (const line of lines) {
     if (line.startsWith("Warning: ")) ctx.printer.warn(line.slice("Warning: ".length));
     else ctx.printer.note(line);
@@ -128,12 +123,10 @@ function reportSummary(ctx: Context, summary: ResultSummary, tasks: readonly Tas
       rows_written: summary.rowsWritten,
       path: summary.path,
       format: summary.format,
-      checked: summary.rows,
-      no_result: noResult,
-      charged_micros: charged,
-      refunded_micros: refunded,
-      signal: summary.signal,
-      carrier: summary.carrier,
+      ...billingJson(bill),
+      ...(excluded ? { excluded_before_upload: excluded } : {}),
+      ...(summary.signal ? { activated: summary.signal } : {}),
+      ...(summary.carrier ? { top_carriers: summary.carrier.topCarriers, top_number_types: summary.carrier.topNumberTypes } : {}),
       mismatches: summary.mismatches,
     });
   }

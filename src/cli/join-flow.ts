@@ -5,7 +5,8 @@ import { joinResults, type JoinSummary } from "../results/join.js";
 import { readResults, resultMap } from "../results/read-results.js";
 import { openTaskResult } from "../tasks/fetch-result.js";
 import type { Context } from "./context.js";
-import { billing, describeBilling, productOf, withTransferRetries } from "./download-flow.js";
+import { billing, billingJson, describeBilling } from "./billing.js";
+import { checkDestination, productOf, withTransferRetries } from "./download-flow.js";
 import { absolutePath } from "./preparation.js";
 import { isStdout, withStagedOutput, writeAtomically } from "./staged-output.js";
 
@@ -21,6 +22,7 @@ export interface JoinFlags {
  * preparation settings the journal kept for these tasks.
  */
 export async function joinTasks(ctx: Context, ids: readonly string[], flags: JoinFlags): Promise<JoinSummary> {
+  checkDestination(ctx, flags.output, flags.force);
   const sourcePath = absolutePath(ctx, flags.join);
   const settings = await preparationOf(ctx, ids, sourcePath);
   const client = await ctx.client();
@@ -41,8 +43,11 @@ export async function joinTasks(ctx: Context, ids: readonly string[], flags: Joi
   );
   const counts = Object.entries(summary.byStatus).filter(([, n]) => n > 0).map(([status, n]) => `${status} ${n}`).join(", ");
   ctx.printer.note(`Wrote ${summary.rows} source rows${isStdout(flags.output) ? "" : ` to ${flags.output}`} with the ${serviceType} columns: ${counts}.`);
-  ctx.printer.note(describeBilling(billing(tasks, await ctx.prices())));
-  if (ctx.globals.json && !isStdout(flags.output)) ctx.printer.json({ rows_written: summary.rows, path: absolutePath(ctx, flags.output!), by_status: summary.byStatus });
+  const bill = billing(tasks, await ctx.prices());
+  for (const line of describeBilling(bill)) ctx.printer.note(line);
+  if (ctx.globals.json && !isStdout(flags.output)) {
+    ctx.printer.json({ rows_written: summary.rows, path: absolutePath(ctx, flags.output!), by_status: summary.byStatus, ...billingJson(bill) });
+  }
   return summary;
 }
 

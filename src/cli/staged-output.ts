@@ -10,6 +10,7 @@ import { AtomicFile } from "../results/atomic-file.js";
 import { TempFiles } from "../results/temp-files.js";
 import type { Context } from "./context.js";
 import { absolutePath } from "./preparation.js";
+import { removeStaleTemps } from "./temp-dir.js";
 
 /** Where output goes: `-` or nothing is stdout, anything else a file written atomically. */
 export function isStdout(output: string | undefined): boolean {
@@ -23,6 +24,7 @@ export function isStdout(output: string | undefined): boolean {
  */
 export async function withStagedOutput<T>(ctx: Context, output: string | undefined, produce: (path: string) => Promise<T>): Promise<T> {
   if (!isStdout(output)) return produce(absolutePath(ctx, output!));
+  await removeStaleTemps();
   const staged = join(tmpdir(), `bulkcheck-${process.pid}-${randomBytes(4).toString("hex")}.out`);
   try {
     const value = await produce(staged);

@@ -22,7 +22,7 @@ export interface PreparedSubmission {
   product: ServiceType;
   country: string | undefined;
   chunks: readonly Chunk[];
-  entry: Pick<SubmitEntry, "source" | "preparation">;
+  entry: Pick<SubmitEntry, "source" | "preparation" | "prepared" | "retry_of">;
 }
 
 /**

@@ -17,6 +17,10 @@ export interface SubmitEntry {
   chunk: { index: number; of: number; count: number; sha256: string };
   /** How the list was prepared, so results can be joined back with identical identifiers. */
   preparation?: unknown;
+  /** The preparation summary of the whole source (the same on every part of a split list). */
+  prepared?: Record<string, unknown>;
+  /** For retry-failed: the task whose numbers without a result this upload holds. */
+  retry_of?: string;
 }
 
 /** Written once the service has answered with a task. */

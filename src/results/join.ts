@@ -42,6 +42,8 @@ export async function joinResults(input: JoinInput): Promise<JoinSummary> {
   const delimiter = settings.delimiter ?? ",";
   const eol = rows.lineEnding;
   const empty = input.results.columns.map(() => "");
+  // Short rows are padded so the result columns line up under their header.
+  const width = rows.header?.fields.length ?? rows.columnCount;
   const summary: JoinSummary = { rows: 0, byStatus: { checked: 0, no_result: 0, invalid: 0, no_code: 0, other_country: 0, duplicate: 0, blank: 0 } };
   const quote = quoter(delimiter, Boolean(rows.header && isFullyQuoted(rows.header.raw, delimiter)));
   const write = async (text: string) => {
@@ -60,7 +62,7 @@ export async function joinResults(input: JoinInput): Promise<JoinSummary> {
         const status: JoinStatus = outcome.class === "kept" ? (found ? "checked" : "no_result") : outcome.class;
         const values = outcome.class === "kept" || outcome.class === "duplicate" ? (found ?? empty) : empty;
         const identifier = outcome.class === "kept" || outcome.class === "duplicate" ? outcome.identifier! : "";
-        const raw = settings.delimiter === undefined ? quote(record.raw) : record.raw;
+        const raw = settings.delimiter === undefined ? quote(record.raw) : record.raw + delimiter.repeat(Math.max(0, width - record.fields.length));
         text += raw + delimiter + [identifier, ...values, status].map(quote).join(delimiter) + eol;
         summary.rows++;
         summary.byStatus[status]++;

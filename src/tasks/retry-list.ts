@@ -4,41 +4,62 @@ import { once } from "node:events";
 import { createInterface } from "node:readline";
 import type { Chunk } from "./submit.js";
 
-export interface RetryListInput {
-  /** The whole kept list of the source, one identifier per line, as preparation wrote it. */
-  uploadList: string;
-  /** Which part of that list the task was (from the journal). */
-  chunk: { index: number; of: number; count: number; sha256: string };
-  /** The task's result rows (header first); absent for a failed task, where nothing has a result. */
-  results?: AsyncIterable<readonly string[]>;
-  outputPath: string;
+/** Which part of a prepared list a task was (from the journal). */
+export interface ChunkRecord {
+  index: number;
+  of: number;
+  count: number;
+  sha256: string;
 }
 
 /**
- * Writes the numbers of a task's upload that have no result. The task's slice of
- * the kept list is found the way preparation split it (balanced parts) and its
- * hash must equal what was uploaded; otherwise the source has changed.
+ * Writes lines [start, end) of a list split into `of` balanced parts (sizes
+ * differ by at most one, larger parts first, as preparation splits), and reports
+ * whether they are exactly the bytes that were uploaded.
  */
-export async function unresolvedNumbers(input: RetryListInput): Promise<Chunk | "source-changed"> {
+export async function writeSlice(listPath: string, chunk: ChunkRecord, outputPath: string): Promise<Chunk | "changed"> {
+  let total = 0;
+  for await (const _line of lines(listPath)) total++;
+  const base = Math.floor(total / chunk.of);
+  const extra = total % chunk.of;
+  const start = chunk.index * base + Math.min(chunk.index, extra);
+  const end = start + base + (chunk.index < extra ? 1 : 0);
+  let index = 0;
+  const written = await writeLines(outputPath, async function* () {
+    for await (const line of lines(listPath)) {
+      if (index >= start && index < end) yield line;
+      if (++index >= end) return;
+    }
+  });
+  return matches(written, chunk) ? written : "changed";
+}
+
+/** Writes the identifiers of a list that have no row in `results` (header first, identifier first). */
+export async function writeWithoutResults(listPath: string, results: AsyncIterable<readonly string[]> | undefined, outputPath: string): Promise<Chunk> {
   const resolved = new Set<string>();
-  if (input.results) {
+  if (results) {
     let header = true;
-    for await (const row of input.results) {
+    for await (const row of results) {
       if (!header && row[0]) resolved.add(row[0]);
       header = false;
     }
   }
-  const out = createWriteStream(input.outputPath);
-  const uploaded = createHash("sha256");
+  return writeLines(outputPath, async function* () {
+    for await (const line of lines(listPath)) if (!resolved.has(line)) yield line;
+  });
+}
+
+export function matches(written: Chunk, chunk: ChunkRecord): boolean {
+  return written.count === chunk.count && written.sha256 === chunk.sha256;
+}
+
+async function writeLines(path: string, source: () => AsyncIterable<string>): Promise<Chunk> {
+  const out = createWriteStream(path);
   const hash = createHash("sha256");
-  let uploadedCount = 0;
   let count = 0;
   let bytes = 0;
-  for await (const identifier of sliceOf(input.uploadList, input.chunk)) {
+  for await (const identifier of source()) {
     const line = identifier + "\n";
-    uploaded.update(line);
-    uploadedCount++;
-    if (resolved.has(identifier)) continue;
     hash.update(line);
     count++;
     bytes += line.length;
@@ -46,23 +67,7 @@ export async function unresolvedNumbers(input: RetryListInput): Promise<Chunk | 
   }
   out.end();
   await once(out, "close");
-  if (uploadedCount !== input.chunk.count || uploaded.digest("hex") !== input.chunk.sha256) return "source-changed";
-  return { path: input.outputPath, count, bytes, sha256: hash.digest("hex") };
-}
-
-/** Lines [start, start + count) of the list, where part sizes differ by at most one (larger parts first). */
-async function* sliceOf(path: string, chunk: RetryListInput["chunk"]): AsyncGenerator<string> {
-  let total = 0;
-  for await (const _line of lines(path)) total++;
-  const base = Math.floor(total / chunk.of);
-  const extra = total % chunk.of;
-  const start = chunk.index * base + Math.min(chunk.index, extra);
-  const end = start + base + (chunk.index < extra ? 1 : 0);
-  let index = 0;
-  for await (const line of lines(path)) {
-    if (index >= start && index < end) yield line;
-    if (++index >= end) return;
-  }
+  return { path, count, bytes, sha256: hash.digest("hex") };
 }
 
 function lines(path: string): AsyncIterable<string> {

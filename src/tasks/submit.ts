@@ -60,7 +60,7 @@ export interface UploadInput {
   country: string | undefined;
   concurrency: number;
   /** Journal context written before each first attempt. */
-  entry: Pick<SubmitEntry, "profile" | "source" | "preparation">;
+  entry: Pick<SubmitEntry, "profile" | "source" | "preparation" | "prepared" | "retry_of">;
   now: () => number;
   onUploaded?: (result: UploadResult) => void;
 }

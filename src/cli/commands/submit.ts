@@ -40,7 +40,7 @@ export async function submitCommand(ctx: Context, file: string, flags: SubmitCom
     if (!ctx.globals.json) printPreparationSummary(ctx, prepared);
     return submitPrepared(
       ctx,
-      { product, country, chunks: prepared.chunks, entry: { source, preparation: prepared.settings } },
+      { product, country, chunks: prepared.chunks, entry: { source, preparation: prepared.settings, prepared: { ...prepared.summary } } },
       { ...flags, idsToStderr: flags.output === "-" },
     );
   });
