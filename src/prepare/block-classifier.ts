@@ -53,10 +53,11 @@ const SEPARATOR = "\0";
  */
 export function classifyBlock(block: TextBlock, settings: BlockSettings): ClassifiedBlock {
   const reader = new RecordReader(settings.delimiter, settings.name, block.firstLine);
-  const head = reader.pushCells(block.text, settings.column);
+  const { lines, cells } = reader.pushCells(block.text, settings.column);
+  // Only a block at the end of a file can hold a record without a line end.
   const tail = reader.endCells(settings.column);
-  const lines = [...head.lines, ...tail.lines];
-  const cells = [...head.cells, ...tail.cells];
+  lines.push(...tail.lines);
+  cells.push(...tail.cells);
   const out: ClassifiedBlock = {
     lines: Int32Array.from(lines),
     codes: new Uint8Array(cells.length),

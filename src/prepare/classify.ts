@@ -1,11 +1,8 @@
-import {
-  isSupportedCountry,
-  parseIncompletePhoneNumber,
-  parsePhoneNumberFromString,
-  type CountryCode,
-} from "libphonenumber-js/max";
+import type { CountryCode } from "libphonenumber-js/max";
 import { UsageError } from "../errors.js";
 import { afterInternationalPrefix, callingCodeOf, parseDigits, type ParsedDigits } from "./digit-parser.js";
+import { fullParser } from "./full-parser.js";
+import { countryPlan } from "./numbering-plans.js";
 import { compactNumber, expandScientific, isScientific, precleanCell } from "./preclean.js";
 
 export { expandScientific, precleanCell } from "./preclean.js";
@@ -49,8 +46,10 @@ export const REASONS = {
   noCodeNoCountry: "number has no country code and the task has no country",
 } as const;
 
-const CANONICAL = /^\+?\d+$/;
 const NON_DIGITS = /\D/g;
+const PLUS = 43;
+const ZERO = 48;
+const NINE = 57;
 const SPACED_NUMBER = /^[+\d ()\-/]+$/;
 const SPACING = /[ ()\-/]/g;
 const BLANK: Classification = { class: "blank", reason: REASONS.blank };
@@ -68,11 +67,11 @@ const INVALID: Classification = { class: "invalid", reason: REASONS.invalid };
  */
 export function classifyCell(raw: string, options: ClassifyOptions): Classification {
   // Already `+`/digits (a third of a typical export, and every line of a service-ready list): nothing to clean.
-  if (CANONICAL.test(raw)) return classifyDigits(raw, options);
+  if (isCanonical(raw)) return classifyDigits(raw, options);
   // Digits written with spaces, brackets, dashes or slashes: precleaning would only drop that punctuation.
   if (SPACED_NUMBER.test(raw)) {
     const digits = raw.replace(SPACING, "");
-    if (CANONICAL.test(digits)) return classifyDigits(digits, options);
+    if (isCanonical(digits)) return classifyDigits(digits, options);
   }
   const { text, extension } = precleanCell(raw);
   if (text === "") return BLANK;
@@ -84,19 +83,31 @@ export function classifyCell(raw: string, options: ClassifyOptions): Classificat
   }
   let digits = compactNumber(cell);
   let ext = extension;
-  if (!CANONICAL.test(digits)) {
+  if (!isCanonical(digits)) {
     // Words such as "n/a": no number has fewer than three digits, and the library's refusal is slow (it builds an Error).
     if (digits.replace(NON_DIGITS, "").length < 3) return { class: "invalid", reason: REASONS.notANumber };
     // Not plain digits: the library's full parser decides whether it is a number at all
     // (an extension in a form precleanCell does not strip, say); its digits are then routed as usual.
-    const phone = parsePhoneNumberFromString(cell, { defaultCountry: options.country, extract: false });
+    const library = fullParser();
+    const phone = library.parsePhoneNumberFromString(cell, { defaultCountry: options.country, extract: false });
     if (!phone?.isValid()) return { class: "invalid", reason: REASONS.notANumber };
-    const all = parseIncompletePhoneNumber(cell);
+    const all = library.parseIncompletePhoneNumber(cell);
     digits = phone.ext ? all.slice(0, all.length - phone.ext.length) : all;
     ext = phone.ext ?? ext;
   }
   const result = classifyDigits(digits, options);
   return ext === undefined ? result : { ...result, extension: ext };
+}
+
+/** Digits with an optional leading `+` (what /^\+?\d+$/ accepts; a loop is cheaper here, on every cell). */
+function isCanonical(text: string): boolean {
+  let i = text.charCodeAt(0) === PLUS ? 1 : 0;
+  if (i >= text.length) return false;
+  for (; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c < ZERO || c > NINE) return false;
+  }
+  return true;
 }
 
 /** Routes `+`/digits to an international or national reading and places the number. */
@@ -157,5 +168,5 @@ function callingCodeOrThrow(country: string): string {
 
 /** True for an ISO 3166-1 alpha-2 code that libphonenumber-js knows. */
 export function isKnownCountry(code: string): code is CountryCode {
-  return /^[A-Z]{2}$/.test(code) && isSupportedCountry(code);
+  return /^[A-Z]{2}$/.test(code) && countryPlan(code) !== undefined;
 }

@@ -23,7 +23,7 @@ export class UndecodableText extends Error {
   }
 }
 
-export const EXPORT_HINT = "Export the list as CSV UTF-8 (or Excel's Unicode text) and try again.";
+const EXPORT_HINT = "Export the list as CSV UTF-8 (or Excel's Unicode text) and try again.";
 
 /** File signatures people pass by mistake, with what to say about them. */
 const SIGNATURES: ReadonlyArray<{ bytes: readonly number[]; what: string }> = [

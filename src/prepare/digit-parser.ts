@@ -23,7 +23,7 @@ const ZERO = 48;
  * A re-statement of libphonenumber-js 1.13.16's `parse()` + `isValid()` for inputs
  * made only of ASCII digits with an optional leading `+` (the caller checks; any
  * other input gives a meaningless answer), over the same metadata with every
- * pattern compiled once: ~10× faster than the library.
+ * pattern compiled once: ~7× faster than the library (3M cases: 13 s against 96 s).
  *
  * Each step names the library function it mirrors, branch for branch, so a reader
  * can check it against `node_modules/libphonenumber-js/source`. Exactness is not

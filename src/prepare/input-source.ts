@@ -15,6 +15,7 @@ export interface OpenedSource {
   bytes: AsyncIterable<Uint8Array>;
 }
 
+/** 512 KiB: few enough blocks for cheap messages, small enough that the blocks in flight stay a few MiB. */
 const READ_CHUNK_BYTES = 1 << 19;
 
 /**

@@ -52,7 +52,7 @@ export async function prepareList(options: PrepareOptions): Promise<PrepareResul
     await classifyRows({ rows, pool, classifier, summary, rejects, onProgress: options.onProgress });
     await rejects?.close();
     const target = await uploadTarget(options, rows.name);
-    const chunks = await writeUploadChunks(classifier.keptIdentifiers(), classifier.keptCount, target, options.maxTaskSize);
+    const chunks = await writeUploadChunks(classifier.keptLines, classifier.keptCount, target, options.maxTaskSize);
     return { summary, column, format: rows.format, chunks, settings };
   } finally {
     rejects?.discard();
@@ -88,7 +88,10 @@ async function classifyRows(loop: RowLoop): Promise<void> {
   };
   for await (const block of loop.rows.blocks()) {
     if (block.text === "") continue;
-    inFlight.push(loop.pool.classify(block));
+    const result = loop.pool.classify(block);
+    // A failing worker rejects all its blocks at once; the first is rethrown when settled, the rest must not go unhandled.
+    result.catch(() => undefined);
+    inFlight.push(result);
     while (inFlight.length > 2 * loop.pool.threads) await settle(inFlight.shift()!);
   }
   while (inFlight.length > 0) await settle(inFlight.shift()!);

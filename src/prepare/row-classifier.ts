@@ -19,8 +19,8 @@ export interface RowClassifier {
    * when this is the first (and it is now recorded).
    */
   admitKept(key: IdentifierKey, line: number): number | undefined;
-  /** Kept identifiers in first-seen order: exactly the upload list. */
-  keptIdentifiers(): Iterable<string>;
+  /** Kept identifiers [from, to) in first-seen order, as upload-file lines (`447400123456\n`…). */
+  keptLines(from: number, to: number): Buffer;
   readonly keptCount: number;
 }
 
@@ -51,7 +51,7 @@ export function createRowClassifier(settings: ClassifyOptions): RowClassifier {
     classify: (cell, line) => admit(classifyCell(cell, options), line),
     admit,
     admitKept,
-    keptIdentifiers: () => kept.identifiers(),
+    keptLines: (from, to) => kept.lines(from, to),
     get keptCount() {
       return kept.size;
     },

@@ -1,7 +1,8 @@
 import { decodeText, undecodableError, UndecodableText, type TextEncoding } from "./decode.js";
 import { detectHeader, sniffDelimiter, sniffLineEnding } from "./dialect.js";
 import { openSource, type ListSource } from "./input-source.js";
-import { countLineBreaks, RecordReader, type CellBatch, type SourceRecord, type TextBlock } from "./record-reader.js";
+import { countLineBreaks, lineEndAfter } from "./record-boundaries.js";
+import { RecordReader, type SourceRecord, type TextBlock } from "./record-reader.js";
 
 export interface ListFormat {
   /** `csv` when fields are split on a delimiter (with RFC 4180 quoting), `txt` for one value per line. */
@@ -19,9 +20,9 @@ export interface KnownDialect {
 }
 
 /**
- * An opened list. Its records can be read once, in one of three shapes: whole
- * records (`batches`/`rows`), one column (`cells`), or text blocks for another
- * thread to parse (`blocks`); all three see the same rows and line numbers.
+ * An opened list. Its records can be read once, either as whole records
+ * (`batches`/`rows`) or as text blocks for another thread to parse (`blocks`);
+ * both see the same rows and line numbers.
  */
 export interface RowSource {
   name: string;
@@ -41,8 +42,6 @@ export interface RowSource {
   batches(): AsyncGenerator<SourceRecord[], void, undefined>;
   /** The same records one by one. */
   rows(): AsyncGenerator<SourceRecord, void, undefined>;
-  /** Only one column (0-based) of the same records, batched. */
-  cells(column: number): AsyncGenerator<CellBatch, void, undefined>;
   /** The same records as blocks of text, each starting on a record boundary (see RecordReader.pushBlock). */
   blocks(): AsyncGenerator<TextBlock, void, undefined>;
   /** Releases the file when the rows are not read to the end. */
@@ -87,7 +86,8 @@ export async function openRows(source: ListSource, known?: KnownDialect): Promis
     if (complete) first.push(...probe.end());
     const hasHeader = known ? known.hasHeader : detectHeader(first, kind);
     const header = hasHeader ? first[0] : undefined;
-    const sample = first.slice(hasHeader ? 1 : 0, SAMPLE_ROWS + 1);
+    const dataStart = hasHeader ? 1 : 0;
+    const sample = first.slice(dataStart, dataStart + SAMPLE_ROWS);
     const columnCount = Math.max(1, header?.fields.length ?? 0, ...sample.map((r) => r.fields.length));
     reader = new RecordReader(delimiter, opened.name);
     const records = reader;
@@ -129,12 +129,6 @@ export async function openRows(source: ListSource, known?: KnownDialect): Promis
       async *rows() {
         for await (const batch of batches()) yield* batch;
       },
-      cells: (column) =>
-        stream(
-          (text) => records.pushCells(text, column),
-          () => records.endCells(column),
-          ({ lines, cells }) => ({ lines: lines.slice(1), cells: cells.slice(1) }),
-        ),
       blocks: () =>
         stream(
           (text) => records.pushBlock(text),
@@ -155,8 +149,6 @@ export async function openRows(source: ListSource, known?: KnownDialect): Promis
 function withoutHeader(block: TextBlock, header: SourceRecord | undefined): TextBlock {
   if (header === undefined) return block;
   const text = block.text;
-  let end = header.raw.length;
-  if (text.charCodeAt(end) === 13) end++;
-  if (text.charCodeAt(end) === 10) end++;
+  const end = Math.min(text.length, lineEndAfter(text, header.raw.length));
   return { text: text.slice(end), firstLine: block.firstLine + countLineBreaks(text, 0, end) };
 }

@@ -14,7 +14,7 @@ export interface UploadChunk {
 /** Where upload files go: one named file (split files are named after it), or a directory and a base name. */
 export type UploadTarget = { file: string } | { dir: string; base: string };
 
-const LINES_PER_WRITE = 16_384;
+const LINES_PER_WRITE = 65_536;
 
 /**
  * Writes the upload list: one identifier per line, `\n` endings, first-seen order.
@@ -25,17 +25,18 @@ const LINES_PER_WRITE = 16_384;
  * `list-1-of-3.txt`, `list-2-of-3.txt`, ….
  */
 export async function writeUploadChunks(
-  identifiers: Iterable<string>,
+  lines: (from: number, to: number) => Buffer,
   total: number,
   target: UploadTarget,
   maxTaskSize: number | undefined,
 ): Promise<UploadChunk[]> {
   const parts = maxTaskSize === undefined ? 1 : Math.max(1, Math.ceil(total / maxTaskSize));
-  const iterator = identifiers[Symbol.iterator]();
   const chunks: UploadChunk[] = [];
+  let from = 0;
   for (let part = 0; part < parts; part++) {
     const count = Math.floor(total / parts) + (part < total % parts ? 1 : 0);
-    chunks.push(await writeChunk(chunkPath(target, part + 1, parts), iterator, count));
+    chunks.push(await writeChunk(chunkPath(target, part + 1, parts), lines, from, count));
+    from += count;
   }
   return chunks;
 }
@@ -47,15 +48,13 @@ function chunkPath(target: UploadTarget, part: number, parts: number): string {
   return join(dirname(file), `${basename(file, ext)}-${part}-of-${parts}${ext}`);
 }
 
-async function writeChunk(path: string, identifiers: Iterator<string>, count: number): Promise<UploadChunk> {
+async function writeChunk(path: string, lines: (from: number, to: number) => Buffer, from: number, count: number): Promise<UploadChunk> {
   const hash = createHash("sha256");
   const handle = await openOutput(path, "upload file");
   let bytes = 0;
   try {
-    for (let written = 0; written < count; ) {
-      const lines: string[] = [];
-      for (; lines.length < LINES_PER_WRITE && written < count; written++) lines.push(identifiers.next().value as string);
-      const buffer = Buffer.from(lines.join("\n") + "\n", "utf8");
+    for (let start = from; start < from + count; start += LINES_PER_WRITE) {
+      const buffer = lines(start, Math.min(start + LINES_PER_WRITE, from + count));
       hash.update(buffer);
       bytes += buffer.length;
       await handle.write(buffer);
