@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
-import { chmodSync, mkdirSync, statSync } from "node:fs";
+import { chmodSync, linkSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import Conf from "conf";
 import type { ProfileSettings, SettingKey } from "./settings.js";
 
@@ -56,11 +57,16 @@ export class ConfigStore {
     return had;
   }
 
-  /** The per-install secret, created on first use. */
+  /**
+   * The per-install secret, created on first use. Processes that start together on
+   * a fresh install must agree on one, or a list one of them submitted would get a
+   * different idempotency key on its next run (and a second task): the first to
+   * create `install-secret` wins, the others adopt its value.
+   */
   installSecret(): string {
     let secret = this.#conf.get("install_secret");
     if (!secret) {
-      secret = randomBytes(32).toString("hex");
+      secret = createOnce(join(this.dir, "install-secret"), randomBytes(32).toString("hex"));
       this.#conf.set("install_secret", secret);
       this.#tighten();
     }
@@ -90,4 +96,30 @@ export class ConfigStore {
   #tighten(): void {
     chmodSync(this.path, 0o600);
   }
+}
+
+/**
+ * Writes `candidate` to `path` unless the file exists, and returns the file's
+ * content. The bytes go to a temp file first and are hard-linked into place, so
+ * no reader ever sees a half-written file; without hard links, an exclusive
+ * create (`wx`) decides instead.
+ */
+function createOnce(path: string, candidate: string): string {
+  const temp = `${path}.${process.pid}-${randomBytes(4).toString("hex")}.tmp`;
+  writeFileSync(temp, candidate, { mode: 0o600 });
+  try {
+    linkSync(temp, path);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code !== "EEXIST") {
+      try {
+        writeFileSync(path, candidate, { mode: 0o600, flag: "wx" });
+      } catch (fallback) {
+        if ((fallback as NodeJS.ErrnoException).code !== "EEXIST") throw fallback;
+      }
+    }
+  } finally {
+    rmSync(temp, { force: true });
+  }
+  return readFileSync(path, "utf8").trim();
 }

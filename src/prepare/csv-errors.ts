@@ -15,6 +15,12 @@ export function swallowedRows(name: string, opened: number, closed: number): Inp
   );
 }
 
-export function endlessRecord(name: string, line: number): InputRejectedError {
-  return new InputRejectedError(`${name}: the record starting on line ${line} never ends (an unbalanced quote?).`, { hint: FIX_QUOTING });
+/** A record past the size limit: inside a quote it is one that swallowed the file, otherwise just an impossibly long line. */
+export function endlessRecord(name: string, line: number, insideQuote: boolean): InputRejectedError {
+  if (insideQuote) {
+    return new InputRejectedError(`${name}: the quoted field opened on line ${line} runs on for more than 1 MiB (an unbalanced quote?).`, { hint: FIX_QUOTING });
+  }
+  return new InputRejectedError(`${name}: line ${line} is longer than 1 MiB; no phone list has lines that long.`, {
+    hint: "Check that this is the right file, exported as CSV or plain text.",
+  });
 }

@@ -124,7 +124,7 @@ export class RecordReader {
 
   private keepPending(rest: string): void {
     this.pending = rest;
-    if (rest.length > MAX_RECORD_CHARS) throw endlessRecord(this.name, this.line);
+    if (rest.length > MAX_RECORD_CHARS) throw endlessRecord(this.name, this.line, this.delimiter !== undefined && rest.includes('"'));
   }
 
   /** Plain list: one value per line. Returns how much of `text` was consumed. */

@@ -28,7 +28,7 @@ describe("bulkcheck download", () => {
     expect(out.code).toBe(0);
     expect(out.stdout).toBe("");
     expect(out.stderr).toContain(`Wrote 500 rows to ${join(e.dir, "results.csv")} (csv).`);
-    expect(out.stderr).toContain("Charged $0.50 for 500 checked numbers");
+    expect(out.stderr).toContain("Checked 500, no result 0. Charged $0.50;");
     const csv = lines(readFileSync(join(e.dir, "results.csv"), "utf8"));
     expect(csv[0]).toBe("identifier,activated");
     expect(csv.slice(1).map((row) => row.split(",")[0])).toEqual(expectedIdentifiers(500));

@@ -83,7 +83,7 @@ describe("the bulkcheck process", () => {
     const rerun = await e.bin(submitArgs(list));
     expect(rerun.code).toBe(0);
     expect(rerun.stdout).toBe(`${task!.id}\n`);
-    expect(rerun.stderr).toContain(`Task ${task!.id} was already submitted`);
+    expect(rerun.stderr).toContain(`Task ${task!.id} had already been created for this list by an earlier attempt`);
     expect(e.state().tasks).toHaveLength(1);
     expect(e.state().ledger.filter((entry) => entry.kind === "reserve")).toHaveLength(1);
   });

@@ -124,7 +124,7 @@ describe("RecordReader errors", () => {
   it("rejects an unclosed quote that grows past 1 MiB before the file ends", () => {
     const reader = new RecordReader(",", "big.csv");
     reader.push('a,"b\n');
-    expect(() => reader.push("x".repeat(1 << 20))).toThrow(/starting on line 1 never ends/);
+    expect(() => reader.push("x".repeat(1 << 20))).toThrow(/opened on line 1 runs on for more than 1 MiB/);
   });
 });
 

@@ -1,0 +1,150 @@
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { join } from "node:path";
+import { setTimeout as delay } from "node:timers/promises";
+import { describe, expect, it } from "vitest";
+import { spreadDelays } from "../helpers/fault-fixtures.js";
+import { e2eSandboxes, lines, listText, submitArgs, type E2e } from "../helpers/sandbox.js";
+
+/**
+ * SIGKILL at random points (nothing can be cleaned up or flushed), then the same
+ * command again: it must find the task the killed run created, and no partial file
+ * may ever sit at the destination. Real processes (bin/bulkcheck.js → dist) and clock.
+ */
+const sandbox = e2eSandboxes();
+
+/** Runs `jobs` at most `width` at a time. */
+async function inBatches<T>(jobs: Array<() => Promise<T>>, width: number): Promise<T[]> {
+  const results: T[] = [];
+  for (let i = 0; i < jobs.length; i += width) results.push(...(await Promise.all(jobs.slice(i, i + width).map((job) => job()))));
+  return results;
+}
+
+/** Spawns `argv`, SIGKILLs it after `kill.afterMs` (or once `kill.when()` holds), and returns what it had printed. */
+async function killed(e: E2e, argv: string[], env: Record<string, string>, kill: { afterMs: number } | { when: () => boolean }) {
+  const run = e.spawn(argv, { env });
+  const exited = run.done.then(() => true);
+  if ("afterMs" in kill) {
+    await Promise.race([delay(kill.afterMs), exited]);
+  } else {
+    // Polled every 2 ms: the moment to catch (a temp file being written) is short.
+    while (!kill.when() && run.child.exitCode === null) await delay(2);
+  }
+  run.child.kill("SIGKILL");
+  const result = await run.done;
+  return { ...result, killed: run.child.signalCode === "SIGKILL" };
+}
+
+/** Names in `dir` that are neither the given files nor temp files of a download. */
+function strays(dir: string, expected: readonly string[]): string[] {
+  return readdirSync(dir).filter((name) => !expected.includes(name) && !/^\..+\.bulkcheck-\d+-[0-9a-f]+(\.[a-z]+)?\.tmp$/.test(name));
+}
+
+describe("SIGKILL during submit --wait -o", () => {
+  it("re-running the killed command returns the same task, one per list, and a complete file", async () => {
+    const e = await sandbox({ fakeClock: false, retryAfterSeconds: 1 });
+    const tmp = join(e.dir, "tmp");
+    mkdirSync(tmp);
+    const env = { TMPDIR: tmp };
+    const delays = spreadDelays(8, 1500);
+    const runs = delays.map((afterMs, i) => {
+      const list = e.file(`list-${i}.txt`, listText(500 + i, i * 1000));
+      const output = `out-${i}.csv`;
+      // --force: the same command must work again whether or not the killed run got as far as writing the file.
+      const argv = submitArgs(list, "--yes", "--wait", "--interval", "0.2", "-o", output, "--force");
+      return { i, afterMs, list, output, argv };
+    });
+
+    await inBatches(
+      runs.map((run) => async () => {
+        const first = await killed(e, run.argv, env, { afterMs: run.afterMs });
+        const left = existsSync(join(e.dir, run.output)) ? readFileSync(join(e.dir, run.output)) : undefined;
+        const again = await e.bin(run.argv, { env });
+        expect(again.code, again.stderr).toBe(0);
+        const [id] = lines(again.stdout);
+        if (first.stdout.trim() !== "") expect(first.stdout.trim()).toBe(id);
+        // The sandbox holds exactly one task for this list (sizes differ per list).
+        expect(e.state().tasks.filter((task) => task.submitted_lines === 500 + run.i).map((task) => task.id)).toEqual([id]);
+        // Complete: identical to a clean download of the task, and so was anything the killed run left.
+        const reference = await e.run(["download", id!, "-o", `reference-${run.i}.csv`, "--quiet"]);
+        expect(reference.code).toBe(0);
+        const expected = readFileSync(join(e.dir, `reference-${run.i}.csv`));
+        expect(readFileSync(join(e.dir, run.output)).equals(expected)).toBe(true);
+        if (left) expect(left.equals(expected), `a partial ${run.output} was left by the run killed after ${run.afterMs} ms`).toBe(true);
+      }),
+      4,
+    );
+
+    const state = e.state();
+    expect(state.tasks).toHaveLength(runs.length);
+    expect(state.ledger.filter((entry) => entry.kind === "reserve")).toHaveLength(runs.length);
+    // The re-runs removed what the killed runs left next to their outputs.
+    const files = runs.flatMap((run) => [run.output, `reference-${run.i}.csv`, `list-${run.i}.txt`]);
+    expect(readdirSync(e.dir).filter((name) => name.endsWith(".tmp"))).toEqual([]);
+    expect(strays(e.dir, [...files, "tmp"])).toEqual([]);
+    // Nor do prepared upload files (the numbers themselves) pile up in the temp directory.
+    expect(readdirSync(tmp)).toEqual([]);
+  }, 120_000);
+
+  it("removes the prepared upload a run killed mid-upload left in the temp directory, on the next run", async () => {
+    const e = await sandbox({ fakeClock: false });
+    const tmp = join(e.dir, "tmp");
+    mkdirSync(tmp);
+    const argv = submitArgs(e.file("list.txt", listText(500)), "--yes");
+    // The upload is held at the service until the process is killed.
+    e.sandbox.scriptFaults([{ route: "submit", fault: "slow", delayMs: 30_000 }]);
+    const first = await killed(e, argv, { TMPDIR: tmp }, { when: () => e.state().scripted_faults_pending === 0 });
+    expect(first.killed).toBe(true);
+    const left = readdirSync(tmp);
+    expect(left).toEqual([expect.stringMatching(/^bulkcheck-\d+-/)]);
+    expect(readdirSync(join(tmp, left[0]!))).toEqual(["list-upload.txt"]);
+
+    const again = await e.bin(argv, { env: { TMPDIR: tmp } });
+    expect(again.code, again.stderr).toBe(0);
+    expect(e.state().tasks.map((task) => task.id)).toEqual([again.stdout.trim()]);
+    expect(readdirSync(tmp)).toEqual([]);
+  });
+});
+
+describe("SIGKILL during download -o", () => {
+  it("never leaves a partial destination, and the same command then writes the complete file and removes the temp files", async () => {
+    const e = await sandbox({ fakeClock: false, numbersPerSecond: 1_000_000, balanceMicros: 1_000_000_000 });
+    // A result of 20,000 rows, big enough that a kill often lands mid-transfer.
+    const id = (await e.run(submitArgs(e.file("list.txt", listText(20_000)), "--yes", "--quiet"))).stdout.trim();
+    expect((await e.run(["wait", id, "--interval", "0.2", "--quiet"])).code).toBe(0);
+    expect((await e.run(["download", id, "-o", "reference.csv", "--quiet"])).code).toBe(0);
+    const expected = readFileSync(join(e.dir, "reference.csv"));
+    expect(lines(expected.toString("utf8")).length).toBeGreaterThan(15_000);
+
+    const tempOf = (output: string) => () => readdirSync(e.dir).some((name) => name.startsWith(`.${output}.bulkcheck-`) && statSync(join(e.dir, name), { throwIfNoEntry: false })?.size);
+    const kills: Array<{ afterMs: number } | { when: () => boolean }> = [
+      ...spreadDelays(6, 1500).map((afterMs) => ({ afterMs })),
+      // Deterministically mid-write: as soon as the temp file has bytes.
+      { when: tempOf("out-6.csv") },
+      { when: tempOf("out-7.csv") },
+    ];
+    const outcomes = await inBatches(
+      kills.map((kill, i) => async () => {
+        const output = `out-${i}.csv`;
+        const argv = ["download", id, "-o", output];
+        const first = await killed(e, argv, {}, kill);
+        const path = join(e.dir, output);
+        const left = existsSync(path);
+        if (left) expect(readFileSync(path).equals(expected), `a partial ${output} was left`).toBe(true);
+        const again = await e.bin(argv);
+        if (left) {
+          // The killed run had finished: the file is complete, and the same command refuses to overwrite it.
+          expect(again.code).toBe(2);
+          expect(again.stderr).toContain("already exists");
+        } else {
+          expect(again.code, again.stderr).toBe(0);
+        }
+        expect(readFileSync(path).equals(expected)).toBe(true);
+        return { killedBeforeDone: first.killed && !left, afterMs: "afterMs" in kill ? kill.afterMs : "temp file written" };
+      }),
+      4,
+    );
+    console.info(`download kills: ${JSON.stringify(outcomes)}`);
+    expect(outcomes.filter((outcome) => outcome.killedBeforeDone).length).toBeGreaterThanOrEqual(2);
+    expect(readdirSync(e.dir).filter((name) => name.endsWith(".tmp"))).toEqual([]);
+  }, 120_000);
+});

@@ -1,0 +1,105 @@
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { checkSoak, exit7Reason, formatFigures, type SoakList } from "../../bench/soak-checks.js";
+import { runSoak } from "../../bench/soak.js";
+import { tempDir } from "../helpers/cli.js";
+import { e2eSandboxes, listText, submitArgs } from "../helpers/sandbox.js";
+
+/**
+ * The short version of `npm run soak` (bench/soak.js): real bulkcheck processes
+ * (bin/bulkcheck.js → dist, built by `npm test`) through 30% injected faults.
+ */
+const sandbox = e2eSandboxes();
+
+describe("the soak under faults", () => {
+  it("runs full flows through 30% faults with no duplicate task, the exact balance and outputs identical to a fault-free run", async () => {
+    const report = await runSoak({ flows: 16, parallel: 8, seeds: 2, firstSeed: 41, repeatEvery: 4 });
+    console.info(`soak (short):\n${formatFigures(report.figures, report.wallMs)}`);
+    expect(report.failures).toEqual([]);
+    const { figures } = report;
+    expect(figures.flows).toBe(16);
+    expect(figures.lists).toBeLessThan(16); // some flows re-ran a list
+    expect(figures.duplicates).toBe(0);
+    expect(figures.corrupt_outputs).toBe(0);
+    expect(figures.missing_outputs).toBe(0);
+    expect(figures.faults_total).toBeGreaterThan(0);
+    expect(figures.retries).toBeGreaterThan(0);
+    expect(Object.keys(figures.exit_codes).every((code) => code === "0" || code === "7")).toBe(true);
+  }, 150_000);
+});
+
+describe("the soak's invariant checks", () => {
+  it("report a duplicate task, a wrong balance, a corrupt output, a leaked key, a broken journal and an exit code other than 0 or 7", () => {
+    const dir = tempDir("bulkcheck-soak-check-");
+    const list: SoakList = { seed: 1, name: "list0", product: "number_validation_batch", size: 500, reference: { code: 0, bytes: Buffer.from("identifier,activated\n") } };
+    writeFileSync(join(dir, "flow0.csv"), "identifier,activ");
+    writeFileSync(join(dir, "journal.jsonl"), '{"type":"submit"}\n{"type":"ta');
+    const task = (id: string) => ({ id, product: "number_validation_batch", submitted_lines: 500, status: "success", success_cnt: 490 });
+    const { failures, figures } = checkSoak({
+      lists: [list],
+      flows: [
+        { index: 0, list, output: join(dir, "flow0.csv"), runs: [{ code: 0, stdout: "a\n", stderr: "using key sk_secret_key" }] },
+        { index: 1, list, output: join(dir, "flow1.csv"), runs: [{ code: 1, stdout: "", stderr: "error: unexpected: boom" }] },
+      ],
+      sandboxes: [
+        {
+          seed: 1,
+          state: {
+            tasks: [task("a"), task("b")],
+            ledger: [{ kind: "reserve" }, { kind: "reserve" }],
+            prices: { number_validation_batch: 1000 },
+            start_balance_micros: 10_000_000,
+            balance_micros: 10_000_000,
+            reserved_micros: 0,
+            stats: { faults_injected: { "42901": 2 } },
+          },
+        },
+      ],
+      journals: [{ seed: 1, path: join(dir, "journal.jsonl") }],
+      secret: "sk_secret_key",
+    });
+    expect(figures).toMatchObject({ duplicates: 1, corrupt_outputs: 1, key_leaks: 1, exit_codes: { 0: 1, 1: 1 } });
+    const text = failures.join("\n");
+    expect(text).toContain("exited 1");
+    expect(text).toContain("2 tasks for one list");
+    expect(text).toContain("balance 10000000 micros, expected 9020000");
+    expect(text).toContain("differs from the fault-free run");
+    expect(text).toContain("printed the API key");
+    expect(text).toContain("line(s) that are not JSON");
+  });
+});
+
+describe("why a run exited 7", () => {
+  it("names exhausted retries when the service stays at capacity", async () => {
+    const e = await sandbox();
+    e.sandbox.scriptFaults([{ route: "submit", fault: "42901", times: 50 }]);
+    const out = await e.run(submitArgs(e.file("list.txt", listText(500)), "--yes"));
+    expect(out.code).toBe(7);
+    expect(exit7Reason(out.stderr)).toBe("retries exhausted (attempt limit)");
+  });
+
+  it("names 50300 maintenance, which is never retried", async () => {
+    const e = await sandbox();
+    e.sandbox.scriptFaults([{ route: "submit", fault: "50300" }]);
+    const out = await e.run(submitArgs(e.file("list.txt", listText(500)), "--yes", "--verbose"));
+    expect(out.code).toBe(7);
+    expect(out.stderr).not.toMatch(/^retry:/m);
+    expect(exit7Reason(out.stderr)).toBe("50300 maintenance (never retried)");
+    expect(e.state().tasks).toEqual([]);
+  });
+
+  it("names a download that broke off on every transfer attempt", async () => {
+    const e = await sandbox();
+    const id = (await e.run(submitArgs(e.file("list.txt", listText(500)), "--yes", "--quiet"))).stdout.trim();
+    expect((await e.run(["wait", id, "--interval", "0.2", "--quiet"])).code).toBe(0);
+    e.sandbox.scriptFaults([{ route: "result", fault: "drop-mid-download", times: 3 }]);
+    const out = await e.run(["download", id, "-o", "results.csv"]);
+    expect(out.code).toBe(7);
+    expect(exit7Reason(out.stderr)).toBe("download broke off on every transfer attempt");
+  });
+
+  it("calls anything else unexplained", () => {
+    expect(exit7Reason("error: something new\n")).toBe("unexplained");
+  });
+});
