@@ -8,5 +8,9 @@ process.stdout.on("error", (error) => {
   process.exit(process.exitCode ?? 0);
 });
 
+// Node 22.1+ keeps compiled code between runs, which roughly halves start-up; Node 20 has no such cache.
+const { enableCompileCache } = await import("node:module");
+enableCompileCache?.();
+
 const { main } = await import("../dist/main.js");
 process.exitCode = await main(process.argv.slice(2));

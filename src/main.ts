@@ -36,7 +36,7 @@ export async function main(argv: readonly string[], runtime: Runtime = processRu
 }
 
 async function report(error: unknown, printer: Printer, interrupted: boolean): Promise<number> {
-  const { CommanderError } = await import("@commander-js/extra-typings");
+  const { CommanderError } = await import("./cli/commander.js");
   if (error instanceof CommanderError) {
     // commander has already printed its message; help and --version end here too.
     return error.exitCode === 0 ? EXIT_CODES.ok : EXIT_CODES.usage;

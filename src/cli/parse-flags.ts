@@ -1,4 +1,4 @@
-import { InvalidArgumentError } from "@commander-js/extra-typings";
+import { InvalidArgumentError } from "./commander.js";
 
 export { InvalidArgumentError as InvalidFlag };
 

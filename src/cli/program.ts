@@ -1,4 +1,4 @@
-import { Command, Option, type CommandUnknownOpts } from "@commander-js/extra-typings";
+import { Command, Option, type CommandUnknownOpts } from "./commander.js";
 import type { Context, Runtime } from "./context.js";
 import { exitCodesHelp } from "./exit-codes.js";
 import { InvalidFlag, parseCount, parseSeconds, parseUsd } from "./parse-flags.js";
