@@ -13,21 +13,11 @@
  */
 import examples from "libphonenumber-js/examples.mobile.json";
 import metadata from "libphonenumber-js/metadata.max.json";
+import { rng } from "./rng.js";
 
 const countries = Object.keys(metadata.countries);
 const nonGeographic = Object.keys(metadata.nonGeographic);
 
-/** mulberry32: small, fast, seedable. */
-function rng(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /**
  * @param {number} count

@@ -12,21 +12,11 @@
 import { mkdirSync, createWriteStream } from "node:fs";
 import { join } from "node:path";
 import { once } from "node:events";
+import { rng } from "./rng.js";
 
 const rows = Number(process.argv[2] ?? 500_000);
 const outDir = process.argv[3] ?? join(import.meta.dirname, "data");
 
-/** mulberry32: small, fast, seedable. */
-function rng(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 const random = rng(20240611);
 const pick = (list) => list[Math.floor(random() * list.length)];
 

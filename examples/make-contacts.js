@@ -15,21 +15,11 @@
  */
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { rng } from "../bench/rng.js";
 
 const out = process.argv[2] ?? join(import.meta.dirname, "contacts.csv");
 const ROWS = 1200;
 
-/** mulberry32: small, fast, seedable. */
-function rng(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 const random = rng(1200);
 const pick = (list) => list[Math.floor(random() * list.length)];
 

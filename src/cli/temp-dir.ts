@@ -1,6 +1,7 @@
 import { mkdtemp, readdir, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { isRunning } from "../results/temp-files.js";
 
 /**
  * Runs `work` with a private temp directory that is removed afterwards, whatever
@@ -32,15 +33,5 @@ export async function removeStaleTemps(dir = tmpdir()): Promise<void> {
     const match = TEMP_NAME.exec(name);
     if (!match || isRunning(Number(match[1]))) continue;
     await rm(join(dir, name), { recursive: true, force: true }).catch(() => undefined);
-  }
-}
-
-/** Whether a process with this id is running (EPERM: it is, under another user). */
-function isRunning(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
   }
 }

@@ -19,7 +19,7 @@ export function tempPathFor(target: string, suffix = "", dir = dirname(target)):
 }
 
 /** Whether a process with this id is running (EPERM: it is, under another user). */
-function isRunning(pid: number): boolean {
+export function isRunning(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;
