@@ -5,6 +5,13 @@ import { dirname, resolve } from "node:path";
 import { DestinationExistsError } from "./errors.js";
 import { tempPathFor, type TempFiles } from "./temp-files.js";
 
+/**
+ * Bytes the output stream buffers before it asks for a pause. The default (16 KiB) is
+ * less than one chunk of a download, so every write waited for the disk before the next
+ * chunk was read; with room for a few chunks, reading and writing overlap.
+ */
+const WRITE_BUFFER_BYTES = 1024 * 1024;
+
 /** Link errors that mean "this filesystem has no hard links", not "the name is taken". */
 const NO_HARD_LINKS = new Set(["EPERM", "ENOTSUP", "EOPNOTSUPP", "ENOSYS", "EXDEV", "EMLINK"]);
 
@@ -55,7 +62,7 @@ export class AtomicFile {
     this.tempPath = tempPath;
     this.#force = force;
     this.#temps = temps;
-    this.stream = handle.createWriteStream({ flush: true });
+    this.stream = handle.createWriteStream({ flush: true, highWaterMark: WRITE_BUFFER_BYTES });
   }
 
   /**

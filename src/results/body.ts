@@ -1,6 +1,7 @@
 import { createWriteStream } from "node:fs";
 import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
+import { prefixed, readHead } from "./chunks.js";
 import { ResultFileError } from "./errors.js";
 import type { TempFiles } from "./temp-files.js";
 import { openZippedCsv, type ZipLimits } from "./zip.js";
@@ -30,29 +31,6 @@ export interface BodyOptions extends ZipLimits {
   signal?: AbortSignal;
 }
 
-function toBuffer(chunk: unknown): Buffer {
-  return Buffer.isBuffer(chunk) ? chunk : Buffer.from(String(chunk));
-}
-
-/** Reads chunks until at least `size` bytes (or the end) have arrived; a download may deliver them one at a time. */
-async function readHead(chunks: AsyncIterator<unknown>, size: number): Promise<Buffer> {
-  const parts: Buffer[] = [];
-  let length = 0;
-  while (length < size) {
-    const next = await chunks.next();
-    if (next.done) break;
-    parts.push(toBuffer(next.value));
-    length += parts[parts.length - 1]!.length;
-  }
-  return Buffer.concat(parts);
-}
-
-/** Yields `head`, then whatever is left of `rest`. */
-async function* prefixed(head: Buffer, rest: AsyncIterator<unknown>): AsyncGenerator<Buffer> {
-  if (head.length > 0) yield head;
-  for (let next = await rest.next(); !next.done; next = await rest.next()) yield toBuffer(next.value);
-}
-
 /** Stops with ZIP_TOO_LARGE once more than `max` bytes have gone by. */
 async function* capped(chunks: AsyncIterable<Buffer>, max: number): AsyncGenerator<Buffer> {
   let total = 0;
@@ -73,7 +51,7 @@ async function* capped(chunks: AsyncIterable<Buffer>, max: number): AsyncGenerat
  */
 export async function openResultBody(source: Readable, options: BodyOptions): Promise<ResultBody> {
   const rest = source[Symbol.asyncIterator]();
-  const head = await readHead(rest, ZIP_MAGIC.length);
+  const head = await readHead(rest, (_chunk, total) => total >= ZIP_MAGIC.length);
   if (!isZipMagic(head)) {
     const stream = Readable.from(prefixed(head, rest), { objectMode: false });
     return {

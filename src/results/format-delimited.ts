@@ -1,4 +1,5 @@
 import { BATCH_ROWS, batches } from "./batches.js";
+import type { TablePart } from "./table-part.js";
 
 export type Delimiter = "," | "\t";
 
@@ -25,5 +26,12 @@ export async function* renderDelimited(
 ): AsyncGenerator<string> {
   for await (const batch of batches(table, BATCH_ROWS)) {
     yield batch.map((row) => delimitedLine(row, delimiter)).join("");
+  }
+}
+
+/** Renders table parts as CSV: rows through `delimitedLine`, fast-path text as it is. */
+export async function* renderCsvParts(parts: AsyncIterable<TablePart>): AsyncGenerator<string> {
+  for await (const part of parts) {
+    yield "csv" in part ? part.csv : part.rows.map((row) => delimitedLine(row, ",")).join("");
   }
 }

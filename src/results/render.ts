@@ -37,29 +37,31 @@ export function rendererFor(options: RenderOptions): Renderer {
   }
 }
 
-export interface WriteRowsOptions extends RenderOptions {
+export interface WriteTextOptions {
   signal?: AbortSignal;
   /** End `out` when done (default true). False for a stream the caller keeps using, like stdout. */
   end?: boolean;
 }
 
 /**
- * Renders a table stream into `out` with backpressure, and returns the bytes written.
+ * Writes text chunks into `out` with backpressure, and returns the bytes written.
  * On error or abort the returned promise rejects; `out` is destroyed only when `end` is true.
  */
-export async function writeRows(
-  table: AsyncIterable<readonly string[]>,
-  out: Writable,
-  options: WriteRowsOptions,
-): Promise<{ bytes: number }> {
-  const render = rendererFor(options);
+export async function writeText(chunks: AsyncIterable<string>, out: Writable, options: WriteTextOptions = {}): Promise<{ bytes: number }> {
   let bytes = 0;
-  async function* counted(chunks: AsyncIterable<readonly string[]>): AsyncGenerator<string> {
-    for await (const chunk of render(chunks)) {
+  async function* counted(source: AsyncIterable<string>): AsyncGenerator<string> {
+    for await (const chunk of source) {
       bytes += Buffer.byteLength(chunk);
       yield chunk;
     }
   }
-  await pipeline(table, counted, out, { signal: options.signal, end: options.end ?? true });
+  await pipeline(chunks, counted, out, { signal: options.signal, end: options.end ?? true });
   return { bytes };
+}
+
+export type WriteRowsOptions = RenderOptions & WriteTextOptions;
+
+/** Renders a table stream (header row, then data rows) into `out`; see `writeText`. */
+export function writeRows(table: AsyncIterable<readonly string[]>, out: Writable, options: WriteRowsOptions): Promise<{ bytes: number }> {
+  return writeText(rendererFor(options)(table), out, options);
 }

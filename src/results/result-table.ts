@@ -1,9 +1,10 @@
-import { addAbortSignal, pipeline, type Readable } from "node:stream";
-import { CsvError, parse } from "csv-parse";
+import { addAbortSignal, type Readable } from "node:stream";
 import { resultColumns, type ServiceType } from "../spec/products.js";
 import { openResultBody } from "./body.js";
-import { ResultFileError } from "./errors.js";
-import { arrangeRow, outputColumns, projection, sourceLayout } from "./header.js";
+import { sourceParts } from "./source-parts.js";
+import type { OutputHeader } from "./source-rows.js";
+import type { RowsPart, TablePart } from "./table-part.js";
+import type { RowTally } from "./tally.js";
 import type { TempFiles } from "./temp-files.js";
 import type { ZipLimits } from "./zip.js";
 
@@ -29,6 +30,8 @@ export interface SourceSummary {
   extraColumns: readonly string[];
   rows: number;
   expectedRows?: number;
+  /** Whether its rows were copied through as CSV text (the fast path) rather than parsed. */
+  copied: boolean;
 }
 
 export interface TableContext extends ZipLimits {
@@ -39,36 +42,26 @@ export interface TableContext extends ZipLimits {
   signal?: AbortSignal;
   /** Filled in as sources are read, one entry per source opened. */
   sources: SourceSummary[];
-}
-
-const CSV_OPTIONS = { bom: true, relax_column_count: true, relax_quotes: true, skip_empty_lines: true } as const;
-
-/** Parses CSV bytes into arrays of strings; BOM, CRLF and quoted fields are csv-parse's job. */
-async function* csvRecords(bytes: Readable, label: string): AsyncGenerator<string[]> {
-  const parser = parse(CSV_OPTIONS);
-  // Errors of either stream reach the loop below through the parser, so the callback has nothing to add.
-  pipeline(bytes, parser, () => undefined);
-  try {
-    for await (const record of parser) yield record as string[];
-  } catch (error) {
-    if (!(error instanceof CsvError)) throw error;
-    throw new ResultFileError("CSV_INVALID", `The result of ${label} is not valid CSV: ${error.message}`, { cause: error });
-  }
+  /** Counts every data row (headers excluded) as it is read. */
+  tally?: RowTally;
 }
 
 /**
- * Reads the sources in order and yields one table: the output header first, then
- * every data row in output column order. The header is fixed by the first source that
- * has any row (spec columns, then its extras); later sources are mapped onto it. Each
- * source is opened only when the previous one is done, and released (stream destroyed,
- * spool removed) before the next opens or when the consumer stops early.
+ * Reads the sources in order and yields one table in parts: the output header first,
+ * then every data row in output column order. The header is fixed by the first source
+ * that has any row (spec columns, then its extras); later sources are mapped onto it.
+ * Each source is opened only when the previous one is done, and released (stream
+ * destroyed, spool removed) before the next opens or when the consumer stops early.
+ *
+ * With `passthrough` (for CSV output only), a source whose columns already are the
+ * output's is copied through as CSV text (`CsvPart`) instead of being parsed; its CSV
+ * is byte-identical to what rendering the parsed rows would give.
  * @throws ResultFileError for an unusable file; InterruptedError is the caller's mapping of an abort.
  */
-export async function* resultTable(
-  sources: readonly ResultSource[],
-  context: TableContext,
-): AsyncGenerator<readonly string[]> {
-  let header: readonly string[] | undefined;
+export function resultParts(sources: readonly ResultSource[], context: TableContext, passthrough?: false): AsyncGenerator<RowsPart>;
+export function resultParts(sources: readonly ResultSource[], context: TableContext, passthrough: true): AsyncGenerator<TablePart>;
+export async function* resultParts(sources: readonly ResultSource[], context: TableContext, passthrough = false): AsyncGenerator<TablePart> {
+  const header: OutputHeader = {};
   for (const [index, source] of sources.entries()) {
     context.signal?.throwIfAborted();
     const label = source.label ?? `result ${index + 1}`;
@@ -90,37 +83,19 @@ export async function* resultTable(
       extraColumns: [],
       rows: 0,
       expectedRows: source.expectedRows,
+      copied: false,
     };
     context.sources.push(summary);
     try {
-      let indexes: number[] | undefined;
-      let width = 0;
-      for await (const record of csvRecords(body.stream, label)) {
-        if (!indexes) {
-          const layout = sourceLayout(record, context.serviceType);
-          summary.hasHeader = layout.hasHeader;
-          summary.missingColumns = layout.missing;
-          summary.extraColumns = layout.extras;
-          if (!header) {
-            header = outputColumns(layout, context.serviceType);
-            yield header;
-          }
-          indexes = projection(layout.columns, header);
-          width = layout.columns.length;
-          if (layout.hasHeader) continue;
-        }
-        if (record.length > width) {
-          throw new ResultFileError(
-            "ROW_TOO_WIDE",
-            `In the result of ${label}, data row ${summary.rows + 1} has ${record.length} fields; the first row has ${width}.`,
-          );
-        }
-        summary.rows += 1;
-        yield arrangeRow(record, indexes);
-      }
+      yield* sourceParts(body.stream, { label, summary, header, serviceType: context.serviceType, tally: context.tally, passthrough });
     } finally {
       await body.close();
     }
   }
-  if (!header) yield resultColumns(context.serviceType);
+  if (!header.columns) yield { rows: [resultColumns(context.serviceType)] };
+}
+
+/** `resultParts` row by row: the header, then every data row, for code that consumes rows. */
+export async function* resultTable(sources: readonly ResultSource[], context: TableContext): AsyncGenerator<readonly string[]> {
+  for await (const part of resultParts(sources, context)) yield* part.rows;
 }

@@ -33,13 +33,15 @@ const MAX_DISTINCT = 10_000;
 export const OTHER_VALUES = "(other values)";
 
 /** Output column positions: the output always starts with the spec's columns in the spec's order. */
-const ACTIVATED = 1;
-const CARRIER = 1;
-const NUMBER_TYPE = 3;
+const SIGNAL_TALLIED: readonly number[] = [1]; // activated
+const CARRIER_TALLIED: readonly number[] = [1, 3]; // carrier, number_type
 
-function bump(counts: Map<string, number>, value: string): void {
-  const key = counts.has(value) || counts.size < MAX_DISTINCT ? value : OTHER_VALUES;
-  counts.set(key, (counts.get(key) ?? 0) + 1);
+/** Adds `n` rows of `value`. A value's bucket is fixed when it first appears, so adding n at once equals n single adds. */
+function bump(counts: Map<string, number>, value: string, n: number): void {
+  const current = counts.get(value);
+  if (current !== undefined) counts.set(value, current + n);
+  else if (counts.size < MAX_DISTINCT) counts.set(value, n);
+  else counts.set(OTHER_VALUES, (counts.get(OTHER_VALUES) ?? 0) + n);
 }
 
 /** The `limit` most frequent values, most frequent first, ties by value. */
@@ -55,6 +57,11 @@ export function topValues(counts: ReadonlyMap<string, number>, limit: number): V
  * `true`/`false` split, for the carrier product carriers and number types.
  */
 export class RowTally {
+  /**
+   * The output columns a row is counted by (`activated`, or `carrier` and
+   * `number_type`), so a caller holding raw CSV text can cut out just these.
+   */
+  readonly columns: readonly number[];
   #rows = 0;
   readonly #signal: SignalCounts | undefined;
   readonly #carriers = new Map<string, number>();
@@ -64,20 +71,28 @@ export class RowTally {
     readonly serviceType: ServiceType,
     readonly topLimit = 10,
   ) {
-    this.#signal = isCarrierProduct(serviceType) ? undefined : { true: 0, false: 0, other: 0 };
+    const carrier = isCarrierProduct(serviceType);
+    this.#signal = carrier ? undefined : { true: 0, false: 0, other: 0 };
+    this.columns = carrier ? CARRIER_TALLIED : SIGNAL_TALLIED;
   }
 
+  /** Counts one data row, given in output column order; a short row's missing fields count as empty. */
   add(row: readonly string[]): void {
-    this.#rows += 1;
+    this.addValues(this.columns.map((column) => row[column] ?? ""));
+  }
+
+  /** Counts `n` data rows (default one) given only the values of `columns`, in that order. */
+  addValues(values: readonly string[], n = 1): void {
+    this.#rows += n;
     if (this.#signal) {
-      const value = row[ACTIVATED];
-      if (value === "true") this.#signal.true += 1;
-      else if (value === "false") this.#signal.false += 1;
-      else this.#signal.other += 1;
+      const value = values[0];
+      if (value === "true") this.#signal.true += n;
+      else if (value === "false") this.#signal.false += n;
+      else this.#signal.other += n;
       return;
     }
-    bump(this.#carriers, row[CARRIER] ?? "");
-    bump(this.#numberTypes, row[NUMBER_TYPE] ?? "");
+    bump(this.#carriers, values[0] ?? "", n);
+    bump(this.#numberTypes, values[1] ?? "", n);
   }
 
   result(): Tally {

@@ -4,8 +4,9 @@ import type { Writable } from "node:stream";
 import { InterruptedError } from "../errors.js";
 import type { ServiceType } from "../spec/products.js";
 import { AtomicFile } from "./atomic-file.js";
-import { DEFAULT_TABLE_ROWS, writeRows, type OutputFormat } from "./render.js";
-import { resultTable, type ResultSource, type SourceSummary } from "./result-table.js";
+import { renderCsvParts } from "./format-delimited.js";
+import { DEFAULT_TABLE_ROWS, rendererFor, writeText, type OutputFormat, type RenderOptions } from "./render.js";
+import { resultParts, resultTable, type ResultSource, type SourceSummary, type TableContext } from "./result-table.js";
 import { rowCountMismatches, type ResultSummary } from "./summary.js";
 import { RowTally } from "./tally.js";
 import { TempFiles, removeStaleTempFiles, tempPathFor } from "./temp-files.js";
@@ -42,13 +43,21 @@ export type ResultDestination = { path: string; force?: boolean } | { stream: Wr
 /** A source, or just its opener. */
 export type ResultSourceInput = ResultSource | ResultSource["open"];
 
-async function* tallied(table: AsyncIterable<readonly string[]>, tally: RowTally): AsyncGenerator<readonly string[]> {
-  let header = true;
-  for await (const row of table) {
-    if (header) header = false;
-    else tally.add(row);
-    yield row;
+/**
+ * The output text, and a way to wait until every source is released. CSV takes the
+ * fast path where a source allows it; other formats render parsed rows.
+ */
+function outputText(
+  sources: readonly ResultSource[],
+  context: TableContext,
+  render: RenderOptions,
+): { text: AsyncIterable<string>; release: () => Promise<unknown> } {
+  if (render.format === "csv") {
+    const parts = resultParts(sources, context, true);
+    return { text: renderCsvParts(parts), release: () => parts.return(undefined) };
   }
+  const table = resultTable(sources, context);
+  return { text: rendererFor(render)(table), release: () => table.return(undefined) };
 }
 
 /**
@@ -83,7 +92,8 @@ export async function writeResults(
   const spoolTarget = file?.path ?? join(options.tempDir ?? tmpdir(), "stdout");
   const sourceSummaries: SourceSummary[] = [];
   const tally = new RowTally(options.serviceType);
-  const table = resultTable(
+  const tableRows = options.tableRows ?? DEFAULT_TABLE_ROWS;
+  const { text, release } = outputText(
     sources.map((source) => (typeof source === "function" ? { open: source } : source)),
     {
       serviceType: options.serviceType,
@@ -93,13 +103,14 @@ export async function writeResults(
       spoolPath: () => tempPathFor(spoolTarget, ".zip"),
       sources: sourceSummaries,
       signal,
+      tally,
     },
+    { format, tableRows, colour: options.colour },
   );
-  const tableRows = options.tableRows ?? DEFAULT_TABLE_ROWS;
   let bytes: number;
   try {
     const end = file !== undefined || ("end" in destination && destination.end === true);
-    ({ bytes } = await writeRows(tallied(table, tally), out, { format, end, signal, tableRows, colour: options.colour }));
+    ({ bytes } = await writeText(text, out, { end, signal }));
     await file?.commit();
   } catch (error) {
     await file?.discard();
@@ -109,7 +120,7 @@ export async function writeResults(
     throw error;
   } finally {
     // The pipeline can settle while a source is still mid-read; wait for it to release its stream and spool.
-    await table.return(undefined);
+    await release();
   }
   const counts = tally.result();
   return {
