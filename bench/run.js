@@ -56,7 +56,11 @@ function headlines(results) {
     add("bulkcheck validate 500k TXT", `${v.txt.wall_s} s, ${v.txt.peak_rss_mb} MB`, "", "≤ 1.5 s");
   }
   if (upload) add(`submit ${upload.upload_mb} MB list`, `${upload.bulkcheck.wall_seconds} s, ${upload.bulkcheck.peak_rss_mb} MB`, `curl -F ${upload.curl.wall_seconds} s, ${upload.curl.peak_rss_mb} MB`, "RSS ≤ 120 MB");
-  if (download) for (const line of download.headlines ?? []) add(...line);
+  if (download) {
+    for (const [name, c] of Object.entries(download.cases)) {
+      add(`download ${download.rows} rows ${name}`, `${c.bulkcheck.whole_s} s (transfer ${c.bulkcheck.transfer_s} s), ${c.bulkcheck.peak_rss_mb} MB`, `curl ${c.curl.whole_s} s (transfer ${c.curl.transfer_s} s)`, `≥ 0.7× curl: whole ${c.ratio_whole}×, transfer ${c.ratio_transfer}×; RSS ≤ 150 MB`);
+    }
+  }
   if (startup) {
     add("bulkcheck --version", `${startup.version_ms} ms (${startup.version_ratio}×)`, `node -e 0 ${startup.node_e0_ms} ms`, "≤ 1.6×");
     add("bulkcheck status --help", `${startup.status_help_ms} ms (${startup.status_help_ratio}×)`, `node -e 0 ${startup.node_e0_ms} ms`, "≤ 1.6×");
