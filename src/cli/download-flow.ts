@@ -32,11 +32,19 @@ export async function downloadTasks(ctx: Context, taskIds: readonly string[], fl
   const tasks = new Map(checked.map((task) => [task.id, task]));
   const serviceType = productOf(checked);
   const toStdout = isStdout(flags.output);
-  const sources = checked.map((task) => ({
-    label: `task ${task.id}`,
-    ...(task.success_cnt === undefined ? {} : { expectedRows: task.success_cnt }),
-    open: () => openTaskResult(task.id, { client, sleep: ctx.sleep, signal: ctx.signal, onTask: (fresh) => tasks.set(fresh.id, fresh) }),
-  }));
+  const sources = checked.map((task) => {
+    // The check just made serves the first open; a restarted transfer checks again for a fresh link.
+    let initial: Task | undefined = task;
+    return {
+      label: `task ${task.id}`,
+      ...(task.success_cnt === undefined ? {} : { expectedRows: task.success_cnt }),
+      open: () => {
+        const first = initial;
+        initial = undefined;
+        return openTaskResult(task.id, { client, sleep: ctx.sleep, signal: ctx.signal, initial: first, onTask: (fresh) => tasks.set(fresh.id, fresh) });
+      },
+    };
+  });
   const summary = await withStagedOutput(ctx, flags.output, (path) =>
     withTransferRetries(ctx, () =>
       writeResults(sources, { path, force: toStdout || Boolean(flags.force) }, {

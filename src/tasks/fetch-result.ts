@@ -10,6 +10,8 @@ export interface OpenResultOptions {
   signal?: AbortSignal;
   /** Checks made while a finished task's result_url is still absent (default 6: about a minute in all). */
   absentChecks?: number;
+  /** A check made just before, used for the first attempt instead of checking again. */
+  initial?: Task;
   /** Called with each fresh check, so the caller sees the latest counts. */
   onTask?: (task: Task) => void;
 }
@@ -25,8 +27,10 @@ const ABSENT_FIRST_DELAY_MS = 1000;
 export async function openTaskResult(taskId: string, options: OpenResultOptions): Promise<Readable> {
   const absentChecks = options.absentChecks ?? 6;
   let expiredOnce = false;
+  let initial = options.initial;
   for (let check = 1; ; check++) {
-    const task = await options.client.checkTask(taskId);
+    const task = initial ?? (await options.client.checkTask(taskId));
+    initial = undefined;
     options.onTask?.(task);
     assertDownloadable(task);
     if (!task.result_url) {

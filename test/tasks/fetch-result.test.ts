@@ -1,0 +1,58 @@
+import { Readable } from "node:stream";
+import { describe, expect, it } from "vitest";
+import { ResultUrlExpiredError } from "../../src/api/errors.js";
+import { PendingError, TaskFailedError } from "../../src/errors.js";
+import type { Task } from "../../src/spec/task.js";
+import { openTaskResult } from "../../src/tasks/fetch-result.js";
+
+const task = (over: Partial<Task>): Task => ({ id: "t1", product: "carrier_batch", status: "success", country: "GB", total: 1, created_at: "", ...over });
+
+function fakeClient(checks: Task[], expired: Set<string>) {
+  const calls = { checks: 0, opened: [] as string[] };
+  return {
+    calls,
+    client: {
+      async checkTask() {
+        calls.checks++;
+        return checks.shift()!;
+      },
+      async openResult(url: string) {
+        calls.opened.push(url);
+        if (expired.has(url)) throw new ResultUrlExpiredError("expired", 403);
+        return { body: Readable.from(["identifier\n"]) };
+      },
+    },
+  };
+}
+
+const noSleep = async () => {};
+
+describe("openTaskResult", () => {
+  it("uses a check made just before without checking again", async () => {
+    const { client, calls } = fakeClient([], new Set());
+    await openTaskResult("t1", { client, sleep: noSleep, initial: task({ result_url: "u1" }) });
+    expect(calls).toEqual({ checks: 0, opened: ["u1"] });
+  });
+
+  it("checks again for a fresh link when the first one has expired, once", async () => {
+    const { client, calls } = fakeClient([task({ result_url: "u2" })], new Set(["u1"]));
+    await openTaskResult("t1", { client, sleep: noSleep, initial: task({ result_url: "u1" }) });
+    expect(calls).toEqual({ checks: 1, opened: ["u1", "u2"] });
+    const again = fakeClient([task({ result_url: "u1" }), task({ result_url: "u1" })], new Set(["u1"]));
+    await expect(openTaskResult("t1", { client: again.client, sleep: noSleep })).rejects.toBeInstanceOf(ResultUrlExpiredError);
+  });
+
+  it("checks again with growing waits while result_url is absent", async () => {
+    const waits: number[] = [];
+    const { client } = fakeClient([task({}), task({}), task({ result_url: "u3" })], new Set());
+    await openTaskResult("t1", { client, sleep: async (ms) => void waits.push(ms) });
+    expect(waits).toEqual([1000, 2000]);
+    const never = fakeClient([task({}), task({})], new Set());
+    await expect(openTaskResult("t1", { client: never.client, sleep: noSleep, absentChecks: 2 })).rejects.toBeInstanceOf(PendingError);
+  });
+
+  it("refuses failed and unfinished tasks", async () => {
+    await expect(openTaskResult("t1", { client: fakeClient([task({ status: "failed" })], new Set()).client, sleep: noSleep })).rejects.toBeInstanceOf(TaskFailedError);
+    await expect(openTaskResult("t1", { client: fakeClient([task({ status: "processing" })], new Set()).client, sleep: noSleep })).rejects.toBeInstanceOf(PendingError);
+  });
+});
