@@ -1,9 +1,8 @@
-import { createClient } from "../api/client.js";
 import type { ApiClient } from "../api/types.js";
 import { configDir, stateDir } from "../config/paths.js";
 import { redactKey } from "../config/redact.js";
-import { resolveApiKey, resolveBaseUrl, resolveLimits, resolvePrices } from "../config/resolve.js";
-import { ConfigStore, DEFAULT_PROFILE } from "../config/store.js";
+import { DEFAULT_PROFILE, resolveApiKey, resolveBaseUrl, resolveLimits, resolvePrices } from "../config/resolve.js";
+import type { ConfigStore } from "../config/store.js";
 import { Journal } from "../journal/journal.js";
 import type { Context, GlobalOptions, Runtime } from "./context.js";
 import type { Printer } from "./printer.js";
@@ -21,6 +20,8 @@ export function buildContext(runtime: Runtime, globals: GlobalOptions, printer: 
 
   const config = async () => {
     if (!store) {
+      // conf (and the ajv it loads) and undici cost ~250 ms to load: only commands that use them pay.
+      const { ConfigStore } = await import("../config/store.js");
       store = new ConfigStore(configDir(runtime.env));
       const warning = store.permissionWarning();
       if (warning) printer.warn(warning);
@@ -53,6 +54,7 @@ export function buildContext(runtime: Runtime, globals: GlobalOptions, printer: 
       const key = resolveApiKey(input);
       warnIfClearText(printer, url.value);
       printer.debug(`using ${url.value} (from ${url.source}) with key ${redactKey(key.value)} (from ${key.source})`);
+      const { createClient } = await import("../api/client.js");
       client = createClient({
         baseUrl: url.value,
         apiKey: key.value,

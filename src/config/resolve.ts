@@ -3,6 +3,9 @@ import type { Env } from "../cli/io.js";
 import { DEFAULT_LIMITS, DEFAULT_PRICE_MICROS, SERVICE_TYPES, type ServiceType } from "../spec/products.js";
 import { settingSpec, type ProfileSettings } from "./settings.js";
 
+/** The profile used when neither --profile nor BULKCHECK_PROFILE names one. */
+export const DEFAULT_PROFILE = "default";
+
 export type Source = "flag" | "environment" | "profile" | "default";
 
 export interface Resolved<T> {

@@ -10,7 +10,6 @@ interface StoredConfig {
   profiles: Record<string, ProfileSettings>;
 }
 
-export const DEFAULT_PROFILE = "default";
 
 /**
  * The config file (`config.json` in the config directory): profiles of settings
