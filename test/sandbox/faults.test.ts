@@ -1,18 +1,9 @@
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { request } from "undici";
 import { FAULT_KINDS, type FaultKind } from "../../src/sandbox/index.js";
-import { apiGet, download, finish, gbNumbers, startHarness, state, submit, submitForm, type Harness } from "./helpers.js";
+import { apiGet, download, finish, gbNumbers, state, submit, submitForm, type Harness, trackedHarnesses } from "./helpers.js";
 
-const harnesses: Harness[] = [];
-afterEach(async () => {
-  await Promise.all(harnesses.splice(0).map((h) => h.close()));
-});
-
-async function harness(options: Parameters<typeof startHarness>[0] = {}): Promise<Harness> {
-  const h = await startHarness(options);
-  harnesses.push(h);
-  return h;
-}
+const harness = trackedHarnesses();
 
 const INPUT = { serviceType: "number_validation_batch", country: "GB", lines: gbNumbers(500) };
 

@@ -1,4 +1,5 @@
 import { Readable } from "node:stream";
+import { afterEach } from "vitest";
 import { Agent, FormData, request } from "undici";
 import { startSandbox, type Sandbox, type SandboxOptions, type SandboxState } from "../../src/sandbox/index.js";
 import type { Envelope, Task } from "../../src/spec/task.js";
@@ -125,4 +126,20 @@ export function gatedUpload(serviceType: string, country: string, firstLines: re
     yield `\r\n--${boundary}--\r\n`;
   }
   return { body: Readable.from(parts()), contentType: `multipart/form-data; boundary=${boundary}` };
+}
+
+/**
+ * A harness factory for a test file: every harness it starts is closed after each test.
+ * Call once at the top level of the file.
+ */
+export function trackedHarnesses(): (options?: Partial<SandboxOptions>) => Promise<Harness> {
+  const harnesses: Harness[] = [];
+  afterEach(async () => {
+    await Promise.all(harnesses.splice(0).map((h) => h.close()));
+  });
+  return async (options = {}) => {
+    const h = await startHarness(options);
+    harnesses.push(h);
+    return h;
+  };
 }

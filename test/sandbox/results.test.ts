@@ -1,18 +1,9 @@
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import yauzl from "yauzl";
 import { SERVICE_TYPES, resultColumns } from "../../src/spec/products.js";
-import { apiGet, download, finish, gbNumbers, startHarness, state, submit, type Harness } from "./helpers.js";
+import { apiGet, download, finish, gbNumbers, state, submit, type Harness, trackedHarnesses } from "./helpers.js";
 
-const harnesses: Harness[] = [];
-afterEach(async () => {
-  await Promise.all(harnesses.splice(0).map((h) => h.close()));
-});
-
-async function harness(options: Parameters<typeof startHarness>[0] = {}): Promise<Harness> {
-  const h = await startHarness(options);
-  harnesses.push(h);
-  return h;
-}
+const harness = trackedHarnesses();
 
 async function finishedTask(h: Harness, serviceType = "number_activity_batch", lines = gbNumbers(500)) {
   const reply = await submit(h, { serviceType, country: "GB", lines });

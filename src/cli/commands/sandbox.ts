@@ -29,7 +29,7 @@ export interface SandboxFlags {
 
 /** Serves the emulator until Ctrl-C; the base URL and key go to stderr, or to stdout as JSON. */
 export async function sandboxCommand(ctx: Context, flags: SandboxFlags): Promise<void> {
-  const sandbox = await startSandbox({ ...toOptions(flags), log: (line) => ctx.printer.note(line) });
+  const sandbox = await startSandbox({ ...sandboxOptionsFromFlags(flags), log: (line) => ctx.printer.note(line) });
   if (ctx.globals.json) {
     ctx.printer.json({ base_url: sandbox.url, api_key: sandbox.apiKey });
   } else {
@@ -45,7 +45,8 @@ export async function sandboxCommand(ctx: Context, flags: SandboxFlags): Promise
   await sandbox.close();
 }
 
-function toOptions(flags: SandboxFlags): Partial<SandboxOptions> {
+/** `bulkcheck sandbox` flags as startSandbox options; unset flags keep the sandbox's defaults. */
+export function sandboxOptionsFromFlags(flags: SandboxFlags): Partial<SandboxOptions> {
   const options: Partial<SandboxOptions> = { host: flags.host, port: flags.port };
   const set = <K extends keyof SandboxOptions>(key: K, value: SandboxOptions[K] | undefined) => {
     if (value !== undefined) options[key] = value;
