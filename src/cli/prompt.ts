@@ -31,8 +31,9 @@ export function canPrompt(io: IO): boolean {
   return Boolean(io.stdin.isTTY && io.stderr.isTTY);
 }
 
+/** All of stdin as UTF-8 (decoded once, so a character split across chunks survives). */
 export async function readAllStdin(io: IO): Promise<string> {
-  let text = "";
-  for await (const chunk of io.stdin) text += String(chunk);
-  return text;
+  const chunks: Buffer[] = [];
+  for await (const chunk of io.stdin) chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(String(chunk)));
+  return Buffer.concat(chunks).toString("utf8");
 }
