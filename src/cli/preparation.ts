@@ -4,7 +4,7 @@ import { UsageError } from "../errors.js";
 import { isKnownCountry, prepareList, type PrepareOptions, type PrepareResult } from "../prepare/index.js";
 import { canonicalServiceType, isCarrierProduct, SERVICE_TYPES, type ServiceType } from "../spec/products.js";
 import type { Context } from "./context.js";
-import { renderBoxed } from "./table.js";
+import { boxedTable } from "../results/format-table.js";
 
 export interface PreparationFlags {
   country?: string;
@@ -104,7 +104,7 @@ export function printPreparationSummary(ctx: Context, result: PrepareResult): vo
   if (s.extensions_dropped > 0) rows.push(["extensions_dropped", s.extensions_dropped]);
   const text = rows.map(([label, value]) => [label, String(value)] as const);
   if (ctx.io.stderr.isTTY) {
-    ctx.printer.note(renderBoxed(["list", "rows"], text, ctx.printer.options.colour));
+    ctx.printer.note(boxedTable(["list", "rows"], text, ctx.printer.options.colour));
   } else {
     const width = Math.max(...text.map(([label]) => label.length));
     for (const [label, value] of text) ctx.printer.note(`${label.padEnd(width)}  ${value}`);

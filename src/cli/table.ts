@@ -1,4 +1,4 @@
-import Table from "cli-table3";
+import { boxedTable } from "../results/format-table.js";
 import type { Printer } from "./printer.js";
 
 /**
@@ -11,17 +11,7 @@ export function printTable(printer: Printer, headers: readonly string[], rows: R
     for (const row of rows) printer.data(row.map(tsvField).join("\t"));
     return;
   }
-  printer.data(renderBoxed(headers, rows, printer.options.colour));
-}
-
-/** A boxed table as a string; cli-table3 colours its header and borders unless told not to. */
-export function renderBoxed(headers: readonly string[], rows: ReadonlyArray<readonly string[]>, colour: boolean): string {
-  const table = new Table({
-    head: [...headers],
-    style: colour ? { head: ["cyan"], border: ["grey"] } : { head: [], border: [] },
-  });
-  for (const row of rows) table.push([...row]);
-  return table.toString();
+  printer.data(boxedTable(headers, rows, printer.options.colour));
 }
 
 function tsvField(value: string): string {

@@ -18,8 +18,20 @@ export async function* renderTable(
     if (!header) header = [...row];
     else if (shown.length < options.rows) shown.push([...row]);
   }
-  const style = options.colour ? { head: ["bold"] } : { head: [], border: [] };
-  const rendered = new Table({ head: header ?? [], style });
-  rendered.push(...shown);
-  yield `${rendered.toString()}\n`;
+  yield `${boxedTable(header ?? [], shown, options.colour ?? false)}\n`;
+}
+
+const BOLD_CYAN = ["\u001b[1;36m", "\u001b[22;39m"] as const;
+
+/**
+ * A boxed table with the header in bold cyan when `colour` is on. The escape codes
+ * are written here rather than through cli-table3's `style`, because cli-table3's
+ * colour library switches itself off whenever the process's own stdout is not a
+ * terminal, which is the wrong test for output we may print to an injected stream.
+ */
+export function boxedTable(headers: readonly string[], rows: ReadonlyArray<readonly string[]>, colour: boolean): string {
+  const head = colour ? headers.map((cell) => BOLD_CYAN[0] + cell + BOLD_CYAN[1]) : [...headers];
+  const table = new Table({ head, style: { head: [], border: [] } });
+  for (const row of rows) table.push([...row]);
+  return table.toString();
 }
