@@ -1,9 +1,9 @@
-import { isAbsolute, resolve } from "node:path";
 import type { CountryCode } from "libphonenumber-js/max";
 import { UsageError } from "../errors.js";
 import { isKnownCountry, prepareList, type PrepareOptions, type PrepareResult } from "../prepare/index.js";
 import { canonicalServiceType, isCarrierProduct, SERVICE_TYPES, type ServiceType } from "../spec/products.js";
 import type { Context } from "./context.js";
+import { absolutePath } from "./paths.js";
 import { boxedTable } from "../results/format-table.js";
 
 export interface PreparationFlags {
@@ -12,6 +12,8 @@ export interface PreparationFlags {
   requireCountryCode?: boolean;
   strictRegion?: boolean;
   rejects?: string;
+  /** Worker threads for classification (default 0: in this thread). */
+  threads?: number;
 }
 
 /** --type as the service's canonical product code; unknown → usage error (exit 2) listing the products. */
@@ -41,10 +43,6 @@ export function sourceFromArgument(ctx: Context, file: string): PrepareOptions["
   return file === "-" ? { stream: ctx.io.stdin, name: "stdin" } : absolutePath(ctx, file);
 }
 
-export function absolutePath(ctx: Context, path: string): string {
-  return isAbsolute(path) ? path : resolve(ctx.cwd, path);
-}
-
 /** Runs preparation and tells the user (stderr) which column it read. */
 export async function prepareFromFlags(
   ctx: Context,
@@ -60,6 +58,7 @@ export async function prepareFromFlags(
     requireCountryCode: Boolean(flags.requireCountryCode),
     strictRegion: Boolean(flags.strictRegion),
     ...(flags.rejects === undefined ? {} : { rejectsPath: absolutePath(ctx, flags.rejects) }),
+    ...(flags.threads === undefined ? {} : { workers: flags.threads }),
     ...output,
   });
   const { column, format } = result;

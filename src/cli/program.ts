@@ -33,6 +33,7 @@ export function buildProgram(runtime: Runtime, invoke: Invoke, version: string) 
     .option("--require-country-code", "exclude numbers written without their country code, as the service does")
     .option("--strict-region", "exclude regions that only share the calling code (e.g. GG/JE/IM for GB)")
     .option("--rejects <file>", "write every excluded row to this CSV")
+    .option("--threads <n>", THREADS_HELP, parseCountOrZero)
     .option("--idempotency-key <key>", "use this key instead of the one derived from the list")
     .option("--resubmit", "force a new task for a list already submitted")
     .option("--dry-run", "prepare and show the plan and cost; upload nothing")
@@ -98,6 +99,7 @@ export function buildProgram(runtime: Runtime, invoke: Invoke, version: string) 
     .option("--strict-region", "exclude regions that only share the calling code")
     .option("-o, --output <file>", "write the normalised upload list here (- for stdout)")
     .option("--rejects <file>", "write every excluded row to this CSV")
+    .option("--threads <n>", THREADS_HELP, parseCountOrZero)
     .option("--force", "overwrite output files")
     .addHelpText("after", examples(["bulkcheck validate crm.csv --country GB -o upload.txt --rejects rejects.csv", "bulkcheck validate list.txt --country GB --json"]))
     .action((file, opts, cmd) => invoke(cmd, async (ctx) => (await import("./commands/validate.js")).validateCommand(ctx, file, opts)));
@@ -209,6 +211,8 @@ function configureErrors(program: CommandUnknownOpts, runtime: Runtime): void {
   };
   apply(program);
 }
+
+const THREADS_HELP = "classify on this many worker threads (default 0: in this thread; ~65 MB each, worth it only for lists that need the full parse)";
 
 function parseCountOrZero(value: string): number {
   return value === "0" ? 0 : parseCount(value);

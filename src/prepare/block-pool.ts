@@ -12,13 +12,6 @@ export interface BlockPool {
   close(): Promise<void>;
 }
 
-export interface PoolPlan {
-  /** Worker threads to use; 0 classifies in this thread. */
-  workers: number;
-  /** Classify this much text (UTF-16 units) in-thread before starting workers: a short stream never pays their start-up. */
-  startAfterChars: number;
-}
-
 /** A request to a worker: a block of complete records and its tag. */
 export interface BlockRequest extends TextBlock {
   id: number;
@@ -37,25 +30,21 @@ export function workerScript(): URL | undefined {
 }
 
 /**
- * Hands each block to the least busy worker (after `startAfterChars` of text
- * classified in-thread). Callers await results in the order they need them; the
- * pool does not reorder.
+ * Hands each block to the least busy of `threads` workers, or classifies it in
+ * this thread when `threads` is 0. Callers await results in the order they need
+ * them; the pool does not reorder.
  */
-export function createBlockPool(settings: BlockSettings, plan: PoolPlan): BlockPool {
-  const script = plan.workers > 0 ? workerScript() : undefined;
-  if (plan.workers > 0 && script === undefined) {
+export function createBlockPool(settings: BlockSettings, threads: number): BlockPool {
+  const script = threads > 0 ? workerScript() : undefined;
+  if (threads > 0 && script === undefined) {
     throw new Error("prepare: worker threads need the compiled classify-worker.js next to block-pool.js");
   }
   const workers: PoolWorker[] = [];
-  let classifiedChars = 0;
   let nextId = 0;
   return {
     classify(block) {
-      if (script === undefined || classifiedChars < plan.startAfterChars) {
-        classifiedChars += block.text.length;
-        return Promise.resolve(classifyBlock(block, settings));
-      }
-      if (workers.length === 0) for (let i = 0; i < plan.workers; i++) workers.push(startWorker(script, settings));
+      if (script === undefined) return Promise.resolve(classifyBlock(block, settings));
+      if (workers.length === 0) for (let i = 0; i < threads; i++) workers.push(startWorker(script, settings));
       const target = workers.reduce((a, b) => (b.pending.size < a.pending.size ? b : a));
       const id = nextId++;
       return new Promise<ClassifiedBlock>((resolve, reject) => {

@@ -16,94 +16,92 @@ export function identifierKey(identifier: string): IdentifierKey {
 }
 
 /**
- * The kept identifiers seen so far, with the line each was first seen on, in
- * first-seen order: the one structure of preparation that grows with the list.
+ * Writes an identifier key back as its ASCII digits at `at` in `out` and returns
+ * the end; `out` needs room for 15 bytes or the string's length. Digits are
+ * written straight from the number, ~10× faster than String(number).
+ */
+export function writeIdentifier(out: Buffer, at: number, key: IdentifierKey): number {
+  if (typeof key === "string") return at + out.write(key, at, "latin1");
+  // Two exact halves, each small enough for integer arithmetic.
+  const high = Math.floor(key / 1e8);
+  if (high > 0) at = writeDigits(out, at, high, 0);
+  return writeDigits(out, at, key - high * 1e8, high > 0 ? 8 : 0);
+}
+
+/** The most bytes writeIdentifier writes for a numeric key. */
+export const MAX_NUMERIC_IDENTIFIER_BYTES = MAX_EXACT_DIGITS;
+
+/**
+ * The kept identifiers seen so far, with the line each was first seen on: the
+ * one structure of preparation that grows with the list, so it is kept small.
  *
- * Numeric keys live in an open-addressing table of typed arrays, ~32 bytes a
- * number and no string kept alive (a Map of strings took several times the
- * memory and time on 500k numbers); the rare longer identifiers in a Map.
+ * Numeric keys live in open-addressing tables of typed arrays, 12 bytes a slot
+ * and no string kept alive (a Map of strings took several times the memory and
+ * time). The keys are spread over 256 tables that each grow on their own when
+ * 3/4 full, by half, so memory follows the count closely (16–24 bytes a
+ * number), and growing never holds two copies of everything. The rare
+ * longer identifiers go in a Map. First-seen order is not kept here:
+ * preparation writes each identifier to the upload file as it first appears.
  */
 export class IdentifierIndex {
-  private keys = new Float64Array(1 << 12);
-  private firstLines = new Int32Array(1 << 12);
-  private used = 0;
-  /** First-seen order: the number, or -(i + 1) for `longOrder[i]` (an identifier is never negative). */
-  private order = new Float64Array(1 << 12);
+  private readonly shards = Array.from({ length: SHARDS }, () => new Shard(INITIAL_SHARD_SLOTS));
   private readonly long = new Map<string, number>();
-  private readonly longOrder: string[] = [];
+  private numeric = 0;
 
   get size(): number {
-    return this.used + this.long.size;
+    return this.numeric + this.long.size;
   }
 
   /** Records `key` as first seen on `line` and returns undefined, or returns the line it was first seen on. */
   firstLineOf(key: IdentifierKey, line: number): number | undefined {
     if (typeof key === "string") {
       const first = this.long.get(key);
-      if (first !== undefined) return first;
-      this.long.set(key, line);
-      this.append(-this.longOrder.push(key));
-      return undefined;
+      if (first === undefined) this.long.set(key, line);
+      return first;
     }
-    if ((this.used + 1) * 2 > this.keys.length) this.grow();
-    const slot = this.slotOf(key, this.keys);
+    const hashed = hash(key);
+    const first = this.shards[hashed >>> SHARD_SHIFT]!.firstLineOf(key, hashed, line);
+    if (first === undefined) this.numeric++;
+    return first;
+  }
+}
+
+const SHARDS = 256;
+const SHARD_SHIFT = 24;
+const INITIAL_SHARD_SLOTS = 64;
+
+/**
+ * One open-addressing table (linear probing, 0 = empty: an identifier is never
+ * 0). It grows by half, not double, and maps the hash onto any size by
+ * scaling, so memory tracks the count closely.
+ */
+class Shard {
+  private keys: Float64Array;
+  private firstLines: Int32Array;
+  private used = 0;
+
+  constructor(slots: number) {
+    this.keys = new Float64Array(slots);
+    this.firstLines = new Int32Array(slots);
+  }
+
+  firstLineOf(key: number, hashed: number, line: number): number | undefined {
+    if ((this.used + 1) * 4 > this.keys.length * 3) this.grow();
+    const slot = slotOf(this.keys, key, hashed);
     if (this.keys[slot] === key) return this.firstLines[slot];
     this.keys[slot] = key;
     this.firstLines[slot] = line;
     this.used++;
-    this.append(key);
     return undefined;
   }
 
-  /**
-   * Identifiers [from, to) in first-seen order as ASCII lines ending in `\n`:
-   * the bytes of an upload file. Digits are written straight from the numbers,
-   * ~10× faster than String(number) and a join.
-   */
-  lines(from: number, to: number): Buffer {
-    let capacity = (to - from) * (MAX_EXACT_DIGITS + 1);
-    for (let i = from; i < to; i++) if (this.order[i]! < 0) capacity += this.longOrder[-this.order[i]! - 1]!.length;
-    const out = Buffer.allocUnsafe(capacity);
-    let at = 0;
-    for (let i = from; i < to; i++) {
-      const key = this.order[i]!;
-      if (key < 0) at += out.write(this.longOrder[-key - 1]!, at, "latin1");
-      else {
-        // Two exact halves, each small enough for integer arithmetic.
-        const high = Math.floor(key / 1e8);
-        if (high > 0) at = writeDigits(out, at, high, 0);
-        at = writeDigits(out, at, key - high * 1e8, high > 0 ? 8 : 0);
-      }
-      out[at++] = 10;
-    }
-    return out.subarray(0, at);
-  }
-
-  private append(key: number): void {
-    const at = this.size - 1;
-    if (at >= this.order.length) {
-      const order = new Float64Array(this.order.length * 2);
-      order.set(this.order);
-      this.order = order;
-    }
-    this.order[at] = key;
-  }
-
-  /** The slot holding `key`, or the empty (0) slot where it belongs; an identifier is never 0. */
-  private slotOf(key: number, keys: Float64Array): number {
-    const mask = keys.length - 1;
-    let slot = hash(key) & mask;
-    while (keys[slot] !== 0 && keys[slot] !== key) slot = (slot + 1) & mask;
-    return slot;
-  }
-
   private grow(): void {
-    const keys = new Float64Array(this.keys.length * 2);
-    const firstLines = new Int32Array(this.firstLines.length * 2);
+    const keys = new Float64Array(Math.ceil(this.keys.length * 1.5));
+    const firstLines = new Int32Array(keys.length);
     for (let i = 0; i < this.keys.length; i++) {
       const key = this.keys[i]!;
       if (key === 0) continue;
-      const slot = this.slotOf(key, keys);
+      const slot = slotOf(keys, key, hash(key));
       keys[slot] = key;
       firstLines[slot] = this.firstLines[i]!;
     }
@@ -112,11 +110,19 @@ export class IdentifierIndex {
   }
 }
 
+/** The slot holding `key`, or the empty slot where it belongs: the hash's low 24 bits scaled onto the table. */
+function slotOf(keys: Float64Array, key: number, hashed: number): number {
+  const size = keys.length;
+  let slot = Math.floor(((hashed & 0xffffff) * size) / 0x1000000);
+  while (keys[slot] !== 0 && keys[slot] !== key) if (++slot === size) slot = 0;
+  return slot;
+}
+
 /** Mixes both halves of the number so nearby numbers spread over the table. */
 function hash(key: number): number {
   const low = key >>> 0;
   const high = (key / 4294967296) >>> 0;
-  return Math.imul(low ^ Math.imul(high, 0x85ebca6b), 0x9e3779b1) ^ (low >>> 15);
+  return (Math.imul(low ^ Math.imul(high, 0x85ebca6b), 0x9e3779b1) ^ (low >>> 15)) >>> 0;
 }
 
 /** Writes `value` (< 2^31) in decimal at `at`, left-padded with zeros to `width`; returns the end. */

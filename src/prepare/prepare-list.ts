@@ -5,13 +5,13 @@ import { admitBlock, type ClassifiedBlock } from "./block-classifier.js";
 import { createBlockPool, type BlockPool } from "./block-pool.js";
 import { classifyCell, type Classification, type ClassifyOptions } from "./classify.js";
 import { chooseColumn, type ColumnChoice } from "./column.js";
-import { classifyOptionsOf, poolPlanOf, type PrepareOptions } from "./prepare-options.js";
+import { classifyOptionsOf, type PrepareOptions } from "./prepare-options.js";
 import { RejectsWriter } from "./rejects-writer.js";
 import { createRowClassifier, type RowClassifier } from "./row-classifier.js";
 import { openRows, type ListFormat, type RowSource } from "./row-reader.js";
 import { LIBPHONENUMBER_VERSION, type PreparationSettings } from "./settings.js";
 import { countRow, emptySummary, type PrepareSummary } from "./summary.js";
-import { writeUploadChunks, type UploadChunk, type UploadTarget } from "./upload-writer.js";
+import { UploadSpool, type UploadChunk, type UploadTarget } from "./upload-writer.js";
 
 export interface PrepareResult {
   summary: PrepareSummary;
@@ -34,6 +34,7 @@ export async function prepareList(options: PrepareOptions): Promise<PrepareResul
   const rows = await openRows(options.source);
   let pool: BlockPool | undefined;
   let rejects: RejectsWriter | undefined;
+  let upload: UploadSpool | undefined;
   try {
     const column = chooseColumn({
       option: options.column,
@@ -44,18 +45,21 @@ export async function prepareList(options: PrepareOptions): Promise<PrepareResul
       sourceName: rows.name,
     });
     const settings = settingsOf(classifyOptions, column, rows.format);
-    const classifier = createRowClassifier(settings);
+    upload = await UploadSpool.create(await uploadTarget(options, rows.name));
+    const spool = upload;
+    const classifier = createRowClassifier(settings, (key) => spool.add(key));
     const summary = emptySummary();
     rejects = options.rejectsPath === undefined ? undefined : await RejectsWriter.create(options.rejectsPath);
     const blockSettings = { delimiter: rows.format.delimiter, column: column.index, classify: classifyOptions, keepValues: rejects !== undefined, name: rows.name };
-    pool = createBlockPool(blockSettings, poolPlanOf(options.workers, rows.size));
-    await classifyRows({ rows, pool, classifier, summary, rejects, onProgress: options.onProgress });
+    pool = createBlockPool(blockSettings, options.workers ?? 0);
+    await classifyRows({ rows, pool, classifier, summary, rejects, upload, onProgress: options.onProgress });
     await rejects?.close();
-    const target = await uploadTarget(options, rows.name);
-    const chunks = await writeUploadChunks(classifier.keptLines, classifier.keptCount, target, options.maxTaskSize);
+    const chunks = await upload.finish(options.maxTaskSize);
+    upload = undefined;
     return { summary, column, format: rows.format, chunks, settings };
   } finally {
     rejects?.discard();
+    await upload?.discard();
     await pool?.close();
     await rows.close();
   }
@@ -67,6 +71,7 @@ interface RowLoop {
   classifier: RowClassifier;
   summary: PrepareSummary;
   rejects: RejectsWriter | undefined;
+  upload: UploadSpool;
   onProgress: ((rowsRead: number) => void) | undefined;
 }
 
@@ -84,6 +89,7 @@ async function classifyRows(loop: RowLoop): Promise<void> {
       if (row.class !== "kept") loop.rejects?.add(row.line, row.value ?? "", row.class, row.reason);
     });
     await loop.rejects?.flush();
+    await loop.upload.flush();
     loop.onProgress?.(loop.summary.rows_read);
   };
   for await (const block of loop.rows.blocks()) {

@@ -1,8 +1,6 @@
-import { availableParallelism } from "node:os";
 import type { CountryCode } from "libphonenumber-js/max";
 import { UsageError } from "../errors.js";
 import { isKnownCountry, type ClassifyOptions } from "./classify.js";
-import { workerScript, type PoolPlan } from "./block-pool.js";
 import type { ListSource } from "./input-source.js";
 
 export interface PrepareOptions {
@@ -24,18 +22,16 @@ export interface PrepareOptions {
   maxTaskSize?: number;
   /** Write every row not in the upload to this CSV (`line,value,class,reason`). */
   rejectsPath?: string;
-  /** Worker threads for classification; 0 = in this thread. Default: all cores, for large lists only. */
+  /**
+   * Worker threads for classification; 0 (the default) = in this thread. The
+   * digit fast path made classifying cheaper than reading and deduplicating, so
+   * threads gain 0–30% (most on lists that need libphonenumber-js's full parse)
+   * for ~65 MB each (every worker loads its own metadata).
+   */
   workers?: number;
   /** Called after each batch with the number of data rows read so far. */
   onProgress?: (rowsRead: number) => void;
 }
-
-/** Files at least this big start their worker threads at once. */
-const LARGE_FILE_BYTES = 4 * 1024 * 1024;
-/** A list of unknown size (stdin) starts workers once it has proved this long (in UTF-16 units of text). */
-const LAZY_START_CHARS = 4 * 1024 * 1024;
-/** Past three workers the reading thread (decode, cut, dedup, write: ~0.7 s per 500k rows) is the bottleneck. */
-const MAX_DEFAULT_WORKERS = 3;
 
 /** Checks the options a user can get wrong and returns the classifier's. */
 export function classifyOptionsOf(options: PrepareOptions): ClassifyOptions {
@@ -57,18 +53,4 @@ export function classifyOptionsOf(options: PrepareOptions): ClassifyOptions {
     requireCountryCode: options.requireCountryCode ?? false,
     strictRegion: options.strictRegion ?? false,
   };
-}
-
-/**
- * How many workers, and when to start them. An explicit count starts at once.
- * By default: none for a file under 4 MiB (start-up would cost more than it
- * saves), one per core (at most three) for a larger one, the reading thread
- * only cutting, deduplicating and writing; for a stream of unknown size the
- * same once 4 MiB of text has been read. Running from sources (no compiled
- * worker script, as under vitest) the default is in-thread.
- */
-export function poolPlanOf(workers: number | undefined, size: number | undefined): PoolPlan {
-  if (workers !== undefined) return { workers, startAfterChars: 0 };
-  if (workerScript() === undefined || (size !== undefined && size < LARGE_FILE_BYTES)) return { workers: 0, startAfterChars: 0 };
-  return { workers: Math.min(availableParallelism(), MAX_DEFAULT_WORKERS), startAfterChars: size === undefined ? LAZY_START_CHARS : 0 };
 }

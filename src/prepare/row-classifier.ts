@@ -19,8 +19,6 @@ export interface RowClassifier {
    * when this is the first (and it is now recorded).
    */
   admitKept(key: IdentifierKey, line: number): number | undefined;
-  /** Kept identifiers [from, to) in first-seen order, as upload-file lines (`447400123456\n`…). */
-  keptLines(from: number, to: number): Buffer;
   readonly keptCount: number;
 }
 
@@ -30,16 +28,22 @@ export interface RowClassifier {
  * rows take part: a repeated foreign or invalid number is reported as what it is.
  * `prepareList` runs every row through `admit`, and the join reuses this with
  * the stored PreparationSettings, so both agree by construction. Memory grows
- * with the number of distinct kept identifiers, and nothing else.
+ * with the number of distinct kept identifiers, and nothing else; `onFirstSeen`
+ * gets each kept identifier once, in first-seen order (preparation writes the
+ * upload file from it).
  */
-export function createRowClassifier(settings: ClassifyOptions): RowClassifier {
+export function createRowClassifier(settings: ClassifyOptions, onFirstSeen?: (key: IdentifierKey) => void): RowClassifier {
   const options: ClassifyOptions = {
     ...(settings.country === undefined ? {} : { country: settings.country }),
     requireCountryCode: settings.requireCountryCode ?? false,
     strictRegion: settings.strictRegion ?? false,
   };
   const kept = new IdentifierIndex();
-  const admitKept = (key: IdentifierKey, line: number) => kept.firstLineOf(key, line);
+  const admitKept = (key: IdentifierKey, line: number) => {
+    const firstLine = kept.firstLineOf(key, line);
+    if (firstLine === undefined) onFirstSeen?.(key);
+    return firstLine;
+  };
   const admit = (cell: Classification, line: number): RowResult => {
     if (cell.class !== "kept") return cell;
     const identifier = cell.identifier!;
@@ -51,7 +55,6 @@ export function createRowClassifier(settings: ClassifyOptions): RowClassifier {
     classify: (cell, line) => admit(classifyCell(cell, options), line),
     admit,
     admitKept,
-    keptLines: (from, to) => kept.lines(from, to),
     get keptCount() {
       return kept.size;
     },

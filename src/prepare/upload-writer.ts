@@ -1,5 +1,8 @@
-import { createHash } from "node:crypto";
+import { createHash, type Hash } from "node:crypto";
+import { createReadStream } from "node:fs";
+import { rm, type FileHandle } from "node:fs/promises";
 import { basename, dirname, extname, join } from "node:path";
+import { MAX_NUMERIC_IDENTIFIER_BYTES, writeIdentifier, type IdentifierKey } from "./identifier-index.js";
 import { openOutput } from "./output-file.js";
 
 export interface UploadChunk {
@@ -14,31 +17,84 @@ export interface UploadChunk {
 /** Where upload files go: one named file (split files are named after it), or a directory and a base name. */
 export type UploadTarget = { file: string } | { dir: string; base: string };
 
-const LINES_PER_WRITE = 65_536;
+const BUFFER_BYTES = 256 * 1024;
 
 /**
- * Writes the upload list: one identifier per line, `\n` endings, first-seen order.
- * Above `maxTaskSize` the list is split into the fewest files that fit, balanced
- * (sizes differ by at most one) so no file falls below the service's minimum
- * task size just because it is the remainder. Always writes at least one file,
- * which is empty when nothing was kept. Paths: `list.txt`, or when split
- * `list-1-of-3.txt`, `list-2-of-3.txt`, ….
+ * The upload list, written while the list is read: each kept identifier is
+ * appended (one per line, `\n` endings) the moment it is first seen, so
+ * first-seen order costs no memory. Above `maxTaskSize` the finished file is
+ * then split into the fewest files that fit, balanced (sizes differ by at most
+ * one) so no file falls below the service's minimum task size just because it
+ * is the remainder. Paths: `list.txt`, or when split `list-1-of-3.txt`, ….
  */
-export async function writeUploadChunks(
-  lines: (from: number, to: number) => Buffer,
-  total: number,
-  target: UploadTarget,
-  maxTaskSize: number | undefined,
-): Promise<UploadChunk[]> {
-  const parts = maxTaskSize === undefined ? 1 : Math.max(1, Math.ceil(total / maxTaskSize));
-  const chunks: UploadChunk[] = [];
-  let from = 0;
-  for (let part = 0; part < parts; part++) {
-    const count = Math.floor(total / parts) + (part < total % parts ? 1 : 0);
-    chunks.push(await writeChunk(chunkPath(target, part + 1, parts), lines, from, count));
-    from += count;
+export class UploadSpool {
+  private buffer = Buffer.allocUnsafe(BUFFER_BYTES);
+  private used = 0;
+  private readonly full: Buffer[] = [];
+  private readonly hash = createHash("sha256");
+  private count = 0;
+  private bytes = 0;
+
+  private constructor(
+    private readonly target: UploadTarget,
+    private readonly path: string,
+    private handle: FileHandle | undefined,
+  ) {}
+
+  static async create(target: UploadTarget): Promise<UploadSpool> {
+    const path = chunkPath(target, 1, 1);
+    return new UploadSpool(target, path, await openOutput(path, "upload file"));
   }
-  return chunks;
+
+  /** Appends one identifier; written out by the next flush. */
+  add(key: IdentifierKey): void {
+    const room = typeof key === "string" ? key.length + 1 : MAX_NUMERIC_IDENTIFIER_BYTES + 1;
+    if (this.used + room > this.buffer.length) {
+      this.full.push(this.buffer.subarray(0, this.used));
+      this.buffer = Buffer.allocUnsafe(Math.max(BUFFER_BYTES, room));
+      this.used = 0;
+    }
+    this.used = writeIdentifier(this.buffer, this.used, key);
+    this.buffer[this.used++] = 10;
+    this.count++;
+  }
+
+  /** Writes the filled buffers, keeping memory bounded by what one block of rows keeps. */
+  async flush(): Promise<void> {
+    for (const buffer of this.full.splice(0)) await this.write(buffer);
+  }
+
+  /** Completes the file and splits it when it holds more than `maxTaskSize` identifiers. */
+  async finish(maxTaskSize: number | undefined): Promise<UploadChunk[]> {
+    await this.flush();
+    await this.write(this.buffer.subarray(0, this.used));
+    await this.close();
+    const whole: UploadChunk = { path: this.path, count: this.count, bytes: this.bytes, sha256: this.hash.digest("hex") };
+    const parts = maxTaskSize === undefined ? 1 : Math.max(1, Math.ceil(whole.count / maxTaskSize));
+    if (parts === 1) return [whole];
+    const sizes = Array.from({ length: parts }, (_, part) => Math.floor(whole.count / parts) + (part < whole.count % parts ? 1 : 0));
+    const chunks = await splitLines(whole.path, sizes, (part) => chunkPath(this.target, part + 1, parts));
+    await rm(whole.path, { force: true });
+    return chunks;
+  }
+
+  /** Removes the partial file after a failure. */
+  async discard(): Promise<void> {
+    await this.close();
+    await rm(this.path, { force: true });
+  }
+
+  private async write(buffer: Buffer): Promise<void> {
+    this.hash.update(buffer);
+    this.bytes += buffer.length;
+    await this.handle!.write(buffer);
+  }
+
+  private async close(): Promise<void> {
+    const handle = this.handle;
+    this.handle = undefined;
+    await handle?.close();
+  }
 }
 
 function chunkPath(target: UploadTarget, part: number, parts: number): string {
@@ -48,19 +104,55 @@ function chunkPath(target: UploadTarget, part: number, parts: number): string {
   return join(dirname(file), `${basename(file, ext)}-${part}-of-${parts}${ext}`);
 }
 
-async function writeChunk(path: string, lines: (from: number, to: number) => Buffer, from: number, count: number): Promise<UploadChunk> {
-  const hash = createHash("sha256");
-  const handle = await openOutput(path, "upload file");
-  let bytes = 0;
+interface PartWriter {
+  chunk: UploadChunk;
+  hash: Hash;
+  handle: FileHandle;
+}
+
+/** Streams `path` into files of `sizes[i]` lines each, named by `pathOf(i)`. */
+async function splitLines(path: string, sizes: readonly number[], pathOf: (part: number) => string): Promise<UploadChunk[]> {
+  const chunks: UploadChunk[] = [];
+  let part: PartWriter | undefined;
+  const open = async (index: number): Promise<PartWriter> => {
+    const file = pathOf(index);
+    return { chunk: { path: file, count: 0, bytes: 0, sha256: "" }, hash: createHash("sha256"), handle: await openOutput(file, "upload file") };
+  };
+  const write = async (writer: PartWriter, bytes: Buffer): Promise<void> => {
+    writer.hash.update(bytes);
+    writer.chunk.bytes += bytes.length;
+    await writer.handle.write(bytes);
+  };
+  const close = async (writer: PartWriter): Promise<void> => {
+    await writer.handle.close();
+    writer.chunk.sha256 = writer.hash.digest("hex");
+    chunks.push(writer.chunk);
+  };
   try {
-    for (let start = from; start < from + count; start += LINES_PER_WRITE) {
-      const buffer = lines(start, Math.min(start + LINES_PER_WRITE, from + count));
-      hash.update(buffer);
-      bytes += buffer.length;
-      await handle.write(buffer);
+    for await (const data of createReadStream(path, { highWaterMark: 1 << 20 }) as AsyncIterable<Buffer>) {
+      let from = 0;
+      while (from < data.length) {
+        part ??= await open(chunks.length);
+        let at = from;
+        while (part.chunk.count < sizes[chunks.length]! && at < data.length) {
+          const end = data.indexOf(10, at);
+          // A line the next read completes: its newline is counted there.
+          if (end === -1) at = data.length;
+          else {
+            at = end + 1;
+            part.chunk.count++;
+          }
+        }
+        await write(part, data.subarray(from, at));
+        from = at;
+        if (part.chunk.count === sizes[chunks.length]) {
+          await close(part);
+          part = undefined;
+        }
+      }
     }
   } finally {
-    await handle.close();
+    await part?.handle.close();
   }
-  return { path, count, bytes, sha256: hash.digest("hex") };
+  return chunks;
 }

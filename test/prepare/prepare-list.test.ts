@@ -271,6 +271,30 @@ describe("prepareList output", () => {
     expect(split.chunks.map((c) => c.path)).toEqual([join(dir, "out-1-of-2.txt"), join(dir, "out-2-of-2.txt")]);
   });
 
+  it("splits a list larger than a read into parts that rejoin byte for byte, with the whole file removed", async () => {
+    const dir = await tempDir();
+    const many = Array.from({ length: 200_003 }, (_, i) => `+44 7400 ${String(i).padStart(6, "0")}`);
+    const source = await listFile("many.txt", many.join("\n"));
+    const whole = await prepareList({ source, country: "GB", uploadPath: join(dir, "whole.txt") });
+    const split = await prepareList({ source, country: "GB", uploadPath: join(dir, "part.txt"), maxTaskSize: 70_000 });
+    expect(split.chunks.map((c) => c.count)).toEqual([66_668, 66_668, 66_667]);
+    const parts = await Promise.all(split.chunks.map((c) => readFile(c.path)));
+    expect(Buffer.concat(parts).equals(await readFile(whole.chunks[0]!.path))).toBe(true);
+    parts.forEach((bytes, i) => {
+      expect(bytes.length).toBe(split.chunks[i]!.bytes);
+      expect(bytes.toString("latin1").split("\n").length - 1).toBe(split.chunks[i]!.count);
+      expect(createHash("sha256").update(bytes).digest("hex")).toBe(split.chunks[i]!.sha256);
+    });
+    await expect(readFile(join(dir, "part.txt"))).rejects.toThrow(/ENOENT/);
+  });
+
+  it("removes the partial upload file when preparation fails", async () => {
+    const dir = await tempDir();
+    const source = await listFile("broken.csv", 'name,phone\n"unclosed,07400 100001\n');
+    await expect(prepareList({ source, country: "GB", workers: 0, uploadPath: join(dir, "out.txt") })).rejects.toThrow();
+    await expect(readFile(join(dir, "out.txt"))).rejects.toThrow(/ENOENT/);
+  });
+
   it("writes one empty upload file when nothing is kept", async () => {
     const { chunks, summary } = await prepareText("list.txt", "n/a\n12345\n");
     expect(summary.kept).toBe(0);

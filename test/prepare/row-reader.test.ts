@@ -47,7 +47,8 @@ describe("openRows (the reader the join reuses)", () => {
 
 describe("createRowClassifier (the classifier the join reuses)", () => {
   it("marks a duplicate with the line and identifier of its first occurrence", () => {
-    const classifier = createRowClassifier({ country: "GB" });
+    const firstSeen: Array<number | string> = [];
+    const classifier = createRowClassifier({ country: "GB" }, (key) => firstSeen.push(key));
     expect(classifier.classify("07400 100001", 2)).toEqual({ class: "kept", identifier: "447400100001", national: true });
     expect(classifier.classify("+44 7400 100001", 3)).toEqual({
       class: "duplicate",
@@ -56,7 +57,8 @@ describe("createRowClassifier (the classifier the join reuses)", () => {
       reason: "duplicate of line 2",
     });
     expect(classifier.classify("n/a", 4).class).toBe("invalid");
-    expect(classifier.keptLines(0, classifier.keptCount).toString()).toBe("447400100001\n");
+    expect(firstSeen).toEqual([447400100001]);
+    expect(classifier.keptCount).toBe(1);
   });
 
   it("does not count a repeated excluded number as a duplicate", () => {

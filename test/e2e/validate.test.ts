@@ -1,0 +1,125 @@
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { runBin, runCli, tempDir } from "../helpers/cli.js";
+
+const CSV = [
+  "name,phone,notes",
+  "Ann,07400 100001,a",
+  'Bob,+44 7400 100002,"x, y"',
+  "Cat,07400 100001,dup",
+  "Dan,n/a,",
+  "Eve,+1 212 555 0142,us",
+  "Fay,,blank",
+  "Gus,07781 123456,Guernsey",
+].join("\n");
+
+function listFile(text = CSV, name = "list.csv"): { dir: string; path: string } {
+  const dir = tempDir();
+  const path = join(dir, name);
+  writeFileSync(path, text);
+  return { dir, path };
+}
+
+/** No key, no base URL, no network: validate must not need any. */
+const LOCAL_ONLY = { env: { BULKCHECK_CONFIG_DIR: join(tempDir(), "config") } };
+
+describe("bulkcheck validate", () => {
+  it("prints the summary as one JSON object on stdout with --json, every row accounted for", async () => {
+    const { path } = listFile();
+    const out = await runCli(["validate", path, "--country", "GB", "--json"], LOCAL_ONLY);
+    expect(out.code).toBe(0);
+    const summary = JSON.parse(out.stdout);
+    expect(summary).toMatchObject({
+      rows_read: 7,
+      submitted_lines: 6,
+      kept: 3,
+      invalid_cnt: 1,
+      other_country_cnt: 1,
+      duplicate_cnt: 1,
+      blank: 1,
+      national_normalised: 2,
+      shared_code_regions: { GG: 1 },
+      column: { index: 1, name: "phone", chosenBy: "header" },
+    });
+    expect(summary.kept + summary.invalid_cnt + summary.no_code_cnt + summary.other_country_cnt + summary.duplicate_cnt + summary.blank).toBe(summary.rows_read);
+    expect(out.stderr).toContain('Reading phone numbers from column 2 "phone"');
+  });
+
+  it("writes the normalised list in first-seen order to -o and every excluded row to --rejects", async () => {
+    const { dir, path } = listFile();
+    const out = await runCli(["validate", path, "--country", "GB", "-o", join(dir, "upload.txt"), "--rejects", join(dir, "rejects.csv")], LOCAL_ONLY);
+    expect(out.code).toBe(0);
+    expect(out.stdout).toBe("");
+    expect(readFileSync(join(dir, "upload.txt"), "utf8")).toBe("447400100001\n447400100002\n447781123456\n");
+    expect(readFileSync(join(dir, "rejects.csv"), "utf8")).toBe(
+      [
+        "line,value,class,reason",
+        "4,07400 100001,duplicate,duplicate of line 2",
+        "5,n/a,invalid,contains characters that are not part of a phone number",
+        '6,+1 212 555 0142,other_country,"number belongs to +1 (US), not GB"',
+        "7,,blank,empty cell",
+        "",
+      ].join("\n"),
+    );
+    expect(out.stderr).toMatch(/kept \(to check\)\s+3/);
+    expect(out.stderr).toContain("Upload list (3 numbers) written to");
+  });
+
+  it("writes the list to stdout with -o -, and refuses -o - together with --json (exit 2)", async () => {
+    const { path } = listFile();
+    const out = await runCli(["validate", path, "--country", "GB", "-o", "-"], LOCAL_ONLY);
+    expect(out.code).toBe(0);
+    expect(out.stdout).toBe("447400100001\n447400100002\n447781123456\n");
+    const both = await runCli(["validate", path, "--country", "GB", "-o", "-", "--json"], LOCAL_ONLY);
+    expect(both.code).toBe(2);
+    expect(both.stdout).toBe("");
+  });
+
+  it("applies --require-country-code and --strict-region as the service would", async () => {
+    const { path } = listFile();
+    const out = await runCli(["validate", path, "--country", "GB", "--require-country-code", "--strict-region", "-o", "-"], LOCAL_ONLY);
+    expect(out.code).toBe(0);
+    expect(out.stdout).toBe("447400100002\n");
+  });
+
+  it("refuses to overwrite -o without --force (exit 2) and replaces it with --force", async () => {
+    const { dir, path } = listFile();
+    const upload = join(dir, "upload.txt");
+    writeFileSync(upload, "old\n");
+    const refused = await runCli(["validate", path, "--country", "GB", "-o", upload], LOCAL_ONLY);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain("--force");
+    expect(readFileSync(upload, "utf8")).toBe("old\n");
+    const forced = await runCli(["validate", path, "--country", "GB", "-o", upload, "--force"], LOCAL_ONLY);
+    expect(forced.code).toBe(0);
+    expect(readFileSync(upload, "utf8")).toBe("447400100001\n447400100002\n447781123456\n");
+  });
+
+  it("leaves no -o file behind when the list cannot be read", async () => {
+    const { dir, path } = listFile('name,phone\n"unclosed,07400 100001\n');
+    const out = await runCli(["validate", path, "--country", "GB", "-o", join(dir, "upload.txt")], LOCAL_ONLY);
+    expect(out.code).toBe(3);
+    expect(existsSync(join(dir, "upload.txt"))).toBe(false);
+  });
+
+  it("gives byte-identical output on worker threads (--threads 2) and in-thread (the built binary)", async () => {
+    const rows = ["id,phone"];
+    for (let i = 0; i < 120_000; i++) {
+      const n = String(i % 100_000).padStart(6, "0");
+      rows.push(i % 7 === 0 ? `${i},+1 212 555 ${n.slice(2)}` : i % 11 === 0 ? `${i},bad ${n}` : `${i},07400 ${n}`);
+    }
+    const { dir, path } = listFile(rows.join("\n"));
+    const run = async (threads: string) => {
+      const out = await runBin(["validate", path, "--country", "GB", "--threads", threads, "--json", "-o", join(dir, `up-${threads}.txt`), "--rejects", join(dir, `rj-${threads}.csv`)], LOCAL_ONLY);
+      expect(out.code, out.stderr).toBe(0);
+      return { summary: JSON.parse(out.stdout), upload: readFileSync(join(dir, `up-${threads}.txt`)), rejects: readFileSync(join(dir, `rj-${threads}.csv`)) };
+    };
+    const inThread = await run("0");
+    const threaded = await run("2");
+    expect(inThread.summary.duplicate_cnt).toBeGreaterThan(0);
+    expect(threaded.summary).toEqual(inThread.summary);
+    expect(threaded.upload.equals(inThread.upload)).toBe(true);
+    expect(threaded.rejects.equals(inThread.rejects)).toBe(true);
+  });
+});
