@@ -4,7 +4,8 @@
  * global fetch/FormData: mixing the two crashes or sends "[object FormData]").
  */
 import type { Readable } from "node:stream";
-import { EnvHttpProxyAgent, FormData, type Dispatcher } from "undici";
+import type { Dispatcher, FormData } from "undici";
+import { EnvHttpProxyAgent } from "./undici.js";
 import type { ConnectionReason } from "./retry.js";
 
 export interface Timeouts {

@@ -7,7 +7,7 @@ import type { Task } from "../spec/task.js";
 import { isBrokenTransfer, openTaskResult } from "../tasks/fetch-result.js";
 import { billing, billingJson, describeBilling, describeExcluded, excludedBeforeUpload } from "./billing.js";
 import type { Context } from "./context.js";
-import { absolutePath } from "./preparation.js";
+import { absolutePath } from "./paths.js";
 import { isStdout, withStagedOutput } from "./staged-output.js";
 
 export interface DownloadFlags {

@@ -7,7 +7,7 @@ import { openTaskResult } from "../tasks/fetch-result.js";
 import type { Context } from "./context.js";
 import { billing, billingJson, describeBilling } from "./billing.js";
 import { checkDestination, productOf, withTransferRetries } from "./download-flow.js";
-import { absolutePath } from "./preparation.js";
+import { absolutePath } from "./paths.js";
 import { isStdout, withStagedOutput, writeAtomically } from "./staged-output.js";
 
 export interface JoinFlags {

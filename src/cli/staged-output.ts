@@ -9,7 +9,7 @@ import type { Writable } from "node:stream";
 import { AtomicFile } from "../results/atomic-file.js";
 import { TempFiles } from "../results/temp-files.js";
 import type { Context } from "./context.js";
-import { absolutePath } from "./preparation.js";
+import { absolutePath } from "./paths.js";
 import { removeStaleTemps } from "./temp-dir.js";
 
 /** Where output goes: `-` or nothing is stdout, anything else a file written atomically. */

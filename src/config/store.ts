@@ -1,7 +1,8 @@
 import { randomBytes } from "node:crypto";
 import { chmodSync, linkSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import Conf from "conf";
+import type Conf from "conf";
+import { UsageError } from "../errors.js";
 import type { ProfileSettings, SettingKey } from "./settings.js";
 
 interface StoredConfig {
@@ -10,46 +11,43 @@ interface StoredConfig {
   profiles: Record<string, ProfileSettings>;
 }
 
-
 /**
  * The config file (`config.json` in the config directory): profiles of settings
  * plus the install secret. The only file the API key is ever written to; it is
  * created 0600 inside a 0700 directory.
+ *
+ * conf writes it (atomically, with its schema of defaults). Reading is a plain
+ * JSON parse, because loading conf and the ajv it brings costs ~80 ms and most
+ * commands only read: conf is loaded on the first write.
  */
 export class ConfigStore {
-  readonly #conf: Conf<StoredConfig>;
+  #conf: Conf<StoredConfig> | undefined;
+  #read: StoredConfig | undefined;
 
   constructor(readonly dir: string) {
     mkdirSync(dir, { recursive: true, mode: 0o700 });
-    this.#conf = new Conf<StoredConfig>({
-      cwd: dir,
-      configName: "config",
-      configFileMode: 0o600,
-      accessPropertiesByDotNotation: false,
-      defaults: { profiles: {} },
-    });
   }
 
   get path(): string {
-    return this.#conf.path;
+    return join(this.dir, "config.json");
   }
 
   profile(name: string): ProfileSettings {
-    return this.#conf.get("profiles")[name] ?? {};
+    return this.#stored().profiles[name] ?? {};
   }
 
   profileNames(): string[] {
-    return Object.keys(this.#conf.get("profiles"));
+    return Object.keys(this.#stored().profiles);
   }
 
-  set(profile: string, key: SettingKey, value: string | number): void {
-    this.#updateProfile(profile, (settings) => ({ ...settings, [key]: value }));
+  async set(profile: string, key: SettingKey, value: string | number): Promise<void> {
+    await this.#updateProfile(profile, (settings) => ({ ...settings, [key]: value }));
   }
 
   /** Returns whether the setting was present. */
-  unset(profile: string, key: SettingKey): boolean {
+  async unset(profile: string, key: SettingKey): Promise<boolean> {
     const had = Object.hasOwn(this.profile(profile), key);
-    this.#updateProfile(profile, (settings) => {
+    await this.#updateProfile(profile, (settings) => {
       const { [key]: _removed, ...rest } = settings;
       return rest;
     });
@@ -62,11 +60,11 @@ export class ConfigStore {
    * different idempotency key on its next run (and a second task): the first to
    * create `install-secret` wins, the others adopt its value.
    */
-  installSecret(): string {
-    let secret = this.#conf.get("install_secret");
+  async installSecret(): Promise<string> {
+    let secret = this.#stored().install_secret;
     if (!secret) {
       secret = createOnce(join(this.dir, "install-secret"), randomBytes(32).toString("hex"));
-      this.#conf.set("install_secret", secret);
+      (await this.#writer()).set("install_secret", secret);
       this.#tighten();
     }
     return secret;
@@ -84,16 +82,56 @@ export class ConfigStore {
     return `${this.path} is readable by other users (mode ${(mode & 0o777).toString(8)}); run: chmod 600 '${this.path}'`;
   }
 
-  #updateProfile(profile: string, change: (settings: ProfileSettings) => ProfileSettings): void {
-    const profiles = { ...this.#conf.get("profiles") };
+  async #updateProfile(profile: string, change: (settings: ProfileSettings) => ProfileSettings): Promise<void> {
+    const writer = await this.#writer();
+    const profiles = { ...writer.get("profiles") };
     profiles[profile] = change(profiles[profile] ?? {});
-    this.#conf.set("profiles", profiles);
+    writer.set("profiles", profiles);
     this.#tighten();
+  }
+
+  #stored(): StoredConfig {
+    if (this.#conf) return this.#conf.store;
+    this.#read ??= readStored(this.path);
+    return this.#read;
+  }
+
+  async #writer(): Promise<Conf<StoredConfig>> {
+    if (!this.#conf) {
+      const { default: Conf } = await import("conf");
+      this.#conf = new Conf<StoredConfig>({
+        cwd: this.dir,
+        configName: "config",
+        configFileMode: 0o600,
+        accessPropertiesByDotNotation: false,
+        defaults: { profiles: {} },
+      });
+    }
+    return this.#conf;
   }
 
   /** conf applies the file mode only when it creates the file; keep it 0600 whatever happened before. */
   #tighten(): void {
     chmodSync(this.path, 0o600);
+  }
+}
+
+function readStored(path: string): StoredConfig {
+  let text: string;
+  try {
+    text = readFileSync(path, "utf8");
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return { profiles: {} };
+    throw new UsageError(`Cannot read the config file ${path}: ${(error as Error).message}.`, { hint: "Check its permissions.", cause: error });
+  }
+  try {
+    const stored = JSON.parse(text) as Partial<StoredConfig>;
+    return { ...stored, profiles: stored.profiles ?? {} };
+  } catch (error) {
+    throw new UsageError(`The config file ${path} is not valid JSON.`, {
+      hint: "Fix it, or move it away and set the API key and base URL again (bulkcheck config set ...).",
+      cause: error,
+    });
   }
 }
 

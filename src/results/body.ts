@@ -4,7 +4,7 @@ import { pipeline } from "node:stream/promises";
 import { prefixed, readHead } from "./chunks.js";
 import { ResultFileError } from "./errors.js";
 import type { TempFiles } from "./temp-files.js";
-import { openZippedCsv, type ZipLimits } from "./zip.js";
+import type { ZipLimits } from "./zip-limits.js";
 
 /** Local file header signature: every zip starts with these bytes. */
 const ZIP_MAGIC = Buffer.from([0x50, 0x4b, 0x03, 0x04]);
@@ -70,6 +70,8 @@ export async function openResultBody(source: Readable, options: BodyOptions): Pr
       createWriteStream(options.spoolPath, { flags: "wx" }),
       { signal: options.signal },
     );
+    // yauzl is loaded only when a result actually comes zipped.
+    const { openZippedCsv } = await import("./zip.js");
     const zipped = await openZippedCsv(options.spoolPath, options);
     return {
       container: "zip",

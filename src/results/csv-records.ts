@@ -1,7 +1,19 @@
+import { createRequire } from "node:module";
 import { pipeline, type Readable } from "node:stream";
-import { CsvError, parse } from "csv-parse";
-import { parse as parseSync } from "csv-parse/sync";
+import type * as CsvParse from "csv-parse";
+import type * as CsvParseSync from "csv-parse/sync";
 import { ResultFileError } from "./errors.js";
+
+/**
+ * csv-parse's streaming and sync parsers, each loaded (as CommonJS, synchronously)
+ * the first time it is needed: a download on the fast path never loads the
+ * streaming one, and every command that does not read results loads neither.
+ */
+const load = createRequire(import.meta.url);
+let streaming: typeof CsvParse | undefined;
+let sync: typeof CsvParseSync | undefined;
+const streamingParser = () => (streaming ??= load("csv-parse") as typeof CsvParse);
+const syncParser = () => (sync ??= load("csv-parse/sync") as typeof CsvParseSync);
 
 /**
  * How every result CSV is read. csv-parse handles the BOM, discovers the record
@@ -15,7 +27,9 @@ export type LineEnd = "\n" | "\r\n";
 
 /** A csv-parse failure as the ResultFileError users see; anything else is passed through. */
 function asCsvInvalid(error: unknown, label: string): unknown {
-  if (!(error instanceof CsvError)) return error;
+  // The two CommonJS builds each bundle their own CsvError class.
+  const isCsvError = (streaming && error instanceof streaming.CsvError) || (sync && error instanceof sync.CsvError);
+  if (!isCsvError) return error;
   return new ResultFileError("CSV_INVALID", `The result of ${label} is not valid CSV: ${error.message}`, { cause: error });
 }
 
@@ -26,7 +40,7 @@ function asCsvInvalid(error: unknown, label: string): unknown {
  * @throws ResultFileError `CSV_INVALID`, or the stream's own error.
  */
 export async function* csvRecordBatches(bytes: Readable, label: string): AsyncGenerator<string[][]> {
-  const parser = parse(CSV_OPTIONS);
+  const parser = streamingParser().parse(CSV_OPTIONS);
   // Errors of either stream reach the loop below through the parser, so the callback has nothing to add.
   pipeline(bytes, parser, () => undefined);
   try {
@@ -48,7 +62,7 @@ export async function* csvRecordBatches(bytes: Readable, label: string): AsyncGe
  */
 export function parseCsvText(text: string, lineEnd: LineEnd, label: string): string[][] {
   try {
-    return parseSync(text, { ...CSV_OPTIONS, bom: false, record_delimiter: lineEnd }) as string[][];
+    return syncParser().parse(text, { ...CSV_OPTIONS, bom: false, record_delimiter: lineEnd }) as string[][];
   } catch (error) {
     throw asCsvInvalid(error, label);
   }

@@ -1,4 +1,5 @@
-import Table from "cli-table3";
+import { createRequire } from "node:module";
+import type TableConstructor from "cli-table3";
 
 export interface TableRenderOptions {
   /** Data rows shown; the rest are read (so the summary counts them) but not shown. */
@@ -21,6 +22,8 @@ export async function* renderTable(
   yield `${boxedTable(header ?? [], shown, options.colour ?? false)}\n`;
 }
 
+let Table: typeof TableConstructor | undefined;
+
 const BOLD_CYAN = ["\u001b[1;36m", "\u001b[22;39m"] as const;
 
 /**
@@ -31,6 +34,8 @@ const BOLD_CYAN = ["\u001b[1;36m", "\u001b[22;39m"] as const;
  */
 export function boxedTable(headers: readonly string[], rows: ReadonlyArray<readonly string[]>, colour: boolean): string {
   const head = colour ? headers.map((cell) => BOLD_CYAN[0] + cell + BOLD_CYAN[1]) : [...headers];
+  // cli-table3 (CommonJS) is loaded on the first table drawn: piped output never needs it.
+  Table ??= createRequire(import.meta.url)("cli-table3") as typeof TableConstructor;
   const table = new Table({ head, style: { head: [], border: [] } });
   for (const row of rows) table.push([...row]);
   return table.toString();

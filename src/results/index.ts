@@ -22,5 +22,5 @@ export { OUTPUT_FORMATS, rendererFor, writeRows, type OutputFormat, type RenderO
 export { isHeaderRow, sourceLayout, outputColumns, type SourceLayout } from "./header.js";
 export { taskCharge, type TaskCharge } from "./charges.js";
 export { TempFiles, removeStaleTempFiles } from "./temp-files.js";
-export { DEFAULT_ZIP_LIMITS, type ZipLimits } from "./zip.js";
+export { DEFAULT_ZIP_LIMITS, type ZipLimits } from "./zip-limits.js";
 export { DestinationExistsError, ResultFileError, RowCountMismatchError, type ResultFileErrorCode } from "./errors.js";

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import type { ServiceType } from "../spec/products.js";
 import { resultTable, type ResultSource } from "./result-table.js";
 import { TempFiles, tempPathFor } from "./temp-files.js";
-import { DEFAULT_ZIP_LIMITS } from "./zip.js";
+import { DEFAULT_ZIP_LIMITS } from "./zip-limits.js";
 
 /**
  * The rows of one or more results (header first, spec column order), for code

@@ -6,7 +6,7 @@ import type { OutputHeader } from "./source-rows.js";
 import type { RowsPart, TablePart } from "./table-part.js";
 import type { RowTally } from "./tally.js";
 import type { TempFiles } from "./temp-files.js";
-import type { ZipLimits } from "./zip.js";
+import type { ZipLimits } from "./zip-limits.js";
 
 /** One task's result: how to open its body (a fresh download each call) and what to expect of it. */
 export interface ResultSource {

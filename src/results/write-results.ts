@@ -10,7 +10,7 @@ import { resultParts, resultTable, type ResultSource, type SourceSummary, type T
 import { rowCountMismatches, type ResultSummary } from "./summary.js";
 import { RowTally } from "./tally.js";
 import { TempFiles, removeStaleTempFiles, tempPathFor } from "./temp-files.js";
-import { DEFAULT_ZIP_LIMITS } from "./zip.js";
+import { DEFAULT_ZIP_LIMITS } from "./zip-limits.js";
 
 export interface ResultWriteOptions {
   serviceType: ServiceType;

@@ -1,19 +1,7 @@
 import type { Readable } from "node:stream";
 import yauzl, { type Entry, type ZipFile } from "yauzl";
 import { ResultFileError } from "./errors.js";
-
-/** Bounds on what a zipped result may expand to. */
-export interface ZipLimits {
-  /** Largest uncompressed CSV accepted, and largest zip spooled. */
-  maxUncompressedBytes: number;
-  /** Largest uncompressed/compressed ratio accepted for entries over 1 MiB; deflate tops out near 1032. */
-  maxCompressionRatio: number;
-}
-
-export const DEFAULT_ZIP_LIMITS: ZipLimits = {
-  maxUncompressedBytes: 4 * 1024 ** 3,
-  maxCompressionRatio: 200,
-};
+import type { ZipLimits } from "./zip-limits.js";
 
 /** Small entries are exempt from the ratio check: a tiny, repetitive CSV compresses well and harms nobody. */
 const RATIO_CHECK_FLOOR = 1024 * 1024;

@@ -61,7 +61,7 @@ describe("processes starting together on a fresh install", () => {
     const dir = tempDir("bulkcheck-secret-race-");
     const store = new URL("../../dist/config/store.js", import.meta.url).href;
     // Each process opens the store, then spins until the same instant before creating the secret.
-    const script = `const { ConfigStore } = await import(${JSON.stringify(store)}); const s = new ConfigStore(process.argv[1]); while (Date.now() < Number(process.argv[2])) {} console.log(s.installSecret());`;
+    const script = `const { ConfigStore } = await import(${JSON.stringify(store)}); const s = new ConfigStore(process.argv[1]); while (Date.now() < Number(process.argv[2])) {} console.log(await s.installSecret());`;
     const at = String(Date.now() + 1500);
     const run = promisify(execFile);
     const outputs = await Promise.all(Array.from({ length: 10 }, () => run(process.execPath, ["--input-type=module", "-e", script, dir, at])));

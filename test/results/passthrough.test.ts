@@ -7,7 +7,7 @@ import { resultTable, type SourceSummary } from "../../src/results/result-table.
 import { RowTally, type Tally } from "../../src/results/tally.js";
 import { TempFiles, tempPathFor } from "../../src/results/temp-files.js";
 import { writeResults } from "../../src/results/write-results.js";
-import { DEFAULT_ZIP_LIMITS } from "../../src/results/zip.js";
+import { DEFAULT_ZIP_LIMITS } from "../../src/results/zip-limits.js";
 import { collector, concatText, makeTempDir, sourceOf, zipOf } from "./helpers.js";
 
 /**

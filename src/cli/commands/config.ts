@@ -21,7 +21,7 @@ export async function configSet(ctx: Context, name: string, value: string | unde
     if (text === undefined) throw new UsageError(`config set ${name} needs a value.`);
   }
   const stored = spec.parse(text);
-  (await ctx.config()).set(ctx.profileName, spec.key, stored);
+  await (await ctx.config()).set(ctx.profileName, spec.key, stored);
   ctx.printer.note(`Set ${name} for profile "${ctx.profileName}" to ${display(spec.key, stored)}.`);
 }
 
@@ -62,7 +62,7 @@ export async function configList(ctx: Context): Promise<void> {
 
 export async function configUnset(ctx: Context, name: string): Promise<void> {
   const spec = settingSpec(name);
-  const removed = (await ctx.config()).unset(ctx.profileName, spec.key);
+  const removed = await (await ctx.config()).unset(ctx.profileName, spec.key);
   ctx.printer.note(removed ? `Removed ${name} from profile "${ctx.profileName}".` : `${name} was not set in profile "${ctx.profileName}".`);
 }
 

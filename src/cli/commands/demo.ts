@@ -5,7 +5,7 @@ import { PassThrough, Readable } from "node:stream";
 import { fileURLToPath } from "node:url";
 import { startSandbox } from "../../sandbox/index.js";
 import type { Context, Runtime } from "../context.js";
-import { absolutePath } from "../preparation.js";
+import { absolutePath } from "../paths.js";
 
 /** The sample CRM export shipped with the package. */
 export const SAMPLE_LIST = fileURLToPath(new URL("../../../examples/contacts.csv", import.meta.url));

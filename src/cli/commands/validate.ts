@@ -2,7 +2,8 @@ import { createReadStream, existsSync } from "node:fs";
 import { pipeline } from "node:stream/promises";
 import { UsageError } from "../../errors.js";
 import type { Context } from "../context.js";
-import { absolutePath, countryFromFlag, prepareFromFlags, printPreparationSummary, productFromFlag, type PreparationFlags } from "../preparation.js";
+import { countryFromFlag, prepareFromFlags, printPreparationSummary, productFromFlag, type PreparationFlags } from "../preparation.js";
+import { absolutePath } from "../paths.js";
 import { withTempDir } from "../temp-dir.js";
 
 export interface ValidateFlags extends PreparationFlags {
