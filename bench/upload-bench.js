@@ -3,9 +3,9 @@
 // already clean (one identifier per line), so what differs is how the client
 // handles the file; bulkcheck also prepares it (validates every number) first.
 // Target: bulkcheck's peak RSS ≤ 120 MB (the file is streamed, never held whole). The
-// figure also covers preparation, whose dedup index grows with the list (~60 bytes a
-// number at peak), so `validate` on the same list is measured too: the difference is
-// what the upload itself costs.
+// figure also covers preparation, whose dedup index grows with the list (16–24 bytes a
+// number), so `validate` on the same list is measured too: the difference is what the
+// upload itself costs.
 //   node bench/upload-bench.js [numbers]
 import { mkdtempSync, writeFileSync, statSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -35,7 +35,7 @@ export async function run({ numbers = 1_600_000 } = {}) {
   let prepareOnly;
   try {
     // The same preparation without the upload: what submit's peak owes to preparing the
-    // list (the dedup index and worker threads) rather than to sending it.
+    // list (the dedup index, V8's heap) rather than to sending it.
     prepareOnly = await measure(process.execPath, [BIN, "validate", list, "--country", "GB", "-o", "/dev/null", "--force", "--quiet"]);
     if (prepareOnly.code !== 0) throw new Error(`validate failed: ${prepareOnly.stderr.slice(0, 300)}`);
     for (const client of ["curl", "bulkcheck"]) {
