@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { Task } from "../../src/spec/task.js";
 import { taskCharge } from "../../src/results/charges.js";
 import { RowCountMismatchError } from "../../src/results/errors.js";
-import { assertRowCounts, describeSummary } from "../../src/results/summary.js";
+import { assertRowCounts, count, describeSummary } from "../../src/results/summary.js";
 import { RowTally, topValues } from "../../src/results/tally.js";
 import { writeResults } from "../../src/results/write-results.js";
 import { collector, sourceOf } from "./helpers.js";
@@ -122,5 +122,20 @@ describe("taskCharge", () => {
 
   it("asks for a price when the product has none listed", () => {
     expect(() => taskCharge({ ...base, product: "mystery_batch", success_cnt: 1 })).toThrow(/No price is known/);
+  });
+});
+
+describe("count", () => {
+  it.each([
+    [0, "0"],
+    [7, "7"],
+    [999, "999"],
+    [1000, "1,000"],
+    [979968, "979,968"],
+    [1234567, "1,234,567"],
+    [1000000000, "1,000,000,000"],
+  ])("writes %i as %s, as en-US grouping does", (n, text) => {
+    expect(count(n)).toBe(text);
+    expect(count(n)).toBe(n.toLocaleString("en-US"));
   });
 });
