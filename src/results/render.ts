@@ -2,6 +2,7 @@ import type { Writable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { renderDelimited } from "./format-delimited.js";
 import { renderJsonArray, renderJsonLines } from "./format-json.js";
+import { renderTable } from "./format-table.js";
 
 export const OUTPUT_FORMATS = ["csv", "tsv", "jsonl", "json", "table"] as const;
 export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
@@ -31,11 +32,8 @@ export function rendererFor(options: RenderOptions): Renderer {
     case "json":
       return renderJsonArray;
     case "table":
-      return async function* (table) {
-        // cli-table3 is loaded only for this format.
-        const { renderTable } = await import("./format-table.js");
-        yield* renderTable(table, { rows: options.tableRows ?? DEFAULT_TABLE_ROWS, colour: options.colour ?? false });
-      };
+      return (table) =>
+        renderTable(table, { rows: options.tableRows ?? DEFAULT_TABLE_ROWS, colour: options.colour ?? false });
   }
 }
 
