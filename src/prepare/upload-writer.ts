@@ -2,6 +2,7 @@ import { createHash, type Hash } from "node:crypto";
 import { createReadStream } from "node:fs";
 import { rm, type FileHandle } from "node:fs/promises";
 import { basename, dirname, extname, join } from "node:path";
+import { UsageError } from "../errors.js";
 import { MAX_NUMERIC_IDENTIFIER_BYTES, writeIdentifier, type IdentifierKey } from "./identifier-index.js";
 import { openOutput } from "./output-file.js";
 
@@ -39,11 +40,19 @@ export class UploadSpool {
     private readonly target: UploadTarget,
     private readonly path: string,
     private handle: FileHandle | undefined,
+    /** False for a device such as `-o /dev/null`: it is never read back, split or removed. */
+    private readonly regularFile: boolean,
   ) {}
 
   static async create(target: UploadTarget): Promise<UploadSpool> {
     const path = chunkPath(target, 1, 1);
-    return new UploadSpool(target, path, await openOutput(path, "upload file"));
+    const handle = await openOutput(path, "upload file");
+    try {
+      return new UploadSpool(target, path, handle, (await handle.stat()).isFile());
+    } catch (error) {
+      await handle.close();
+      throw error;
+    }
   }
 
   /** Appends one identifier; written out by the next flush. */
@@ -72,6 +81,9 @@ export class UploadSpool {
     const whole: UploadChunk = { path: this.path, count: this.count, bytes: this.bytes, sha256: this.hash.digest("hex") };
     const parts = maxTaskSize === undefined ? 1 : Math.max(1, Math.ceil(whole.count / maxTaskSize));
     if (parts === 1) return [whole];
+    if (!this.regularFile) {
+      throw new UsageError(`${whole.path} is not a regular file, so the list cannot be split from it.`, { hint: "Write the upload list to a file." });
+    }
     const sizes = Array.from({ length: parts }, (_, part) => Math.floor(whole.count / parts) + (part < whole.count % parts ? 1 : 0));
     const chunks = await splitLines(whole.path, sizes, (part) => chunkPath(this.target, part + 1, parts));
     await rm(whole.path, { force: true });
@@ -81,7 +93,7 @@ export class UploadSpool {
   /** Removes the partial file after a failure. */
   async discard(): Promise<void> {
     await this.close();
-    await rm(this.path, { force: true });
+    if (this.regularFile) await rm(this.path, { force: true });
   }
 
   private async write(buffer: Buffer): Promise<void> {

@@ -1,4 +1,4 @@
-import { readFile } from "node:fs/promises";
+import { readFile, stat } from "node:fs/promises";
 import { createHash } from "node:crypto";
 import { join } from "node:path";
 import { Readable } from "node:stream";
@@ -286,6 +286,16 @@ describe("prepareList output", () => {
       expect(createHash("sha256").update(bytes).digest("hex")).toBe(split.chunks[i]!.sha256);
     });
     await expect(readFile(join(dir, "part.txt"))).rejects.toThrow(/ENOENT/);
+  });
+
+  it("writes to a device such as /dev/null, refuses to split into one, and never removes it", async () => {
+    const source = await listFile("list.txt", numbers.join("\n"));
+    const written = await prepareList({ source, country: "GB", workers: 0, uploadPath: "/dev/null" });
+    expect(written.chunks).toEqual([expect.objectContaining({ path: "/dev/null", count: written.summary.kept })]);
+    await expect(prepareList({ source, country: "GB", workers: 0, uploadPath: "/dev/null", maxTaskSize: 5 })).rejects.toThrow(/not a regular file/);
+    const broken = await listFile("broken.csv", 'name,phone\n"unclosed,07400 100001\n');
+    await expect(prepareList({ source: broken, country: "GB", workers: 0, uploadPath: "/dev/null" })).rejects.toThrow();
+    expect((await stat("/dev/null")).isCharacterDevice()).toBe(true);
   });
 
   it("removes the partial upload file when preparation fails", async () => {
