@@ -5,7 +5,7 @@
 //   npm run bench              all of them
 //   npm run bench -- upload    only the named ones (prepare, validate, upload, download, startup, sandbox)
 import { execFileSync } from "node:child_process";
-import { existsSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { availableParallelism, cpus, loadavg, totalmem } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -82,16 +82,17 @@ function printTable(rows) {
 }
 
 const wanted = process.argv.slice(2).length > 0 ? process.argv.slice(2) : Object.keys(BENCHES);
-const results = {
-  machine: { cpus: availableParallelism(), model: cpus()[0]?.model, memory_gb: Math.round(totalmem() / 2 ** 30), node: process.version, platform: process.platform },
-  started_at: new Date().toISOString(),
-};
+const resultsPath = join(here, "results.json");
+// A run of some benchmarks keeps the others' last figures; each says when it was measured.
+const earlier = existsSync(resultsPath) ? JSON.parse(readFileSync(resultsPath, "utf8")) : {};
+const machine = { cpus: availableParallelism(), model: cpus()[0]?.model, memory_gb: Math.round(totalmem() / 2 ** 30), node: process.version, platform: process.platform };
+const fresh = {};
 for (const name of wanted) {
   if (!BENCHES[name]) throw new Error(`unknown benchmark ${name}; choose from ${Object.keys(BENCHES).join(", ")}`);
   process.stderr.write(`running ${name}…\n`);
-  results[name] = await BENCHES[name]();
+  const measuredAt = new Date().toISOString();
+  fresh[name] = { ...(await BENCHES[name]()), measured_at: measuredAt, loadavg_1m_after: loadavg()[0] };
 }
-results.loadavg_1m_at_end = loadavg()[0];
-writeFileSync(join(here, "results.json"), JSON.stringify(results, null, 2) + "\n");
-printTable(headlines(results));
-console.log(`\nAll figures: bench/results.json (load average at the end: ${results.loadavg_1m_at_end.toFixed(2)} on ${results.machine.cpus} cores)`);
+writeFileSync(resultsPath, JSON.stringify({ ...earlier, machine, ...fresh }, null, 2) + "\n");
+printTable(headlines(fresh));
+console.log(`\nAll figures: bench/results.json (load average at the end: ${loadavg()[0].toFixed(2)} on ${machine.cpus} cores)`);
