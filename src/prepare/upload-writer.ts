@@ -1,4 +1,4 @@
-import { createHash, type Hash } from "node:crypto";
+import { createHash } from "node:crypto";
 import { createReadStream } from "node:fs";
 import { rm, type FileHandle } from "node:fs/promises";
 import { basename, dirname, extname, join } from "node:path";
@@ -32,25 +32,21 @@ export class UploadSpool {
   private buffer = Buffer.allocUnsafe(BUFFER_BYTES);
   private used = 0;
   private readonly full: Buffer[] = [];
-  private readonly hash = createHash("sha256");
   private count = 0;
-  private bytes = 0;
 
   private constructor(
     private readonly target: UploadTarget,
-    private readonly path: string,
-    private handle: FileHandle | undefined,
+    private readonly file: HashedFile,
     /** False for a device such as `-o /dev/null`: it is never read back, split or removed. */
     private readonly regularFile: boolean,
   ) {}
 
   static async create(target: UploadTarget): Promise<UploadSpool> {
-    const path = chunkPath(target, 1, 1);
-    const handle = await openOutput(path, "upload file");
+    const file = await HashedFile.open(chunkPath(target, 1, 1));
     try {
-      return new UploadSpool(target, path, handle, (await handle.stat()).isFile());
+      return new UploadSpool(target, file, await file.isRegular());
     } catch (error) {
-      await handle.close();
+      await file.close();
       throw error;
     }
   }
@@ -70,15 +66,14 @@ export class UploadSpool {
 
   /** Writes the filled buffers, keeping memory bounded by what one block of rows keeps. */
   async flush(): Promise<void> {
-    for (const buffer of this.full.splice(0)) await this.write(buffer);
+    for (const buffer of this.full.splice(0)) await this.file.write(buffer);
   }
 
   /** Completes the file and splits it when it holds more than `maxTaskSize` identifiers. */
   async finish(maxTaskSize: number | undefined): Promise<UploadChunk[]> {
     await this.flush();
-    await this.write(this.buffer.subarray(0, this.used));
-    await this.close();
-    const whole: UploadChunk = { path: this.path, count: this.count, bytes: this.bytes, sha256: this.hash.digest("hex") };
+    await this.file.write(this.buffer.subarray(0, this.used));
+    const whole = await this.file.finish(this.count);
     const parts = maxTaskSize === undefined ? 1 : Math.max(1, Math.ceil(whole.count / maxTaskSize));
     if (parts === 1) return [whole];
     if (!this.regularFile) {
@@ -92,20 +87,8 @@ export class UploadSpool {
 
   /** Removes the partial file after a failure. */
   async discard(): Promise<void> {
-    await this.close();
-    if (this.regularFile) await rm(this.path, { force: true });
-  }
-
-  private async write(buffer: Buffer): Promise<void> {
-    this.hash.update(buffer);
-    this.bytes += buffer.length;
-    await this.handle!.write(buffer);
-  }
-
-  private async close(): Promise<void> {
-    const handle = this.handle;
-    this.handle = undefined;
-    await handle?.close();
+    await this.file.close();
+    if (this.regularFile) await rm(this.file.path, { force: true });
   }
 }
 
@@ -116,55 +99,76 @@ function chunkPath(target: UploadTarget, part: number, parts: number): string {
   return join(dirname(file), `${basename(file, ext)}-${part}-of-${parts}${ext}`);
 }
 
-interface PartWriter {
-  chunk: UploadChunk;
-  hash: Hash;
-  handle: FileHandle;
+/** An upload file being written, its bytes counted and hashed as they go. */
+class HashedFile {
+  private readonly hash = createHash("sha256");
+  private bytes = 0;
+
+  private constructor(
+    readonly path: string,
+    private handle: FileHandle | undefined,
+  ) {}
+
+  static async open(path: string): Promise<HashedFile> {
+    return new HashedFile(path, await openOutput(path, "upload file"));
+  }
+
+  async isRegular(): Promise<boolean> {
+    return (await this.handle!.stat()).isFile();
+  }
+
+  async write(buffer: Buffer): Promise<void> {
+    this.hash.update(buffer);
+    this.bytes += buffer.length;
+    await this.handle!.write(buffer);
+  }
+
+  /** Closes the file; closing again does nothing. */
+  async close(): Promise<void> {
+    const handle = this.handle;
+    this.handle = undefined;
+    await handle?.close();
+  }
+
+  /** Closes the file and describes it as holding `count` identifiers. */
+  async finish(count: number): Promise<UploadChunk> {
+    await this.close();
+    return { path: this.path, count, bytes: this.bytes, sha256: this.hash.digest("hex") };
+  }
 }
 
 /** Streams `path` into files of `sizes[i]` lines each, named by `pathOf(i)`. */
 async function splitLines(path: string, sizes: readonly number[], pathOf: (part: number) => string): Promise<UploadChunk[]> {
   const chunks: UploadChunk[] = [];
-  let part: PartWriter | undefined;
-  const open = async (index: number): Promise<PartWriter> => {
-    const file = pathOf(index);
-    return { chunk: { path: file, count: 0, bytes: 0, sha256: "" }, hash: createHash("sha256"), handle: await openOutput(file, "upload file") };
-  };
-  const write = async (writer: PartWriter, bytes: Buffer): Promise<void> => {
-    writer.hash.update(bytes);
-    writer.chunk.bytes += bytes.length;
-    await writer.handle.write(bytes);
-  };
-  const close = async (writer: PartWriter): Promise<void> => {
-    await writer.handle.close();
-    writer.chunk.sha256 = writer.hash.digest("hex");
-    chunks.push(writer.chunk);
-  };
+  let part: HashedFile | undefined;
+  let lines = 0;
   try {
     for await (const data of createReadStream(path, { highWaterMark: 1 << 20 }) as AsyncIterable<Buffer>) {
       let from = 0;
       while (from < data.length) {
-        part ??= await open(chunks.length);
+        part ??= await HashedFile.open(pathOf(chunks.length));
+        const size = sizes[chunks.length]!;
         let at = from;
-        while (part.chunk.count < sizes[chunks.length]! && at < data.length) {
+        while (lines < size && at < data.length) {
           const end = data.indexOf(10, at);
           // A line the next read completes: its newline is counted there.
           if (end === -1) at = data.length;
           else {
             at = end + 1;
-            part.chunk.count++;
+            lines++;
           }
         }
-        await write(part, data.subarray(from, at));
+        await part.write(data.subarray(from, at));
         from = at;
-        if (part.chunk.count === sizes[chunks.length]) {
-          await close(part);
+        if (lines === size) {
+          chunks.push(await part.finish(lines));
           part = undefined;
+          lines = 0;
         }
       }
     }
   } finally {
-    await part?.handle.close();
+    await part?.close();
   }
   return chunks;
 }
