@@ -98,6 +98,7 @@ export class ConfigStore {
 
   async #writer(): Promise<Conf<StoredConfig>> {
     if (!this.#conf) {
+      this.#stored(); // a broken file gets our message, not conf's parse error
       const { default: Conf } = await import("conf");
       this.#conf = new Conf<StoredConfig>({
         cwd: this.dir,
@@ -124,15 +125,22 @@ function readStored(path: string): StoredConfig {
     if ((error as NodeJS.ErrnoException).code === "ENOENT") return { profiles: {} };
     throw new UsageError(`Cannot read the config file ${path}: ${(error as Error).message}.`, { hint: "Check its permissions.", cause: error });
   }
+  let stored: unknown;
   try {
-    const stored = JSON.parse(text) as Partial<StoredConfig>;
-    return { ...stored, profiles: stored.profiles ?? {} };
+    stored = JSON.parse(text);
   } catch (error) {
-    throw new UsageError(`The config file ${path} is not valid JSON.`, {
-      hint: "Fix it, or move it away and set the API key and base URL again (bulkcheck config set ...).",
-      cause: error,
-    });
+    throw notAnObject(path, error);
   }
+  if (typeof stored !== "object" || stored === null || Array.isArray(stored)) throw notAnObject(path);
+  const { profiles } = stored as Partial<StoredConfig>;
+  return { ...stored, profiles: profiles ?? {} };
+}
+
+function notAnObject(path: string, cause?: unknown): UsageError {
+  return new UsageError(`The config file ${path} is not a JSON object.`, {
+    hint: "Fix it, or move it away and set the API key and base URL again (bulkcheck config set ...).",
+    ...(cause === undefined ? {} : { cause }),
+  });
 }
 
 /**

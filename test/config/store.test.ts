@@ -50,9 +50,10 @@ describe("ConfigStore", async () => {
     expect(new ConfigStore(tempDir()).profileNames()).toEqual([]);
   });
 
-  it("says which file to fix when the config file is not JSON", () => {
+  it.each(["{ not json", "null", "[1]"])("says which file to fix when the config file is %s, on reads and writes", async (text) => {
     const dir = tempDir();
-    writeFileSync(join(dir, "config.json"), "{ not json");
-    expect(() => new ConfigStore(dir).profile("default")).toThrow(/config\.json is not valid JSON/);
+    writeFileSync(join(dir, "config.json"), text);
+    expect(() => new ConfigStore(dir).profile("default")).toThrow(/config\.json is not a JSON object/);
+    await expect(new ConfigStore(dir).set("default", "base-url", "https://a.example")).rejects.toThrow(/config\.json is not a JSON object/);
   });
 });
