@@ -1,3 +1,4 @@
+import { styled, type Style } from "../ansi.js";
 import type { IO } from "./io.js";
 
 export interface PrinterOptions {
@@ -8,8 +9,6 @@ export interface PrinterOptions {
   colour: boolean;
 }
 
-const ANSI = { bold: [1, 22], dim: [2, 22], red: [31, 39], green: [32, 39], yellow: [33, 39], cyan: [36, 39] } as const;
-export type Style = keyof typeof ANSI;
 
 /**
  * Where every line a command prints goes: data to stdout, everything for humans
@@ -51,8 +50,6 @@ export class Printer {
   }
 
   style(style: Style, text: string): string {
-    if (!this.options.colour) return text;
-    const [open, close] = ANSI[style];
-    return `\u001b[${open}m${text}\u001b[${close}m`;
+    return this.options.colour ? styled(style, text) : text;
   }
 }

@@ -212,7 +212,7 @@ function configureErrors(program: CommandUnknownOpts, runtime: Runtime): void {
   apply(program);
 }
 
-const THREADS_HELP = "classify on this many worker threads (default 0: in this thread; ~65 MB each, worth it only for lists that need the full parse)";
+const THREADS_HELP = "classify on this many worker threads (default 0: in this thread; 30–65 MB each, worth it only for lists that need the full parse)";
 
 function parseCountOrZero(value: string): number {
   return value === "0" ? 0 : parseCount(value);

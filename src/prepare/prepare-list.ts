@@ -45,16 +45,16 @@ export async function prepareList(options: PrepareOptions): Promise<PrepareResul
       sourceName: rows.name,
     });
     const settings = settingsOf(classifyOptions, column, rows.format);
-    upload = await UploadSpool.create(await uploadTarget(options, rows.name));
-    const spool = upload;
+    const spool = await UploadSpool.create(await uploadTarget(options, rows.name));
+    upload = spool;
     const classifier = createRowClassifier(settings, (key) => spool.add(key));
     const summary = emptySummary();
     rejects = options.rejectsPath === undefined ? undefined : await RejectsWriter.create(options.rejectsPath);
     const blockSettings = { delimiter: rows.format.delimiter, column: column.index, classify: classifyOptions, keepValues: rejects !== undefined, name: rows.name };
     pool = createBlockPool(blockSettings, options.workers ?? 0);
-    await classifyRows({ rows, pool, classifier, summary, rejects, upload, onProgress: options.onProgress });
+    await classifyRows({ rows, pool, classifier, summary, rejects, upload: spool, onProgress: options.onProgress });
     await rejects?.close();
-    const chunks = await upload.finish(options.maxTaskSize);
+    const chunks = await spool.finish(options.maxTaskSize);
     upload = undefined;
     return { summary, column, format: rows.format, chunks, settings };
   } finally {

@@ -25,8 +25,8 @@ export interface PrepareOptions {
   /**
    * Worker threads for classification; 0 (the default) = in this thread. The
    * digit fast path made classifying cheaper than reading and deduplicating, so
-   * threads gain 0–30% (most on lists that need libphonenumber-js's full parse)
-   * for ~65 MB each (every worker loads its own metadata).
+   * threads gained 0–22% (most on lists that need libphonenumber-js's full
+   * parse) for 30–65 MB each (every worker loads its own metadata).
    */
   workers?: number;
   /** Called after each batch with the number of data rows read so far. */

@@ -19,7 +19,6 @@ export interface RowClassifier {
    * when this is the first (and it is now recorded).
    */
   admitKept(key: IdentifierKey, line: number): number | undefined;
-  readonly keptCount: number;
 }
 
 /**
@@ -55,9 +54,6 @@ export function createRowClassifier(settings: ClassifyOptions, onFirstSeen?: (ke
     classify: (cell, line) => admit(classifyCell(cell, options), line),
     admit,
     admitKept,
-    get keptCount() {
-      return kept.size;
-    },
   };
 }
 

@@ -1,5 +1,6 @@
 import { createRequire } from "node:module";
 import type TableConstructor from "cli-table3";
+import { styled } from "../ansi.js";
 
 export interface TableRenderOptions {
   /** Data rows shown; the rest are read (so the summary counts them) but not shown. */
@@ -24,16 +25,9 @@ export async function* renderTable(
 
 let Table: typeof TableConstructor | undefined;
 
-const BOLD_CYAN = ["\u001b[1;36m", "\u001b[22;39m"] as const;
-
-/**
- * A boxed table with the header in bold cyan when `colour` is on. The escape codes
- * are written here rather than through cli-table3's `style`, because cli-table3's
- * colour library switches itself off whenever the process's own stdout is not a
- * terminal, which is the wrong test for output we may print to an injected stream.
- */
+/** A boxed table with the header in bold cyan when `colour` is on (see `styled` for why not cli-table3's `style`). */
 export function boxedTable(headers: readonly string[], rows: ReadonlyArray<readonly string[]>, colour: boolean): string {
-  const head = colour ? headers.map((cell) => BOLD_CYAN[0] + cell + BOLD_CYAN[1]) : [...headers];
+  const head = colour ? headers.map((cell) => styled("bold", styled("cyan", cell))) : [...headers];
   // cli-table3 (CommonJS) is loaded on the first table drawn: piped output never needs it.
   Table ??= createRequire(import.meta.url)("cli-table3") as typeof TableConstructor;
   const table = new Table({ head, style: { head: [], border: [] } });

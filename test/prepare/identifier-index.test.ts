@@ -38,10 +38,12 @@ describe("IdentifierIndex", () => {
     expect(index.size).toBe(100_000);
   });
 
-  it("tells apart sequential numbers that fill the table to its limit", () => {
+  it("tells apart sequential numbers, and numbers differing only in their high digits, through every shard's growth", () => {
     const index = new IdentifierIndex();
-    for (let i = 0; i < 3072; i++) expect(add(index, String(447_400_000_000 + i), i + 1)).toBeUndefined();
-    for (let i = 0; i < 3072; i++) expect(add(index, String(447_400_000_000 + i), 0)).toBe(i + 1);
+    const ids = Array.from({ length: 40_000 }, (_, i) => (i % 2 ? 447_400_000_000 + i : 447_400_000_000 + i * 4_294_967_296));
+    ids.forEach((id, i) => expect(index.firstLineOf(id, i + 1)).toBeUndefined());
+    ids.forEach((id, i) => expect(index.firstLineOf(id, 0)).toBe(i + 1));
+    expect(index.size).toBe(40_000);
   });
 });
 
