@@ -8,8 +8,10 @@
  */
 import { createRequire } from "node:module";
 import type * as Undici from "undici";
+import { V8_TUNING, tuneV8 } from "../v8-flags.js";
 
 const load = createRequire(import.meta.url);
+tuneV8(V8_TUNING.httpParser);
 
 const { prototype } = load("undici/lib/dispatcher/dispatcher.js") as typeof Undici.Dispatcher;
 Object.assign(prototype, load("undici/lib/api/index.js"));

@@ -38,18 +38,31 @@ export const MAX_NUMERIC_IDENTIFIER_BYTES = MAX_EXACT_DIGITS;
  * Numeric keys live in open-addressing tables of typed arrays, 12 bytes a slot
  * and no string kept alive (a Map of strings took several times the memory and
  * time). The keys are spread over 256 tables that each grow on their own when
- * 3/4 full, by half, so memory follows the count closely (16–24 bytes a
- * number), and growing never holds two copies of everything. The rare
+ * 4/5 full, by a quarter, so memory follows the count closely (15–19 bytes a
+ * number), and growing happens in place, never holding two copies. The rare
  * longer identifiers go in a Map. First-seen order is not kept here:
  * preparation writes each identifier to the upload file as it first appears.
  */
 export class IdentifierIndex {
-  private readonly shards = Array.from({ length: SHARDS }, () => new Shard(INITIAL_SHARD_SLOTS));
+  private readonly scratch = new Scratch();
+  private readonly shards = Array.from({ length: SHARDS }, () => new Shard(INITIAL_SHARD_SLOTS, this.scratch));
   private readonly long = new Map<string, number>();
   private numeric = 0;
 
   get size(): number {
     return this.numeric + this.long.size;
+  }
+
+  /**
+   * Empties the index and gives its memory back now. Otherwise the tables stay
+   * resident until V8's next full collection, which may come only after the
+   * upload that follows preparation.
+   */
+  release(): void {
+    for (const shard of this.shards) shard.release(INITIAL_SHARD_SLOTS);
+    this.scratch.release();
+    this.long.clear();
+    this.numeric = 0;
   }
 
   /** Records `key` as first seen on `line` and returns undefined, or returns the line it was first seen on. */
@@ -69,24 +82,65 @@ export class IdentifierIndex {
 const SHARDS = 256;
 const SHARD_SHIFT = 24;
 const INITIAL_SHARD_SLOTS = 64;
+/** A slot: an 8-byte key and a 4-byte line. */
+const SLOT_BYTES = 12;
+/**
+ * Address space reserved for each shard's table, which grows in place up to it: 1 Mi
+ * slots (12 MiB), so the index holds ~200 million numbers before any table moves. Only
+ * what is used is committed.
+ */
+const RESERVED_SHARD_BYTES = SLOT_BYTES << 20;
+
+/**
+ * A buffer of `bytes` that can grow in place up to `reserve` bytes, or a fixed one
+ * where the runtime refuses the reservation (a tight `ulimit -v`).
+ */
+export function tableBuffer(bytes: number, reserve: number): ArrayBuffer {
+  try {
+    return new ArrayBuffer(bytes, { maxByteLength: Math.max(bytes, reserve) });
+  } catch {
+    return new ArrayBuffer(bytes);
+  }
+}
+
+/**
+ * `buffer` grown to `bytes`: the same buffer, resized, while its reservation allows;
+ * otherwise a new one with room to grow (the old one is left to the collector). New
+ * bytes read as zero either way; old ones keep their content only in place.
+ */
+export function grownBuffer(buffer: ArrayBuffer, bytes: number, reserve: number): ArrayBuffer {
+  if (buffer.resizable && bytes <= buffer.maxByteLength) {
+    buffer.resize(bytes);
+    return buffer;
+  }
+  return tableBuffer(bytes, Math.max(reserve, bytes * 4));
+}
 
 /**
  * One open-addressing table (linear probing, 0 = empty: an identifier is never
- * 0). It grows by half, not double, and maps the hash onto any size by
- * scaling, so memory tracks the count closely.
+ * 0). It grows by a quarter, not double, and maps the hash onto any size by
+ * scaling, so memory tracks the count closely. Growing resizes the table's own
+ * buffer in place and reinserts from a copy in the index's shared scratch
+ * buffer: every shard fills at about the same time, and fresh
+ * tables for each would leave the whole old index as garbage until V8's next
+ * full collection (30 MB at 1.6 million numbers).
  */
 class Shard {
+  private buffer: ArrayBuffer;
   private keys: Float64Array;
   private firstLines: Int32Array;
   private used = 0;
 
-  constructor(slots: number) {
-    this.keys = new Float64Array(slots);
-    this.firstLines = new Int32Array(slots);
+  constructor(
+    slots: number,
+    private readonly scratch: Scratch,
+  ) {
+    this.buffer = tableBuffer(slots * SLOT_BYTES, RESERVED_SHARD_BYTES);
+    [this.keys, this.firstLines] = views(this.buffer, slots);
   }
 
   firstLineOf(key: number, hashed: number, line: number): number | undefined {
-    if ((this.used + 1) * 4 > this.keys.length * 3) this.grow();
+    if ((this.used + 1) * 5 > this.keys.length * 4) this.grow();
     const slot = slotOf(this.keys, key, hashed);
     if (this.keys[slot] === key) return this.firstLines[slot];
     this.keys[slot] = key;
@@ -95,18 +149,57 @@ class Shard {
     return undefined;
   }
 
+  /** Empties the table, shrunk to `slots`. */
+  release(slots: number): void {
+    this.buffer = shrunkBuffer(this.buffer, slots * SLOT_BYTES);
+    [this.keys, this.firstLines] = views(this.buffer, slots);
+    this.keys.fill(0);
+    this.used = 0;
+  }
+
   private grow(): void {
-    const keys = new Float64Array(Math.ceil(this.keys.length * 1.5));
-    const firstLines = new Int32Array(keys.length);
-    for (let i = 0; i < this.keys.length; i++) {
-      const key = this.keys[i]!;
+    const oldSlots = this.keys.length;
+    const [oldKeys, oldLines] = this.scratch.copyOf(this.buffer, oldSlots);
+    const slots = Math.ceil(oldSlots * 1.25);
+    this.buffer = grownBuffer(this.buffer, slots * SLOT_BYTES, RESERVED_SHARD_BYTES);
+    [this.keys, this.firstLines] = views(this.buffer, slots);
+    this.keys.fill(0);
+    for (let i = 0; i < oldSlots; i++) {
+      const key = oldKeys[i]!;
       if (key === 0) continue;
-      const slot = slotOf(keys, key, hash(key));
-      keys[slot] = key;
-      firstLines[slot] = this.firstLines[i]!;
+      const slot = slotOf(this.keys, key, hash(key));
+      this.keys[slot] = key;
+      this.firstLines[slot] = oldLines[i]!;
     }
-    this.keys = keys;
-    this.firstLines = firstLines;
+  }
+}
+
+/** `buffer` cut to `bytes`: the same buffer where it can shrink in place, else a new one. */
+function shrunkBuffer(buffer: ArrayBuffer, bytes: number): ArrayBuffer {
+  if (!buffer.resizable) return new ArrayBuffer(bytes);
+  buffer.resize(bytes);
+  return buffer;
+}
+
+/** The keys, then the lines, of a table of `slots` in `buffer`. */
+function views(buffer: ArrayBuffer, slots: number): [Float64Array, Int32Array] {
+  return [new Float64Array(buffer, 0, slots), new Int32Array(buffer, slots * 8, slots)];
+}
+
+/** One buffer the shards copy their table into while growing, sized to the largest so far. */
+class Scratch {
+  private buffer = tableBuffer(0, RESERVED_SHARD_BYTES);
+
+  release(): void {
+    this.buffer = shrunkBuffer(this.buffer, 0);
+  }
+
+  /** The table of `slots` in `table`, copied. Valid until the next call. */
+  copyOf(table: ArrayBuffer, slots: number): [Float64Array, Int32Array] {
+    const bytes = slots * SLOT_BYTES;
+    if (this.buffer.byteLength < bytes) this.buffer = grownBuffer(this.buffer, bytes, RESERVED_SHARD_BYTES);
+    new Uint8Array(this.buffer, 0, bytes).set(new Uint8Array(table, 0, bytes));
+    return views(this.buffer, slots);
   }
 }
 

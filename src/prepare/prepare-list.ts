@@ -12,6 +12,7 @@ import { openRows, type ListFormat, type RowSource } from "./row-reader.js";
 import { LIBPHONENUMBER_VERSION, type PreparationSettings } from "./settings.js";
 import { countRow, emptySummary, type PrepareSummary } from "./summary.js";
 import { UploadSpool, type UploadChunk, type UploadTarget } from "./upload-writer.js";
+import { V8_TUNING, tuneV8 } from "../v8-flags.js";
 
 export interface PrepareResult {
   summary: PrepareSummary;
@@ -30,11 +31,13 @@ export interface PrepareResult {
  * row to a rejects CSV. Every data row is counted in exactly one class of the summary.
  */
 export async function prepareList(options: PrepareOptions): Promise<PrepareResult> {
+  tuneV8(V8_TUNING.preparation);
   const classifyOptions = classifyOptionsOf(options);
   const rows = await openRows(options.source);
   let pool: BlockPool | undefined;
   let rejects: RejectsWriter | undefined;
   let upload: UploadSpool | undefined;
+  let classifier: RowClassifier | undefined;
   try {
     const column = chooseColumn({
       option: options.column,
@@ -47,17 +50,19 @@ export async function prepareList(options: PrepareOptions): Promise<PrepareResul
     const settings = settingsOf(classifyOptions, column, rows.format);
     const spool = await UploadSpool.create(await uploadTarget(options, rows.name));
     upload = spool;
-    const classifier = createRowClassifier(settings, (key) => spool.add(key));
+    classifier = createRowClassifier(settings, (key) => spool.add(key));
     const summary = emptySummary();
     rejects = options.rejectsPath === undefined ? undefined : await RejectsWriter.create(options.rejectsPath);
     const blockSettings = { delimiter: rows.format.delimiter, column: column.index, classify: classifyOptions, keepValues: rejects !== undefined, name: rows.name };
     pool = createBlockPool(blockSettings, options.workers ?? 0);
     await classifyRows({ rows, pool, classifier, summary, rejects, upload: spool, onProgress: options.onProgress });
+    classifier.release();
     await rejects?.close();
     const chunks = await spool.finish(options.maxTaskSize);
     upload = undefined;
     return { summary, column, format: rows.format, chunks, settings };
   } finally {
+    classifier?.release();
     rejects?.discard();
     await upload?.discard();
     await pool?.close();

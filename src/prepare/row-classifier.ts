@@ -19,6 +19,8 @@ export interface RowClassifier {
    * when this is the first (and it is now recorded).
    */
   admitKept(key: IdentifierKey, line: number): number | undefined;
+  /** Frees the remembered identifiers now; the classifier forgets every earlier row. */
+  release(): void;
 }
 
 /**
@@ -54,6 +56,7 @@ export function createRowClassifier(settings: ClassifyOptions, onFirstSeen?: (ke
     classify: (cell, line) => admit(classifyCell(cell, options), line),
     admit,
     admitKept,
+    release: () => kept.release(),
   };
 }
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { IdentifierIndex, identifierKey, writeIdentifier } from "../../src/prepare/identifier-index.js";
+import { IdentifierIndex, grownBuffer, identifierKey, tableBuffer, writeIdentifier } from "../../src/prepare/identifier-index.js";
 
 function add(index: IdentifierIndex, identifier: string, line: number): number | undefined {
   return index.firstLineOf(identifierKey(identifier), line);
@@ -52,4 +52,47 @@ describe("writeIdentifier", () => {
     "writes %s back digit for digit",
     (identifier) => expect(written(identifier)).toBe(identifier),
   );
+});
+
+describe("IdentifierIndex.release", () => {
+  it("forgets every identifier and keeps working", () => {
+    const index = new IdentifierIndex();
+    const ids = Array.from({ length: 20_000 }, (_, i) => String(447_400_000_000 + i));
+    ids.forEach((id, i) => add(index, id, i + 1));
+    add(index, "4930123456789012345", 20_001);
+    index.release();
+    expect(index.size).toBe(0);
+    expect(add(index, ids[0]!, 7)).toBeUndefined();
+    expect(add(index, "4930123456789012345", 8)).toBeUndefined();
+    expect(add(index, ids[0]!, 9)).toBe(7);
+    ids.slice(1).forEach((id, i) => expect(add(index, id, i + 10)).toBeUndefined());
+    expect(index.size).toBe(20_001);
+  });
+});
+
+describe("table buffers", () => {
+  it("grow in place within their reservation, keeping their bytes", () => {
+    const buffer = tableBuffer(16, 64);
+    new Uint8Array(buffer).set([1, 2, 3]);
+    const grown = grownBuffer(buffer, 48, 64);
+    expect(grown).toBe(buffer);
+    expect(grown.byteLength).toBe(48);
+    expect([...new Uint8Array(grown, 0, 4)]).toEqual([1, 2, 3, 0]);
+    expect(new Uint8Array(grown, 16).every((byte) => byte === 0)).toBe(true);
+  });
+
+  it("move to a new, larger reservation beyond theirs", () => {
+    const buffer = tableBuffer(16, 32);
+    const grown = grownBuffer(buffer, 48, 32);
+    expect(grown).not.toBe(buffer);
+    expect(grown.byteLength).toBe(48);
+    expect(grown.maxByteLength).toBeGreaterThanOrEqual(48 * 4);
+  });
+
+  it("replace a fixed-size buffer", () => {
+    const fixed = new ArrayBuffer(16);
+    const grown = grownBuffer(fixed, 32, 64);
+    expect(grown).not.toBe(fixed);
+    expect(grown.byteLength).toBe(32);
+  });
 });
