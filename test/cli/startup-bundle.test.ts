@@ -1,9 +1,10 @@
 import { execFileSync } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { copyFileSync, mkdirSync, readdirSync, readFileSync, symlinkSync } from "node:fs";
+import { join } from "node:path";
 import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { BIN } from "../helpers/cli.js";
+import { BIN, tempDir } from "../helpers/cli.js";
 
 const dist = new URL("../../dist/", import.meta.url);
 const loader = createRequire(import.meta.url)("../../bin/startup-loader.js") as {
@@ -44,5 +45,15 @@ describe("the start-up bundle", () => {
 
   it("is what the bin runs", () => {
     expect(execFileSync(process.execPath, [BIN, "status", "--help"], { encoding: "utf8" })).toMatch(/^Usage: bulkcheck status/);
+  });
+
+  it("falls back to dist/main.js where there is no bundle (a build by tsc alone)", () => {
+    const root = tempDir();
+    const [bin, realBin, realDist] = [join(root, "bin"), fileURLToPath(new URL("../../bin/", import.meta.url)), fileURLToPath(dist)];
+    mkdirSync(bin);
+    for (const name of ["bulkcheck.js", "startup-loader.js", "package.json"]) copyFileSync(join(realBin, name), join(bin, name));
+    mkdirSync(join(root, "dist"));
+    for (const name of readdirSync(realDist)) if (!name.startsWith("startup.")) symlinkSync(join(realDist, name), join(root, "dist", name));
+    expect(execFileSync(process.execPath, [join(bin, "bulkcheck.js"), "status", "--help"], { encoding: "utf8" })).toMatch(/^Usage: bulkcheck status/);
   });
 });
