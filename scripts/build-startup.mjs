@@ -46,7 +46,7 @@ const lazyChildProcess = {
   name: "lazy-child-process",
   setup(bundle) {
     bundle.onResolve({ filter: /^(node:)?child_process$/ }, ({ importer }) =>
-      importer.includes(`${join("node_modules", "commander")}`) ? { path: "child_process", namespace: "lazy-child-process" } : undefined,
+      importer.includes(join("node_modules", "commander")) ? { path: "child_process", namespace: "lazy-child-process" } : undefined,
     );
     bundle.onLoad({ filter: /.*/, namespace: "lazy-child-process" }, () => ({
       contents: 'let loaded; module.exports = { spawn: (...args) => (loaded ??= require("node:child_process")).spawn(...args) };',
