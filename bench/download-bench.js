@@ -17,6 +17,9 @@
 //   process start to those headers; commit_to_exit_s is what the CLI does after that (summary, exit).
 // - mb_per_s: result_mb / whole_s or / transfer_s; ratio: bulkcheck's over curl's (≥ 0.7 is the target).
 // - peak_rss_mb: GNU time's %M (or /proc VmHWM polling), from ./measure.js.
+// - node_copy: the least any Node client can do, for scale: one task check for a fresh link,
+//   the result written to a file as it arrives (node:http, fs.writeSync), fsync, no checks.
+//   Where it is itself under 0.7× curl, no client running on Node can meet the target.
 // For zip results curl only downloads; `curl_unzip` (curl -o, then unzip -p to a file) is the
 // closer reference for what bulkcheck does, and is given too when unzip exists.
 // Each output is checked: for CSV results bulkcheck's file must equal curl's byte for byte (the
@@ -109,6 +112,28 @@ async function curlOnce(url, out) {
   return { wallMs: run.wallMs, transferMs: (total - startTransfer) * 1000, rss: run.peakRssMb, bytes: size };
 }
 
+/** node_copy's client: see the header. */
+const NODE_COPY = `
+const http = require("node:http");
+const fs = require("node:fs");
+const [base, key, id, out] = process.argv.slice(1);
+http.get(base + "/api/v1/bulk-tasks/" + id, { headers: { "x-api-key": key } }, (task) => {
+  let body = "";
+  task.setEncoding("utf8").on("data", (text) => (body += text)).on("end", () => {
+    const fd = fs.openSync(out, "w");
+    http.get(JSON.parse(body).data.result_url, (result) => {
+      result.on("data", (chunk) => fs.writeSync(fd, chunk)).on("end", () => { fs.fsyncSync(fd); fs.closeSync(fd); });
+    });
+  });
+});`;
+
+async function nodeCopyOnce(sandbox, id, out) {
+  rmSync(out, { force: true });
+  const run = await measure(process.execPath, ["-e", NODE_COPY, sandbox.url, sandbox.apiKey, id, out], { env: { ...process.env, NODE_OPTIONS: "" } });
+  if (run.code !== 0) throw new Error(`node copy failed (${run.code}): ${run.stderr.slice(0, 300)}`);
+  return { wallMs: run.wallMs };
+}
+
 async function curlUnzipOnce(url, zipPath, out) {
   rmSync(out, { force: true });
   const started = performance.now();
@@ -151,9 +176,11 @@ async function compare(sandbox, task, { runs, dir, format }) {
   const curl = [];
   const ours = [];
   const curlUnzip = [];
+  const nodeCopy = [];
   for (let i = 0; i < runs; i++) {
     curl.push(await curlOnce(await resultUrl(sandbox, task.id), curlOut));
     ours.push(await bulkcheckOnce(sandbox, task.id, dir, ourOut));
+    if (format === "csv") nodeCopy.push(await nodeCopyOnce(sandbox, task.id, join(dir, "node-copy.csv")));
     if (format === "zip" && existsSync("/usr/bin/unzip")) {
       curlUnzip.push(await curlUnzipOnce(await resultUrl(sandbox, task.id), join(dir, "c.zip"), join(dir, "curl-unzipped.csv")));
     }
@@ -182,6 +209,7 @@ async function compare(sandbox, task, { runs, dir, format }) {
     },
     ratio_whole: Number((curlWhole / ourWhole).toFixed(2)),
     ratio_transfer: Number((curlTransfer / ourTransfer).toFixed(2)),
+    node_copy: nodeCopy.length > 0 ? { whole_s: seconds(figures(nodeCopy, "wallMs")), ratio_whole: Number((curlWhole / figures(nodeCopy, "wallMs")).toFixed(2)) } : undefined,
     curl_unzip: curlUnzip.length > 0 ? { whole_s: seconds(figures(curlUnzip, "wallMs")), peak_rss_mb: figures(curlUnzip, "rss") } : undefined,
   };
 }
