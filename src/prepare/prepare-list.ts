@@ -56,7 +56,6 @@ export async function prepareList(options: PrepareOptions): Promise<PrepareResul
     const blockSettings = { delimiter: rows.format.delimiter, column: column.index, classify: classifyOptions, keepValues: rejects !== undefined, name: rows.name };
     pool = createBlockPool(blockSettings, options.workers ?? 0);
     await classifyRows({ rows, pool, classifier, summary, rejects, upload: spool, onProgress: options.onProgress });
-    classifier.release();
     await rejects?.close();
     const chunks = await spool.finish(options.maxTaskSize);
     upload = undefined;
