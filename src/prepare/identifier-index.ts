@@ -44,10 +44,22 @@ export const MAX_NUMERIC_IDENTIFIER_BYTES = MAX_EXACT_DIGITS;
  * preparation writes each identifier to the upload file as it first appears.
  */
 export class IdentifierIndex {
-  private readonly scratch = new Scratch();
-  private readonly shards = Array.from({ length: SHARDS }, () => new Shard(INITIAL_SHARD_SLOTS, this.scratch));
+  private readonly scratch: Scratch;
+  private readonly shards: Shard[];
   private readonly long = new Map<string, number>();
   private numeric = 0;
+
+  /**
+   * `expected`: at most how many identifiers the list can hold, when known (a file's
+   * size tells). It sizes the address space each table reserves to grow in place:
+   * reserving for the largest list on every run ran a process under `ulimit -v 2G`
+   * out of address space. A table that outgrows its reservation moves to a new buffer.
+   */
+  constructor(expected = UNKNOWN_LIST_IDENTIFIERS) {
+    const reserve = reservedShardBytes(expected);
+    this.scratch = new Scratch(reserve);
+    this.shards = Array.from({ length: SHARDS }, () => new Shard(INITIAL_SHARD_SLOTS, this.scratch, reserve));
+  }
 
   get size(): number {
     return this.numeric + this.long.size;
@@ -84,23 +96,36 @@ const SHARD_SHIFT = 24;
 const INITIAL_SHARD_SLOTS = 64;
 /** A slot: an 8-byte key and a 4-byte line. */
 const SLOT_BYTES = 12;
-/**
- * Address space reserved for each shard's table, which grows in place up to it: 1 Mi
- * slots (12 MiB), so the index holds ~200 million numbers before any table moves. Only
- * what is used is committed.
- */
-const RESERVED_SHARD_BYTES = SLOT_BYTES << 20;
+/** A table grows by a quarter when 4/5 full. */
+const GROWTH = 1.25;
+const MAX_LOAD = 0.8;
+/** Reserved for when a list's size is unknown (stdin): ~16 million numbers, 330 MB of address space. */
+const UNKNOWN_LIST_IDENTIFIERS = 16_000_000;
+/** The most a table reserves (12 MiB, ~200 million numbers in all); only what is used is committed. */
+const MAX_RESERVED_SHARD_BYTES = SLOT_BYTES << 20;
+
+/** Address space for one table of an index of up to `expected` identifiers, with room for an uneven share and the last growth. */
+export function reservedShardBytes(expected: number): number {
+  const slots = Math.ceil(((expected / SHARDS) * 1.1 * GROWTH) / MAX_LOAD) + INITIAL_SHARD_SLOTS;
+  return Math.min(slots * SLOT_BYTES, MAX_RESERVED_SHARD_BYTES);
+}
+
+/** Set once the runtime refuses a reservation: asking again only costs a failed allocation each time. */
+let reservationsRefused = false;
 
 /**
  * A buffer of `bytes` that can grow in place up to `reserve` bytes, or a fixed one
- * where the runtime refuses the reservation (a tight `ulimit -v`).
+ * where the runtime refuses the reservation.
  */
 export function tableBuffer(bytes: number, reserve: number): ArrayBuffer {
-  try {
-    return new ArrayBuffer(bytes, { maxByteLength: Math.max(bytes, reserve) });
-  } catch {
-    return new ArrayBuffer(bytes);
+  if (!reservationsRefused) {
+    try {
+      return new ArrayBuffer(bytes, { maxByteLength: Math.max(bytes, reserve) });
+    } catch {
+      reservationsRefused = true;
+    }
   }
+  return new ArrayBuffer(bytes);
 }
 
 /**
@@ -134,13 +159,14 @@ class Shard {
   constructor(
     slots: number,
     private readonly scratch: Scratch,
+    private readonly reserve: number,
   ) {
-    this.buffer = tableBuffer(slots * SLOT_BYTES, RESERVED_SHARD_BYTES);
+    this.buffer = tableBuffer(slots * SLOT_BYTES, reserve);
     [this.keys, this.firstLines] = views(this.buffer, slots);
   }
 
   firstLineOf(key: number, hashed: number, line: number): number | undefined {
-    if ((this.used + 1) * 5 > this.keys.length * 4) this.grow();
+    if (this.used + 1 > this.keys.length * MAX_LOAD) this.grow();
     const slot = slotOf(this.keys, key, hashed);
     if (this.keys[slot] === key) return this.firstLines[slot];
     this.keys[slot] = key;
@@ -160,8 +186,8 @@ class Shard {
   private grow(): void {
     const oldSlots = this.keys.length;
     const [oldKeys, oldLines] = this.scratch.copyOf(this.buffer, oldSlots);
-    const slots = Math.ceil(oldSlots * 1.25);
-    this.buffer = grownBuffer(this.buffer, slots * SLOT_BYTES, RESERVED_SHARD_BYTES);
+    const slots = Math.ceil(oldSlots * GROWTH);
+    this.buffer = grownBuffer(this.buffer, slots * SLOT_BYTES, this.reserve);
     [this.keys, this.firstLines] = views(this.buffer, slots);
     this.keys.fill(0);
     for (let i = 0; i < oldSlots; i++) {
@@ -188,7 +214,11 @@ function views(buffer: ArrayBuffer, slots: number): [Float64Array, Int32Array] {
 
 /** One buffer the shards copy their table into while growing, sized to the largest so far. */
 class Scratch {
-  private buffer = tableBuffer(0, RESERVED_SHARD_BYTES);
+  private buffer: ArrayBuffer;
+
+  constructor(private readonly reserve: number) {
+    this.buffer = tableBuffer(0, reserve);
+  }
 
   release(): void {
     this.buffer = shrunkBuffer(this.buffer, 0);
@@ -197,7 +227,7 @@ class Scratch {
   /** The table of `slots` in `table`, copied. Valid until the next call. */
   copyOf(table: ArrayBuffer, slots: number): [Float64Array, Int32Array] {
     const bytes = slots * SLOT_BYTES;
-    if (this.buffer.byteLength < bytes) this.buffer = grownBuffer(this.buffer, bytes, RESERVED_SHARD_BYTES);
+    if (this.buffer.byteLength < bytes) this.buffer = grownBuffer(this.buffer, bytes, this.reserve);
     new Uint8Array(this.buffer, 0, bytes).set(new Uint8Array(table, 0, bytes));
     return views(this.buffer, slots);
   }

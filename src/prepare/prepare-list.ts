@@ -50,7 +50,7 @@ export async function prepareList(options: PrepareOptions): Promise<PrepareResul
     const settings = settingsOf(classifyOptions, column, rows.format);
     const spool = await UploadSpool.create(await uploadTarget(options, rows.name));
     upload = spool;
-    classifier = createRowClassifier(settings, (key) => spool.add(key));
+    classifier = createRowClassifier(settings, (key) => spool.add(key), identifiersAtMost(rows.size));
     const summary = emptySummary();
     rejects = options.rejectsPath === undefined ? undefined : await RejectsWriter.create(options.rejectsPath);
     const blockSettings = { delimiter: rows.format.delimiter, column: column.index, classify: classifyOptions, keepValues: rejects !== undefined, name: rows.name };
@@ -67,6 +67,14 @@ export async function prepareList(options: PrepareOptions): Promise<PrepareResul
     await pool?.close();
     await rows.close();
   }
+}
+
+/**
+ * At most how many numbers a file of `bytes` can hold: a line with a phone number takes
+ * at least 4 bytes (three digits and a line end). Undefined for a stream.
+ */
+function identifiersAtMost(bytes: number | undefined): number | undefined {
+  return bytes === undefined ? undefined : Math.ceil(bytes / 4);
 }
 
 interface RowLoop {

@@ -31,15 +31,15 @@ export interface RowClassifier {
  * the stored PreparationSettings, so both agree by construction. Memory grows
  * with the number of distinct kept identifiers, and nothing else; `onFirstSeen`
  * gets each kept identifier once, in first-seen order (preparation writes the
- * upload file from it).
+ * upload file from it). `expectedIdentifiers` bounds the count when known (see IdentifierIndex).
  */
-export function createRowClassifier(settings: ClassifyOptions, onFirstSeen?: (key: IdentifierKey) => void): RowClassifier {
+export function createRowClassifier(settings: ClassifyOptions, onFirstSeen?: (key: IdentifierKey) => void, expectedIdentifiers?: number): RowClassifier {
   const options: ClassifyOptions = {
     ...(settings.country === undefined ? {} : { country: settings.country }),
     requireCountryCode: settings.requireCountryCode ?? false,
     strictRegion: settings.strictRegion ?? false,
   };
-  const kept = new IdentifierIndex();
+  const kept = new IdentifierIndex(expectedIdentifiers);
   const admitKept = (key: IdentifierKey, line: number) => {
     const firstLine = kept.firstLineOf(key, line);
     if (firstLine === undefined) onFirstSeen?.(key);

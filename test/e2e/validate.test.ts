@@ -1,7 +1,8 @@
+import { spawnSync } from "node:child_process";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { runBin, runCli, tempDir } from "../helpers/cli.js";
+import { BIN, runBin, runCli, tempDir } from "../helpers/cli.js";
 
 const CSV = [
   "name,phone,notes",
@@ -121,5 +122,17 @@ describe("bulkcheck validate", () => {
     expect(threaded.summary).toEqual(inThread.summary);
     expect(threaded.upload.equals(inThread.upload)).toBe(true);
     expect(threaded.rejects.equals(inThread.rejects)).toBe(true);
+  });
+
+  it("runs in a process limited to 2 GB of address space (ulimit -v), as it did before tables grew in place", () => {
+    const lines = Array.from({ length: 300_000 }, (_, i) => `07400 ${String(i).padStart(6, "0")}`);
+    const { path } = listFile(`${lines.join("\n")}\n`, "list.txt");
+    const script = 'ulimit -v 2000000 && exec "$0" "$@"';
+    const result = spawnSync("sh", ["-c", script, process.execPath, BIN, "validate", path, "--country", "GB", "--json", "-o", "/dev/null", "--force"], {
+      encoding: "utf8",
+      env: { ...process.env, ...LOCAL_ONLY.env },
+    });
+    expect(result.status, result.stderr).toBe(0);
+    expect(JSON.parse(result.stdout)).toMatchObject({ kept: 300_000 });
   });
 });

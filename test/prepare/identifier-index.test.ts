@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { IdentifierIndex, grownBuffer, identifierKey, tableBuffer, writeIdentifier } from "../../src/prepare/identifier-index.js";
+import { IdentifierIndex, grownBuffer, identifierKey, reservedShardBytes, tableBuffer, writeIdentifier } from "../../src/prepare/identifier-index.js";
 
 function add(index: IdentifierIndex, identifier: string, line: number): number | undefined {
   return index.firstLineOf(identifierKey(identifier), line);
@@ -71,6 +71,16 @@ describe("IdentifierIndex.release", () => {
 });
 
 describe("table buffers", () => {
+  it("reserve address space in proportion to the list, with room for an uneven share, up to 12 MiB a table", () => {
+    const shards = 256;
+    // 1.6 M numbers: the tables end at 8,828 slots each (6,250 keys on average, growing by a quarter at 4/5 full).
+    expect(reservedShardBytes(1_600_000)).toBeGreaterThan(8_828 * 12);
+    expect(reservedShardBytes(1_600_000) * shards).toBeLessThan(64 * 1024 * 1024);
+    expect(reservedShardBytes(10_000_000)).toBeGreaterThan(reservedShardBytes(1_600_000));
+    expect(reservedShardBytes(1e12)).toBe(12 * 1024 * 1024);
+  });
+
+
   it("grow in place within their reservation, keeping their bytes", () => {
     const buffer = tableBuffer(16, 64);
     new Uint8Array(buffer).set([1, 2, 3]);
