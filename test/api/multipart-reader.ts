@@ -7,8 +7,7 @@ export type Part =
   | { kind: "field"; name: string; value: string }
   | { kind: "file"; name: string; filename: string; mimeType: string; size: number; sha256: string; head: string };
 
-/** `onFileBytes` is called with the running byte count of the file part being received. */
-export function readMultipart(req: IncomingMessage, onFileBytes?: (received: number) => void): Promise<Part[]> {
+export function readMultipart(req: IncomingMessage): Promise<Part[]> {
   return new Promise((resolve, reject) => {
     const parts: Part[] = [];
     const pending: Promise<void>[] = [];
@@ -26,7 +25,6 @@ export function readMultipart(req: IncomingMessage, onFileBytes?: (received: num
             hash.update(chunk);
             if (head.length < 64) head += chunk.subarray(0, 64).toString("utf8");
             size += chunk.length;
-            onFileBytes?.(size);
           });
           stream.on("error", fail);
           stream.on("end", () => {
