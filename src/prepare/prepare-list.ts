@@ -50,7 +50,7 @@ export async function prepareList(options: PrepareOptions): Promise<PrepareResul
     const settings = settingsOf(classifyOptions, column, rows.format);
     const spool = await UploadSpool.create(await uploadTarget(options, rows.name));
     upload = spool;
-    classifier = createRowClassifier(settings, (key) => spool.add(key), identifiersAtMost(rows.size));
+    classifier = createRowClassifier(settings, (key) => spool.add(key), identifiersAtMost(rows.size, rows.columnCount));
     const summary = emptySummary();
     rejects = options.rejectsPath === undefined ? undefined : await RejectsWriter.create(options.rejectsPath);
     const blockSettings = { delimiter: rows.format.delimiter, column: column.index, classify: classifyOptions, keepValues: rejects !== undefined, name: rows.name };
@@ -70,11 +70,13 @@ export async function prepareList(options: PrepareOptions): Promise<PrepareResul
 }
 
 /**
- * At most how many numbers a file of `bytes` can hold: a line with a phone number takes
- * at least 4 bytes (three digits and a line end). Undefined for a stream.
+ * How many numbers a file of `bytes` can hold: a row with a phone number takes at least
+ * three digits and a line end, and a delimiter for each other column. Rows narrower than
+ * the sample's widest can beat it; a table that outgrows its reservation then moves
+ * (see IdentifierIndex). Undefined for a stream.
  */
-function identifiersAtMost(bytes: number | undefined): number | undefined {
-  return bytes === undefined ? undefined : Math.ceil(bytes / 4);
+function identifiersAtMost(bytes: number | undefined, columns: number): number | undefined {
+  return bytes === undefined ? undefined : Math.ceil(bytes / (4 + Math.max(columns, 1) - 1));
 }
 
 interface RowLoop {
