@@ -47,7 +47,6 @@ export class IdentifierIndex {
   private readonly scratch: Scratch;
   private readonly shards: Shard[];
   private readonly long = new Map<string, number>();
-  private numeric = 0;
 
   /**
    * `expected`: at most how many identifiers the list can hold, when known (a file's
@@ -58,11 +57,11 @@ export class IdentifierIndex {
   constructor(expected = UNKNOWN_LIST_IDENTIFIERS) {
     const reserve = reservedShardBytes(expected);
     this.scratch = new Scratch(reserve);
-    this.shards = Array.from({ length: SHARDS }, () => new Shard(INITIAL_SHARD_SLOTS, this.scratch, reserve));
+    this.shards = Array.from({ length: SHARDS }, () => new Shard(this.scratch, reserve));
   }
 
   get size(): number {
-    return this.numeric + this.long.size;
+    return this.shards.reduce((sum, shard) => sum + shard.count, this.long.size);
   }
 
   /**
@@ -71,10 +70,9 @@ export class IdentifierIndex {
    * upload that follows preparation.
    */
   release(): void {
-    for (const shard of this.shards) shard.release(INITIAL_SHARD_SLOTS);
+    for (const shard of this.shards) shard.release();
     this.scratch.release();
     this.long.clear();
-    this.numeric = 0;
   }
 
   /** Records `key` as first seen on `line` and returns undefined, or returns the line it was first seen on. */
@@ -85,9 +83,7 @@ export class IdentifierIndex {
       return first;
     }
     const hashed = hash(key);
-    const first = this.shards[hashed >>> SHARD_SHIFT]!.firstLineOf(key, hashed, line);
-    if (first === undefined) this.numeric++;
-    return first;
+    return this.shards[hashed >>> SHARD_SHIFT]!.firstLineOf(key, hashed, line);
   }
 }
 
@@ -157,12 +153,15 @@ class Shard {
   private used = 0;
 
   constructor(
-    slots: number,
     private readonly scratch: Scratch,
     private readonly reserve: number,
   ) {
-    this.buffer = tableBuffer(slots * SLOT_BYTES, reserve);
-    [this.keys, this.firstLines] = views(this.buffer, slots);
+    this.buffer = tableBuffer(INITIAL_SHARD_SLOTS * SLOT_BYTES, reserve);
+    [this.keys, this.firstLines] = views(this.buffer, INITIAL_SHARD_SLOTS);
+  }
+
+  get count(): number {
+    return this.used;
   }
 
   firstLineOf(key: number, hashed: number, line: number): number | undefined {
@@ -175,10 +174,10 @@ class Shard {
     return undefined;
   }
 
-  /** Empties the table, shrunk to `slots`. */
-  release(slots: number): void {
-    this.buffer = shrunkBuffer(this.buffer, slots * SLOT_BYTES);
-    [this.keys, this.firstLines] = views(this.buffer, slots);
+  /** Empties the table, shrunk to its initial size. */
+  release(): void {
+    this.buffer = shrunkBuffer(this.buffer, INITIAL_SHARD_SLOTS * SLOT_BYTES);
+    [this.keys, this.firstLines] = views(this.buffer, INITIAL_SHARD_SLOTS);
     this.keys.fill(0);
     this.used = 0;
   }
