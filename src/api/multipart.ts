@@ -5,9 +5,8 @@
  */
 import { openAsBlob } from "node:fs";
 import { basename, extname } from "node:path";
-import type { FormData } from "undici";
+import { FormData } from "undici";
 import { UsageError } from "../errors.js";
-import { undiciFormData } from "./undici.js";
 
 export interface SubmitForm {
   serviceType: string;
@@ -44,7 +43,7 @@ export function defaultFileName(path: string): string {
  * before it reads the file.
  */
 export function buildSubmitForm(form: SubmitForm): FormData {
-  const data = new (undiciFormData())();
+  const data = new FormData();
   data.append("service_type", form.serviceType);
   if (form.country !== undefined) data.append("country", form.country);
   data.append("file", form.file, form.fileName);

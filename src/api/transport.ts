@@ -5,7 +5,7 @@
  */
 import type { Readable } from "node:stream";
 import type { Dispatcher, FormData } from "undici";
-import { EnvHttpProxyAgent } from "./undici.js";
+import { EnvHttpProxyAgent } from "undici";
 import type { ConnectionReason } from "./retry.js";
 
 export interface Timeouts {

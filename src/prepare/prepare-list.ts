@@ -12,7 +12,6 @@ import { openRows, type ListFormat, type RowSource } from "./row-reader.js";
 import { LIBPHONENUMBER_VERSION, type PreparationSettings } from "./settings.js";
 import { countRow, emptySummary, type PrepareSummary } from "./summary.js";
 import { UploadSpool, type UploadChunk, type UploadTarget } from "./upload-writer.js";
-import { V8_TUNING, tuneV8 } from "../v8-flags.js";
 
 export interface PrepareResult {
   summary: PrepareSummary;
@@ -31,7 +30,6 @@ export interface PrepareResult {
  * row to a rejects CSV. Every data row is counted in exactly one class of the summary.
  */
 export async function prepareList(options: PrepareOptions): Promise<PrepareResult> {
-  tuneV8(V8_TUNING.preparation);
   const classifyOptions = classifyOptionsOf(options);
   const rows = await openRows(options.source);
   let pool: BlockPool | undefined;
