@@ -3,7 +3,7 @@
 // time), prints a table of the headline figures against their targets, and writes
 // everything to bench/results.json. Needs a build (`npm run build`) and curl.
 //   npm run bench              all of them
-//   npm run bench -- upload    only the named ones (prepare, validate, upload, download, startup, sandbox)
+//   npm run bench -- upload    only the named ones (prepare, validate, upload, download, startup, sandbox, dedup)
 import { execFileSync } from "node:child_process";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { availableParallelism, cpus, loadavg, totalmem } from "node:os";
@@ -43,13 +43,14 @@ const BENCHES = {
   download: async () => (await import("./download-bench.js")).run(),
   startup: async () => (await import("./startup-bench.js")).run(),
   sandbox: async () => script("sandbox-bench.js"),
+  dedup: async () => script("dedup-bench.js"),
 };
 
 /** One line per headline figure: what, measured, reference, target. */
 function headlines(results) {
   const rows = [];
   const add = (what, measured, reference, target) => rows.push([what, measured, reference ?? "", target ?? ""]);
-  const { prepare, validate: v, upload, download, startup, sandbox } = results;
+  const { prepare, validate: v, upload, download, startup, sandbox, dedup } = results;
   if (prepare) add("prepareList 500k messy CSV", `${prepare.csv.prepare.wall_ms} ms`, `plain loop ${prepare.csv.plain_loop.wall_ms} ms`, "≤ 2500 ms, same kept set: " + prepare.csv.kept_sets_identical);
   if (v) {
     add("bulkcheck validate 500k CSV", `${v.csv.wall_s} s, ${v.csv.peak_rss_mb} MB`, "", "≤ 2.5 s, ≤ 300 MB");
@@ -69,6 +70,7 @@ function headlines(results) {
     add("sandbox GET task, 50 clients", `${sandbox.check_endpoint.requests_per_second} req/s`, "", "");
     add("sandbox 500k-number task end to end", `${sandbox.end_to_end.total_seconds} s`, "", "");
   }
+  if (dedup) add(`IdentifierSet ${dedup.identifiers} distinct`, `${dedup.add_s} s, ${dedup.peak_rss_mb} MB`, `${dedup.wrong_lines} wrong lines on lookup`, "holds them all");
   return rows;
 }
 

@@ -1,5 +1,5 @@
 import { classifyCell, type CellClass, type ClassifyOptions } from "./classify.js";
-import { identifierKey } from "./identifier-index.js";
+import { identifierKey } from "./identifier-key.js";
 import { RecordReader, type TextBlock } from "./record-reader.js";
 import { duplicateReason, type RowClassifier } from "./row-classifier.js";
 import type { RowTally } from "./summary.js";
