@@ -1,17 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { RecordReader, type SourceRecord } from "../../src/prepare/record-reader.js";
-
-/** mulberry32 */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { mulberry32 } from "../../src/sandbox/random.js";
 
 /** Text made of the characters that matter to the reader: quotes, delimiters, line ends, spaces, letters. */
 function messyText(random: () => number, length: number, delimiter: string): string {
@@ -55,7 +44,7 @@ function readBlocks(text: string, delimiter: string | undefined, cuts: number[])
 
 describe("RecordReader.pushBlock (the cut that lets workers parse)", () => {
   it.each([",", ";", "\t", undefined])("cuts generated text (delimiter %j) so that blocks parse to exactly the file's records, or fail alike", (delimiter) => {
-    const random = rng(delimiter === undefined ? 99 : delimiter.charCodeAt(0));
+    const random = mulberry32(delimiter === undefined ? 99 : delimiter.charCodeAt(0));
     let compared = 0;
     let errors = 0;
     for (let round = 0; round < 400; round++) {

@@ -8,6 +8,7 @@ import { RowTally, type Tally } from "../../src/results/tally.js";
 import { TempFiles, tempPathFor } from "../../src/results/temp-files.js";
 import { writeResults } from "../../src/results/write-results.js";
 import { DEFAULT_ZIP_LIMITS } from "../../src/results/zip-limits.js";
+import { mulberry32 } from "../../src/sandbox/random.js";
 import { collector, concatText, makeTempDir, sourceOf, zipOf } from "./helpers.js";
 
 /**
@@ -164,18 +165,6 @@ describe("the CSV fast path writes what the general path writes", () => {
   });
 });
 
-/** A small deterministic generator, so a failing case can be replayed from its seed. */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 const TOKENS: readonly Body[] = [
   "4915112345678", "true", "false", "mobile", ",", ",", ",", '"', '"', '""', '"a,b"', '"x""y"', "\r", "\n", "\r\n", " ", "é", BOM, "",
   Buffer.from([0xc3]), Buffer.from([0xe2, 0x82]),
@@ -205,7 +194,7 @@ describe("the CSV fast path agrees with the general path on random text", () => 
   it.each([SIGNAL, CARRIER])("for %s", async (product) => {
     const cases = 1500;
     for (let seed = 1; seed <= cases; seed += 1) {
-      const next = random(seed);
+      const next = mulberry32(seed);
       const body = randomBody(next, product);
       const chunkSize = next() < 0.5 ? 1 + Math.floor(next() * 8) : 65_536;
       const expected = await generalPath([body], product, chunkSize);
