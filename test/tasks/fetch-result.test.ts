@@ -1,9 +1,9 @@
 import { Readable } from "node:stream";
 import { describe, expect, it } from "vitest";
 import { ResultUrlExpiredError } from "../../src/api/errors.js";
-import { PendingError, TaskFailedError } from "../../src/errors.js";
+import { InputRejectedError, PendingError, ServiceUnavailableError, TaskFailedError } from "../../src/errors.js";
 import type { Task } from "../../src/spec/task.js";
-import { openTaskResult } from "../../src/tasks/fetch-result.js";
+import { isBrokenTransfer, openTaskResult } from "../../src/tasks/fetch-result.js";
 
 const task = (over: Partial<Task>): Task => ({ id: "t1", product: "carrier_batch", status: "success", country: "GB", total: 1, created_at: "", ...over });
 
@@ -54,5 +54,24 @@ describe("openTaskResult", () => {
   it("refuses failed and unfinished tasks", async () => {
     await expect(openTaskResult("t1", { client: fakeClient([task({ status: "failed" })], new Set()).client, sleep: noSleep })).rejects.toBeInstanceOf(TaskFailedError);
     await expect(openTaskResult("t1", { client: fakeClient([task({ status: "processing" })], new Set()).client, sleep: noSleep })).rejects.toBeInstanceOf(PendingError);
+  });
+});
+
+describe("isBrokenTransfer", () => {
+  const coded = (code: string) => Object.assign(new Error(code), { code });
+
+  it.each([
+    ["a reset connection", coded("ECONNRESET"), true],
+    ["a socket closed midway", coded("UND_ERR_SOCKET"), true],
+    ["a stalled body", coded("UND_ERR_BODY_TIMEOUT"), true],
+    ["a body short of its Content-Length", coded("UND_ERR_RES_CONTENT_LENGTH_MISMATCH"), true],
+    ["a body stream closed early", coded("ERR_STREAM_PREMATURE_CLOSE"), true],
+    ["a reset found in the cause", Object.assign(new Error("terminated"), { cause: coded("ECONNRESET") }), true],
+    ["a service that is unavailable", new ServiceUnavailableError("down"), true],
+    ["a refused connection, which a fresh link does not fix", coded("ECONNREFUSED"), false],
+    ["an unusable file", new InputRejectedError("bad"), false],
+    ["an error without a code", new Error("boom"), false],
+  ])("says %s is %s", (_name, error, broken) => {
+    expect(isBrokenTransfer(error)).toBe(broken);
   });
 });
