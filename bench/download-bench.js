@@ -23,7 +23,7 @@
 // For zip results curl only downloads; `curl_unzip` (curl -o, then unzip -p to a file) is the
 // closer reference for what bulkcheck does, and is given too when unzip exists.
 // Each output is checked: for CSV results bulkcheck's file must equal curl's byte for byte (the
-// sandbox writes the spec header and LF line ends, so the fast path copies it through), and for
+// sandbox writes the spec header and LF line ends, so the fast case copies its lines through), and for
 // zip results it must equal the CSV case's output.
 import { createHash } from "node:crypto";
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
