@@ -64,7 +64,7 @@ function assertDownloadable(task: Task): void {
  * A transfer that broke midway (connection reset, truncated body) is worth
  * starting again from a fresh link; a BulkcheckError already says what went wrong.
  */
-export function isBrokenTransfer(error: unknown): boolean {
+function isBrokenTransfer(error: unknown): boolean {
   if (error instanceof BulkcheckError) return error.kind === "unavailable";
   const code = (error as { code?: unknown } | undefined)?.code;
   return typeof code === "string" && BROKEN_TRANSFER_CODES.has(code);

@@ -28,7 +28,6 @@ export interface TaskOrigin {
 }
 
 export interface RetryList {
-  task: Task;
   origin: TaskOrigin;
   /** How many numbers the task was given. */
   uploadedCount: number;
@@ -50,11 +49,11 @@ export async function retryList(deps: UploadedListDeps, taskId: string, dir: str
   const origin = await taskOrigin(deps.journal, task);
   const uploaded = await rebuildUploadedList(deps, taskId, origin, dir);
   const retry = await writeWithoutResults(uploaded.path, resultRows(deps, task, origin.product), join(dir, "retry.txt"));
-  return { task, origin, uploadedCount: uploaded.count, retry };
+  return { origin, uploadedCount: uploaded.count, retry };
 }
 
 /** What the journal knows about how a task was made; rebuilding its list needs all of it. */
-export async function taskOrigin(journal: Pick<Journal, "findByTaskId">, task: Task): Promise<TaskOrigin> {
+async function taskOrigin(journal: Pick<Journal, "findByTaskId">, task: Task): Promise<TaskOrigin> {
   const product = canonicalServiceType(task.product);
   const record = await journal.findByTaskId(task.id);
   const settings = record?.submit.preparation;

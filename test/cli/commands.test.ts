@@ -6,12 +6,14 @@ import { demoCommand } from "../../src/cli/commands/demo.js";
 import { downloadCommand } from "../../src/cli/commands/download.js";
 import { retryFailedCommand } from "../../src/cli/commands/retry-failed.js";
 import { sandboxCommand } from "../../src/cli/commands/sandbox.js";
-import { statusCommand } from "../../src/cli/commands/status.js";
+import { statusCommand, statusRun } from "../../src/cli/commands/status.js";
 import { submitCommand } from "../../src/cli/commands/submit.js";
 import { validateCommand } from "../../src/cli/commands/validate.js";
-import { waitCommand } from "../../src/cli/commands/wait.js";
+import { waitCommand, waitRun } from "../../src/cli/commands/wait.js";
 import { createContext, type Context, type Invoke } from "../../src/cli/context.js";
 import { testRuntime } from "../helpers/cli.js";
+import { allowSmallTasks } from "../helpers/results-fixtures.js";
+import { e2eSandboxes, lines, listText, submitArgs } from "../helpers/sandbox.js";
 
 /** Runs the action the way main does: with a Context built for this run. */
 const invoke: Invoke = async (_cmd, run) => run(await createContext(testRuntime().runtime, {}));
@@ -106,5 +108,28 @@ describe("each command's flags, parsed into the options its run gets", () => {
       await configCommand(invoke, runs).exitOverride().parseAsync(argv, { from: "user" });
     }
     expect(calls).toEqual([["set", "api-key", undefined], ["set", "base-url", "https://api.example.com"], ["get", "base-url"], ["list"], ["unset", "api-key"], ["path"]]);
+  });
+});
+
+describe("a command's run, called directly with a Context", () => {
+  const sandbox = e2eSandboxes();
+
+  it("waits for a task and prints its final state, then lists it among the journal's recent tasks", async () => {
+    const e = await sandbox({ minTaskSize: 1 });
+    await allowSmallTasks(e);
+    const submitted = await e.run(submitArgs(e.file("list.txt", listText(5)), "--yes", "--quiet"));
+    const [id] = lines(submitted.stdout);
+    const { runtime, stdout } = testRuntime({ env: e.env, now: () => e.clock.ms, sleep: async (ms) => void (e.clock.ms += ms) });
+    const ctx = await createContext(runtime, {});
+    try {
+      await waitRun(ctx, [id!], { interval: 1 });
+      await statusRun(ctx, [], { limit: 10 });
+    } finally {
+      await ctx.dispose();
+    }
+    const [waited, header, row] = lines(stdout());
+    expect(waited).toBe(`${id}\tsuccess`);
+    expect(header).toBe("ID\tPRODUCT\tCOUNTRY\tSTATUS\tTOTAL\tCHECKED\tNO RESULT\tCREATED");
+    expect(row).toMatch(new RegExp(`^${id}\tnumber_validation_batch\tGB\tsuccess\t5\t`));
   });
 });

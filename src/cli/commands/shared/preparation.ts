@@ -39,7 +39,7 @@ export function countryFromFlag(country: string | undefined, product: ServiceTyp
 }
 
 /** The file argument as a source: `-` is stdin, a relative path is taken from the working directory. */
-export function sourceFromArgument(ctx: Context, file: string): PrepareOptions["source"] {
+function sourceFromArgument(ctx: Context, file: string): PrepareOptions["source"] {
   return file === "-" ? { stream: ctx.io.stdin, name: "stdin" } : absolutePath(ctx, file);
 }
 
