@@ -26,6 +26,7 @@ export function downloadCommand(invoke: Invoke, run = downloadRun) {
 export async function downloadRun(ctx: Context, ids: string[], options: DownloadOptions): Promise<void> {
   const taskIds = await readIds(ctx, ids);
   if (options.join === undefined) {
+    // Result handling is loaded when a download runs, not with the command tree.
     const { downloadToOutput } = await import("./shared/download-output.js");
     await downloadToOutput(ctx, taskIds, options);
     return;

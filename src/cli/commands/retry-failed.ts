@@ -1,4 +1,4 @@
-import type { PrepareResult } from "../../prepare/index.js";
+import type { UploadedListDeps } from "../../tasks/uploaded-list.js";
 import { Command } from "../commander.js";
 import type { Context, Invoke } from "../context.js";
 import { parseSeconds, parseUsd } from "../parse-flags.js";
@@ -36,12 +36,13 @@ export async function retryFailedRun(ctx: Context, id: string, options: RetryFai
   checkOutputFlags(ctx, options);
   if (options.wait) await pollInterval(ctx, options.interval);
   const client = await ctx.client();
-  // Rebuilding the task's list prepares the source again, with libphonenumber-js: loaded only here.
+  // Loaded when the run starts, not with the command tree: rebuilding the task's list
+  // prepares the source again (libphonenumber-js), and submitting derives keys (node:crypto).
   const { retryList } = await import("../../tasks/uploaded-list.js");
   const { noteColumn } = await import("./shared/preparation.js");
   const { submitAndReport } = await import("./shared/submission.js");
   const uploaded = await withTempDir(async (dir) => {
-    const deps = { client, journal: await ctx.journal(), sleep: ctx.sleep, signal: ctx.signal, onPrepared: (result: PrepareResult) => noteColumn(ctx, result) };
+    const deps: UploadedListDeps = { client, journal: await ctx.journal(), sleep: ctx.sleep, signal: ctx.signal, onPrepared: (result) => noteColumn(ctx, result) };
     const { origin, uploadedCount, retry } = await retryList(deps, id, dir);
     ctx.printer.note(`${retry.count} of ${uploadedCount} numbers of task ${id} got no result.`);
     if (retry.count === 0) return undefined;

@@ -51,6 +51,8 @@ export function submitCommand(invoke: Invoke, run = submitRun) {
  * print task ids; with --wait, wait, and with -o, download (or join) the results.
  */
 export async function submitRun(ctx: Context, file: string, options: SubmitOptions): Promise<void> {
+  // Loaded when the run starts, not with the command tree: preparation loads
+  // libphonenumber-js, and submitting derives keys (node:crypto).
   const { countryFromFlag, prepareFromFlags, printPreparationSummary, productFromFlag } = await import("./shared/preparation.js");
   const { submitAndReport } = await import("./shared/submission.js");
   const { assertKeyLength } = await import("../../tasks/idempotency.js");

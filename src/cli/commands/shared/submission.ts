@@ -24,12 +24,7 @@ export async function submitAndReport(ctx: Context, prepared: PreparedSubmission
   const { printer } = ctx;
   const limits = await ctx.limits();
   const priceMicros = (await ctx.prices())[prepared.product];
-  const options: SubmitOptions = {
-    ...(flags.idempotencyKey === undefined ? {} : { idempotencyKey: flags.idempotencyKey }),
-    ...(flags.resubmit ? { resubmit: true } : {}),
-    ...(flags.dryRun ? { dryRun: true } : {}),
-    ...(flags.maxCost === undefined ? {} : { maxCostUsd: flags.maxCost }),
-  };
+  const options: SubmitOptions = { idempotencyKey: flags.idempotencyKey, resubmit: flags.resubmit, dryRun: flags.dryRun, maxCostUsd: flags.maxCost };
   const mayAsk = !flags.yes && !ctx.globals.json && canPrompt(ctx.io);
   const uploaded = await submitPrepared(
     {
@@ -41,7 +36,7 @@ export async function submitAndReport(ctx: Context, prepared: PreparedSubmission
       profile: ctx.profileName,
       now: ctx.now,
       onPlan: (plan) => printer.note(`Plan: ${describePlan(plan)}.`),
-      ...(mayAsk ? { confirmReservation: (micros: number, balance: number) => confirm(ctx.io, `Reserve ${formatUsd(micros)} of ${formatUsd(balance)}?`) } : {}),
+      confirmReservation: mayAsk ? (micros, balance) => confirm(ctx.io, `Reserve ${formatUsd(micros)} of ${formatUsd(balance)}?`) : undefined,
       onTask: (result) => reportTask(ctx, result, flags),
     },
     prepared,
