@@ -1,7 +1,7 @@
 import type { Readable } from "node:stream";
 import { ResultUrlExpiredError } from "../api/errors.js";
 import type { ApiClient } from "../api/types.js";
-import { BulkcheckError, PendingError, TaskFailedError } from "../errors.js";
+import { BulkcheckError, PendingError, ServiceUnavailableError, TaskFailedError } from "../errors.js";
 import type { Task } from "../spec/task.js";
 
 export interface OpenResultOptions {
@@ -64,10 +64,44 @@ function assertDownloadable(task: Task): void {
  * A transfer that broke midway (connection reset, truncated body) is worth
  * starting again from a fresh link; a BulkcheckError already says what went wrong.
  */
-export function isBrokenTransfer(error: unknown): boolean {
+function isBrokenTransfer(error: unknown): boolean {
   if (error instanceof BulkcheckError) return error.kind === "unavailable";
   const code = (error as { code?: unknown } | undefined)?.code;
   return typeof code === "string" && BROKEN_TRANSFER_CODES.has(code);
+}
+
+/** Whole-download attempts when the transfer breaks midway (each with a fresh link). */
+const TRANSFER_ATTEMPTS = 3;
+
+export interface TransferRetryOptions {
+  signal?: AbortSignal;
+  /** A transfer broke and is about to start again from a fresh link. */
+  onRestart?: (error: Error) => void;
+}
+
+/**
+ * Runs a whole transfer (every task's result, start to end) again when it breaks
+ * midway, up to three times; the last break becomes exit 7 with what to do.
+ */
+export async function withTransferRetries<T>(run: () => Promise<T>, options: TransferRetryOptions = {}): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await run();
+    } catch (error) {
+      if (options.signal?.aborted || !isBrokenTransfer(error)) throw error;
+      if (attempt >= TRANSFER_ATTEMPTS) throw brokenOff(error);
+      options.onRestart?.(error as Error);
+    }
+  }
+}
+
+/** The last broken transfer as exit 7 with what to do, instead of a raw socket error (exit 1). */
+function brokenOff(error: unknown): unknown {
+  if (error instanceof BulkcheckError) return error;
+  return new ServiceUnavailableError(`The download broke off ${TRANSFER_ATTEMPTS} times (${(error as Error).message}); nothing was written.`, {
+    hint: "Check the connection and run the same command again: downloading costs nothing.",
+    cause: error,
+  });
 }
 
 const BROKEN_TRANSFER_CODES = new Set([
