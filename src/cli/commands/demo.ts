@@ -2,14 +2,14 @@ import { mkdir, mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { PassThrough, Readable } from "node:stream";
-import { fileURLToPath } from "node:url";
+import { packageFile } from "../../package-files.js";
 import { Command } from "../commander.js";
 import type { Context, Invoke, Runtime } from "../context.js";
 import { absolutePath } from "../paths.js";
 import { examples } from "./shared/help.js";
 
 /** The sample CRM export shipped with the package. */
-export const SAMPLE_LIST = fileURLToPath(new URL("../../../examples/contacts.csv", import.meta.url));
+export const SAMPLE_LIST = packageFile("examples", "contacts.csv");
 
 interface StepOutput {
   code: number;
