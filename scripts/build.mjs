@@ -2,6 +2,7 @@
 //   dist/bundle/  what the package runs:
 //                   bulkcheck.cjs    the CLI, one CommonJS file that bin/bulkcheck.js requires
 //                   classify-worker.js  the --threads worker (an ES module)
+//   dist/geo/     the sandbox's carrier and place names (build-geo-data.mjs)
 //   dist/**       tsc's module tree, for tests and benchmarks
 //
 // The CLI is one CommonJS file because Node 20 starts that ~3 ms sooner than the same code
@@ -14,6 +15,7 @@ import { readFileSync, rmSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join, resolve } from "node:path";
 import { build } from "esbuild";
+import { writeGeoTables } from "./build-geo-data.mjs";
 
 const root = resolve(import.meta.dirname, "..");
 const dist = join(root, "dist");
@@ -54,3 +56,4 @@ await build({
   entryPoints: { "classify-worker": "src/prepare/classify-worker.ts" },
   format: "esm",
 });
+writeGeoTables(join(dist, "geo"));
