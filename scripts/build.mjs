@@ -1,9 +1,12 @@
-// `npm run build`, from scratch:
+// `npm run build` (run by prepack, `npm test` and `npm run demo`), from scratch:
 //   dist/bundle/  what the package runs:
 //                   bulkcheck.cjs    the CLI, one CommonJS file that bin/bulkcheck.js requires
-//                   classify-worker.js  the --threads worker (an ES module)
+//                   index.js, sandbox.js and their chunks: the `bulkcheck` and
+//                                    `bulkcheck/sandbox` entries, ES modules
+//                   classify-worker.js  the --threads worker, used by both
+//   dist/types/   declarations of the two entries
 //   dist/geo/     the sandbox's carrier and place names (build-geo-data.mjs)
-//   dist/**       tsc's module tree, for tests and benchmarks
+//   dist/**       tsc's module tree, for tests and benchmarks; not in the package
 //
 // The CLI is one CommonJS file because Node 20 starts that ~3 ms sooner than the same code
 // as ES-module chunks, most of the difference being the ES-module loader's own set-up
@@ -42,6 +45,7 @@ const shared = {
 
 rmSync(dist, { recursive: true, force: true });
 tsc("tsconfig.build.json");
+tsc("tsconfig.types.json");
 await build({
   ...shared,
   entryPoints: { bulkcheck: "src/main.ts" },
@@ -53,7 +57,9 @@ await build({
 });
 await build({
   ...shared,
-  entryPoints: { "classify-worker": "src/prepare/classify-worker.ts" },
+  entryPoints: { index: "src/index.ts", sandbox: "src/sandbox/index.ts", "classify-worker": "src/prepare/classify-worker.ts" },
   format: "esm",
+  splitting: true,
+  chunkNames: "chunk-[hash]",
 });
 writeGeoTables(join(dist, "geo"));
