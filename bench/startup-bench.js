@@ -12,17 +12,20 @@ import { measure, median } from "./measure.js";
 
 const BIN = fileURLToPath(new URL("../bin/bulkcheck.js", import.meta.url));
 
-async function timeOf(node, args, runs, env) {
-  for (let i = 0; i < 3; i++) await measure(node, args, { env });
-  const walls = [];
-  for (let i = 0; i < runs; i++) walls.push((await measure(node, args, { env })).wallMs);
-  return Number(median(walls).toFixed(1));
-}
-
+/**
+ * The three commands take turns, run after run, so a burst of load from elsewhere on
+ * the machine slows all of them alike instead of one block of runs.
+ */
 async function figures(node, runs, env) {
-  const bare = await timeOf(node, ["-e", "0"], runs, env);
-  const version = await timeOf(node, [BIN, "--version"], runs, env);
-  const help = await timeOf(node, [BIN, "status", "--help"], runs, env);
+  const commands = { bare: ["-e", "0"], version: [BIN, "--version"], help: [BIN, "status", "--help"] };
+  const walls = { bare: [], version: [], help: [] };
+  for (let i = -3; i < runs; i++) {
+    for (const [name, args] of Object.entries(commands)) {
+      const { wallMs } = await measure(node, args, { env });
+      if (i >= 0) walls[name].push(wallMs);
+    }
+  }
+  const [bare, version, help] = [walls.bare, walls.version, walls.help].map((values) => Number(median(values).toFixed(1)));
   return {
     node_e0_ms: bare,
     version_ms: version,
