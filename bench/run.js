@@ -53,8 +53,11 @@ function headlines(results) {
     }
   }
   if (startup) {
-    add("bulkcheck --version", `${startup.version_ms} ms (${startup.version_ratio}×)`, `node -e 0 ${startup.node_e0_ms} ms`, "≤ 1.6×");
-    add("bulkcheck status --help", `${startup.status_help_ms} ms (${startup.status_help_ratio}×)`, `node -e 0 ${startup.node_e0_ms} ms`, "≤ 1.6×");
+    add("bulkcheck --version", `${startup.version_ms} ms (${startup.version_ratio}×)`, `node -e 0 ${startup.node_e0_ms} ms`, "");
+    add("bulkcheck status --help", `${startup.status_help_ms} ms (${startup.status_help_ratio}×)`, `node -e 0 ${startup.node_e0_ms} ms`, `≤ ${startup.target_ratio}× on Node 20`);
+    for (const [version, { compile_cache: cached }] of Object.entries(startup.other_nodes ?? {})) {
+      add(`bulkcheck status --help, ${version}, compile cache`, `${cached.status_help_ms} ms (${cached.status_help_ratio}×)`, `node -e 0 ${cached.node_e0_ms} ms`, "");
+    }
   }
   if (sandbox) {
     add("sandbox GET task, 50 clients", `${sandbox.check_endpoint.requests_per_second} req/s`, "", "");

@@ -1,11 +1,11 @@
 import { readFileSync } from "node:fs";
 import { BulkcheckError } from "./errors.js";
-import { createContext, createPrinter, processRuntime, type Context, type GlobalOptions, type Runtime } from "./cli/context.js";
+import { packageFile } from "./package-files.js";
+import { createContext, createPrinter, processRuntime, type Context, type GlobalOptions, type Invoke, type Runtime } from "./cli/context.js";
 import { EXIT_CODES, exitCodeFor } from "./cli/exit-codes.js";
 import type { Printer } from "./cli/printer.js";
-import type { Invoke } from "./cli/program.js";
 
-const VERSION = (JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as { version: string }).version;
+const VERSION = (JSON.parse(readFileSync(packageFile("package.json"), "utf8")) as { version: string }).version;
 
 /**
  * Runs bulkcheck with the given arguments and returns the exit code. The only

@@ -4,6 +4,7 @@ import type { ConfigStore } from "../config/store.js";
 import type { Journal } from "../journal/journal.js";
 import type { Limits } from "../config/resolve.js";
 import type { ServiceType } from "../spec/products.js";
+import type { CommandUnknownOpts } from "./commander.js";
 import { colourEnabled, processIO, type Env, type IO } from "./io.js";
 import { Printer } from "./printer.js";
 
@@ -43,6 +44,12 @@ export interface Context extends Runtime {
   /** Closes what the run opened (the HTTP client's sockets). */
   dispose(): Promise<void>;
 }
+
+/**
+ * How a command's action runs: `main` builds the Context from the parsed global
+ * flags, then calls `run` with it. A command module never builds its own.
+ */
+export type Invoke = (cmd: CommandUnknownOpts, run: (ctx: Context) => Promise<void>) => Promise<void>;
 
 export function processRuntime(): Runtime {
   const controller = new AbortController();

@@ -1,4 +1,5 @@
 import type { Readable, Writable } from "node:stream";
+import type { Env } from "../config/paths.js";
 
 /** A writable that may be a terminal (process.stdout, or a test buffer pretending to be one). */
 export type TerminalStream = Writable & {
@@ -19,7 +20,7 @@ export interface IO {
   stderr: TerminalStream;
 }
 
-export type Env = Readonly<Record<string, string | undefined>>;
+export type { Env } from "../config/paths.js";
 
 /** The process's streams, each created by Node when first used: stdin alone costs ~3 ms of every start. */
 export function processIO(): IO {

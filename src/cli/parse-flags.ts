@@ -1,7 +1,5 @@
 import { InvalidArgumentError } from "./commander.js";
 
-export { InvalidArgumentError as InvalidFlag };
-
 /** Flag parsers: commander reports their errors as usage errors (exit 2). */
 export function parseSeconds(value: string): number {
   const seconds = Number(value);
@@ -19,4 +17,15 @@ export function parseUsd(value: string): number {
   const usd = Number(value.replace(/^\$/, ""));
   if (!Number.isFinite(usd) || usd < 0) throw new InvalidArgumentError(`expected an amount in USD such as 25 or 2.50, got "${value}"`);
   return usd;
+}
+
+/** A count where 0 means "none" or "any" (--threads 0, --port 0). */
+export function parseCountOrZero(value: string): number {
+  return value === "0" ? 0 : parseCount(value);
+}
+
+export function parseShare(value: string): number {
+  const share = Number(value);
+  if (!Number.isFinite(share) || share < 0 || share > 1) throw new InvalidArgumentError(`expected a share between 0 and 1, got "${value}"`);
+  return share;
 }

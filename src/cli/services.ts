@@ -1,7 +1,7 @@
 import type { ApiClient } from "../api/types.js";
 import { configDir, stateDir } from "../config/paths.js";
 import { redactKey } from "../config/redact.js";
-import { DEFAULT_PROFILE, resolveApiKey, resolveBaseUrl, resolveLimits, resolvePrices } from "../config/resolve.js";
+import { DEFAULT_PROFILE, isLoopback, resolveApiKey, resolveBaseUrl, resolveLimits, resolvePrices } from "../config/resolve.js";
 import type { ConfigStore } from "../config/store.js";
 import { Journal } from "../journal/journal.js";
 import type { Context, GlobalOptions, Runtime } from "./context.js";
@@ -76,14 +76,6 @@ export function buildContext(runtime: Runtime, globals: GlobalOptions, printer: 
       await client?.close();
     },
   };
-}
-
-const LOOPBACK = new Set(["localhost", "[::1]"]);
-
-/** Whether the base URL names this machine: localhost, ::1, or anywhere in 127.0.0.0/8. */
-export function isLoopback(baseUrl: string): boolean {
-  const { hostname } = new URL(baseUrl);
-  return LOOPBACK.has(hostname) || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(hostname);
 }
 
 function warnIfClearText(printer: Printer, baseUrl: string): void {

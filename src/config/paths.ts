@@ -1,6 +1,8 @@
 import { homedir } from "node:os";
 import { join } from "node:path";
-import type { Env } from "../cli/io.js";
+
+/** The process environment, or a test's own. */
+export type Env = Readonly<Record<string, string | undefined>>;
 
 /**
  * Where bulkcheck keeps its files. BULKCHECK_CONFIG_DIR moves everything (config

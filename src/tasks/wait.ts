@@ -1,5 +1,5 @@
 import type { Task } from "../spec/task.js";
-import { BulkcheckError } from "../errors.js";
+import { BulkcheckError, InterruptedError, PendingError, TaskFailedError } from "../errors.js";
 
 export interface WaitOptions {
   checkTask: (id: string) => Promise<Task>;
@@ -61,6 +61,43 @@ export async function waitForTasks(options: WaitOptions): Promise<WaitOutcome> {
     const remaining = deadline - options.now();
     if (remaining <= 0) return { tasks, timedOut: true };
     await options.sleep(Math.min(jittered(options.intervalMs, options.random), remaining), options.signal);
+  }
+}
+
+export interface WaitAllOptions extends Omit<WaitOptions, "timeoutMs"> {
+  /** Overall limit in seconds (as the user gave it, for the message); undefined waits until every task has finished. */
+  timeoutSeconds?: number;
+}
+
+/**
+ * Waits for the tasks and turns the outcome into the error a script can act on,
+ * once the final states are known: a failed task → TaskFailedError, time out →
+ * PendingError, an aborted wait → InterruptedError. Returns the tasks in the
+ * order of `ids` when all succeeded.
+ */
+export async function waitUntilFinished(options: WaitAllOptions): Promise<Task[]> {
+  const { timeoutSeconds, ...waitOptions } = options;
+  try {
+    const outcome = await waitForTasks({ ...waitOptions, ...(timeoutSeconds === undefined ? {} : { timeoutMs: timeoutSeconds * 1000 }) });
+    const tasks = options.ids.map((id) => outcome.tasks.get(id)).filter((task): task is Task => task !== undefined);
+    const failed = tasks.filter((task) => task.status === "failed").map((task) => task.id);
+    if (failed.length > 0) {
+      throw new TaskFailedError(`${failed.length} task(s) failed: ${failed.join(", ")}. Failed tasks are refunded in full.`, failed, {
+        hint: "Submit the list again with --resubmit to try once more.",
+      });
+    }
+    if (outcome.timedOut) {
+      const pending = tasks.filter((task) => task.status === "processing").map((task) => task.id);
+      throw new PendingError(`Still processing after ${timeoutSeconds}s: ${pending.join(", ")}.`, pending, {
+        hint: `The tasks go on by themselves. Resume with: bulkcheck wait ${pending.join(" ")}`,
+      });
+    }
+    return tasks;
+  } catch (error) {
+    if (options.signal?.aborted) {
+      throw new InterruptedError("Stopped waiting. The tasks are not affected.", { hint: `Resume with: bulkcheck wait ${options.ids.join(" ")}`, cause: error });
+    }
+    throw error;
   }
 }
 

@@ -53,8 +53,8 @@ function collector(tty: boolean, colors = false) {
   return { stream, text: () => text };
 }
 
-/** Runs bulkcheck in-process with captured streams: fast, and the same code path as the binary. */
-export async function runCli(argv: string[], options: RunOptions = {}): Promise<CliResult> {
+/** A runtime with captured streams, a private HOME and the given clock, for running commands in-process. */
+export function testRuntime(options: RunOptions = {}) {
   const stdout = collector(Boolean(options.tty), options.colors);
   const stderr = collector(Boolean(options.tty), options.colors);
   const stdin = Readable.from(options.stdin === undefined ? [] : [Buffer.from(options.stdin)]) as Readable & { isTTY?: boolean };
@@ -68,8 +68,14 @@ export async function runCli(argv: string[], options: RunOptions = {}): Promise<
     signal: options.signal ?? new AbortController().signal,
     cwd: options.cwd ?? process.cwd(),
   };
+  return { runtime, stdout: stdout.text, stderr: stderr.text };
+}
+
+/** Runs bulkcheck in-process with captured streams: fast, and the same code path as the binary. */
+export async function runCli(argv: string[], options: RunOptions = {}): Promise<CliResult> {
+  const { runtime, stdout, stderr } = testRuntime(options);
   const code = await main(argv, runtime);
-  return { code, stdout: stdout.text(), stderr: stderr.text() };
+  return { code, stdout: stdout(), stderr: stderr() };
 }
 
 /** Spawns the built binary (bin/bulkcheck.js → dist): the real process, exit code and signals. */

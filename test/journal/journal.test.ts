@@ -1,6 +1,7 @@
 import { appendFileSync, readFileSync, statSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { Journal, type SubmitEntry } from "../../src/journal/journal.js";
+import type { PreparationSettings } from "../../src/prepare/settings.js";
 import { tempDir } from "../helpers/cli.js";
 
 const submit = (key: string): SubmitEntry => ({
@@ -49,5 +50,32 @@ describe("Journal", () => {
     const lines = readFileSync(journal.path, "utf8").trimEnd().split("\n");
     expect(lines).toHaveLength(200);
     for (const line of lines) expect(() => JSON.parse(line)).not.toThrow();
+  });
+
+  it("reads back the preparation settings and summary it was given", async () => {
+    const journal = new Journal(tempDir());
+    const preparation: PreparationSettings = {
+      version: 1,
+      country: "GB",
+      requireCountryCode: false,
+      strictRegion: true,
+      column: { index: 2, name: "phone" },
+      delimiter: ",",
+      hasHeader: true,
+      encoding: "utf8",
+      libphonenumber: { version: "1.13.16", metadata: "max" },
+    };
+    const prepared = { rows_read: 3, submitted_lines: 3, kept: 2, invalid_cnt: 1, no_code_cnt: 0, other_country_cnt: 0, duplicate_cnt: 0, blank: 0, national_normalised: 1, shared_code_regions: {}, extensions_dropped: 0 };
+    await journal.append({ ...submit("k1"), preparation, prepared });
+    expect((await journal.findByKey("k1"))?.submit).toMatchObject({ preparation, prepared });
+  });
+
+  it("keeps the key of an entry whose preparation or summary it cannot read, without them", async () => {
+    const journal = new Journal(tempDir());
+    appendFileSync(journal.path, JSON.stringify({ ...submit("k1"), preparation: { version: 2, columns: [1] }, prepared: { kept: "many" } }) + "\n");
+    const record = await journal.findByKey("k1");
+    expect(record?.submit.idempotency_key).toBe("k1");
+    expect(record?.submit).not.toHaveProperty("preparation");
+    expect(record?.submit).not.toHaveProperty("prepared");
   });
 });

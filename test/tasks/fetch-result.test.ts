@@ -1,9 +1,9 @@
 import { Readable } from "node:stream";
 import { describe, expect, it } from "vitest";
 import { ResultUrlExpiredError } from "../../src/api/errors.js";
-import { InputRejectedError, PendingError, ServiceUnavailableError, TaskFailedError } from "../../src/errors.js";
+import { InputRejectedError, PendingError, ServiceUnavailableError, TaskFailedError, UsageError } from "../../src/errors.js";
 import type { Task } from "../../src/spec/task.js";
-import { isBrokenTransfer, openTaskResult } from "../../src/tasks/fetch-result.js";
+import { openTaskResult, withTransferRetries } from "../../src/tasks/fetch-result.js";
 
 const task = (over: Partial<Task>): Task => ({ id: "t1", product: "carrier_batch", status: "success", country: "GB", total: 1, created_at: "", ...over });
 
@@ -57,9 +57,49 @@ describe("openTaskResult", () => {
   });
 });
 
-describe("isBrokenTransfer", () => {
-  const coded = (code: string) => Object.assign(new Error(code), { code });
+describe("withTransferRetries", () => {
+  const reset = () => Object.assign(new Error("socket hang up"), { code: "ECONNRESET" });
 
+  /** A transfer that breaks `breaks` times, then returns "done". */
+  function transfer(breaks: number, error: () => Error = reset) {
+    let runs = 0;
+    return {
+      run: async () => {
+        if (++runs <= breaks) throw error();
+        return "done";
+      },
+      runs: () => runs,
+    };
+  }
+
+  it("starts a broken transfer again, saying so each time, until it completes", async () => {
+    const t = transfer(2);
+    const restarts: string[] = [];
+    expect(await withTransferRetries(t.run, { onRestart: (error) => restarts.push(error.message) })).toBe("done");
+    expect(t.runs()).toBe(3);
+    expect(restarts).toEqual(["socket hang up", "socket hang up"]);
+  });
+
+  it("gives up after the third break with exit 7's error, which says what to do", async () => {
+    const t = transfer(3);
+    const failed = withTransferRetries(t.run);
+    await expect(failed).rejects.toThrow(ServiceUnavailableError);
+    await expect(failed).rejects.toThrow("The download broke off 3 times (socket hang up); nothing was written.");
+    expect(t.runs()).toBe(3);
+  });
+
+  it("does not run again after an error that is not a broken transfer, or once stopped", async () => {
+    const refused = transfer(1, () => new UsageError("no such task"));
+    await expect(withTransferRetries(refused.run)).rejects.toThrow(UsageError);
+    expect(refused.runs()).toBe(1);
+    const controller = new AbortController();
+    controller.abort();
+    const stopped = transfer(1);
+    await expect(withTransferRetries(stopped.run, { signal: controller.signal })).rejects.toThrow("socket hang up");
+    expect(stopped.runs()).toBe(1);
+  });
+
+  const coded = (code: string) => Object.assign(new Error(code), { code });
   it.each([
     ["a reset connection", coded("ECONNRESET"), true],
     ["a socket closed midway", coded("UND_ERR_SOCKET"), true],
@@ -71,7 +111,9 @@ describe("isBrokenTransfer", () => {
     ["a refused connection, which a fresh link does not fix", coded("ECONNREFUSED"), false],
     ["an unusable file", new InputRejectedError("bad"), false],
     ["an error without a code", new Error("boom"), false],
-  ])("says %s is %s", (_name, error, broken) => {
-    expect(isBrokenTransfer(error)).toBe(broken);
+  ])("after %s, runs again: %s", async (_name, error, again) => {
+    const t = transfer(1, () => error);
+    const outcome = await withTransferRetries(t.run).catch(() => "failed");
+    expect([outcome, t.runs()]).toEqual(again ? ["done", 2] : ["failed", 1]);
   });
 });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { jittered, waitForTasks } from "../../src/tasks/wait.js";
-import { ServiceUnavailableError, UsageError } from "../../src/errors.js";
+import { jittered, waitForTasks, waitUntilFinished } from "../../src/tasks/wait.js";
+import { InterruptedError, PendingError, ServiceUnavailableError, TaskFailedError, UsageError } from "../../src/errors.js";
 import type { Task } from "../../src/spec/task.js";
 
 const task = (id: string, status: Task["status"]): Task => ({ id, product: "carrier_batch", status, country: "GB", total: 600, created_at: "2026-11-22T00:00:00Z" });
@@ -91,5 +91,48 @@ describe("waitForTasks", () => {
     expect(jittered(30_000, () => 0)).toBe(30_000);
     expect(jittered(30_000, () => 0.999)).toBeLessThanOrEqual(33_000);
     expect(jittered(30_000, () => 0.5)).toBe(31_500);
+  });
+});
+
+describe("waitUntilFinished", () => {
+  const options = (script: Record<string, Task["status"][]>, c = clock()) => ({
+    checkTask: async (id: string) => task(id, script[id]!.length > 1 ? script[id]!.shift()! : script[id]![0]!),
+    ids: Object.keys(script),
+    intervalMs: 1000,
+    now: c.now,
+    sleep: c.sleep,
+    random: () => 0,
+  });
+
+  it("returns the finished tasks in the order of the ids given", async () => {
+    const tasks = await waitUntilFinished(options({ b: ["processing", "success"], a: ["success"] }));
+    expect(tasks.map((t) => [t.id, t.status])).toEqual([["b", "success"], ["a", "success"]]);
+  });
+
+  it("throws TaskFailedError naming every failed task, once all have finished", async () => {
+    const failed = waitUntilFinished(options({ a: ["failed"], b: ["processing", "success"], c: ["processing", "processing", "failed"] }));
+    await expect(failed).rejects.toThrow(TaskFailedError);
+    await expect(failed).rejects.toMatchObject({ taskIds: ["a", "c"], message: "2 task(s) failed: a, c. Failed tasks are refunded in full." });
+  });
+
+  it("throws PendingError with the tasks still processing and the timeout as given", async () => {
+    const pending = waitUntilFinished({ ...options({ a: ["success"], b: ["processing"] }), timeoutSeconds: 2.5 });
+    await expect(pending).rejects.toThrow(PendingError);
+    await expect(pending).rejects.toMatchObject({ taskIds: ["b"], message: "Still processing after 2.5s: b.", hint: expect.stringContaining("bulkcheck wait b") });
+  });
+
+  it("turns a wait stopped by its signal into InterruptedError saying how to resume", async () => {
+    const controller = new AbortController();
+    const c = clock();
+    const stopped = waitUntilFinished({
+      ...options({ a: ["processing"], b: ["processing"] }, c),
+      signal: controller.signal,
+      sleep: async (_ms: number, signal?: AbortSignal) => {
+        controller.abort();
+        signal?.throwIfAborted();
+      },
+    });
+    await expect(stopped).rejects.toThrow(InterruptedError);
+    await expect(stopped).rejects.toMatchObject({ hint: "Resume with: bulkcheck wait a b" });
   });
 });

@@ -1,12 +1,62 @@
-import { UsageError } from "../../errors.js";
 import { redactKey } from "../../config/redact.js";
 import { settingSpec, SETTINGS, isSettingKey, type SettingKey } from "../../config/settings.js";
-import type { Context } from "../context.js";
+import { UsageError } from "../../errors.js";
+import { Command } from "../commander.js";
+import type { Context, Invoke } from "../context.js";
 import { canPrompt, promptSecret, readAllStdin } from "../prompt.js";
 import { printTable } from "../table.js";
+import { examples } from "./shared/help.js";
+
+/** What each `config` subcommand runs; tests pass their own to see what the arguments parse into. */
+export interface ConfigRuns {
+  set: typeof configSetRun;
+  get: typeof configGetRun;
+  list: typeof configListRun;
+  unset: typeof configUnsetRun;
+  path: typeof configPathRun;
+}
+
+const CONFIG_RUNS: ConfigRuns = { set: configSetRun, get: configGetRun, list: configListRun, unset: configUnsetRun, path: configPathRun };
+
+/** `bulkcheck config` and its subcommands set, get, list, unset and path. */
+export function configCommand(invoke: Invoke, runs: ConfigRuns = CONFIG_RUNS) {
+  const config = new Command("config")
+    .description("manage settings and the API key (per profile)")
+    .addHelpText("after", examples(["bulkcheck config set api-key", "bulkcheck config list --profile prod", "bulkcheck config path"]));
+  config
+    .command("set")
+    .description("set a setting; for api-key the value comes from a hidden prompt or stdin")
+    .argument("<key>", "api-key, base-url, min-task-size, max-task-size, max-file-bytes, max-in-flight, price.<product>")
+    .argument("[value]", "the value (api-key: omit, or - to read stdin)")
+    .addHelpText("after", examples(["bulkcheck config set api-key", "echo \"$KEY\" | bulkcheck config set api-key -", "bulkcheck config set base-url https://api.example.com", "bulkcheck config set max-task-size 100000 --profile prod"]))
+    .action((key, value, _options, cmd) => invoke(cmd, (ctx) => runs.set(ctx, key, value)));
+  config
+    .command("get")
+    .argument("<key>")
+    .description("print a setting (the API key redacted)")
+    .addHelpText("after", examples(["bulkcheck config get base-url", "bulkcheck config get api-key --json"]))
+    .action((key, _options, cmd) => invoke(cmd, (ctx) => runs.get(ctx, key)));
+  config
+    .command("list")
+    .description("list the profile's settings and where each comes from (the API key redacted)")
+    .addHelpText("after", examples(["bulkcheck config list", "bulkcheck config list --profile prod --json"]))
+    .action((_options, cmd) => invoke(cmd, (ctx) => runs.list(ctx)));
+  config
+    .command("unset")
+    .argument("<key>")
+    .description("remove a setting from the profile")
+    .addHelpText("after", examples(["bulkcheck config unset api-key --profile old"]))
+    .action((key, _options, cmd) => invoke(cmd, (ctx) => runs.unset(ctx, key)));
+  config
+    .command("path")
+    .description("print the config file's path")
+    .addHelpText("after", examples(["bulkcheck config path"]))
+    .action((_options, cmd) => invoke(cmd, (ctx) => runs.path(ctx)));
+  return config;
+}
 
 /** `config set`: the API key only from a hidden prompt or stdin, never from the command line. */
-export async function configSet(ctx: Context, name: string, value: string | undefined): Promise<void> {
+export async function configSetRun(ctx: Context, name: string, value: string | undefined): Promise<void> {
   const spec = settingSpec(name);
   let text = value;
   if (spec.secret) {
@@ -25,7 +75,7 @@ export async function configSet(ctx: Context, name: string, value: string | unde
   ctx.printer.note(`Set ${name} for profile "${ctx.profileName}" to ${display(spec.key, stored)}.`);
 }
 
-export async function configGet(ctx: Context, name: string): Promise<void> {
+export async function configGetRun(ctx: Context, name: string): Promise<void> {
   const spec = settingSpec(name);
   const value = (await ctx.config()).profile(ctx.profileName)[spec.key];
   if (value === undefined) {
@@ -35,7 +85,7 @@ export async function configGet(ctx: Context, name: string): Promise<void> {
   else ctx.printer.data(display(spec.key, value));
 }
 
-export async function configList(ctx: Context): Promise<void> {
+export async function configListRun(ctx: Context): Promise<void> {
   const profile = (await ctx.config()).profile(ctx.profileName);
   const fromEnv: Partial<Record<SettingKey, string | undefined>> = {
     "api-key": ctx.env.BULKCHECK_API_KEY,
@@ -60,13 +110,13 @@ export async function configList(ctx: Context): Promise<void> {
   printTable(ctx.printer, ["SETTING", "VALUE", "SOURCE"], rows);
 }
 
-export async function configUnset(ctx: Context, name: string): Promise<void> {
+export async function configUnsetRun(ctx: Context, name: string): Promise<void> {
   const spec = settingSpec(name);
   const removed = await (await ctx.config()).unset(ctx.profileName, spec.key);
   ctx.printer.note(removed ? `Removed ${name} from profile "${ctx.profileName}".` : `${name} was not set in profile "${ctx.profileName}".`);
 }
 
-export async function configPath(ctx: Context): Promise<void> {
+export async function configPathRun(ctx: Context): Promise<void> {
   const path = (await ctx.config()).path;
   if (ctx.globals.json) ctx.printer.json({ path });
   else ctx.printer.data(path);

@@ -2,17 +2,31 @@ import { mkdir, mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { PassThrough, Readable } from "node:stream";
-import { fileURLToPath } from "node:url";
-import { startSandbox } from "../../sandbox/index.js";
-import type { Context, Runtime } from "../context.js";
+import { packageFile } from "../../package-files.js";
+import { Command } from "../commander.js";
+import type { Context, Invoke, Runtime } from "../context.js";
 import { absolutePath } from "../paths.js";
+import { examples } from "./shared/help.js";
 
 /** The sample CRM export shipped with the package. */
-export const SAMPLE_LIST = fileURLToPath(new URL("../../../examples/contacts.csv", import.meta.url));
+export const SAMPLE_LIST = packageFile("examples", "contacts.csv");
 
 interface StepOutput {
   code: number;
   stdout: string;
+}
+
+export interface DemoOptions {
+  dir?: string;
+}
+
+/** `bulkcheck demo`. Tests pass their own `run` to see what the flags parse into. */
+export function demoCommand(invoke: Invoke, run = demoRun) {
+  return new Command("demo")
+    .description("run the whole flow on a bundled sample list against an in-process sandbox")
+    .option("--dir <dir>", "where to write the demo's files (default: a new temp directory)")
+    .addHelpText("after", examples(["bulkcheck demo", "bulkcheck demo --dir ./demo-output"]))
+    .action((options, cmd) => invoke(cmd, (ctx) => run(ctx, options)));
 }
 
 /**
@@ -21,10 +35,12 @@ interface StepOutput {
  * touched. Each step is the real command, run in-process; what it printed is
  * shown under it. The path of the joined result goes to stdout.
  */
-export async function demoCommand(ctx: Context, flags: { dir?: string }): Promise<void> {
-  const dir = flags.dir ? absolutePath(ctx, flags.dir) : await mkdtemp(join(tmpdir(), "bulkcheck-demo-"));
+export async function demoRun(ctx: Context, options: DemoOptions): Promise<void> {
+  const dir = options.dir ? absolutePath(ctx, options.dir) : await mkdtemp(join(tmpdir(), "bulkcheck-demo-"));
   await mkdir(dir, { recursive: true });
+  const { startSandbox } = await import("../../sandbox/index.js");
   const sandbox = await startSandbox({ port: 0 });
+  // Each step runs the real command in-process; main imports this module, so it is loaded here.
   const { main } = await import("../../main.js");
   const env = { ...ctx.env, BULKCHECK_CONFIG_DIR: join(dir, "config"), BULKCHECK_BASE_URL: sandbox.url, BULKCHECK_API_KEY: sandbox.apiKey, BULKCHECK_PROFILE: "" };
   const say = (text: string) => ctx.io.stderr.write(text + "\n");

@@ -1,18 +1,40 @@
 import { UsageError } from "../../errors.js";
-import type { Context } from "../context.js";
-import { downloadTasks, type DownloadFlags } from "../download-flow.js";
+import { Command } from "../commander.js";
+import type { Context, Invoke } from "../context.js";
 import { readIds } from "../read-ids.js";
+import type { DownloadFlags } from "./shared/download-output.js";
+import { examples, formatOption } from "./shared/help.js";
 
-export async function downloadCommand(ctx: Context, ids: string[], flags: DownloadFlags & { join?: string }): Promise<void> {
+export interface DownloadOptions extends DownloadFlags {
+  join?: string;
+}
+
+/** `bulkcheck download <ids...>`. Tests pass their own `run` to see what the flags parse into. */
+export function downloadCommand(invoke: Invoke, run = downloadRun) {
+  return new Command("download")
+    .description("download results (always with the spec's header row); several ids are merged")
+    .argument("<ids...>", "task ids, or - to read them from stdin")
+    .option("-o, --output <file>", "destination file, or - for stdout (default: stdout)")
+    .option("--force", "overwrite an existing file")
+    .addOption(formatOption())
+    .option("--join <source>", "write the source file's rows with the result columns beside them")
+    .option("--strict", "exit 1 when the row count disagrees with the task's success_cnt")
+    .addHelpText("after", examples(["bulkcheck download $ID -o results.csv", "bulkcheck download $ID --join crm.csv -o crm-checked.csv", "bulkcheck download $ID --format jsonl | jq ."]))
+    .action((ids, options, cmd) => invoke(cmd, (ctx) => run(ctx, ids, options)));
+}
+
+export async function downloadRun(ctx: Context, ids: string[], options: DownloadOptions): Promise<void> {
   const taskIds = await readIds(ctx, ids);
-  if (flags.join === undefined) {
-    await downloadTasks(ctx, taskIds, flags);
+  if (options.join === undefined) {
+    // Result handling is loaded when a download runs, not with the command tree.
+    const { downloadToOutput } = await import("./shared/download-output.js");
+    await downloadToOutput(ctx, taskIds, options);
     return;
   }
-  if (flags.format !== undefined && flags.format !== "csv") {
+  if (options.format !== undefined && options.format !== "csv") {
     throw new UsageError("--join writes the source file's own format; drop --format.");
   }
   // The join re-reads the source with libphonenumber-js (~90 ms to load): only --join pays for it.
-  const { joinTasks } = await import("../join-flow.js");
-  await joinTasks(ctx, taskIds, { ...flags, join: flags.join });
+  const { joinToOutput } = await import("./shared/join-output.js");
+  await joinToOutput(ctx, taskIds, { ...options, join: options.join });
 }

@@ -1,44 +1,56 @@
-import { join } from "node:path";
-import { PendingError } from "../../errors.js";
-import { writeWithoutResults } from "../../tasks/retry-list.js";
-import type { Context } from "../context.js";
-import { submitPrepared, type SubmitFlags } from "../submit-flow.js";
+import type { UploadedListDeps } from "../../tasks/uploaded-list.js";
+import { Command } from "../commander.js";
+import type { Context, Invoke } from "../context.js";
+import { parseSeconds, parseUsd } from "../parse-flags.js";
 import { withTempDir } from "../temp-dir.js";
-import { rebuildUploadedList, resultRows, taskOrigin } from "../uploaded-list.js";
-import { afterUpload, checkOutputFlags, type AfterUploadFlags } from "./submit.js";
-import { pollInterval } from "./wait.js";
+import { afterUpload, checkOutputFlags, type AfterUploadFlags } from "./shared/after-upload.js";
+import { examples } from "./shared/help.js";
+import type { SubmitFlags } from "./shared/submission.js";
+import { pollInterval } from "./shared/waiting.js";
 
-export type RetryFailedFlags = SubmitFlags & AfterUploadFlags;
+export interface RetryFailedOptions extends SubmitFlags, AfterUploadFlags {}
+
+/** `bulkcheck retry-failed <id>`. Tests pass their own `run` to see what the flags parse into. */
+export function retryFailedCommand(invoke: Invoke, run = retryFailedRun) {
+  return new Command("retry-failed")
+    .description("submit a new task with the numbers of a task that got no result")
+    .argument("<id>", "task id")
+    .option("-y, --yes", "do not ask for confirmation on a terminal")
+    .option("--resubmit", "force a new task even if these numbers were already retried")
+    .option("--dry-run", "show what would be submitted")
+    .option("--max-cost <usd>", "stop if the reservation would exceed this many USD", parseUsd)
+    .option("--wait", "wait for the new task to finish")
+    .option("--interval <sec>", "seconds between checks while waiting", parseSeconds)
+    .option("--timeout <sec>", "give up waiting after this many seconds (exit 8)", parseSeconds)
+    .option("-o, --output <file>", "with --wait: download the results here")
+    .option("--force", "overwrite the output file")
+    .addHelpText("after", examples(["bulkcheck retry-failed $ID --yes", "bulkcheck retry-failed $ID --wait -o retried.csv"]))
+    .action((id, options, cmd) => invoke(cmd, (ctx) => run(ctx, id, options)));
+}
 
 /**
  * Submits a new task with the numbers of a finished task that got no result
- * (all of them for a failed task). The task's list is rebuilt from the source
- * and checked against the hash of what was uploaded, so a changed source is
- * refused rather than half-matched; a retry of a retry works the same way.
+ * (all of them for a failed task), rebuilt from the source it was submitted from.
  */
-export async function retryFailedCommand(ctx: Context, id: string, flags: RetryFailedFlags): Promise<void> {
-  checkOutputFlags(ctx, flags);
-  if (flags.wait) await pollInterval(ctx, flags.interval);
-  const task = await (await ctx.client()).checkTask(id);
-  if (task.status === "processing") {
-    throw new PendingError(`Task ${id} is still processing.`, [id], { hint: `Wait for it first: bulkcheck wait ${id}` });
-  }
-  const origin = await taskOrigin(ctx, task);
+export async function retryFailedRun(ctx: Context, id: string, options: RetryFailedOptions): Promise<void> {
+  checkOutputFlags(ctx, options);
+  if (options.wait) await pollInterval(ctx, options.interval);
+  const client = await ctx.client();
+  // Loaded when the run starts, not with the command tree: rebuilding the task's list
+  // prepares the source again (libphonenumber-js), and submitting derives keys (node:crypto).
+  const { retryList } = await import("../../tasks/uploaded-list.js");
+  const { noteColumn } = await import("./shared/preparation.js");
+  const { submitAndReport } = await import("./shared/submission.js");
   const uploaded = await withTempDir(async (dir) => {
-    const list = await rebuildUploadedList(ctx, id, origin, dir);
-    const retry = await writeWithoutResults(list.path, resultRows(ctx, task, origin.product), join(dir, "retry.txt"));
-    ctx.printer.note(`${retry.count} of ${list.count} numbers of task ${id} got no result.`);
+    const deps: UploadedListDeps = { client, journal: await ctx.journal(), sleep: ctx.sleep, signal: ctx.signal, onPrepared: (result) => noteColumn(ctx, result) };
+    const { origin, uploadedCount, retry } = await retryList(deps, id, dir);
+    ctx.printer.note(`${retry.count} of ${uploadedCount} numbers of task ${id} got no result.`);
     if (retry.count === 0) return undefined;
-    return submitPrepared(
+    return submitAndReport(
       ctx,
-      {
-        product: origin.product,
-        country: origin.settings.country,
-        chunks: [retry],
-        entry: { source: { path: origin.sourcePath }, preparation: origin.settings, retry_of: id },
-      },
-      flags,
+      { product: origin.product, country: origin.settings.country, chunks: [retry], entry: { source: { path: origin.sourcePath }, preparation: origin.settings, retry_of: id } },
+      options,
     );
   });
-  if (uploaded) await afterUpload(ctx, uploaded.map((result) => result.task.id), flags);
+  if (uploaded) await afterUpload(ctx, uploaded.map((result) => result.task.id), options);
 }

@@ -1,34 +1,42 @@
-import { UsageError } from "../../errors.js";
-import { FAULT_KINDS, parsePrices, startSandbox, type FaultKind, type SandboxOptions } from "../../sandbox/index.js";
-import { isFaultKind } from "../../sandbox/faults.js";
-import type { Context } from "../context.js";
+import { Command, Option } from "../commander.js";
+import type { Context, Invoke } from "../context.js";
+import { parseCount, parseCountOrZero, parseSeconds, parseShare } from "../parse-flags.js";
+import { examples } from "./shared/help.js";
+import type { SandboxFlags } from "./shared/sandbox-options.js";
 
-export interface SandboxFlags {
-  host: string;
-  port: number;
-  apiKey?: string;
-  balanceMicros?: number;
-  minTaskSize?: number;
-  maxTaskSize?: number;
-  maxFileBytes?: number;
-  maxInFlight?: number;
-  maxUnfinished?: number;
-  numbersPerSecond?: number;
-  resultFormat?: "csv" | "zip";
-  urlTtl?: number;
-  resultDelay?: number;
-  failRate?: number;
-  resultMissRate?: number;
-  chaos?: number;
-  chaosFaults?: string;
-  retryAfter?: number;
-  seed?: number;
-  prices?: string;
-  separateResultOrigin?: boolean;
+/** `bulkcheck sandbox`. Tests pass their own `run` to see what the flags parse into. */
+export function sandboxCommand(invoke: Invoke, run = sandboxRun) {
+  return new Command("sandbox")
+    .description("run a local emulator of the whole service (free; for trying bulkcheck and testing scripts)")
+    .option("--host <host>", "address to listen on", "127.0.0.1")
+    .option("--port <port>", "port (0 = any free port)", parseCountOrZero, 0)
+    .option("--api-key <key>", "key clients must send (generated if absent)")
+    .option("--balance-micros <n>", "starting balance in micro-USD", parseCountOrZero)
+    .option("--min-task-size <n>", "smallest accepted task", parseCount)
+    .option("--max-task-size <n>", "largest accepted task", parseCount)
+    .option("--max-file-bytes <n>", "largest accepted upload", parseCount)
+    .option("--max-in-flight <n>", "concurrent submit requests per key", parseCount)
+    .option("--max-unfinished <n>", "unfinished tasks per key before 42900", parseCount)
+    .option("--numbers-per-second <n>", "processing speed", parseCount)
+    .addOption(new Option("--result-format <format>", "result files as csv or zip").choices(["csv", "zip"] as const))
+    .option("--url-ttl <sec>", "seconds a result_url stays valid", parseSeconds)
+    .option("--result-delay <sec>", "seconds result_url stays absent after success", parseSeconds)
+    .option("--fail-rate <share>", "share of tasks that end failed (0..1)", parseShare)
+    .option("--result-miss-rate <share>", "share of numbers that get no result (0..1)", parseShare)
+    .option("--chaos <share>", "share of requests answered with a fault (0..1)", parseShare)
+    .option("--chaos-faults <list>", "faults chaos draws from, e.g. 42901,50303,drop (default: all)")
+    .option("--retry-after <sec>", "Retry-After sent with 42901 and 50303", parseSeconds)
+    .option("--seed <n>", "makes chaos and results reproducible", parseCountOrZero)
+    .option("--prices <list>", "per-product micros, e.g. carrier_batch=1500,number_activity_batch=2000")
+    .option("--separate-result-origin", "serve result files from a second port, like a CDN")
+    .addHelpText("after", examples(["bulkcheck sandbox --port 8787 --api-key k", "bulkcheck sandbox --json --chaos 0.3 --seed 7"]))
+    .action((options, cmd) => invoke(cmd, (ctx) => run(ctx, options)));
 }
 
 /** Serves the emulator until Ctrl-C; the base URL and key go to stderr, or to stdout as JSON. */
-export async function sandboxCommand(ctx: Context, flags: SandboxFlags): Promise<void> {
+export async function sandboxRun(ctx: Context, flags: SandboxFlags): Promise<void> {
+  const { startSandbox } = await import("../../sandbox/index.js");
+  const { sandboxOptionsFromFlags } = await import("./shared/sandbox-options.js");
   const sandbox = await startSandbox({ ...sandboxOptionsFromFlags(flags), log: (line) => ctx.printer.note(line) });
   if (ctx.globals.json) {
     ctx.printer.json({ base_url: sandbox.url, api_key: sandbox.apiKey });
@@ -43,43 +51,4 @@ export async function sandboxCommand(ctx: Context, flags: SandboxFlags): Promise
     ctx.signal.addEventListener("abort", () => resolve(), { once: true });
   });
   await sandbox.close();
-}
-
-/** `bulkcheck sandbox` flags as startSandbox options; unset flags keep the sandbox's defaults. */
-export function sandboxOptionsFromFlags(flags: SandboxFlags): Partial<SandboxOptions> {
-  const options: Partial<SandboxOptions> = { host: flags.host, port: flags.port };
-  const set = <K extends keyof SandboxOptions>(key: K, value: SandboxOptions[K] | undefined) => {
-    if (value !== undefined) options[key] = value;
-  };
-  set("apiKey", flags.apiKey);
-  set("balanceMicros", flags.balanceMicros);
-  set("minTaskSize", flags.minTaskSize);
-  set("maxTaskSize", flags.maxTaskSize);
-  set("maxFileBytes", flags.maxFileBytes);
-  set("maxInFlight", flags.maxInFlight);
-  set("maxUnfinished", flags.maxUnfinished);
-  set("numbersPerSecond", flags.numbersPerSecond);
-  set("resultFormat", flags.resultFormat);
-  set("urlTtlSeconds", flags.urlTtl);
-  set("resultDelaySeconds", flags.resultDelay);
-  set("failRate", flags.failRate);
-  set("noResultRate", flags.resultMissRate);
-  set("chaos", flags.chaos);
-  set("retryAfterSeconds", flags.retryAfter);
-  if (flags.chaosFaults !== undefined) {
-    const kinds = flags.chaosFaults.split(",").map((kind) => kind.trim()).filter(Boolean);
-    const unknown = kinds.filter((kind) => !isFaultKind(kind));
-    if (unknown.length > 0) throw new UsageError(`--chaos-faults: unknown fault ${unknown.join(", ")}.`, { hint: `Faults: ${FAULT_KINDS.join(", ")}` });
-    options.chaosFaults = kinds as FaultKind[];
-  }
-  set("seed", flags.seed);
-  set("separateResultOrigin", flags.separateResultOrigin);
-  if (flags.prices !== undefined) {
-    try {
-      options.prices = parsePrices(flags.prices);
-    } catch (error) {
-      throw new UsageError(`--prices: ${(error as Error).message}`);
-    }
-  }
-  return options;
 }

@@ -1,84 +1,85 @@
 import { UsageError } from "../../errors.js";
-import type { OutputFormat } from "../../results/index.js";
-import { assertKeyLength } from "../../tasks/idempotency.js";
-import type { Context } from "../context.js";
-import { checkDestination, downloadTasks } from "../download-flow.js";
-import { joinTasks } from "../join-flow.js";
-import { countryFromFlag, prepareFromFlags, printPreparationSummary, productFromFlag, type PreparationFlags } from "../preparation.js";
+import { Command } from "../commander.js";
+import type { Context, Invoke } from "../context.js";
 import { absolutePath } from "../paths.js";
-import { submitPrepared, type SubmitFlags } from "../submit-flow.js";
+import { parseSeconds, parseUsd } from "../parse-flags.js";
 import { withTempDir } from "../temp-dir.js";
-import { pollInterval, waitAndReport } from "./wait.js";
+import { afterUpload, checkOutputFlags, type AfterUploadFlags } from "./shared/after-upload.js";
+import { examples, formatOption, threadsOption } from "./shared/help.js";
+import type { PreparationFlags } from "./shared/preparation.js";
+import type { SubmitFlags } from "./shared/submission.js";
+import { pollInterval } from "./shared/waiting.js";
 
-export interface AfterUploadFlags {
-  wait?: boolean;
-  interval?: number;
-  timeout?: number;
-  output?: string;
-  join?: boolean;
-  format?: OutputFormat;
-  force?: boolean;
+export interface SubmitOptions extends PreparationFlags, SubmitFlags, AfterUploadFlags {
+  type: string;
 }
 
-export interface SubmitCommandFlags extends PreparationFlags, SubmitFlags, AfterUploadFlags {
-  type: string;
+/** `bulkcheck submit <file>`. Tests pass their own `run` to see what the flags parse into. */
+export function submitCommand(invoke: Invoke, run = submitRun) {
+  return new Command("submit")
+    .description("prepare a list locally and submit it as one or more tasks")
+    .argument("<file>", "list to check (.txt, .csv, .tsv), or - for stdin")
+    .requiredOption("--type <service_type>", "product: number_validation_batch, number_activity_batch, number_high_value_batch, number_ecommerce_batch, carrier_batch")
+    .option("--country <CC>", "ISO 3166-1 country of the numbers (optional only for carrier_batch)")
+    .option("--column <name|index>", "phone column of a CSV (name, or 1-based index)")
+    .option("--require-country-code", "exclude numbers written without their country code, as the service does")
+    .option("--strict-region", "exclude regions that only share the calling code (e.g. GG/JE/IM for GB)")
+    .option("--rejects <file>", "write every excluded row to this CSV")
+    .addOption(threadsOption())
+    .option("--idempotency-key <key>", "use this key instead of the one derived from the list")
+    .option("--resubmit", "force a new task for a list already submitted")
+    .option("--dry-run", "prepare and show the plan and cost; upload nothing")
+    .option("-y, --yes", "do not ask for confirmation on a terminal")
+    .option("--max-cost <usd>", "stop if the reservation would exceed this many USD", parseUsd)
+    .option("--wait", "wait for the tasks to finish")
+    .option("--interval <sec>", "seconds between checks while waiting (min 30 unless the service is local)", parseSeconds)
+    .option("--timeout <sec>", "give up waiting after this many seconds (exit 8)", parseSeconds)
+    .option("-o, --output <file>", "with --wait: download the results here (- for stdout)")
+    .option("--join", "with --wait -o: write the source rows with the result columns beside them")
+    .addOption(formatOption())
+    .option("--force", "overwrite the output file")
+    .addHelpText("after", examples([
+      "bulkcheck submit list.csv --type carrier_batch --country GB",
+      "ID=$(bulkcheck submit list.txt --type number_validation_batch --country GB --yes)",
+      "bulkcheck submit crm.csv --type number_activity_batch --country GB --wait --join -o checked.csv",
+    ]))
+    .action((file, options, cmd) => invoke(cmd, (ctx) => run(ctx, file, options)));
 }
 
 /**
  * Prepare → check sizes and cost → journal the keys → upload (≤ 5 at a time) →
  * print task ids; with --wait, wait, and with -o, download (or join) the results.
  */
-export async function submitCommand(ctx: Context, file: string, flags: SubmitCommandFlags): Promise<void> {
-  const product = productFromFlag(flags.type);
-  const country = countryFromFlag(flags.country, product);
-  checkFlags(ctx, file, flags);
+export async function submitRun(ctx: Context, file: string, options: SubmitOptions): Promise<void> {
+  // Loaded when the run starts, not with the command tree: preparation loads
+  // libphonenumber-js, and submitting derives keys (node:crypto).
+  const { countryFromFlag, prepareFromFlags, printPreparationSummary, productFromFlag } = await import("./shared/preparation.js");
+  const { submitAndReport } = await import("./shared/submission.js");
+  const { assertKeyLength } = await import("../../tasks/idempotency.js");
+  const product = productFromFlag(options.type);
+  const country = countryFromFlag(options.country, product);
+  if (options.idempotencyKey !== undefined) assertKeyLength(options.idempotencyKey);
+  checkFlags(ctx, file, options);
   // A refused --interval must stop the run before anything is reserved, not after the upload.
-  if (flags.wait) await pollInterval(ctx, flags.interval);
+  if (options.wait) await pollInterval(ctx, options.interval);
   const limits = await ctx.limits();
   const source = file === "-" ? {} : { path: absolutePath(ctx, file) };
   const uploaded = await withTempDir(async (dir) => {
-    const prepared = await prepareFromFlags(ctx, file, flags, country, { outputDir: dir, maxTaskSize: limits.maxTaskSize });
+    const prepared = await prepareFromFlags(ctx, file, options, country, { outputDir: dir, maxTaskSize: limits.maxTaskSize });
     if (!ctx.globals.json) printPreparationSummary(ctx, prepared);
-    return submitPrepared(
+    return submitAndReport(
       ctx,
-      { product, country, chunks: prepared.chunks, entry: { source, preparation: prepared.settings, prepared: { ...prepared.summary } } },
-      { ...flags, idsToStderr: flags.output === "-" },
+      { product, country, chunks: prepared.chunks, entry: { source, preparation: prepared.settings, prepared: prepared.summary } },
+      { ...options, idsToStderr: options.output === "-" },
     );
   });
   if (!uploaded) return;
-  await afterUpload(ctx, uploaded.map((result) => result.task.id), flags, source.path);
+  await afterUpload(ctx, uploaded.map((result) => result.task.id), options, source.path);
 }
 
-/** Without --wait: say what to run next. With --wait: wait, then download (-o) or join (--join). */
-export async function afterUpload(ctx: Context, ids: readonly string[], flags: AfterUploadFlags, sourcePath?: string): Promise<void> {
-  if (!flags.wait) {
-    ctx.printer.note(`Next: bulkcheck wait ${ids.join(" ")}   then: bulkcheck download ${ids.join(" ")} -o results.csv`);
-    return;
-  }
-  await waitAndReport(ctx, ids, flags);
-  if (flags.output === undefined) {
-    ctx.printer.note(`Done. Download with: bulkcheck download ${ids.join(" ")} -o results.csv`);
-  } else if (flags.join && sourcePath) {
-    await joinTasks(ctx, ids, { ...flags, join: sourcePath });
-  } else {
-    await downloadTasks(ctx, ids, flags);
-  }
-}
-
-function checkFlags(ctx: Context, file: string, flags: SubmitCommandFlags): void {
-  if (flags.idempotencyKey !== undefined) assertKeyLength(flags.idempotencyKey);
-  if (flags.join && (file === "-" || flags.output === undefined)) {
+function checkFlags(ctx: Context, file: string, options: SubmitOptions): void {
+  if (options.join && (file === "-" || options.output === undefined)) {
     throw new UsageError("--join needs a source file (not stdin) and -o FILE.");
   }
-  checkOutputFlags(ctx, flags);
-}
-
-/** -o needs --wait, an existing file needs --force, and its directory must exist: checked before anything is uploaded. */
-export function checkOutputFlags(ctx: Context, flags: AfterUploadFlags): void {
-  if ((flags.output !== undefined || flags.join) && !flags.wait) {
-    throw new UsageError("-o and --join need --wait (results do not exist until the task has finished).", {
-      hint: "Add --wait, or download later: bulkcheck download <id> -o FILE",
-    });
-  }
-  if (flags.output !== undefined) checkDestination(ctx, flags.output, flags.force);
+  checkOutputFlags(ctx, options);
 }

@@ -1,31 +1,53 @@
 import { createReadStream, existsSync } from "node:fs";
 import { pipeline } from "node:stream/promises";
 import { UsageError } from "../../errors.js";
-import type { Context } from "../context.js";
-import { countryFromFlag, prepareFromFlags, printPreparationSummary, productFromFlag, type PreparationFlags } from "../preparation.js";
+import { Command } from "../commander.js";
+import type { Context, Invoke } from "../context.js";
 import { absolutePath } from "../paths.js";
 import { withTempDir } from "../temp-dir.js";
+import { examples, threadsOption } from "./shared/help.js";
+import type { PreparationFlags } from "./shared/preparation.js";
 
-export interface ValidateFlags extends PreparationFlags {
+export interface ValidateOptions extends PreparationFlags {
   type?: string;
   output?: string;
   force?: boolean;
 }
 
+/** `bulkcheck validate <file>`. Tests pass their own `run` to see what the flags parse into. */
+export function validateCommand(invoke: Invoke, run = validateRun) {
+  return new Command("validate")
+    .description("prepare a list locally (no network, no key): summary, upload list, rejects")
+    .argument("<file>", "list to check (.txt, .csv, .tsv), or - for stdin")
+    .option("--country <CC>", "ISO 3166-1 country of the numbers")
+    .option("--type <service_type>", "product (carrier_batch allows no --country)")
+    .option("--column <name|index>", "phone column of a CSV (name, or 1-based index)")
+    .option("--require-country-code", "exclude numbers written without their country code")
+    .option("--strict-region", "exclude regions that only share the calling code")
+    .option("-o, --output <file>", "write the normalised upload list here (- for stdout)")
+    .option("--rejects <file>", "write every excluded row to this CSV")
+    .addOption(threadsOption())
+    .option("--force", "overwrite output files")
+    .addHelpText("after", examples(["bulkcheck validate crm.csv --country GB -o upload.txt --rejects rejects.csv", "bulkcheck validate list.txt --country GB --json"]))
+    .action((file, options, cmd) => invoke(cmd, (ctx) => run(ctx, file, options)));
+}
+
 /** Local only: no key, no network. Summary on stderr (or JSON on stdout), upload list to -o, rejects to --rejects. */
-export async function validateCommand(ctx: Context, file: string, flags: ValidateFlags): Promise<void> {
-  const product = flags.type === undefined ? undefined : productFromFlag(flags.type);
-  const country = countryFromFlag(flags.country, product);
-  const listToStdout = flags.output === "-";
+export async function validateRun(ctx: Context, file: string, options: ValidateOptions): Promise<void> {
+  // Preparation loads libphonenumber-js: when the run starts, not with the command tree.
+  const { countryFromFlag, prepareFromFlags, printPreparationSummary, productFromFlag } = await import("./shared/preparation.js");
+  const product = options.type === undefined ? undefined : productFromFlag(options.type);
+  const country = countryFromFlag(options.country, product);
+  const listToStdout = options.output === "-";
   if (listToStdout && ctx.globals.json) throw new UsageError("-o - and --json both want stdout; write the list to a file, or drop --json.");
-  for (const path of [listToStdout ? undefined : flags.output, flags.rejects]) {
-    if (path !== undefined && !flags.force && existsSync(absolutePath(ctx, path))) {
+  for (const path of [listToStdout ? undefined : options.output, options.rejects]) {
+    if (path !== undefined && !options.force && existsSync(absolutePath(ctx, path))) {
       throw new UsageError(`${path} already exists.`, { hint: "Choose another path, or pass --force to replace it." });
     }
   }
   const result = await withTempDir(async (dir) => {
-    const output = flags.output === undefined || listToStdout ? { outputDir: dir } : { uploadPath: absolutePath(ctx, flags.output) };
-    const prepared = await prepareFromFlags(ctx, file, flags, country, output);
+    const output = options.output === undefined || listToStdout ? { outputDir: dir } : { uploadPath: absolutePath(ctx, options.output) };
+    const prepared = await prepareFromFlags(ctx, file, options, country, output);
     if (listToStdout) {
       for (const chunk of prepared.chunks) await pipeline(createReadStream(chunk.path), ctx.io.stdout, { end: false });
     }
@@ -36,6 +58,6 @@ export async function validateCommand(ctx: Context, file: string, flags: Validat
     return;
   }
   printPreparationSummary(ctx, result);
-  if (flags.output && !listToStdout) ctx.printer.note(`Upload list (${result.summary.kept} numbers) written to ${flags.output}.`);
-  if (flags.rejects) ctx.printer.note(`Excluded rows written to ${flags.rejects}.`);
+  if (options.output && !listToStdout) ctx.printer.note(`Upload list (${result.summary.kept} numbers) written to ${options.output}.`);
+  if (options.rejects) ctx.printer.note(`Excluded rows written to ${options.rejects}.`);
 }

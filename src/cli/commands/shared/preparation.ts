@@ -1,10 +1,10 @@
 import type { CountryCode } from "libphonenumber-js/max";
-import { UsageError } from "../errors.js";
-import { isKnownCountry, prepareList, type PrepareOptions, type PrepareResult } from "../prepare/index.js";
-import { canonicalServiceType, isCarrierProduct, SERVICE_TYPES, type ServiceType } from "../spec/products.js";
-import type { Context } from "./context.js";
-import { absolutePath } from "./paths.js";
-import { boxedTable } from "../results/format-table.js";
+import { UsageError } from "../../../errors.js";
+import { isKnownCountry, prepareList, type PrepareOptions, type PrepareResult } from "../../../prepare/index.js";
+import { boxedTable } from "../../../results/format-table.js";
+import { canonicalServiceType, isCarrierProduct, SERVICE_TYPES, type ServiceType } from "../../../spec/products.js";
+import type { Context } from "../../context.js";
+import { absolutePath } from "../../paths.js";
 
 export interface PreparationFlags {
   country?: string;
@@ -39,11 +39,14 @@ export function countryFromFlag(country: string | undefined, product: ServiceTyp
 }
 
 /** The file argument as a source: `-` is stdin, a relative path is taken from the working directory. */
-export function sourceFromArgument(ctx: Context, file: string): PrepareOptions["source"] {
+function sourceFromArgument(ctx: Context, file: string): PrepareOptions["source"] {
   return file === "-" ? { stream: ctx.io.stdin, name: "stdin" } : absolutePath(ctx, file);
 }
 
-/** Runs preparation and tells the user (stderr) which column it read. */
+/**
+ * Preparation of a list as the flags ask (loads libphonenumber-js: import this
+ * module only in a run), telling the user (stderr) which column it read.
+ */
 export async function prepareFromFlags(
   ctx: Context,
   file: string,
@@ -61,12 +64,15 @@ export async function prepareFromFlags(
     ...(flags.threads === undefined ? {} : { workers: flags.threads }),
     ...output,
   });
-  const { column, format } = result;
-  if (format.kind === "csv") {
-    const name = column.name === undefined ? "" : ` "${column.name}"`;
-    ctx.printer.note(`Reading phone numbers from column ${column.index + 1}${name} (chosen by ${describeChoice(column.chosenBy)}).`);
-  }
+  noteColumn(ctx, result);
   return result;
+}
+
+/** Says which column of a CSV the numbers were read from, and why that one. */
+export function noteColumn(ctx: Context, { column, format }: PrepareResult): void {
+  if (format.kind !== "csv") return;
+  const name = column.name === undefined ? "" : ` "${column.name}"`;
+  ctx.printer.note(`Reading phone numbers from column ${column.index + 1}${name} (chosen by ${describeChoice(column.chosenBy)}).`);
 }
 
 function describeChoice(chosenBy: PrepareResult["column"]["chosenBy"]): string {

@@ -1,0 +1,45 @@
+import { UsageError } from "../../../errors.js";
+import type { OutputFormat } from "../../../results/index.js";
+import type { Context } from "../../context.js";
+import { checkDestination } from "./destination.js";
+import { waitAndReport } from "./waiting.js";
+
+/** What to do once tasks are created: submit's and retry-failed's --wait, -o, --join. */
+export interface AfterUploadFlags {
+  wait?: boolean;
+  interval?: number;
+  timeout?: number;
+  output?: string;
+  join?: boolean;
+  format?: OutputFormat;
+  force?: boolean;
+}
+
+/** -o needs --wait, an existing file needs --force, and its directory must exist: checked before anything is uploaded. */
+export function checkOutputFlags(ctx: Context, flags: AfterUploadFlags): void {
+  if ((flags.output !== undefined || flags.join) && !flags.wait) {
+    throw new UsageError("-o and --join need --wait (results do not exist until the task has finished).", {
+      hint: "Add --wait, or download later: bulkcheck download <id> -o FILE",
+    });
+  }
+  if (flags.output !== undefined) checkDestination(ctx, flags.output, flags.force);
+}
+
+/** Without --wait: say what to run next. With --wait: wait, then download (-o) or join (--join). */
+export async function afterUpload(ctx: Context, ids: readonly string[], flags: AfterUploadFlags, sourcePath?: string): Promise<void> {
+  if (!flags.wait) {
+    ctx.printer.note(`Next: bulkcheck wait ${ids.join(" ")}   then: bulkcheck download ${ids.join(" ")} -o results.csv`);
+    return;
+  }
+  await waitAndReport(ctx, ids, flags);
+  if (flags.output === undefined) {
+    ctx.printer.note(`Done. Download with: bulkcheck download ${ids.join(" ")} -o results.csv`);
+  } else if (flags.join && sourcePath) {
+    // The join reads the source again with libphonenumber-js: loaded only here.
+    const { joinToOutput } = await import("./join-output.js");
+    await joinToOutput(ctx, ids, { ...flags, join: sourcePath });
+  } else {
+    const { downloadToOutput } = await import("./download-output.js");
+    await downloadToOutput(ctx, ids, flags);
+  }
+}

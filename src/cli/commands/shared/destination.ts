@@ -1,0 +1,22 @@
+import { existsSync, statSync } from "node:fs";
+import { dirname } from "node:path";
+import { UsageError } from "../../../errors.js";
+import type { Context } from "../../context.js";
+import { absolutePath } from "../../paths.js";
+
+/** Where output goes: `-` or nothing is stdout, anything else a file written atomically. */
+export function isStdout(output: string | undefined): output is "-" | undefined {
+  return output === undefined || output === "-";
+}
+
+/** Refuses, before any request, an -o FILE that exists (without --force) or whose directory does not. */
+export function checkDestination(ctx: Pick<Context, "cwd">, output: string | undefined, force: boolean | undefined): void {
+  if (isStdout(output)) return;
+  const path = absolutePath(ctx, output);
+  if (!force && existsSync(path)) {
+    throw new UsageError(`${output} already exists.`, { hint: "Choose another path, or pass --force to replace it." });
+  }
+  if (!statSync(dirname(path), { throwIfNoEntry: false })?.isDirectory()) {
+    throw new UsageError(`Cannot write ${output}: the directory ${dirname(path)} does not exist.`, { hint: "Create it first, or choose another path." });
+  }
+}

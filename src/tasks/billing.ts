@@ -1,0 +1,62 @@
+import type { Journal } from "../journal/journal.js";
+import type { PrepareSummary } from "../prepare/summary.js";
+import { taskCharge } from "../results/charges.js";
+import { canonicalServiceType, type ServiceType } from "../spec/products.js";
+import type { Task } from "../spec/task.js";
+
+/** Lines the service itself excluded while preparing a task (fuller task variant only). */
+const SERVICE_EXCLUSIONS = ["invalid_cnt", "no_code_cnt", "other_country_cnt", "duplicate_cnt"] as const;
+
+export interface Billing {
+  chargedMicros: number;
+  refundedMicros: number;
+  checked: number;
+  noResult: number;
+  /** Lines the service excluded while preparing, summed over the tasks. */
+  excluded: Partial<Record<(typeof SERVICE_EXCLUSIONS)[number], number>>;
+}
+
+/** What finished tasks cost: only checked numbers are charged, the rest of each reservation is refunded. */
+export function billing(tasks: readonly Task[], prices: Record<ServiceType, number>): Billing {
+  const charges = tasks.flatMap((task) => {
+    const product = canonicalServiceType(task.product);
+    const charge = product ? taskCharge(task, prices[product]) : undefined;
+    return charge ? [charge] : [];
+  });
+  const excluded: Billing["excluded"] = {};
+  for (const field of SERVICE_EXCLUSIONS) {
+    const counts = tasks.map((task) => task[field]).filter((n): n is number => n !== undefined);
+    if (counts.length > 0) excluded[field] = counts.reduce((sum, n) => sum + n, 0);
+  }
+  return {
+    chargedMicros: charges.reduce((sum, c) => sum + c.chargedMicros, 0),
+    refundedMicros: charges.reduce((sum, c) => sum + c.refundedMicros, 0),
+    checked: charges.reduce((sum, c) => sum + c.charged, 0),
+    noResult: tasks.reduce((sum, task) => sum + (task.failure_cnt ?? 0), 0),
+    excluded,
+  };
+}
+
+/** The rows local preparation kept out of an upload, by class. */
+const LOCAL_EXCLUSIONS = ["invalid_cnt", "no_code_cnt", "other_country_cnt", "duplicate_cnt", "blank"] as const satisfies ReadonlyArray<keyof PrepareSummary>;
+
+export type ExcludedBeforeUpload = Partial<Record<(typeof LOCAL_EXCLUSIONS)[number], number>>;
+
+/**
+ * Rows preparation kept out of the upload, from the summaries journalled with the
+ * tasks; a split list's parts share one summary, which is counted once. Undefined
+ * when the journal holds no summary for any of the tasks (submitted elsewhere).
+ */
+export async function excludedBeforeUpload(journal: Pick<Journal, "findByTaskId">, taskIds: readonly string[]): Promise<ExcludedBeforeUpload | undefined> {
+  const summaries = new Map<string, PrepareSummary>();
+  for (const id of taskIds) {
+    const prepared = (await journal.findByTaskId(id))?.submit.prepared;
+    if (prepared) summaries.set(JSON.stringify(prepared), prepared);
+  }
+  if (summaries.size === 0) return undefined;
+  const totals: ExcludedBeforeUpload = {};
+  for (const summary of summaries.values()) {
+    for (const field of LOCAL_EXCLUSIONS) totals[field] = (totals[field] ?? 0) + summary[field];
+  }
+  return totals;
+}

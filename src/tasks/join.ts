@@ -1,0 +1,99 @@
+import { once } from "node:events";
+import type { Writable } from "node:stream";
+import { UsageError } from "../errors.js";
+import { LIBPHONENUMBER_VERSION, type PreparationSettings } from "../prepare/settings.js";
+import { AtomicFile } from "../results/atomic-file.js";
+import { joinResults, type JoinSummary } from "../results/join.js";
+import { readResults, resultMap } from "../results/read-results.js";
+import { TempFiles } from "../results/temp-files.js";
+import type { ServiceType } from "../spec/products.js";
+import type { Task } from "../spec/task.js";
+import { productOf, type DownloadDeps } from "./download.js";
+import { openTaskResult, withTransferRetries } from "./fetch-result.js";
+
+export interface JoinDeps extends DownloadDeps {
+  /** Something that may make a few rows not match (another source file, another libphonenumber-js). */
+  onWarning?: (text: string) => void;
+}
+
+export interface JoinTarget {
+  /** The list the tasks were submitted from (absolute path). */
+  sourcePath: string;
+  /** The file to write (atomically). */
+  path: string;
+  /** Replace a file that exists. */
+  force: boolean;
+}
+
+export interface JoinOutcome {
+  summary: JoinSummary;
+  serviceType: ServiceType;
+  /** The tasks as checked before the download. */
+  tasks: Task[];
+}
+
+/**
+ * Downloads the tasks' results into memory (identifier → columns) and writes the
+ * source rows with the result columns beside them, reading the source with the
+ * preparation settings the journal kept for these tasks.
+ */
+export async function joinTaskResults(deps: JoinDeps, ids: readonly string[], target: JoinTarget): Promise<JoinOutcome> {
+  const { signal } = deps;
+  const settings = await preparationOf(deps, ids, target.sourcePath);
+  const client = await deps.client();
+  const tasks = await Promise.all(ids.map((id) => client.checkTask(id)));
+  const serviceType = productOf(tasks);
+  const results = await withTransferRetries(
+    () =>
+      resultMap(
+        readResults(
+          tasks.map((task) => ({ label: `task ${task.id}`, open: () => openTaskResult(task.id, { client, sleep: deps.sleep, signal }) })),
+          { serviceType, signal },
+        ),
+      ),
+    deps,
+  );
+  const summary = await writeAtomically(target.path, target.force, (out) => joinResults({ sourcePath: target.sourcePath, settings, results, out, signal }));
+  return { summary, serviceType, tasks };
+}
+
+/** The settings every task was prepared with, which must be the same for all of them. */
+async function preparationOf(deps: JoinDeps, ids: readonly string[], sourcePath: string): Promise<PreparationSettings> {
+  let settings: PreparationSettings | undefined;
+  for (const id of ids) {
+    const record = await deps.journal.findByTaskId(id);
+    const preparation = record?.submit.preparation;
+    if (!record || !preparation) {
+      throw new UsageError(`There is no local record of how task ${id} was prepared, so its rows cannot be matched exactly.`, {
+        hint: "Join on the machine (and profile's config directory) that submitted it, or download the plain result: bulkcheck download " + id,
+      });
+    }
+    if (settings && JSON.stringify(settings) !== JSON.stringify(preparation)) {
+      throw new UsageError("These tasks were prepared from different lists or with different options; join them one at a time.");
+    }
+    settings = preparation;
+    if (record.submit.source.path && record.submit.source.path !== sourcePath) {
+      deps.onWarning?.(`task ${id} was submitted from ${record.submit.source.path}; joining with ${sourcePath}.`);
+    }
+  }
+  if (!settings) throw new UsageError("No task ids given.");
+  if (settings.libphonenumber.version !== LIBPHONENUMBER_VERSION) {
+    deps.onWarning?.(`the list was prepared with libphonenumber-js ${settings.libphonenumber.version}, this is ${LIBPHONENUMBER_VERSION}: a few numbers may not match.`);
+  }
+  return settings;
+}
+
+/** Writes a file that appears complete or not at all (temp file, fsync, rename). */
+async function writeAtomically<T>(path: string, force: boolean, write: (out: Writable) => Promise<T>): Promise<T> {
+  const file = await AtomicFile.create(path, { force, temps: new TempFiles() });
+  try {
+    const value = await write(file.stream);
+    file.stream.end();
+    await once(file.stream, "finish");
+    await file.commit();
+    return value;
+  } catch (error) {
+    await file.discard();
+    throw error;
+  }
+}

@@ -1,0 +1,135 @@
+import { describe, expect, it } from "vitest";
+import { CommanderError, type CommandUnknownOpts } from "../../src/cli/commander.js";
+import { balanceCommand } from "../../src/cli/commands/balance.js";
+import { configCommand, type ConfigRuns } from "../../src/cli/commands/config.js";
+import { demoCommand } from "../../src/cli/commands/demo.js";
+import { downloadCommand } from "../../src/cli/commands/download.js";
+import { retryFailedCommand } from "../../src/cli/commands/retry-failed.js";
+import { sandboxCommand } from "../../src/cli/commands/sandbox.js";
+import { statusCommand, statusRun } from "../../src/cli/commands/status.js";
+import { submitCommand } from "../../src/cli/commands/submit.js";
+import { validateCommand } from "../../src/cli/commands/validate.js";
+import { waitCommand, waitRun } from "../../src/cli/commands/wait.js";
+import { createContext, type Context, type Invoke } from "../../src/cli/context.js";
+import { testRuntime } from "../helpers/cli.js";
+import { allowSmallTasks } from "../helpers/results-fixtures.js";
+import { e2eSandboxes, lines, listText, submitArgs } from "../helpers/sandbox.js";
+
+/** Runs the action the way main does: with a Context built for this run. */
+const invoke: Invoke = async (_cmd, run) => run(await createContext(testRuntime().runtime, {}));
+
+/** Parses `argv` with the command's own definition; returns what its action handed the run (after the Context). */
+async function parsed<A extends unknown[]>(
+  define: (invoke: Invoke, run: (ctx: Context, ...args: A) => Promise<void>) => CommandUnknownOpts,
+  argv: string[],
+): Promise<A | undefined> {
+  let seen: A | undefined;
+  const command = define(invoke, async (_ctx, ...args) => {
+    seen = args;
+  });
+  await command.exitOverride().configureOutput({ writeErr: () => {} }).parseAsync(argv, { from: "user" });
+  return seen;
+}
+
+/** The code of commander's refusal of `argv`. */
+async function refusal(define: (invoke: Invoke) => CommandUnknownOpts, argv: string[]): Promise<string | undefined> {
+  const command = define(invoke).exitOverride().configureOutput({ writeErr: () => {} });
+  const error: unknown = await command.parseAsync(argv, { from: "user" }).then(() => undefined, (caught: unknown) => caught);
+  return error instanceof CommanderError ? error.code : undefined;
+}
+
+describe("each command's flags, parsed into the options its run gets", () => {
+  it("submit", async () => {
+    const argv = ["crm.csv", "--type", "carrier_batch", "--column", "phone", "--threads", "0", "--max-cost", "$2.50", "--wait", "--interval", "1.5", "-o", "-", "--format", "jsonl", "-y"];
+    expect(await parsed(submitCommand, argv)).toEqual([
+      "crm.csv",
+      { type: "carrier_batch", column: "phone", threads: 0, maxCost: 2.5, wait: true, interval: 1.5, output: "-", format: "jsonl", yes: true },
+    ]);
+    expect(await refusal(submitCommand, ["crm.csv", "--country", "GB"])).toBe("commander.missingMandatoryOptionValue");
+    expect(await refusal(submitCommand, ["crm.csv", "--type", "carrier_batch", "--max-cost", "lots"])).toBe("commander.invalidArgument");
+  });
+
+  it("status", async () => {
+    expect(await parsed(statusCommand, [])).toEqual([[], { limit: 10 }]);
+    expect(await parsed(statusCommand, ["a1", "b2", "--limit", "1_000"])).toEqual([["a1", "b2"], { limit: 1000 }]);
+    expect(await refusal(statusCommand, ["--limit", "0"])).toBe("commander.invalidArgument");
+  });
+
+  it("wait", async () => {
+    expect(await parsed(waitCommand, ["-", "--interval", "0.5", "--timeout", "3600"])).toEqual([["-"], { interval: 0.5, timeout: 3600 }]);
+    expect(await refusal(waitCommand, [])).toBe("commander.missingArgument");
+  });
+
+  it("download", async () => {
+    expect(await parsed(downloadCommand, ["a1", "--join", "crm.csv", "-o", "out.csv", "--force", "--strict"])).toEqual([
+      ["a1"],
+      { join: "crm.csv", output: "out.csv", force: true, strict: true },
+    ]);
+    expect(await refusal(downloadCommand, ["a1", "--format", "xml"])).toBe("commander.invalidArgument");
+  });
+
+  it("balance", async () => {
+    expect(await parsed(balanceCommand, [])).toEqual([]);
+    expect(await refusal(balanceCommand, ["--frobnicate"])).toBe("commander.unknownOption");
+  });
+
+  it("validate", async () => {
+    expect(await parsed(validateCommand, ["-", "--country", "GB", "--require-country-code", "--strict-region", "--rejects", "r.csv", "--threads", "2"])).toEqual([
+      "-",
+      { country: "GB", requireCountryCode: true, strictRegion: true, rejects: "r.csv", threads: 2 },
+    ]);
+    expect(await refusal(validateCommand, ["list.txt", "--threads", "-1"])).toBe("commander.invalidArgument");
+  });
+
+  it("retry-failed", async () => {
+    expect(await parsed(retryFailedCommand, ["a1", "--dry-run", "--max-cost", "3", "--wait", "--timeout", "60", "-o", "retried.csv"])).toEqual([
+      "a1",
+      { dryRun: true, maxCost: 3, wait: true, timeout: 60, output: "retried.csv" },
+    ]);
+  });
+
+  it("sandbox", async () => {
+    expect(await parsed(sandboxCommand, [])).toEqual([{ host: "127.0.0.1", port: 0 }]);
+    expect(await parsed(sandboxCommand, ["--port", "8787", "--fail-rate", "0.25", "--result-format", "zip", "--seed", "0", "--separate-result-origin"])).toEqual([
+      { host: "127.0.0.1", port: 8787, failRate: 0.25, resultFormat: "zip", seed: 0, separateResultOrigin: true },
+    ]);
+    expect(await refusal(sandboxCommand, ["--chaos", "2"])).toBe("commander.invalidArgument");
+  });
+
+  it("demo", async () => {
+    expect(await parsed(demoCommand, ["--dir", "out"])).toEqual([{ dir: "out" }]);
+  });
+
+  it("config and its subcommands", async () => {
+    const calls: unknown[][] = [];
+    const record = (name: string) => async (_ctx: Context, ...args: unknown[]) => void calls.push([name, ...args]);
+    const runs: ConfigRuns = { set: record("set"), get: record("get"), list: record("list"), unset: record("unset"), path: record("path") };
+    for (const argv of [["set", "api-key"], ["set", "base-url", "https://api.example.com"], ["get", "base-url"], ["list"], ["unset", "api-key"], ["path"]]) {
+      await configCommand(invoke, runs).exitOverride().parseAsync(argv, { from: "user" });
+    }
+    expect(calls).toEqual([["set", "api-key", undefined], ["set", "base-url", "https://api.example.com"], ["get", "base-url"], ["list"], ["unset", "api-key"], ["path"]]);
+  });
+});
+
+describe("a command's run, called directly with a Context", () => {
+  const sandbox = e2eSandboxes();
+
+  it("waits for a task and prints its final state, then lists it among the journal's recent tasks", async () => {
+    const e = await sandbox({ minTaskSize: 1 });
+    await allowSmallTasks(e);
+    const submitted = await e.run(submitArgs(e.file("list.txt", listText(5)), "--yes", "--quiet"));
+    const [id] = lines(submitted.stdout);
+    const { runtime, stdout } = testRuntime({ env: e.env, now: () => e.clock.ms, sleep: async (ms) => void (e.clock.ms += ms) });
+    const ctx = await createContext(runtime, {});
+    try {
+      await waitRun(ctx, [id!], { interval: 1 });
+      await statusRun(ctx, [], { limit: 10 });
+    } finally {
+      await ctx.dispose();
+    }
+    const [waited, header, row] = lines(stdout());
+    expect(waited).toBe(`${id}\tsuccess`);
+    expect(header).toBe("ID\tPRODUCT\tCOUNTRY\tSTATUS\tTOTAL\tCHECKED\tNO RESULT\tCREATED");
+    expect(row).toMatch(new RegExp(`^${id}\tnumber_validation_batch\tGB\tsuccess\t5\t`));
+  });
+});

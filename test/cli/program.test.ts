@@ -1,0 +1,30 @@
+import { describe, expect, it } from "vitest";
+import { runCli } from "../helpers/cli.js";
+
+describe("the assembled program", () => {
+  it("lists the commands in the root help in the contract's order", async () => {
+    const { code, stdout } = await runCli(["--help"]);
+    expect(code).toBe(0);
+    const commands = stdout.split("Commands:\n")[1]!.split("\n").flatMap((line) => /^ {2}([a-z-]+)/.exec(line)?.slice(1) ?? []);
+    expect(commands).toEqual(["submit", "status", "wait", "download", "balance", "validate", "retry-failed", "config", "sandbox", "demo", "help"]);
+  });
+
+  it.each([
+    [["config", "get"], "error: missing required argument 'key'"],
+    [["config", "set", "base-url", "a", "b"], "error: too many arguments for 'set'"],
+    [["status", "--limit", "0"], "error: option '--limit <n>' argument '0' is invalid"],
+    [["sandbox", "--result-format", "gz"], "error: option '--result-format <format>' argument 'gz' is invalid"],
+  ])("gives every command, down to config's subcommands, the root's usage errors: %j", async (argv, message) => {
+    const { code, stdout, stderr } = await runCli(argv);
+    expect(code).toBe(2);
+    expect(stdout).toBe("");
+    expect(stderr).toContain(message);
+    expect(stderr).toContain("(run with --help for usage)");
+  });
+
+  it("writes a subcommand's help to the injected stdout", async () => {
+    const { code, stdout } = await runCli(["config", "unset", "--help"]);
+    expect(code).toBe(0);
+    expect(stdout).toMatch(/^Usage: bulkcheck config unset \[options\] <key>/);
+  });
+});

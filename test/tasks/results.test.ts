@@ -1,0 +1,128 @@
+import { copyFileSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { createClient } from "../../src/api/client.js";
+import { PendingError, UsageError } from "../../src/errors.js";
+import { Journal } from "../../src/journal/journal.js";
+import type { Task } from "../../src/spec/task.js";
+import { downloadResults, productOf } from "../../src/tasks/download.js";
+import { joinTaskResults } from "../../src/tasks/join.js";
+import { retryList } from "../../src/tasks/uploaded-list.js";
+import { tempDir } from "../helpers/cli.js";
+import { allowSmallTasks, expectedResult, parseDelimited } from "../helpers/results-fixtures.js";
+import { API_KEY, e2eSandboxes, gbList, identifier, lines, submitArgs, type E2e } from "../helpers/sandbox.js";
+
+const sandbox = e2eSandboxes();
+const clients: Array<{ close(): Promise<void> }> = [];
+afterEach(async () => {
+  await Promise.all(clients.splice(0).map((client) => client.close()));
+});
+
+const NO_RESULT_RATE = 0.3;
+/** 20 distinct numbers, two of them again, and two lines that are no number. */
+const NUMBERS = gbList(20);
+const LIST = [...NUMBERS, NUMBERS[0], NUMBERS[5], "12345", "n/a"].join("\n") + "\n";
+const WITH_RESULT = NUMBERS.map(identifier).filter((id) => expectedResult("number_validation_batch", id, NO_RESULT_RATE) !== undefined);
+
+/** A sandbox where a list of any size is one task, and the list submitted through the CLI. */
+async function submittedList(...extra: string[]): Promise<{ e: E2e; file: string; ids: string[] }> {
+  const e = await sandbox({ minTaskSize: 1, noResultRate: NO_RESULT_RATE });
+  await allowSmallTasks(e);
+  const file = e.file("list.txt", LIST);
+  const out = await e.run(submitArgs(file, "--yes", "--quiet", ...extra));
+  expect(out.code, out.stderr).toBe(0);
+  return { e, file, ids: lines(out.stdout) };
+}
+
+/** What the tasks functions need, with the CLI's journal and a client of the sandbox; counts the clients built. */
+function depsOf(e: E2e) {
+  const client = createClient({ baseUrl: e.sandbox.url, apiKey: API_KEY });
+  clients.push(client);
+  const built = { clients: 0 };
+  const deps = {
+    client: async () => {
+      built.clients++;
+      return client;
+    },
+    journal: new Journal(e.configDir),
+    sleep: async () => {},
+    signal: new AbortController().signal,
+  };
+  return { deps, client, built };
+}
+
+describe("downloadResults", () => {
+  it("writes the tasks' results and returns the summary, the tasks as checked and what preparation excluded", async () => {
+    const { e, ids } = await submittedList("--wait", "--interval", "1");
+    const { deps } = depsOf(e);
+    const path = join(e.dir, "results.csv");
+    const outcome = await downloadResults(deps, ids, { path, force: false, format: "csv", colour: false });
+    const [header, ...rows] = parseDelimited(readFileSync(path, "utf8"));
+    expect(header).toEqual(["identifier", "activated"]);
+    expect(rows.map((row) => row[0])).toEqual(WITH_RESULT);
+    expect(outcome.summary.rowsWritten).toBe(WITH_RESULT.length);
+    expect(outcome.tasks.map((task) => [task.id, task.status, task.success_cnt])).toEqual([[ids[0], "success", WITH_RESULT.length]]);
+    expect(outcome.excluded).toEqual({ invalid_cnt: 2, no_code_cnt: 0, other_country_cnt: 0, duplicate_cnt: 2, blank: 0 });
+  });
+
+  it("knows one product per download, under either of its names", () => {
+    const task = (id: string, product: string): Task => ({ id, product, status: "success", country: "GB", total: 1, created_at: "" });
+    expect(productOf([task("a", "carrier_batch"), task("b", "global_carrier_batch")])).toBe("carrier_batch");
+    expect(() => productOf([task("a", "carrier_batch"), task("b", "number_validation_batch")])).toThrow(UsageError);
+    expect(() => productOf([task("a", "unknown_batch")])).toThrow("These tasks are of different products (unknown_batch)");
+  });
+});
+
+describe("joinTaskResults", () => {
+  it("writes every source row with its result columns, warning first when the source is another file", async () => {
+    const { e, file, ids } = await submittedList("--wait", "--interval", "1");
+    const { deps } = depsOf(e);
+    const copy = join(tempDir(), "copy.txt");
+    copyFileSync(file, copy);
+    const warnings: string[] = [];
+    const path = join(e.dir, "joined.csv");
+    const outcome = await joinTaskResults({ ...deps, onWarning: (text) => warnings.push(text) }, ids, { sourcePath: copy, path, force: false });
+    expect(warnings).toEqual([`task ${ids[0]} was submitted from ${file}; joining with ${copy}.`]);
+    expect(outcome.serviceType).toBe("number_validation_batch");
+    expect(outcome.tasks.map((task) => task.id)).toEqual(ids);
+    expect(outcome.summary.rows).toBe(lines(LIST).length);
+    expect(outcome.summary.byStatus).toMatchObject({ checked: WITH_RESULT.length, duplicate: 2, invalid: 2 });
+    expect(parseDelimited(readFileSync(path, "utf8"))).toHaveLength(1 + lines(LIST).length);
+  });
+
+  it("refuses tasks the journal has no preparation for, before building a client", async () => {
+    const { e, file, ids } = await submittedList();
+    const { deps, built } = depsOf(e);
+    const elsewhere = { ...deps, journal: new Journal(tempDir()) };
+    const refused = joinTaskResults(elsewhere, ids, { sourcePath: file, path: join(e.dir, "joined.csv"), force: false });
+    await expect(refused).rejects.toThrow(UsageError);
+    await expect(refused).rejects.toThrow(`There is no local record of how task ${ids[0]} was prepared`);
+    expect(built.clients).toBe(0);
+  });
+});
+
+describe("retryList", () => {
+  it("rebuilds the task's list from the source and writes the numbers that got no result", async () => {
+    const { e, ids } = await submittedList("--wait", "--interval", "1");
+    const { deps, client } = depsOf(e);
+    const dir = tempDir();
+    const prepared: number[] = [];
+    const list = await retryList({ ...deps, client, onPrepared: (result) => prepared.push(result.summary.kept) }, ids[0]!, dir);
+    const withoutResult = NUMBERS.map(identifier).filter((id) => !WITH_RESULT.includes(id));
+    expect(list.uploadedCount).toBe(NUMBERS.length);
+    expect(prepared).toEqual([NUMBERS.length]);
+    expect(list.retry.count).toBe(withoutResult.length);
+    expect(lines(readFileSync(list.retry.path, "utf8"))).toEqual(withoutResult);
+    expect(list.origin).toMatchObject({ product: "number_validation_batch", settings: { country: "GB" } });
+  });
+
+  it("refuses a task still processing, and one the journal does not know", async () => {
+    const { e, ids } = await submittedList();
+    const { deps, client } = depsOf(e);
+    await expect(retryList({ ...deps, client }, ids[0]!, tempDir())).rejects.toThrow(PendingError);
+    e.clock.ms += 3_600_000;
+    const unknown = retryList({ ...deps, client, journal: new Journal(tempDir()) }, ids[0]!, tempDir());
+    await expect(unknown).rejects.toThrow(UsageError);
+    await expect(unknown).rejects.toThrow(`There is no local record of the list task ${ids[0]} was submitted from.`);
+  });
+});
