@@ -7,13 +7,13 @@
  * Numbers start from the library's example numbers and from random digits of each
  * plan's possible lengths, so both valid numbers and near-misses are common. Used
  * by test/prepare/digit-parser.test.ts (a few hundred thousand cases) and
- * bench/prepare-differential.js (millions). Deterministic for a given seed.
+ * bench/prepare-differential.js (millions). Deterministic for a given seeded
+ * `random` (both pass mulberry32 from src/sandbox/random.ts).
  *
  * @typedef {{ input: string, defaultCountry: string | undefined }} DifferentialCase
  */
 import examples from "libphonenumber-js/examples.mobile.json";
 import metadata from "libphonenumber-js/metadata.max.json";
-import { rng } from "./rng.js";
 
 const countries = Object.keys(metadata.countries);
 const nonGeographic = Object.keys(metadata.nonGeographic);
@@ -21,11 +21,10 @@ const nonGeographic = Object.keys(metadata.nonGeographic);
 
 /**
  * @param {number} count
- * @param {number} seed
+ * @param {() => number} random  a seeded generator of numbers in [0, 1)
  * @returns {Generator<DifferentialCase>}
  */
-export function* differentialCases(count, seed = 1) {
-  const random = rng(seed);
+export function* differentialCases(count, random) {
   const int = (n) => Math.floor(random() * n);
   const pick = (list) => list[int(list.length)];
   const digits = (n) => {

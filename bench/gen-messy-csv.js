@@ -12,12 +12,12 @@
 import { mkdirSync, createWriteStream } from "node:fs";
 import { join } from "node:path";
 import { once } from "node:events";
-import { rng } from "./rng.js";
+import { mulberry32 } from "../dist/sandbox/random.js";
 
 const rows = Number(process.argv[2] ?? 500_000);
 const outDir = process.argv[3] ?? join(import.meta.dirname, "data");
 
-const random = rng(20240611);
+const random = mulberry32(20240611);
 const pick = (list) => list[Math.floor(random() * list.length)];
 
 const FIRST = ["Alice", "Bob", "Chloë", "David", "Emma", "Farah", "George", "Hana", "Ian", "Jo", "Kwame", "Lena", "Mo", "Nia"];

@@ -1,18 +1,17 @@
 #!/usr/bin/env node
 // The benchmark suite: runs every benchmark (each in its own child process, one at a
 // time), prints a table of the headline figures against their targets, and writes
-// everything to bench/results.json. Needs a build (`npm run build`) and curl.
+// everything to bench/results.json. Needs a build (`npm run build`), curl, and for the
+// validate reference Debian's python3-phonenumbers (apt-get install python3-phonenumbers).
 //   npm run bench              all of them
-//   npm run bench -- upload    only the named ones (prepare, validate, upload, download, startup, sandbox)
+//   npm run bench -- upload    only the named ones (prepare, validate, upload, download, startup, sandbox, dedup)
 import { execFileSync } from "node:child_process";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { availableParallelism, cpus, loadavg, totalmem } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { measure, median } from "./measure.js";
 
 const here = fileURLToPath(new URL(".", import.meta.url));
-const BIN = join(here, "..", "bin", "bulkcheck.js");
 
 /** Runs a benchmark script and returns the JSON object it prints last. */
 function script(name, args = []) {
@@ -20,45 +19,37 @@ function script(name, args = []) {
   return JSON.parse(out.slice(out.indexOf("{")));
 }
 
-/** `bulkcheck validate` on the 500k-row messy CSV and .txt: the command a user runs (target ≤ 2.5 s / ≤ 1.5 s). */
-async function validate() {
-  const rows = 500_000;
-  const csv = join(here, "data", `messy-${rows}.csv`);
-  const txt = join(here, "data", `messy-${rows}.txt`);
-  if (!existsSync(csv) || !existsSync(txt)) execFileSync(process.execPath, [join(here, "gen-messy-csv.js"), String(rows)], { stdio: "ignore" });
-  const once = async (file) => {
-    const runs = [];
-    for (let i = 0; i < 3; i++) runs.push(await measure(process.execPath, [BIN, "validate", file, "--country", "GB", "-o", "/dev/null", "--force", "--quiet"]));
-    const failed = runs.find((run) => run.code !== 0);
-    if (failed) throw new Error(`validate failed: ${failed.stderr}`);
-    return { wall_s: Number((median(runs.map((r) => r.wallMs)) / 1000).toFixed(2)), peak_rss_mb: Math.max(...runs.map((r) => r.peakRssMb)) };
-  };
-  return { name: "validate", rows, csv: await once(csv), txt: await once(txt), targets: { csv_wall_s: 2.5, txt_wall_s: 1.5, peak_rss_mb: 300 } };
-}
-
 const BENCHES = {
   prepare: async () => script("prepare-bench.js"),
-  validate,
+  validate: async () => script("validate-bench.js"),
   upload: async () => (await import("./upload-bench.js")).run(),
   download: async () => (await import("./download-bench.js")).run(),
   startup: async () => (await import("./startup-bench.js")).run(),
   sandbox: async () => script("sandbox-bench.js"),
+  dedup: async () => script("dedup-bench.js"),
 };
 
 /** One line per headline figure: what, measured, reference, target. */
 function headlines(results) {
   const rows = [];
   const add = (what, measured, reference, target) => rows.push([what, measured, reference ?? "", target ?? ""]);
-  const { prepare, validate: v, upload, download, startup, sandbox } = results;
-  if (prepare) add("prepareList 500k messy CSV", `${prepare.csv.prepare.wall_ms} ms`, `plain loop ${prepare.csv.plain_loop.wall_ms} ms`, "≤ 2500 ms, same kept set: " + prepare.csv.kept_sets_identical);
+  const { prepare, validate: v, upload, download, startup, sandbox, dedup } = results;
+  if (prepare) add("prepareList 500k messy CSV", `${prepare.csv.prepare.wall_ms} ms`, `plain JS loop ${prepare.csv.plain_loop.wall_ms} ms`, "same kept set: " + prepare.csv.kept_sets_identical);
   if (v) {
-    add("bulkcheck validate 500k CSV", `${v.csv.wall_s} s, ${v.csv.peak_rss_mb} MB`, "", "≤ 2.5 s, ≤ 300 MB");
-    add("bulkcheck validate 500k TXT", `${v.txt.wall_s} s, ${v.txt.peak_rss_mb} MB`, "", "≤ 1.5 s");
+    const { messy_csv: csv, scale } = v;
+    const kept = csv.kept ? `kept sets identical: ${csv.kept.identical} (bulkcheck ${csv.kept.only_bulkcheck} more, ${csv.kept.only_bulkcheck_as_excel_float} of them Excel floats; python ${csv.kept.only_python} more)` : "no python3-phonenumbers";
+    add("bulkcheck validate 500k messy CSV", `${csv.bulkcheck.wall_s} s, ${csv.bulkcheck.peak_rss_mb} MB`, csv.python ? `Python phonenumbers ${csv.python.wall_s} s (${csv.speedup}×)` : "", `≥ 10× faster, ≤ 300 MB; ${kept}`);
+    add("bulkcheck validate 500k messy TXT", `${v.messy_txt.bulkcheck.wall_s} s, ${v.messy_txt.bulkcheck.peak_rss_mb} MB`, "", "");
+    add("bulkcheck validate 5M distinct", `${scale.lines_5m.wall_s} s, ${scale.lines_5m.peak_rss_mb} MB`, `500k distinct ${scale.lines_500k.wall_s} s (${scale.time_ratio}×)`, "≤ 400 MB, ≤ 12× the 500k time");
   }
-  if (upload) add(`submit ${upload.upload_mb} MB list`, `${upload.bulkcheck.wall_seconds} s, ${upload.bulkcheck.peak_rss_mb} MB`, `curl -F ${upload.curl.wall_seconds} s, ${upload.curl.peak_rss_mb} MB`, "RSS ≤ 120 MB");
+  if (upload) {
+    const client = upload.client_only;
+    add(`submit ${upload.upload_mb} MB list (${upload.numbers} numbers)`, `${upload.bulkcheck.wall_seconds} s, ${upload.bulkcheck.peak_rss_mb} MB`, `curl -F ${upload.curl.wall_seconds} s, ${upload.curl.peak_rss_mb} MB; half the list ${upload.bulkcheck_half_list.peak_rss_mb} MB`, "RSS ≤ 200 MB");
+    add("API client upload alone", client.uploads.map((u) => `${u.file_mb} MB file: ${u.peak_rss_mb} MB`).join(", "), `client loaded, no upload: ${client.idle_peak_rss_mb} MB`, "flat in the file size");
+  }
   if (download) {
     for (const [name, c] of Object.entries(download.cases)) {
-      add(`download ${download.rows} rows ${name}`, `${c.bulkcheck.whole_s} s (transfer ${c.bulkcheck.transfer_s} s), ${c.bulkcheck.peak_rss_mb} MB`, `curl ${c.curl.whole_s} s (transfer ${c.curl.transfer_s} s)${c.node_copy ? `; a bare Node copy ${c.node_copy.whole_s} s (${c.node_copy.ratio_whole}×)` : ""}`, `≥ 0.7× curl: whole ${c.ratio_whole}×, transfer ${c.ratio_transfer}×; RSS ≤ 150 MB`);
+      add(`download ${download.rows} rows ${name}`, `${c.bulkcheck.mb_per_s} MB/s (${c.bulkcheck.whole_s} s for ${c.result_mb} MB), ${c.bulkcheck.peak_rss_mb} MB`, `curl ${c.curl.whole_s} s${c.node_copy ? `; a bare Node copy ${c.node_copy.whole_s} s` : ""}`, "≥ 50 MB/s whole command (carrier CSV), RSS ≤ 150 MB");
     }
   }
   if (startup) {
@@ -72,6 +63,7 @@ function headlines(results) {
     add("sandbox GET task, 50 clients", `${sandbox.check_endpoint.requests_per_second} req/s`, "", "");
     add("sandbox 500k-number task end to end", `${sandbox.end_to_end.total_seconds} s`, "", "");
   }
+  if (dedup) add(`IdentifierSet ${dedup.identifiers} distinct`, `${dedup.add_s} s, ${dedup.peak_rss_mb} MB`, `${dedup.wrong_lines} wrong lines on lookup`, "holds them all");
   return rows;
 }
 

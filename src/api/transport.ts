@@ -134,6 +134,8 @@ const MAYBE_SENT: Readonly<Record<string, ConnectionReason>> = {
   EPIPE: "reset",
   ECONNABORTED: "reset",
   UND_ERR_SOCKET: "closed", // not UND_ERR_CLOSED: that one means the dispatcher itself was closed
+  UND_ERR_RES_CONTENT_LENGTH_MISMATCH: "closed", // the body ended short of its Content-Length
+  ERR_STREAM_PREMATURE_CLOSE: "closed", // the body stream ended before its end
   ETIMEDOUT: "timeout",
   UND_ERR_HEADERS_TIMEOUT: "timeout",
   UND_ERR_BODY_TIMEOUT: "timeout",

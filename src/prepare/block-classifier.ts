@@ -1,6 +1,6 @@
 import { classifyCell, type CellClass, type ClassifyOptions } from "./classify.js";
-import { identifierKey } from "./identifier-index.js";
-import { RecordReader, type TextBlock } from "./record-reader.js";
+import { identifierKey } from "./identifier-key.js";
+import { RecordReader, type TextBlock } from "../csv/record-reader.js";
 import { duplicateReason, type RowClassifier } from "./row-classifier.js";
 import type { RowTally } from "./summary.js";
 
@@ -13,8 +13,6 @@ export interface BlockSettings {
   classify: ClassifyOptions;
   /** Send every cell back too: the rejects file shows values. */
   keepValues: boolean;
-  /** The source's name, for messages. */
-  name: string;
 }
 
 /**
@@ -52,7 +50,7 @@ const SEPARATOR = "\0";
  * in-thread path both run this, so they cannot disagree.
  */
 export function classifyBlock(block: TextBlock, settings: BlockSettings): ClassifiedBlock {
-  const reader = new RecordReader(settings.delimiter, settings.name, block.firstLine);
+  const reader = new RecordReader(settings.delimiter, block.firstLine);
   const { lines, cells } = reader.pushCells(block.text, settings.column);
   // Only a block at the end of a file can hold a record without a line end.
   const tail = reader.endCells(settings.column);

@@ -2,7 +2,7 @@ import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { Worker } from "node:worker_threads";
 import { classifyBlock, type BlockSettings, type ClassifiedBlock } from "./block-classifier.js";
-import type { TextBlock } from "./record-reader.js";
+import type { TextBlock } from "../csv/record-reader.js";
 
 /** Classifies blocks, in this thread or in worker threads; the answers are the same either way. */
 export interface BlockPool {

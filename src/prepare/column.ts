@@ -1,6 +1,6 @@
 import { UsageError } from "../errors.js";
 import { headerScore } from "./header-names.js";
-import type { SourceRecord } from "./record-reader.js";
+import type { SourceRecord } from "../csv/record-reader.js";
 
 export type ColumnChosenBy = "option" | "header" | "content" | "only-column" | "first-column";
 

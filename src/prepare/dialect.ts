@@ -1,5 +1,5 @@
 import { compactNumber, isScientific, precleanCell } from "./preclean.js";
-import { RecordReader, type SourceRecord } from "./record-reader.js";
+import { RecordReader, type SourceRecord } from "../csv/record-reader.js";
 import { headerScore } from "./header-names.js";
 
 /** The delimiters a list may use, in order of preference when two fit equally well. */
@@ -35,7 +35,7 @@ export function sniffDelimiter(sample: string, complete: boolean, extension: str
 function measure(text: string, final: boolean, delimiter: string): { consistency: number; fields: number } | undefined {
   let records: SourceRecord[];
   try {
-    const reader = new RecordReader(delimiter, "sample");
+    const reader = new RecordReader(delimiter);
     records = reader.push(text);
     if (final) records.push(...reader.end());
   } catch {

@@ -9,7 +9,7 @@ export type { PrepareSummary } from "./summary.js";
 export type { UploadChunk } from "./upload-writer.js";
 export type { ColumnChoice, ColumnChosenBy } from "./column.js";
 export { openRows, type KnownDialect, type ListFormat, type RowSource } from "./row-reader.js";
-export type { SourceRecord } from "./record-reader.js";
+export type { SourceRecord } from "../csv/record-reader.js";
 export type { ListSource } from "./input-source.js";
 export type { TextEncoding } from "./decode.js";
 export { createRowClassifier, type RowClassifier, type RowResult } from "./row-classifier.js";

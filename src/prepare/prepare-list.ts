@@ -35,7 +35,6 @@ export async function prepareList(options: PrepareOptions): Promise<PrepareResul
   let pool: BlockPool | undefined;
   let rejects: RejectsWriter | undefined;
   let upload: UploadSpool | undefined;
-  let classifier: RowClassifier | undefined;
   try {
     const column = chooseColumn({
       option: options.column,
@@ -48,10 +47,10 @@ export async function prepareList(options: PrepareOptions): Promise<PrepareResul
     const settings = settingsOf(classifyOptions, column, rows.format);
     const spool = await UploadSpool.create(await uploadTarget(options, rows.name));
     upload = spool;
-    classifier = createRowClassifier(settings, (key) => spool.add(key), identifiersAtMost(rows.size, rows.columnCount));
+    const classifier = createRowClassifier(settings, (key) => spool.add(key));
     const summary = emptySummary();
     rejects = options.rejectsPath === undefined ? undefined : await RejectsWriter.create(options.rejectsPath);
-    const blockSettings = { delimiter: rows.format.delimiter, column: column.index, classify: classifyOptions, keepValues: rejects !== undefined, name: rows.name };
+    const blockSettings = { delimiter: rows.format.delimiter, column: column.index, classify: classifyOptions, keepValues: rejects !== undefined };
     pool = createBlockPool(blockSettings, options.workers ?? 0);
     await classifyRows({ rows, pool, classifier, summary, rejects, upload: spool, onProgress: options.onProgress });
     await rejects?.close();
@@ -59,22 +58,11 @@ export async function prepareList(options: PrepareOptions): Promise<PrepareResul
     upload = undefined;
     return { summary, column, format: rows.format, chunks, settings };
   } finally {
-    classifier?.release();
     rejects?.discard();
     await upload?.discard();
     await pool?.close();
     await rows.close();
   }
-}
-
-/**
- * How many numbers a file of `bytes` can hold: a row with a phone number takes at least
- * three digits and a line end, and a delimiter for each other column. Rows narrower than
- * the sample's widest can beat it; a table that outgrows its reservation then moves
- * (see IdentifierIndex). Undefined for a stream.
- */
-function identifiersAtMost(bytes: number | undefined, columns: number): number | undefined {
-  return bytes === undefined ? undefined : Math.ceil(bytes / (4 + Math.max(columns, 1) - 1));
 }
 
 interface RowLoop {

@@ -1,6 +1,6 @@
 import { once } from "node:events";
 import type { WriteStream } from "node:fs";
-import { stringify } from "csv-stringify/sync";
+import { csvText } from "../csv/write.js";
 import { openOutput } from "./output-file.js";
 import type { RowClass } from "./classify.js";
 
@@ -34,7 +34,7 @@ export class RejectsWriter {
   async flush(): Promise<void> {
     if (this.failure) throw this.failure;
     if (this.rows.length === 0) return;
-    const text = stringify(this.rows);
+    const text = csvText(this.rows);
     this.rows = [];
     if (!this.out.write(text)) await once(this.out, "drain");
   }

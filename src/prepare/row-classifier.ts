@@ -1,5 +1,6 @@
 import { classifyCell, type Classification, type ClassifyOptions, type RowClass } from "./classify.js";
-import { IdentifierIndex, identifierKey, type IdentifierKey } from "./identifier-index.js";
+import { identifierKey, type IdentifierKey } from "./identifier-key.js";
+import { IdentifierSet } from "./identifier-set.js";
 
 /** One row's outcome: the cell's classification, with duplicates decided. */
 export interface RowResult extends Omit<Classification, "class"> {
@@ -19,8 +20,6 @@ export interface RowClassifier {
    * when this is the first (and it is now recorded).
    */
   admitKept(key: IdentifierKey, line: number): number | undefined;
-  /** Frees the remembered identifiers now; the classifier forgets every earlier row. */
-  release(): void;
 }
 
 /**
@@ -31,15 +30,15 @@ export interface RowClassifier {
  * the stored PreparationSettings, so both agree by construction. Memory grows
  * with the number of distinct kept identifiers, and nothing else; `onFirstSeen`
  * gets each kept identifier once, in first-seen order (preparation writes the
- * upload file from it). `expectedIdentifiers` bounds the count when known (see IdentifierIndex).
+ * upload file from it).
  */
-export function createRowClassifier(settings: ClassifyOptions, onFirstSeen?: (key: IdentifierKey) => void, expectedIdentifiers?: number): RowClassifier {
+export function createRowClassifier(settings: ClassifyOptions, onFirstSeen?: (key: IdentifierKey) => void): RowClassifier {
   const options: ClassifyOptions = {
     ...(settings.country === undefined ? {} : { country: settings.country }),
     requireCountryCode: settings.requireCountryCode ?? false,
     strictRegion: settings.strictRegion ?? false,
   };
-  const kept = new IdentifierIndex(expectedIdentifiers);
+  const kept = new IdentifierSet();
   const admitKept = (key: IdentifierKey, line: number) => {
     const firstLine = kept.firstLineOf(key, line);
     if (firstLine === undefined) onFirstSeen?.(key);
@@ -56,7 +55,6 @@ export function createRowClassifier(settings: ClassifyOptions, onFirstSeen?: (ke
     classify: (cell, line) => admit(classifyCell(cell, options), line),
     admit,
     admitKept,
-    release: () => kept.release(),
   };
 }
 

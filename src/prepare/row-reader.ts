@@ -1,8 +1,10 @@
 import { decodeText, undecodableError, UndecodableText, type TextEncoding } from "./decode.js";
 import { detectHeader, sniffDelimiter, sniffLineEnding } from "./dialect.js";
 import { openSource, type ListSource } from "./input-source.js";
-import { countLineBreaks, lineEndAfter } from "./record-boundaries.js";
-import { RecordReader, type SourceRecord, type TextBlock } from "./record-reader.js";
+import { CsvSyntaxError } from "../csv/errors.js";
+import { countLineBreaks, lineEndAfter } from "../csv/record-boundaries.js";
+import { RecordReader, type SourceRecord, type TextBlock } from "../csv/record-reader.js";
+import { unreadableList } from "./csv-errors.js";
 
 export interface ListFormat {
   /** `csv` when fields are split on a delimiter (with RFC 4180 quoting), `txt` for one value per line. */
@@ -63,8 +65,12 @@ export async function openRows(source: ListSource, known?: KnownDialect): Promis
   const chunks = decoded.chunks;
   let start = "";
   let reader: RecordReader | undefined;
-  /** Names the line of undecodable bytes: what was read before them, plus the valid start of their chunk. */
+  /**
+   * A list that cannot be read, as the user sees it; undecodable bytes are named by their line:
+   * what was read before them, plus the valid start of their chunk.
+   */
   const rethrow = (error: unknown): never => {
+    if (error instanceof CsvSyntaxError) throw unreadableList(opened.name, error);
     if (!(error instanceof UndecodableText)) throw error;
     const line = reader ? reader.lineAfter(error.decoded) : 1 + countLineBreaks(start + error.decoded);
     throw undecodableError(opened.name, error, line);
@@ -81,7 +87,7 @@ export async function openRows(source: ListSource, known?: KnownDialect): Promis
     }
     const delimiter = known ? known.delimiter : sniffDelimiter(start, complete, opened.extension);
     const kind = delimiter === undefined ? "txt" : "csv";
-    const probe = new RecordReader(delimiter, opened.name);
+    const probe = new RecordReader(delimiter);
     const first = probe.push(start);
     if (complete) first.push(...probe.end());
     const hasHeader = known ? known.hasHeader : detectHeader(first, kind);
@@ -89,7 +95,7 @@ export async function openRows(source: ListSource, known?: KnownDialect): Promis
     const dataStart = hasHeader ? 1 : 0;
     const sample = first.slice(dataStart, dataStart + SAMPLE_ROWS);
     const columnCount = Math.max(1, header?.fields.length ?? 0, ...sample.map((r) => r.fields.length));
-    reader = new RecordReader(delimiter, opened.name);
+    reader = new RecordReader(delimiter);
     const records = reader;
 
     /** The file from its start, read with `read`/`finish`; `skipHeader` drops the header from the first piece. */
@@ -104,6 +110,8 @@ export async function openRows(source: ListSource, known?: KnownDialect): Promis
           }
         }
         yield finish();
+      } catch (error) {
+        rethrow(error);
       } finally {
         await chunks.return();
       }
@@ -141,7 +149,7 @@ export async function openRows(source: ListSource, known?: KnownDialect): Promis
     };
   } catch (error) {
     await chunks.return();
-    throw error;
+    return rethrow(error);
   }
 }
 

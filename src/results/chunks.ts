@@ -1,6 +1,6 @@
 /**
  * Helpers for peeking at the start of a byte stream and then reading it whole:
- * a result's first bytes decide how the rest is read (zip or CSV, fast path or not).
+ * a result's first bytes decide how the rest is read (zip or CSV, UTF-8 or UTF-16).
  */
 
 function toBuffer(chunk: unknown): Buffer {

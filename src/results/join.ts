@@ -1,5 +1,6 @@
 import type { Writable } from "node:stream";
 import { once } from "node:events";
+import { csvText } from "../csv/write.js";
 import { openRows } from "../prepare/row-reader.js";
 import { createRowClassifier } from "../prepare/row-classifier.js";
 import type { PreparationSettings } from "../prepare/settings.js";
@@ -45,14 +46,16 @@ export async function joinResults(input: JoinInput): Promise<JoinSummary> {
   // Short rows are padded so the result columns line up under their header.
   const width = rows.header?.fields.length ?? rows.columnCount;
   const summary: JoinSummary = { rows: 0, byStatus: { checked: 0, no_result: 0, invalid: 0, no_code: 0, other_country: 0, duplicate: 0, blank: 0 } };
-  const quote = quoter(delimiter, Boolean(rows.header && isFullyQuoted(rows.header.raw, delimiter)));
+  // Quoted like the source: every field when its header quotes every field, otherwise only where needed.
+  const csv = { delimiter, lineEnd: eol, quoteAll: Boolean(rows.header && isFullyQuoted(rows.header.raw, delimiter)) };
+  const fields = (values: readonly string[]) => csvText([values], csv);
   const write = async (text: string) => {
     if (!input.out.write(text)) await once(input.out, "drain", { signal: input.signal });
   };
   try {
     if (settings.encoding !== "utf8") await write("\ufeff");
-    const sourceHeader = rows.header?.raw ?? defaultHeader(rows.columnCount, settings.delimiter === undefined).map(quote).join(delimiter);
-    await write(sourceHeader + delimiter + ["identifier", ...input.results.columns, JOIN_STATUS_COLUMN].map(quote).join(delimiter) + eol);
+    const added = ["identifier", ...input.results.columns, JOIN_STATUS_COLUMN];
+    await write(rows.header ? rows.header.raw + delimiter + fields(added) : fields([...defaultHeader(rows.columnCount, settings.delimiter === undefined), ...added]));
     for await (const batch of rows.batches()) {
       input.signal?.throwIfAborted();
       let text = "";
@@ -62,8 +65,9 @@ export async function joinResults(input: JoinInput): Promise<JoinSummary> {
         const status: JoinStatus = outcome.class === "kept" ? (found ? "checked" : "no_result") : outcome.class;
         const values = outcome.class === "kept" || outcome.class === "duplicate" ? (found ?? empty) : empty;
         const identifier = outcome.class === "kept" || outcome.class === "duplicate" ? outcome.identifier! : "";
-        const raw = settings.delimiter === undefined ? quote(record.raw) : record.raw + delimiter.repeat(Math.max(0, width - record.fields.length));
-        text += raw + delimiter + [identifier, ...values, status].map(quote).join(delimiter) + eol;
+        const tail = [identifier, ...values, status];
+        // A plain list's line is a value to quote; a CSV record's text is written back unchanged.
+        text += settings.delimiter === undefined ? fields([record.raw, ...tail]) : record.raw + delimiter.repeat(Math.max(0, width - record.fields.length)) + delimiter + fields(tail);
         summary.rows++;
         summary.byStatus[status]++;
       }
@@ -77,11 +81,6 @@ export async function joinResults(input: JoinInput): Promise<JoinSummary> {
 
 function defaultHeader(columns: number, plainList: boolean): string[] {
   return plainList ? ["phone"] : Array.from({ length: columns }, (_, i) => `column_${i + 1}`);
-}
-
-/** Quotes like the source: every field when its header quotes every field, otherwise only where needed. */
-function quoter(delimiter: string, always: boolean): (value: string) => string {
-  return (value) => (always || value.includes(delimiter) || /["\r\n]/.test(value) ? `"${value.replace(/"/g, '""')}"` : value);
 }
 
 function isFullyQuoted(raw: string, delimiter: string): boolean {

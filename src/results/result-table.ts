@@ -1,7 +1,7 @@
 import { addAbortSignal, type Readable } from "node:stream";
 import { resultColumns, type ServiceType } from "../spec/products.js";
 import { openResultBody } from "./body.js";
-import { sourceParts } from "./source-parts.js";
+import { sourceParts } from "./read-source.js";
 import type { OutputHeader } from "./source-rows.js";
 import type { RowsPart, TablePart } from "./table-part.js";
 import type { RowTally } from "./tally.js";
@@ -30,7 +30,7 @@ export interface SourceSummary {
   extraColumns: readonly string[];
   rows: number;
   expectedRows?: number;
-  /** Whether its rows were copied through as CSV text (the fast path) rather than parsed. */
+  /** Whether some of its rows were copied through as CSV text (the fast case) rather than parsed. */
   copied: boolean;
 }
 
@@ -53,9 +53,9 @@ export interface TableContext extends ZipLimits {
  * Each source is opened only when the previous one is done, and released (stream
  * destroyed, spool removed) before the next opens or when the consumer stops early.
  *
- * With `passthrough` (for CSV output only), a source whose columns already are the
- * output's is copied through as CSV text (`CsvPart`) instead of being parsed; its CSV
- * is byte-identical to what rendering the parsed rows would give.
+ * With `passthrough` (for CSV output only), plain lines of a source whose columns already
+ * are the output's are copied through as CSV text (`CsvPart`) instead of being parsed;
+ * that CSV is byte-identical to what rendering the parsed rows would give.
  * @throws ResultFileError for an unusable file; InterruptedError is the caller's mapping of an abort.
  */
 export function resultParts(sources: readonly ResultSource[], context: TableContext, passthrough?: false): AsyncGenerator<RowsPart>;

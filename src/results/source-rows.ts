@@ -2,7 +2,6 @@ import type { ServiceType } from "../spec/products.js";
 import { ResultFileError } from "./errors.js";
 import { arrangeRow, outputColumns, projection, sourceLayout } from "./header.js";
 import type { SourceSummary } from "./result-table.js";
-import { SpanTally, type SpanEntry } from "./span-tally.js";
 import type { RowTally } from "./tally.js";
 
 /** How one source's records map onto the output. */
@@ -49,20 +48,20 @@ export function isIdentity(shape: RowShape): boolean {
 
 /**
  * Checks, counts, tallies and arranges the data rows of one source, in order. Both
- * the general path (parsed records) and the fast path (plain lines known by their
- * field count and tallied span) go through here, so they count and fail alike.
+ * the general path (parsed records) and the fast case (plain lines read by their
+ * commas, see copyPlainLines) go through here, so they count and fail alike.
  */
 export class SourceRows {
-  /** Counts this source's rows into the tally (see SpanTally); undefined when nothing is tallied. */
-  readonly spans: SpanTally | undefined;
+  /** The output columns a row is tallied by (RowTally.columns), ascending; none without a tally. */
+  readonly tallied: readonly number[];
 
   constructor(
     readonly label: string,
     readonly shape: RowShape,
     readonly summary: SourceSummary,
-    tally?: RowTally,
+    private readonly tally?: RowTally,
   ) {
-    this.spans = tally && new SpanTally(tally);
+    this.tallied = tally?.columns ?? [];
   }
 
   /**
@@ -72,26 +71,18 @@ export class SourceRows {
   accept(record: readonly string[]): string[] {
     this.#count(record.length);
     const row = arrangeRow(record, this.shape.indexes);
-    this.spans?.addRow(row);
+    this.tally?.add(row);
     return row;
   }
 
   /**
-   * Counts a plain data line of an identity-shaped source by its field count and the
-   * span `text[start, end)` of its tallied columns (see SpanTally). `known` is the span's
-   * entry from an earlier line, used while still current.
-   * @returns the span's entry, for the next line with the same span.
+   * Counts a data line of an identity-shaped source known by its field count and the
+   * values of its `tallied` columns, in order.
    * @throws ResultFileError `ROW_TOO_WIDE`.
    */
-  acceptSpan(fieldCount: number, text: string, start: number, end: number, known?: SpanEntry): SpanEntry | undefined {
+  acceptPlain(fieldCount: number, talliedValues: readonly string[]): void {
     this.#count(fieldCount);
-    if (known && this.spans?.repeat(known)) return known;
-    return this.spans?.add(text, start, end);
-  }
-
-  /** Hands every row counted so far to the tally; call when the source is done, before any other source is read. */
-  finish(): void {
-    this.spans?.flush();
+    this.tally?.addValues(talliedValues);
   }
 
   #count(fieldCount: number): void {

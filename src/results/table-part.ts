@@ -8,7 +8,7 @@ export interface RowsPart {
   rows: readonly (readonly string[])[];
 }
 
-/** Data rows as CSV text already in output form, exactly as `delimitedLine` would write them (the fast path). */
+/** Data rows as CSV text already in output form, exactly as `delimitedLine` would write them (the fast case, copyPlainLines). */
 export interface CsvPart {
   csv: string;
 }

@@ -36,18 +36,26 @@ export const OTHER_VALUES = "(other values)";
 const SIGNAL_TALLIED: readonly number[] = [1]; // activated
 const CARRIER_TALLIED: readonly number[] = [1, 3]; // carrier, number_type
 
-/** Adds `n` rows of `value`. A value's bucket is fixed when it first appears, so adding n at once equals n single adds. */
-function bump(counts: Map<string, number>, value: string, n: number): void {
-  const current = counts.get(value);
-  if (current !== undefined) counts.set(value, current + n);
-  else if (counts.size < MAX_DISTINCT) counts.set(value, n);
-  else counts.set(OTHER_VALUES, (counts.get(OTHER_VALUES) ?? 0) + n);
+/**
+ * Counts one row of `value`; once MAX_DISTINCT values are known, a new one counts under
+ * OTHER_VALUES. Each count is an object changed in place: one lookup a row, not two.
+ */
+function bump(counts: Map<string, ValueCount>, value: string): void {
+  const known = counts.get(value);
+  if (known) {
+    known.count += 1;
+    return;
+  }
+  const key = counts.size < MAX_DISTINCT ? value : OTHER_VALUES;
+  const other = counts.get(key);
+  if (other) other.count += 1;
+  else counts.set(key, { value: key, count: 1 });
 }
 
 /** The `limit` most frequent values, most frequent first, ties by value. */
-export function topValues(counts: ReadonlyMap<string, number>, limit: number): ValueCount[] {
+export function topValues(counts: Iterable<ValueCount>, limit: number): ValueCount[] {
   return [...counts]
-    .map(([value, count]) => ({ value, count }))
+    .map(({ value, count }) => ({ value, count }))
     .sort((a, b) => b.count - a.count || (a.value < b.value ? -1 : a.value > b.value ? 1 : 0))
     .slice(0, limit);
 }
@@ -59,13 +67,13 @@ export function topValues(counts: ReadonlyMap<string, number>, limit: number): V
 export class RowTally {
   /**
    * The output columns a row is counted by (`activated`, or `carrier` and
-   * `number_type`), so a caller holding raw CSV text can cut out just these.
+   * `number_type`), ascending, so a caller holding CSV text can cut out just these.
    */
   readonly columns: readonly number[];
   #rows = 0;
   readonly #signal: SignalCounts | undefined;
-  readonly #carriers = new Map<string, number>();
-  readonly #numberTypes = new Map<string, number>();
+  readonly #carriers = new Map<string, ValueCount>();
+  readonly #numberTypes = new Map<string, ValueCount>();
 
   constructor(
     readonly serviceType: ServiceType,
@@ -81,18 +89,18 @@ export class RowTally {
     this.addValues(this.columns.map((column) => row[column] ?? ""));
   }
 
-  /** Counts `n` data rows (default one) given only the values of `columns`, in that order. */
-  addValues(values: readonly string[], n = 1): void {
-    this.#rows += n;
+  /** Counts one data row given only the values of `columns`, in that order. */
+  addValues(values: readonly string[]): void {
+    this.#rows += 1;
     if (this.#signal) {
       const value = values[0];
-      if (value === "true") this.#signal.true += n;
-      else if (value === "false") this.#signal.false += n;
-      else this.#signal.other += n;
+      if (value === "true") this.#signal.true += 1;
+      else if (value === "false") this.#signal.false += 1;
+      else this.#signal.other += 1;
       return;
     }
-    bump(this.#carriers, values[0] ?? "", n);
-    bump(this.#numberTypes, values[1] ?? "", n);
+    bump(this.#carriers, values[0] ?? "");
+    bump(this.#numberTypes, values[1] ?? "");
   }
 
   result(): Tally {
@@ -100,8 +108,8 @@ export class RowTally {
     return {
       rows: this.#rows,
       carrier: {
-        topCarriers: topValues(this.#carriers, this.topLimit),
-        topNumberTypes: topValues(this.#numberTypes, this.topLimit),
+        topCarriers: topValues(this.#carriers.values(), this.topLimit),
+        topNumberTypes: topValues(this.#numberTypes.values(), this.topLimit),
       },
     };
   }

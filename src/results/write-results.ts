@@ -45,7 +45,7 @@ export type ResultSourceInput = ResultSource | ResultSource["open"];
 
 /**
  * The output text, and a way to wait until every source is released. CSV takes the
- * fast path where a source allows it; other formats render parsed rows.
+ * fast case where a source allows it (see copyPlainLines); other formats render parsed rows.
  */
 function outputText(
   sources: readonly ResultSource[],

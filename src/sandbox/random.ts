@@ -26,11 +26,12 @@ export function hashUnit(seed: number, ...parts: readonly string[]): number {
 }
 
 /**
- * A seeded PRNG (mulberry32) returning numbers in [0, 1). Each `stream` name gives an
- * independent sequence, so drawing chaos does not shift any other seeded sequence.
+ * mulberry32: a small, fast PRNG returning numbers in [0, 1), the same sequence for
+ * the same 32-bit seed on every run. The sandbox, the tests' generated inputs and the
+ * benchmarks' data generators all draw from this one.
  */
-export function createPrng(seed: number, stream: string): () => number {
-  let state = hash53(stream, seed) >>> 0;
+export function mulberry32(seed: number): () => number {
+  let state = seed >>> 0;
   return () => {
     state = (state + 0x6d2b79f5) >>> 0;
     let t = state;
@@ -38,6 +39,14 @@ export function createPrng(seed: number, stream: string): () => number {
     t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
+}
+
+/**
+ * A seeded PRNG returning numbers in [0, 1). Each `stream` name gives an independent
+ * sequence, so drawing chaos does not shift any other seeded sequence.
+ */
+export function createPrng(seed: number, stream: string): () => number {
+  return mulberry32(hash53(stream, seed));
 }
 
 /** Cryptographically random lowercase hex of `bytes` bytes. */

@@ -5,8 +5,8 @@ import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { setImmediate as yieldToLoop } from "node:timers/promises";
 import yazl from "yazl";
+import { csvText } from "../csv/write.js";
 import { resultColumns, type ServiceType } from "../spec/products.js";
-import { csvLine } from "./csv.js";
 import type { Prepared } from "./preparation.js";
 import { resultRows } from "./result-values.js";
 import { resultFileName } from "./task-view.js";
@@ -70,15 +70,13 @@ export class ResultFiles {
 
   /** The CSV in pieces of ROWS_PER_TURN rows, yielding to the event loop between pieces. */
   private async *csvChunks(source: ResultSource): AsyncGenerator<string> {
-    let chunk = csvLine(resultColumns(source.product));
-    let rows = 0;
+    let rows: Array<readonly string[]> = [resultColumns(source.product)];
     for (const row of resultRows(this.seed, source.product, source.prepared.kept, this.noResultRate)) {
-      chunk += csvLine(row);
-      if (++rows % ROWS_PER_TURN !== 0) continue;
-      yield chunk;
-      chunk = "";
+      if (rows.push(row) < ROWS_PER_TURN) continue;
+      yield csvText(rows);
+      rows = [];
       await yieldToLoop(undefined, { signal: this.signal });
     }
-    yield chunk;
+    yield csvText(rows);
   }
 }

@@ -1,5 +1,7 @@
 import type { Readable } from "node:stream";
 import { ResultUrlExpiredError } from "../api/errors.js";
+import type { ConnectionReason } from "../api/retry.js";
+import { classifyConnectionError } from "../api/transport.js";
 import type { ApiClient } from "../api/types.js";
 import { BulkcheckError, PendingError, ServiceUnavailableError, TaskFailedError } from "../errors.js";
 import type { Task } from "../spec/task.js";
@@ -61,14 +63,16 @@ function assertDownloadable(task: Task): void {
 }
 
 /**
- * A transfer that broke midway (connection reset, truncated body) is worth
- * starting again from a fresh link; a BulkcheckError already says what went wrong.
+ * A transfer that broke midway (connection reset or closed, a truncated body, a
+ * stalled one) is worth starting again from a fresh link; a BulkcheckError already
+ * says what went wrong. The codes are the API client's own (classifyConnectionError).
  */
 function isBrokenTransfer(error: unknown): boolean {
   if (error instanceof BulkcheckError) return error.kind === "unavailable";
-  const code = (error as { code?: unknown } | undefined)?.code;
-  return typeof code === "string" && BROKEN_TRANSFER_CODES.has(code);
+  return BROKEN_TRANSFER.has(classifyConnectionError(error).reason);
 }
+
+const BROKEN_TRANSFER: ReadonlySet<ConnectionReason> = new Set(["reset", "closed", "timeout"]);
 
 /** Whole-download attempts when the transfer breaks midway (each with a fresh link). */
 const TRANSFER_ATTEMPTS = 3;
@@ -103,13 +107,3 @@ function brokenOff(error: unknown): unknown {
     cause: error,
   });
 }
-
-const BROKEN_TRANSFER_CODES = new Set([
-  "ECONNRESET",
-  "EPIPE",
-  "ETIMEDOUT",
-  "UND_ERR_SOCKET",
-  "UND_ERR_BODY_TIMEOUT",
-  "UND_ERR_RES_CONTENT_LENGTH_MISMATCH",
-  "ERR_STREAM_PREMATURE_CLOSE",
-]);

@@ -1,13 +1,7 @@
-import { fork } from "node:child_process";
 import { createHash } from "node:crypto";
-import { createWriteStream } from "node:fs";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { once } from "node:events";
-import { setFlagsFromString } from "node:v8";
-import { fileURLToPath } from "node:url";
-import { runInNewContext } from "node:vm";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { createClient, type ApiClient } from "../../src/api/index.js";
 import { UsageError } from "../../src/errors.js";
@@ -87,67 +81,4 @@ describe("submitTask", () => {
     expect((error as Error).message).toContain(missing);
     expect(server.hits).toHaveLength(0);
   });
-
-  /*
-   * Streaming check: a 50 MB upload must not pass through the client's memory in one
-   * piece. The server runs in a process of its own (test/api/upload-server.mjs), so this
-   * process holds only the client; with V8's gc exposed at run time, it samples its
-   * heap + ArrayBuffer totals every 20 ms of the upload.
-   */
-  it("streams a 50 MB file without holding it in memory", async () => {
-    const size = 50 * 1024 * 1024;
-    const path = join(dir, "big.txt");
-    const expectedHash = await writeNumbers(path, size);
-
-    setFlagsFromString("--expose-gc");
-    const gc = runInNewContext("gc") as () => void;
-    const retained = (): number => {
-      gc();
-      const m = process.memoryUsage();
-      return m.heapUsed + m.arrayBuffers;
-    };
-
-    const uploadServer = fork(fileURLToPath(new URL("./upload-server.mjs", import.meta.url)));
-    try {
-      const message = () => once(uploadServer, "message").then(([value]) => value as { port?: number; size?: number; sha256?: string });
-      const listening = message();
-      uploadServer.send({ task: FULL_TASK });
-      const { port } = await listening;
-      client = createClient({ baseUrl: `http://127.0.0.1:${port}`, apiKey: API_KEY });
-      const baseline = retained();
-      const samples: number[] = [];
-      const sampler = setInterval(() => samples.push(retained() - baseline), 20);
-      const received = message();
-      try {
-        await client.submitTask({ serviceType: "number_validation_batch", country: "US", file: path, idempotencyKey: "big-1" });
-      } finally {
-        clearInterval(sampler);
-      }
-      expect(await received).toEqual({ size, sha256: expectedHash });
-      expect(samples.length).toBeGreaterThanOrEqual(3);
-      // Read whole, the file is held through the upload (158 MB measured); read ahead
-      // of the socket, it piles up over it. Streamed, a few chunks are in flight, and a
-      // starved receiver leaves a brief spike (14 MB seen under the full suite's load).
-      const sorted = [...samples].sort((a, b) => a - b);
-      expect(sorted[Math.floor(sorted.length / 2)]).toBeLessThan(size / 5);
-      expect(sorted[sorted.length - 1]).toBeLessThan(size / 2);
-    } finally {
-      uploadServer.kill();
-    }
-  });
 });
-
-/** Writes `size` bytes of phone-number lines in 1 MB blocks; returns their SHA-256. */
-async function writeNumbers(path: string, size: number): Promise<string> {
-  const line = "14155550100\n";
-  const block = line.repeat(Math.ceil((1024 * 1024) / line.length)).slice(0, 1024 * 1024);
-  const hash = createHash("sha256");
-  const out = createWriteStream(path);
-  for (let written = 0; written < size; written += block.length) {
-    hash.update(block);
-    if (!out.write(block)) await once(out, "drain");
-  }
-  out.end();
-  await once(out, "finish");
-  return hash.digest("hex");
-}

@@ -20,6 +20,8 @@ describe("classifyConnectionError", () => {
     ["a headers timeout", coded("UND_ERR_HEADERS_TIMEOUT"), "timeout", true],
     ["a body timeout", coded("UND_ERR_BODY_TIMEOUT"), "timeout", true],
     ["ETIMEDOUT, which may come mid-request", coded("ETIMEDOUT"), "timeout", true],
+    ["a body shorter than its Content-Length", coded("UND_ERR_RES_CONTENT_LENGTH_MISMATCH"), "closed", true],
+    ["a body stream closed before its end", coded("ERR_STREAM_PREMATURE_CLOSE"), "closed", true],
     ["an expired certificate", coded("CERT_HAS_EXPIRED"), "tls", false],
     ["a self-signed certificate", coded("DEPTH_ZERO_SELF_SIGNED_CERT"), "tls", false],
     ["a code found only in the cause", Object.assign(new Error("fetch failed"), { cause: coded("ECONNREFUSED") }), "refused", false],

@@ -92,14 +92,11 @@ const listCases: ListCase[] = [
 describe("a submit of hostile or broken input", () => {
   it.each(listCases)("refuses $name with exit $code, one error line and no upload", async ({ args, code, error }) => {
     const e = await sandbox();
-    const rssBefore = process.memoryUsage().rss;
     const out = await e.run(await args(e));
     expect(out.code, out.stderr).toBe(code);
     expect(out.stdout).toBe("");
     expect(errorLine(out)).toMatch(error);
     expectNoUpload(e);
-    // No input is ever held in memory whole (the 2 GB file and the 10 MB line included).
-    expect(process.memoryUsage().rss - rssBefore).toBeLessThan(256 * 1024 * 1024);
   });
 
   it("refuses an unreadable file with exit 2 and no upload (as root, where permissions do not bite, the binary runs as nobody)", async (context) => {

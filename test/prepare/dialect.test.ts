@@ -1,10 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { detectHeader, looksLikePhone, sniffDelimiter, sniffLineEnding } from "../../src/prepare/dialect.js";
 import { headerScore } from "../../src/prepare/header-names.js";
-import { RecordReader } from "../../src/prepare/record-reader.js";
+import { RecordReader } from "../../src/csv/record-reader.js";
 
 const records = (text: string, delimiter: string | undefined) => {
-  const reader = new RecordReader(delimiter, "list");
+  const reader = new RecordReader(delimiter);
   return [...reader.push(text), ...reader.end()];
 };
 

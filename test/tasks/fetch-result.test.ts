@@ -1,7 +1,7 @@
 import { Readable } from "node:stream";
 import { describe, expect, it } from "vitest";
 import { ResultUrlExpiredError } from "../../src/api/errors.js";
-import { PendingError, ServiceUnavailableError, TaskFailedError, UsageError } from "../../src/errors.js";
+import { InputRejectedError, PendingError, ServiceUnavailableError, TaskFailedError, UsageError } from "../../src/errors.js";
 import type { Task } from "../../src/spec/task.js";
 import { openTaskResult, withTransferRetries } from "../../src/tasks/fetch-result.js";
 
@@ -97,5 +97,23 @@ describe("withTransferRetries", () => {
     const stopped = transfer(1);
     await expect(withTransferRetries(stopped.run, { signal: controller.signal })).rejects.toThrow("socket hang up");
     expect(stopped.runs()).toBe(1);
+  });
+
+  const coded = (code: string) => Object.assign(new Error(code), { code });
+  it.each([
+    ["a reset connection", coded("ECONNRESET"), true],
+    ["a socket closed midway", coded("UND_ERR_SOCKET"), true],
+    ["a stalled body", coded("UND_ERR_BODY_TIMEOUT"), true],
+    ["a body short of its Content-Length", coded("UND_ERR_RES_CONTENT_LENGTH_MISMATCH"), true],
+    ["a body stream closed early", coded("ERR_STREAM_PREMATURE_CLOSE"), true],
+    ["a reset found in the cause", Object.assign(new Error("terminated"), { cause: coded("ECONNRESET") }), true],
+    ["a service that is unavailable", new ServiceUnavailableError("down"), true],
+    ["a refused connection, which a fresh link does not fix", coded("ECONNREFUSED"), false],
+    ["an unusable file", new InputRejectedError("bad"), false],
+    ["an error without a code", new Error("boom"), false],
+  ])("after %s, runs again: %s", async (_name, error, again) => {
+    const t = transfer(1, () => error);
+    const outcome = await withTransferRetries(t.run).catch(() => "failed");
+    expect([outcome, t.runs()]).toEqual(again ? ["done", 2] : ["failed", 1]);
   });
 });

@@ -1,4 +1,4 @@
-import { swallowedRows, unclosedQuote } from "./csv-errors.js";
+import { swallowedRows, unclosedQuote } from "./errors.js";
 
 const QUOTE = 34;
 const LF = 10;
@@ -19,10 +19,10 @@ export interface RecordsEnd {
  * instead of visiting every field: a quote opens a quoted field only at the
  * start of a field, `""` inside one is a quote, line ends inside one do not end
  * the record, and the same unbalanced-quote errors are thrown at the same
- * lines. ~5× faster than parsing. test/prepare/record-boundaries.test.ts checks
+ * lines. ~5× faster than parsing. test/csv/record-boundaries.test.ts checks
  * it against the parser on generated text cut at random places.
  */
-export function findRecordsEnd(text: string, final: boolean, delimiter: number | undefined, firstLine: number, name: string): RecordsEnd {
+export function findRecordsEnd(text: string, final: boolean, delimiter: number | undefined, firstLine: number): RecordsEnd {
   const length = text.length;
   let line = firstLine;
   let recordStart = 0;
@@ -51,7 +51,7 @@ export function findRecordsEnd(text: string, final: boolean, delimiter: number |
       for (;;) {
         close = text.indexOf('"', from);
         if (close < 0 || (close + 1 === length && !final)) {
-          if (close < 0 && final) throw unclosedQuote(name, openedOn);
+          if (close < 0 && final) throw unclosedQuote(openedOn);
           return result;
         }
         line += countLineBreaks(text, from, close);
@@ -62,7 +62,7 @@ export function findRecordsEnd(text: string, final: boolean, delimiter: number |
       if (line > openedOn) {
         let tailEnd = pos;
         while (tailEnd < length && !isFieldEnd(text.charCodeAt(tailEnd), delimiter!)) tailEnd++;
-        if (text.slice(pos, tailEnd).trim() !== "") throw swallowedRows(name, openedOn, line);
+        if (text.slice(pos, tailEnd).trim() !== "") throw swallowedRows(openedOn, line);
       }
       continue;
     }

@@ -1,17 +1,17 @@
 import { parse } from "csv-parse/sync";
 import { describe, expect, it } from "vitest";
-import { InputRejectedError } from "../../src/errors.js";
-import { RecordReader, type SourceRecord } from "../../src/prepare/record-reader.js";
+import { CsvSyntaxError } from "../../src/csv/errors.js";
+import { RecordReader, type SourceRecord } from "../../src/csv/record-reader.js";
 
 /** Reads text in one go; `plain` reads a list with no delimiter. */
 function read(text: string, delimiter: string | "plain" = ","): SourceRecord[] {
-  const reader = new RecordReader(delimiter === "plain" ? undefined : delimiter, "list.csv");
+  const reader = new RecordReader(delimiter === "plain" ? undefined : delimiter);
   return [...reader.push(text), ...reader.end()];
 }
 
 /** Reads text in chunks cut at the given positions. */
 function readCut(text: string, cuts: number[]): SourceRecord[] {
-  const reader = new RecordReader(",", "list.csv");
+  const reader = new RecordReader(",");
   const records: SourceRecord[] = [];
   let from = 0;
   for (const cut of [...cuts, text.length]) {
@@ -81,7 +81,7 @@ describe("RecordReader (CSV)", () => {
   it("reads one column of the same records however the text is cut", () => {
     const whole = read(TRICKY);
     for (let cut = 0; cut <= TRICKY.length; cut++) {
-      const reader = new RecordReader(",", "list.csv");
+      const reader = new RecordReader(",");
       const a = reader.pushCells(TRICKY.slice(0, cut), 2);
       const b = reader.pushCells(TRICKY.slice(cut), 2);
       const c = reader.endCells(2);
@@ -112,7 +112,7 @@ describe("RecordReader (CSV)", () => {
 describe("RecordReader errors", () => {
   it("rejects a quote that is never closed, naming the line it opened on", () => {
     const text = 'name,phone\n"Smith, John,07400 123456\nBob,07400 123457\n';
-    expect(() => read(text)).toThrow(InputRejectedError);
+    expect(() => read(text)).toThrow(expect.objectContaining({ name: "CsvSyntaxError", problem: "unclosed-quote", line: 2 }));
     expect(() => read(text)).toThrow(/opened on line 2 is never closed/);
   });
 
@@ -122,9 +122,15 @@ describe("RecordReader errors", () => {
   });
 
   it("rejects an unclosed quote that grows past 1 MiB before the file ends", () => {
-    const reader = new RecordReader(",", "big.csv");
+    const reader = new RecordReader(",");
     reader.push('a,"b\n');
     expect(() => reader.push("x".repeat(1 << 20))).toThrow(/opened on line 1 runs on for more than 1 MiB/);
+  });
+
+  it("rejects a line without quotes that grows past 1 MiB, naming it", () => {
+    const reader = new RecordReader(undefined);
+    reader.push("a\nb\n");
+    expect(() => reader.push("7".repeat((1 << 20) + 1))).toThrow(new CsvSyntaxError("endless-line", 3, "line 3 is longer than 1 MiB."));
   });
 });
 
@@ -139,7 +145,7 @@ describe("RecordReader (plain list)", () => {
   });
 
   it("names the line of text pushed so far", () => {
-    const reader = new RecordReader(undefined, "list.txt");
+    const reader = new RecordReader(undefined);
     reader.push("a\nb\nc");
     expect(reader.lineAfter("d\ne")).toBe(4);
   });

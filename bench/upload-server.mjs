@@ -1,7 +1,7 @@
-// A server in a process of its own for the upload streaming test: it hashes the file
-// part as it arrives and answers with the task it was given, so that the test's own
-// process holds only the client (a server in the same process held what it had
-// received but not yet read, which under CPU contention was tens of MB).
+// A server in a process of its own for the upload benchmark's client-only case
+// (upload-bench.js): it hashes the file part as it arrives and answers with the task
+// it was given, so that the measured process holds only the client (a server in the
+// same process held what it had received but not yet read, tens of MB under load).
 import { createHash } from "node:crypto";
 import { createServer } from "node:http";
 import busboy from "busboy";

@@ -1,17 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { RecordReader, type SourceRecord } from "../../src/prepare/record-reader.js";
-
-/** mulberry32 */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { RecordReader, type SourceRecord } from "../../src/csv/record-reader.js";
+import { mulberry32 } from "../../src/sandbox/random.js";
 
 /** Text made of the characters that matter to the reader: quotes, delimiters, line ends, spaces, letters. */
 function messyText(random: () => number, length: number, delimiter: string): string {
@@ -25,7 +14,7 @@ type Outcome = { records: SourceRecord[] } | { error: string };
 
 function readWhole(text: string, delimiter: string | undefined): Outcome {
   try {
-    const reader = new RecordReader(delimiter, "list");
+    const reader = new RecordReader(delimiter);
     return { records: [...reader.push(text), ...reader.end()] };
   } catch (error) {
     return { error: (error as Error).message };
@@ -35,7 +24,7 @@ function readWhole(text: string, delimiter: string | undefined): Outcome {
 /** Cuts the text into blocks at `cuts` with pushBlock, then parses each block with a fresh reader from its first line. */
 function readBlocks(text: string, delimiter: string | undefined, cuts: number[]): Outcome {
   try {
-    const splitter = new RecordReader(delimiter, "list");
+    const splitter = new RecordReader(delimiter);
     const blocks = [];
     let from = 0;
     for (const cut of [...cuts, text.length]) {
@@ -44,7 +33,7 @@ function readBlocks(text: string, delimiter: string | undefined, cuts: number[])
     }
     blocks.push(splitter.endBlock());
     const records = blocks.flatMap((block) => {
-      const reader = new RecordReader(delimiter, "list", block.firstLine);
+      const reader = new RecordReader(delimiter, block.firstLine);
       return [...reader.push(block.text), ...reader.end()];
     });
     return { records };
@@ -55,7 +44,7 @@ function readBlocks(text: string, delimiter: string | undefined, cuts: number[])
 
 describe("RecordReader.pushBlock (the cut that lets workers parse)", () => {
   it.each([",", ";", "\t", undefined])("cuts generated text (delimiter %j) so that blocks parse to exactly the file's records, or fail alike", (delimiter) => {
-    const random = rng(delimiter === undefined ? 99 : delimiter.charCodeAt(0));
+    const random = mulberry32(delimiter === undefined ? 99 : delimiter.charCodeAt(0));
     let compared = 0;
     let errors = 0;
     for (let round = 0; round < 400; round++) {
@@ -72,7 +61,7 @@ describe("RecordReader.pushBlock (the cut that lets workers parse)", () => {
   });
 
   it("gives each block the line its first record starts on", () => {
-    const splitter = new RecordReader(",", "list");
+    const splitter = new RecordReader(",");
     const a = splitter.pushBlock('h1,h2\r\n1,"x\r\ny"\r\n2,');
     const b = splitter.pushBlock("z\r\n3,w");
     const c = splitter.endBlock();
