@@ -34,7 +34,9 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 import { measure, median } from "./measure.js";
 
 const BIN = fileURLToPath(new URL("../bin/bulkcheck.js", import.meta.url));
-const dist = process.env.BULKCHECK_DIST ? pathToFileURL(`${process.env.BULKCHECK_DIST.replace(/\/$/, "")}/`) : new URL("../dist/", import.meta.url);
+const dist = process.env.BULKCHECK_DIST
+  ? pathToFileURL(`${process.env.BULKCHECK_DIST.replace(/\/$/, "")}/`)
+  : new URL("../dist/", import.meta.url);
 const PRODUCTS = ["number_validation_batch", "carrier_batch"];
 const MB = 1024 * 1024;
 
@@ -129,7 +131,9 @@ http.get(base + "/api/v1/bulk-tasks/" + id, { headers: { "x-api-key": key } }, (
 
 async function nodeCopyOnce(sandbox, id, out) {
   rmSync(out, { force: true });
-  const run = await measure(process.execPath, ["-e", NODE_COPY, sandbox.url, sandbox.apiKey, id, out], { env: { ...process.env, NODE_OPTIONS: "" } });
+  const run = await measure(process.execPath, ["-e", NODE_COPY, sandbox.url, sandbox.apiKey, id, out], {
+    env: { ...process.env, NODE_OPTIONS: "" },
+  });
   if (run.code !== 0) throw new Error(`node copy failed (${run.code}): ${run.stderr.slice(0, 300)}`);
   return { wallMs: run.wallMs };
 }
@@ -197,7 +201,13 @@ async function compare(sandbox, task, { runs, dir, format }) {
     output_mb: Number((statSync(ourOut).size / MB).toFixed(1)),
     output_sha256: sha256(ourOut),
     identical_to_curl: format === "csv" ? sha256(ourOut) === sha256(curlOut) : undefined,
-    curl: { whole_s: seconds(curlWhole), transfer_s: seconds(curlTransfer), mb_per_s: rate(bytes, curlWhole / 1000), transfer_mb_per_s: rate(bytes, curlTransfer / 1000), peak_rss_mb: figures(curl, "rss") },
+    curl: {
+      whole_s: seconds(curlWhole),
+      transfer_s: seconds(curlTransfer),
+      mb_per_s: rate(bytes, curlWhole / 1000),
+      transfer_mb_per_s: rate(bytes, curlTransfer / 1000),
+      peak_rss_mb: figures(curl, "rss"),
+    },
     bulkcheck: {
       whole_s: seconds(ourWhole),
       startup_s: seconds(figures(ours, "startupMs")),
@@ -209,8 +219,12 @@ async function compare(sandbox, task, { runs, dir, format }) {
     },
     ratio_whole: Number((curlWhole / ourWhole).toFixed(2)),
     ratio_transfer: Number((curlTransfer / ourTransfer).toFixed(2)),
-    node_copy: nodeCopy.length > 0 ? { whole_s: seconds(figures(nodeCopy, "wallMs")), ratio_whole: Number((curlWhole / figures(nodeCopy, "wallMs")).toFixed(2)) } : undefined,
-    curl_unzip: curlUnzip.length > 0 ? { whole_s: seconds(figures(curlUnzip, "wallMs")), peak_rss_mb: figures(curlUnzip, "rss") } : undefined,
+    node_copy:
+      nodeCopy.length > 0
+        ? { whole_s: seconds(figures(nodeCopy, "wallMs")), ratio_whole: Number((curlWhole / figures(nodeCopy, "wallMs")).toFixed(2)) }
+        : undefined,
+    curl_unzip:
+      curlUnzip.length > 0 ? { whole_s: seconds(figures(curlUnzip, "wallMs")), peak_rss_mb: figures(curlUnzip, "rss") } : undefined,
   };
 }
 

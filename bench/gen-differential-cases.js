@@ -18,7 +18,6 @@ import metadata from "libphonenumber-js/metadata.max.json";
 const countries = Object.keys(metadata.countries);
 const nonGeographic = Object.keys(metadata.nonGeographic);
 
-
 /**
  * @param {number} count
  * @param {() => number} random  a seeded generator of numbers in [0, 1)

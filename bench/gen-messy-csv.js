@@ -22,7 +22,17 @@ const pick = (list) => list[Math.floor(random() * list.length)];
 
 const FIRST = ["Alice", "Bob", "Chloë", "David", "Emma", "Farah", "George", "Hana", "Ian", "Jo", "Kwame", "Lena", "Mo", "Nia"];
 const LAST = ["Smith", "O'Brien", "Jones", "Patel", "Nguyen", "Williams", "Brown", "Taylor", "Khan", "Evans"];
-const NOTES = ["", "", "", "call after 5pm, ask for \"Bob\"", "VIP", "prefers email", "met at expo; follow up", "old number?", "do not call before 9"];
+const NOTES = [
+  "",
+  "",
+  "",
+  'call after 5pm, ask for "Bob"',
+  "VIP",
+  "prefers email",
+  "met at expo; follow up",
+  "old number?",
+  "do not call before 9",
+];
 
 /** The n-th distinct GB national significant number (n < 3M): mostly mobiles, one in twenty a London line. */
 function gbNumber(n) {
@@ -36,17 +46,28 @@ function spell(nsn) {
   const mobile = nsn.startsWith("7");
   const [a, b] = mobile ? [nsn.slice(0, 4), nsn.slice(4)] : [nsn.slice(0, 2), nsn.slice(2)];
   switch (Math.floor(random() * 12)) {
-    case 0: return `+44 ${a} ${b}`;
-    case 1: return `0${nsn}`;
-    case 2: return `0${a} ${b}`;
-    case 3: return `0044 ${a} ${b}`;
-    case 4: return `44${nsn}`;
-    case 5: return `+44 (0)${a} ${b}`;
-    case 6: return `+44-${a}-${b.slice(0, 3)}-${b.slice(3)}`;
-    case 7: return `(0${a}) ${b}`;
-    case 8: return ` +44${nsn} `;
-    case 9: return `0${a}-${b}`;
-    default: return `+44${nsn}`;
+    case 0:
+      return `+44 ${a} ${b}`;
+    case 1:
+      return `0${nsn}`;
+    case 2:
+      return `0${a} ${b}`;
+    case 3:
+      return `0044 ${a} ${b}`;
+    case 4:
+      return `44${nsn}`;
+    case 5:
+      return `+44 (0)${a} ${b}`;
+    case 6:
+      return `+44-${a}-${b.slice(0, 3)}-${b.slice(3)}`;
+    case 7:
+      return `(0${a}) ${b}`;
+    case 8:
+      return ` +44${nsn} `;
+    case 9:
+      return `0${a}-${b}`;
+    default:
+      return `+44${nsn}`;
   }
 }
 

@@ -41,7 +41,13 @@ const cases = {
       const wall = performance.now() - started;
       const { user, system } = process.cpuUsage(cpu);
       const kept = readFileSync(result.chunks[0].path, "utf8").split("\n").filter(Boolean);
-      return { wall_ms: Math.round(wall), cpu_ms: Math.round((user + system) / 1000), kept: kept.length, keptHash: hashSet(kept), summary: result.summary };
+      return {
+        wall_ms: Math.round(wall),
+        cpu_ms: Math.round((user + system) / 1000),
+        kept: kept.length,
+        keptHash: hashSet(kept),
+        summary: result.summary,
+      };
     } finally {
       rmSync(outputDir, { recursive: true, force: true });
     }
@@ -91,12 +97,20 @@ if (child) {
     execFileSync(process.execPath, [join(here, "gen-messy-csv.js"), String(rows)], { stdio: "ignore" });
   }
   const run = (...args) =>
-    JSON.parse(execFileSync(process.execPath, [import.meta.filename, "child", String(rows), ...args], { encoding: "utf8", maxBuffer: 1 << 24 }));
+    JSON.parse(
+      execFileSync(process.execPath, [import.meta.filename, "child", String(rows), ...args], { encoding: "utf8", maxBuffer: 1 << 24 }),
+    );
   const runs = Number(process.env.RUNS ?? 3);
   const repeated = (...args) => {
     const all = Array.from({ length: runs }, () => run(...args));
     const median = (key) => all.map((r) => r[key]).sort((a, b) => a - b)[Math.floor(runs / 2)];
-    return { ...all[0], wall_ms: median("wall_ms"), cpu_ms: median("cpu_ms"), peak_rss_mb: Math.max(...all.map((r) => r.peak_rss_mb)), runs: all.map((r) => r.wall_ms) };
+    return {
+      ...all[0],
+      wall_ms: median("wall_ms"),
+      cpu_ms: median("cpu_ms"),
+      peak_rss_mb: Math.max(...all.map((r) => r.peak_rss_mb)),
+      runs: all.map((r) => r.wall_ms),
+    };
   };
   const csv = repeated("prepare", csvPath);
   const csvThreads = repeated("prepare", csvPath, "2");

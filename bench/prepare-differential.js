@@ -24,7 +24,12 @@ const examples = [];
 for (const c of differentialCases(count, mulberry32(seed))) {
   let started = performance.now();
   const phone = parsePhoneNumberFromString(c.input, { defaultCountry: c.defaultCountry, extract: false });
-  const theirs = phone && { valid: phone.isValid(), callingCode: phone.countryCallingCode, nationalNumber: phone.nationalNumber, country: phone.country };
+  const theirs = phone && {
+    valid: phone.isValid(),
+    callingCode: phone.countryCallingCode,
+    nationalNumber: phone.nationalNumber,
+    country: phone.country,
+  };
   figures.library_ms += performance.now() - started;
   started = performance.now();
   const ours = parseDigits(c.input, c.defaultCountry);

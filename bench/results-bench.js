@@ -18,9 +18,7 @@ import { promisify } from "node:util";
 import yazl from "yazl";
 
 const MB = 1024 * 1024;
-const dist = process.env.BULKCHECK_DIST
-  ? resolve(process.env.BULKCHECK_DIST)
-  : fileURLToPath(new URL("../dist", import.meta.url));
+const dist = process.env.BULKCHECK_DIST ? resolve(process.env.BULKCHECK_DIST) : fileURLToPath(new URL("../dist", import.meta.url));
 
 const CARRIERS = [
   ["Telekom", "Telekom", "mobile", "DE", "Berlin", "Berlin"],
@@ -67,10 +65,14 @@ async function parseOnly(input) {
 
 async function writeOnce(input, output) {
   const { writeResults } = await import(pathToFileURL(join(dist, "results", "write-results.js")).href);
-  const summary = await writeResults([async () => createReadStream(input)], { path: output, force: true }, {
-    serviceType: "carrier_batch",
-    expectedRows: Number(process.env.BENCH_ROWS),
-  });
+  const summary = await writeResults(
+    [async () => createReadStream(input)],
+    { path: output, force: true },
+    {
+      serviceType: "carrier_batch",
+      expectedRows: Number(process.env.BENCH_ROWS),
+    },
+  );
   return {
     rows: summary.rows,
     mismatches: summary.mismatches.length,
@@ -105,7 +107,11 @@ async function main() {
     await zipFile(csvPath, zipPath);
     const csvBytes = (await stat(csvPath)).size;
     const cases = {};
-    for (const [name, input] of [["csvParseOnly", csvPath], ["csv", csvPath], ["zip", zipPath]]) {
+    for (const [name, input] of [
+      ["csvParseOnly", csvPath],
+      ["csv", csvPath],
+      ["zip", zipPath],
+    ]) {
       const { stdout } = await promisify(execFile)(
         process.execPath,
         [fileURLToPath(import.meta.url), "--case", name, input, join(dir, `out-${name}.csv`), String(csvBytes)],

@@ -15,7 +15,11 @@ const here = fileURLToPath(new URL(".", import.meta.url));
 
 /** Runs a benchmark script and returns the JSON object it prints last. */
 function script(name, args = []) {
-  const out = execFileSync(process.execPath, [join(here, name), ...args], { encoding: "utf8", maxBuffer: 1 << 26, stdio: ["ignore", "pipe", "inherit"] });
+  const out = execFileSync(process.execPath, [join(here, name), ...args], {
+    encoding: "utf8",
+    maxBuffer: 1 << 26,
+    stdio: ["ignore", "pipe", "inherit"],
+  });
   return JSON.parse(out.slice(out.indexOf("{")));
 }
 
@@ -34,36 +38,85 @@ function headlines(results) {
   const rows = [];
   const add = (what, measured, reference, target) => rows.push([what, measured, reference ?? "", target ?? ""]);
   const { prepare, validate: v, upload, download, startup, sandbox, dedup } = results;
-  if (prepare) add("prepareList 500k messy CSV", `${prepare.csv.prepare.wall_ms} ms`, `plain JS loop ${prepare.csv.plain_loop.wall_ms} ms`, "same kept set: " + prepare.csv.kept_sets_identical);
+  if (prepare)
+    add(
+      "prepareList 500k messy CSV",
+      `${prepare.csv.prepare.wall_ms} ms`,
+      `plain JS loop ${prepare.csv.plain_loop.wall_ms} ms`,
+      "same kept set: " + prepare.csv.kept_sets_identical,
+    );
   if (v) {
     const { messy_csv: csv, scale } = v;
-    const kept = csv.kept ? `kept sets identical: ${csv.kept.identical} (bulkcheck ${csv.kept.only_bulkcheck} more, ${csv.kept.only_bulkcheck_as_excel_float} of them Excel floats; python ${csv.kept.only_python} more)` : "no python3-phonenumbers";
-    add("bulkcheck validate 500k messy CSV", `${csv.bulkcheck.wall_s} s, ${csv.bulkcheck.peak_rss_mb} MB`, csv.python ? `Python phonenumbers ${csv.python.wall_s} s (${csv.speedup}×)` : "", `≥ 10× faster, ≤ 300 MB; ${kept}`);
+    const kept = csv.kept
+      ? `kept sets identical: ${csv.kept.identical} (bulkcheck ${csv.kept.only_bulkcheck} more, ${csv.kept.only_bulkcheck_as_excel_float} of them Excel floats; python ${csv.kept.only_python} more)`
+      : "no python3-phonenumbers";
+    add(
+      "bulkcheck validate 500k messy CSV",
+      `${csv.bulkcheck.wall_s} s, ${csv.bulkcheck.peak_rss_mb} MB`,
+      csv.python ? `Python phonenumbers ${csv.python.wall_s} s (${csv.speedup}×)` : "",
+      `≥ 10× faster, ≤ 300 MB; ${kept}`,
+    );
     add("bulkcheck validate 500k messy TXT", `${v.messy_txt.bulkcheck.wall_s} s, ${v.messy_txt.bulkcheck.peak_rss_mb} MB`, "", "");
-    add("bulkcheck validate 5M distinct", `${scale.lines_5m.wall_s} s, ${scale.lines_5m.peak_rss_mb} MB`, `500k distinct ${scale.lines_500k.wall_s} s (${scale.time_ratio}×)`, "≤ 400 MB, ≤ 12× the 500k time");
+    add(
+      "bulkcheck validate 5M distinct",
+      `${scale.lines_5m.wall_s} s, ${scale.lines_5m.peak_rss_mb} MB`,
+      `500k distinct ${scale.lines_500k.wall_s} s (${scale.time_ratio}×)`,
+      "≤ 400 MB, ≤ 12× the 500k time",
+    );
   }
   if (upload) {
     const client = upload.client_only;
-    add(`submit ${upload.upload_mb} MB list (${upload.numbers} numbers)`, `${upload.bulkcheck.wall_seconds} s, ${upload.bulkcheck.peak_rss_mb} MB`, `curl -F ${upload.curl.wall_seconds} s, ${upload.curl.peak_rss_mb} MB; half the list ${upload.bulkcheck_half_list.peak_rss_mb} MB`, "RSS ≤ 200 MB");
-    add("API client upload alone", client.uploads.map((u) => `${u.file_mb} MB file: ${u.peak_rss_mb} MB`).join(", "), `client loaded, no upload: ${client.idle_peak_rss_mb} MB`, "flat in the file size");
+    add(
+      `submit ${upload.upload_mb} MB list (${upload.numbers} numbers)`,
+      `${upload.bulkcheck.wall_seconds} s, ${upload.bulkcheck.peak_rss_mb} MB`,
+      `curl -F ${upload.curl.wall_seconds} s, ${upload.curl.peak_rss_mb} MB; half the list ${upload.bulkcheck_half_list.peak_rss_mb} MB`,
+      "RSS ≤ 200 MB",
+    );
+    add(
+      "API client upload alone",
+      client.uploads.map((u) => `${u.file_mb} MB file: ${u.peak_rss_mb} MB`).join(", "),
+      `client loaded, no upload: ${client.idle_peak_rss_mb} MB`,
+      "flat in the file size",
+    );
   }
   if (download) {
     for (const [name, c] of Object.entries(download.cases)) {
-      add(`download ${download.rows} rows ${name}`, `${c.bulkcheck.mb_per_s} MB/s (${c.bulkcheck.whole_s} s for ${c.result_mb} MB), ${c.bulkcheck.peak_rss_mb} MB`, `curl ${c.curl.whole_s} s${c.node_copy ? `; a bare Node copy ${c.node_copy.whole_s} s` : ""}`, "≥ 50 MB/s whole command (carrier CSV), RSS ≤ 150 MB");
+      add(
+        `download ${download.rows} rows ${name}`,
+        `${c.bulkcheck.mb_per_s} MB/s (${c.bulkcheck.whole_s} s for ${c.result_mb} MB), ${c.bulkcheck.peak_rss_mb} MB`,
+        `curl ${c.curl.whole_s} s${c.node_copy ? `; a bare Node copy ${c.node_copy.whole_s} s` : ""}`,
+        "≥ 50 MB/s whole command (carrier CSV), RSS ≤ 150 MB",
+      );
     }
   }
   if (startup) {
     add("bulkcheck --version", `${startup.version_ms} ms (${startup.version_ratio}×)`, `node -e 0 ${startup.node_e0_ms} ms`, "");
-    add("bulkcheck status --help", `${startup.status_help_ms} ms (${startup.status_help_ratio}×)`, `node -e 0 ${startup.node_e0_ms} ms`, `≤ ${startup.target_ratio}× on Node 20`);
+    add(
+      "bulkcheck status --help",
+      `${startup.status_help_ms} ms (${startup.status_help_ratio}×)`,
+      `node -e 0 ${startup.node_e0_ms} ms`,
+      `≤ ${startup.target_ratio}× on Node 20`,
+    );
     for (const [version, { compile_cache: cached }] of Object.entries(startup.other_nodes ?? {})) {
-      add(`bulkcheck status --help, ${version}, compile cache`, `${cached.status_help_ms} ms (${cached.status_help_ratio}×)`, `node -e 0 ${cached.node_e0_ms} ms`, "");
+      add(
+        `bulkcheck status --help, ${version}, compile cache`,
+        `${cached.status_help_ms} ms (${cached.status_help_ratio}×)`,
+        `node -e 0 ${cached.node_e0_ms} ms`,
+        "",
+      );
     }
   }
   if (sandbox) {
     add("sandbox GET task, 50 clients", `${sandbox.check_endpoint.requests_per_second} req/s`, "", "");
     add("sandbox 500k-number task end to end", `${sandbox.end_to_end.total_seconds} s`, "", "");
   }
-  if (dedup) add(`IdentifierSet ${dedup.identifiers} distinct`, `${dedup.add_s} s, ${dedup.peak_rss_mb} MB`, `${dedup.wrong_lines} wrong lines on lookup`, "holds them all");
+  if (dedup)
+    add(
+      `IdentifierSet ${dedup.identifiers} distinct`,
+      `${dedup.add_s} s, ${dedup.peak_rss_mb} MB`,
+      `${dedup.wrong_lines} wrong lines on lookup`,
+      "holds them all",
+    );
   return rows;
 }
 
@@ -80,7 +133,13 @@ const wanted = process.argv.slice(2).length > 0 ? process.argv.slice(2) : Object
 const resultsPath = join(here, "results.json");
 // A run of some benchmarks keeps the others' last figures; each says when it was measured.
 const earlier = existsSync(resultsPath) ? JSON.parse(readFileSync(resultsPath, "utf8")) : {};
-const machine = { cpus: availableParallelism(), model: cpus()[0]?.model, memory_gb: Math.round(totalmem() / 2 ** 30), node: process.version, platform: process.platform };
+const machine = {
+  cpus: availableParallelism(),
+  model: cpus()[0]?.model,
+  memory_gb: Math.round(totalmem() / 2 ** 30),
+  node: process.version,
+  platform: process.platform,
+};
 const fresh = {};
 for (const name of wanted) {
   if (!BENCHES[name]) throw new Error(`unknown benchmark ${name}; choose from ${Object.keys(BENCHES).join(", ")}`);

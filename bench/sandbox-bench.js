@@ -8,7 +8,9 @@ import { performance } from "node:perf_hooks";
 import { pathToFileURL } from "node:url";
 import { Client, FormData, request, Agent } from "undici";
 
-const dist = process.env.BULKCHECK_DIST ? pathToFileURL(`${process.env.BULKCHECK_DIST.replace(/\/$/, "")}/`) : new URL("../dist/", import.meta.url);
+const dist = process.env.BULKCHECK_DIST
+  ? pathToFileURL(`${process.env.BULKCHECK_DIST.replace(/\/$/, "")}/`)
+  : new URL("../dist/", import.meta.url);
 const { startSandbox } = await import(new URL("sandbox/index.js", dist).href);
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 5);
@@ -83,7 +85,10 @@ async function endToEnd() {
   let view = task;
   while (view.status === "processing" || !view.result_url) {
     await new Promise((resolve) => setTimeout(resolve, 100));
-    const response = await request(`${sandbox.url}/api/v1/bulk-tasks/${task.id}`, { headers: { "x-api-key": sandbox.apiKey }, dispatcher: agent });
+    const response = await request(`${sandbox.url}/api/v1/bulk-tasks/${task.id}`, {
+      headers: { "x-api-key": sandbox.apiKey },
+      dispatcher: agent,
+    });
     view = (await response.body.json()).data;
     if (view.status === "failed") throw new Error("task failed");
   }

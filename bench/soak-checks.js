@@ -59,7 +59,8 @@ export function checkSoak({ lists, flows, sandboxes, journals = [], secret }) {
       fail(`seed ${seed}: the journal holds the API key`);
     }
     const bad = text.split("\n").filter((line) => line !== "" && !parses(line));
-    if (bad.length > 0 || (text !== "" && !text.endsWith("\n"))) fail(`seed ${seed}: the journal has ${bad.length} line(s) that are not JSON`);
+    if (bad.length > 0 || (text !== "" && !text.endsWith("\n")))
+      fail(`seed ${seed}: the journal has ${bad.length} line(s) that are not JSON`);
   }
 
   // Exit codes: 0 or 7, and every 7 for a legitimate reason.
@@ -89,7 +90,8 @@ export function checkSoak({ lists, flows, sandboxes, journals = [], secret }) {
 
   // The reference runs themselves must have worked, or nothing can be compared.
   for (const list of lists) {
-    if (list.reference?.code !== 0) fail(`the fault-free reference run of ${list.name} exited ${list.reference?.code}: ${lastLines(list.reference?.stderr ?? "")}`);
+    if (list.reference?.code !== 0)
+      fail(`the fault-free reference run of ${list.name} exited ${list.reference?.code}: ${lastLines(list.reference?.stderr ?? "")}`);
   }
 
   // One task per distinct list: tasks are matched to lists by product and line count (unique per sandbox).
@@ -117,13 +119,16 @@ export function checkSoak({ lists, flows, sandboxes, journals = [], secret }) {
       for (const flow of flows.filter((candidate) => candidate.list === list)) {
         const printed = flow.runs.map((run) => run.stdout.trim()).filter((id) => id !== "");
         for (const id of printed) {
-          if (!tasks.some((task) => task.id === id)) fail(`flow ${flow.index} printed task ${id}, which the sandbox does not hold for ${list.name}`);
+          if (!tasks.some((task) => task.id === id))
+            fail(`flow ${flow.index} printed task ${id}, which the sandbox does not hold for ${list.name}`);
         }
-        if (flow.runs.at(-1).code === 0 && tasks.length === 0) fail(`flow ${flow.index} succeeded but the sandbox holds no task for ${list.name}`);
+        if (flow.runs.at(-1).code === 0 && tasks.length === 0)
+          fail(`flow ${flow.index} succeeded but the sandbox holds no task for ${list.name}`);
       }
     }
     const reserves = sandbox.state.ledger.filter((entry) => entry.kind === "reserve").length;
-    if (reserves !== sandbox.state.tasks.length) fail(`seed ${sandbox.seed}: ${reserves} reservations for ${sandbox.state.tasks.length} tasks`);
+    if (reserves !== sandbox.state.tasks.length)
+      fail(`seed ${sandbox.seed}: ${reserves} reservations for ${sandbox.state.tasks.length} tasks`);
   }
 
   // Balance: start − Σ success_cnt × price, with nothing left reserved.
@@ -132,7 +137,10 @@ export function checkSoak({ lists, flows, sandboxes, journals = [], secret }) {
     if (unfinished.length > 0) fail(`seed ${seed}: ${unfinished.length} task(s) still processing at the end`);
     const charged = state.tasks.reduce((sum, task) => sum + (task.success_cnt ?? 0) * state.prices[task.product], 0);
     const expected = state.start_balance_micros - charged;
-    if (state.balance_micros !== expected) fail(`seed ${seed}: balance ${state.balance_micros} micros, expected ${expected} (start ${state.start_balance_micros} − charges ${charged})`);
+    if (state.balance_micros !== expected)
+      fail(
+        `seed ${seed}: balance ${state.balance_micros} micros, expected ${expected} (start ${state.start_balance_micros} − charges ${charged})`,
+      );
     if (state.reserved_micros !== 0) fail(`seed ${seed}: ${state.reserved_micros} micros still reserved`);
   }
 
@@ -201,9 +209,15 @@ function lastLines(text, count = 3) {
 
 /** The figures as aligned lines for a terminal. */
 export function formatFigures(figures, wallMs) {
-  const histogram = (counts) => Object.entries(counts).map(([code, n]) => `${code}: ${n}`).join(", ") || "none";
+  const histogram = (counts) =>
+    Object.entries(counts)
+      .map(([code, n]) => `${code}: ${n}`)
+      .join(", ") || "none";
   const rows = [
-    ["flows", `${figures.flows} (${figures.runs} runs incl. cron re-runs after exit 7; ${figures.lists} distinct lists; seeds ${figures.seeds.join(", ")})`],
+    [
+      "flows",
+      `${figures.flows} (${figures.runs} runs incl. cron re-runs after exit 7; ${figures.lists} distinct lists; seeds ${figures.seeds.join(", ")})`,
+    ],
     ["tasks created", figures.tasks],
     ["faults injected", `${figures.faults_total} (${histogram(figures.faults)})`],
     ["retries (client)", figures.retries],

@@ -63,7 +63,9 @@ export async function runSoak(options = {}) {
     }
 
     const { lists, flows } = planFlows(o, seeds);
-    o.log(`soak: ${flows.length} flows over ${lists.length} lists on seeds ${seeds.map((s) => s.seed).join(", ")}, ${o.parallel} at a time`);
+    o.log(
+      `soak: ${flows.length} flows over ${lists.length} lists on seeds ${seeds.map((s) => s.seed).join(", ")}, ${o.parallel} at a time`,
+    );
 
     // Fault-free reference runs, in-process (the same CLI code, without paying for process start-up).
     // They mostly wait for the task to finish, so many run at once.
@@ -71,7 +73,10 @@ export async function runSoak(options = {}) {
       lists.map((list) => async () => {
         const at = seeds.find((s) => s.seed === list.seed);
         const output = join(at.dir, "ref", `${list.name}.csv`);
-        const result = await runInProcess(flowArgs(list, output, false), { env: envFor(at.reference.url, join(at.dir, "ref-config"), at.dir), cwd: at.dir });
+        const result = await runInProcess(flowArgs(list, output, false), {
+          env: envFor(at.reference.url, join(at.dir, "ref-config"), at.dir),
+          cwd: at.dir,
+        });
         list.reference = { code: result.code, stderr: result.stderr, bytes: result.code === 0 ? readFileSync(output) : undefined };
       }),
       8,
@@ -125,7 +130,13 @@ function planFlows(o, seeds) {
     } else {
       const k = at.lists.length;
       const size = o.minSize + k * 3;
-      list = { seed: at.seed, name: `s${at.seed}-list${k}`, product: PRODUCTS[k % PRODUCTS.length], size, path: join(at.dir, "lists", `list${k}.txt`) };
+      list = {
+        seed: at.seed,
+        name: `s${at.seed}-list${k}`,
+        product: PRODUCTS[k % PRODUCTS.length],
+        size,
+        path: join(at.dir, "lists", `list${k}.txt`),
+      };
       writeFileSync(list.path, numbers(size, k * 5_000).join("\n") + "\n");
       at.lists.push(list);
       lists.push(list);
@@ -150,7 +161,14 @@ function flowArgs(list, output, verbose) {
 }
 
 function envFor(baseUrl, configDir, home) {
-  return { PATH: process.env.PATH, HOME: join(home, "home"), BULKCHECK_BASE_URL: baseUrl, BULKCHECK_API_KEY: API_KEY, BULKCHECK_CONFIG_DIR: configDir, CI: "1" };
+  return {
+    PATH: process.env.PATH,
+    HOME: join(home, "home"),
+    BULKCHECK_BASE_URL: baseUrl,
+    BULKCHECK_API_KEY: API_KEY,
+    BULKCHECK_CONFIG_DIR: configDir,
+    CI: "1",
+  };
 }
 
 /** The sandbox state once no task is processing (a flow that gave up mid-wait leaves one running), or after 30 s. */
@@ -193,7 +211,10 @@ async function cli() {
     }).filter(([, value]) => value !== undefined),
   );
   const report = await runSoak({ ...options, keep: Boolean(values.keep), log: (line) => process.stderr.write(`${line}\n`) });
-  if (values.json) process.stdout.write(JSON.stringify({ ok: report.ok, ...report.figures, wall_ms: report.wallMs, failures: report.failures }, null, 2) + "\n");
+  if (values.json)
+    process.stdout.write(
+      JSON.stringify({ ok: report.ok, ...report.figures, wall_ms: report.wallMs, failures: report.failures }, null, 2) + "\n",
+    );
   else process.stdout.write(`${formatFigures(report.figures, report.wallMs)}\n`);
   if (report.work) process.stderr.write(`work directory kept: ${report.work}\n`);
   for (const failure of report.failures) process.stderr.write(`FAIL ${failure}\n`);

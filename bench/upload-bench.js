@@ -55,14 +55,37 @@ async function submitOnce(client, list, dir) {
   const bytes = statSync(list).size;
   const sandbox = await startSandbox({ maxTaskSize: 1e8, maxFileBytes: bytes * 2, balanceMicros: 1e13, numbersPerSecond: 1e9 });
   try {
-    const env = { ...process.env, BULKCHECK_BASE_URL: sandbox.url, BULKCHECK_API_KEY: sandbox.apiKey, BULKCHECK_CONFIG_DIR: join(dir, `config-${client}-${bytes}`) };
-    for (const [key, value] of [["max-task-size", 1e8], ["max-file-bytes", bytes * 2]]) {
+    const env = {
+      ...process.env,
+      BULKCHECK_BASE_URL: sandbox.url,
+      BULKCHECK_API_KEY: sandbox.apiKey,
+      BULKCHECK_CONFIG_DIR: join(dir, `config-${client}-${bytes}`),
+    };
+    for (const [key, value] of [
+      ["max-task-size", 1e8],
+      ["max-file-bytes", bytes * 2],
+    ]) {
       await measure(process.execPath, [BIN, "config", "set", key, String(value)], { env });
     }
     const run =
       client === "curl"
-        ? await measure("curl", ["-sS", "-H", `X-API-Key: ${sandbox.apiKey}`, "-F", "service_type=number_validation_batch", "-F", "country=GB", "-F", `file=@${list}`, `${sandbox.url}/api/v1/bulk-tasks`])
-        : await measure(process.execPath, [BIN, "submit", list, "--type", "number_validation_batch", "--country", "GB", "--yes", "--quiet"], { env });
+        ? await measure("curl", [
+            "-sS",
+            "-H",
+            `X-API-Key: ${sandbox.apiKey}`,
+            "-F",
+            "service_type=number_validation_batch",
+            "-F",
+            "country=GB",
+            "-F",
+            `file=@${list}`,
+            `${sandbox.url}/api/v1/bulk-tasks`,
+          ])
+        : await measure(
+            process.execPath,
+            [BIN, "submit", list, "--type", "number_validation_batch", "--country", "GB", "--yes", "--quiet"],
+            { env },
+          );
     if (run.code !== 0) throw new Error(`${client} failed (${run.code}): ${run.stderr.slice(0, 300)}`);
     return figures(run);
   } finally {
@@ -76,7 +99,15 @@ async function clientOnly(dir, sizes) {
   try {
     const message = () => once(server, "message").then(([value]) => value);
     const listening = message();
-    server.send({ task: { id: "0123456789abcdef0123456789abcdef", product: "number_validation_batch", status: "processing", total: 1, created_at: "2030-01-01T12:00:00Z" } });
+    server.send({
+      task: {
+        id: "0123456789abcdef0123456789abcdef",
+        product: "number_validation_batch",
+        status: "processing",
+        total: 1,
+        created_at: "2030-01-01T12:00:00Z",
+      },
+    });
     const { port } = await listening;
     const script = fileURLToPath(new URL("./upload-client.js", import.meta.url));
     const idle = await measure(process.execPath, [script, distPath, String(port), "idle"]);

@@ -10,7 +10,8 @@ const [dist, port, file] = process.argv.slice(2);
 const { createClient } = await import(pathToFileURL(join(dist, "api", "index.js")).href);
 const client = createClient({ baseUrl: `http://127.0.0.1:${port}`, apiKey: "sk_bench_upload_client" });
 try {
-  if (file !== "idle") await client.submitTask({ serviceType: "number_validation_batch", country: "US", file, idempotencyKey: "bench-upload" });
+  if (file !== "idle")
+    await client.submitTask({ serviceType: "number_validation_batch", country: "US", file, idempotencyKey: "bench-upload" });
 } finally {
   await client.close();
 }

@@ -34,7 +34,10 @@ async function validate(file, out = "/dev/null") {
     if (run.code !== 0) throw new Error(`validate ${file} failed: ${run.stderr.slice(0, 300)}`);
     all.push(run);
   }
-  return { wall_s: Number((median(all.map((run) => run.wallMs)) / 1000).toFixed(2)), peak_rss_mb: Math.max(...all.map((run) => run.peakRssMb)) };
+  return {
+    wall_s: Number((median(all.map((run) => run.wallMs)) / 1000).toFixed(2)),
+    peak_rss_mb: Math.max(...all.map((run) => run.peakRssMb)),
+  };
 }
 
 /**
@@ -68,7 +71,8 @@ try {
   const theirs = join(dir, "python.txt");
   const messy = await validate(csv, ours);
   const python = existsSync(PYTHON) ? await measure(PYTHON, [join(here, "validate-reference.py"), csv, "1", "GB", theirs]) : undefined;
-  if (python && python.code !== 0) throw new Error(`the Python reference failed (is python3-phonenumbers installed?): ${python.stderr.slice(0, 300)}`);
+  if (python && python.code !== 0)
+    throw new Error(`the Python reference failed (is python3-phonenumbers installed?): ${python.stderr.slice(0, 300)}`);
   const small = await validate(data("gen-distinct-list.js", "distinct-500000.txt", 500_000));
   const large = await validate(data("gen-distinct-list.js", "distinct-5000000.txt", 5_000_000));
   console.log(

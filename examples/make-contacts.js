@@ -23,10 +23,63 @@ const ROWS = 1200;
 const random = rng(1200);
 const pick = (list) => list[Math.floor(random() * list.length)];
 
-const FIRST = ["Olivia", "Amelia", "Isla", "Ava", "Mia", "Noah", "Oliver", "George", "Arthur", "Leo", "Priya", "Mohammed", "Siobhán", "Zoë", "Rhys", "Callum"];
-const LAST = ["Smith", "Jones", "Taylor", "Brown", "Williams", "Wilson", "Davies", "Evans", "Patel", "Khan", "O'Connor", "Murphy", "MacDonald", "Hughes"];
-const COMPANIES = ["Acme Ltd", "Brightside Logistics", "Harbour & Co", "Northwind Traders", "Smith, Jones and Partners", "Tesco Express", "Kent County Council", ""];
-const NOTES = ["", "", "", "", "prefers email", "call after 5pm, not before", 'asked for "Dave"', "met at trade show", "VIP", "old number?", "line 1\nline 2"];
+const FIRST = [
+  "Olivia",
+  "Amelia",
+  "Isla",
+  "Ava",
+  "Mia",
+  "Noah",
+  "Oliver",
+  "George",
+  "Arthur",
+  "Leo",
+  "Priya",
+  "Mohammed",
+  "Siobhán",
+  "Zoë",
+  "Rhys",
+  "Callum",
+];
+const LAST = [
+  "Smith",
+  "Jones",
+  "Taylor",
+  "Brown",
+  "Williams",
+  "Wilson",
+  "Davies",
+  "Evans",
+  "Patel",
+  "Khan",
+  "O'Connor",
+  "Murphy",
+  "MacDonald",
+  "Hughes",
+];
+const COMPANIES = [
+  "Acme Ltd",
+  "Brightside Logistics",
+  "Harbour & Co",
+  "Northwind Traders",
+  "Smith, Jones and Partners",
+  "Tesco Express",
+  "Kent County Council",
+  "",
+];
+const NOTES = [
+  "",
+  "",
+  "",
+  "",
+  "prefers email",
+  "call after 5pm, not before",
+  'asked for "Dave"',
+  "met at trade show",
+  "VIP",
+  "old number?",
+  "line 1\nline 2",
+];
 
 /** The n-th distinct GB national significant number: mostly mobiles, some London lines. */
 function gbNumber(n) {
@@ -39,20 +92,47 @@ function spell(nsn) {
   const mobile = nsn.startsWith("7");
   const a = mobile ? nsn.slice(0, 4) : nsn.slice(0, 2);
   const b = mobile ? nsn.slice(4) : `${nsn.slice(2, 6)} ${nsn.slice(6)}`;
-  return pick([`0${a} ${b}`, `0${nsn}`, `+44 ${a} ${b}`, `+44${nsn}`, `0044 ${a} ${b}`, `44${nsn}`, `+44 (0)${a} ${b}`, `0${a}-${b.replace(" ", "-")}`]);
+  return pick([
+    `0${a} ${b}`,
+    `0${nsn}`,
+    `+44 ${a} ${b}`,
+    `+44${nsn}`,
+    `0044 ${a} ${b}`,
+    `44${nsn}`,
+    `+44 (0)${a} ${b}`,
+    `0${a}-${b.replace(" ", "-")}`,
+  ]);
 }
 
 const SPECIAL = [
   // Regions sharing +44: kept by default, counted per region; --strict-region excludes them.
-  "+44 1534 456789", "01534 456790", "+44 7781 123456", "01481 256789", "07624 123456",
+  "+44 1534 456789",
+  "01534 456790",
+  "+44 7781 123456",
+  "01481 256789",
+  "07624 123456",
   // Foreign.
-  "+1 212 555 0142", "+33 6 12 34 56 78", "+49 151 12345678", "+353 85 123 4567", "+61 412 345 678",
+  "+1 212 555 0142",
+  "+33 6 12 34 56 78",
+  "+49 151 12345678",
+  "+353 85 123 4567",
+  "+61 412 345 678",
   // Invalid.
-  "12345", "07400 12345", "+44 7700 900123", "n/a", "ask reception", "0000 000000",
+  "12345",
+  "07400 12345",
+  "+44 7700 900123",
+  "n/a",
+  "ask reception",
+  "0000 000000",
   // Excel damage: digits lost to scientific notation, and damage that can be undone.
-  "4.47400E+11", "4.47500E+11", "447400987654.0", "'+447500987654", "4.47800987654E+11",
+  "4.47400E+11",
+  "4.47500E+11",
+  "447400987654.0",
+  "'+447500987654",
+  "4.47800987654E+11",
   // Extensions, dropped and noted.
-  "+44 20 7946 0999 ext. 214", "020 7946 0998 x12",
+  "+44 20 7946 0999 ext. 214",
+  "020 7946 0998 x12",
 ];
 
 const rows = [["id", "name", "company", "phone", "email", "notes"]];

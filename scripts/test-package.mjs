@@ -51,7 +51,8 @@ export { kept, identifier, kind };
 function run(command, args, options = {}) {
   const result = spawnSync(command, args, { encoding: "utf8", env, cwd: temp, ...options });
   const output = `${result.stdout ?? ""}${result.stderr ?? ""}`;
-  if (result.status !== 0) throw new Error(`\`${command} ${args.join(" ")}\` exited ${result.status ?? result.signal}:\n${output}${result.error ?? ""}`);
+  if (result.status !== 0)
+    throw new Error(`\`${command} ${args.join(" ")}\` exited ${result.status ?? result.signal}:\n${output}${result.error ?? ""}`);
   return { stdout: result.stdout, output };
 }
 
@@ -106,7 +107,26 @@ try {
     writeFileSync(join(project, "consumer.ts"), CONSUMER);
     const tsc = createRequire(import.meta.url).resolve("typescript/bin/tsc");
     const types = join(root, "node_modules", "@types");
-    run(process.execPath, [tsc, "--noEmit", "--strict", "--module", "nodenext", "--moduleResolution", "nodenext", "--target", "es2022", "--typeRoots", types, "--types", "node", "consumer.ts"], { cwd: project });
+    run(
+      process.execPath,
+      [
+        tsc,
+        "--noEmit",
+        "--strict",
+        "--module",
+        "nodenext",
+        "--moduleResolution",
+        "nodenext",
+        "--target",
+        "es2022",
+        "--typeRoots",
+        types,
+        "--types",
+        "node",
+        "consumer.ts",
+      ],
+      { cwd: project },
+    );
   });
   process.stderr.write("test-package: passed\n");
 } finally {

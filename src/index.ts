@@ -4,7 +4,14 @@
  */
 export { createClient } from "./api/index.js";
 export type { ApiClient, ClientEvent, ClientOptions, ResultDownload, SubmitTaskInput, SubmitTaskResult } from "./api/index.js";
-export { ApiError, ConnectionError, HttpStatusError, ResponseFormatError, ResultUrlExpiredError, RetriesExhaustedError } from "./api/index.js";
+export {
+  ApiError,
+  ConnectionError,
+  HttpStatusError,
+  ResponseFormatError,
+  ResultUrlExpiredError,
+  RetriesExhaustedError,
+} from "./api/index.js";
 export {
   AuthError,
   BulkcheckError,

@@ -1,7 +1,15 @@
 import { readFileSync } from "node:fs";
 import { BulkcheckError } from "./errors.js";
 import { packageFile } from "./package-files.js";
-import { createContext, createPrinter, processRuntime, type Context, type GlobalOptions, type Invoke, type Runtime } from "./cli/context.js";
+import {
+  createContext,
+  createPrinter,
+  processRuntime,
+  type Context,
+  type GlobalOptions,
+  type Invoke,
+  type Runtime,
+} from "./cli/context.js";
 import { EXIT_CODES, exitCodeFor } from "./cli/exit-codes.js";
 import type { Printer } from "./cli/printer.js";
 

@@ -37,13 +37,7 @@ export async function callApi<T>(ctx: ClientContext, call: ApiCall<T>): Promise<
   return withRetries(what, call.replaySafe, (attempt) => attemptOnce(ctx, call, url, what, attempt), ctx.loop);
 }
 
-async function attemptOnce<T>(
-  ctx: ClientContext,
-  call: ApiCall<T>,
-  url: URL,
-  what: string,
-  attempt: number,
-): Promise<ApiCallResult<T>> {
+async function attemptOnce<T>(ctx: ClientContext, call: ApiCall<T>, url: URL, what: string, attempt: number): Promise<ApiCallResult<T>> {
   const started = ctx.now();
   let status: number | undefined;
   let code: number | undefined;

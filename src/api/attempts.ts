@@ -26,12 +26,7 @@ export interface LoopDeps {
  * Throws the failure itself when it is not retryable, InterruptedError on abort,
  * and RetriesExhaustedError when a retryable failure outlasts the attempts or the deadline.
  */
-export async function withRetries<T>(
-  what: string,
-  replaySafe: boolean,
-  attempt: (n: number) => Promise<T>,
-  deps: LoopDeps,
-): Promise<T> {
+export async function withRetries<T>(what: string, replaySafe: boolean, attempt: (n: number) => Promise<T>, deps: LoopDeps): Promise<T> {
   const started = deps.now();
   for (let n = 1; ; n++) {
     throwIfAborted(deps.signal);

@@ -68,7 +68,8 @@ export function createClient(options: ClientOptions): ApiClient {
   return {
     async submitTask(input: SubmitTaskInput): Promise<SubmitTaskResult> {
       open();
-      if (typeof input.serviceType !== "string" || input.serviceType === "") throw new UsageError("A service type is required to submit a task.");
+      if (typeof input.serviceType !== "string" || input.serviceType === "")
+        throw new UsageError("A service type is required to submit a task.");
       const key = input.idempotencyKey;
       if (key !== undefined) checkIdempotencyKey(key);
       const file = await openUploadFile(input.file);
@@ -144,7 +145,9 @@ function checkApiKey(key: string): string {
   }
   // Visible ASCII only: anything else cannot travel in a header, and the message must not echo the key.
   if (!/^[\x21-\x7e]+$/.test(key)) {
-    throw new UsageError("The API key contains spaces or characters that cannot be sent in an HTTP header. Set it again with `bulkcheck config set api-key`.");
+    throw new UsageError(
+      "The API key contains spaces or characters that cannot be sent in an HTTP header. Set it again with `bulkcheck config set api-key`.",
+    );
   }
   return key;
 }

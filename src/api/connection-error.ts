@@ -46,7 +46,8 @@ export function toConnectionError(
       break;
   }
   if (sent && !replaySafe) {
-    text += " The request may have reached the service, so it was not sent again: check the task list before submitting again, or submit with an idempotency key.";
+    text +=
+      " The request may have reached the service, so it was not sent again: check the task list before submitting again, or submit with an idempotency key.";
   }
   return new ConnectionError(text, reason, sent, systemCode, error);
 }

@@ -1,14 +1,7 @@
 /** The API client's public surface. */
 export { createClient, DEFAULT_USER_AGENT, IDEMPOTENCY_KEY_MAX_LENGTH, normaliseBaseUrl } from "./client.js";
 export type { ApiClient, ClientEvent, ClientOptions, ResultDownload, SubmitTaskInput, SubmitTaskResult } from "./types.js";
-export {
-  ApiError,
-  ConnectionError,
-  HttpStatusError,
-  ResponseFormatError,
-  ResultUrlExpiredError,
-  RetriesExhaustedError,
-} from "./errors.js";
+export { ApiError, ConnectionError, HttpStatusError, ResponseFormatError, ResultUrlExpiredError, RetriesExhaustedError } from "./errors.js";
 export { kindForApiCode } from "./api-code-text.js";
 export {
   backoff,

@@ -21,9 +21,12 @@ export async function openUploadFile(path: string): Promise<Blob> {
     return await openAsBlob(path, { type: contentTypeFor(path) });
   } catch (error) {
     const code = (error as { code?: unknown }).code;
-    throw new UsageError(`Cannot read the file to upload, ${path}${typeof code === "string" ? ` (${code})` : ""}. Check the path and its permissions.`, {
-      cause: error,
-    });
+    throw new UsageError(
+      `Cannot read the file to upload, ${path}${typeof code === "string" ? ` (${code})` : ""}. Check the path and its permissions.`,
+      {
+        cause: error,
+      },
+    );
   }
 }
 

@@ -59,11 +59,7 @@ export type RetryFailure =
  * charged, retry". Every other code is an answer that will not change on resend
  * (or, for 42900 and 50300, not within a cron job's patience).
  */
-export const RETRYABLE_API_CODES: ReadonlySet<number> = new Set([
-  ApiCode.SLOTS_OCCUPIED,
-  ApiCode.AT_CAPACITY,
-  ApiCode.TIMEOUT,
-]);
+export const RETRYABLE_API_CODES: ReadonlySet<number> = new Set([ApiCode.SLOTS_OCCUPIED, ApiCode.AT_CAPACITY, ApiCode.TIMEOUT]);
 
 /** Statuses of non-envelope answers (proxies, load balancers, result storage) worth a retry. */
 export const RETRYABLE_HTTP_STATUSES: ReadonlySet<number> = new Set([429, 502, 503, 504]);
@@ -94,12 +90,7 @@ const RETRYABLE_CONNECTION_REASONS: ReadonlySet<ConnectionReason> = new Set<Conn
  *
  * The overall deadline needs a clock, so the caller checks it (see `attempts.ts`).
  */
-export function nextDelay(
-  failure: RetryFailure,
-  attempt: number,
-  policy: RetryPolicy,
-  random: () => number,
-): number | null {
+export function nextDelay(failure: RetryFailure, attempt: number, policy: RetryPolicy, random: () => number): number | null {
   if (attempt >= policy.maxAttempts) return null;
   const wait = baseWait(failure, attempt, policy);
   if (wait === null) return null;

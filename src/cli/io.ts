@@ -42,7 +42,7 @@ export function processIO(): IO {
  * NO_COLOR, FORCE_COLOR=0 and TERM=dumb, and `--no-color` switches it off too.
  */
 export function colourEnabled(stream: TerminalStream, env: Env, noColourFlag: boolean): boolean {
-  if (noColourFlag || env.NO_COLOR !== undefined && env.NO_COLOR !== "") return false;
+  if (noColourFlag || (env.NO_COLOR !== undefined && env.NO_COLOR !== "")) return false;
   if (!stream.isTTY) return false;
   return stream.hasColors?.(env as NodeJS.ProcessEnv) ?? false;
 }

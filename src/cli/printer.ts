@@ -9,7 +9,6 @@ export interface PrinterOptions {
   colour: boolean;
 }
 
-
 /**
  * Where every line a command prints goes: data to stdout, everything for humans
  * to stderr. `--quiet` silences notes but never warnings or errors.

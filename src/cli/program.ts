@@ -25,16 +25,30 @@ export function buildProgram(runtime: Runtime, invoke: Invoke, version: string) 
     .option("-q, --quiet", "print only data and errors")
     .option("--no-color", "never colour output (NO_COLOR is honoured too)")
     .option("--base-url <url>", "service base URL (overrides BULKCHECK_BASE_URL and the profile)")
-    .option("--profile <name>", "config profile (default: BULKCHECK_PROFILE or \"default\")")
+    .option("--profile <name>", 'config profile (default: BULKCHECK_PROFILE or "default")')
     .option("--verbose", "log each request on stderr (keys redacted) and show stack traces")
     .showHelpAfterError("(run with --help for usage)")
-    .addHelpText("after", `\nThe API key is read from BULKCHECK_API_KEY or the profile (bulkcheck config set api-key).\n\n${exitCodesHelp()}\n`)
+    .addHelpText(
+      "after",
+      `\nThe API key is read from BULKCHECK_API_KEY or the profile (bulkcheck config set api-key).\n\n${exitCodesHelp()}\n`,
+    )
     .exitOverride()
     .configureOutput({
       writeOut: (text) => runtime.io.stdout.write(text),
       writeErr: (text) => runtime.io.stderr.write(text),
     });
-  const commands = [submitCommand, statusCommand, waitCommand, downloadCommand, balanceCommand, validateCommand, retryFailedCommand, configCommand, sandboxCommand, demoCommand];
+  const commands = [
+    submitCommand,
+    statusCommand,
+    waitCommand,
+    downloadCommand,
+    balanceCommand,
+    validateCommand,
+    retryFailedCommand,
+    configCommand,
+    sandboxCommand,
+    demoCommand,
+  ];
   for (const command of commands) program.addCommand(command(invoke));
   inheritSettings(program);
   return program;

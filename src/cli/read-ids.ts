@@ -14,7 +14,10 @@ export async function readIds(ctx: Context, args: readonly string[]): Promise<st
   if (args.length === 1 && args[0] === "-") ids = (await readAllStdin(ctx.io)).split(/\s+/).filter(Boolean);
   if (ids.length === 0) throw new UsageError("No task ids given.", { hint: "Pass ids as arguments, or - to read them from stdin." });
   for (const id of ids) {
-    if (!TASK_ID.test(id)) throw new UsageError(`"${id}" is not a task id.`, { hint: "Task ids look like 3f2a91c0e4b14d0f9a7e2b6c8d1f0a53 (see bulkcheck status)." });
+    if (!TASK_ID.test(id))
+      throw new UsageError(`"${id}" is not a task id.`, {
+        hint: "Task ids look like 3f2a91c0e4b14d0f9a7e2b6c8d1f0a53 (see bulkcheck status).",
+      });
   }
   return [...new Set(ids)];
 }

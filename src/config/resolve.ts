@@ -33,7 +33,7 @@ export function resolveApiKey(input: ResolveInput): Resolved<string> {
   const stored = input.profile["api-key"];
   if (typeof stored === "string" && stored) return { value: stored, source: "profile" };
   throw new AuthError(`No API key is set for profile "${input.profileName}".`, {
-    hint: "Set it with: bulkcheck config set api-key   (prompts, or reads stdin: echo \"$KEY\" | bulkcheck config set api-key -)\nor export BULKCHECK_API_KEY for this shell.",
+    hint: 'Set it with: bulkcheck config set api-key   (prompts, or reads stdin: echo "$KEY" | bulkcheck config set api-key -)\nor export BULKCHECK_API_KEY for this shell.',
   });
 }
 

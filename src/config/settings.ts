@@ -5,13 +5,7 @@ import { UsageError } from "../errors.js";
 export type ProfileSettings = Partial<Record<SettingKey, string | number>>;
 
 export type SettingKey =
-  | "api-key"
-  | "base-url"
-  | "min-task-size"
-  | "max-task-size"
-  | "max-file-bytes"
-  | "max-in-flight"
-  | `price.${ServiceType}`;
+  "api-key" | "base-url" | "min-task-size" | "max-task-size" | "max-file-bytes" | "max-in-flight" | `price.${ServiceType}`;
 
 interface SettingSpec {
   describe: string;
@@ -62,10 +56,22 @@ export const SETTINGS: Readonly<Record<SettingKey, SettingSpec>> = {
       return url.toString().replace(/\/+$/, "");
     },
   },
-  "min-task-size": { describe: `smallest task the service accepts (default ${DEFAULT_LIMITS.minTaskSize})`, parse: positiveInteger("min-task-size") },
-  "max-task-size": { describe: `largest task; bigger lists are split (default ${DEFAULT_LIMITS.maxTaskSize})`, parse: positiveInteger("max-task-size") },
-  "max-file-bytes": { describe: `largest upload file in bytes (default ${DEFAULT_LIMITS.maxFileBytes})`, parse: positiveInteger("max-file-bytes") },
-  "max-in-flight": { describe: `uploads at once (default ${DEFAULT_LIMITS.maxInFlight}, the service's slot limit)`, parse: positiveInteger("max-in-flight") },
+  "min-task-size": {
+    describe: `smallest task the service accepts (default ${DEFAULT_LIMITS.minTaskSize})`,
+    parse: positiveInteger("min-task-size"),
+  },
+  "max-task-size": {
+    describe: `largest task; bigger lists are split (default ${DEFAULT_LIMITS.maxTaskSize})`,
+    parse: positiveInteger("max-task-size"),
+  },
+  "max-file-bytes": {
+    describe: `largest upload file in bytes (default ${DEFAULT_LIMITS.maxFileBytes})`,
+    parse: positiveInteger("max-file-bytes"),
+  },
+  "max-in-flight": {
+    describe: `uploads at once (default ${DEFAULT_LIMITS.maxInFlight}, the service's slot limit)`,
+    parse: positiveInteger("max-in-flight"),
+  },
   ...(Object.fromEntries(SERVICE_TYPES.map((p) => [`price.${p}`, priceSetting(p)])) as Record<`price.${ServiceType}`, SettingSpec>),
 };
 

@@ -123,7 +123,10 @@ function readStored(path: string): StoredConfig {
     text = readFileSync(path, "utf8");
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === "ENOENT") return { profiles: {} };
-    throw new UsageError(`Cannot read the config file ${path}: ${(error as Error).message}.`, { hint: "Check its permissions.", cause: error });
+    throw new UsageError(`Cannot read the config file ${path}: ${(error as Error).message}.`, {
+      hint: "Check its permissions.",
+      cause: error,
+    });
   }
   let stored: unknown;
   try {

@@ -27,12 +27,20 @@ export function unclosedQuote(line: number): CsvSyntaxError {
 }
 
 export function swallowedRows(opened: number, closed: number): CsvSyntaxError {
-  return new CsvSyntaxError("swallowed-rows", opened, `unbalanced quote: the quoted field opened on line ${opened} runs to line ${closed} and is followed by more text.`);
+  return new CsvSyntaxError(
+    "swallowed-rows",
+    opened,
+    `unbalanced quote: the quoted field opened on line ${opened} runs to line ${closed} and is followed by more text.`,
+  );
 }
 
 /** A record past the reader's 1 MiB limit: inside a quote it is one that swallowed the file, otherwise just an impossibly long line. */
 export function endlessRecord(line: number, insideQuote: boolean): CsvSyntaxError {
   return insideQuote
-    ? new CsvSyntaxError("endless-quote", line, `the quoted field opened on line ${line} runs on for more than 1 MiB (an unbalanced quote?).`)
+    ? new CsvSyntaxError(
+        "endless-quote",
+        line,
+        `the quoted field opened on line ${line} runs on for more than 1 MiB (an unbalanced quote?).`,
+      )
     : new CsvSyntaxError("endless-line", line, `line ${line} is longer than 1 MiB.`);
 }

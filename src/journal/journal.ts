@@ -161,7 +161,16 @@ function isPreparationSettings(value: unknown): value is PreparationSettings {
   );
 }
 
-const SUMMARY_COUNTS = ["rows_read", "submitted_lines", "kept", "invalid_cnt", "no_code_cnt", "other_country_cnt", "duplicate_cnt", "blank"] as const;
+const SUMMARY_COUNTS = [
+  "rows_read",
+  "submitted_lines",
+  "kept",
+  "invalid_cnt",
+  "no_code_cnt",
+  "other_country_cnt",
+  "duplicate_cnt",
+  "blank",
+] as const;
 
 function isPrepareSummary(value: unknown): value is PrepareSummary {
   if (typeof value !== "object" || value === null) return false;

@@ -108,7 +108,15 @@ export interface AdmittedRow extends RowTally {
  */
 export function admitBlock(block: ClassifiedBlock, classifier: RowClassifier, visit: (row: Readonly<AdmittedRow>) => void): void {
   const values = block.values?.split(SEPARATOR);
-  const row: AdmittedRow = { line: 0, class: "kept", national: false, sharedRegion: undefined, extension: undefined, reason: undefined, value: undefined };
+  const row: AdmittedRow = {
+    line: 0,
+    class: "kept",
+    national: false,
+    sharedRegion: undefined,
+    extension: undefined,
+    reason: undefined,
+    value: undefined,
+  };
   let extra = 0;
   let long = 0;
   for (let i = 0; i < block.codes.length; i++) {

@@ -155,14 +155,19 @@ function place(phone: ParsedDigits, options: ClassifyOptions, home: string | und
   const kept: Classification = national ? { class: "kept", identifier, national } : { class: "kept", identifier };
   if (region === undefined || region === country) return kept;
   if (options.strictRegion) {
-    return { class: "other_country", identifier, reason: `number belongs to ${region}, which shares +${phone.callingCode} with ${country}` };
+    return {
+      class: "other_country",
+      identifier,
+      reason: `number belongs to ${region}, which shares +${phone.callingCode} with ${country}`,
+    };
   }
   return { ...kept, sharedRegion: region };
 }
 
 function callingCodeOrThrow(country: string): string {
   const code = callingCodeOf(country);
-  if (code === undefined) throw new UsageError(`Unknown country code: ${country}.`, { hint: "Use an ISO 3166-1 alpha-2 code such as GB or US." });
+  if (code === undefined)
+    throw new UsageError(`Unknown country code: ${country}.`, { hint: "Use an ISO 3166-1 alpha-2 code such as GB or US." });
   return code;
 }
 

@@ -45,10 +45,13 @@ export function chooseColumn(input: ColumnInput): ColumnChoice {
   const best = Math.max(...scores);
   if (best > 0) {
     const candidates = scores.flatMap((score, index) => (score === best ? [index] : []));
-    const index = candidates.length === 1 ? candidates[0]! : byContent(input, candidates) ?? candidates[0]!;
+    const index = candidates.length === 1 ? candidates[0]! : (byContent(input, candidates) ?? candidates[0]!);
     return withName({ index, chosenBy: "header" }, named(index));
   }
-  const index = byContent(input, Array.from({ length: columnCount }, (_, i) => i));
+  const index = byContent(
+    input,
+    Array.from({ length: columnCount }, (_, i) => i),
+  );
   if (index === undefined) {
     throw new UsageError(`No column of ${input.sourceName} looks like phone numbers (columns: ${listColumns(input)}).`, {
       hint: "Name the phone column with --column NAME or --column NUMBER.",

@@ -107,8 +107,7 @@ function callingCodeWithoutPlus(input: string, plan: NumberingPlan): string | un
   const shorterNational = extractNationalNumber(shorter, plan);
   const national = extractNationalNumber(input, plan);
   const better =
-    (!plan.nationalNumber.test(national) && plan.nationalNumber.test(shorterNational)) ||
-    checkNumberLength(national, plan) === "TOO_LONG";
+    (!plan.nationalNumber.test(national) && plan.nationalNumber.test(shorterNational)) || checkNumberLength(national, plan) === "TOO_LONG";
   return better ? shorter : undefined;
 }
 

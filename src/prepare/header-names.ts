@@ -27,4 +27,17 @@ const PHONE_WORD =
   /^(phone|mobile|mob|cell|cellular|tel|tele|telephone|telefon|telefono|teléfono|telefone|msisdn|gsm|handy|whatsapp)(?:s|no|nr|num|number|phone|phones)?$/;
 const MOBILE_STEMS = new Set(["mobile", "mob", "cell", "cellular", "msisdn", "gsm", "handy", "whatsapp"]);
 const BARE_NUMBER = new Set(["number", "no", "num", "nr"]);
-const NOT_THE_NUMBER = new Set(["fax", "ext", "extension", "type", "kind", "country", "code", "status", "valid", "verified", "id", "count"]);
+const NOT_THE_NUMBER = new Set([
+  "fax",
+  "ext",
+  "extension",
+  "type",
+  "kind",
+  "country",
+  "code",
+  "status",
+  "valid",
+  "verified",
+  "id",
+  "count",
+]);

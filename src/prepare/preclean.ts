@@ -34,7 +34,11 @@ export function precleanCell(raw: string): PrecleanedCell {
   }
   text = text.replace(EDGE_SPACE, "");
   const quoted = SURROUNDING_QUOTES.exec(text);
-  if (quoted) text = quoted.slice(1).find((inner) => inner !== undefined)!.replace(EDGE_SPACE, "");
+  if (quoted)
+    text = quoted
+      .slice(1)
+      .find((inner) => inner !== undefined)!
+      .replace(EDGE_SPACE, "");
   if (text.startsWith("'")) text = text.slice(1);
   if (TEL_URI.test(text)) text = text.slice(4).replace(EDGE_SPACE, "");
   if (text.endsWith(".0")) text = text.slice(0, -2);

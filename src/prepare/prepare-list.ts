@@ -50,7 +50,12 @@ export async function prepareList(options: PrepareOptions): Promise<PrepareResul
     const classifier = createRowClassifier(settings, (key) => spool.add(key));
     const summary = emptySummary();
     rejects = options.rejectsPath === undefined ? undefined : await RejectsWriter.create(options.rejectsPath);
-    const blockSettings = { delimiter: rows.format.delimiter, column: column.index, classify: classifyOptions, keepValues: rejects !== undefined };
+    const blockSettings = {
+      delimiter: rows.format.delimiter,
+      column: column.index,
+      classify: classifyOptions,
+      keepValues: rejects !== undefined,
+    };
     pool = createBlockPool(blockSettings, options.workers ?? 0);
     await classifyRows({ rows, pool, classifier, summary, rejects, upload: spool, onProgress: options.onProgress });
     await rejects?.close();

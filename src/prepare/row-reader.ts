@@ -123,7 +123,9 @@ export async function openRows(source: ListSource, known?: KnownDialect): Promis
         (batch) => batch.slice(1),
       );
     const format: ListFormat =
-      delimiter === undefined ? { kind, hasHeader, encoding: decoded.encoding } : { kind, delimiter, hasHeader, encoding: decoded.encoding };
+      delimiter === undefined
+        ? { kind, hasHeader, encoding: decoded.encoding }
+        : { kind, delimiter, hasHeader, encoding: decoded.encoding };
     return {
       name: opened.name,
       extension: opened.extension,

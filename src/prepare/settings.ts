@@ -24,6 +24,5 @@ export interface PreparationSettings {
 }
 
 /** The installed libphonenumber-js version, read from its package.json. */
-export const LIBPHONENUMBER_VERSION: string = (
-  createRequire(import.meta.url)("libphonenumber-js/package.json") as { version: string }
-).version;
+export const LIBPHONENUMBER_VERSION: string = (createRequire(import.meta.url)("libphonenumber-js/package.json") as { version: string })
+  .version;

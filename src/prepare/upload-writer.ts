@@ -77,7 +77,9 @@ export class UploadSpool {
     const parts = maxTaskSize === undefined ? 1 : Math.max(1, Math.ceil(whole.count / maxTaskSize));
     if (parts === 1) return [whole];
     if (!this.regularFile) {
-      throw new UsageError(`${whole.path} is not a regular file, so the list cannot be split from it.`, { hint: "Write the upload list to a file." });
+      throw new UsageError(`${whole.path} is not a regular file, so the list cannot be split from it.`, {
+        hint: "Write the upload list to a file.",
+      });
     }
     const sizes = Array.from({ length: parts }, (_, part) => Math.floor(whole.count / parts) + (part < whole.count % parts ? 1 : 0));
     const chunks = await splitLines(whole.path, sizes, (part) => chunkPath(this.target, part + 1, parts));

@@ -10,10 +10,7 @@ export interface TableRenderOptions {
 }
 
 /** A quick look: the header and the first `rows` data rows as a boxed cli-table3 table. */
-export async function* renderTable(
-  table: AsyncIterable<readonly string[]>,
-  options: TableRenderOptions,
-): AsyncGenerator<string> {
+export async function* renderTable(table: AsyncIterable<readonly string[]>, options: TableRenderOptions): AsyncGenerator<string> {
   let header: string[] | undefined;
   const shown: string[][] = [];
   for await (const row of table) {

@@ -66,10 +66,7 @@ export function sourceLayout(firstRow: readonly string[], serviceType: ServiceTy
     columns.push(known !== undefined && !columns.includes(known) ? known : nameExtra(text));
   });
   if (hasHeader && !columns.includes("identifier")) {
-    throw new ResultFileError(
-      "HEADER_NO_IDENTIFIER",
-      `The result file's header has no identifier column (found: ${firstRow.join(", ")}).`,
-    );
+    throw new ResultFileError("HEADER_NO_IDENTIFIER", `The result file's header has no identifier column (found: ${firstRow.join(", ")}).`);
   }
   return { hasHeader, columns, extras, missing: spec.filter((name) => !columns.includes(name)) };
 }

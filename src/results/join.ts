@@ -38,14 +38,20 @@ export interface JoinSummary {
  */
 export async function joinResults(input: JoinInput): Promise<JoinSummary> {
   const { settings } = input;
-  const rows = await openRows(input.sourcePath, { ...(settings.delimiter === undefined ? {} : { delimiter: settings.delimiter }), hasHeader: settings.hasHeader });
+  const rows = await openRows(input.sourcePath, {
+    ...(settings.delimiter === undefined ? {} : { delimiter: settings.delimiter }),
+    hasHeader: settings.hasHeader,
+  });
   const classifier = createRowClassifier(settings);
   const delimiter = settings.delimiter ?? ",";
   const eol = rows.lineEnding;
   const empty = input.results.columns.map(() => "");
   // Short rows are padded so the result columns line up under their header.
   const width = rows.header?.fields.length ?? rows.columnCount;
-  const summary: JoinSummary = { rows: 0, byStatus: { checked: 0, no_result: 0, invalid: 0, no_code: 0, other_country: 0, duplicate: 0, blank: 0 } };
+  const summary: JoinSummary = {
+    rows: 0,
+    byStatus: { checked: 0, no_result: 0, invalid: 0, no_code: 0, other_country: 0, duplicate: 0, blank: 0 },
+  };
   // Quoted like the source: every field when its header quotes every field, otherwise only where needed.
   const csv = { delimiter, lineEnd: eol, quoteAll: Boolean(rows.header && isFullyQuoted(rows.header.raw, delimiter)) };
   const fields = (values: readonly string[]) => csvText([values], csv);
@@ -55,7 +61,11 @@ export async function joinResults(input: JoinInput): Promise<JoinSummary> {
   try {
     if (settings.encoding !== "utf8") await write("\ufeff");
     const added = ["identifier", ...input.results.columns, JOIN_STATUS_COLUMN];
-    await write(rows.header ? rows.header.raw + delimiter + fields(added) : fields([...defaultHeader(rows.columnCount, settings.delimiter === undefined), ...added]));
+    await write(
+      rows.header
+        ? rows.header.raw + delimiter + fields(added)
+        : fields([...defaultHeader(rows.columnCount, settings.delimiter === undefined), ...added]),
+    );
     for await (const batch of rows.batches()) {
       input.signal?.throwIfAborted();
       let text = "";
@@ -67,7 +77,10 @@ export async function joinResults(input: JoinInput): Promise<JoinSummary> {
         const identifier = outcome.class === "kept" || outcome.class === "duplicate" ? outcome.identifier! : "";
         const tail = [identifier, ...values, status];
         // A plain list's line is a value to quote; a CSV record's text is written back unchanged.
-        text += settings.delimiter === undefined ? fields([record.raw, ...tail]) : record.raw + delimiter.repeat(Math.max(0, width - record.fields.length)) + delimiter + fields(tail);
+        text +=
+          settings.delimiter === undefined
+            ? fields([record.raw, ...tail])
+            : record.raw + delimiter.repeat(Math.max(0, width - record.fields.length)) + delimiter + fields(tail);
         summary.rows++;
         summary.byStatus[status]++;
       }

@@ -30,7 +30,9 @@ export async function* readResults(
 }
 
 /** identifier → the rest of its result row; what the join holds in memory (and nothing else). */
-export async function resultMap(rows: AsyncIterable<readonly string[]>): Promise<{ columns: readonly string[]; byIdentifier: Map<string, readonly string[]> }> {
+export async function resultMap(
+  rows: AsyncIterable<readonly string[]>,
+): Promise<{ columns: readonly string[]; byIdentifier: Map<string, readonly string[]> }> {
   let columns: readonly string[] = [];
   const byIdentifier = new Map<string, readonly string[]>();
   for await (const row of rows) {

@@ -32,8 +32,7 @@ export function rendererFor(options: RenderOptions): Renderer {
     case "json":
       return renderJsonArray;
     case "table":
-      return (table) =>
-        renderTable(table, { rows: options.tableRows ?? DEFAULT_TABLE_ROWS, colour: options.colour ?? false });
+      return (table) => renderTable(table, { rows: options.tableRows ?? DEFAULT_TABLE_ROWS, colour: options.colour ?? false });
   }
 }
 

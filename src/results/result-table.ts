@@ -60,7 +60,11 @@ export interface TableContext extends ZipLimits {
  */
 export function resultParts(sources: readonly ResultSource[], context: TableContext, passthrough?: false): AsyncGenerator<RowsPart>;
 export function resultParts(sources: readonly ResultSource[], context: TableContext, passthrough: true): AsyncGenerator<TablePart>;
-export async function* resultParts(sources: readonly ResultSource[], context: TableContext, passthrough = false): AsyncGenerator<TablePart> {
+export async function* resultParts(
+  sources: readonly ResultSource[],
+  context: TableContext,
+  passthrough = false,
+): AsyncGenerator<TablePart> {
   const header: OutputHeader = {};
   for (const [index, source] of sources.entries()) {
     context.signal?.throwIfAborted();

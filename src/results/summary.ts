@@ -30,11 +30,7 @@ export interface ResultSummary extends Tally {
 }
 
 /** Compares each source against its expected rows, and the total against `expectedTotal`. */
-export function rowCountMismatches(
-  sources: readonly SourceSummary[],
-  rows: number,
-  expectedTotal?: number,
-): RowCountMismatch[] {
+export function rowCountMismatches(sources: readonly SourceSummary[], rows: number, expectedTotal?: number): RowCountMismatch[] {
   const mismatches = sources
     .filter((source) => source.expectedRows !== undefined && source.expectedRows !== source.rows)
     .map((source) => ({ label: source.label, expected: source.expectedRows ?? 0, actual: source.rows }));

@@ -59,7 +59,10 @@ async function findCsvEntry(zip: ZipFile, limits: ZipLimits): Promise<Entry> {
 
 function checkEntry(entry: Entry, limits: ZipLimits): void {
   if (entry.isEncrypted() || !entry.canDecodeFileData()) {
-    throw new ResultFileError("ZIP_ENCRYPTED", `${entry.fileName} in the zipped result is encrypted or uses an unsupported compression method.`);
+    throw new ResultFileError(
+      "ZIP_ENCRYPTED",
+      `${entry.fileName} in the zipped result is encrypted or uses an unsupported compression method.`,
+    );
   }
   const size = entry.uncompressedSize;
   if (size > limits.maxUncompressedBytes) {
@@ -84,10 +87,7 @@ function checkEntry(entry: Entry, limits: ZipLimits): void {
  * @throws ResultFileError for an unreadable zip, an unsafe name, no CSV or several, an
  *   encrypted entry, or a size over the limits.
  */
-export async function openZippedCsv(
-  path: string,
-  limits: ZipLimits,
-): Promise<{ entryName: string; stream: Readable; close(): void }> {
+export async function openZippedCsv(path: string, limits: ZipLimits): Promise<{ entryName: string; stream: Readable; close(): void }> {
   let zip: ZipFile | undefined;
   try {
     zip = await yauzl.openPromise(path, { lazyEntries: true, autoClose: false, validateEntrySizes: true });

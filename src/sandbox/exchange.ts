@@ -50,7 +50,12 @@ export class Exchange {
 
   /** Sends `{code, msg, data}` with the status from the HTTP status table (or `status`). */
   envelope(code: number, msg: string, data: object = {}, headers: OutgoingHttpHeaders = {}, status = httpStatusFor(code)): void {
-    this.send(status, { "content-type": "application/json; charset=utf-8", ...headers }, JSON.stringify({ code, msg, data }), `code=${code}`);
+    this.send(
+      status,
+      { "content-type": "application/json; charset=utf-8", ...headers },
+      JSON.stringify({ code, msg, data }),
+      `code=${code}`,
+    );
   }
 
   /** A storage-CDN style error: not an envelope. */

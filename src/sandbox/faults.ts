@@ -152,15 +152,18 @@ export class FaultPlan {
 
   /** The fault for one request on `route`, if any; consumes a scripted fault or one or two chaos draws. */
   draw(route: FaultRoute): FaultDraw | undefined {
-    const index = this.queue.findIndex(
-      ({ fault }) => (fault.route === "any" || fault.route === route) && faultApplies(fault.fault, route),
-    );
+    const index = this.queue.findIndex(({ fault }) => (fault.route === "any" || fault.route === route) && faultApplies(fault.fault, route));
     const queued = this.queue[index];
     if (queued) {
       queued.remaining -= 1;
       if (queued.remaining === 0) this.queue.splice(index, 1);
       const { fault: kind, retryAfter, delayMs } = queued.fault;
-      return { kind, source: "scripted", ...(retryAfter === undefined ? {} : { retryAfter }), ...(delayMs === undefined ? {} : { delayMs }) };
+      return {
+        kind,
+        source: "scripted",
+        ...(retryAfter === undefined ? {} : { retryAfter }),
+        ...(delayMs === undefined ? {} : { delayMs }),
+      };
     }
     if (this.chaos <= 0 || this.random() >= this.chaos) return undefined;
     const candidates = this.chaosKinds.filter((kind) => faultApplies(kind, route));

@@ -99,7 +99,8 @@ export function resolveOptions(partial: Partial<SandboxOptions>): SandboxOptions
     now: Date.now,
     ...given,
   };
-  if (typeof o.apiKey !== "string" || !/^[\x21-\x7e]{1,256}$/.test(o.apiKey)) fail("apiKey", "must be 1-256 visible ASCII characters", "<hidden>");
+  if (typeof o.apiKey !== "string" || !/^[\x21-\x7e]{1,256}$/.test(o.apiKey))
+    fail("apiKey", "must be 1-256 visible ASCII characters", "<hidden>");
   checkInteger("port", o.port, 0, 65_535);
   checkInteger("balanceMicros", o.balanceMicros, 0);
   checkInteger("minTaskSize", o.minTaskSize, 1);

@@ -26,8 +26,7 @@ export function createRequestHandler(core: SandboxCore, listener: Listener): (re
   return (req, res) => {
     const [path = "/", query = ""] = (req.url ?? "/").split("?", 2);
     const matched = matchRoute(path);
-    const servedHere =
-      listener === "results" ? matched.name === "result" : matched.name !== "result" || !core.options.separateResultOrigin;
+    const servedHere = listener === "results" ? matched.name === "result" : matched.name !== "result" || !core.options.separateResultOrigin;
     const route: Route = servedHere ? matched : { name: "unknown", methods: [] };
     const ex = new Exchange(req, res, path);
     ex.onClose(() => core.options.log(ex.logLine()));
@@ -48,7 +47,13 @@ async function serve(ex: Exchange, core: SandboxCore, route: Route, query: URLSe
   if (!route.methods.includes(ex.req.method ?? "")) {
     const allow = { allow: route.methods.join(", ") };
     if (route.name === "result") return ex.send(METHOD_NOT_ALLOWED_STATUS, allow, "", `http=${METHOD_NOT_ALLOWED_STATUS}`);
-    return ex.envelope(ApiCode.UNSUPPORTED_OR_CONFLICT, `method ${ex.req.method ?? ""} not allowed here`, {}, allow, METHOD_NOT_ALLOWED_STATUS);
+    return ex.envelope(
+      ApiCode.UNSUPPORTED_OR_CONFLICT,
+      `method ${ex.req.method ?? ""} not allowed here`,
+      {},
+      allow,
+      METHOD_NOT_ALLOWED_STATUS,
+    );
   }
   if (route.name === "result") {
     if (listener === "results" && ex.req.headers["x-api-key"] !== undefined) core.stats.countKeyOnResultHost();

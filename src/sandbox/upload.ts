@@ -18,10 +18,7 @@ export interface Submission {
   lines: string[];
 }
 
-export type UploadResult =
-  | { kind: "ok"; submission: Submission }
-  | { kind: "rejected"; code: number; msg: string }
-  | { kind: "aborted" };
+export type UploadResult = { kind: "ok"; submission: Submission } | { kind: "rejected"; code: number; msg: string } | { kind: "aborted" };
 
 const FILE_EXTENSION = /\.(txt|csv)$/i;
 
@@ -76,7 +73,8 @@ export function readUpload(req: IncomingMessage, limits: UploadLimits): Promise<
 
     parser.on("file", (name: string, stream: Readable, info: busboy.FileInfo) => {
       if (settled) return void stream.resume();
-      if (name !== "file") return reject(ApiCode.UNSUPPORTED_OR_CONFLICT, `unexpected file part "${name.slice(0, 32)}": send the list as "file"`);
+      if (name !== "file")
+        return reject(ApiCode.UNSUPPORTED_OR_CONFLICT, `unexpected file part "${name.slice(0, 32)}": send the list as "file"`);
       if (collector) return reject(ApiCode.UNSUPPORTED_OR_CONFLICT, "send exactly one file");
       if (!FILE_EXTENSION.test(info.filename ?? "")) return reject(ApiCode.UNPROCESSABLE, "the file must be a .txt or .csv file");
       if (product && !isCarrierProduct(product) && !country) {

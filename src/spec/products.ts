@@ -25,15 +25,7 @@ export function canonicalServiceType(value: string): ServiceType | undefined {
 }
 
 export const SIGNAL_COLUMNS = ["identifier", "activated"] as const;
-export const CARRIER_COLUMNS = [
-  "identifier",
-  "carrier",
-  "underlying_carrier",
-  "number_type",
-  "country_code",
-  "region",
-  "city",
-] as const;
+export const CARRIER_COLUMNS = ["identifier", "carrier", "underlying_carrier", "number_type", "country_code", "region", "city"] as const;
 
 /** Result file columns per product, in the spec's order. */
 export function resultColumns(serviceType: ServiceType): readonly string[] {

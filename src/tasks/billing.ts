@@ -38,7 +38,9 @@ export function billing(tasks: readonly Task[], prices: Record<ServiceType, numb
 }
 
 /** The rows local preparation kept out of an upload, by class. */
-const LOCAL_EXCLUSIONS = ["invalid_cnt", "no_code_cnt", "other_country_cnt", "duplicate_cnt", "blank"] as const satisfies ReadonlyArray<keyof PrepareSummary>;
+const LOCAL_EXCLUSIONS = ["invalid_cnt", "no_code_cnt", "other_country_cnt", "duplicate_cnt", "blank"] as const satisfies ReadonlyArray<
+  keyof PrepareSummary
+>;
 
 export type ExcludedBeforeUpload = Partial<Record<(typeof LOCAL_EXCLUSIONS)[number], number>>;
 
@@ -47,7 +49,10 @@ export type ExcludedBeforeUpload = Partial<Record<(typeof LOCAL_EXCLUSIONS)[numb
  * tasks; a split list's parts share one summary, which is counted once. Undefined
  * when the journal holds no summary for any of the tasks (submitted elsewhere).
  */
-export async function excludedBeforeUpload(journal: Pick<Journal, "findByTaskId">, taskIds: readonly string[]): Promise<ExcludedBeforeUpload | undefined> {
+export async function excludedBeforeUpload(
+  journal: Pick<Journal, "findByTaskId">,
+  taskIds: readonly string[],
+): Promise<ExcludedBeforeUpload | undefined> {
   const summaries = new Map<string, PrepareSummary>();
   for (const id of taskIds) {
     const prepared = (await journal.findByTaskId(id))?.submit.prepared;

@@ -53,18 +53,28 @@ export async function downloadResults(deps: DownloadDeps, taskIds: readonly stri
       open: () => {
         const first = initial;
         initial = undefined;
-        return openTaskResult(task.id, { client, sleep: deps.sleep, signal: deps.signal, initial: first, onTask: (fresh) => tasks.set(fresh.id, fresh) });
+        return openTaskResult(task.id, {
+          client,
+          sleep: deps.sleep,
+          signal: deps.signal,
+          initial: first,
+          onTask: (fresh) => tasks.set(fresh.id, fresh),
+        });
       },
     };
   });
   const summary = await withTransferRetries(
     () =>
-      writeResults(sources, { path: target.path, force: target.force }, {
-        serviceType,
-        format: target.format,
-        signal: deps.signal,
-        colour: target.colour,
-      }),
+      writeResults(
+        sources,
+        { path: target.path, force: target.force },
+        {
+          serviceType,
+          format: target.format,
+          signal: deps.signal,
+          colour: target.colour,
+        },
+      ),
     deps,
   );
   const excluded = await excludedBeforeUpload(deps.journal, taskIds);

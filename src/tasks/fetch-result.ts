@@ -102,8 +102,11 @@ export async function withTransferRetries<T>(run: () => Promise<T>, options: Tra
 /** The last broken transfer as exit 7 with what to do, instead of a raw socket error (exit 1). */
 function brokenOff(error: unknown): unknown {
   if (error instanceof BulkcheckError) return error;
-  return new ServiceUnavailableError(`The download broke off ${TRANSFER_ATTEMPTS} times (${(error as Error).message}); nothing was written.`, {
-    hint: "Check the connection and run the same command again: downloading costs nothing.",
-    cause: error,
-  });
+  return new ServiceUnavailableError(
+    `The download broke off ${TRANSFER_ATTEMPTS} times (${(error as Error).message}); nothing was written.`,
+    {
+      hint: "Check the connection and run the same command again: downloading costs nothing.",
+      cause: error,
+    },
+  );
 }

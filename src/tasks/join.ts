@@ -53,7 +53,9 @@ export async function joinTaskResults(deps: JoinDeps, ids: readonly string[], ta
       ),
     deps,
   );
-  const summary = await writeAtomically(target.path, target.force, (out) => joinResults({ sourcePath: target.sourcePath, settings, results, out, signal }));
+  const summary = await writeAtomically(target.path, target.force, (out) =>
+    joinResults({ sourcePath: target.sourcePath, settings, results, out, signal }),
+  );
   return { summary, serviceType, tasks };
 }
 
@@ -65,7 +67,8 @@ async function preparationOf(deps: JoinDeps, ids: readonly string[], sourcePath:
     const preparation = record?.submit.preparation;
     if (!record || !preparation) {
       throw new UsageError(`There is no local record of how task ${id} was prepared, so its rows cannot be matched exactly.`, {
-        hint: "Join on the machine (and profile's config directory) that submitted it, or download the plain result: bulkcheck download " + id,
+        hint:
+          "Join on the machine (and profile's config directory) that submitted it, or download the plain result: bulkcheck download " + id,
       });
     }
     if (settings && JSON.stringify(settings) !== JSON.stringify(preparation)) {
@@ -78,7 +81,9 @@ async function preparationOf(deps: JoinDeps, ids: readonly string[], sourcePath:
   }
   if (!settings) throw new UsageError("No task ids given.");
   if (settings.libphonenumber.version !== LIBPHONENUMBER_VERSION) {
-    deps.onWarning?.(`the list was prepared with libphonenumber-js ${settings.libphonenumber.version}, this is ${LIBPHONENUMBER_VERSION}: a few numbers may not match.`);
+    deps.onWarning?.(
+      `the list was prepared with libphonenumber-js ${settings.libphonenumber.version}, this is ${LIBPHONENUMBER_VERSION}: a few numbers may not match.`,
+    );
   }
   return settings;
 }

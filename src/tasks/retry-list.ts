@@ -35,7 +35,11 @@ export async function writeSlice(listPath: string, chunk: ChunkRecord, outputPat
 }
 
 /** Writes the identifiers of a list that have no row in `results` (header first, identifier first). */
-export async function writeWithoutResults(listPath: string, results: AsyncIterable<readonly string[]> | undefined, outputPath: string): Promise<Chunk> {
+export async function writeWithoutResults(
+  listPath: string,
+  results: AsyncIterable<readonly string[]> | undefined,
+  outputPath: string,
+): Promise<Chunk> {
   const resolved = new Set<string>();
   if (results) {
     let header = true;

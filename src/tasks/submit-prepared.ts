@@ -59,16 +59,30 @@ export interface SubmitDeps {
  * estimate against the ceiling and the balance, confirmation, journalled
  * idempotency keys, and the uploads. Returns undefined for a dry run.
  */
-export async function submitPrepared(deps: SubmitDeps, prepared: PreparedSubmission, options: SubmitOptions): Promise<UploadResult[] | undefined> {
+export async function submitPrepared(
+  deps: SubmitDeps,
+  prepared: PreparedSubmission,
+  options: SubmitOptions,
+): Promise<UploadResult[] | undefined> {
   checkSizes(prepared.chunks, deps.limits);
   const price = deps.priceMicros;
   const numbers = prepared.chunks.reduce((sum, chunk) => sum + chunk.count, 0);
   const estimate = reservationMicros(numbers, price);
-  deps.onPlan?.({ numbers, tasks: prepared.chunks.length, product: prepared.product, country: prepared.country, priceMicros: price, reservationMicros: estimate });
+  deps.onPlan?.({
+    numbers,
+    tasks: prepared.chunks.length,
+    product: prepared.product,
+    country: prepared.country,
+    priceMicros: price,
+    reservationMicros: estimate,
+  });
   if (options.maxCostUsd !== undefined && estimate > usdToMicros(options.maxCostUsd)) {
-    throw new InsufficientBalanceError(`The reservation ${formatUsd(estimate)} is over --max-cost ${formatUsd(usdToMicros(options.maxCostUsd))}.`, {
-      hint: "Raise --max-cost, or split the list.",
-    });
+    throw new InsufficientBalanceError(
+      `The reservation ${formatUsd(estimate)} is over --max-cost ${formatUsd(usdToMicros(options.maxCostUsd))}.`,
+      {
+        hint: "Raise --max-cost, or split the list.",
+      },
+    );
   }
   if (options.dryRun) return undefined;
 
@@ -84,7 +98,10 @@ export async function submitPrepared(deps: SubmitDeps, prepared: PreparedSubmiss
   const client = await deps.client();
   const fresh = uploads.filter((upload) => !upload.knownTaskId);
   if (fresh.length > 0) {
-    const needed = reservationMicros(fresh.reduce((sum, upload) => sum + upload.count, 0), price);
+    const needed = reservationMicros(
+      fresh.reduce((sum, upload) => sum + upload.count, 0),
+      price,
+    );
     const { balance_micros } = await client.getBalance();
     if (balance_micros < needed) {
       throw new InsufficientBalanceError(`The balance ${formatUsd(balance_micros)} cannot cover the reservation of ${formatUsd(needed)}.`, {

@@ -38,7 +38,11 @@ export async function planUploads(input: PlanInput): Promise<PlannedUpload[]> {
   for (const [index, chunk] of input.chunks.entries()) {
     const idempotencyKey = input.userKey
       ? userKeyForChunk(input.userKey, index, of)
-      : deriveIdempotencyKey(input.installSecret, { product: input.product, country: input.country, contentSha256: chunk.sha256 }, input.nonce);
+      : deriveIdempotencyKey(
+          input.installSecret,
+          { product: input.product, country: input.country, contentSha256: chunk.sha256 },
+          input.nonce,
+        );
     const known = await input.journal.findByKey(idempotencyKey);
     planned.push({ ...chunk, index, of, idempotencyKey, ...(known?.taskId ? { knownTaskId: known.taskId } : {}) });
   }

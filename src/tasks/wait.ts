@@ -95,7 +95,10 @@ export async function waitUntilFinished(options: WaitAllOptions): Promise<Task[]
     return tasks;
   } catch (error) {
     if (options.signal?.aborted) {
-      throw new InterruptedError("Stopped waiting. The tasks are not affected.", { hint: `Resume with: bulkcheck wait ${options.ids.join(" ")}`, cause: error });
+      throw new InterruptedError("Stopped waiting. The tasks are not affected.", {
+        hint: `Resume with: bulkcheck wait ${options.ids.join(" ")}`,
+        cause: error,
+      });
     }
     throw error;
   }

@@ -2,7 +2,17 @@ import { afterEach, describe, expect, it } from "vitest";
 import { createClient, type ApiClient, type ClientEvent, type ClientOptions } from "../../src/api/index.js";
 import { ApiError, ResponseFormatError } from "../../src/api/errors.js";
 import { BulkcheckError, ProtocolError, UsageError } from "../../src/errors.js";
-import { API_KEY, FULL_TASK, SHORT_FINISHED_TASK, fakeTime, sendEnvelope, sendRaw, startServer, type Handler, type ScriptedServer } from "./scripted-server.js";
+import {
+  API_KEY,
+  FULL_TASK,
+  SHORT_FINISHED_TASK,
+  fakeTime,
+  sendEnvelope,
+  sendRaw,
+  startServer,
+  type Handler,
+  type ScriptedServer,
+} from "./scripted-server.js";
 
 let server: ScriptedServer | undefined;
 let client: ApiClient | undefined;
@@ -13,7 +23,10 @@ afterEach(async () => {
   server = undefined;
 });
 
-async function setup(handler: Handler, options: Partial<ClientOptions> = {}): Promise<{ client: ApiClient; server: ScriptedServer; events: ClientEvent[] }> {
+async function setup(
+  handler: Handler,
+  options: Partial<ClientOptions> = {},
+): Promise<{ client: ApiClient; server: ScriptedServer; events: ClientEvent[] }> {
   server = await startServer(handler);
   const events: ClientEvent[] = [];
   const time = fakeTime();
@@ -41,7 +54,12 @@ async function failure(promise: Promise<unknown>): Promise<BulkcheckError> {
 describe("envelope unwrapping", () => {
   it("returns the task of the fuller variant and ignores unknown fields", async () => {
     const { client } = await setup((req, res) =>
-      sendEnvelope(req, res, { code: 0, msg: "success", data: { ...FULL_TASK, eta_seconds: 12, extra: { nested: true } }, trace_id: "abc" }),
+      sendEnvelope(req, res, {
+        code: 0,
+        msg: "success",
+        data: { ...FULL_TASK, eta_seconds: 12, extra: { nested: true } },
+        trace_id: "abc",
+      }),
     );
     const task = await client.checkTask(FULL_TASK.id);
     expect(task).toEqual(FULL_TASK);
@@ -63,7 +81,9 @@ describe("envelope unwrapping", () => {
   });
 
   it("reads the balance in micros", async () => {
-    const { client, server } = await setup((req, res) => sendEnvelope(req, res, { code: 0, data: { balance_micros: 12_345_678, currency: "USD" } }));
+    const { client, server } = await setup((req, res) =>
+      sendEnvelope(req, res, { code: 0, data: { balance_micros: 12_345_678, currency: "USD" } }),
+    );
     expect(await client.getBalance()).toEqual({ balance_micros: 12_345_678 });
     expect(server.hits[0]).toMatchObject({ method: "GET", url: "/api/v1/balance" });
     expect(server.hits[0]?.headers["x-api-key"]).toBe(API_KEY);
@@ -156,8 +176,20 @@ describe("error envelopes", () => {
 
 describe("responses that are not envelopes", () => {
   it.each([
-    ["an HTML page", 200, "text/html; charset=utf-8", "<!DOCTYPE html>\n<html><head><title>Welcome to nginx!</title></head><body>" + "x".repeat(200), /HTTP 200 with text\/html: "<!DOCTYPE html> <html><head><title>Welcome to nginx!/],
-    ["truncated JSON", 200, "application/json", '{"code":0,"msg":"success","data":{"id":"ab', /HTTP 200 with application\/json: "\{"code":0,"msg":"success","data":\{"id":"ab"/],
+    [
+      "an HTML page",
+      200,
+      "text/html; charset=utf-8",
+      "<!DOCTYPE html>\n<html><head><title>Welcome to nginx!</title></head><body>" + "x".repeat(200),
+      /HTTP 200 with text\/html: "<!DOCTYPE html> <html><head><title>Welcome to nginx!/,
+    ],
+    [
+      "truncated JSON",
+      200,
+      "application/json",
+      '{"code":0,"msg":"success","data":{"id":"ab',
+      /HTTP 200 with application\/json: "\{"code":0,"msg":"success","data":\{"id":"ab"/,
+    ],
     ["JSON without a numeric code", 200, "application/json", '{"code":"0","data":{}}', /HTTP 200 with application\/json/],
     ["JSON that is not an object", 200, "application/json", "[1,2,3]", /HTTP 200/],
     ["garbage with no content type", 200, undefined, "\u0000\u0001garbage\r\nmore", /with no content type: "garbage more"/],
@@ -223,7 +255,12 @@ describe("the API key", () => {
       },
       { retry: { maxAttempts: 1 } },
     );
-    const errors = [await failure(client.getBalance()), await failure(client.getBalance()), await failure(client.getBalance()), await failure(client.checkTask("x"))];
+    const errors = [
+      await failure(client.getBalance()),
+      await failure(client.getBalance()),
+      await failure(client.getBalance()),
+      await failure(client.checkTask("x")),
+    ];
     expect(errors.map((e) => e.constructor.name)).toEqual(["ApiError", "ResponseFormatError", "HttpStatusError", "ResponseFormatError"]);
     for (const error of errors) {
       expect(error.message).not.toContain(API_KEY);

@@ -146,7 +146,12 @@ describe("POST and idempotency", () => {
       if (n === 3) return dropConnection(req);
       sendEnvelope(req, res, { code: 0, data: FULL_TASK }, 200, { "idempotent-replayed": "true" });
     });
-    const result = await client.submitTask({ serviceType: "number_validation_batch", country: "US", file: listFile, idempotencyKey: "job-42" });
+    const result = await client.submitTask({
+      serviceType: "number_validation_batch",
+      country: "US",
+      file: listFile,
+      idempotencyKey: "job-42",
+    });
     expect(result).toEqual({ task: FULL_TASK, replayed: true });
     expect(server.hits.map((h) => h.headers["idempotency-key"])).toEqual(["job-42", "job-42", "job-42", "job-42"]);
     expect(received).toEqual([LIST, LIST, LIST, LIST]);
@@ -206,9 +211,9 @@ describe("POST and idempotency", () => {
 
   it("rejects an idempotency key longer than 128 characters before sending", async () => {
     const { client, server } = await setup(ok);
-    await expect(client.submitTask({ serviceType: "number_validation_batch", file: listFile, idempotencyKey: "k".repeat(129) })).rejects.toThrow(
-      /1 to 128 visible ASCII characters/,
-    );
+    await expect(
+      client.submitTask({ serviceType: "number_validation_batch", file: listFile, idempotencyKey: "k".repeat(129) }),
+    ).rejects.toThrow(/1 to 128 visible ASCII characters/);
     expect(server.hits).toHaveLength(0);
   });
 });
@@ -219,8 +224,18 @@ describe("connection failures on GET", () => {
     expect(await client.checkTask(FULL_TASK.id)).toEqual(FULL_TASK);
     expect(server.hits).toHaveLength(2);
     expect(delays).toEqual([1_000]);
-    expect(events[0]).toMatchObject({ type: "request", attempt: 1, status: undefined, error: expect.stringMatching(/UND_ERR_SOCKET|ECONNRESET/) });
-    expect(events[1]).toMatchObject({ type: "retry", attempt: 2, delayMs: 1_000, reason: expect.stringMatching(/^connection (closed|reset)/) });
+    expect(events[0]).toMatchObject({
+      type: "request",
+      attempt: 1,
+      status: undefined,
+      error: expect.stringMatching(/UND_ERR_SOCKET|ECONNRESET/),
+    });
+    expect(events[1]).toMatchObject({
+      type: "retry",
+      attempt: 2,
+      delayMs: 1_000,
+      reason: expect.stringMatching(/^connection (closed|reset)/),
+    });
   });
 
   it("retries a GET whose response headers do not arrive in time", async () => {
@@ -235,7 +250,9 @@ describe("connection failures on GET", () => {
   });
 
   it("retries a gateway's 502 page on a GET", async () => {
-    const { client, delays } = await setup((req, res, n) => (n === 1 ? sendRaw(req, res, 502, "text/html", "<h1>Bad Gateway</h1>") : ok(req, res, n)));
+    const { client, delays } = await setup((req, res, n) =>
+      n === 1 ? sendRaw(req, res, 502, "text/html", "<h1>Bad Gateway</h1>") : ok(req, res, n),
+    );
     await client.checkTask(FULL_TASK.id);
     expect(delays).toEqual([1_000]);
   });
@@ -253,7 +270,9 @@ describe("giving up", () => {
     const exhausted = error as RetriesExhaustedError;
     expect(exhausted).toMatchObject({ attempts: 8, elapsedMs: 123_000, apiCode: 50400, status: 504 });
     expect(exhausted.cause).toBeInstanceOf(ApiError);
-    expect(error.message).toMatch(/^GET \/api\/v1\/bulk-tasks\/\w+ failed after 8 attempts over 2 min 3 s; stopped at the limit of 8 attempts\./);
+    expect(error.message).toMatch(
+      /^GET \/api\/v1\/bulk-tasks\/\w+ failed after 8 attempts over 2 min 3 s; stopped at the limit of 8 attempts\./,
+    );
     expect(error.message).toContain("Last failure: The request did not finish within the service's timeout (50400)");
   });
 
@@ -278,7 +297,14 @@ describe("giving up", () => {
   it("gives up on a GET whose connection keeps failing, keeping the connection error as the cause", async () => {
     const port = await freePort();
     const time = fakeTime();
-    const client = createClient({ baseUrl: `http://127.0.0.1:${port}`, apiKey: API_KEY, now: time.now, sleep: time.sleep, random: () => 0, retry: { maxAttempts: 2 } });
+    const client = createClient({
+      baseUrl: `http://127.0.0.1:${port}`,
+      apiKey: API_KEY,
+      now: time.now,
+      sleep: time.sleep,
+      random: () => 0,
+      retry: { maxAttempts: 2 },
+    });
     clients.push(client);
     const error = await rejection(client.getBalance());
     expect(error).toBeInstanceOf(RetriesExhaustedError);
@@ -289,9 +315,11 @@ describe("giving up", () => {
   it.each([40000, 40001, 40002, 40100, 40200, 42200, 42900, 50300])("never retries %i, on GET or on a keyed POST", async (code) => {
     const { client, server, delays } = await setup((req, res) => sendEnvelope(req, res, { code }, 400, { "retry-after": "1" }));
     await expect(client.checkTask(FULL_TASK.id)).rejects.toMatchObject({ apiCode: code });
-    await expect(client.submitTask({ serviceType: "number_validation_batch", file: listFile, idempotencyKey: "k1" })).rejects.toMatchObject({
-      apiCode: code,
-    });
+    await expect(client.submitTask({ serviceType: "number_validation_batch", file: listFile, idempotencyKey: "k1" })).rejects.toMatchObject(
+      {
+        apiCode: code,
+      },
+    );
     expect(server.hits).toHaveLength(2);
     expect(delays).toEqual([]);
   });

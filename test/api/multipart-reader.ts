@@ -28,7 +28,15 @@ export function readMultipart(req: IncomingMessage): Promise<Part[]> {
           });
           stream.on("error", fail);
           stream.on("end", () => {
-            parts[index] = { kind: "file", name, filename: info.filename ?? "", mimeType: info.mimeType, size, sha256: hash.digest("hex"), head: head.slice(0, 64) };
+            parts[index] = {
+              kind: "file",
+              name,
+              filename: info.filename ?? "",
+              mimeType: info.mimeType,
+              size,
+              sha256: hash.digest("hex"),
+              head: head.slice(0, 64),
+            };
             done();
           });
         }),

@@ -119,7 +119,9 @@ describe("openResult", () => {
   it("gives up after 5 redirects", async () => {
     const service = await server((_req, res, n) => redirectTo(`/hop/${n}?${SECRET}`)(_req, res, n));
     const events: ClientEvent[] = [];
-    const error = await clientFor(service, events).openResult(`${service.origin}/start?${SECRET}`).catch((e: unknown) => e);
+    const error = await clientFor(service, events)
+      .openResult(`${service.origin}/start?${SECRET}`)
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(BulkcheckError);
     expect((error as Error).message).toContain("redirected more than 5 times");
     expect(service.hits).toHaveLength(6);
@@ -134,7 +136,9 @@ describe("openResult", () => {
     const service = await server(csv);
     const events: ClientEvent[] = [];
     const delays: number[] = [];
-    const error = await clientFor(service, events, delays).openResult(`${storage.origin}/r/t1.csv?${SECRET}`).catch((e: unknown) => e);
+    const error = await clientFor(service, events, delays)
+      .openResult(`${storage.origin}/r/t1.csv?${SECRET}`)
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ResultUrlExpiredError);
     expect(error).toMatchObject({ status, code: "ERR_BULKCHECK_RESULT_URL_EXPIRED" });
     expect((error as Error).message).toContain(`${storage.origin}/r/t1.csv answered HTTP ${status}`);
@@ -151,7 +155,9 @@ describe("openResult", () => {
     });
     const service = await server(csv);
     const events: ClientEvent[] = [];
-    const error = await clientFor(service, events).openResult(`${storage.origin}/r.csv?${SECRET}`).catch((e: unknown) => e);
+    const error = await clientFor(service, events)
+      .openResult(`${storage.origin}/r.csv?${SECRET}`)
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(HttpStatusError);
     expect(error).toMatchObject({ status: 500, kind: "unavailable" });
     expect(storage.hits).toHaveLength(1);
@@ -182,14 +188,18 @@ describe("openResult", () => {
 
   it("turns a JSON error envelope served with HTTP 200 into an ApiError", async () => {
     const service = await server((req, res) => sendEnvelope(req, res, { code: 40100, msg: "bad key" }, 200));
-    const error = await clientFor(service).openResult(`${service.origin}/r.csv?${SECRET}`).catch((e: unknown) => e);
+    const error = await clientFor(service)
+      .openResult(`${service.origin}/r.csv?${SECRET}`)
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ApiError);
     expect(error).toMatchObject({ apiCode: 40100, kind: "auth" });
   });
 
   it("rejects a URL that is not http(s) without leaking its query", async () => {
     const service = await server(csv);
-    const error = await clientFor(service).openResult(`ftp://files.example.com/r.csv?${SECRET}`).catch((e: unknown) => e);
+    const error = await clientFor(service)
+      .openResult(`ftp://files.example.com/r.csv?${SECRET}`)
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(UsageError);
     secretFree([], error);
   });

@@ -22,9 +22,24 @@ const policy: RetryPolicy = {
 const noJitter = (): number => 0;
 const fullJitter = (): number => 1;
 
-const api = (apiCode: number, retryAfterMs?: number, replaySafe = true): RetryFailure => ({ type: "api", apiCode, retryAfterMs, replaySafe });
-const conn = (reason: ConnectionReason, sent: boolean, replaySafe = true): RetryFailure => ({ type: "connection", reason, sent, replaySafe });
-const http = (status: number, retryAfterMs?: number, replaySafe = true): RetryFailure => ({ type: "http", status, retryAfterMs, replaySafe });
+const api = (apiCode: number, retryAfterMs?: number, replaySafe = true): RetryFailure => ({
+  type: "api",
+  apiCode,
+  retryAfterMs,
+  replaySafe,
+});
+const conn = (reason: ConnectionReason, sent: boolean, replaySafe = true): RetryFailure => ({
+  type: "connection",
+  reason,
+  sent,
+  replaySafe,
+});
+const http = (status: number, retryAfterMs?: number, replaySafe = true): RetryFailure => ({
+  type: "http",
+  status,
+  retryAfterMs,
+  replaySafe,
+});
 
 describe("nextDelay", () => {
   it.each([
@@ -140,15 +155,16 @@ describe("resolveRetryPolicy", () => {
   });
 
   it("overrides only the settings given", () => {
-    expect(resolveRetryPolicy({ maxAttempts: 3, retryAfterIgnored: 1 } as Partial<RetryPolicy>)).toEqual({ ...DEFAULT_RETRY_POLICY, maxAttempts: 3 });
+    expect(resolveRetryPolicy({ maxAttempts: 3, retryAfterIgnored: 1 } as Partial<RetryPolicy>)).toEqual({
+      ...DEFAULT_RETRY_POLICY,
+      maxAttempts: 3,
+    });
   });
 
-  it.each([
-    [{ maxAttempts: 0 }],
-    [{ maxAttempts: 2.5 }],
-    [{ deadlineMs: -1 }],
-    [{ baseDelayMs: Number.NaN }],
-  ])("rejects the unusable setting %j with a usage error", (overrides) => {
-    expect(() => resolveRetryPolicy(overrides)).toThrow(UsageError);
-  });
+  it.each([[{ maxAttempts: 0 }], [{ maxAttempts: 2.5 }], [{ deadlineMs: -1 }], [{ baseDelayMs: Number.NaN }]])(
+    "rejects the unusable setting %j with a usage error",
+    (overrides) => {
+      expect(() => resolveRetryPolicy(overrides)).toThrow(UsageError);
+    },
+  );
 });

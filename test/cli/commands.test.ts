@@ -27,23 +27,59 @@ async function parsed<A extends unknown[]>(
   const command = define(invoke, async (_ctx, ...args) => {
     seen = args;
   });
-  await command.exitOverride().configureOutput({ writeErr: () => {} }).parseAsync(argv, { from: "user" });
+  await command
+    .exitOverride()
+    .configureOutput({ writeErr: () => {} })
+    .parseAsync(argv, { from: "user" });
   return seen;
 }
 
 /** The code of commander's refusal of `argv`. */
 async function refusal(define: (invoke: Invoke) => CommandUnknownOpts, argv: string[]): Promise<string | undefined> {
-  const command = define(invoke).exitOverride().configureOutput({ writeErr: () => {} });
-  const error: unknown = await command.parseAsync(argv, { from: "user" }).then(() => undefined, (caught: unknown) => caught);
+  const command = define(invoke)
+    .exitOverride()
+    .configureOutput({ writeErr: () => {} });
+  const error: unknown = await command.parseAsync(argv, { from: "user" }).then(
+    () => undefined,
+    (caught: unknown) => caught,
+  );
   return error instanceof CommanderError ? error.code : undefined;
 }
 
 describe("each command's flags, parsed into the options its run gets", () => {
   it("submit", async () => {
-    const argv = ["crm.csv", "--type", "carrier_batch", "--column", "phone", "--threads", "0", "--max-cost", "$2.50", "--wait", "--interval", "1.5", "-o", "-", "--format", "jsonl", "-y"];
+    const argv = [
+      "crm.csv",
+      "--type",
+      "carrier_batch",
+      "--column",
+      "phone",
+      "--threads",
+      "0",
+      "--max-cost",
+      "$2.50",
+      "--wait",
+      "--interval",
+      "1.5",
+      "-o",
+      "-",
+      "--format",
+      "jsonl",
+      "-y",
+    ];
     expect(await parsed(submitCommand, argv)).toEqual([
       "crm.csv",
-      { type: "carrier_batch", column: "phone", threads: 0, maxCost: 2.5, wait: true, interval: 1.5, output: "-", format: "jsonl", yes: true },
+      {
+        type: "carrier_batch",
+        column: "phone",
+        threads: 0,
+        maxCost: 2.5,
+        wait: true,
+        interval: 1.5,
+        output: "-",
+        format: "jsonl",
+        yes: true,
+      },
     ]);
     expect(await refusal(submitCommand, ["crm.csv", "--country", "GB"])).toBe("commander.missingMandatoryOptionValue");
     expect(await refusal(submitCommand, ["crm.csv", "--type", "carrier_batch", "--max-cost", "lots"])).toBe("commander.invalidArgument");
@@ -74,25 +110,43 @@ describe("each command's flags, parsed into the options its run gets", () => {
   });
 
   it("validate", async () => {
-    expect(await parsed(validateCommand, ["-", "--country", "GB", "--require-country-code", "--strict-region", "--rejects", "r.csv", "--threads", "2"])).toEqual([
-      "-",
-      { country: "GB", requireCountryCode: true, strictRegion: true, rejects: "r.csv", threads: 2 },
-    ]);
+    expect(
+      await parsed(validateCommand, [
+        "-",
+        "--country",
+        "GB",
+        "--require-country-code",
+        "--strict-region",
+        "--rejects",
+        "r.csv",
+        "--threads",
+        "2",
+      ]),
+    ).toEqual(["-", { country: "GB", requireCountryCode: true, strictRegion: true, rejects: "r.csv", threads: 2 }]);
     expect(await refusal(validateCommand, ["list.txt", "--threads", "-1"])).toBe("commander.invalidArgument");
   });
 
   it("retry-failed", async () => {
-    expect(await parsed(retryFailedCommand, ["a1", "--dry-run", "--max-cost", "3", "--wait", "--timeout", "60", "-o", "retried.csv"])).toEqual([
-      "a1",
-      { dryRun: true, maxCost: 3, wait: true, timeout: 60, output: "retried.csv" },
-    ]);
+    expect(
+      await parsed(retryFailedCommand, ["a1", "--dry-run", "--max-cost", "3", "--wait", "--timeout", "60", "-o", "retried.csv"]),
+    ).toEqual(["a1", { dryRun: true, maxCost: 3, wait: true, timeout: 60, output: "retried.csv" }]);
   });
 
   it("sandbox", async () => {
     expect(await parsed(sandboxCommand, [])).toEqual([{ host: "127.0.0.1", port: 0 }]);
-    expect(await parsed(sandboxCommand, ["--port", "8787", "--fail-rate", "0.25", "--result-format", "zip", "--seed", "0", "--separate-result-origin"])).toEqual([
-      { host: "127.0.0.1", port: 8787, failRate: 0.25, resultFormat: "zip", seed: 0, separateResultOrigin: true },
-    ]);
+    expect(
+      await parsed(sandboxCommand, [
+        "--port",
+        "8787",
+        "--fail-rate",
+        "0.25",
+        "--result-format",
+        "zip",
+        "--seed",
+        "0",
+        "--separate-result-origin",
+      ]),
+    ).toEqual([{ host: "127.0.0.1", port: 8787, failRate: 0.25, resultFormat: "zip", seed: 0, separateResultOrigin: true }]);
     expect(await refusal(sandboxCommand, ["--chaos", "2"])).toBe("commander.invalidArgument");
   });
 
@@ -102,12 +156,29 @@ describe("each command's flags, parsed into the options its run gets", () => {
 
   it("config and its subcommands", async () => {
     const calls: unknown[][] = [];
-    const record = (name: string) => async (_ctx: Context, ...args: unknown[]) => void calls.push([name, ...args]);
+    const record =
+      (name: string) =>
+      async (_ctx: Context, ...args: unknown[]) =>
+        void calls.push([name, ...args]);
     const runs: ConfigRuns = { set: record("set"), get: record("get"), list: record("list"), unset: record("unset"), path: record("path") };
-    for (const argv of [["set", "api-key"], ["set", "base-url", "https://api.example.com"], ["get", "base-url"], ["list"], ["unset", "api-key"], ["path"]]) {
+    for (const argv of [
+      ["set", "api-key"],
+      ["set", "base-url", "https://api.example.com"],
+      ["get", "base-url"],
+      ["list"],
+      ["unset", "api-key"],
+      ["path"],
+    ]) {
       await configCommand(invoke, runs).exitOverride().parseAsync(argv, { from: "user" });
     }
-    expect(calls).toEqual([["set", "api-key", undefined], ["set", "base-url", "https://api.example.com"], ["get", "base-url"], ["list"], ["unset", "api-key"], ["path"]]);
+    expect(calls).toEqual([
+      ["set", "api-key", undefined],
+      ["set", "base-url", "https://api.example.com"],
+      ["get", "base-url"],
+      ["list"],
+      ["unset", "api-key"],
+      ["path"],
+    ]);
   });
 });
 

@@ -93,7 +93,9 @@ describe("the command line", () => {
   });
 
   it("refuses a malformed task id before any request (exit 2)", async () => {
-    const out = await runCli(["status", "not/an/id"], { env: { ...env(), BULKCHECK_BASE_URL: "http://127.0.0.1:9", BULKCHECK_API_KEY: "k" } });
+    const out = await runCli(["status", "not/an/id"], {
+      env: { ...env(), BULKCHECK_BASE_URL: "http://127.0.0.1:9", BULKCHECK_API_KEY: "k" },
+    });
     expect(out.code).toBe(2);
     expect(out.stderr).toContain("is not a task id");
   });

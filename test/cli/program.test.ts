@@ -5,8 +5,23 @@ describe("the assembled program", () => {
   it("lists the commands in the root help in the contract's order", async () => {
     const { code, stdout } = await runCli(["--help"]);
     expect(code).toBe(0);
-    const commands = stdout.split("Commands:\n")[1]!.split("\n").flatMap((line) => /^ {2}([a-z-]+)/.exec(line)?.slice(1) ?? []);
-    expect(commands).toEqual(["submit", "status", "wait", "download", "balance", "validate", "retry-failed", "config", "sandbox", "demo", "help"]);
+    const commands = stdout
+      .split("Commands:\n")[1]!
+      .split("\n")
+      .flatMap((line) => /^ {2}([a-z-]+)/.exec(line)?.slice(1) ?? []);
+    expect(commands).toEqual([
+      "submit",
+      "status",
+      "wait",
+      "download",
+      "balance",
+      "validate",
+      "retry-failed",
+      "config",
+      "sandbox",
+      "demo",
+      "help",
+    ]);
   });
 
   it.each([

@@ -47,8 +47,14 @@ describe("resolution", () => {
   const base = { profileName: "default", profile: { "api-key": "profile-key-123456", "base-url": "https://profile.example" } };
 
   it("prefers the flag, then the environment, then the profile for the base URL", () => {
-    expect(resolveBaseUrl({ ...base, env: { BULKCHECK_BASE_URL: "https://env.example" }, baseUrlFlag: "https://flag.example" })).toEqual({ value: "https://flag.example", source: "flag" });
-    expect(resolveBaseUrl({ ...base, env: { BULKCHECK_BASE_URL: "https://env.example" } })).toEqual({ value: "https://env.example", source: "environment" });
+    expect(resolveBaseUrl({ ...base, env: { BULKCHECK_BASE_URL: "https://env.example" }, baseUrlFlag: "https://flag.example" })).toEqual({
+      value: "https://flag.example",
+      source: "flag",
+    });
+    expect(resolveBaseUrl({ ...base, env: { BULKCHECK_BASE_URL: "https://env.example" } })).toEqual({
+      value: "https://env.example",
+      source: "environment",
+    });
     expect(resolveBaseUrl({ ...base, env: {} })).toEqual({ value: "https://profile.example", source: "profile" });
   });
 

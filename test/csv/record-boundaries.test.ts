@@ -43,22 +43,25 @@ function readBlocks(text: string, delimiter: string | undefined, cuts: number[])
 }
 
 describe("RecordReader.pushBlock (the cut that lets workers parse)", () => {
-  it.each([",", ";", "\t", undefined])("cuts generated text (delimiter %j) so that blocks parse to exactly the file's records, or fail alike", (delimiter) => {
-    const random = mulberry32(delimiter === undefined ? 99 : delimiter.charCodeAt(0));
-    let compared = 0;
-    let errors = 0;
-    for (let round = 0; round < 400; round++) {
-      const text = messyText(random, 20 + Math.floor(random() * 300), delimiter ?? ",");
-      const cuts = Array.from({ length: Math.floor(random() * 6) }, () => Math.floor(random() * text.length)).sort((a, b) => a - b);
-      const whole = readWhole(text, delimiter);
-      expect(readBlocks(text, delimiter, cuts), JSON.stringify({ text, cuts })).toEqual(whole);
-      if ("records" in whole) compared += whole.records.length;
-      else errors++;
-    }
-    expect(compared).toBeGreaterThan(1000);
-    // Broken quoting must be refused the same way too.
-    if (delimiter !== undefined) expect(errors).toBeGreaterThan(10);
-  });
+  it.each([",", ";", "\t", undefined])(
+    "cuts generated text (delimiter %j) so that blocks parse to exactly the file's records, or fail alike",
+    (delimiter) => {
+      const random = mulberry32(delimiter === undefined ? 99 : delimiter.charCodeAt(0));
+      let compared = 0;
+      let errors = 0;
+      for (let round = 0; round < 400; round++) {
+        const text = messyText(random, 20 + Math.floor(random() * 300), delimiter ?? ",");
+        const cuts = Array.from({ length: Math.floor(random() * 6) }, () => Math.floor(random() * text.length)).sort((a, b) => a - b);
+        const whole = readWhole(text, delimiter);
+        expect(readBlocks(text, delimiter, cuts), JSON.stringify({ text, cuts })).toEqual(whole);
+        if ("records" in whole) compared += whole.records.length;
+        else errors++;
+      }
+      expect(compared).toBeGreaterThan(1000);
+      // Broken quoting must be refused the same way too.
+      if (delimiter !== undefined) expect(errors).toBeGreaterThan(10);
+    },
+  );
 
   it("gives each block the line its first record starts on", () => {
     const splitter = new RecordReader(",");

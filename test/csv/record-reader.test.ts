@@ -25,7 +25,7 @@ const TRICKY = [
   "id,name,phone,notes",
   '1,"Smith, John",+44 7400 123456,"said ""call me"""',
   '2,"Two\r\nlines",07400 123457,',
-  "3,O'Brien,\"07400 123458\",5'11\" tall",
+  '3,O\'Brien,"07400 123458",5\'11" tall',
   "",
   '4,"x" ,07400123459,"a\nb\rc"',
   "5,,,",
@@ -75,7 +75,12 @@ describe("RecordReader (CSV)", () => {
   it("reads the same records however the text is cut into chunks", () => {
     const whole = read(TRICKY);
     for (let cut = 0; cut <= TRICKY.length; cut++) expect(readCut(TRICKY, [cut])).toEqual(whole);
-    expect(readCut(TRICKY, Array.from({ length: TRICKY.length }, (_, i) => i))).toEqual(whole);
+    expect(
+      readCut(
+        TRICKY,
+        Array.from({ length: TRICKY.length }, (_, i) => i),
+      ),
+    ).toEqual(whole);
   });
 
   it("reads one column of the same records however the text is cut", () => {

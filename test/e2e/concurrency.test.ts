@@ -44,7 +44,9 @@ describe("ten concurrent submits against five slots", () => {
     expect(journal.endsWith("\n")).toBe(true);
     const entries = lines(journal).map((line) => JSON.parse(line) as { type: string; task_id?: string });
     expect(entries.filter((entry) => entry.type === "submit")).toHaveLength(PROCESSES);
-    expect(new Set(entries.flatMap((entry) => (entry.type === "task" ? [entry.task_id] : [])))).toEqual(new Set(state.tasks.map((task) => task.id)));
+    expect(new Set(entries.flatMap((entry) => (entry.type === "task" ? [entry.task_id] : [])))).toEqual(
+      new Set(state.tasks.map((task) => task.id)),
+    );
 
     // The config dir was fresh, so the ten runs raced to create the install secret that
     // derives idempotency keys; had two used different secrets, a re-run would make a second task.
@@ -64,7 +66,9 @@ describe("processes starting together on a fresh install", () => {
     const script = `const { ConfigStore } = await import(${JSON.stringify(store)}); const s = new ConfigStore(process.argv[1]); while (Date.now() < Number(process.argv[2])) {} console.log(await s.installSecret());`;
     const at = String(Date.now() + 1500);
     const run = promisify(execFile);
-    const outputs = await Promise.all(Array.from({ length: 10 }, () => run(process.execPath, ["--input-type=module", "-e", script, dir, at])));
+    const outputs = await Promise.all(
+      Array.from({ length: 10 }, () => run(process.execPath, ["--input-type=module", "-e", script, dir, at])),
+    );
     const secrets = new Set(outputs.map((output) => output.stdout.trim()));
     expect(secrets.size).toBe(1);
     expect(JSON.parse(readFileSync(join(dir, "config.json"), "utf8")).install_secret).toBe([...secrets][0]);

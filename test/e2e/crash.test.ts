@@ -68,7 +68,12 @@ describe("SIGKILL during submit --wait -o", () => {
         const [id] = lines(again.stdout);
         if (first.stdout.trim() !== "") expect(first.stdout.trim()).toBe(id);
         // The sandbox holds exactly one task for this list (sizes differ per list).
-        expect(e.state().tasks.filter((task) => task.submitted_lines === 500 + run.i).map((task) => task.id)).toEqual([id]);
+        expect(
+          e
+            .state()
+            .tasks.filter((task) => task.submitted_lines === 500 + run.i)
+            .map((task) => task.id),
+        ).toEqual([id]);
         // Complete: identical to a clean download of the task, and so was anything the killed run left.
         const reference = await e.run(["download", id!, "-o", `reference-${run.i}.csv`, "--quiet"]);
         expect(reference.code).toBe(0);
@@ -120,7 +125,10 @@ describe("SIGKILL during download -o", () => {
     const expected = readFileSync(join(e.dir, "reference.csv"));
     expect(lines(expected.toString("utf8")).length).toBeGreaterThan(15_000);
 
-    const tempOf = (output: string) => () => readdirSync(e.dir).some((name) => name.startsWith(`.${output}.bulkcheck-`) && statSync(join(e.dir, name), { throwIfNoEntry: false })?.size);
+    const tempOf = (output: string) => () =>
+      readdirSync(e.dir).some(
+        (name) => name.startsWith(`.${output}.bulkcheck-`) && statSync(join(e.dir, name), { throwIfNoEntry: false })?.size,
+      );
     const kills: Array<{ afterMs: number } | { when: () => boolean }> = [
       ...spreadDelays(6, 1500).map((afterMs) => ({ afterMs })),
       // Deterministically mid-write: as soon as the temp file has bytes.

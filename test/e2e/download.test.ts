@@ -40,13 +40,22 @@ describe("bulkcheck download", () => {
     const id = await finished(e);
     const out = await e.run(["download", id, "-o", "results.csv", "--json"]);
     expect(out.code).toBe(0);
-    expect(JSON.parse(out.stdout)).toMatchObject({ rows_written: 500, path: join(e.dir, "results.csv"), format: "csv", checked: 500, no_result: 0 });
+    expect(JSON.parse(out.stdout)).toMatchObject({
+      rows_written: 500,
+      path: join(e.dir, "results.csv"),
+      format: "csv",
+      checked: 500,
+      no_result: 0,
+    });
   });
 
   it("streams the result to stdout by default and with -o -", async () => {
     const e = await sandbox();
     const id = await finished(e);
-    for (const argv of [["download", id], ["download", id, "-o", "-"]]) {
+    for (const argv of [
+      ["download", id],
+      ["download", id, "-o", "-"],
+    ]) {
       const out = await e.run(argv);
       expect(out.code).toBe(0);
       const csv = lines(out.stdout);
@@ -200,7 +209,9 @@ describe("bulkcheck download", () => {
   it("writes jsonl, json and tsv that parse back to the same rows", async () => {
     const e = await sandbox();
     const id = await finished(e);
-    const csv = lines((await e.run(["download", id])).stdout).slice(1).map((row) => row.split(","));
+    const csv = lines((await e.run(["download", id])).stdout)
+      .slice(1)
+      .map((row) => row.split(","));
     const expected = csv.map(([number, activated]) => ({ identifier: number, activated: activated === "true" }));
 
     const jsonl = await e.run(["download", id, "--format", "jsonl"]);
@@ -283,7 +294,9 @@ async function headerlessService() {
       result_url: `http://127.0.0.1:${port}/files/${id}.csv?sig=abc`,
       created_at: "2025-01-15T09:00:00Z",
     };
-    res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(ok ? { code: 0, msg: "success", data: task } : { code: 40100, msg: "no", data: {} }));
+    res
+      .writeHead(200, { "content-type": "application/json" })
+      .end(JSON.stringify(ok ? { code: 0, msg: "success", data: task } : { code: 40100, msg: "no", data: {} }));
   });
   await Promise.all([api, results].map((server) => new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))));
   return {

@@ -37,7 +37,12 @@ async function smallTaskSandbox(options: E2eOptions = {}): Promise<E2e> {
 }
 
 /** Submits `numbers` as a .txt list and waits for the task; returns its id. */
-async function finished(e: E2e, numbers: readonly string[], product: ServiceType = "number_validation_batch", name = "list.txt"): Promise<string> {
+async function finished(
+  e: E2e,
+  numbers: readonly string[],
+  product: ServiceType = "number_validation_batch",
+  name = "list.txt",
+): Promise<string> {
   const out = await e.run(["submit", e.file(name, numbers.join("\n") + "\n"), "--type", product, "--country", "GB", "--yes", "--quiet"]);
   expect(out.code, out.stderr).toBe(0);
   const id = out.stdout.trim();
@@ -51,7 +56,9 @@ function expectedRows(product: ServiceType, numbers: readonly string[]): string[
 }
 
 function asObjects(columns: readonly string[], rows: readonly string[][], typed: boolean): Array<Record<string, string | boolean>> {
-  return rows.map((row) => Object.fromEntries(columns.map((name, i) => [name, typed && name === "activated" ? row[i] === "true" : row[i]!])));
+  return rows.map((row) =>
+    Object.fromEntries(columns.map((name, i) => [name, typed && name === "activated" ? row[i] === "true" : row[i]!])),
+  );
 }
 
 function ledgerOf(e: E2e, ids: readonly string[]): { charged: number; refunded: number } {
@@ -59,7 +66,6 @@ function ledgerOf(e: E2e, ids: readonly string[]): { charged: number; refunded: 
   const sum = (kind: string) => entries.filter((entry) => entry.kind === kind).reduce((total, entry) => total + entry.micros, 0);
   return { charged: sum("charge"), refunded: sum("refund") };
 }
-
 
 describe("download --format", () => {
   it.each([
@@ -148,7 +154,10 @@ describe("download --format", () => {
   });
 
   it("puts columns sent in another order back in the spec's order and keeps an unknown column at the end", async () => {
-    const service = await oneTaskService({ body: "Activated,batch,IDENTIFIER\r\ntrue,b1,447400100000\r\nfalse,b1,447500100001\r\nfalse,b2,447800100002\r\n", contentType: "text/csv" });
+    const service = await oneTaskService({
+      body: "Activated,batch,IDENTIFIER\r\ntrue,b1,447400100000\r\nfalse,b1,447500100001\r\nfalse,b2,447800100002\r\n",
+      contentType: "text/csv",
+    });
     try {
       const e = await sandbox();
       const csv = await e.run(["download", service.id, "-o", "r.csv"], { env: { BULKCHECK_BASE_URL: service.url } });
@@ -177,7 +186,13 @@ describe("download --format", () => {
     expect(out.code, out.stderr).toBe(0);
     expect(JSON.parse(readFileSync(join(e.dir, "merged.json"), "utf8"))).toEqual(asObjects(SPEC_COLUMNS.signal, rows, true));
     const ledger = ledgerOf(e, [a, b]);
-    expect(JSON.parse(out.stdout)).toMatchObject({ rows_written: rows.length, checked: rows.length, charged_micros: ledger.charged, refunded_micros: ledger.refunded, mismatches: [] });
+    expect(JSON.parse(out.stdout)).toMatchObject({
+      rows_written: rows.length,
+      checked: rows.length,
+      charged_micros: ledger.charged,
+      refunded_micros: ledger.refunded,
+      mismatches: [],
+    });
     const jsonl = await e.run(["download", a, b, "--format", "jsonl"]);
     expect(lines(jsonl.stdout)).toHaveLength(rows.length);
   });
@@ -218,7 +233,9 @@ describe("a download that survives", () => {
     const out = await e.run(["download", id, "--format", "json", "-o", "r.json"]);
     expect(out.code, out.stderr).toBe(0);
     expect(out.stderr).toContain("The download broke off");
-    expect(JSON.parse(readFileSync(join(e.dir, "r.json"), "utf8"))).toEqual(asObjects(SPEC_COLUMNS.signal, expectedRows("number_validation_batch", numbers), true));
+    expect(JSON.parse(readFileSync(join(e.dir, "r.json"), "utf8"))).toEqual(
+      asObjects(SPEC_COLUMNS.signal, expectedRows("number_validation_batch", numbers), true),
+    );
     expect(e.state().stats.faults_injected["drop-mid-download"]).toBe(1);
   });
 });
@@ -237,7 +254,9 @@ describe("the summary", () => {
     expect(ledger.charged).toBe(rows.length * 1000);
     expect(out.stderr).toContain(`Wrote ${rows.length} rows to ${join(e.dir, "r.csv")} (csv).`);
     expect(out.stderr).toContain(`activated: ${trues} true, ${rows.length - trues} false`);
-    expect(out.stderr).toContain(`Checked ${rows.length}, no result ${missing}. Charged ${usd(ledger.charged)}; refunded ${usd(ledger.refunded)}.`);
+    expect(out.stderr).toContain(
+      `Checked ${rows.length}, no result ${missing}. Charged ${usd(ledger.charged)}; refunded ${usd(ledger.refunded)}.`,
+    );
   });
 
   it("prints the summary as one JSON object with --json", async () => {
@@ -281,11 +300,18 @@ describe("the summary", () => {
     expect(summary.top_number_types).toEqual(count(3).map(([value, n]) => ({ value, count: n })));
     const [top, topCount] = count(1)[0]!;
     expect(out.stderr).toContain(`Top carriers: ${top} ${topCount}`);
-    expect(out.stderr).toContain(`Top number types: ${count(3).map(([value, n]) => `${value} ${n}`).join(", ")}`);
+    expect(out.stderr).toContain(
+      `Top number types: ${count(3)
+        .map(([value, n]) => `${value} ${n}`)
+        .join(", ")}`,
+    );
   });
 
   it("warns when the file has fewer rows than success_cnt, and with --strict exits 1", async () => {
-    const service = await oneTaskService({ body: "identifier,activated\n447400100000,true\n447500100001,false\n", task: { success_cnt: 3, total: 3 } });
+    const service = await oneTaskService({
+      body: "identifier,activated\n447400100000,true\n447500100001,false\n",
+      task: { success_cnt: 3, total: 3 },
+    });
     try {
       const e = await sandbox();
       const env = { BULKCHECK_BASE_URL: service.url };
@@ -329,7 +355,9 @@ describe("submit --wait -o", () => {
   it("downloads in the chosen format in the same command", async () => {
     const e = await smallTaskSandbox();
     const numbers = listOf(20);
-    const out = await e.run(submitArgs(e.file("list.txt", numbers.join("\n")), "--yes", "--wait", "--interval", "0.2", "-o", "r.jsonl", "--format", "jsonl"));
+    const out = await e.run(
+      submitArgs(e.file("list.txt", numbers.join("\n")), "--yes", "--wait", "--interval", "0.2", "-o", "r.jsonl", "--format", "jsonl"),
+    );
     expect(out.code, out.stderr).toBe(0);
     const parsed = lines(readFileSync(join(e.dir, "r.jsonl"), "utf8")).map((line) => JSON.parse(line) as unknown);
     expect(parsed).toEqual(asObjects(SPEC_COLUMNS.signal, expectedRows("number_validation_batch", numbers), true));

@@ -47,7 +47,8 @@ describe("bulkcheck demo", () => {
     expect(lines(out.stdout)).toHaveLength(1);
     expect(path!.startsWith(join(e.dir, "demo"))).toBe(true);
     expect(existsSync(path!)).toBe(true);
-    for (const step of ["$ bulkcheck balance", "$ bulkcheck submit", "$ bulkcheck wait", "$ bulkcheck download"]) expect(out.stderr).toContain(step);
+    for (const step of ["$ bulkcheck balance", "$ bulkcheck submit", "$ bulkcheck wait", "$ bulkcheck download"])
+      expect(out.stderr).toContain(step);
     // The demo uses its own sandbox: the configured one is not touched.
     expect(e.state().stats.requests).toBe(0);
   });
@@ -77,7 +78,9 @@ describe("configuration precedence", () => {
     const e = await sandbox();
     const noEnv = { BULKCHECK_BASE_URL: undefined, BULKCHECK_API_KEY: undefined };
     expect((await e.run(["config", "set", "base-url", e.sandbox.url, "--profile", "sandbox"], { env: noEnv })).code).toBe(0);
-    expect((await e.run(["config", "set", "api-key", "-", "--profile", "sandbox"], { env: noEnv, stdin: e.env.BULKCHECK_API_KEY })).code).toBe(0);
+    expect(
+      (await e.run(["config", "set", "api-key", "-", "--profile", "sandbox"], { env: noEnv, stdin: e.env.BULKCHECK_API_KEY })).code,
+    ).toBe(0);
     expect((await e.run(["balance", "--profile", "sandbox"], { env: noEnv })).code).toBe(0);
     expect((await e.run(["balance"], { env: { ...noEnv, BULKCHECK_PROFILE: "sandbox" } })).code).toBe(0);
     const otherProfile = await e.run(["balance"], { env: noEnv });
@@ -196,7 +199,23 @@ describe("global output flags", () => {
     const version = await e.run(["--version"]);
     expect(version.code).toBe(0);
     expect(version.stdout).toMatch(/^\d+\.\d+\.\d+\n$/);
-    const commands = [["submit"], ["status"], ["wait"], ["download"], ["balance"], ["validate"], ["demo"], ["sandbox"], ["retry-failed"], ["config"], ["config", "set"], ["config", "get"], ["config", "list"], ["config", "unset"], ["config", "path"]];
+    const commands = [
+      ["submit"],
+      ["status"],
+      ["wait"],
+      ["download"],
+      ["balance"],
+      ["validate"],
+      ["demo"],
+      ["sandbox"],
+      ["retry-failed"],
+      ["config"],
+      ["config", "set"],
+      ["config", "get"],
+      ["config", "list"],
+      ["config", "unset"],
+      ["config", "path"],
+    ];
     for (const command of commands) {
       const help = await e.run([...command, "--help"]);
       expect(help.code, command.join(" ")).toBe(0);

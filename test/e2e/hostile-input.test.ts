@@ -42,8 +42,18 @@ interface ListCase {
 
 const listCases: ListCase[] = [
   { name: "an empty file", args: (e) => submitArgs(e.file("empty.txt", "")), code: 3, error: /No number in the list can be checked/ },
-  { name: "a CSV with only a header", args: (e) => submitArgs(e.file("header.csv", "name,phone\n")), code: 3, error: /No number in the list can be checked/ },
-  { name: "a PNG image", args: (e) => submitArgs(writeBytes(join(e.dir, "photo.csv"), pngBytes())), code: 3, error: /is a PNG image, not a text list/ },
+  {
+    name: "a CSV with only a header",
+    args: (e) => submitArgs(e.file("header.csv", "name,phone\n")),
+    code: 3,
+    error: /No number in the list can be checked/,
+  },
+  {
+    name: "a PNG image",
+    args: (e) => submitArgs(writeBytes(join(e.dir, "photo.csv"), pngBytes())),
+    code: 3,
+    error: /is a PNG image, not a text list/,
+  },
   {
     name: "a 2 GB sparse file (refused from its first bytes, never read into memory)",
     args: (e) => submitArgs(sparseFile(join(e.dir, "huge.txt"), TWO_GB)),
@@ -59,18 +69,37 @@ const listCases: ListCase[] = [
     code: 3,
     error: /The upload file would be \d+ bytes, over the service's limit of 1000/,
   },
-  { name: "a single 10 MB line", args: (e) => submitArgs(e.file("line.txt", "7".repeat(TEN_MB))), code: 3, error: /line\.txt: line 1 is longer than 1 MiB/ },
-  { name: "invalid UTF-8", args: (e) => submitArgs(writeBytes(join(e.dir, "latin1.txt"), invalidUtf8(gbList(600)))), code: 3, error: /is not UTF-8 text \(bad bytes on line 301\)/ },
-  { name: "UTF-16 without a byte-order mark", args: (e) => submitArgs(writeBytes(join(e.dir, "utf16.txt"), utf16WithoutBom(listText(600)))), code: 3, error: /contains NUL characters .*UTF-16 without a byte-order mark/ },
+  {
+    name: "a single 10 MB line",
+    args: (e) => submitArgs(e.file("line.txt", "7".repeat(TEN_MB))),
+    code: 3,
+    error: /line\.txt: line 1 is longer than 1 MiB/,
+  },
+  {
+    name: "invalid UTF-8",
+    args: (e) => submitArgs(writeBytes(join(e.dir, "latin1.txt"), invalidUtf8(gbList(600)))),
+    code: 3,
+    error: /is not UTF-8 text \(bad bytes on line 301\)/,
+  },
+  {
+    name: "UTF-16 without a byte-order mark",
+    args: (e) => submitArgs(writeBytes(join(e.dir, "utf16.txt"), utf16WithoutBom(listText(600)))),
+    code: 3,
+    error: /contains NUL characters .*UTF-16 without a byte-order mark/,
+  },
   {
     name: "a CSV with an unbalanced quote",
-    args: (e) => submitArgs(e.file("quotes.csv", ["name,phone", ...gbList(600).map((n, i) => (i === 3 ? `"Smith,${n}` : `x${i},${n}`))].join("\n") + "\n")),
+    args: (e) =>
+      submitArgs(
+        e.file("quotes.csv", ["name,phone", ...gbList(600).map((n, i) => (i === 3 ? `"Smith,${n}` : `x${i},${n}`))].join("\n") + "\n"),
+      ),
     code: 3,
     error: /quotes\.csv: unbalanced quote: the quoted field opened on line 5 is never closed/,
   },
   {
     name: "--column naming a column the file does not have",
-    args: (e) => submitArgs(e.file("crm.csv", ["name,phone", ...gbList(600).map((n, i) => `x${i},${n}`)].join("\n") + "\n"), "--column", "mobile"),
+    args: (e) =>
+      submitArgs(e.file("crm.csv", ["name,phone", ...gbList(600).map((n, i) => `x${i},${n}`)].join("\n") + "\n"), "--column", "mobile"),
     code: 2,
     error: /has no column named "mobile" \(columns: 1 "name", 2 "phone"\)/,
   },
@@ -84,9 +113,24 @@ const listCases: ListCase[] = [
     error: /is a directory, not a list file/,
   },
   { name: "a file that does not exist", args: (e) => submitArgs(join(e.dir, "missing.csv")), code: 2, error: /No such file/ },
-  { name: "--country XX", args: (e) => ["submit", e.file("list.txt", listText(500)), "--type", "number_validation_batch", "--country", "XX"], code: 2, error: /--country XX is not an ISO 3166-1 alpha-2 country code/ },
-  { name: "an unknown --type", args: (e) => ["submit", e.file("list.txt", listText(500)), "--type", "number_magic_batch", "--country", "GB"], code: 2, error: /Unknown --type "number_magic_batch"/ },
-  { name: "an --idempotency-key over 128 characters", args: (e) => submitArgs(e.file("list.txt", listText(500)), "--idempotency-key", "k".repeat(129)), code: 2, error: /idempotency key must be 1 to 128 characters/ },
+  {
+    name: "--country XX",
+    args: (e) => ["submit", e.file("list.txt", listText(500)), "--type", "number_validation_batch", "--country", "XX"],
+    code: 2,
+    error: /--country XX is not an ISO 3166-1 alpha-2 country code/,
+  },
+  {
+    name: "an unknown --type",
+    args: (e) => ["submit", e.file("list.txt", listText(500)), "--type", "number_magic_batch", "--country", "GB"],
+    code: 2,
+    error: /Unknown --type "number_magic_batch"/,
+  },
+  {
+    name: "an --idempotency-key over 128 characters",
+    args: (e) => submitArgs(e.file("list.txt", listText(500)), "--idempotency-key", "k".repeat(129)),
+    code: 2,
+    error: /idempotency key must be 1 to 128 characters/,
+  },
 ];
 
 describe("a submit of hostile or broken input", () => {
@@ -123,10 +167,12 @@ describe("a submit of hostile or broken input", () => {
       let stderr = "";
       child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString("utf8")));
       child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString("utf8")));
-      const code = await new Promise<number | null>((resolve, reject) => child.once("error", reject).once("close", resolve)).catch((error: NodeJS.ErrnoException) => {
-        if (error.code === "EPERM") context.skip("running as root, and this system does not let root start a process as nobody");
-        throw error;
-      });
+      const code = await new Promise<number | null>((resolve, reject) => child.once("error", reject).once("close", resolve)).catch(
+        (error: NodeJS.ErrnoException) => {
+          if (error.code === "EPERM") context.skip("running as root, and this system does not let root start a process as nobody");
+          throw error;
+        },
+      );
       out = { code: code ?? -1, stdout, stderr };
     }
     expect(out.code, out.stderr).toBe(2);
@@ -146,9 +192,24 @@ interface ServiceCase {
 
 /** Retried answers get more faults than the 8 attempts a request may take. */
 const submitFaults: ServiceCase[] = [
-  { name: "HTML instead of JSON (every attempt)", faults: [{ route: "submit", fault: "html", times: 10 }], code: 7, error: /failed after 8 attempts .*HTTP 502 without a service envelope with text\/html/ },
-  { name: "a truncated JSON body", faults: [{ route: "submit", fault: "truncated-json", times: 10 }], code: 1, error: /answered HTTP 200 with application\/json.*which is not a service response/ },
-  { name: "an envelope without code", faults: [{ route: "submit", fault: "no-code-envelope", times: 10 }], code: 1, error: /answered HTTP 200 with application\/json.*which is not a service response/ },
+  {
+    name: "HTML instead of JSON (every attempt)",
+    faults: [{ route: "submit", fault: "html", times: 10 }],
+    code: 7,
+    error: /failed after 8 attempts .*HTTP 502 without a service envelope with text\/html/,
+  },
+  {
+    name: "a truncated JSON body",
+    faults: [{ route: "submit", fault: "truncated-json", times: 10 }],
+    code: 1,
+    error: /answered HTTP 200 with application\/json.*which is not a service response/,
+  },
+  {
+    name: "an envelope without code",
+    faults: [{ route: "submit", fault: "no-code-envelope", times: 10 }],
+    code: 1,
+    error: /answered HTTP 200 with application\/json.*which is not a service response/,
+  },
 ];
 
 describe("a service that answers garbage", () => {
@@ -193,7 +254,9 @@ describe("a service that answers garbage", () => {
     const standIn = await startStandIn({ result: { status: 200, headers: { "content-type": "text/html" }, body: page } });
     try {
       const e = await sandbox();
-      const out = await e.run(["download", "0123456789abcdef0123456789abcdef", "-o", "results.csv"], { env: { BULKCHECK_BASE_URL: standIn.url } });
+      const out = await e.run(["download", "0123456789abcdef0123456789abcdef", "-o", "results.csv"], {
+        env: { BULKCHECK_BASE_URL: standIn.url },
+      });
       expect(out.code, out.stderr).toBe(1);
       expect(errorLine(out)).toMatch(/result/i);
       expect(out.stderr).not.toContain("SECRETSIGNATURE");

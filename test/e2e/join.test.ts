@@ -13,9 +13,7 @@ const NO_RESULT_RATE = 0.3;
 const RESULT_COLUMNS = ["identifier", "activated", "bulkcheck_status"];
 
 /** What a source row is, as a person reading the list would say. */
-type Kind =
-  | { cls: "blank" | "invalid" | "other_country" }
-  | { id: string; national?: boolean; region?: "JE" | "GG" };
+type Kind = { cls: "blank" | "invalid" | "other_country" } | { id: string; national?: boolean; region?: "JE" | "GG" };
 
 interface SourceRow {
   fields: string[];
@@ -51,9 +49,14 @@ function messyRows(): SourceRow[] {
   ];
   gbList(30, 2000).forEach((number, i) => {
     const asNational = i % 2 === 0;
-    rows.push({ fields: [String(100 + i), `Row ${i}`, asNational ? national(number) : number, ""], kind: { id: identifier(number), national: asNational } });
+    rows.push({
+      fields: [String(100 + i), `Row ${i}`, asNational ? national(number) : number, ""],
+      kind: { id: identifier(number), national: asNational },
+    });
   });
-  const miss = gbList(30, 2000).find((number, i) => i % 2 === 1 && expectedResult(PRODUCT, identifier(number), NO_RESULT_RATE) === undefined);
+  const miss = gbList(30, 2000).find(
+    (number, i) => i % 2 === 1 && expectedResult(PRODUCT, identifier(number), NO_RESULT_RATE) === undefined,
+  );
   if (!miss) throw new Error("the fixture needs an international number without a result");
   rows.push({ fields: ["999", "Repeat of a number without a result", miss.replace(/ /g, ""), ""], kind: { id: identifier(miss) } });
   return rows;
@@ -89,7 +92,11 @@ function countStatuses(tails: readonly string[][]): Partial<Record<JoinStatus, n
 }
 
 async function smallTaskSandbox(options: { maxTaskSize?: number } = {}): Promise<E2e> {
-  const e = await sandbox({ minTaskSize: 1, noResultRate: NO_RESULT_RATE, ...(options.maxTaskSize ? { maxTaskSize: options.maxTaskSize } : {}) });
+  const e = await sandbox({
+    minTaskSize: 1,
+    noResultRate: NO_RESULT_RATE,
+    ...(options.maxTaskSize ? { maxTaskSize: options.maxTaskSize } : {}),
+  });
   await allowSmallTasks(e, options.maxTaskSize);
   return e;
 }
@@ -108,7 +115,14 @@ async function submitted(e: E2e, file: string, ...extra: string[]): Promise<stri
  * every source row in order with its fields unchanged (parsed by csv-parse) and
  * its text copied byte for byte, then the expected tail.
  */
-function expectJoined(output: string, source: { text: string; records: string[] }, header: string[], rows: readonly SourceRow[], tails: string[][], delimiter: string): void {
+function expectJoined(
+  output: string,
+  source: { text: string; records: string[] },
+  header: string[],
+  rows: readonly SourceRow[],
+  tails: string[][],
+  delimiter: string,
+): void {
   const parsedSource = parseDelimited(source.text, delimiter);
   const parsedOutput = parseDelimited(output, delimiter);
   expect(parsedSource).toHaveLength(rows.length + 1);
@@ -118,42 +132,58 @@ function expectJoined(output: string, source: { text: string; records: string[] 
     expect(row.slice(0, header.length), `source row ${i + 1}`).toEqual(parsedSource[i + 1]);
     expect(row.slice(header.length), `result columns of source row ${i + 1} (${rows[i]!.fields[2]})`).toEqual(tails[i]);
   });
-  expect(inOrder(output, source.records.map((record) => record + delimiter)), "source records copied byte for byte").toBe(true);
+  expect(
+    inOrder(
+      output,
+      source.records.map((record) => record + delimiter),
+    ),
+    "source records copied byte for byte",
+  ).toBe(true);
 }
 
 const HEADER = ["id", "name", "phone", "notes"];
 
 describe("download --join and submit --wait --join", () => {
   it.each([
-    { dialect: "comma-separated with CRLF line ends, in one submit --wait --join command", delimiter: ",", eol: "\r\n", bom: false, name: "crm.csv", oneCommand: true },
+    {
+      dialect: "comma-separated with CRLF line ends, in one submit --wait --join command",
+      delimiter: ",",
+      eol: "\r\n",
+      bom: false,
+      name: "crm.csv",
+      oneCommand: true,
+    },
     { dialect: "semicolon-delimited with LF line ends", delimiter: ";", eol: "\n", bom: false, name: "export.csv", oneCommand: false },
     { dialect: "comma-separated with a UTF-8 BOM", delimiter: ",", eol: "\n", bom: true, name: "excel.csv", oneCommand: false },
     { dialect: "tab-separated (.tsv) with CRLF line ends", delimiter: "\t", eol: "\r\n", bom: false, name: "list.tsv", oneCommand: false },
-  ])("keeps every row of a messy $dialect list in order, untouched, with its status and result", async ({ delimiter, eol, bom, name, oneCommand }) => {
-    const e = await smallTaskSandbox();
-    const rows = messyRows();
-    const source = delimitedText([HEADER, ...rows.map((row) => row.fields)], delimiter, eol);
-    const file = e.file(name, (bom ? "\ufeff" : "") + source.text);
-    let out;
-    if (oneCommand) {
-      out = await e.run(submitArgs(file, "--yes", "--wait", "--interval", "0.2", "--join", "-o", "joined.csv"));
-    } else {
-      const [id] = await submitted(e, file);
-      out = await e.run(["download", id!, "--join", file, "-o", "joined.csv"]);
-    }
-    expect(out.code, out.stderr).toBe(0);
-    const output = readFileSync(join(e.dir, "joined.csv"), "utf8");
-    expect(output.startsWith("\ufeff")).toBe(bom);
-    expect(output.endsWith(eol)).toBe(true);
-    const tails = expectedTails(rows);
-    expectJoined(output, source, HEADER, rows, tails, delimiter);
-    // Every status of the issue appears (no_code needs --require-country-code: next test).
-    const counts = countStatuses(tails);
-    expect(Object.keys(counts).sort()).toEqual(["blank", "checked", "duplicate", "invalid", "no_result", "other_country"]);
-    const summary = Object.entries(counts).map(([status, n]) => `${status} ${n}`);
-    expect(out.stderr).toContain(`Wrote ${rows.length} source rows to joined.csv`);
-    for (const part of summary) expect(out.stderr).toContain(part);
-  });
+  ])(
+    "keeps every row of a messy $dialect list in order, untouched, with its status and result",
+    async ({ delimiter, eol, bom, name, oneCommand }) => {
+      const e = await smallTaskSandbox();
+      const rows = messyRows();
+      const source = delimitedText([HEADER, ...rows.map((row) => row.fields)], delimiter, eol);
+      const file = e.file(name, (bom ? "\ufeff" : "") + source.text);
+      let out;
+      if (oneCommand) {
+        out = await e.run(submitArgs(file, "--yes", "--wait", "--interval", "0.2", "--join", "-o", "joined.csv"));
+      } else {
+        const [id] = await submitted(e, file);
+        out = await e.run(["download", id!, "--join", file, "-o", "joined.csv"]);
+      }
+      expect(out.code, out.stderr).toBe(0);
+      const output = readFileSync(join(e.dir, "joined.csv"), "utf8");
+      expect(output.startsWith("\ufeff")).toBe(bom);
+      expect(output.endsWith(eol)).toBe(true);
+      const tails = expectedTails(rows);
+      expectJoined(output, source, HEADER, rows, tails, delimiter);
+      // Every status of the issue appears (no_code needs --require-country-code: next test).
+      const counts = countStatuses(tails);
+      expect(Object.keys(counts).sort()).toEqual(["blank", "checked", "duplicate", "invalid", "no_result", "other_country"]);
+      const summary = Object.entries(counts).map(([status, n]) => `${status} ${n}`);
+      expect(out.stderr).toContain(`Wrote ${rows.length} source rows to joined.csv`);
+      for (const part of summary) expect(out.stderr).toContain(part);
+    },
+  );
 
   it("marks national numbers no_code with --require-country-code and Jersey/Guernsey other_country with --strict-region", async () => {
     const e = await smallTaskSandbox();
@@ -182,7 +212,14 @@ describe("download --join and submit --wait --join", () => {
   it("joins a plain .txt list, one number per line, under a phone header", async () => {
     const e = await smallTaskSandbox();
     const numbers = gbList(12, 3000);
-    const listLines = [...numbers.map((n, i) => (i % 3 === 0 ? national(n) : n)), "", "not a number", "+33 6 12 34 56 78", national(numbers[1]!), "+44 7797 123456"];
+    const listLines = [
+      ...numbers.map((n, i) => (i % 3 === 0 ? national(n) : n)),
+      "",
+      "not a number",
+      "+33 6 12 34 56 78",
+      national(numbers[1]!),
+      "+44 7797 123456",
+    ];
     const file = e.file("numbers.txt", listLines.join("\n") + "\n");
     const [id] = await submitted(e, file);
     const out = await e.run(["download", id!, "--join", file, "-o", "joined.csv"]);
@@ -211,7 +248,12 @@ describe("download --join and submit --wait --join", () => {
     const ids = lines(out.stdout);
     expect(ids.length).toBeGreaterThan(1);
     ids.forEach((id) => expect(id).toMatch(TASK_ID));
-    expect(e.state().tasks.map((task) => task.submitted_lines).every((n) => n !== undefined && n <= 15)).toBe(true);
+    expect(
+      e
+        .state()
+        .tasks.map((task) => task.submitted_lines)
+        .every((n) => n !== undefined && n <= 15),
+    ).toBe(true);
     const output = readFileSync(join(e.dir, "joined.csv"), "utf8");
     expectJoined(output, source, HEADER, rows, expectedTails(rows), ",");
     // The same tasks named in another order give the same file.
@@ -251,7 +293,9 @@ describe("download --join and submit --wait --join", () => {
     const file = e.file("crm.csv", delimitedText([HEADER, ...messyRows().map((row) => row.fields)], ",", "\n").text);
     const [id] = await submitted(e, file);
     const requestsBefore = e.state().stats.requests;
-    const out = await e.run(["download", id!, "--join", file, "-o", "joined.csv"], { env: { BULKCHECK_CONFIG_DIR: tempDir("bulkcheck-e2e-other-config-") } });
+    const out = await e.run(["download", id!, "--join", file, "-o", "joined.csv"], {
+      env: { BULKCHECK_CONFIG_DIR: tempDir("bulkcheck-e2e-other-config-") },
+    });
     expect(out.code).toBe(2);
     expect(out.stdout).toBe("");
     expect(out.stderr).toContain(`error: There is no local record of how task ${id} was prepared`);

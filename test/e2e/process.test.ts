@@ -136,7 +136,8 @@ describe("the bulkcheck process", () => {
     const [waited, ...rows] = lines(out.stdout);
     expect(waited).toMatch(/^[0-9a-f]{32}\tsuccess$/);
     expect(rows).toHaveLength(3);
-    for (const row of rows) expect(JSON.parse(row)).toEqual({ identifier: expect.stringMatching(/^44\d{10}$/), activated: expect.any(Boolean) });
+    for (const row of rows)
+      expect(JSON.parse(row)).toEqual({ identifier: expect.stringMatching(/^44\d{10}$/), activated: expect.any(Boolean) });
     expect(readFileSync(join(e.dir, "ids.txt"), "utf8")).toMatch(/^[0-9a-f]{32}\n$/);
   });
 
@@ -159,7 +160,9 @@ describe("the bulkcheck process", () => {
     await until(() => server.output().stdout.includes("\n"));
     const { base_url: url, api_key: key } = JSON.parse(lines(server.output().stdout)[0]!) as { base_url: string; api_key: string };
     expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
-    const balance = await spawnCli(["balance"], { env: { BULKCHECK_BASE_URL: url, BULKCHECK_API_KEY: key, BULKCHECK_CONFIG_DIR: tempDir() } }).done;
+    const balance = await spawnCli(["balance"], {
+      env: { BULKCHECK_BASE_URL: url, BULKCHECK_API_KEY: key, BULKCHECK_CONFIG_DIR: tempDir() },
+    }).done;
     expect(balance).toMatchObject({ code: 0, stdout: "$3.00 (3000000 micros)\n" });
     expect(balance.stdout + balance.stderr).not.toContain(key);
     server.child.kill("SIGINT");
@@ -172,7 +175,10 @@ describe("the bulkcheck process", () => {
 
 /** Runs a POSIX shell script in the sandbox's work dir with $NODE and $BIN set; checks its output is clean. */
 async function shell(e: E2e, script: string): Promise<{ stdout: string; stderr: string }> {
-  const out = await run("sh", ["-c", script], { cwd: e.dir, env: { PATH: process.env.PATH, HOME: e.dir, ...e.env, NODE: process.execPath, BIN } });
+  const out = await run("sh", ["-c", script], {
+    cwd: e.dir,
+    env: { PATH: process.env.PATH, HOME: e.dir, ...e.env, NODE: process.execPath, BIN },
+  });
   assertClean([], { code: 0, ...out }, { colour: false, env: e.env });
   expect(out.stdout.includes(API_KEY)).toBe(false);
   return out;

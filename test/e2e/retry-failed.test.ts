@@ -3,7 +3,17 @@ import { appendFileSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
 import { formatUsd } from "../../src/tasks/cost.js";
 import { allowSmallTasks, expectedResult, parseDelimited, recordingProxy, type RecordingProxy } from "../helpers/results-fixtures.js";
-import { e2eSandboxes, gbList, identifier, journalEntries, lines, submitArgs, TASK_ID, type E2e, type E2eOptions } from "../helpers/sandbox.js";
+import {
+  e2eSandboxes,
+  gbList,
+  identifier,
+  journalEntries,
+  lines,
+  submitArgs,
+  TASK_ID,
+  type E2e,
+  type E2eOptions,
+} from "../helpers/sandbox.js";
 
 const sandbox = e2eSandboxes();
 const PRODUCT = "number_validation_batch";
@@ -57,7 +67,11 @@ describe("bulkcheck retry-failed", () => {
     expect(uploaded).toEqual(gbList(30).map(identifier));
     // Cross-check the oracle with the result file itself.
     const plain = await s.run(["download", id!]);
-    const resolved = new Set(parseDelimited(plain.stdout).slice(1).map((row) => row[0]));
+    const resolved = new Set(
+      parseDelimited(plain.stdout)
+        .slice(1)
+        .map((row) => row[0]),
+    );
     const missing = uploaded.filter((number) => !resolved.has(number));
     expect(missing).toEqual(withoutResult(uploaded));
     expect(missing.length).toBeGreaterThan(0);
@@ -68,12 +82,19 @@ describe("bulkcheck retry-failed", () => {
     expect(retryId).toMatch(TASK_ID);
     expect(retryId).not.toBe(id);
     expect(out.stderr).toContain(`${missing.length} of ${uploaded.length} numbers of task ${id} got no result.`);
-    expect(out.stderr).toContain(`Plan: ${missing.length} numbers in 1 task(s) of ${PRODUCT} for GB; reservation ${formatUsd(missing.length * 1000)} at $0.001 per number`);
+    expect(out.stderr).toContain(
+      `Plan: ${missing.length} numbers in 1 task(s) of ${PRODUCT} for GB; reservation ${formatUsd(missing.length * 1000)} at $0.001 per number`,
+    );
     expect(s.proxy.uploads).toHaveLength(2);
     expect(uploadLines(s.proxy.uploads[1])).toEqual(missing);
     const task = s.e.state().tasks.find((t) => t.id === retryId)!;
     expect(task).toMatchObject({ product: PRODUCT, country: "GB", submitted_lines: missing.length });
-    expect(s.e.state().ledger.filter((entry) => entry.task_id === retryId && entry.kind === "reserve").map((entry) => entry.micros)).toEqual([missing.length * 1000]);
+    expect(
+      s.e
+        .state()
+        .ledger.filter((entry) => entry.task_id === retryId && entry.kind === "reserve")
+        .map((entry) => entry.micros),
+    ).toEqual([missing.length * 1000]);
   });
 
   it("shows the count and cost with --dry-run and uploads nothing", async () => {
@@ -128,7 +149,9 @@ describe("bulkcheck retry-failed", () => {
     const taskOf = new Map(journal.filter((entry) => entry.type === "task").map((entry) => [entry.idempotency_key, entry.task_id]));
     const uploadOf = new Map<unknown, string>();
     for (const entry of journal.filter((entry) => entry.type === "submit")) {
-      const upload = s.proxy.uploads.find((text) => createHash("sha256").update(text).digest("hex") === (entry.chunk as { sha256: string }).sha256);
+      const upload = s.proxy.uploads.find(
+        (text) => createHash("sha256").update(text).digest("hex") === (entry.chunk as { sha256: string }).sha256,
+      );
       uploadOf.set(taskOf.get(entry.idempotency_key), upload!);
     }
     const middle = ids[1]!;

@@ -17,7 +17,9 @@ const mode = (path: string) => statSync(path).mode & 0o777;
 
 /** Every file under `dir`, recursively. */
 function filesUnder(dir: string): string[] {
-  return readdirSync(dir, { recursive: true, encoding: "utf8" }).map((name) => join(dir, name)).filter((path) => statSync(path).isFile());
+  return readdirSync(dir, { recursive: true, encoding: "utf8" })
+    .map((name) => join(dir, name))
+    .filter((path) => statSync(path).isFile());
 }
 
 describe("the API key", () => {
@@ -32,7 +34,9 @@ describe("the API key", () => {
       { route: "check", fault: "drop" },
       { route: "result", fault: "drop-mid-download" },
     ]);
-    const flow = e.spawn(submitArgs(list, "--yes", "--verbose", "--wait", "--interval", "0.2", "-o", "results.csv", "--rejects", "rejects.csv"));
+    const flow = e.spawn(
+      submitArgs(list, "--yes", "--verbose", "--wait", "--interval", "0.2", "-o", "results.csv", "--rejects", "rejects.csv"),
+    );
     // While it runs, the process's arguments are visible to every user of the machine.
     await until(() => flow.output().stderr.includes("processing"));
     const cmdline = readFileSync(`/proc/${flow.child.pid}/cmdline`, "utf8");
@@ -55,7 +59,9 @@ describe("the API key", () => {
     e.sandbox.scriptFaults([{ route: "check", fault: "50300" }]);
     outputs.push(refused, await e.run(["status", id, "--verbose"]));
     // Connection refused through every retry (the waits are skipped).
-    outputs.push(await e.run(["balance", "--verbose"], { env: { BULKCHECK_BASE_URL: "http://127.0.0.1:1" }, sleep: async () => undefined }));
+    outputs.push(
+      await e.run(["balance", "--verbose"], { env: { BULKCHECK_BASE_URL: "http://127.0.0.1:1" }, sleep: async () => undefined }),
+    );
     expect(outputs.at(-1)!.code).toBe(7);
 
     const texts = [
@@ -86,10 +92,14 @@ describe("the API key", () => {
 
   it("is dropped when a result link redirects to another origin", async () => {
     const resultHost = await startStandIn({ result: { status: 200, headers: { "content-type": "text/csv" }, body: TWO_ROW_RESULT } });
-    const service = await startStandIn({ result: { status: 302, headers: { location: `${resultHost.url}/results/file.csv?sig=OTHERSECRET` }, body: "" } });
+    const service = await startStandIn({
+      result: { status: 302, headers: { location: `${resultHost.url}/results/file.csv?sig=OTHERSECRET` }, body: "" },
+    });
     try {
       const e = await sandbox();
-      const out = await e.run(["download", "0123456789abcdef0123456789abcdef", "-o", "results.csv", "--verbose"], { env: { BULKCHECK_BASE_URL: service.url } });
+      const out = await e.run(["download", "0123456789abcdef0123456789abcdef", "-o", "results.csv", "--verbose"], {
+        env: { BULKCHECK_BASE_URL: service.url },
+      });
       expect(out.code, out.stderr).toBe(0);
       expect(readFileSync(join(e.dir, "results.csv"), "utf8")).toBe(TWO_ROW_RESULT);
       expect(resultHost.requests).toEqual([{ line: "GET /results/file.csv", key: false }]);
@@ -101,7 +111,9 @@ describe("the API key", () => {
 
   it("is not sent on when the service's own API redirects to another origin", async () => {
     const elsewhere = await startStandIn();
-    const service = await startStandIn({ check: { status: 302, headers: { location: `${elsewhere.url}/api/v1/bulk-tasks/0123456789abcdef0123456789abcdef` }, body: "" } });
+    const service = await startStandIn({
+      check: { status: 302, headers: { location: `${elsewhere.url}/api/v1/bulk-tasks/0123456789abcdef0123456789abcdef` }, body: "" },
+    });
     try {
       const e = await sandbox();
       const out = await e.run(["status", "0123456789abcdef0123456789abcdef"], { env: { BULKCHECK_BASE_URL: service.url } });
@@ -144,7 +156,9 @@ describe("plain http", () => {
   it("warns that the key travels in clear text for a base URL that is not loopback, before any request fails", async () => {
     const e = await sandbox();
     const out = await e.run(["balance"], { env: { BULKCHECK_BASE_URL: "http://bulkcheck.invalid" } });
-    expect(out.stderr).toMatch(/^warning: http:\/\/bulkcheck\.invalid is plain http: the API key travels in clear text\. Use https:\/\/\.$/m);
+    expect(out.stderr).toMatch(
+      /^warning: http:\/\/bulkcheck\.invalid is plain http: the API key travels in clear text\. Use https:\/\/\.$/m,
+    );
     // .invalid never resolves: the warning came before the (failed) connection.
     expect(out.code).toBe(7);
     expect(out.stderr).toContain("does not resolve");

@@ -54,7 +54,11 @@ describe("bulkcheck status", () => {
     const second = await submitted(e, 500, 1000);
     const out = await e.run(["status"]);
     expect(out.code).toBe(0);
-    expect(lines(out.stdout).slice(1).map((row) => row.split("\t")[0])).toEqual([first, second]);
+    expect(
+      lines(out.stdout)
+        .slice(1)
+        .map((row) => row.split("\t")[0]),
+    ).toEqual([first, second]);
     const limited = await e.run(["status", "--limit", "1", "--json"]);
     expect(lines(limited.stdout).map((line) => (JSON.parse(line) as { id: string }).id)).toEqual([second]);
   });
@@ -64,14 +68,24 @@ describe("bulkcheck status", () => {
     const other = await sandbox();
     const mine = await submitted(e);
     // The same config dir (one journal) used with another profile, pointed at another service.
-    const elsewhere = await e.run(submitArgs(e.file("other.txt", listText(500, 7000)), "--profile", "other", "--quiet"), { env: { BULKCHECK_BASE_URL: other.sandbox.url } });
+    const elsewhere = await e.run(submitArgs(e.file("other.txt", listText(500, 7000)), "--profile", "other", "--quiet"), {
+      env: { BULKCHECK_BASE_URL: other.sandbox.url },
+    });
     expect(elsewhere.code).toBe(0);
     const out = await e.run(["status"]);
     expect(out.code).toBe(0);
-    expect(lines(out.stdout).slice(1).map((row) => row.split("\t")[0])).toEqual([mine]);
+    expect(
+      lines(out.stdout)
+        .slice(1)
+        .map((row) => row.split("\t")[0]),
+    ).toEqual([mine]);
     const otherOut = await e.run(["status", "--profile", "other"], { env: { BULKCHECK_BASE_URL: other.sandbox.url } });
     expect(otherOut.code).toBe(0);
-    expect(lines(otherOut.stdout).slice(1).map((row) => row.split("\t")[0])).toEqual([elsewhere.stdout.trim()]);
+    expect(
+      lines(otherOut.stdout)
+        .slice(1)
+        .map((row) => row.split("\t")[0]),
+    ).toEqual([elsewhere.stdout.trim()]);
   });
 
   it("says how to submit when the journal is empty, and exits 0", async () => {
@@ -136,7 +150,9 @@ describe("bulkcheck wait", () => {
     expect(out.stderr).toContain(`task ${id} failed (fully refunded)`);
     expect(out.stderr).toContain(`error: 1 task(s) failed: ${id}.`);
     expect(out.stderr).toContain("--resubmit");
-    expect(e.state().ledger.filter((entry) => entry.kind === "refund")).toEqual([expect.objectContaining({ task_id: id, micros: 500_000 })]);
+    expect(e.state().ledger.filter((entry) => entry.kind === "refund")).toEqual([
+      expect.objectContaining({ task_id: id, micros: 500_000 }),
+    ]);
   });
 
   it("exits 8 when --timeout runs out with the task still processing, and prints how to resume", async () => {
@@ -203,7 +219,9 @@ describe("bulkcheck wait", () => {
   it("accepts a short --interval against localhost and any 127.x.x.x address", async () => {
     const e = await sandbox();
     const id = await submitted(e);
-    const out = await e.run(["wait", id, "--interval", "0.2"], { env: { BULKCHECK_BASE_URL: e.sandbox.url.replace("127.0.0.1", "localhost") } });
+    const out = await e.run(["wait", id, "--interval", "0.2"], {
+      env: { BULKCHECK_BASE_URL: e.sandbox.url.replace("127.0.0.1", "localhost") },
+    });
     expect(out.code).toBe(0);
     const other = await sandbox({ host: "127.0.0.2" });
     const otherId = await submitted(other);

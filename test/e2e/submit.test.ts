@@ -109,7 +109,12 @@ describe("bulkcheck submit", () => {
   it("returns the same task for the same numbers written differently (the key covers the uploaded content)", async () => {
     const e = await sandbox();
     const first = await e.run(submitArgs(e.file("a.txt", listText(500))));
-    const csv = "name,phone\n" + gbList(500).map((n, i) => `person ${i},${identifier(n)}`).join("\n") + "\n";
+    const csv =
+      "name,phone\n" +
+      gbList(500)
+        .map((n, i) => `person ${i},${identifier(n)}`)
+        .join("\n") +
+      "\n";
     const again = await e.run(submitArgs(e.file("b.csv", csv)));
     expect(again.code).toBe(0);
     expect(again.stdout).toBe(first.stdout);
@@ -275,7 +280,11 @@ describe("bulkcheck submit", () => {
     expect((await e.run(["wait", "-", "--interval", "0.2", "--quiet"], { stdin: ids })).code).toBe(0);
     const download = await e.run(["download", "-"], { stdin: ids });
     expect(download.code).toBe(0);
-    expect(lines(download.stdout).slice(1).map((row) => row.split(",")[0])).toEqual(gbList(1500).map(identifier));
+    expect(
+      lines(download.stdout)
+        .slice(1)
+        .map((row) => row.split(",")[0]),
+    ).toEqual(gbList(1500).map(identifier));
   });
 
   it("exits 3 when the service refuses the task as it is (42200), having reserved nothing", async () => {

@@ -43,13 +43,18 @@ describe("bulkcheck validate", () => {
       shared_code_regions: { GG: 1 },
       column: { index: 1, name: "phone", chosenBy: "header" },
     });
-    expect(summary.kept + summary.invalid_cnt + summary.no_code_cnt + summary.other_country_cnt + summary.duplicate_cnt + summary.blank).toBe(summary.rows_read);
+    expect(
+      summary.kept + summary.invalid_cnt + summary.no_code_cnt + summary.other_country_cnt + summary.duplicate_cnt + summary.blank,
+    ).toBe(summary.rows_read);
     expect(out.stderr).toContain('Reading phone numbers from column 2 "phone"');
   });
 
   it("writes the normalised list in first-seen order to -o and every excluded row to --rejects", async () => {
     const { dir, path } = listFile();
-    const out = await runCli(["validate", path, "--country", "GB", "-o", join(dir, "upload.txt"), "--rejects", join(dir, "rejects.csv")], LOCAL_ONLY);
+    const out = await runCli(
+      ["validate", path, "--country", "GB", "-o", join(dir, "upload.txt"), "--rejects", join(dir, "rejects.csv")],
+      LOCAL_ONLY,
+    );
     expect(out.code).toBe(0);
     expect(out.stdout).toBe("");
     expect(readFileSync(join(dir, "upload.txt"), "utf8")).toBe("447400100001\n447400100002\n447781123456\n");
@@ -112,9 +117,28 @@ describe("bulkcheck validate", () => {
     }
     const { dir, path } = listFile(rows.join("\n"));
     const run = async (threads: string) => {
-      const out = await runBin(["validate", path, "--country", "GB", "--threads", threads, "--json", "-o", join(dir, `up-${threads}.txt`), "--rejects", join(dir, `rj-${threads}.csv`)], LOCAL_ONLY);
+      const out = await runBin(
+        [
+          "validate",
+          path,
+          "--country",
+          "GB",
+          "--threads",
+          threads,
+          "--json",
+          "-o",
+          join(dir, `up-${threads}.txt`),
+          "--rejects",
+          join(dir, `rj-${threads}.csv`),
+        ],
+        LOCAL_ONLY,
+      );
       expect(out.code, out.stderr).toBe(0);
-      return { summary: JSON.parse(out.stdout), upload: readFileSync(join(dir, `up-${threads}.txt`)), rejects: readFileSync(join(dir, `rj-${threads}.csv`)) };
+      return {
+        summary: JSON.parse(out.stdout),
+        upload: readFileSync(join(dir, `up-${threads}.txt`)),
+        rejects: readFileSync(join(dir, `rj-${threads}.csv`)),
+      };
     };
     const inThread = await run("0");
     const threaded = await run("2");
@@ -128,10 +152,14 @@ describe("bulkcheck validate", () => {
     const lines = Array.from({ length: 300_000 }, (_, i) => `07400 ${String(i).padStart(6, "0")}`);
     const { path } = listFile(`${lines.join("\n")}\n`, "list.txt");
     const script = 'ulimit -v 2000000 && exec "$0" "$@"';
-    const result = spawnSync("sh", ["-c", script, process.execPath, BIN, "validate", path, "--country", "GB", "--json", "-o", "/dev/null", "--force"], {
-      encoding: "utf8",
-      env: { ...process.env, ...LOCAL_ONLY.env },
-    });
+    const result = spawnSync(
+      "sh",
+      ["-c", script, process.execPath, BIN, "validate", path, "--country", "GB", "--json", "-o", "/dev/null", "--force"],
+      {
+        encoding: "utf8",
+        env: { ...process.env, ...LOCAL_ONLY.env },
+      },
+    );
     expect(result.status, result.stderr).toBe(0);
     expect(JSON.parse(result.stdout)).toMatchObject({ kept: 300_000 });
   });

@@ -97,6 +97,9 @@ export function spawnCli(argv: string[], options: { env?: Record<string, string 
   return { child, done, output: () => ({ stdout, stderr }) };
 }
 
-export async function runBin(argv: string[], options: { env?: Record<string, string | undefined>; stdin?: string; cwd?: string } = {}): Promise<CliResult> {
+export async function runBin(
+  argv: string[],
+  options: { env?: Record<string, string | undefined>; stdin?: string; cwd?: string } = {},
+): Promise<CliResult> {
   return spawnCli(argv, options).done;
 }

@@ -51,7 +51,7 @@ export async function holdSlots(baseUrl: string, apiKey: string, count: number):
       headers: { "x-api-key": apiKey, "content-type": "multipart/form-data; boundary=held", "content-length": "100000" },
     });
     req.on("error", () => undefined);
-    req.write("--held\r\ncontent-disposition: form-data; name=\"service_type\"\r\n\r\nnumber_validation_batch\r\n--held\r\n");
+    req.write('--held\r\ncontent-disposition: form-data; name="service_type"\r\n\r\nnumber_validation_batch\r\n--held\r\n');
     requests.push(req);
   }
   return {
@@ -90,11 +90,21 @@ export async function startStandIn(answers: { check?: Answer; result?: Answer } 
     const check = /^\/api\/v1\/bulk-tasks\/([0-9a-f]{32})$/.exec(path);
     const send = (answer: Answer) => res.writeHead(answer.status, answer.headers ?? {}).end(answer.body);
     if (check) {
-      send(answers.check ?? { status: 200, headers: { "content-type": "application/json" }, body: JSON.stringify({ code: 0, msg: "success", data: succeededTask(check[1]!, url) }) });
+      send(
+        answers.check ?? {
+          status: 200,
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({ code: 0, msg: "success", data: succeededTask(check[1]!, url) }),
+        },
+      );
     } else if (path.startsWith("/results/") && answers.result) {
       send(answers.result);
     } else {
-      send({ status: 404, headers: { "content-type": "application/json" }, body: JSON.stringify({ code: 40000, msg: "no such endpoint", data: {} }) });
+      send({
+        status: 404,
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ code: 40000, msg: "no such endpoint", data: {} }),
+      });
     }
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));

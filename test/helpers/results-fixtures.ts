@@ -67,7 +67,9 @@ export async function zipOf(entries: Record<string, string>): Promise<Buffer> {
 }
 
 function listen(server: Server): Promise<string> {
-  return new Promise((resolve) => server.listen(0, "127.0.0.1", () => resolve(`http://127.0.0.1:${(server.address() as AddressInfo).port}`)));
+  return new Promise((resolve) =>
+    server.listen(0, "127.0.0.1", () => resolve(`http://127.0.0.1:${(server.address() as AddressInfo).port}`)),
+  );
 }
 
 function close(server: Server): Promise<void> {
@@ -168,7 +170,9 @@ export async function oneTaskService(options: OneTaskServiceOptions) {
  */
 export function delimitedText(rows: readonly (readonly string[])[], delimiter: string, eol: string): { text: string; records: string[] } {
   const records = rows.map((row) =>
-    row.map((field) => (field.includes(delimiter) || /["\r\n]|^\s|\s$/.test(field) ? `"${field.replaceAll('"', '""')}"` : field)).join(delimiter),
+    row
+      .map((field) => (field.includes(delimiter) || /["\r\n]|^\s|\s$/.test(field) ? `"${field.replaceAll('"', '""')}"` : field))
+      .join(delimiter),
   );
   return { text: records.map((record) => record + eol).join(""), records };
 }

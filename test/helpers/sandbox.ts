@@ -104,7 +104,8 @@ export async function startE2e(options: E2eOptions = {}): Promise<E2e> {
       await sandbox.close();
       // The journal is a log too: it must never hold the key.
       const journal = join(configDir, "journal.jsonl");
-      if (existsSync(journal)) expect(readFileSync(journal, "utf8").includes(KEY_SECRET_PART), "the API key appeared in the journal").toBe(false);
+      if (existsSync(journal))
+        expect(readFileSync(journal, "utf8").includes(KEY_SECRET_PART), "the API key appeared in the journal").toBe(false);
       rmSync(configDir, { recursive: true, force: true });
       rmSync(dir, { recursive: true, force: true });
     },
@@ -144,7 +145,11 @@ export function submitArgs(file: string, ...extra: string[]): string[] {
  * What must hold for every run of the suite: the API key never appears, no stack
  * trace without --verbose, and no colour unless a colour terminal was asked for.
  */
-export function assertClean(argv: readonly string[], result: CliResult, context: { colour: boolean; env: Record<string, string | undefined> }): void {
+export function assertClean(
+  argv: readonly string[],
+  result: CliResult,
+  context: { colour: boolean; env: Record<string, string | undefined> },
+): void {
   const output = result.stdout + result.stderr;
   expect(output.includes(API_KEY), "the API key appeared in the output").toBe(false);
   expect(output.includes(KEY_SECRET_PART), "part of the API key appeared in the output").toBe(false);

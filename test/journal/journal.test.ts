@@ -65,14 +65,29 @@ describe("Journal", () => {
       encoding: "utf8",
       libphonenumber: { version: "1.13.16", metadata: "max" },
     };
-    const prepared = { rows_read: 3, submitted_lines: 3, kept: 2, invalid_cnt: 1, no_code_cnt: 0, other_country_cnt: 0, duplicate_cnt: 0, blank: 0, national_normalised: 1, shared_code_regions: {}, extensions_dropped: 0 };
+    const prepared = {
+      rows_read: 3,
+      submitted_lines: 3,
+      kept: 2,
+      invalid_cnt: 1,
+      no_code_cnt: 0,
+      other_country_cnt: 0,
+      duplicate_cnt: 0,
+      blank: 0,
+      national_normalised: 1,
+      shared_code_regions: {},
+      extensions_dropped: 0,
+    };
     await journal.append({ ...submit("k1"), preparation, prepared });
     expect((await journal.findByKey("k1"))?.submit).toMatchObject({ preparation, prepared });
   });
 
   it("keeps the key of an entry whose preparation or summary it cannot read, without them", async () => {
     const journal = new Journal(tempDir());
-    appendFileSync(journal.path, JSON.stringify({ ...submit("k1"), preparation: { version: 2, columns: [1] }, prepared: { kept: "many" } }) + "\n");
+    appendFileSync(
+      journal.path,
+      JSON.stringify({ ...submit("k1"), preparation: { version: 2, columns: [1] }, prepared: { kept: "many" } }) + "\n",
+    );
     const record = await journal.findByKey("k1");
     expect(record?.submit.idempotency_key).toBe("k1");
     expect(record?.submit).not.toHaveProperty("preparation");

@@ -55,19 +55,27 @@ describe("chooseColumn", () => {
 
   it("breaks a tie between equally named columns by content", () => {
     const header = ["Phone 1", "Phone 2", "name", "x"];
-    const rows = sample([["", "07400 123456", "Amy", ""], ["", "07400 123457", "Bob", ""]]);
+    const rows = sample([
+      ["", "07400 123456", "Amy", ""],
+      ["", "07400 123457", "Bob", ""],
+    ]);
     expect(chooseColumn(input({ header, sample: rows }))).toMatchObject({ index: 1, chosenBy: "header" });
   });
 
   it("chooses by content when no header names a phone column", () => {
     const header = ["Kunde", "Rufnummer", "Notiz", "x"];
-    const rows = sample([["Amy", "07400 123456", "1", ""], ["Bob", "+44 7400 123457", "2", ""]]);
+    const rows = sample([
+      ["Amy", "07400 123456", "1", ""],
+      ["Bob", "+44 7400 123457", "2", ""],
+    ]);
     expect(chooseColumn(input({ header, sample: rows }))).toEqual({ index: 1, name: "Rufnummer", chosenBy: "content" });
   });
 
   it("refuses to guess when no column holds numbers", () => {
     const header = ["a", "b", "c", "d"];
-    expect(() => chooseColumn(input({ header, sample: sample([["x", "y", "z", "w"]]) }))).toThrow(/No column of list.csv looks like phone numbers/);
+    expect(() => chooseColumn(input({ header, sample: sample([["x", "y", "z", "w"]]) }))).toThrow(
+      /No column of list.csv looks like phone numbers/,
+    );
   });
 
   it("takes the only column, with or without a header", () => {

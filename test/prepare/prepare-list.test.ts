@@ -68,7 +68,9 @@ describe("prepareList on a CRM export", () => {
   it("quotes rejects values the way csv-stringify does", async () => {
     const rejectsPath = join(await tempDir(), "rejects.csv");
     await prepareText("list.csv", 'name,phone\nA,"12, ""34"""\n', { rejectsPath });
-    expect(await readFile(rejectsPath, "utf8")).toBe('line,value,class,reason\n2,"12, ""34""",invalid,contains characters that are not part of a phone number\n');
+    expect(await readFile(rejectsPath, "utf8")).toBe(
+      'line,value,class,reason\n2,"12, ""34""",invalid,contains characters that are not part of a phone number\n',
+    );
   });
 
   it("prepares the example contacts for the demo", async () => {
@@ -76,7 +78,13 @@ describe("prepareList on a CRM export", () => {
     expect(column).toMatchObject({ name: "phone", chosenBy: "header" });
     expect(summary.rows_read).toBeGreaterThanOrEqual(1000);
     expect(summary.shared_code_regions).toMatchObject({ JE: 2, GG: 2 });
-    for (const count of [summary.duplicate_cnt, summary.blank, summary.invalid_cnt, summary.other_country_cnt, summary.national_normalised]) {
+    for (const count of [
+      summary.duplicate_cnt,
+      summary.blank,
+      summary.invalid_cnt,
+      summary.other_country_cnt,
+      summary.national_normalised,
+    ]) {
       expect(count).toBeGreaterThan(0);
     }
   });
@@ -106,7 +114,9 @@ describe("prepareList encodings and line ends", () => {
     ["LF", "\n"],
   ])("reads %s line ends with the same line numbers", async (_name, eol) => {
     const rejectsPath = join(await tempDir(), "rejects.csv");
-    const { kept } = await prepareText("list.csv", ["name,phone", "Amy,07400 100001", "Bob,", "Cy,+44 7400 100002"].join(eol) + eol, { rejectsPath });
+    const { kept } = await prepareText("list.csv", ["name,phone", "Amy,07400 100001", "Bob,", "Cy,+44 7400 100002"].join(eol) + eol, {
+      rejectsPath,
+    });
     expect(kept).toEqual(["447400100001", "447400100002"]);
     expect(await readFile(rejectsPath, "utf8")).toContain("\n3,,blank,");
   });
@@ -116,7 +126,10 @@ describe("prepareList encodings and line ends", () => {
     ["tab", "\t"],
     ["pipe", "|"],
   ])("reads a %s-delimited file", async (_name, delimiter) => {
-    const { kept, format } = await prepareText("list.csv", `name${delimiter}phone\nAmy, A${delimiter}07400 100001\nBob${delimiter}+44 7400 100002\n`);
+    const { kept, format } = await prepareText(
+      "list.csv",
+      `name${delimiter}phone\nAmy, A${delimiter}07400 100001\nBob${delimiter}+44 7400 100002\n`,
+    );
     expect(kept).toEqual(["447400100001", "447400100002"]);
     expect(format.delimiter).toBe(delimiter);
   });
@@ -129,10 +142,18 @@ describe("prepareList encodings and line ends", () => {
   });
 
   it.each([
-    ["invalid UTF-8 (a Windows-1252 é)", Buffer.concat([Buffer.from("name,phone\nAmy,07400 100001\nRen"), Buffer.from([0xe9]), Buffer.from(",07400 100002\n")]), /not UTF-8 text \(bad bytes on line 3\)/],
+    [
+      "invalid UTF-8 (a Windows-1252 é)",
+      Buffer.concat([Buffer.from("name,phone\nAmy,07400 100001\nRen"), Buffer.from([0xe9]), Buffer.from(",07400 100002\n")]),
+      /not UTF-8 text \(bad bytes on line 3\)/,
+    ],
     ["a PNG image", Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13]), /is a PNG image, not a text list/],
     ["an Excel workbook", Buffer.from([0x50, 0x4b, 0x03, 0x04, 20, 0, 6, 0, 8, 0]), /Excel workbook \(\.xlsx\)/],
-    ["UTF-16 without a BOM", Buffer.from("phone\n07400 100001\n", "utf16le"), /contains NUL characters \(line 1\).*UTF-16 without a byte-order mark/],
+    [
+      "UTF-16 without a BOM",
+      Buffer.from("phone\n07400 100001\n", "utf16le"),
+      /contains NUL characters \(line 1\).*UTF-16 without a byte-order mark/,
+    ],
     ["random binary", Buffer.from([0x00, 0xff, 0x10, 0x80, 0x81, 0x00, 0x7f, 0xfe, 0x00]), /not UTF-8 text|NUL characters/],
   ])("rejects %s with InputRejectedError", async (_name, bytes, message) => {
     const path = await listFile("list.csv", bytes);
@@ -248,7 +269,11 @@ describe("prepareList output", () => {
   it("splits the kept list into balanced chunks of at most maxTaskSize, each with its count, bytes and sha256", async () => {
     const { chunks, kept } = await prepareText("list.txt", numbers.join("\n"), { maxTaskSize: 4 });
     expect(chunks.map((c) => c.count)).toEqual([4, 3, 3]);
-    expect(chunks.map((c) => c.path.replace(/.*[/\\]/, ""))).toEqual(["list-upload-1-of-3.txt", "list-upload-2-of-3.txt", "list-upload-3-of-3.txt"]);
+    expect(chunks.map((c) => c.path.replace(/.*[/\\]/, ""))).toEqual([
+      "list-upload-1-of-3.txt",
+      "list-upload-2-of-3.txt",
+      "list-upload-3-of-3.txt",
+    ]);
     expect(kept).toHaveLength(10);
     for (const chunk of chunks) {
       const bytes = await readFile(chunk.path);
@@ -265,9 +290,20 @@ describe("prepareList output", () => {
 
   it("writes an explicit uploadPath, naming split parts after it", async () => {
     const dir = await tempDir();
-    const single = await prepareList({ source: await listFile("list.txt", numbers.join("\n")), country: "GB", workers: 0, uploadPath: join(dir, "out.txt") });
+    const single = await prepareList({
+      source: await listFile("list.txt", numbers.join("\n")),
+      country: "GB",
+      workers: 0,
+      uploadPath: join(dir, "out.txt"),
+    });
     expect(single.chunks.map((c) => c.path)).toEqual([join(dir, "out.txt")]);
-    const split = await prepareList({ source: await listFile("list.txt", numbers.join("\n")), country: "GB", workers: 0, uploadPath: join(dir, "out.txt"), maxTaskSize: 5 });
+    const split = await prepareList({
+      source: await listFile("list.txt", numbers.join("\n")),
+      country: "GB",
+      workers: 0,
+      uploadPath: join(dir, "out.txt"),
+      maxTaskSize: 5,
+    });
     expect(split.chunks.map((c) => c.path)).toEqual([join(dir, "out-1-of-2.txt"), join(dir, "out-2-of-2.txt")]);
   });
 
@@ -292,7 +328,9 @@ describe("prepareList output", () => {
     const source = await listFile("list.txt", numbers.join("\n"));
     const written = await prepareList({ source, country: "GB", workers: 0, uploadPath: "/dev/null" });
     expect(written.chunks).toEqual([expect.objectContaining({ path: "/dev/null", count: written.summary.kept })]);
-    await expect(prepareList({ source, country: "GB", workers: 0, uploadPath: "/dev/null", maxTaskSize: 5 })).rejects.toThrow(/not a regular file/);
+    await expect(prepareList({ source, country: "GB", workers: 0, uploadPath: "/dev/null", maxTaskSize: 5 })).rejects.toThrow(
+      /not a regular file/,
+    );
     const broken = await listFile("broken.csv", 'name,phone\n"unclosed,07400 100001\n');
     await expect(prepareList({ source: broken, country: "GB", workers: 0, uploadPath: "/dev/null" })).rejects.toThrow();
     expect((await stat("/dev/null")).isCharacterDevice()).toBe(true);

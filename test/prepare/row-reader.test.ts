@@ -5,7 +5,16 @@ import { describe, expect, it } from "vitest";
 import { createRowClassifier, openRows, type SourceRecord } from "../../src/prepare/index.js";
 import { listFile, prepare, tempDir } from "./helpers.js";
 
-const CSV = ['id,name,phone', '1,"Smith, Amy",07400 100001', '2,"Two', 'lines",+44 7400 100001', "3,Cy,", "4,Di,+1 212 555 0142", "5,Ed,+44 7400 100005"].join("\r\n") + "\r\n";
+const CSV =
+  [
+    "id,name,phone",
+    '1,"Smith, Amy",07400 100001',
+    '2,"Two',
+    'lines",+44 7400 100001',
+    "3,Cy,",
+    "4,Di,+1 212 555 0142",
+    "5,Ed,+44 7400 100005",
+  ].join("\r\n") + "\r\n";
 
 async function all<T>(items: AsyncIterable<T>): Promise<T[]> {
   const out: T[] = [];

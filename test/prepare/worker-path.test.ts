@@ -23,9 +23,19 @@ describe.skipIf(!existsSync(dist))("prepareList with worker threads (compiled di
     execFileSync(process.execPath, [join(root, "bench", "gen-messy-csv.js"), "120000", data]);
     const run = async (workers: number) => {
       const out = await tempDir();
-      const result = await prepareList({ source: join(data, "messy-120000.csv"), country: "GB", workers, outputDir: out, rejectsPath: join(out, "rejects.csv") });
+      const result = await prepareList({
+        source: join(data, "messy-120000.csv"),
+        country: "GB",
+        workers,
+        outputDir: out,
+        rejectsPath: join(out, "rejects.csv"),
+      });
       expectAccounted(result.summary);
-      return { summary: result.summary, chunks: result.chunks.map(({ count, bytes, sha256 }) => ({ count, bytes, sha256 })), rejects: await readFile(join(out, "rejects.csv"), "utf8") };
+      return {
+        summary: result.summary,
+        chunks: result.chunks.map(({ count, bytes, sha256 }) => ({ count, bytes, sha256 })),
+        rejects: await readFile(join(out, "rejects.csv"), "utf8"),
+      };
     };
     const inThread = await run(0);
     expect(await run(2)).toEqual(inThread);

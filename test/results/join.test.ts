@@ -53,6 +53,8 @@ describe("joinResults quoting", () => {
 
   it("quotes a plain list's line as a value and names its column", async () => {
     const text = await joined("07400 123456\n0740,0\n", { delimiter: undefined, hasHeader: false, column: { index: 0 } });
-    expect(text).toBe('phone,identifier,carrier,note,bulkcheck_status\n07400 123456,447400123456,EE,"says ""hi"", twice",checked\n"0740,0",,,,invalid\n');
+    expect(text).toBe(
+      'phone,identifier,carrier,note,bulkcheck_status\n07400 123456,447400123456,EE,"says ""hi"", twice",checked\n"0740,0",,,,invalid\n',
+    );
   });
 });

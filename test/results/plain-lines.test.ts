@@ -60,10 +60,18 @@ async function generalPath(bodies: readonly Body[], serviceType: ServiceType, ch
   }
 }
 
-async function fastPath(bodies: readonly Body[], serviceType: ServiceType, chunkSize: number): Promise<{ outcome: Outcome; copied: boolean[] }> {
+async function fastPath(
+  bodies: readonly Body[],
+  serviceType: ServiceType,
+  chunkSize: number,
+): Promise<{ outcome: Outcome; copied: boolean[] }> {
   const out = collector();
   try {
-    const summary = await writeResults(bodies.map((body) => sourceOf(body, chunkSize)), { stream: out.stream, end: true }, { serviceType, tempDir: dir });
+    const summary = await writeResults(
+      bodies.map((body) => sourceOf(body, chunkSize)),
+      { stream: out.stream, end: true },
+      { serviceType, tempDir: dir },
+    );
     const { rows, signal, carrier } = summary;
     const outcome = { text: await out.text(), tally: { rows, signal, carrier }, sources: withoutCopied(summary.sources) };
     return { outcome, copied: summary.sources.map((source) => source.copied) };
@@ -114,16 +122,41 @@ const CASES: readonly (readonly [string, ServiceType, Body, boolean])[] = [
   ["a quote never closed", SIGNAL, 'identifier,activated\n4915112345678,"true\n4915112345679,false\n', true],
   ["a lone carriage return at the very end", SIGNAL, "identifier,activated\r\n4915112345678,true\r", false],
   ["a BOM inside the file", SIGNAL, `identifier,activated\n${BOM}4915112345678,true\n`, true],
-  ["multibyte text", CARRIER, "identifier,carrier,underlying_carrier,number_type,country_code,region,city\n4915112345678,Télékom,Télékom,mobile,DE,Bayern,München\n", true],
-  ["invalid UTF-8", SIGNAL, Buffer.concat([Buffer.from("identifier,activated\n4915112345678,tr"), Buffer.from([0xc3, 0x28, 0xe2, 0x82]), Buffer.from(",x\n")]), true],
-  ["invalid UTF-8 at the very end", SIGNAL, Buffer.concat([Buffer.from("identifier,activated\n4915112345678,true"), Buffer.from([0xe2, 0x82])]), false],
-  ["carrier rows with commas and quotes in names", CARRIER, 'identifier,carrier,underlying_carrier,number_type,country_code,region,city\n4915112345678,"AT&T, Inc.","Say ""hi""",mobile,US,"New York, NY",\n4915112345679,,,,,,\n', true],
+  [
+    "multibyte text",
+    CARRIER,
+    "identifier,carrier,underlying_carrier,number_type,country_code,region,city\n4915112345678,Télékom,Télékom,mobile,DE,Bayern,München\n",
+    true,
+  ],
+  [
+    "invalid UTF-8",
+    SIGNAL,
+    Buffer.concat([Buffer.from("identifier,activated\n4915112345678,tr"), Buffer.from([0xc3, 0x28, 0xe2, 0x82]), Buffer.from(",x\n")]),
+    true,
+  ],
+  [
+    "invalid UTF-8 at the very end",
+    SIGNAL,
+    Buffer.concat([Buffer.from("identifier,activated\n4915112345678,true"), Buffer.from([0xe2, 0x82])]),
+    false,
+  ],
+  [
+    "carrier rows with commas and quotes in names",
+    CARRIER,
+    'identifier,carrier,underlying_carrier,number_type,country_code,region,city\n4915112345678,"AT&T, Inc.","Say ""hi""",mobile,US,"New York, NY",\n4915112345679,,,,,,\n',
+    true,
+  ],
   ["an empty result", SIGNAL, "", false],
   ["only a header without a line end", SIGNAL, "identifier,activated", false],
   ["only a header", SIGNAL, "identifier,activated\n", false],
   ["leading blank lines", SIGNAL, "\nidentifier,activated\n4915112345678,true\n", true],
   ["a header quoted over two lines", SIGNAL, '"ident\nifier",activated\n4915112345678,true\n', true],
-  ["UTF-16LE after its BOM", SIGNAL, Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from("identifier,activated\n4915112345678,true\n", "utf16le")]), true],
+  [
+    "UTF-16LE after its BOM",
+    SIGNAL,
+    Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from("identifier,activated\n4915112345678,true\n", "utf16le")]),
+    true,
+  ],
   ["columns out of order", SIGNAL, "activated,identifier\ntrue,4915112345678\n", false],
   ["an extra column (kept, in order)", SIGNAL, "identifier,activated,score\n4915112345678,true,9\n", true],
   ["a headerless file with a missing column", CARRIER, "4915112345678,Telekom\n", false],
@@ -163,15 +196,35 @@ describe("the download's fast case writes what the general path writes", () => {
 
   it("for thousands of rows, parsed and copied, with values past the tally's distinct-value cap", async () => {
     let body = "identifier,carrier,underlying_carrier,number_type,country_code,region,city\n";
-    for (let i = 0; i < 12_000; i += 1) body += `49151${10_000_000 + i},c${i % 10_500},x,${i % 3 || i > 300 ? "mobile" : '"fixed, line"'},DE,,\n`;
+    for (let i = 0; i < 12_000; i += 1)
+      body += `49151${10_000_000 + i},c${i % 10_500},x,${i % 3 || i > 300 ? "mobile" : '"fixed, line"'},DE,,\n`;
     const fast = await expectSameOutcome([body], CARRIER, [65_536]);
     expect(fast.copied).toEqual([true]);
   });
 });
 
 const TOKENS: readonly Body[] = [
-  "4915112345678", "true", "false", "mobile", ",", ",", ",", '"', '"', '""', '"a,b"', '"x""y"', "\r", "\n", "\r\n", " ", "é", BOM, "",
-  Buffer.from([0xc3]), Buffer.from([0xe2, 0x82]),
+  "4915112345678",
+  "true",
+  "false",
+  "mobile",
+  ",",
+  ",",
+  ",",
+  '"',
+  '"',
+  '""',
+  '"a,b"',
+  '"x""y"',
+  "\r",
+  "\n",
+  "\r\n",
+  " ",
+  "é",
+  BOM,
+  "",
+  Buffer.from([0xc3]),
+  Buffer.from([0xe2, 0x82]),
 ];
 
 /** Random bytes that begin like a result the fast case accepts, then go anywhere. */
@@ -195,15 +248,19 @@ function randomBody(next: () => number, product: ServiceType): Buffer {
 }
 
 describe("the download's fast case agrees with the general path on random text", () => {
-  it.each([SIGNAL, CARRIER])("for %s", async (product) => {
-    const cases = 1500;
-    for (let seed = 1; seed <= cases; seed += 1) {
-      const next = mulberry32(seed);
-      const body = randomBody(next, product);
-      const chunkSize = next() < 0.5 ? 1 + Math.floor(next() * 8) : 65_536;
-      const expected = await generalPath([body], product, chunkSize);
-      const { outcome } = await fastPath([body], product, chunkSize);
-      expect(outcome, `seed ${seed}: ${JSON.stringify(body.toString("latin1"))}`).toEqual(expected);
-    }
-  }, 60_000);
+  it.each([SIGNAL, CARRIER])(
+    "for %s",
+    async (product) => {
+      const cases = 1500;
+      for (let seed = 1; seed <= cases; seed += 1) {
+        const next = mulberry32(seed);
+        const body = randomBody(next, product);
+        const chunkSize = next() < 0.5 ? 1 + Math.floor(next() * 8) : 65_536;
+        const expected = await generalPath([body], product, chunkSize);
+        const { outcome } = await fastPath([body], product, chunkSize);
+        expect(outcome, `seed ${seed}: ${JSON.stringify(body.toString("latin1"))}`).toEqual(expected);
+      }
+    },
+    60_000,
+  );
 });

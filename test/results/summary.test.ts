@@ -15,14 +15,20 @@ const CARRIER_CSV = [
   "4915112345680,,,,DE,,",
 ].join("\n");
 
-async function summarise(serviceType: "carrier_batch" | "number_activity_batch", sources: Parameters<typeof writeResults>[0], expectedRows?: number) {
+async function summarise(
+  serviceType: "carrier_batch" | "number_activity_batch",
+  sources: Parameters<typeof writeResults>[0],
+  expectedRows?: number,
+) {
   const out = collector();
   return writeResults(sources, { stream: out.stream, end: true }, { serviceType, expectedRows });
 }
 
 describe("result summary", () => {
   it("counts true and false for a signal product", async () => {
-    const summary = await summarise("number_activity_batch", [sourceOf("4915112345678,true\n4915112345679,false\n4915112345680,true\n4915112345681,\n")]);
+    const summary = await summarise("number_activity_batch", [
+      sourceOf("4915112345678,true\n4915112345679,false\n4915112345680,true\n4915112345681,\n"),
+    ]);
     expect(summary.rows).toBe(4);
     expect(summary.signal).toEqual({ true: 2, false: 1, other: 1 });
     expect(describeSummary(summary)).toEqual(["Wrote 4 rows (csv).", "activated: 2 true, 1 false, 1 other"]);
@@ -87,16 +93,33 @@ describe("RowTally", () => {
   });
 
   it("orders ties by value", () => {
-    const counts = [{ value: "b", count: 1 }, { value: "a", count: 1 }, { value: "c", count: 2 }];
+    const counts = [
+      { value: "b", count: 1 },
+      { value: "a", count: 1 },
+      { value: "c", count: 2 },
+    ];
     expect(topValues(counts, 3).map((v) => v.value)).toEqual(["c", "a", "b"]);
   });
 });
 
 describe("taskCharge", () => {
-  const base: Task = { id: "f".repeat(32), product: "number_high_value_batch", status: "success", country: "DE", total: 900, created_at: "2024-01-01T00:00:00Z" };
+  const base: Task = {
+    id: "f".repeat(32),
+    product: "number_high_value_batch",
+    status: "success",
+    country: "DE",
+    total: 900,
+    created_at: "2024-01-01T00:00:00Z",
+  };
 
   it.each([
-    ["a finished task charges successes and refunds the rest of the file", { submitted_lines: 1000, success_cnt: 850 }, 1000, 3_400_000, 600_000],
+    [
+      "a finished task charges successes and refunds the rest of the file",
+      { submitted_lines: 1000, success_cnt: 850 },
+      1000,
+      3_400_000,
+      600_000,
+    ],
     ["a task without submitted_lines reserves its total", { success_cnt: 900 }, 900, 3_600_000, 0],
   ] as const)("%s", (_name, fields, submitted, chargedMicros, refundedMicros) => {
     expect(taskCharge({ ...base, ...fields })).toEqual({

@@ -67,7 +67,7 @@ describe("writeResults reading the result", () => {
     const opened: number[] = [];
     const lazy = (n: number, body: string) => async () => {
       opened.push(n);
-      return (await sourceOf(body)());
+      return await sourceOf(body)();
     };
     await toText([lazy(1, "4915112345678,true\n"), lazy(2, "4915112345679,false\n")]);
     expect(opened).toEqual([1, 2]);
@@ -112,7 +112,7 @@ describe("writeResults to a file", () => {
     let opened = false;
     const source = async () => {
       opened = true;
-      return (await sourceOf("4915112345678,true\n")());
+      return await sourceOf("4915112345678,true\n")();
     };
     await expect(writeResults([source], { path }, SIGNAL)).rejects.toBeInstanceOf(DestinationExistsError);
     expect(opened).toBe(false);
@@ -123,7 +123,7 @@ describe("writeResults to a file", () => {
     const path = join(dir, "out.csv");
     const source = async () => {
       await writeFile(path, "someone else's");
-      return (await sourceOf("4915112345678,true\n")());
+      return await sourceOf("4915112345678,true\n")();
     };
     await expect(writeResults([source], { path }, SIGNAL)).rejects.toBeInstanceOf(DestinationExistsError);
     expect(await readFile(path, "utf8")).toBe("someone else's");
@@ -160,7 +160,7 @@ describe("writeResults to a file", () => {
     const seen: string[][] = [];
     const source = async () => {
       seen.push([...temps.paths]);
-      return (await sourceOf("4915112345678,true\n")());
+      return await sourceOf("4915112345678,true\n")();
     };
     await writeResults([source], { path: join(dir, "out.csv") }, { ...SIGNAL, temps });
     expect(seen[0]).toHaveLength(1);

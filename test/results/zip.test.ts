@@ -14,11 +14,15 @@ afterEach(() => remove());
 
 async function unzipToText(zip: Buffer, limits: { maxUncompressedBytes?: number } = {}): Promise<string> {
   const out = collector();
-  await writeResults([sourceOf(zip, 7)], { stream: out.stream, end: true }, {
-    serviceType: "number_validation_batch",
-    tempDir: dir,
-    ...limits,
-  });
+  await writeResults(
+    [sourceOf(zip, 7)],
+    { stream: out.stream, end: true },
+    {
+      serviceType: "number_validation_batch",
+      tempDir: dir,
+      ...limits,
+    },
+  );
   return out.text();
 }
 

@@ -46,10 +46,10 @@ describe("prefixTable", () => {
   });
 
   it("knows which countries write places as 'City, Region' or 'City - Region'", () => {
-    expect([prefixTable("geocodes", "1").separator, prefixTable("geocodes", "55").separator, prefixTable("geocodes", "44").separator]).toEqual([
-      ", ",
-      " - ",
-      undefined,
-    ]);
+    expect([
+      prefixTable("geocodes", "1").separator,
+      prefixTable("geocodes", "55").separator,
+      prefixTable("geocodes", "44").separator,
+    ]).toEqual([", ", " - ", undefined]);
   });
 });

@@ -100,7 +100,11 @@ export async function finish(h: Harness, id: string): Promise<Task> {
   return (await apiGet(h, `/api/v1/bulk-tasks/${id}`)).body.data;
 }
 
-export async function download(h: Harness, url: string, headers: Record<string, string> = {}): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: Buffer }> {
+export async function download(
+  h: Harness,
+  url: string,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: Buffer }> {
   const response = await request(url, { headers, dispatcher: h.agent });
   return { status: response.statusCode, headers: response.headers, body: Buffer.from(await response.body.arrayBuffer()) };
 }
@@ -114,7 +118,12 @@ export function gbNumbers(count: number, offset = 0): string[] {
  * A multipart submit body written by hand so a test controls when the file ends:
  * `gate` resolves when the rest may be sent. Only for holding uploads in flight.
  */
-export function gatedUpload(serviceType: string, country: string, firstLines: readonly string[], gate: Promise<void>): { body: Readable; contentType: string } {
+export function gatedUpload(
+  serviceType: string,
+  country: string,
+  firstLines: readonly string[],
+  gate: Promise<void>,
+): { body: Readable; contentType: string } {
   const boundary = "----sandbox-test-boundary";
   const head =
     `--${boundary}\r\nContent-Disposition: form-data; name="service_type"\r\n\r\n${serviceType}\r\n` +

@@ -13,7 +13,14 @@ describe("submitting a task", () => {
     const reply = await submit(h, { serviceType, country: "GB", lines: gbNumbers(600) });
     expect(reply.status).toBe(200);
     expect(reply.body.code).toBe(0);
-    expect(reply.body.data).toMatchObject({ product: serviceType, status: "processing", country: "GB", submitted_lines: 600, total: 600, preparing: true });
+    expect(reply.body.data).toMatchObject({
+      product: serviceType,
+      status: "processing",
+      country: "GB",
+      submitted_lines: 600,
+      total: 600,
+      preparing: true,
+    });
     expect(reply.body.data.id).toMatch(/^[0-9a-f]{32}$/);
     expect(reply.body.data.created_at).toBe("2025-01-15T09:00:00.000Z");
     expect(await balance(h)).toBe(10_000_000 - 600 * DEFAULT_PRICE_MICROS[serviceType]);

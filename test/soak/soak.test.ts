@@ -32,7 +32,13 @@ describe("the soak under faults", () => {
 describe("the soak's invariant checks", () => {
   it("report a duplicate task, a wrong balance, a corrupt output, a leaked key, a broken journal and an exit code other than 0 or 7", () => {
     const dir = tempDir("bulkcheck-soak-check-");
-    const list: SoakList = { seed: 1, name: "list0", product: "number_validation_batch", size: 500, reference: { code: 0, bytes: Buffer.from("identifier,activated\n") } };
+    const list: SoakList = {
+      seed: 1,
+      name: "list0",
+      product: "number_validation_batch",
+      size: 500,
+      reference: { code: 0, bytes: Buffer.from("identifier,activated\n") },
+    };
     writeFileSync(join(dir, "flow0.csv"), "identifier,activ");
     writeFileSync(join(dir, "journal.jsonl"), '{"type":"submit"}\n{"type":"ta');
     const task = (id: string) => ({ id, product: "number_validation_batch", submitted_lines: 500, status: "success", success_cnt: 490 });

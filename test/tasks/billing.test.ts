@@ -6,7 +6,15 @@ import type { Task } from "../../src/spec/task.js";
 import { billing, excludedBeforeUpload } from "../../src/tasks/billing.js";
 import { tempDir } from "../helpers/cli.js";
 
-const task = (over: Partial<Task>): Task => ({ id: "t", product: "carrier_batch", status: "success", country: "GB", total: 10, created_at: "", ...over });
+const task = (over: Partial<Task>): Task => ({
+  id: "t",
+  product: "carrier_batch",
+  status: "success",
+  country: "GB",
+  total: 10,
+  created_at: "",
+  ...over,
+});
 const prices = { ...DEFAULT_PRICE_MICROS, carrier_batch: 1000 };
 
 const summary = (over: Partial<PrepareSummary>): PrepareSummary => ({
@@ -60,7 +68,10 @@ describe("billing", () => {
   });
 
   it("leaves out a task still processing and a product it has no price for", () => {
-    expect(billing([task({ status: "processing" }), task({ product: "unknown_batch", success_cnt: 10 })], prices)).toMatchObject({ chargedMicros: 0, checked: 0 });
+    expect(billing([task({ status: "processing" }), task({ product: "unknown_batch", success_cnt: 10 })], prices)).toMatchObject({
+      chargedMicros: 0,
+      checked: 0,
+    });
   });
 });
 

@@ -5,7 +5,15 @@ import { InputRejectedError, PendingError, ServiceUnavailableError, TaskFailedEr
 import type { Task } from "../../src/spec/task.js";
 import { openTaskResult, withTransferRetries } from "../../src/tasks/fetch-result.js";
 
-const task = (over: Partial<Task>): Task => ({ id: "t1", product: "carrier_batch", status: "success", country: "GB", total: 1, created_at: "", ...over });
+const task = (over: Partial<Task>): Task => ({
+  id: "t1",
+  product: "carrier_batch",
+  status: "success",
+  country: "GB",
+  total: 1,
+  created_at: "",
+  ...over,
+});
 
 function fakeClient(checks: Task[], expired: Set<string>) {
   const calls = { checks: 0, opened: [] as string[] };
@@ -52,8 +60,12 @@ describe("openTaskResult", () => {
   });
 
   it("refuses failed and unfinished tasks", async () => {
-    await expect(openTaskResult("t1", { client: fakeClient([task({ status: "failed" })], new Set()).client, sleep: noSleep })).rejects.toBeInstanceOf(TaskFailedError);
-    await expect(openTaskResult("t1", { client: fakeClient([task({ status: "processing" })], new Set()).client, sleep: noSleep })).rejects.toBeInstanceOf(PendingError);
+    await expect(
+      openTaskResult("t1", { client: fakeClient([task({ status: "failed" })], new Set()).client, sleep: noSleep }),
+    ).rejects.toBeInstanceOf(TaskFailedError);
+    await expect(
+      openTaskResult("t1", { client: fakeClient([task({ status: "processing" })], new Set()).client, sleep: noSleep }),
+    ).rejects.toBeInstanceOf(PendingError);
   });
 });
 

@@ -81,7 +81,11 @@ describe("joinTaskResults", () => {
     copyFileSync(file, copy);
     const warnings: string[] = [];
     const path = join(e.dir, "joined.csv");
-    const outcome = await joinTaskResults({ ...deps, onWarning: (text) => warnings.push(text) }, ids, { sourcePath: copy, path, force: false });
+    const outcome = await joinTaskResults({ ...deps, onWarning: (text) => warnings.push(text) }, ids, {
+      sourcePath: copy,
+      path,
+      force: false,
+    });
     expect(warnings).toEqual([`task ${ids[0]} was submitted from ${file}; joining with ${copy}.`]);
     expect(outcome.serviceType).toBe("number_validation_batch");
     expect(outcome.tasks.map((task) => task.id)).toEqual(ids);

@@ -24,7 +24,9 @@ function chunks(sizes: number[]): Chunk[] {
   const dir = tempDir();
   let offset = 0;
   return sizes.map((count, index) => {
-    const text = gbList(count, offset).map((number) => identifier(number) + "\n").join("");
+    const text = gbList(count, offset)
+      .map((number) => identifier(number) + "\n")
+      .join("");
     offset += count;
     const path = join(dir, `part-${index}.txt`);
     writeFileSync(path, text);
@@ -64,7 +66,12 @@ function recordingDeps(client: Pick<ApiClient, "getBalance" | "submitTask">, jou
 
 /** Deps with a real client of a real sandbox on 127.0.0.1:0. */
 async function sandboxDeps(options: { balanceMicros?: number; journal?: Journal } = {}) {
-  const sandbox: Sandbox = await startSandbox({ port: 0, minTaskSize: 1, balanceMicros: options.balanceMicros ?? 10_000_000, prices: { carrier_batch: PRICE } });
+  const sandbox: Sandbox = await startSandbox({
+    port: 0,
+    minTaskSize: 1,
+    balanceMicros: options.balanceMicros ?? 10_000_000,
+    prices: { carrier_batch: PRICE },
+  });
   const client = createClient({ baseUrl: sandbox.url, apiKey: sandbox.apiKey });
   open.push(client, sandbox);
   return { sandbox, ...recordingDeps(client, options.journal) };
@@ -76,12 +83,23 @@ describe("submitPrepared", () => {
     const results = await submitPrepared(deps, submission(chunks([3, 2, 4])), {});
     expect(results?.map((result) => result.upload.index)).toEqual([0, 1, 2]);
     expect(recorded.reported).toEqual(results?.map((result) => result.task.id));
-    expect(recorded.plans).toEqual([{ numbers: 9, tasks: 3, product: "carrier_batch", country: "GB", priceMicros: PRICE, reservationMicros: 9 * PRICE }]);
-    expect(sandbox.inspect().tasks.map((task) => task.total).sort()).toEqual([2, 3, 4]);
+    expect(recorded.plans).toEqual([
+      { numbers: 9, tasks: 3, product: "carrier_batch", country: "GB", priceMicros: PRICE, reservationMicros: 9 * PRICE },
+    ]);
+    expect(
+      sandbox
+        .inspect()
+        .tasks.map((task) => task.total)
+        .sort(),
+    ).toEqual([2, 3, 4]);
     for (const result of results ?? []) {
       const record = await deps.journal.findByKey(result.upload.idempotencyKey);
       expect(record?.taskId).toBe(result.task.id);
-      expect(record?.submit).toMatchObject({ profile: "default", source: { path: "/data/list.txt" }, chunk: { index: result.upload.index, of: 3 } });
+      expect(record?.submit).toMatchObject({
+        profile: "default",
+        source: { path: "/data/list.txt" },
+        chunk: { index: result.upload.index, of: 3 },
+      });
     }
   });
 
@@ -91,7 +109,11 @@ describe("submitPrepared", () => {
     const parts = chunks([3]);
     const first = await submitPrepared(deps, submission(parts), {});
     const asked: number[] = [];
-    const again = await submitPrepared({ ...deps, confirmReservation: async (micros) => (asked.push(micros), true) }, submission(parts), {});
+    const again = await submitPrepared(
+      { ...deps, confirmReservation: async (micros) => (asked.push(micros), true) },
+      submission(parts),
+      {},
+    );
     expect(again?.map((result) => [result.task.id, result.replayed])).toEqual(first?.map((result) => [result.task.id, true]));
     expect(asked).toEqual([]);
     expect(sandbox.inspect().tasks).toHaveLength(1);
@@ -109,10 +131,16 @@ describe("submitPrepared", () => {
   it("stops a dry run after the plan, without an API client, the install secret or the journal", async () => {
     const { sandbox, deps, recorded } = await sandboxDeps();
     let secretRead = false;
-    const result = await submitPrepared({ ...deps, installSecret: async () => ((secretRead = true), "s") }, submission(chunks([3])), { dryRun: true });
+    const result = await submitPrepared({ ...deps, installSecret: async () => ((secretRead = true), "s") }, submission(chunks([3])), {
+      dryRun: true,
+    });
     expect(result).toBeUndefined();
     expect(recorded.plans).toHaveLength(1);
-    expect({ clientsBuilt: recorded.clientsBuilt, secretRead, journal: await deps.journal.records() }).toEqual({ clientsBuilt: 0, secretRead: false, journal: [] });
+    expect({ clientsBuilt: recorded.clientsBuilt, secretRead, journal: await deps.journal.records() }).toEqual({
+      clientsBuilt: 0,
+      secretRead: false,
+      journal: [],
+    });
     expect(sandbox.inspect().stats.requests).toBe(0);
   });
 
@@ -126,14 +154,20 @@ describe("submitPrepared", () => {
 
   it("refuses a reservation the balance cannot cover, uploading nothing", async () => {
     const { sandbox, deps } = await sandboxDeps({ balanceMicros: 2 * PRICE });
-    await expect(submitPrepared(deps, submission(chunks([3])), {})).rejects.toThrow("The balance $0.002 cannot cover the reservation of $0.003.");
+    await expect(submitPrepared(deps, submission(chunks([3])), {})).rejects.toThrow(
+      "The balance $0.002 cannot cover the reservation of $0.003.",
+    );
     expect(sandbox.inspect().tasks).toEqual([]);
   });
 
   it("asks before reserving, with the reservation and the balance, and uploads nothing when declined", async () => {
     const { sandbox, deps } = await sandboxDeps();
     const asked: Array<[number, number]> = [];
-    const declined = submitPrepared({ ...deps, confirmReservation: async (micros, balance) => (asked.push([micros, balance]), false) }, submission(chunks([3])), {});
+    const declined = submitPrepared(
+      { ...deps, confirmReservation: async (micros, balance) => (asked.push([micros, balance]), false) },
+      submission(chunks([3])),
+      {},
+    );
     await expect(declined).rejects.toThrow(InterruptedError);
     expect(asked).toEqual([[3 * PRICE, 10_000_000]]);
     expect(sandbox.inspect().tasks).toEqual([]);

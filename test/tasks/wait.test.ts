@@ -3,7 +3,14 @@ import { jittered, waitForTasks, waitUntilFinished } from "../../src/tasks/wait.
 import { InterruptedError, PendingError, ServiceUnavailableError, TaskFailedError, UsageError } from "../../src/errors.js";
 import type { Task } from "../../src/spec/task.js";
 
-const task = (id: string, status: Task["status"]): Task => ({ id, product: "carrier_batch", status, country: "GB", total: 600, created_at: "2026-11-22T00:00:00Z" });
+const task = (id: string, status: Task["status"]): Task => ({
+  id,
+  product: "carrier_batch",
+  status,
+  country: "GB",
+  total: 600,
+  created_at: "2026-11-22T00:00:00Z",
+});
 
 function clock() {
   let now = 0;
@@ -76,14 +83,33 @@ describe("waitForTasks", () => {
     expect(outcome.tasks.get("a")?.status).toBe("success");
     expect(transient).toEqual(["a", "a"]);
     await expect(
-      waitForTasks({ checkTask: async () => { throw new ServiceUnavailableError("down"); }, ids: ["a"], intervalMs: 1, now: c.now, sleep: c.sleep, random: () => 0, maxConsecutiveErrors: 3 }),
+      waitForTasks({
+        checkTask: async () => {
+          throw new ServiceUnavailableError("down");
+        },
+        ids: ["a"],
+        intervalMs: 1,
+        now: c.now,
+        sleep: c.sleep,
+        random: () => 0,
+        maxConsecutiveErrors: 3,
+      }),
     ).rejects.toThrow("down");
   });
 
   it("does not swallow errors that are not transient", async () => {
     const c = clock();
     await expect(
-      waitForTasks({ checkTask: async () => { throw new UsageError("bad id"); }, ids: ["a"], intervalMs: 1, now: c.now, sleep: c.sleep, random: () => 0 }),
+      waitForTasks({
+        checkTask: async () => {
+          throw new UsageError("bad id");
+        },
+        ids: ["a"],
+        intervalMs: 1,
+        now: c.now,
+        sleep: c.sleep,
+        random: () => 0,
+      }),
     ).rejects.toThrow("bad id");
   });
 
@@ -106,19 +132,29 @@ describe("waitUntilFinished", () => {
 
   it("returns the finished tasks in the order of the ids given", async () => {
     const tasks = await waitUntilFinished(options({ b: ["processing", "success"], a: ["success"] }));
-    expect(tasks.map((t) => [t.id, t.status])).toEqual([["b", "success"], ["a", "success"]]);
+    expect(tasks.map((t) => [t.id, t.status])).toEqual([
+      ["b", "success"],
+      ["a", "success"],
+    ]);
   });
 
   it("throws TaskFailedError naming every failed task, once all have finished", async () => {
     const failed = waitUntilFinished(options({ a: ["failed"], b: ["processing", "success"], c: ["processing", "processing", "failed"] }));
     await expect(failed).rejects.toThrow(TaskFailedError);
-    await expect(failed).rejects.toMatchObject({ taskIds: ["a", "c"], message: "2 task(s) failed: a, c. Failed tasks are refunded in full." });
+    await expect(failed).rejects.toMatchObject({
+      taskIds: ["a", "c"],
+      message: "2 task(s) failed: a, c. Failed tasks are refunded in full.",
+    });
   });
 
   it("throws PendingError with the tasks still processing and the timeout as given", async () => {
     const pending = waitUntilFinished({ ...options({ a: ["success"], b: ["processing"] }), timeoutSeconds: 2.5 });
     await expect(pending).rejects.toThrow(PendingError);
-    await expect(pending).rejects.toMatchObject({ taskIds: ["b"], message: "Still processing after 2.5s: b.", hint: expect.stringContaining("bulkcheck wait b") });
+    await expect(pending).rejects.toMatchObject({
+      taskIds: ["b"],
+      message: "Still processing after 2.5s: b.",
+      hint: expect.stringContaining("bulkcheck wait b"),
+    });
   });
 
   it("turns a wait stopped by its signal into InterruptedError saying how to resume", async () => {

@@ -28,7 +28,15 @@ export function configCommand(invoke: Invoke, runs: ConfigRuns = CONFIG_RUNS) {
     .description("set a setting; for api-key the value comes from a hidden prompt or stdin")
     .argument("<key>", "api-key, base-url, min-task-size, max-task-size, max-file-bytes, max-in-flight, price.<product>")
     .argument("[value]", "the value (api-key: omit, or - to read stdin)")
-    .addHelpText("after", examples(["bulkcheck config set api-key", "echo \"$KEY\" | bulkcheck config set api-key -", "bulkcheck config set base-url https://api.example.com", "bulkcheck config set max-task-size 100000 --profile prod"]))
+    .addHelpText(
+      "after",
+      examples([
+        "bulkcheck config set api-key",
+        'echo "$KEY" | bulkcheck config set api-key -',
+        "bulkcheck config set base-url https://api.example.com",
+        "bulkcheck config set max-task-size 100000 --profile prod",
+      ]),
+    )
     .action((key, value, _options, cmd) => invoke(cmd, (ctx) => runs.set(ctx, key, value)));
   config
     .command("get")
@@ -62,10 +70,13 @@ export async function configSetRun(ctx: Context, name: string, value: string | u
   if (spec.secret) {
     if (value !== undefined && value !== "-") {
       throw new UsageError("Refusing to take the API key from the command line, where shell history and `ps` would keep it.", {
-        hint: "Run `bulkcheck config set api-key` and paste it at the prompt, or: echo \"$KEY\" | bulkcheck config set api-key -",
+        hint: 'Run `bulkcheck config set api-key` and paste it at the prompt, or: echo "$KEY" | bulkcheck config set api-key -',
       });
     }
-    text = value === undefined && canPrompt(ctx.io) ? await promptSecret(ctx.io, "API key (input hidden): ") : firstLine(await readAllStdin(ctx.io));
+    text =
+      value === undefined && canPrompt(ctx.io)
+        ? await promptSecret(ctx.io, "API key (input hidden): ")
+        : firstLine(await readAllStdin(ctx.io));
   } else if (text === undefined || text === "-") {
     text = text === "-" ? firstLine(await readAllStdin(ctx.io)) : undefined;
     if (text === undefined) throw new UsageError(`config set ${name} needs a value.`);
@@ -100,7 +111,10 @@ export async function configListRun(ctx: Context): Promise<void> {
     else if (stored !== undefined) rows.push([key, display(key, stored), `profile ${ctx.profileName}`]);
   }
   if (ctx.globals.json) {
-    ctx.printer.json({ profile: ctx.profileName, settings: Object.fromEntries(rows.map(([key, value, source]) => [key, { value, source }])) });
+    ctx.printer.json({
+      profile: ctx.profileName,
+      settings: Object.fromEntries(rows.map(([key, value, source]) => [key, { value, source }])),
+    });
     return;
   }
   if (rows.length === 0) {

@@ -42,7 +42,13 @@ export async function demoRun(ctx: Context, options: DemoOptions): Promise<void>
   const sandbox = await startSandbox({ port: 0 });
   // Each step runs the real command in-process; main imports this module, so it is loaded here.
   const { main } = await import("../../main.js");
-  const env = { ...ctx.env, BULKCHECK_CONFIG_DIR: join(dir, "config"), BULKCHECK_BASE_URL: sandbox.url, BULKCHECK_API_KEY: sandbox.apiKey, BULKCHECK_PROFILE: "" };
+  const env = {
+    ...ctx.env,
+    BULKCHECK_CONFIG_DIR: join(dir, "config"),
+    BULKCHECK_BASE_URL: sandbox.url,
+    BULKCHECK_API_KEY: sandbox.apiKey,
+    BULKCHECK_PROFILE: "",
+  };
   const say = (text: string) => ctx.io.stderr.write(text + "\n");
 
   const step = async (title: string, argv: string[]): Promise<StepOutput> => {
@@ -61,17 +67,34 @@ export async function demoRun(ctx: Context, options: DemoOptions): Promise<void>
     say(`Sample list: ${SAMPLE_LIST}\nFiles go to: ${dir}`);
     await step("What the account holds", ["balance"]);
     await step("Check the list locally (no network, no key): what would be uploaded, and why rows are excluded", [
-      "validate", SAMPLE_LIST, "--country", "GB", "--rejects", join(dir, "rejects.csv"),
+      "validate",
+      SAMPLE_LIST,
+      "--country",
+      "GB",
+      "--rejects",
+      join(dir, "rejects.csv"),
     ]);
     const submitted = await step("Submit it: only the numbers that can be checked are uploaded and paid for", [
-      "submit", SAMPLE_LIST, "--type", "carrier_batch", "--country", "GB", "--yes",
+      "submit",
+      SAMPLE_LIST,
+      "--type",
+      "carrier_batch",
+      "--country",
+      "GB",
+      "--yes",
     ]);
     const ids = submitted.stdout.trim().split("\n");
     await step("Wait for the task (a local sandbox allows polling faster than the service's 30 s)", ["wait", ...ids, "--interval", "0.5"]);
     const joined = join(dir, "contacts-checked.csv");
     await step("Download the result, joined back to the source rows", ["download", ...ids, "--join", SAMPLE_LIST, "-o", joined]);
     await step("Re-running the same submit is safe: it returns the same task and charges nothing twice", [
-      "submit", SAMPLE_LIST, "--type", "carrier_batch", "--country", "GB", "--yes",
+      "submit",
+      SAMPLE_LIST,
+      "--type",
+      "carrier_batch",
+      "--country",
+      "GB",
+      "--yes",
     ]);
     await step("Only the checked numbers were charged", ["balance"]);
     say(`\nDone. Your joined file: ${joined}\nRejected rows and why: ${join(dir, "rejects.csv")}`);

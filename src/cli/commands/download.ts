@@ -19,7 +19,14 @@ export function downloadCommand(invoke: Invoke, run = downloadRun) {
     .addOption(formatOption())
     .option("--join <source>", "write the source file's rows with the result columns beside them")
     .option("--strict", "exit 1 when the row count disagrees with the task's success_cnt")
-    .addHelpText("after", examples(["bulkcheck download $ID -o results.csv", "bulkcheck download $ID --join crm.csv -o crm-checked.csv", "bulkcheck download $ID --format jsonl | jq ."]))
+    .addHelpText(
+      "after",
+      examples([
+        "bulkcheck download $ID -o results.csv",
+        "bulkcheck download $ID --join crm.csv -o crm-checked.csv",
+        "bulkcheck download $ID --format jsonl | jq .",
+      ]),
+    )
     .action((ids, options, cmd) => invoke(cmd, (ctx) => run(ctx, ids, options)));
 }
 

@@ -42,15 +42,31 @@ export async function retryFailedRun(ctx: Context, id: string, options: RetryFai
   const { noteColumn } = await import("./shared/preparation.js");
   const { submitAndReport } = await import("./shared/submission.js");
   const uploaded = await withTempDir(async (dir) => {
-    const deps: UploadedListDeps = { client, journal: await ctx.journal(), sleep: ctx.sleep, signal: ctx.signal, onPrepared: (result) => noteColumn(ctx, result) };
+    const deps: UploadedListDeps = {
+      client,
+      journal: await ctx.journal(),
+      sleep: ctx.sleep,
+      signal: ctx.signal,
+      onPrepared: (result) => noteColumn(ctx, result),
+    };
     const { origin, uploadedCount, retry } = await retryList(deps, id, dir);
     ctx.printer.note(`${retry.count} of ${uploadedCount} numbers of task ${id} got no result.`);
     if (retry.count === 0) return undefined;
     return submitAndReport(
       ctx,
-      { product: origin.product, country: origin.settings.country, chunks: [retry], entry: { source: { path: origin.sourcePath }, preparation: origin.settings, retry_of: id } },
+      {
+        product: origin.product,
+        country: origin.settings.country,
+        chunks: [retry],
+        entry: { source: { path: origin.sourcePath }, preparation: origin.settings, retry_of: id },
+      },
       options,
     );
   });
-  if (uploaded) await afterUpload(ctx, uploaded.map((result) => result.task.id), options);
+  if (uploaded)
+    await afterUpload(
+      ctx,
+      uploaded.map((result) => result.task.id),
+      options,
+    );
 }

@@ -24,7 +24,9 @@ export function statusCommand(invoke: Invoke, run = statusRun) {
 export async function statusRun(ctx: Context, ids: string[], options: StatusOptions): Promise<void> {
   const taskIds = ids.length > 0 ? await readIds(ctx, ids) : await (await ctx.journal()).recentTaskIds(options.limit, ctx.profileName);
   if (taskIds.length === 0) {
-    ctx.printer.note(`No tasks of profile "${ctx.profileName}" in the local journal yet. Submit one with: bulkcheck submit <file> --type <service_type> --country <CC>`);
+    ctx.printer.note(
+      `No tasks of profile "${ctx.profileName}" in the local journal yet. Submit one with: bulkcheck submit <file> --type <service_type> --country <CC>`,
+    );
     return;
   }
   const client = await ctx.client();

@@ -19,7 +19,10 @@ export function submitCommand(invoke: Invoke, run = submitRun) {
   return new Command("submit")
     .description("prepare a list locally and submit it as one or more tasks")
     .argument("<file>", "list to check (.txt, .csv, .tsv), or - for stdin")
-    .requiredOption("--type <service_type>", "product: number_validation_batch, number_activity_batch, number_high_value_batch, number_ecommerce_batch, carrier_batch")
+    .requiredOption(
+      "--type <service_type>",
+      "product: number_validation_batch, number_activity_batch, number_high_value_batch, number_ecommerce_batch, carrier_batch",
+    )
     .option("--country <CC>", "ISO 3166-1 country of the numbers (optional only for carrier_batch)")
     .option("--column <name|index>", "phone column of a CSV (name, or 1-based index)")
     .option("--require-country-code", "exclude numbers written without their country code, as the service does")
@@ -38,11 +41,14 @@ export function submitCommand(invoke: Invoke, run = submitRun) {
     .option("--join", "with --wait -o: write the source rows with the result columns beside them")
     .addOption(formatOption())
     .option("--force", "overwrite the output file")
-    .addHelpText("after", examples([
-      "bulkcheck submit list.csv --type carrier_batch --country GB",
-      "ID=$(bulkcheck submit list.txt --type number_validation_batch --country GB --yes)",
-      "bulkcheck submit crm.csv --type number_activity_batch --country GB --wait --join -o checked.csv",
-    ]))
+    .addHelpText(
+      "after",
+      examples([
+        "bulkcheck submit list.csv --type carrier_batch --country GB",
+        "ID=$(bulkcheck submit list.txt --type number_validation_batch --country GB --yes)",
+        "bulkcheck submit crm.csv --type number_activity_batch --country GB --wait --join -o checked.csv",
+      ]),
+    )
     .action((file, options, cmd) => invoke(cmd, (ctx) => run(ctx, file, options)));
 }
 
@@ -74,7 +80,12 @@ export async function submitRun(ctx: Context, file: string, options: SubmitOptio
     );
   });
   if (!uploaded) return;
-  await afterUpload(ctx, uploaded.map((result) => result.task.id), options, source.path);
+  await afterUpload(
+    ctx,
+    uploaded.map((result) => result.task.id),
+    options,
+    source.path,
+  );
 }
 
 function checkFlags(ctx: Context, file: string, options: SubmitOptions): void {

@@ -28,7 +28,13 @@ export function validateCommand(invoke: Invoke, run = validateRun) {
     .option("--rejects <file>", "write every excluded row to this CSV")
     .addOption(threadsOption())
     .option("--force", "overwrite output files")
-    .addHelpText("after", examples(["bulkcheck validate crm.csv --country GB -o upload.txt --rejects rejects.csv", "bulkcheck validate list.txt --country GB --json"]))
+    .addHelpText(
+      "after",
+      examples([
+        "bulkcheck validate crm.csv --country GB -o upload.txt --rejects rejects.csv",
+        "bulkcheck validate list.txt --country GB --json",
+      ]),
+    )
     .action((file, options, cmd) => invoke(cmd, (ctx) => run(ctx, file, options)));
 }
 

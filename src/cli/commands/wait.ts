@@ -13,7 +13,10 @@ export function waitCommand(invoke: Invoke, run = waitRun) {
     .argument("<ids...>", "task ids, or - to read them from stdin")
     .option("--interval <sec>", "seconds between checks (min 30 unless the service is local)", parseSeconds)
     .option("--timeout <sec>", "give up after this many seconds (exit 8)", parseSeconds)
-    .addHelpText("after", examples(["bulkcheck wait $ID --timeout 3600", "bulkcheck submit list.txt --type carrier_batch --yes | bulkcheck wait -"]))
+    .addHelpText(
+      "after",
+      examples(["bulkcheck wait $ID --timeout 3600", "bulkcheck submit list.txt --type carrier_batch --yes | bulkcheck wait -"]),
+    )
     .action((ids, options, cmd) => invoke(cmd, (ctx) => run(ctx, ids, options)));
 }
 

@@ -38,7 +38,9 @@ export async function handleResult(ex: Exchange, core: SandboxCore, name: string
   if (ex.partialBody) {
     // Content-Length promises the whole file; end after half and close once it is flushed.
     ex.res.once("finish", () => ex.drop());
-    return pipeline(createReadStream(file.path, { start: 0, end: Math.max(0, Math.floor(file.size / 2) - 1) }), ex.res).catch(() => ex.drop());
+    return pipeline(createReadStream(file.path, { start: 0, end: Math.max(0, Math.floor(file.size / 2) - 1) }), ex.res).catch(() =>
+      ex.drop(),
+    );
   }
   await pipeline(createReadStream(file.path), ex.res).catch(() => ex.drop());
 }

@@ -25,9 +25,14 @@ export async function handleSubmit(ex: Exchange, core: SandboxCore): Promise<voi
   if (!keyReading.ok) return ex.envelope(ApiCode.UNSUPPORTED_OR_CONFLICT, keyReading.msg);
   const release = core.slots.tryAcquire();
   if (!release) {
-    return ex.envelope(ApiCode.SLOTS_OCCUPIED, "all request slots are occupied; resubmit after an in-flight request finishes", {}, {
-      "retry-after": String(core.options.retryAfterSeconds),
-    });
+    return ex.envelope(
+      ApiCode.SLOTS_OCCUPIED,
+      "all request slots are occupied; resubmit after an in-flight request finishes",
+      {},
+      {
+        "retry-after": String(core.options.retryAfterSeconds),
+      },
+    );
   }
   ex.onClose(release);
   const upload = await readUpload(ex.req, core.options);
@@ -40,7 +45,10 @@ export async function handleSubmit(ex: Exchange, core: SandboxCore): Promise<voi
 function replay(ex: Exchange, core: SandboxCore, entry: IdempotentEntry, submission: Submission, nowMs: number): void {
   const field = conflictingField(entry, submission.product, submission.country);
   if (field) {
-    return ex.envelope(ApiCode.UNSUPPORTED_OR_CONFLICT, `conflicting request fields: this Idempotency-Key was used with a different ${field}`);
+    return ex.envelope(
+      ApiCode.UNSUPPORTED_OR_CONFLICT,
+      `conflicting request fields: this Idempotency-Key was used with a different ${field}`,
+    );
   }
   const task = core.tasks.get(entry.taskId);
   if (!task) throw new Error(`idempotency key points at missing task ${entry.taskId}`);

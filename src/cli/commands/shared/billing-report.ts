@@ -3,7 +3,9 @@ import { formatUsd } from "../../../tasks/cost.js";
 
 /** What finished tasks cost, for humans (stderr). */
 export function describeBilling(bill: Billing): string[] {
-  const lines = [`Checked ${bill.checked}, no result ${bill.noResult}. Charged ${formatUsd(bill.chargedMicros)}; refunded ${formatUsd(bill.refundedMicros)}.`];
+  const lines = [
+    `Checked ${bill.checked}, no result ${bill.noResult}. Charged ${formatUsd(bill.chargedMicros)}; refunded ${formatUsd(bill.refundedMicros)}.`,
+  ];
   const excluded = Object.entries(bill.excluded).filter(([, n]) => n > 0);
   if (excluded.length > 0) lines.push(`Excluded by the service: ${countsText(excluded)}.`);
   return lines;

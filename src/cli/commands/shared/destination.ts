@@ -17,6 +17,8 @@ export function checkDestination(ctx: Pick<Context, "cwd">, output: string | und
     throw new UsageError(`${output} already exists.`, { hint: "Choose another path, or pass --force to replace it." });
   }
   if (!statSync(dirname(path), { throwIfNoEntry: false })?.isDirectory()) {
-    throw new UsageError(`Cannot write ${output}: the directory ${dirname(path)} does not exist.`, { hint: "Create it first, or choose another path." });
+    throw new UsageError(`Cannot write ${output}: the directory ${dirname(path)} does not exist.`, {
+      hint: "Create it first, or choose another path.",
+    });
   }
 }

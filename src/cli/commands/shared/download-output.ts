@@ -33,10 +33,20 @@ export async function downloadToOutput(ctx: Context, taskIds: readonly string[],
         onRestart: (error) => ctx.printer.note(brokeOff(error)),
       },
       taskIds,
-      { path, force: toStdout || Boolean(flags.force), format: outputFormat(ctx, flags.format, toStdout), colour: ctx.printer.options.colour },
+      {
+        path,
+        force: toStdout || Boolean(flags.force),
+        format: outputFormat(ctx, flags.format, toStdout),
+        colour: ctx.printer.options.colour,
+      },
     ),
   );
-  reportSummary(ctx, outcome.summary, { tasks: outcome.tasks, excluded: outcome.excluded, dataOnStdout: toStdout, prices: await ctx.prices() });
+  reportSummary(ctx, outcome.summary, {
+    tasks: outcome.tasks,
+    excluded: outcome.excluded,
+    dataOnStdout: toStdout,
+    prices: await ctx.prices(),
+  });
   if (flags.strict) assertRowCounts(outcome.summary);
   return outcome.summary;
 }

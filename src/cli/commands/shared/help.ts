@@ -8,12 +8,19 @@ export function examples(lines: string[]): string {
 
 /** --format of the commands that write results (submit --wait -o, download). */
 export function formatOption() {
-  return new Option("--format <format>", "output format (default csv; jsonl with --json on stdout)").choices(["csv", "tsv", "jsonl", "json", "table"] as const);
+  return new Option("--format <format>", "output format (default csv; jsonl with --json on stdout)").choices([
+    "csv",
+    "tsv",
+    "jsonl",
+    "json",
+    "table",
+  ] as const);
 }
 
 /** --threads of the commands that prepare a list (submit, validate). */
 export function threadsOption() {
-  return new Option("--threads <n>", "classify on this many worker threads (default 0: in this thread; 30–65 MB each, worth it only for lists that need the full parse)").argParser(
-    parseCountOrZero,
-  );
+  return new Option(
+    "--threads <n>",
+    "classify on this many worker threads (default 0: in this thread; 30–65 MB each, worth it only for lists that need the full parse)",
+  ).argParser(parseCountOrZero);
 }

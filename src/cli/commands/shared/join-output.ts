@@ -34,7 +34,10 @@ export async function joinToOutput(ctx: Context, ids: readonly string[], flags: 
   const { summary, serviceType, tasks } = await withStagedOutput(ctx, output, (path) =>
     joinTaskResults(deps, ids, { sourcePath, path, force: toStdout || Boolean(flags.force) }),
   );
-  const counts = Object.entries(summary.byStatus).filter(([, n]) => n > 0).map(([status, n]) => `${status} ${n}`).join(", ");
+  const counts = Object.entries(summary.byStatus)
+    .filter(([, n]) => n > 0)
+    .map(([status, n]) => `${status} ${n}`)
+    .join(", ");
   ctx.printer.note(`Wrote ${summary.rows} source rows${toStdout ? "" : ` to ${output}`} with the ${serviceType} columns: ${counts}.`);
   const bill = billing(tasks, await ctx.prices());
   for (const line of describeBilling(bill)) ctx.printer.note(line);

@@ -93,7 +93,9 @@ function describeChoice(chosenBy: PrepareResult["column"]["chosenBy"]): string {
 /** The preparation summary for humans: a table on a terminal, aligned lines otherwise. */
 export function printPreparationSummary(ctx: Context, result: PrepareResult): void {
   const s = result.summary;
-  const regions = Object.entries(s.shared_code_regions).map(([region, count]) => `${region} ${count}`).join(", ");
+  const regions = Object.entries(s.shared_code_regions)
+    .map(([region, count]) => `${region} ${count}`)
+    .join(", ");
   const rows: Array<[string, number | string]> = [
     ["rows read", s.rows_read],
     ["submitted_lines (non-blank)", s.submitted_lines],

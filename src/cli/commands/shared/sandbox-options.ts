@@ -52,9 +52,13 @@ export function sandboxOptionsFromFlags(flags: SandboxFlags): Partial<SandboxOpt
   set("chaos", flags.chaos);
   set("retryAfterSeconds", flags.retryAfter);
   if (flags.chaosFaults !== undefined) {
-    const kinds = flags.chaosFaults.split(",").map((kind) => kind.trim()).filter(Boolean);
+    const kinds = flags.chaosFaults
+      .split(",")
+      .map((kind) => kind.trim())
+      .filter(Boolean);
     const unknown = kinds.filter((kind) => !isFaultKind(kind));
-    if (unknown.length > 0) throw new UsageError(`--chaos-faults: unknown fault ${unknown.join(", ")}.`, { hint: `Faults: ${FAULT_KINDS.join(", ")}` });
+    if (unknown.length > 0)
+      throw new UsageError(`--chaos-faults: unknown fault ${unknown.join(", ")}.`, { hint: `Faults: ${FAULT_KINDS.join(", ")}` });
     options.chaosFaults = kinds as FaultKind[];
   }
   set("seed", flags.seed);

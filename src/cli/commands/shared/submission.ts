@@ -24,7 +24,12 @@ export async function submitAndReport(ctx: Context, prepared: PreparedSubmission
   const { printer } = ctx;
   const limits = await ctx.limits();
   const priceMicros = (await ctx.prices())[prepared.product];
-  const options: SubmitOptions = { idempotencyKey: flags.idempotencyKey, resubmit: flags.resubmit, dryRun: flags.dryRun, maxCostUsd: flags.maxCost };
+  const options: SubmitOptions = {
+    idempotencyKey: flags.idempotencyKey,
+    resubmit: flags.resubmit,
+    dryRun: flags.dryRun,
+    maxCostUsd: flags.maxCost,
+  };
   const mayAsk = !flags.yes && !ctx.globals.json && canPrompt(ctx.io);
   const uploaded = await submitPrepared(
     {
@@ -36,7 +41,9 @@ export async function submitAndReport(ctx: Context, prepared: PreparedSubmission
       profile: ctx.profileName,
       now: ctx.now,
       onPlan: (plan) => printer.note(`Plan: ${describePlan(plan)}.`),
-      confirmReservation: mayAsk ? (micros, balance) => confirm(ctx.io, `Reserve ${formatUsd(micros)} of ${formatUsd(balance)}?`) : undefined,
+      confirmReservation: mayAsk
+        ? (micros, balance) => confirm(ctx.io, `Reserve ${formatUsd(micros)} of ${formatUsd(balance)}?`)
+        : undefined,
       onTask: (result) => reportTask(ctx, result, flags),
     },
     prepared,
@@ -57,8 +64,12 @@ function reportTask(ctx: Context, { task, replayed, upload }: UploadResult, flag
   else if (ctx.globals.json) printer.json(taskJson(task));
   else printer.data(task.id);
   if (replayed && upload.knownTaskId === undefined) {
-    printer.note(`Task ${task.id} had already been created for this list by an earlier attempt whose answer was lost; the service returned it and nothing was reserved twice. Add --resubmit to force a new task.`);
+    printer.note(
+      `Task ${task.id} had already been created for this list by an earlier attempt whose answer was lost; the service returned it and nothing was reserved twice. Add --resubmit to force a new task.`,
+    );
   } else if (replayed) {
-    printer.note(`Task ${task.id} was already submitted for this list, product and country: the service returned it and nothing was reserved again. Add --resubmit to force a new task.`);
+    printer.note(
+      `Task ${task.id} was already submitted for this list, product and country: the service returned it and nothing was reserved again. Add --resubmit to force a new task.`,
+    );
   }
 }
