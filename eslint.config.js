@@ -14,7 +14,12 @@ export default tseslint.config(
       parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },
     },
     rules: {
-      "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_", caughtErrors: "none" }],
+      "@typescript-eslint/no-unused-vars": [
+        "error",
+        { argsIgnorePattern: "^_", varsIgnorePattern: "^_", caughtErrors: "none", ignoreRestSiblings: true },
+      ],
+      // Rethrowing what a catch caught is how errors travel; it is `unknown` by the language's rules.
+      "@typescript-eslint/only-throw-error": ["error", { allowThrowingUnknown: true }],
       "@typescript-eslint/consistent-type-imports": "error",
     },
   },

@@ -25,7 +25,9 @@ export function measure(command, args, { env = process.env, stdin } = {}) {
           try {
             const match = /VmHWM:\s+(\d+)/.exec(readFileSync(`/proc/${child.pid}/status`, "utf8"));
             if (match) peakKb = Math.max(peakKb, Number(match[1]));
-          } catch {}
+          } catch {
+            // the process has just exited: its last reading stands
+          }
         }, 20);
     child.stdout.on("data", (chunk) => (stdout += chunk));
     child.stderr.on("data", (chunk) => (stderr += chunk));

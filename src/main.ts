@@ -29,7 +29,7 @@ export async function main(argv: readonly string[], runtime: Runtime = processRu
   let context: Context | undefined;
   let globals: GlobalOptions = {};
   const invoke: Invoke = async (cmd, run) => {
-    globals = cmd.optsWithGlobals() as GlobalOptions;
+    globals = cmd.optsWithGlobals();
     context = await createContext(runtime, globals);
     await run(context);
   };

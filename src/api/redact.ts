@@ -39,8 +39,8 @@ export function createScrubber(secrets: readonly string[]): (text: string) => st
  * line, for messages like "the server answered text/html: <!doctype html>…".
  */
 export function sanitizeSnippet(text: string, max = 80): string {
-  // eslint-disable-next-line no-control-regex
   const flat = text
+    // eslint-disable-next-line no-control-regex -- control characters are what this removes
     .replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]+/g, " ")
     .replace(/\s+/g, " ")
     .trim();

@@ -10,7 +10,7 @@
  * The result is not capped here: capping is policy (see `nextDelay`), parsing is not.
  */
 export function parseRetryAfter(value: string | readonly string[] | undefined | null, nowMs: number): number | undefined {
-  const raw = Array.isArray(value) ? value[0] : value;
+  const raw = typeof value === "string" || value == null ? value : value[0];
   if (typeof raw !== "string") return undefined;
   const text = raw.trim();
   if (text === "") return undefined;

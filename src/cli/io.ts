@@ -44,5 +44,5 @@ export function processIO(): IO {
 export function colourEnabled(stream: TerminalStream, env: Env, noColourFlag: boolean): boolean {
   if (noColourFlag || (env.NO_COLOR !== undefined && env.NO_COLOR !== "")) return false;
   if (!stream.isTTY) return false;
-  return stream.hasColors?.(env as NodeJS.ProcessEnv) ?? false;
+  return stream.hasColors?.(env) ?? false;
 }

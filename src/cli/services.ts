@@ -42,9 +42,9 @@ export function buildContext(runtime: Runtime, globals: GlobalOptions, printer: 
     globals,
     profileName,
     config,
-    async journal() {
+    journal() {
       journal ??= new Journal(stateDir(runtime.env), (line) => printer.warn(`skipping corrupt journal line ${line} in ${journal?.path}`));
-      return journal;
+      return Promise.resolve(journal);
     },
     baseUrl,
     async client() {

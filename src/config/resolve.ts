@@ -39,9 +39,9 @@ export function resolveApiKey(input: ResolveInput): Resolved<string> {
 
 /** Base URL: --base-url, then BULKCHECK_BASE_URL, then the profile. */
 export function resolveBaseUrl(input: ResolveInput): Resolved<string> {
-  const parse = settingSpec("base-url").parse;
-  if (input.baseUrlFlag) return { value: String(parse(input.baseUrlFlag)), source: "flag" };
-  if (input.env.BULKCHECK_BASE_URL) return { value: String(parse(input.env.BULKCHECK_BASE_URL)), source: "environment" };
+  const spec = settingSpec("base-url");
+  if (input.baseUrlFlag) return { value: String(spec.parse(input.baseUrlFlag)), source: "flag" };
+  if (input.env.BULKCHECK_BASE_URL) return { value: String(spec.parse(input.env.BULKCHECK_BASE_URL)), source: "environment" };
   const stored = input.profile["base-url"];
   if (typeof stored === "string" && stored) return { value: stored, source: "profile" };
   throw new UsageError(`No service base URL is set for profile "${input.profileName}".`, {

@@ -56,12 +56,13 @@ function compilePlan(raw: RawPlan, country: string | undefined): NumberingPlan {
   const possibleLengths = lengths(raw[3]);
   const prefixForParsing = text(raw[7]) ?? text(raw[5]);
   const leading = text(raw[10]);
-  const rawTypes = raw[11];
+  const rawTypes: unknown = raw[11];
   let types: NumberTypePattern[] | undefined;
   if (Array.isArray(rawTypes) && rawTypes.length > 0) {
     types = [];
     // Validity asks whether any type matches, so order is free: mobile (index 1) first, as lists are mostly mobiles.
-    for (const type of [rawTypes[1], rawTypes[0], ...rawTypes.slice(2)] as unknown[]) {
+    const listed: readonly unknown[] = rawTypes;
+    for (const type of [listed[1], listed[0], ...listed.slice(2)]) {
       // A missing type (0) or an empty pattern never matches, exactly as `isNumberTypeEqualTo` decides.
       if (!Array.isArray(type) || !text(type[0])) continue;
       types.push({ pattern: anchored(type[0] as string), possibleLengths: lengths(type[1]) ?? possibleLengths });

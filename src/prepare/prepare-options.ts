@@ -37,7 +37,7 @@ export interface PrepareOptions {
 export function classifyOptionsOf(options: PrepareOptions): ClassifyOptions {
   const country: unknown = options.country;
   if (country !== undefined && (typeof country !== "string" || !isKnownCountry(country))) {
-    throw new UsageError(`Unknown country "${String(country)}".`, { hint: "Use an ISO 3166-1 alpha-2 code such as GB or US." });
+    throw new UsageError(`Unknown country ${JSON.stringify(country)}.`, { hint: "Use an ISO 3166-1 alpha-2 code such as GB or US." });
   }
   if (options.maxTaskSize !== undefined && !(Number.isInteger(options.maxTaskSize) && options.maxTaskSize >= 1)) {
     throw new UsageError(`The maximum task size must be a whole number of at least 1 (got ${options.maxTaskSize}).`);

@@ -57,9 +57,10 @@ export async function openResultBody(source: Readable, options: BodyOptions): Pr
     return {
       container: "csv",
       stream,
-      close: async () => {
+      close: () => {
         stream.destroy();
         source.destroy();
+        return Promise.resolve();
       },
     };
   }

@@ -110,7 +110,7 @@ function parseOne(value: unknown, index: number): ScriptedFault {
     throw new Error(`${where}: delayMs must be a whole number of milliseconds`);
   }
   const parsed: ScriptedFault = { route: route as ScriptedFault["route"], fault };
-  if (retryAfter !== undefined) parsed.retryAfter = retryAfter as string;
+  if (retryAfter !== undefined) parsed.retryAfter = retryAfter;
   if (times !== undefined) parsed.times = times as number;
   if (delayMs !== undefined) parsed.delayMs = delayMs as number;
   return parsed;

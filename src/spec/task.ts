@@ -1,5 +1,3 @@
-import type { ServiceType } from "./products.js";
-
 export type TaskStatus = "processing" | "success" | "failed";
 
 /** Every response body: `{code, msg, data}`. */
@@ -15,7 +13,8 @@ export interface Envelope<T> {
  */
 export interface Task {
   id: string;
-  product: ServiceType | string;
+  /** A ServiceType, or a product this version of bulkcheck does not know. */
+  product: string;
   status: TaskStatus;
   country: string;
   total: number;

@@ -80,18 +80,18 @@ export interface UploadInput {
 export async function uploadAll(input: UploadInput): Promise<UploadResult[]> {
   const results: UploadResult[] = [];
   const queue = [...input.uploads];
-  let failure: unknown;
+  const failures: unknown[] = [];
   const worker = async () => {
-    for (let upload = queue.shift(); upload && failure === undefined; upload = queue.shift()) {
+    for (let upload = queue.shift(); upload && failures.length === 0; upload = queue.shift()) {
       try {
         results.push(await uploadOne(input, upload));
       } catch (error) {
-        failure ??= error;
+        failures.push(error);
       }
     }
   };
   await Promise.all(Array.from({ length: Math.max(1, Math.min(input.concurrency, queue.length)) }, worker));
-  if (failure !== undefined) throw failure;
+  if (failures.length > 0) throw failures[0];
   return results.sort((a, b) => a.upload.index - b.upload.index);
 }
 

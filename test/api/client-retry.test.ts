@@ -241,7 +241,7 @@ describe("connection failures on GET", () => {
   it("retries a GET whose response headers do not arrive in time", async () => {
     const { client, server } = await setup(
       (req, res, n) => {
-        if (n > 1) ok(req, res, n); // the first request is left unanswered
+        if (n > 1) void ok(req, res, n); // the first request is left unanswered
       },
       { timeouts: { headersMs: 100 } },
     );

@@ -79,7 +79,7 @@ describe("nextDelay", () => {
     ["42900", api(42900, 5_000)],
     ["50300", api(50300, 5_000)],
     ["an unknown code", api(49999)],
-    ["a protocol error", { type: "protocol" } as RetryFailure],
+    ["a protocol error", { type: "protocol" } satisfies RetryFailure],
     ["a DNS failure", conn("dns", false)],
     ["a TLS failure", conn("tls", false)],
     ["an unclassified connection failure", conn("other", true)],

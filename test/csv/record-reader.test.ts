@@ -4,7 +4,7 @@ import { CsvSyntaxError } from "../../src/csv/errors.js";
 import { RecordReader, type SourceRecord } from "../../src/csv/record-reader.js";
 
 /** Reads text in one go; `plain` reads a list with no delimiter. */
-function read(text: string, delimiter: string | "plain" = ","): SourceRecord[] {
+function read(text: string, delimiter = ","): SourceRecord[] {
   const reader = new RecordReader(delimiter === "plain" ? undefined : delimiter);
   return [...reader.push(text), ...reader.end()];
 }

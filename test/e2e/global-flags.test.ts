@@ -4,6 +4,7 @@ import { describe, expect, it } from "vitest";
 import { e2eSandboxes, lines, listText, submitArgs, type E2e } from "../helpers/sandbox.js";
 
 const sandbox = e2eSandboxes();
+// eslint-disable-next-line no-control-regex -- escape codes are what it finds
 const SGR = /\u001b\[[0-9;]*m/;
 const DEAD_URL = "http://127.0.0.1:9";
 

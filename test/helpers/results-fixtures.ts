@@ -34,7 +34,7 @@ export function expectedResult(product: ServiceType, identifier: string, noResul
 
 /** Parses CSV/TSV text like a spreadsheet would (csv-parse, BOM stripped, ragged rows allowed). */
 export function parseDelimited(text: string, delimiter = ","): string[][] {
-  return parse(text, { delimiter, bom: true, relax_column_count: true }) as string[][];
+  return parse(text, { delimiter, bom: true, relax_column_count: true });
 }
 
 /** Rows of a CSV/TSV as objects keyed by its header. */

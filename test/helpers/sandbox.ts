@@ -12,6 +12,7 @@ export const API_KEY = "sk_e2e_LEAKCANARY_8d41c07f5a9e23b6";
 const KEY_SECRET_PART = "LEAKCANARY";
 
 /** SGR (colour/style) escape sequences. Spinners' cursor controls are not colour. */
+// eslint-disable-next-line no-control-regex -- escape codes are what it finds
 const SGR = /\u001b\[[0-9;]*m/;
 /** A V8 stack frame line, e.g. "    at submitCommand (file:///…/submit.js:12:3)". */
 const STACK_FRAME = /^\s+at .+(:\d+:\d+\)?|\(native\)|<anonymous>\)?)$/m;

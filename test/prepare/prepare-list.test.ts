@@ -53,7 +53,7 @@ describe("prepareList on a CRM export", () => {
   it("writes every excluded row to the rejects CSV with its physical line, raw value, class and reason", async () => {
     const rejectsPath = join(await tempDir(), "rejects.csv");
     const { summary } = await prepareText("contacts.csv", CONTACTS, { rejectsPath });
-    const rows = parse(await readFile(rejectsPath, "utf8")) as string[][];
+    const rows = parse(await readFile(rejectsPath, "utf8"));
     expect(rows).toEqual([
       ["line", "value", "class", "reason"],
       ["7", "", "blank", "empty cell"],

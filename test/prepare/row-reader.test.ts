@@ -94,6 +94,6 @@ describe("createRowClassifier (the classifier the join reuses)", () => {
       else rejected.push([String(record.line), cell, row.class, row.reason ?? ""]);
     }
     expect(kept).toEqual(prepared.kept);
-    expect(rejected).toEqual((parse(await readFile(rejectsPath, "utf8")) as string[][]).slice(1));
+    expect(rejected).toEqual(parse(await readFile(rejectsPath, "utf8")).slice(1));
   });
 });

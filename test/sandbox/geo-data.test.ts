@@ -14,7 +14,7 @@ const resources = join(dirname(createRequire(import.meta.url).resolve("libphonen
 const geo = join(import.meta.dirname, "..", "..", "dist", "geo");
 
 function source(dataset: Dataset, file: string): Map<string, string> {
-  return new Map(Object.entries(deserialize(readFileSync(join(resources, dataset, "en", file))) as Record<string, string>));
+  return new Map(Object.entries(deserialize(readFileSync(join(resources, dataset, "en", file)))));
 }
 
 function extracted(dataset: Dataset, file: string): Map<string, string> {

@@ -102,7 +102,7 @@ export async function configListRun(ctx: Context): Promise<void> {
     "api-key": ctx.env.BULKCHECK_API_KEY,
     "base-url": ctx.env.BULKCHECK_BASE_URL,
   };
-  const rows: string[][] = [];
+  const rows: Array<[key: string, value: string, source: string]> = [];
   for (const key of Object.keys(SETTINGS)) {
     if (!isSettingKey(key)) continue;
     const env = fromEnv[key];
