@@ -34,7 +34,23 @@ export interface TaskEntry {
   replayed: boolean;
 }
 
-export type JournalEntry = SubmitEntry | TaskEntry;
+/**
+ * Written once a finished task's result file sits whole in the run's staging
+ * directory, so a re-run reuses it (when its bytes still hash the same) instead of
+ * downloading it again.
+ */
+export interface StagedEntry {
+  type: "staged";
+  at: string;
+  idempotency_key: string;
+  task_id: string;
+  /** The file's name inside the staging directory (never a path from the service). */
+  file: string;
+  bytes: number;
+  sha256: string;
+}
+
+export type JournalEntry = SubmitEntry | TaskEntry | StagedEntry;
 
 export interface JournalRecord {
   submit: SubmitEntry;
@@ -90,7 +106,7 @@ export class Journal {
       if (entry.type === "submit") {
         byKey.delete(entry.idempotency_key);
         byKey.set(entry.idempotency_key, { submit: entry, taskId: byKey.get(entry.idempotency_key)?.taskId });
-      } else {
+      } else if (entry.type === "task") {
         const record = byKey.get(entry.idempotency_key);
         if (record) record.taskId = entry.task_id;
       }
@@ -104,6 +120,13 @@ export class Journal {
 
   async findByTaskId(taskId: string): Promise<JournalRecord | undefined> {
     return (await this.records()).findLast((record) => record.taskId === taskId);
+  }
+
+  /** The latest staged result of each task, by task id. */
+  async stagedResults(): Promise<Map<string, StagedEntry>> {
+    const staged = new Map<string, StagedEntry>();
+    for await (const entry of this.entries()) if (entry.type === "staged") staged.set(entry.task_id, entry);
+    return staged;
   }
 
   /**
@@ -125,10 +148,20 @@ function parseEntry(line: string): JournalEntry | undefined {
     if (typeof entry.idempotency_key !== "string") return undefined;
     if (entry.type === "submit" && typeof entry.product === "string") return readableSubmit(entry as SubmitEntry);
     if (entry.type === "task" && typeof entry.task_id === "string") return entry as TaskEntry;
+    if (entry.type === "staged" && isStaged(entry)) return entry;
     return undefined;
   } catch {
     return undefined;
   }
+}
+
+function isStaged(entry: Partial<StagedEntry>): entry is StagedEntry {
+  return (
+    typeof entry.task_id === "string" &&
+    typeof entry.file === "string" &&
+    Number.isSafeInteger(entry.bytes) &&
+    typeof entry.sha256 === "string"
+  );
 }
 
 /**
