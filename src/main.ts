@@ -30,7 +30,7 @@ export async function main(argv: readonly string[], runtime: Runtime = processRu
   let globals: GlobalOptions = {};
   const invoke: Invoke = async (cmd, run) => {
     globals = cmd.optsWithGlobals();
-    context = await createContext(runtime, globals);
+    context = await createContext(runtime, globals, argv);
     await run(context);
   };
   try {
