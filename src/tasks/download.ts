@@ -1,3 +1,4 @@
+import type { Readable } from "node:stream";
 import type { ApiClient } from "../api/types.js";
 import { UsageError } from "../errors.js";
 import type { Journal } from "../journal/journal.js";
@@ -15,6 +16,8 @@ export interface DownloadDeps {
   signal: AbortSignal;
   /** A transfer broke midway and starts again with a fresh link. */
   onRestart?: (error: Error) => void;
+  /** Where a finished task's result is read from instead of its result_url (e.g. a staged copy). */
+  readResult?: (task: Task) => Promise<Readable>;
 }
 
 export interface DownloadTarget {
@@ -51,6 +54,7 @@ export async function downloadResults(deps: DownloadDeps, taskIds: readonly stri
       label: `task ${task.id}`,
       ...(task.success_cnt === undefined ? {} : { expectedRows: task.success_cnt }),
       open: () => {
+        if (deps.readResult) return deps.readResult(task);
         const first = initial;
         initial = undefined;
         return openTaskResult(task.id, {

@@ -47,7 +47,10 @@ export async function joinTaskResults(deps: JoinDeps, ids: readonly string[], ta
     () =>
       resultMap(
         readResults(
-          tasks.map((task) => ({ label: `task ${task.id}`, open: () => openTaskResult(task.id, { client, sleep: deps.sleep, signal }) })),
+          tasks.map((task) => ({
+            label: `task ${task.id}`,
+            open: () => deps.readResult?.(task) ?? openTaskResult(task.id, { client, sleep: deps.sleep, signal }),
+          })),
           { serviceType, signal },
         ),
       ),

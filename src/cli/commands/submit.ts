@@ -1,10 +1,12 @@
-import { UsageError } from "../../errors.js";
+import { TaskFailedError, UsageError } from "../../errors.js";
+import type { Task } from "../../spec/task.js";
+import type { Staging } from "../../tasks/staging.js";
 import { Command } from "../commander.js";
 import type { Context, Invoke } from "../context.js";
 import { absolutePath } from "../paths.js";
 import { parseSeconds, parseUsd } from "../parse-flags.js";
 import { withTempDir } from "../temp-dir.js";
-import { afterUpload, checkOutputFlags, type AfterUploadFlags } from "./shared/after-upload.js";
+import { checkOutputFlags, type AfterUploadFlags } from "./shared/after-upload.js";
 import { examples, formatOption, threadsOption } from "./shared/help.js";
 import type { PreparationFlags } from "./shared/preparation.js";
 import type { SubmitFlags } from "./shared/submission.js";
@@ -53,8 +55,11 @@ export function submitCommand(invoke: Invoke, run = submitRun) {
 }
 
 /**
- * Prepare → check sizes and cost → journal the keys → upload (≤ 5 at a time) →
- * print task ids; with --wait, wait, and with -o, download (or join) the results.
+ * Prepare → check sizes and cost → journal the keys → schedule the uploads (≤ the
+ * request slots at once, waiting for room when the service's quota of unfinished
+ * tasks is full) → print task ids; with --wait, wait for every task as the uploads go
+ * on, and with -o, fetch each result as its task finishes, then write the merged
+ * output (or join) at the end.
  */
 export async function submitRun(ctx: Context, file: string, options: SubmitOptions): Promise<void> {
   // Loaded when the run starts, not with the command tree: preparation loads
@@ -70,6 +75,7 @@ export async function submitRun(ctx: Context, file: string, options: SubmitOptio
   if (options.wait) await pollInterval(ctx, options.interval);
   const limits = await ctx.limits();
   const source = file === "-" ? {} : { path: absolutePath(ctx, file) };
+  const staged: { area?: Staging } = {};
   const uploaded = await withTempDir(async (dir) => {
     const prepared = await prepareFromFlags(ctx, file, options, country, { outputDir: dir, maxTaskSize: limits.maxTaskSize });
     if (!ctx.globals.json) printPreparationSummary(ctx, prepared);
@@ -77,15 +83,41 @@ export async function submitRun(ctx: Context, file: string, options: SubmitOptio
       ctx,
       { product, country, chunks: prepared.chunks, entry: { source, preparation: prepared.settings, prepared: prepared.summary } },
       { ...options, idsToStderr: options.output === "-" },
+      {
+        wait: options.wait,
+        interval: options.interval,
+        timeout: options.timeout,
+        ...(options.wait && options.output !== undefined ? { staged: (area: Staging) => (staged.area = area) } : {}),
+      },
     );
+  }).catch(async (error: unknown) => {
+    // A failed task means this list's output can never be merged under these keys.
+    if (error instanceof TaskFailedError) await staged.area?.remove();
+    throw error;
   });
   if (!uploaded) return;
-  await afterUpload(
-    ctx,
-    uploaded.map((result) => result.task.id),
-    options,
-    source.path,
-  );
+  const ids = uploaded.map((result) => result.task.id);
+  if (!options.wait) {
+    ctx.printer.note(`Next: bulkcheck wait ${ids.join(" ")}   then: bulkcheck download ${ids.join(" ")} -o results.csv`);
+  } else if (!staged.area) {
+    ctx.printer.note(`Done. Download with: bulkcheck download ${ids.join(" ")} -o results.csv`);
+  } else {
+    await writeOutput(ctx, ids, options, source.path, staged.area);
+    await staged.area.remove();
+  }
+}
+
+/** The merged output of the staged results: downloaded rows, or with --join the source rows beside them. */
+async function writeOutput(ctx: Context, ids: readonly string[], options: SubmitOptions, sourcePath: string | undefined, area: Staging) {
+  const read = (task: Task) => area.read(task);
+  if (options.join && sourcePath) {
+    // The join reads the source again with libphonenumber-js: loaded only here.
+    const { joinToOutput } = await import("./shared/join-output.js");
+    await joinToOutput(ctx, ids, { ...options, join: sourcePath }, read);
+  } else {
+    const { downloadToOutput } = await import("./shared/download-output.js");
+    await downloadToOutput(ctx, ids, options, read);
+  }
 }
 
 function checkFlags(ctx: Context, file: string, options: SubmitOptions): void {

@@ -2,7 +2,7 @@ import { assertRowCounts, describeSummary, type OutputFormat, type ResultSummary
 import type { ServiceType } from "../../../spec/products.js";
 import type { Task } from "../../../spec/task.js";
 import { billing, type ExcludedBeforeUpload } from "../../../tasks/billing.js";
-import { downloadResults } from "../../../tasks/download.js";
+import { downloadResults, type DownloadDeps } from "../../../tasks/download.js";
 import type { Context } from "../../context.js";
 import { billingJson, describeBilling, describeExcluded } from "./billing-report.js";
 import { checkDestination, isStdout } from "./destination.js";
@@ -17,10 +17,16 @@ export interface DownloadFlags {
 
 /**
  * Downloads (and merges) the results of finished tasks to a file or stdout and
- * prints the summary. Stdout output is staged in a temp file first, so a
- * transfer that breaks and restarts never leaves half a file in a pipe.
+ * prints the summary; `readResult` reads them from elsewhere (a staging area).
+ * Stdout output is staged in a temp file first, so a transfer that breaks and
+ * restarts never leaves half a file in a pipe.
  */
-export async function downloadToOutput(ctx: Context, taskIds: readonly string[], flags: DownloadFlags): Promise<ResultSummary> {
+export async function downloadToOutput(
+  ctx: Context,
+  taskIds: readonly string[],
+  flags: DownloadFlags,
+  readResult?: DownloadDeps["readResult"],
+): Promise<ResultSummary> {
   checkDestination(ctx, flags.output, flags.force);
   const toStdout = isStdout(flags.output);
   const outcome = await withStagedOutput(ctx, flags.output, async (path) =>
@@ -31,6 +37,7 @@ export async function downloadToOutput(ctx: Context, taskIds: readonly string[],
         sleep: ctx.sleep,
         signal: ctx.signal,
         onRestart: (error) => ctx.printer.note(brokeOff(error)),
+        ...(readResult ? { readResult } : {}),
       },
       taskIds,
       {

@@ -1,4 +1,4 @@
-import { joinTaskResults } from "../../../tasks/join.js";
+import { joinTaskResults, type JoinDeps } from "../../../tasks/join.js";
 import { billing } from "../../../tasks/billing.js";
 import type { JoinSummary } from "../../../results/join.js";
 import type { Context } from "../../context.js";
@@ -16,9 +16,15 @@ export interface JoinFlags {
 
 /**
  * Writes the source rows with the tasks' result columns beside them, to a file
- * or (staged, like a download) stdout, and prints what was written and billed.
+ * or (staged, like a download) stdout, and prints what was written and billed;
+ * `readResult` reads the results from elsewhere (a staging area).
  */
-export async function joinToOutput(ctx: Context, ids: readonly string[], flags: JoinFlags): Promise<JoinSummary> {
+export async function joinToOutput(
+  ctx: Context,
+  ids: readonly string[],
+  flags: JoinFlags,
+  readResult?: JoinDeps["readResult"],
+): Promise<JoinSummary> {
   checkDestination(ctx, flags.output, flags.force);
   const sourcePath = absolutePath(ctx, flags.join);
   const { output } = flags;
@@ -30,6 +36,7 @@ export async function joinToOutput(ctx: Context, ids: readonly string[], flags: 
     signal: ctx.signal,
     onWarning: (text: string) => ctx.printer.warn(text),
     onRestart: (error: Error) => ctx.printer.note(brokeOff(error)),
+    ...(readResult ? { readResult } : {}),
   };
   const { summary, serviceType, tasks } = await withStagedOutput(ctx, output, (path) =>
     joinTaskResults(deps, ids, { sourcePath, path, force: toStdout || Boolean(flags.force) }),

@@ -1,9 +1,21 @@
+import { join } from "node:path";
 import { formatUsd } from "../../../tasks/cost.js";
-import { submitPrepared, type PreparedSubmission, type SubmitOptions, type SubmitPlan } from "../../../tasks/submit-prepared.js";
-import type { UploadResult } from "../../../tasks/submit.js";
+import { fetchToStaging, Staging } from "../../../tasks/staging.js";
+import {
+  submitPrepared,
+  type PreparedSubmission,
+  type ScheduleSettings,
+  type SubmitOptions,
+  type SubmitPlan,
+} from "../../../tasks/submit-prepared.js";
+import type { PlannedUpload, UploadResult } from "../../../tasks/submit.js";
 import type { Context } from "../../context.js";
 import { canPrompt, confirm } from "../../prompt.js";
 import { taskJson } from "../../task-view.js";
+import { sameCommand } from "./command-line.js";
+import { brokeOff } from "./download-output.js";
+import { createSubmitProgress, type SubmitProgress } from "./submit-progress.js";
+import { pollInterval } from "./waiting.js";
 
 export interface SubmitFlags {
   idempotencyKey?: string;
@@ -15,12 +27,28 @@ export interface SubmitFlags {
   idsToStderr?: boolean;
 }
 
+/** How the uploads are followed: submit's --wait, --interval, --timeout and -o. */
+export interface ScheduleFlags {
+  /** Wait for every task, while the uploads go on. */
+  wait?: boolean;
+  interval?: number;
+  timeout?: number;
+  /** With --wait -o: each result is fetched into the run's staging area as its task finishes; this receives that area. */
+  staged?: (staging: Staging) => void;
+}
+
 /**
  * Submits a prepared list: prints the plan, asks before reserving (on a
- * terminal, without --yes or --json), and prints each task id on stdout (or as
- * JSON) in list order. Returns undefined for --dry-run.
+ * terminal, without --yes or --json), schedules the uploads with progress on
+ * stderr, and prints each task id on stdout (or as JSON) in list order. Returns
+ * each part's task in its latest state, or undefined for --dry-run.
  */
-export async function submitAndReport(ctx: Context, prepared: PreparedSubmission, flags: SubmitFlags): Promise<UploadResult[] | undefined> {
+export async function submitAndReport(
+  ctx: Context,
+  prepared: PreparedSubmission,
+  flags: SubmitFlags,
+  follow: ScheduleFlags = {},
+): Promise<UploadResult[] | undefined> {
   const { printer } = ctx;
   const limits = await ctx.limits();
   const priceMicros = (await ctx.prices())[prepared.product];
@@ -31,15 +59,51 @@ export async function submitAndReport(ctx: Context, prepared: PreparedSubmission
     maxCostUsd: flags.maxCost,
   };
   const mayAsk = !flags.yes && !ctx.globals.json && canPrompt(ctx.io);
+  const journal = await ctx.journal();
+  let progress: SubmitProgress | undefined;
+  const schedule = async (uploads: readonly PlannedUpload[]): Promise<ScheduleSettings> => {
+    const pollIntervalMs = await pollInterval(ctx, follow.interval);
+    progress = await createSubmitProgress(ctx, uploads, pollIntervalMs);
+    const staging = follow.staged
+      ? await Staging.open(
+          join(journal.dir, "staging"),
+          uploads.map((upload) => upload.idempotencyKey),
+          journal,
+          ctx.now,
+        )
+      : undefined;
+    if (staging) follow.staged?.(staging);
+    const client = await ctx.client();
+    const fetchDeps = { client, sleep: ctx.sleep, signal: ctx.signal, onRestart: (error: Error) => ctx.printer.note(brokeOff(error)) };
+    return {
+      pollIntervalMs,
+      untilFinished: Boolean(follow.wait),
+      ...(follow.timeout === undefined ? {} : { timeoutMs: follow.timeout * 1000 }),
+      resumeCommand: sameCommand(ctx),
+      waitResumes: !staging,
+      onEvent: (event) => progress?.onEvent(event),
+      ...(staging
+        ? {
+            onSucceeded: async (result: UploadResult) => {
+              await fetchToStaging(fetchDeps, staging, result);
+            },
+          }
+        : {}),
+    };
+  };
   const uploaded = await submitPrepared(
     {
       client: () => ctx.client(),
-      journal: await ctx.journal(),
+      journal,
       installSecret: async () => (await ctx.config()).installSecret(),
       limits,
       priceMicros,
       profile: ctx.profileName,
       now: ctx.now,
+      sleep: ctx.sleep,
+      random: ctx.random,
+      signal: ctx.signal,
+      schedule,
       onPlan: (plan) => printer.note(`Plan: ${describePlan(plan)}.`),
       confirmReservation: mayAsk
         ? (micros, balance) => confirm(ctx.io, `Reserve ${formatUsd(micros)} of ${formatUsd(balance)}?`)
@@ -48,7 +112,7 @@ export async function submitAndReport(ctx: Context, prepared: PreparedSubmission
     },
     prepared,
     options,
-  );
+  ).finally(() => progress?.stop());
   if (flags.dryRun) printer.note("Dry run: nothing was uploaded.");
   return uploaded;
 }
