@@ -12,7 +12,7 @@ import type { PlannedUpload, UploadResult } from "../../../tasks/submit.js";
 import type { Context } from "../../context.js";
 import { canPrompt, confirm } from "../../prompt.js";
 import { taskJson } from "../../task-view.js";
-import { sameCommand } from "./command-line.js";
+import { commandLine } from "../../command-line.js";
 import { brokeOff } from "./download-output.js";
 import { createSubmitProgress, type SubmitProgress } from "./submit-progress.js";
 import { pollInterval } from "./waiting.js";
@@ -79,7 +79,7 @@ export async function submitAndReport(
       pollIntervalMs,
       untilFinished: Boolean(follow.wait),
       ...(follow.timeout === undefined ? {} : { timeoutMs: follow.timeout * 1000 }),
-      resumeCommand: sameCommand(ctx),
+      resumeCommand: commandLine(ctx.argv),
       waitResumes: !staging,
       onEvent: (event) => progress?.onEvent(event),
       ...(staging
