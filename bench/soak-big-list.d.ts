@@ -12,7 +12,7 @@ export interface BigListOptions {
   maxUnfinished?: number;
   chaos?: number;
   faults?: readonly string[];
-  /** Kills per list: 1 to this many (default 2), each within `killWithinMs` of the start. */
+  /** Kills per list: 1 to this many (default 3), each within `killWithinMs` of the start. */
   maxKills?: number;
   killWithinMs?: number;
   /** Runs after the kills that may follow an exit 7 or 8 (default 20). */

@@ -17,7 +17,7 @@ const API_KEY = "sk_soak_bigl1st_0123456789abcdef";
 /**
  * Runs the scenario and returns `{ ok, failures, figures }`. Options (all optional):
  * lists (20), parallel (4), parts (8 per list), partSize (25 numbers), maxUnfinished (3),
- * chaos (0.3), faults (SOAK_FAULTS), kills (1 to `maxKills` = 2 per list), killWithinMs
+ * chaos (0.3), faults (SOAK_FAULTS), kills (1 to `maxKills` = 3 per list), killWithinMs
  * (4000: a kill lands this long after the start at most), reruns (20 after exit 7 or 8:
  * a run ends on any 50300, which is never retried, and the next carries on),
  * timeout (120: each run's --timeout), firstSeed (101), log, keep.
@@ -31,7 +31,7 @@ export async function runBigListSoak(options = {}) {
     maxUnfinished: 3,
     chaos: 0.3,
     faults: SOAK_FAULTS,
-    maxKills: 2,
+    maxKills: 3,
     killWithinMs: 4000,
     reruns: 20,
     timeout: 120,
@@ -131,13 +131,19 @@ async function soakOne(list, o) {
     const exited = await Promise.race([delay(afterMs).then(() => false), run.done.then(() => true)]);
     run.child.kill("SIGKILL");
     const result = await run.done;
-    list.runs.push({ ...result, killed: !exited, left: existsSync(list.output) ? readFileSync(list.output) : undefined });
+    record(list, { ...result, killed: !exited });
   }
   for (let attempt = 0; attempt <= o.reruns; attempt++) {
     const result = await startProcess([...argv(list.output), "--verbose"], { env, cwd: list.dir }).done;
-    list.runs.push({ ...result, killed: false, left: existsSync(list.output) ? readFileSync(list.output) : undefined });
+    record(list, { ...result, killed: false });
     if (result.code !== 7 && result.code !== 8) break;
   }
+}
+
+/** Keeps a run with what it left at the output; its log stays in the list's directory (see --keep). */
+function record(list, run) {
+  list.runs.push({ ...run, left: existsSync(list.output) ? readFileSync(list.output) : undefined });
+  writeFileSync(join(list.dir, `run-${list.runs.length}.log`), `exit ${run.code}${run.killed ? " (killed)" : ""}\n${run.stderr}`);
 }
 
 /** Parts of `partSize` numbers: the profile's task sizes, set as a user would. */

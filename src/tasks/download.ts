@@ -16,8 +16,14 @@ export interface DownloadDeps {
   signal: AbortSignal;
   /** A transfer broke midway and starts again with a fresh link. */
   onRestart?: (error: Error) => void;
-  /** Where a finished task's result is read from instead of its result_url (e.g. a staged copy). */
-  readResult?: (task: Task) => Promise<Readable>;
+  /** Results fetched already: neither checked nor downloaded again. */
+  staged?: StagedResults;
+}
+
+/** Results already fetched (into a staging area): the tasks' final states, in order, and where each result is read from. */
+export interface StagedResults {
+  tasks: readonly Task[];
+  read: (task: Task) => Promise<Readable>;
 }
 
 export interface DownloadTarget {
@@ -44,7 +50,7 @@ export interface DownloadOutcome {
  */
 export async function downloadResults(deps: DownloadDeps, taskIds: readonly string[], target: DownloadTarget): Promise<DownloadOutcome> {
   const client = await deps.client();
-  const checked = await Promise.all(taskIds.map((id) => client.checkTask(id)));
+  const checked = deps.staged ? [...deps.staged.tasks] : await Promise.all(taskIds.map((id) => client.checkTask(id)));
   const tasks = new Map(checked.map((task) => [task.id, task]));
   const serviceType = productOf(checked);
   const sources = checked.map((task) => {
@@ -54,7 +60,7 @@ export async function downloadResults(deps: DownloadDeps, taskIds: readonly stri
       label: `task ${task.id}`,
       ...(task.success_cnt === undefined ? {} : { expectedRows: task.success_cnt }),
       open: () => {
-        if (deps.readResult) return deps.readResult(task);
+        if (deps.staged) return deps.staged.read(task);
         const first = initial;
         initial = undefined;
         return openTaskResult(task.id, {

@@ -1,9 +1,10 @@
 import { ApiError } from "../api/errors.js";
 import type { ApiClient } from "../api/types.js";
-import { BulkcheckError, InterruptedError, PendingError, ServiceUnavailableError } from "../errors.js";
+import { BulkcheckError, InterruptedError, type PendingError } from "../errors.js";
 import { ApiCode } from "../spec/codes.js";
 import type { Task } from "../spec/task.js";
 import { QuotaGate } from "./quota-gate.js";
+import { interrupted, quotaExhausted, timedOut } from "./schedule-outcomes.js";
 import { WakeTimer } from "./wake-timer.js";
 import { uploadOne, type PlannedUpload, type UploadContext, type UploadResult } from "./submit.js";
 import { failedTasksError, isFinished, jittered } from "./wait.js";
@@ -110,7 +111,7 @@ class Schedule {
       this.#timer.cancel();
       await Promise.all(this.#running);
     }
-    if (this.#failure) throw o.signal?.aborted ? interrupted(o) : this.#failure.error;
+    if (this.#failure) throw o.signal?.aborted ? interrupted(o.resumeCommand) : this.#failure.error;
     const results = this.#parts.map((part) => part.result!);
     const failed = results.filter((result) => result.task.status === "failed").map((result) => result.task.id);
     if (o.untilFinished && failed.length > 0) throw failedTasksError(failed);
@@ -121,9 +122,28 @@ class Schedule {
   async #findKnown(): Promise<void> {
     for (const part of this.#parts) {
       const known = part.upload.knownTaskId;
-      const task = known === undefined ? undefined : await checkKnown(this.o.client, known);
+      const task = known === undefined ? undefined : await this.#checkKnown(known);
       if (task) this.#record(part, { upload: part.upload, task, replayed: true });
       else this.#pending.push(part);
+    }
+  }
+
+  /**
+   * A journalled task, checked; undefined when the service does not know it (its part is
+   * uploaded again, under the same key). A check that fails for a passing reason is tried
+   * again at the next interval, as polling does.
+   */
+  async #checkKnown(id: string): Promise<Task | undefined> {
+    for (let failed = 1; ; failed++) {
+      try {
+        return await this.o.client.checkTask(id);
+      } catch (error) {
+        if (error instanceof ApiError && error.apiCode === ApiCode.UNSUPPORTED_OR_CONFLICT) return undefined;
+        if (!passing(error) || failed >= MAX_FAILED_CHECKS) throw error;
+        if (this.o.now() >= this.#deadline) throw this.#timedOut();
+        this.o.onEvent?.({ type: "check-failed", taskId: id, error });
+        await this.o.sleep(jittered(this.o.pollIntervalMs, this.o.random), this.o.signal);
+      }
     }
   }
 
@@ -147,7 +167,7 @@ class Schedule {
       return false;
     }
     if (o.now() >= this.#deadline) {
-      this.#fail(timedOut(o, this.#parts));
+      this.#fail(this.#timedOut());
       return false;
     }
     const checking = o.untilFinished || waitingForRoom;
@@ -200,7 +220,7 @@ class Schedule {
         this.#noteState(part, task);
         this.o.onEvent?.({ type: "checked", upload: part.upload, task });
       } catch (error) {
-        if (!(error instanceof BulkcheckError) || error.kind !== "unavailable" || ++part.failedChecks >= MAX_FAILED_CHECKS) {
+        if (!passing(error) || ++part.failedChecks >= MAX_FAILED_CHECKS) {
           this.#fail(error);
           return;
         }
@@ -208,6 +228,12 @@ class Schedule {
       }
       part.dueAt = this.#nextCheck();
     }
+  }
+
+  #timedOut(): PendingError {
+    const processing = this.#unfinished().map((part) => part.result!.task.id);
+    const notUploaded = this.#parts.filter((part) => !part.result).length;
+    return timedOut(this.o, { parts: this.#parts.length, notUploaded, processing });
   }
 
   #unfinished(): Part[] {
@@ -228,39 +254,7 @@ class Schedule {
   }
 }
 
-/** The journal's task for a part, checked; undefined when the service does not know it (it is uploaded again, same key). */
-async function checkKnown(client: Pick<ApiClient, "checkTask">, id: string): Promise<Task | undefined> {
-  try {
-    return await client.checkTask(id);
-  } catch (error) {
-    if (error instanceof ApiError && error.apiCode === ApiCode.UNSUPPORTED_OR_CONFLICT) return undefined;
-    throw error;
-  }
-}
-
-function quotaExhausted(refusal: ApiError, resumeCommand: string): ServiceUnavailableError {
-  return new ServiceUnavailableError(refusal.message, {
-    hint: `None of this list's tasks is unfinished, so other tasks hold the quota and there is nothing here to wait for. Run the same command again later; it carries on where this run stopped: ${resumeCommand}`,
-    cause: refusal,
-  });
-}
-
-function timedOut(o: ScheduleOptions, parts: readonly Part[]): PendingError {
-  const notUploaded = parts.filter((part) => !part.result).length;
-  const processing = parts.flatMap((part) => (part.result && !part.finished ? [part.result.task.id] : []));
-  const seconds = Math.round((o.timeoutMs ?? 0) / 1000);
-  const message =
-    notUploaded > 0
-      ? `Stopped after ${seconds}s with ${notUploaded} of ${parts.length} part(s) not uploaded yet.`
-      : processing.length > 0
-        ? `Still processing after ${seconds}s: ${processing.join(", ")}.`
-        : `Stopped after ${seconds}s while fetching the results.`;
-  const resume = notUploaded === 0 && processing.length > 0 && o.waitResumes ? `bulkcheck wait ${processing.join(" ")}` : o.resumeCommand;
-  return new PendingError(message, processing, {
-    hint: `The tasks go on by themselves. Resume with: ${resume}`,
-  });
-}
-
-function interrupted(o: ScheduleOptions): InterruptedError {
-  return new InterruptedError("Stopped. The tasks already created are not affected.", { hint: `Resume with: ${o.resumeCommand}` });
+/** A failure that passes by itself (maintenance, capacity, connection): worth checking again later. */
+function passing(error: unknown): error is BulkcheckError {
+  return error instanceof BulkcheckError && error.kind === "unavailable";
 }

@@ -97,6 +97,9 @@ describe("a list bigger than the quota of unfinished tasks", () => {
     expect(firstFetch).toBeGreaterThan(-1);
     expect(firstFetch).toBeLessThan(lastUpload);
     expect(log.filter((line) => line.startsWith("GET /results/"))).toHaveLength(6);
+    // The merged output is written from what was fetched: nothing is checked or downloaded again.
+    const lastFetch = log.findLastIndex((line) => line.startsWith("GET /results/"));
+    expect(log.slice(lastFetch + 1).filter((line) => line.startsWith("GET /api/v1/bulk-tasks/"))).toEqual([]);
     expect(
       lines(readFileSync(join(e.dir, "out.csv"), "utf8"))
         .slice(1)

@@ -114,6 +114,19 @@ describe("runSchedule", () => {
     expect(again.map((result) => [result.task.id, result.replayed])).toEqual(first.map((result) => [result.task.id, true]));
   });
 
+  it("checks a journalled task again at the next interval when the check fails for a passing reason", async () => {
+    const { sandbox, events, schedule } = await setup();
+    const [first] = await schedule(1);
+    const before = submits(sandbox);
+    sandbox.scriptFaults([{ route: "check", fault: "50300" }]);
+    const [again] = await schedule(1);
+    expect(again!.task.id).toBe(first!.task.id);
+    expect(submits(sandbox)).toBe(before);
+    expect(events.filter((event) => event.type === "check-failed")).toEqual([
+      expect.objectContaining({ taskId: first!.task.id }) as unknown,
+    ]);
+  });
+
   it("uploads again, under the same key, a part whose journalled task the service does not know", async () => {
     const journal = new Journal(tempDir());
     const first = await (await setup({}, journal)).schedule(1);

@@ -1,5 +1,5 @@
 import { TaskFailedError, UsageError } from "../../errors.js";
-import type { Task } from "../../spec/task.js";
+import type { StagedResults } from "../../tasks/download.js";
 import type { Staging } from "../../tasks/staging.js";
 import { Command } from "../commander.js";
 import type { Context, Invoke } from "../context.js";
@@ -102,21 +102,27 @@ export async function submitRun(ctx: Context, file: string, options: SubmitOptio
   } else if (!staged.area) {
     ctx.printer.note(`Done. Download with: bulkcheck download ${ids.join(" ")} -o results.csv`);
   } else {
-    await writeOutput(ctx, ids, options, source.path, staged.area);
-    await staged.area.remove();
+    const { area } = staged;
+    await writeOutput(ctx, ids, options, source.path, { tasks: uploaded.map((result) => result.task), read: (task) => area.read(task) });
+    await area.remove();
   }
 }
 
 /** The merged output of the staged results: downloaded rows, or with --join the source rows beside them. */
-async function writeOutput(ctx: Context, ids: readonly string[], options: SubmitOptions, sourcePath: string | undefined, area: Staging) {
-  const read = (task: Task) => area.read(task);
+async function writeOutput(
+  ctx: Context,
+  ids: readonly string[],
+  options: SubmitOptions,
+  sourcePath: string | undefined,
+  staged: StagedResults,
+) {
   if (options.join && sourcePath) {
     // The join reads the source again with libphonenumber-js: loaded only here.
     const { joinToOutput } = await import("./shared/join-output.js");
-    await joinToOutput(ctx, ids, { ...options, join: sourcePath }, read);
+    await joinToOutput(ctx, ids, { ...options, join: sourcePath }, staged);
   } else {
     const { downloadToOutput } = await import("./shared/download-output.js");
-    await downloadToOutput(ctx, ids, options, read);
+    await downloadToOutput(ctx, ids, options, staged);
   }
 }
 

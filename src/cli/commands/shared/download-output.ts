@@ -2,7 +2,7 @@ import { assertRowCounts, describeSummary, type OutputFormat, type ResultSummary
 import type { ServiceType } from "../../../spec/products.js";
 import type { Task } from "../../../spec/task.js";
 import { billing, type ExcludedBeforeUpload } from "../../../tasks/billing.js";
-import { downloadResults, type DownloadDeps } from "../../../tasks/download.js";
+import { downloadResults, type StagedResults } from "../../../tasks/download.js";
 import type { Context } from "../../context.js";
 import { billingJson, describeBilling, describeExcluded } from "./billing-report.js";
 import { checkDestination, isStdout } from "./destination.js";
@@ -17,7 +17,7 @@ export interface DownloadFlags {
 
 /**
  * Downloads (and merges) the results of finished tasks to a file or stdout and
- * prints the summary; `readResult` reads them from elsewhere (a staging area).
+ * prints the summary; `staged` results are read from where they were fetched to.
  * Stdout output is staged in a temp file first, so a transfer that breaks and
  * restarts never leaves half a file in a pipe.
  */
@@ -25,7 +25,7 @@ export async function downloadToOutput(
   ctx: Context,
   taskIds: readonly string[],
   flags: DownloadFlags,
-  readResult?: DownloadDeps["readResult"],
+  staged?: StagedResults,
 ): Promise<ResultSummary> {
   checkDestination(ctx, flags.output, flags.force);
   const toStdout = isStdout(flags.output);
@@ -37,7 +37,7 @@ export async function downloadToOutput(
         sleep: ctx.sleep,
         signal: ctx.signal,
         onRestart: (error) => ctx.printer.note(brokeOff(error)),
-        ...(readResult ? { readResult } : {}),
+        ...(staged ? { staged } : {}),
       },
       taskIds,
       {

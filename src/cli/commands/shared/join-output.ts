@@ -1,4 +1,5 @@
-import { joinTaskResults, type JoinDeps } from "../../../tasks/join.js";
+import type { StagedResults } from "../../../tasks/download.js";
+import { joinTaskResults } from "../../../tasks/join.js";
 import { billing } from "../../../tasks/billing.js";
 import type { JoinSummary } from "../../../results/join.js";
 import type { Context } from "../../context.js";
@@ -17,14 +18,9 @@ export interface JoinFlags {
 /**
  * Writes the source rows with the tasks' result columns beside them, to a file
  * or (staged, like a download) stdout, and prints what was written and billed;
- * `readResult` reads the results from elsewhere (a staging area).
+ * `staged` results are read from where they were fetched to.
  */
-export async function joinToOutput(
-  ctx: Context,
-  ids: readonly string[],
-  flags: JoinFlags,
-  readResult?: JoinDeps["readResult"],
-): Promise<JoinSummary> {
+export async function joinToOutput(ctx: Context, ids: readonly string[], flags: JoinFlags, staged?: StagedResults): Promise<JoinSummary> {
   checkDestination(ctx, flags.output, flags.force);
   const sourcePath = absolutePath(ctx, flags.join);
   const { output } = flags;
@@ -36,7 +32,7 @@ export async function joinToOutput(
     signal: ctx.signal,
     onWarning: (text: string) => ctx.printer.warn(text),
     onRestart: (error: Error) => ctx.printer.note(brokeOff(error)),
-    ...(readResult ? { readResult } : {}),
+    ...(staged ? { staged } : {}),
   };
   const { summary, serviceType, tasks } = await withStagedOutput(ctx, output, (path) =>
     joinTaskResults(deps, ids, { sourcePath, path, force: toStdout || Boolean(flags.force) }),
