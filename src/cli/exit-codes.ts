@@ -26,7 +26,7 @@ export const EXIT_CODE_MEANINGS: ReadonlyArray<readonly [number, string]> = [
   [EXIT_CODES.balance, "insufficient balance (40200), or the estimate is over --max-cost"],
   [EXIT_CODES.task_failed, "a task ended with status failed"],
   [EXIT_CODES.unavailable, "service unavailable after retries (42900, 42901, 50300, 50303, 50400, connection)"],
-  [EXIT_CODES.pending, "still processing when --timeout ran out"],
+  [EXIT_CODES.pending, "a --timeout ran out (tasks still processing, or the service too slow to answer)"],
   [EXIT_CODES.interrupted, "interrupted (Ctrl-C)"],
 ];
 

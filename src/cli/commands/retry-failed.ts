@@ -4,7 +4,7 @@ import type { Context, Invoke } from "../context.js";
 import { parseSeconds, parseUsd } from "../parse-flags.js";
 import { withTempDir } from "../temp-dir.js";
 import { afterUpload, checkOutputFlags, type AfterUploadFlags } from "./shared/after-upload.js";
-import { examples } from "./shared/help.js";
+import { examples, requestTimeoutOption, timeoutOption } from "./shared/help.js";
 import type { SubmitFlags } from "./shared/submission.js";
 import { pollInterval } from "./shared/waiting.js";
 
@@ -21,7 +21,8 @@ export function retryFailedCommand(invoke: Invoke, run = retryFailedRun) {
     .option("--max-cost <usd>", "stop if the reservation would exceed this many USD", parseUsd)
     .option("--wait", "wait for the new task to finish")
     .option("--interval <sec>", "seconds between checks while waiting", parseSeconds)
-    .option("--timeout <sec>", "give up waiting after this many seconds (exit 8)", parseSeconds)
+    .addOption(timeoutOption())
+    .addOption(requestTimeoutOption())
     .option("-o, --output <file>", "with --wait: download the results here")
     .option("--force", "overwrite the output file")
     .addHelpText("after", examples(["bulkcheck retry-failed $ID --yes", "bulkcheck retry-failed $ID --wait -o retried.csv"]))

@@ -4,7 +4,7 @@ import { parseCount } from "../parse-flags.js";
 import { readIds } from "../read-ids.js";
 import { printTable } from "../table.js";
 import { TASK_COLUMNS, taskJson, taskRow } from "../task-view.js";
-import { examples } from "./shared/help.js";
+import { examples, requestTimeoutOption, timeoutOption } from "./shared/help.js";
 
 export interface StatusOptions {
   limit: number;
@@ -16,6 +16,8 @@ export function statusCommand(invoke: Invoke, run = statusRun) {
     .description("show tasks (default: the most recent ones from the local journal)")
     .argument("[ids...]", "task ids")
     .option("--limit <n>", "how many recent tasks to show without ids", parseCount, 10)
+    .addOption(timeoutOption())
+    .addOption(requestTimeoutOption())
     .addHelpText("after", examples(["bulkcheck status", "bulkcheck status 3f2a... --json | jq .status"]))
     .action((ids, options, cmd) => invoke(cmd, (ctx) => run(ctx, ids, options)));
 }

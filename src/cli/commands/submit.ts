@@ -5,7 +5,7 @@ import { absolutePath } from "../paths.js";
 import { parseSeconds, parseUsd } from "../parse-flags.js";
 import { withTempDir } from "../temp-dir.js";
 import { afterUpload, checkOutputFlags, type AfterUploadFlags } from "./shared/after-upload.js";
-import { examples, formatOption, threadsOption } from "./shared/help.js";
+import { examples, formatOption, requestTimeoutOption, threadsOption, timeoutOption } from "./shared/help.js";
 import type { PreparationFlags } from "./shared/preparation.js";
 import type { SubmitFlags } from "./shared/submission.js";
 import { pollInterval } from "./shared/waiting.js";
@@ -36,7 +36,8 @@ export function submitCommand(invoke: Invoke, run = submitRun) {
     .option("--max-cost <usd>", "stop if the reservation would exceed this many USD", parseUsd)
     .option("--wait", "wait for the tasks to finish")
     .option("--interval <sec>", "seconds between checks while waiting (min 30 unless the service is local)", parseSeconds)
-    .option("--timeout <sec>", "give up waiting after this many seconds (exit 8)", parseSeconds)
+    .addOption(timeoutOption())
+    .addOption(requestTimeoutOption())
     .option("-o, --output <file>", "with --wait: download the results here (- for stdout)")
     .option("--join", "with --wait -o: write the source rows with the result columns beside them")
     .addOption(formatOption())
