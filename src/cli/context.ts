@@ -1,7 +1,7 @@
 import { setTimeout as delay } from "node:timers/promises";
 import type { ApiClient } from "../api/types.js";
 import type { ConfigStore } from "../config/store.js";
-import type { Journal } from "../journal/journal.js";
+import type { Journal, JournalScope } from "../journal/journal.js";
 import type { Limits } from "../config/resolve.js";
 import type { ServiceType } from "../spec/products.js";
 import type { CommandUnknownOpts } from "./commander.js";
@@ -45,6 +45,8 @@ export interface Context extends Runtime {
   profileName: string;
   config(): Promise<ConfigStore>;
   journal(): Promise<Journal>;
+  /** The service (base URL as the client addresses it) and profile this run's journal entries belong to. */
+  journalScope(): Promise<JournalScope>;
   /** Resolves the API key and base URL (flag > environment > profile) and builds a client. */
   client(): Promise<ApiClient>;
   baseUrl(): Promise<string>;

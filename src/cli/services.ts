@@ -51,6 +51,10 @@ export function buildContext(runtime: Runtime, globals: GlobalOptions, printer: 
       return Promise.resolve(journal);
     },
     baseUrl,
+    async journalScope() {
+      const { normaliseBaseUrl } = await import("../api/client.js");
+      return { base_url: normaliseBaseUrl(await baseUrl()).href.replace(/\/+$/, ""), profile: profileName };
+    },
     async client() {
       if (client) return client;
       const input = await resolveInput();

@@ -48,7 +48,7 @@ describe("bulkcheck status", () => {
     expect(out.stdout).not.toContain("\t");
   });
 
-  it("shows the most recent tasks from the local journal when no id is given", async () => {
+  it("shows the tasks from the local journal, newest first, when no id is given", async () => {
     const e = await sandbox();
     const first = await submitted(e, 500, 0);
     const second = await submitted(e, 500, 1000);
@@ -58,7 +58,7 @@ describe("bulkcheck status", () => {
       lines(out.stdout)
         .slice(1)
         .map((row) => row.split("\t")[0]),
-    ).toEqual([first, second]);
+    ).toEqual([second, first]);
     const limited = await e.run(["status", "--limit", "1", "--json"]);
     expect(lines(limited.stdout).map((line) => (JSON.parse(line) as { id: string }).id)).toEqual([second]);
   });

@@ -1,5 +1,5 @@
 import { truncateSync, writeFileSync } from "node:fs";
-import { createServer, request, type ClientRequest, type IncomingMessage, type ServerResponse } from "node:http";
+import { createServer, request, type ClientRequest, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 
 /**
@@ -107,11 +107,16 @@ export async function startStandIn(answers: { check?: Answer; result?: Answer } 
       });
     }
   });
+  const listening = await listenLocally(server);
+  url = listening.url;
+  return { url, requests, close: listening.close };
+}
+
+/** Listens on 127.0.0.1, on any free port. */
+async function listenLocally(server: Server): Promise<{ url: string; close: () => Promise<void> }> {
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {
-    url,
-    requests,
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     close: () =>
       new Promise<void>((resolve) => {
         server.close(() => resolve());
@@ -186,16 +191,14 @@ export async function startDripServer(options: { intervalMs: number; quickChecks
       timers.delete(timer);
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const listening = await listenLocally(server);
+  url = listening.url;
   return {
     url,
     requests,
-    close: () =>
-      new Promise<void>((resolve) => {
-        for (const timer of timers) clearInterval(timer);
-        server.close(() => resolve());
-        server.closeAllConnections();
-      }),
+    close() {
+      for (const timer of timers) clearInterval(timer);
+      return listening.close();
+    },
   };
 }

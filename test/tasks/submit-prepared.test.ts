@@ -14,6 +14,7 @@ import { tempDir } from "../helpers/cli.js";
 import { gbList, identifier } from "../helpers/sandbox.js";
 
 const PRICE = 1000;
+const SCOPE = { base_url: "http://127.0.0.1:8787", profile: "default" };
 const open: Array<{ close(): Promise<void> }> = [];
 afterEach(async () => {
   await Promise.all(open.splice(0).map((resource) => resource.close()));
@@ -56,7 +57,7 @@ function recordingDeps(client: Pick<ApiClient, "getBalance" | "submitTask">, jou
     installSecret: async () => "install-secret",
     limits: { minTaskSize: 1, maxFileBytes: 1_000_000, maxInFlight: 5 },
     priceMicros: PRICE,
-    profile: "default",
+    scope: SCOPE,
     now: Date.now,
     onPlan: (plan) => recorded.plans.push(plan),
     onTask: (result) => recorded.reported.push(result.task.id),
@@ -93,7 +94,7 @@ describe("submitPrepared", () => {
         .sort(),
     ).toEqual([2, 3, 4]);
     for (const result of results ?? []) {
-      const record = await deps.journal.findByKey(result.upload.idempotencyKey);
+      const record = await deps.journal.findByKey(result.upload.idempotencyKey, SCOPE);
       expect(record?.taskId).toBe(result.task.id);
       expect(record?.submit).toMatchObject({
         profile: "default",

@@ -24,7 +24,8 @@ export function statusCommand(invoke: Invoke, run = statusRun) {
 
 /** One check per task; without ids, the most recent tasks from the journal. */
 export async function statusRun(ctx: Context, ids: string[], options: StatusOptions): Promise<void> {
-  const taskIds = ids.length > 0 ? await readIds(ctx, ids) : await (await ctx.journal()).recentTaskIds(options.limit, ctx.profileName);
+  const taskIds =
+    ids.length > 0 ? await readIds(ctx, ids) : await (await ctx.journal()).recentTaskIds(await ctx.journalScope(), options.limit);
   if (taskIds.length === 0) {
     ctx.printer.note(
       `No tasks of profile "${ctx.profileName}" in the local journal yet. Submit one with: bulkcheck submit <file> --type <service_type> --country <CC>`,

@@ -14,7 +14,8 @@ import { readUpload, type Submission } from "../upload.js";
  * 3. The multipart body (`readUpload`: early 40000/42200 without reading the rest).
  * 4. Settling every task finished by now, so refunds are available.
  * 5. One synchronous step, atomic with respect to every other request: replay
- *    or conflict for a known key, the minimum size (42200), the unfinished-task
+ *    or conflict for a known key (40000 for another service_type or country,
+ *    42200 "Idempotency-Key reused with a different request" for another file), the minimum size (42200), the unfinished-task
  *    quota (42900), the balance check and reservation (40200), task creation,
  *    and claiming the key. Nothing in between awaits, so concurrent submits can
  *    neither overspend nor create two tasks for one key.
@@ -43,7 +44,9 @@ export async function handleSubmit(ex: Exchange, core: SandboxCore): Promise<voi
 }
 
 function replay(ex: Exchange, core: SandboxCore, entry: IdempotentEntry, submission: Submission, nowMs: number): void {
-  const field = conflictingField(entry, submission.product, submission.country);
+  const field = conflictingField(entry, submission);
+  // A key is a promise about one request: replaying it with another list would hand that list someone else's task.
+  if (field === "file") return ex.envelope(ApiCode.UNPROCESSABLE, "Idempotency-Key reused with a different request");
   if (field) {
     return ex.envelope(
       ApiCode.UNSUPPORTED_OR_CONFLICT,
@@ -80,6 +83,8 @@ function commit(ex: Exchange, core: SandboxCore, submission: Submission, key: st
     );
   }
   const task = core.tasks.create({ id, ...submission, priceMicros, reservedMicros, idempotencyKey: key, createdAtMs: nowMs });
-  if (key !== undefined) core.idempotency.remember(key, { taskId: id, product: submission.product, country: submission.country });
+  if (key !== undefined) {
+    core.idempotency.remember(key, { taskId: id, product: submission.product, country: submission.country, sha256: submission.sha256 });
+  }
   ex.envelope(ApiCode.OK, "success", taskView(task, core.tasks.observeNow(task, nowMs), core.viewAt(nowMs)));
 }
