@@ -23,8 +23,11 @@ export interface SubmitEntry extends JournalScope {
   idempotency_key: string;
   product: string;
   country?: string;
-  /** The source list as the user named it (absolute path; absent for stdin) and its content hash. */
-  source: { path?: string; sha256?: string };
+  /**
+   * The source list as the user named it (absolute path; absent for stdin) and,
+   * as it was read for this submit, its size, modification time and content hash.
+   */
+  source: { path?: string; size?: number; mtime_ms?: number; sha256?: string };
   /** Which part of the prepared list this upload is, and the hash of the bytes uploaded. */
   chunk: { index: number; of: number; count: number; sha256: string };
   /** How the list was prepared, so results can be joined back with identical identifiers. */

@@ -10,6 +10,7 @@ import type { ServiceType } from "../spec/products.js";
 import type { Task } from "../spec/task.js";
 import { productOf, type DownloadDeps } from "./download.js";
 import { openTaskResult, withTransferRetries } from "./fetch-result.js";
+import { checkJoinSource } from "./join-source.js";
 
 export interface JoinDeps extends DownloadDeps {
   /** Something that may make a few rows not match (another source file, another libphonenumber-js). */
@@ -23,6 +24,8 @@ export interface JoinTarget {
   path: string;
   /** Replace a file that exists. */
   force: boolean;
+  /** Join even with another file than the journalled one, or one changed since the submit (with a warning). */
+  acceptChangedSource?: boolean;
 }
 
 export interface JoinOutcome {
@@ -39,7 +42,7 @@ export interface JoinOutcome {
  */
 export async function joinTaskResults(deps: JoinDeps, ids: readonly string[], target: JoinTarget): Promise<JoinOutcome> {
   const { signal } = deps;
-  const settings = await preparationOf(deps, ids, target.sourcePath);
+  const settings = await preparationOf(deps, ids, target);
   const client = await deps.client();
   const tasks = await Promise.all(ids.map((id) => client.checkTask(id)));
   const serviceType = productOf(tasks);
@@ -59,9 +62,13 @@ export async function joinTaskResults(deps: JoinDeps, ids: readonly string[], ta
   return { summary, serviceType, tasks };
 }
 
-/** The settings every task was prepared with, which must be the same for all of them. */
-async function preparationOf(deps: JoinDeps, ids: readonly string[], sourcePath: string): Promise<PreparationSettings> {
+/**
+ * The settings every task was prepared with, which must be the same for all of
+ * them, once the source is known to be the list they were submitted from.
+ */
+async function preparationOf(deps: JoinDeps, ids: readonly string[], target: JoinTarget): Promise<PreparationSettings> {
   let settings: PreparationSettings | undefined;
+  const records = [];
   for (const id of ids) {
     const record = await deps.journal.findByTaskId(id);
     const preparation = record?.submit.preparation;
@@ -75,11 +82,14 @@ async function preparationOf(deps: JoinDeps, ids: readonly string[], sourcePath:
       throw new UsageError("These tasks were prepared from different lists or with different options; join them one at a time.");
     }
     settings = preparation;
-    if (record.submit.source.path && record.submit.source.path !== sourcePath) {
-      deps.onWarning?.(`task ${id} was submitted from ${record.submit.source.path}; joining with ${sourcePath}.`);
-    }
+    records.push({ id, record });
   }
   if (!settings) throw new UsageError("No task ids given.");
+  await checkJoinSource(records, {
+    sourcePath: target.sourcePath,
+    acceptChanged: Boolean(target.acceptChangedSource),
+    ...(deps.onWarning ? { onWarning: deps.onWarning } : {}),
+  });
   if (settings.libphonenumber.version !== LIBPHONENUMBER_VERSION) {
     deps.onWarning?.(
       `the list was prepared with libphonenumber-js ${settings.libphonenumber.version}, this is ${LIBPHONENUMBER_VERSION}: a few numbers may not match.`,

@@ -59,7 +59,7 @@ export async function retryFailedRun(ctx: Context, id: string, options: RetryFai
         product: origin.product,
         country: origin.settings.country,
         chunks: [retry],
-        entry: { source: { path: origin.sourcePath }, preparation: origin.settings, retry_of: id },
+        entry: { source: origin.record.submit.source, preparation: origin.settings, retry_of: id },
       },
       options,
     );

@@ -70,9 +70,12 @@ export async function submitRun(ctx: Context, file: string, options: SubmitOptio
   // A refused --interval must stop the run before anything is reserved, not after the upload.
   if (options.wait) await pollInterval(ctx, options.interval);
   const limits = await ctx.limits();
-  const source = file === "-" ? {} : { path: absolutePath(ctx, file) };
+  const { readSourceFile } = await import("../../tasks/source-check.js");
+  const sourcePath = file === "-" ? undefined : absolutePath(ctx, file);
   const uploaded = await withTempDir(async (dir) => {
-    const prepared = await prepareFromFlags(ctx, file, options, country, { outputDir: dir, maxTaskSize: limits.maxTaskSize });
+    const { value: prepared, source } = await readSourceFile(sourcePath, () =>
+      prepareFromFlags(ctx, file, options, country, { outputDir: dir, maxTaskSize: limits.maxTaskSize }),
+    );
     if (!ctx.globals.json) printPreparationSummary(ctx, prepared);
     return submitAndReport(
       ctx,
@@ -85,7 +88,7 @@ export async function submitRun(ctx: Context, file: string, options: SubmitOptio
     ctx,
     uploaded.map((result) => result.task.id),
     options,
-    source.path,
+    sourcePath,
   );
 }
 

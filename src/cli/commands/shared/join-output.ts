@@ -32,7 +32,7 @@ export async function joinToOutput(ctx: Context, ids: readonly string[], flags: 
     onRestart: (error: Error) => ctx.printer.note(brokeOff(error)),
   };
   const { summary, serviceType, tasks } = await withStagedOutput(ctx, output, (path) =>
-    joinTaskResults(deps, ids, { sourcePath, path, force: toStdout || Boolean(flags.force) }),
+    joinTaskResults(deps, ids, { sourcePath, path, force: toStdout || Boolean(flags.force), acceptChangedSource: Boolean(flags.force) }),
   );
   const counts = Object.entries(summary.byStatus)
     .filter(([, n]) => n > 0)
