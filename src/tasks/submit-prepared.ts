@@ -95,6 +95,7 @@ export async function submitPrepared(
     ...(options.resubmit ? { nonce: freshNonce() } : {}),
     journal: deps.journal,
     scope: deps.scope,
+    ...(prepared.entry.retry_of === undefined ? {} : { retryOf: prepared.entry.retry_of }),
   });
   const client = await deps.client();
   const fresh = uploads.filter((upload) => !upload.knownTaskId);

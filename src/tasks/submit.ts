@@ -1,6 +1,6 @@
 import { ApiError } from "../api/errors.js";
 import type { ApiClient } from "../api/types.js";
-import { InputRejectedError } from "../errors.js";
+import { InputRejectedError, ProtocolError } from "../errors.js";
 import type { Journal, JournalRecord, JournalScope, SubmitEntry } from "../journal/journal.js";
 import { ApiCode } from "../spec/codes.js";
 import type { Task } from "../spec/task.js";
@@ -34,6 +34,8 @@ export interface PlanInput {
   journal: Journal;
   /** Where the uploads go: keys are looked up for this service and profile only. */
   scope: JournalScope;
+  /** For retry-failed: the task whose numbers these are, which the derived keys include. */
+  retryOf?: string;
 }
 
 /**
@@ -50,7 +52,12 @@ export async function planUploads(input: PlanInput): Promise<PlannedUpload[]> {
       ? userKeyForChunk(input.userKey, index, of)
       : deriveIdempotencyKey(
           input.installSecret,
-          { product: input.product, country: input.country, contentSha256: chunk.sha256 },
+          {
+            product: input.product,
+            country: input.country,
+            contentSha256: chunk.sha256,
+            ...(input.retryOf === undefined ? {} : { retryOf: input.retryOf }),
+          },
           input.nonce,
         );
     const known = await input.journal.findByKey(idempotencyKey, input.scope);
@@ -139,7 +146,12 @@ async function uploadOne(input: UploadInput, upload: PlannedUpload): Promise<Upl
       throw explainKeyConflict(error, upload.idempotencyKey);
     });
   const wasReplay = replayed || upload.knownTaskId === task.id;
-  const { base_url, profile } = input.entry;
+  const { base_url, profile, retry_of } = input.entry;
+  if (retry_of === task.id) {
+    throw new ProtocolError(`The service answered a retry of task ${task.id} with that same task; it was not recorded as its own retry.`, {
+      hint: "Check that --base-url points at the bulk-checking service.",
+    });
+  }
   await input.journal.append({
     type: "task",
     at: at(),

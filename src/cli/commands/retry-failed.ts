@@ -50,9 +50,14 @@ export async function retryFailedRun(ctx: Context, id: string, options: RetryFai
       signal: ctx.signal,
       onPrepared: (result) => noteColumn(ctx, result),
     };
-    const { origin, uploadedCount, retry } = await retryList(deps, id, dir);
+    const { origin, uploadedCount, retry, lineage } = await retryList(deps, id, dir);
     ctx.printer.note(`${retry.count} of ${uploadedCount} numbers of task ${id} got no result.`);
     if (retry.count === 0) return undefined;
+    if (lineage.length > 1) {
+      ctx.printer.note(
+        `Already retried: these ${retry.count} numbers got no result in ${lineage.length} tasks in a row (${lineage.join(", ")}); the service may not be able to check them, so this retry may get no result either.`,
+      );
+    }
     return submitAndReport(
       ctx,
       {
