@@ -58,13 +58,13 @@ export class ResultFiles {
   private async build(source: ResultSource): Promise<ResultFile> {
     const signal = this.signal;
     const csvPath = join(this.dir, resultFileName(source.id, "csv"));
-    await pipeline(Readable.from(this.csvChunks(source)), createWriteStream(csvPath), { signal });
+    await pipeline(Readable.from(this.csvChunks(source)), createWriteStream(csvPath, { mode: 0o600 }), { signal });
     if (this.format === "csv") return { path: csvPath, size: (await stat(csvPath)).size };
     const zipPath = join(this.dir, resultFileName(source.id, "zip"));
     const zip = new yazl.ZipFile();
     zip.addFile(csvPath, resultFileName(source.id, "csv"), { mtime: new Date(source.createdAtMs), mode: 0o100644 });
     zip.end();
-    await pipeline(zip.outputStream, createWriteStream(zipPath), { signal });
+    await pipeline(zip.outputStream, createWriteStream(zipPath, { mode: 0o600 }), { signal });
     return { path: zipPath, size: (await stat(zipPath)).size };
   }
 

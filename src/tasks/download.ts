@@ -20,6 +20,8 @@ export interface DownloadDeps {
 export interface DownloadTarget {
   /** The file to write (atomically). */
   path: string;
+  /** Its mode (default: kept from a file it replaces, else the umask's). */
+  mode?: number;
   /** Replace a file that exists. */
   force: boolean;
   format: OutputFormat;
@@ -67,7 +69,7 @@ export async function downloadResults(deps: DownloadDeps, taskIds: readonly stri
     () =>
       writeResults(
         sources,
-        { path: target.path, force: target.force },
+        { path: target.path, force: target.force, ...(target.mode === undefined ? {} : { mode: target.mode }) },
         {
           serviceType,
           format: target.format,

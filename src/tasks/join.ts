@@ -26,6 +26,8 @@ export interface JoinTarget {
   force: boolean;
   /** Join even with another file than the journalled one, or one changed since the submit (with a warning). */
   acceptChangedSource?: boolean;
+  /** The written file's mode (default: kept from a file it replaces, else the umask's). */
+  mode?: number;
 }
 
 export interface JoinOutcome {
@@ -56,9 +58,7 @@ export async function joinTaskResults(deps: JoinDeps, ids: readonly string[], ta
       ),
     deps,
   );
-  const summary = await writeAtomically(target.path, target.force, (out) =>
-    joinResults({ sourcePath: target.sourcePath, settings, results, out, signal }),
-  );
+  const summary = await writeAtomically(target, (out) => joinResults({ sourcePath: target.sourcePath, settings, results, out, signal }));
   return { summary, serviceType, tasks };
 }
 
@@ -99,8 +99,12 @@ async function preparationOf(deps: JoinDeps, ids: readonly string[], target: Joi
 }
 
 /** Writes a file that appears complete or not at all (temp file, fsync, rename). */
-async function writeAtomically<T>(path: string, force: boolean, write: (out: Writable) => Promise<T>): Promise<T> {
-  const file = await AtomicFile.create(path, { force, temps: new TempFiles() });
+async function writeAtomically<T>(target: JoinTarget, write: (out: Writable) => Promise<T>): Promise<T> {
+  const file = await AtomicFile.create(target.path, {
+    force: target.force,
+    temps: new TempFiles(),
+    ...(target.mode === undefined ? {} : { mode: target.mode }),
+  });
   try {
     const value = await write(file.stream);
     file.stream.end();
@@ -109,6 +113,6 @@ async function writeAtomically<T>(path: string, force: boolean, write: (out: Wri
     return value;
   } catch (error) {
     await file.discard();
-    throw error;
+    throw file.explain(error);
   }
 }

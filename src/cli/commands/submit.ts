@@ -5,6 +5,7 @@ import { absolutePath } from "../paths.js";
 import { parseSeconds, parseUsd } from "../parse-flags.js";
 import { withTempDir } from "../temp-dir.js";
 import { afterUpload, checkOutputFlags, type AfterUploadFlags } from "./shared/after-upload.js";
+import { checkWritableDirectory } from "./shared/destination.js";
 import { examples, formatOption, requestTimeoutOption, threadsOption, timeoutOption } from "./shared/help.js";
 import type { PreparationFlags } from "./shared/preparation.js";
 import type { SubmitFlags } from "./shared/submission.js";
@@ -97,4 +98,5 @@ function checkFlags(ctx: Context, file: string, options: SubmitOptions): void {
     throw new UsageError("--join needs a source file (not stdin) and -o FILE.");
   }
   checkOutputFlags(ctx, options);
+  if (options.rejects !== undefined) checkWritableDirectory(ctx, options.rejects);
 }

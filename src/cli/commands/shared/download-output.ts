@@ -23,7 +23,7 @@ export interface DownloadFlags {
 export async function downloadToOutput(ctx: Context, taskIds: readonly string[], flags: DownloadFlags): Promise<ResultSummary> {
   checkDestination(ctx, flags.output, flags.force);
   const toStdout = isStdout(flags.output);
-  const outcome = await withStagedOutput(ctx, flags.output, async (path) =>
+  const outcome = await withStagedOutput(ctx, flags.output, async (path, mode) =>
     downloadResults(
       {
         client: () => ctx.client(),
@@ -35,6 +35,7 @@ export async function downloadToOutput(ctx: Context, taskIds: readonly string[],
       taskIds,
       {
         path,
+        ...(mode === undefined ? {} : { mode }),
         force: toStdout || Boolean(flags.force),
         format: outputFormat(ctx, flags.format, toStdout),
         colour: ctx.printer.options.colour,

@@ -31,8 +31,14 @@ export async function joinToOutput(ctx: Context, ids: readonly string[], flags: 
     onWarning: (text: string) => ctx.printer.warn(text),
     onRestart: (error: Error) => ctx.printer.note(brokeOff(error)),
   };
-  const { summary, serviceType, tasks } = await withStagedOutput(ctx, output, (path) =>
-    joinTaskResults(deps, ids, { sourcePath, path, force: toStdout || Boolean(flags.force), acceptChangedSource: Boolean(flags.force) }),
+  const { summary, serviceType, tasks } = await withStagedOutput(ctx, output, (path, mode) =>
+    joinTaskResults(deps, ids, {
+      sourcePath,
+      path,
+      ...(mode === undefined ? {} : { mode }),
+      force: toStdout || Boolean(flags.force),
+      acceptChangedSource: Boolean(flags.force),
+    }),
   );
   const counts = Object.entries(summary.byStatus)
     .filter(([, n]) => n > 0)
