@@ -86,7 +86,7 @@ describe("each command's flags, parsed into the options its run gets", () => {
   });
 
   it("status", async () => {
-    expect(await parsed(statusCommand, [])).toEqual([[], { limit: 10 }]);
+    expect(await parsed(statusCommand, [])).toEqual([[], {}]);
     expect(await parsed(statusCommand, ["a1", "b2", "--limit", "1_000"])).toEqual([["a1", "b2"], { limit: 1000 }]);
     expect(await refusal(statusCommand, ["--limit", "0"])).toBe("commander.invalidArgument");
   });
