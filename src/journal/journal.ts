@@ -1,5 +1,5 @@
 import { createReadStream } from "node:fs";
-import { appendFile, chmod, mkdir } from "node:fs/promises";
+import { appendFile, chmod, mkdir, open } from "node:fs/promises";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import type { PreparationSettings } from "../prepare/settings.js";
@@ -70,10 +70,34 @@ export class Journal {
     this.path = join(dir, "journal.jsonl");
   }
 
+  /**
+   * Appends one entry. When the file does not end with a newline (a crash or a
+   * full disk cut its last line short), the entry starts on a line of its own:
+   * the cut line is skipped as corrupt, and this one survives instead of being
+   * glued onto it. A blank line, should two processes both repair, is skipped too.
+   */
   async append(entry: JournalEntry): Promise<void> {
     await mkdir(this.dir, { recursive: true, mode: 0o700 });
-    await appendFile(this.path, JSON.stringify(entry) + "\n", { mode: 0o600, flag: "a" });
+    const repair = (await this.endsMidLine()) ? "\n" : "";
+    await appendFile(this.path, repair + JSON.stringify(entry) + "\n", { mode: 0o600, flag: "a" });
     await chmod(this.path, 0o600);
+  }
+
+  /** Whether the file's last byte is not a newline (false for no file, or an empty one). */
+  private async endsMidLine(): Promise<boolean> {
+    const handle = await open(this.path, "r").catch((error: NodeJS.ErrnoException) => {
+      if (error.code === "ENOENT") return undefined;
+      throw error;
+    });
+    if (!handle) return false;
+    try {
+      const { size } = await handle.stat();
+      if (size === 0) return false;
+      const { buffer } = await handle.read(Buffer.alloc(1), 0, 1, size - 1);
+      return buffer[0] !== 0x0a;
+    } finally {
+      await handle.close();
+    }
   }
 
   async *entries(): AsyncGenerator<JournalEntry> {

@@ -10,7 +10,8 @@ import { readUpload, type Submission } from "../upload.js";
  * `POST /api/v1/bulk-tasks`. Order of decisions:
  * 1. Idempotency-Key header (40000 when empty or over 128 characters).
  * 2. A request slot (42901 + Retry-After when all are in use); released when the
- *    response ends or the client goes away.
+ *    response ends, the client goes away, or the upload falls silent for
+ *    `uploadIdleSeconds` (its connection is then closed).
  * 3. The multipart body (`readUpload`: early 40000/42200 without reading the rest).
  * 4. Settling every task finished by now, so refunds are available.
  * 5. One synchronous step, atomic with respect to every other request: replay
@@ -36,11 +37,32 @@ export async function handleSubmit(ex: Exchange, core: SandboxCore): Promise<voi
     );
   }
   ex.onClose(release);
-  const upload = await readUpload(ex.req, core.options);
+  const upload = await readWithIdleLimit(ex, core.options.uploadIdleSeconds, () => readUpload(ex.req, core.options));
   if (upload.kind === "aborted") return;
   if (upload.kind === "rejected") return ex.envelope(upload.code, upload.msg);
   await core.tasks.refreshAll(core.options.now());
   commit(ex, core, upload.submission, keyReading.key);
+}
+
+/**
+ * Reads the upload, closing the connection when it falls silent for
+ * `idleSeconds`: a stalled client must not hold one of the few request slots
+ * until the HTTP server's own request timeout, minutes later.
+ */
+async function readWithIdleLimit<T>(ex: Exchange, idleSeconds: number, read: () => Promise<T>): Promise<T> {
+  const { socket } = ex.req;
+  const stalled = (): void => {
+    ex.mark("upload-stalled");
+    socket.destroy();
+  };
+  socket.setTimeout(idleSeconds * 1000);
+  socket.once("timeout", stalled);
+  try {
+    return await read();
+  } finally {
+    socket.setTimeout(0);
+    socket.off("timeout", stalled);
+  }
 }
 
 function replay(ex: Exchange, core: SandboxCore, entry: IdempotentEntry, submission: Submission, nowMs: number): void {
