@@ -15,6 +15,8 @@ export interface DownloadDeps {
   signal: AbortSignal;
   /** A transfer broke midway and starts again with a fresh link. */
   onRestart?: (error: Error) => void;
+  /** A task's result file is not published yet; it is checked again in `delayMs`. */
+  onWait?: (taskId: string, delayMs: number) => void;
 }
 
 export interface DownloadTarget {
@@ -61,6 +63,7 @@ export async function downloadResults(deps: DownloadDeps, taskIds: readonly stri
           signal: deps.signal,
           initial: first,
           onTask: (fresh) => tasks.set(fresh.id, fresh),
+          ...(deps.onWait ? { onWait: deps.onWait } : {}),
         });
       },
     };

@@ -52,7 +52,10 @@ export async function joinTaskResults(deps: JoinDeps, ids: readonly string[], ta
     () =>
       resultMap(
         readResults(
-          tasks.map((task) => ({ label: `task ${task.id}`, open: () => openTaskResult(task.id, { client, sleep: deps.sleep, signal }) })),
+          tasks.map((task) => ({
+            label: `task ${task.id}`,
+            open: () => openTaskResult(task.id, { client, sleep: deps.sleep, signal, ...(deps.onWait ? { onWait: deps.onWait } : {}) }),
+          })),
           { serviceType, signal },
         ),
       ),

@@ -1,6 +1,7 @@
 import { assertRowCounts, describeSummary, type OutputFormat, type ResultSummary } from "../../../results/index.js";
 import type { ServiceType } from "../../../spec/products.js";
 import type { Task } from "../../../spec/task.js";
+import { formatDuration } from "../../../api/attempts.js";
 import { billing, type ExcludedBeforeUpload } from "../../../tasks/billing.js";
 import { downloadResults } from "../../../tasks/download.js";
 import type { Context } from "../../context.js";
@@ -31,6 +32,7 @@ export async function downloadToOutput(ctx: Context, taskIds: readonly string[],
         sleep: ctx.sleep,
         signal: ctx.signal,
         onRestart: (error) => ctx.printer.note(brokeOff(error)),
+        onWait: (taskId, ms) => ctx.printer.note(notPublished(taskId, ms)),
       },
       taskIds,
       {
@@ -50,6 +52,11 @@ export async function downloadToOutput(ctx: Context, taskIds: readonly string[],
   });
   if (flags.strict) assertRowCounts(outcome.summary);
   return outcome.summary;
+}
+
+/** What a wait for a result file not yet published tells the user. */
+export function notPublished(taskId: string, delayMs: number): string {
+  return `The result file of task ${taskId} is not published yet; checking again in ${formatDuration(delayMs)}.`;
 }
 
 /** What a restarted transfer tells the user. */

@@ -5,7 +5,7 @@ import type { Context } from "../../context.js";
 import { absolutePath } from "../../paths.js";
 import { billingJson, describeBilling } from "./billing-report.js";
 import { checkDestination, isStdout } from "./destination.js";
-import { brokeOff } from "./download-output.js";
+import { brokeOff, notPublished } from "./download-output.js";
 import { withStagedOutput } from "./staged-output.js";
 
 export interface JoinFlags {
@@ -30,6 +30,7 @@ export async function joinToOutput(ctx: Context, ids: readonly string[], flags: 
     signal: ctx.signal,
     onWarning: (text: string) => ctx.printer.warn(text),
     onRestart: (error: Error) => ctx.printer.note(brokeOff(error)),
+    onWait: (taskId: string, ms: number) => ctx.printer.note(notPublished(taskId, ms)),
   };
   const { summary, serviceType, tasks } = await withStagedOutput(ctx, output, (path, mode) =>
     joinTaskResults(deps, ids, {
