@@ -21,7 +21,10 @@ export const EXIT_CODE_MEANINGS: ReadonlyArray<readonly [number, string]> = [
   [EXIT_CODES.ok, "success"],
   [EXIT_CODES.unexpected, "unexpected error (a bug, or a response the client cannot read)"],
   [EXIT_CODES.usage, "usage error: bad flags or arguments, or no base URL configured"],
-  [EXIT_CODES.input, "input rejected, locally or by the service (40000, 40001, 40002, 42200)"],
+  [
+    EXIT_CODES.input,
+    "input rejected, locally or by the service (40000, 40001, 40002, 42200); a key or source that changed; an output that cannot be written",
+  ],
   [EXIT_CODES.auth, "authentication: no API key, or the service refused it (40100)"],
   [EXIT_CODES.balance, "insufficient balance (40200), or the estimate is over --max-cost"],
   [EXIT_CODES.task_failed, "a task ended with status failed"],

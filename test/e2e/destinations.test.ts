@@ -9,7 +9,7 @@ const sandbox = e2eSandboxes();
 
 /** A finished task of `count` numbers on a real-clock sandbox, for spawned binaries. */
 async function finishedTask(count = 500, ...extra: string[]): Promise<{ e: E2e; id: string }> {
-  const e = await sandbox({ fakeClock: false });
+  const e = await sandbox({ fakeClock: false, numbersPerSecond: 100_000 });
   const out = await e.run(submitArgs(e.file("list.txt", listText(count)), "--yes", "--quiet", "--wait", "--interval", "0.2", ...extra));
   expect(out.code, out.stderr).toBe(0);
   return { e, id: out.stdout.trim() };
@@ -76,8 +76,12 @@ describe("--force replaces only what is a file (issue 12, problem 6)", () => {
       stdio: ["ignore", "pipe", "pipe"],
     });
     child.stdout.pause();
+    let stderr = "";
+    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString("utf8")));
     const staged = () => readdirSync(tmp).filter((name) => name.startsWith("bulkcheck-"));
-    await until(() => staged().some((name) => existsSync(join(tmp, name, "output"))), 30_000);
+    // Until the staged file is there (the run then waits for stdout to be read), or the run ends without it.
+    await until(() => child.exitCode !== null || staged().some((name) => existsSync(join(tmp, name, "output"))), 100_000);
+    expect(child.exitCode, stderr).toBeNull();
     const [dir] = staged();
     expect(mode(join(tmp, dir!))).toBe(0o700);
     for (const name of readdirSync(join(tmp, dir!))) expect(mode(join(tmp, dir!, name)), name).toBe(0o600);
@@ -87,7 +91,7 @@ describe("--force replaces only what is a file (issue 12, problem 6)", () => {
     expect(code).toBe(0);
     expect(lines(stdout)).toHaveLength(6001);
     expect(readdirSync(tmp)).toEqual([]);
-  }, 60_000);
+  }, 120_000);
 
   it("exits 3 naming the path when the file system refuses the write, and leaves nothing behind", async (context) => {
     if (spawnSync("prlimit", ["--version"]).error) context.skip("util-linux's prlimit is not installed");
