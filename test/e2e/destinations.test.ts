@@ -1,16 +1,17 @@
-import { execFileSync, spawn, spawnSync } from "node:child_process";
+import { execFileSync, spawnSync } from "node:child_process";
 import { chmodSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync } from "node:fs";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { BIN, fileModesPrefix, tempDir } from "../helpers/cli.js";
-import { e2eSandboxes, lines, listText, submitArgs, until, type E2e } from "../helpers/sandbox.js";
+import { fileModesPrefix, spawnCli, tempDir } from "../helpers/cli.js";
+import { startDripServer } from "../helpers/fault-fixtures.js";
+import { API_KEY, e2eSandboxes, lines, listText, submitArgs, until, type E2e } from "../helpers/sandbox.js";
 
 const sandbox = e2eSandboxes();
 
 /** A finished task of `count` numbers on a real-clock sandbox, for spawned binaries. */
-async function finishedTask(count = 500, ...extra: string[]): Promise<{ e: E2e; id: string }> {
+async function finishedTask(count = 500): Promise<{ e: E2e; id: string }> {
   const e = await sandbox({ fakeClock: false, numbersPerSecond: 100_000 });
-  const out = await e.run(submitArgs(e.file("list.txt", listText(count)), "--yes", "--quiet", "--wait", "--interval", "0.2", ...extra));
+  const out = await e.run(submitArgs(e.file("list.txt", listText(count)), "--yes", "--quiet", "--wait", "--interval", "0.2"));
   expect(out.code, out.stderr).toBe(0);
   return { e, id: out.stdout.trim() };
 }
@@ -66,31 +67,27 @@ describe("--force replaces only what is a file (issue 12, problem 6)", () => {
     expect(mode(join(e.dir, "new.csv"))).toBe(0o640);
   });
 
-  it("stages a result for stdout as a 0600 file inside a 0700 directory of $TMPDIR", async () => {
-    // Carrier rows are long: the result is far larger than a pipe holds, so the run keeps its staged file while stdout is not read.
-    const { e, id } = await finishedTask(6000, "--type", "carrier_batch");
+  it("stages a result for stdout as a 0600 file inside a 0700 directory of $TMPDIR, removed when the run ends", async () => {
+    // A result host that sends a byte every 50 ms keeps the download (and its staged file) going until --timeout.
+    const slow = await startDripServer({ intervalMs: 50, quickChecks: true });
     const tmp = tempDir("bulkcheck-e2e-tmpdir-");
-    const child = spawn(process.execPath, [BIN, "download", id], {
-      cwd: e.dir,
-      env: { PATH: process.env.PATH, HOME: e.dir, TMPDIR: tmp, ...e.env },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    child.stdout.pause();
-    let stderr = "";
-    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString("utf8")));
-    const staged = () => readdirSync(tmp).filter((name) => name.startsWith("bulkcheck-"));
-    // Until the staged file is there (the run then waits for stdout to be read), or the run ends without it.
-    await until(() => child.exitCode !== null || staged().some((name) => existsSync(join(tmp, name, "output"))), 100_000);
-    expect(child.exitCode, stderr).toBeNull();
-    const [dir] = staged();
-    expect(mode(join(tmp, dir!))).toBe(0o700);
-    for (const name of readdirSync(join(tmp, dir!))) expect(mode(join(tmp, dir!, name)), name).toBe(0o600);
-    let stdout = "";
-    child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString("utf8")));
-    const code = await new Promise((resolve) => child.once("close", resolve));
-    expect(code).toBe(0);
-    expect(lines(stdout)).toHaveLength(6001);
-    expect(readdirSync(tmp)).toEqual([]);
+    const configDir = tempDir("bulkcheck-e2e-config-");
+    const env = { TMPDIR: tmp, BULKCHECK_BASE_URL: slow.url, BULKCHECK_API_KEY: API_KEY, BULKCHECK_CONFIG_DIR: configDir };
+    try {
+      const run = spawnCli(["download", "3f2a91c0e4b14d0f9a7e2b6c8d1f0a53", "--timeout", "5"], { env });
+      const staged = () => readdirSync(tmp).flatMap((dir) => readdirSync(join(tmp, dir)).map((name) => join(dir, name)));
+      await until(() => run.child.exitCode !== null || staged().length > 0, 100_000);
+      const [file] = staged();
+      expect(file, run.output().stderr).toBeDefined();
+      expect(mode(join(tmp, dirname(file!)))).toBe(0o700);
+      expect(mode(join(tmp, file!))).toBe(0o600);
+      const out = await run.done;
+      expect(out.code).toBe(8);
+      expect(out.stdout).toBe("");
+      expect(readdirSync(tmp)).toEqual([]);
+    } finally {
+      await slow.close();
+    }
   }, 120_000);
 
   it("exits 3 naming the path when the file system refuses the write, and leaves nothing behind", async (context) => {
