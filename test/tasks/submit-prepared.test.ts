@@ -10,6 +10,7 @@ import { startSandbox, type Sandbox } from "../../src/sandbox/index.js";
 import type { Task } from "../../src/spec/task.js";
 import type { Chunk } from "../../src/tasks/submit.js";
 import { submitPrepared, type PreparedSubmission, type SubmitDeps, type SubmitPlan } from "../../src/tasks/submit-prepared.js";
+import { API_KEY, FULL_TASK, sendEnvelope, startServer } from "../api/scripted-server.js";
 import { tempDir } from "../helpers/cli.js";
 import { gbList, identifier } from "../helpers/sandbox.js";
 
@@ -127,6 +128,20 @@ describe("submitPrepared", () => {
     const again = await submitPrepared(deps, submission(parts), { resubmit: true });
     expect(again?.[0]?.task.id).not.toBe(first?.[0]?.task.id);
     expect(sandbox.inspect().tasks).toHaveLength(2);
+  });
+
+  it("refuses a service that answers a retry with the very task being retried, journalling no task for it", async () => {
+    const server = await startServer((req, res) =>
+      sendEnvelope(req, res, { code: 0, data: req.url === "/api/v1/balance" ? { balance_micros: 10_000_000 } : FULL_TASK }),
+    );
+    const client = createClient({ baseUrl: server.origin, apiKey: API_KEY });
+    open.push(client, server);
+    const { deps } = recordingDeps(client);
+    const retry = { ...submission(chunks([3])), entry: { source: { path: "/data/list.txt" }, retry_of: FULL_TASK.id } };
+    await expect(submitPrepared(deps, retry, {})).rejects.toThrow(
+      `The service answered a retry of task ${FULL_TASK.id} with that same task`,
+    );
+    expect((await deps.journal.records()).map((record) => record.taskId)).toEqual([undefined]);
   });
 
   it("stops a dry run after the plan, without an API client, the install secret or the journal", async () => {
