@@ -16,6 +16,8 @@ export interface DownloadDeps {
   signal: AbortSignal;
   /** A transfer broke midway and starts again with a fresh link. */
   onRestart?: (error: Error) => void;
+  /** A task's result file is not published yet; it is checked again in `delayMs`. */
+  onWait?: (taskId: string, delayMs: number) => void;
   /** Results fetched already: neither checked nor downloaded again. */
   staged?: StagedResults;
 }
@@ -29,6 +31,8 @@ export interface StagedResults {
 export interface DownloadTarget {
   /** The file to write (atomically). */
   path: string;
+  /** Its mode (default: kept from a file it replaces, else the umask's). */
+  mode?: number;
   /** Replace a file that exists. */
   force: boolean;
   format: OutputFormat;
@@ -69,6 +73,7 @@ export async function downloadResults(deps: DownloadDeps, taskIds: readonly stri
           signal: deps.signal,
           initial: first,
           onTask: (fresh) => tasks.set(fresh.id, fresh),
+          ...(deps.onWait ? { onWait: deps.onWait } : {}),
         });
       },
     };
@@ -77,7 +82,7 @@ export async function downloadResults(deps: DownloadDeps, taskIds: readonly stri
     () =>
       writeResults(
         sources,
-        { path: target.path, force: target.force },
+        { path: target.path, force: target.force, ...(target.mode === undefined ? {} : { mode: target.mode }) },
         {
           serviceType,
           format: target.format,

@@ -38,6 +38,7 @@ async function setup(options: Partial<SandboxOptions> = {}, journal = new Journa
       country: "GB",
       installSecret: "s",
       journal,
+      scope: { base_url: "http://127.0.0.1", profile: "default" },
     });
     return runSchedule({
       uploads,
@@ -45,7 +46,7 @@ async function setup(options: Partial<SandboxOptions> = {}, journal = new Journa
       journal,
       product: "carrier_batch",
       country: "GB",
-      entry: { profile: "default", source: {} },
+      entry: { base_url: "http://127.0.0.1", profile: "default", source: {} },
       now,
       sleep,
       random: () => 0,

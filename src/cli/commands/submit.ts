@@ -7,7 +7,8 @@ import { absolutePath } from "../paths.js";
 import { parseSeconds, parseUsd } from "../parse-flags.js";
 import { withTempDir } from "../temp-dir.js";
 import { checkOutputFlags, type AfterUploadFlags } from "./shared/after-upload.js";
-import { examples, formatOption, threadsOption } from "./shared/help.js";
+import { checkWritableDirectory } from "./shared/destination.js";
+import { examples, formatOption, requestTimeoutOption, threadsOption, timeoutOption } from "./shared/help.js";
 import type { PreparationFlags } from "./shared/preparation.js";
 import type { SubmitFlags } from "./shared/submission.js";
 import { pollInterval } from "./shared/waiting.js";
@@ -38,7 +39,8 @@ export function submitCommand(invoke: Invoke, run = submitRun) {
     .option("--max-cost <usd>", "stop if the reservation would exceed this many USD", parseUsd)
     .option("--wait", "wait for the tasks to finish")
     .option("--interval <sec>", "seconds between checks while waiting (min 30 unless the service is local)", parseSeconds)
-    .option("--timeout <sec>", "give up waiting after this many seconds (exit 8)", parseSeconds)
+    .addOption(timeoutOption())
+    .addOption(requestTimeoutOption())
     .option("-o, --output <file>", "with --wait: download the results here (- for stdout)")
     .option("--join", "with --wait -o: write the source rows with the result columns beside them")
     .addOption(formatOption())
@@ -74,10 +76,13 @@ export async function submitRun(ctx: Context, file: string, options: SubmitOptio
   // A refused --interval must stop the run before anything is reserved, not after the upload.
   if (options.wait) await pollInterval(ctx, options.interval);
   const limits = await ctx.limits();
-  const source = file === "-" ? {} : { path: absolutePath(ctx, file) };
+  const { readSourceFile } = await import("../../tasks/source-check.js");
+  const sourcePath = file === "-" ? undefined : absolutePath(ctx, file);
   const staged: { area?: Staging } = {};
   const uploaded = await withTempDir(async (dir) => {
-    const prepared = await prepareFromFlags(ctx, file, options, country, { outputDir: dir, maxTaskSize: limits.maxTaskSize });
+    const { value: prepared, source } = await readSourceFile(sourcePath, () =>
+      prepareFromFlags(ctx, file, options, country, { outputDir: dir, maxTaskSize: limits.maxTaskSize }),
+    );
     if (!ctx.globals.json) printPreparationSummary(ctx, prepared);
     return submitAndReport(
       ctx,
@@ -86,7 +91,7 @@ export async function submitRun(ctx: Context, file: string, options: SubmitOptio
       {
         wait: options.wait,
         interval: options.interval,
-        timeout: options.timeout,
+        timeout: ctx.globals.timeout,
         ...(options.wait && options.output !== undefined ? { staged: (area: Staging) => (staged.area = area) } : {}),
       },
     );
@@ -103,7 +108,7 @@ export async function submitRun(ctx: Context, file: string, options: SubmitOptio
     ctx.printer.note(`Done. Download with: bulkcheck download ${ids.join(" ")} -o results.csv`);
   } else {
     const { area } = staged;
-    await writeOutput(ctx, ids, options, source.path, { tasks: uploaded.map((result) => result.task), read: (task) => area.read(task) });
+    await writeOutput(ctx, ids, options, sourcePath, { tasks: uploaded.map((result) => result.task), read: (task) => area.read(task) });
     await area.remove();
   }
 }
@@ -131,4 +136,5 @@ function checkFlags(ctx: Context, file: string, options: SubmitOptions): void {
     throw new UsageError("--join needs a source file (not stdin) and -o FILE.");
   }
   checkOutputFlags(ctx, options);
+  if (options.rejects !== undefined) checkWritableDirectory(ctx, options.rejects);
 }

@@ -1,6 +1,7 @@
 import { assertRowCounts, describeSummary, type OutputFormat, type ResultSummary } from "../../../results/index.js";
 import type { ServiceType } from "../../../spec/products.js";
 import type { Task } from "../../../spec/task.js";
+import { formatDuration } from "../../../api/attempts.js";
 import { billing, type ExcludedBeforeUpload } from "../../../tasks/billing.js";
 import { downloadResults, type StagedResults } from "../../../tasks/download.js";
 import type { Context } from "../../context.js";
@@ -29,7 +30,7 @@ export async function downloadToOutput(
 ): Promise<ResultSummary> {
   checkDestination(ctx, flags.output, flags.force);
   const toStdout = isStdout(flags.output);
-  const outcome = await withStagedOutput(ctx, flags.output, async (path) =>
+  const outcome = await withStagedOutput(ctx, flags.output, async (path, mode) =>
     downloadResults(
       {
         client: () => ctx.client(),
@@ -38,10 +39,12 @@ export async function downloadToOutput(
         signal: ctx.signal,
         onRestart: (error) => ctx.printer.note(brokeOff(error)),
         ...(staged ? { staged } : {}),
+        onWait: (taskId, ms) => ctx.printer.note(notPublished(taskId, ms)),
       },
       taskIds,
       {
         path,
+        ...(mode === undefined ? {} : { mode }),
         force: toStdout || Boolean(flags.force),
         format: outputFormat(ctx, flags.format, toStdout),
         colour: ctx.printer.options.colour,
@@ -56,6 +59,11 @@ export async function downloadToOutput(
   });
   if (flags.strict) assertRowCounts(outcome.summary);
   return outcome.summary;
+}
+
+/** What a wait for a result file not yet published tells the user. */
+export function notPublished(taskId: string, delayMs: number): string {
+  return `The result file of task ${taskId} is not published yet; checking again in ${formatDuration(delayMs)}.`;
 }
 
 /** What a restarted transfer tells the user. */

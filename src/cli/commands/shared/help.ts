@@ -1,5 +1,5 @@
 import { Option } from "../../commander.js";
-import { parseCountOrZero } from "../../parse-flags.js";
+import { parseCountOrZero, parsePositiveSeconds, parseSeconds } from "../../parse-flags.js";
 
 /** The "Examples:" block of a command's help. */
 export function examples(lines: string[]): string {
@@ -23,4 +23,17 @@ export function threadsOption() {
     "--threads <n>",
     "classify on this many worker threads (default 0: in this thread; 30–65 MB each, worth it only for lists that need the full parse)",
   ).argParser(parseCountOrZero);
+}
+
+/** --timeout of every command that talks to the service: one bound on the whole run. */
+export function timeoutOption() {
+  return new Option("--timeout <sec>", "give up after this many seconds, requests in flight included (exit 8)").argParser(parseSeconds);
+}
+
+/** --request-timeout of every command that talks to the service. */
+export function requestTimeoutOption() {
+  return new Option(
+    "--request-timeout <sec>",
+    "longest wait for a response to start, and for an answer's body (default 60; result files: between chunks)",
+  ).argParser(parsePositiveSeconds);
 }

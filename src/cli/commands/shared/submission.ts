@@ -98,7 +98,7 @@ export async function submitAndReport(
       installSecret: async () => (await ctx.config()).installSecret(),
       limits,
       priceMicros,
-      profile: ctx.profileName,
+      scope: await ctx.journalScope(),
       now: ctx.now,
       sleep: ctx.sleep,
       random: ctx.random,
