@@ -11,7 +11,6 @@ describe("classifyCell for a GB task", () => {
     ["+44 7400 123456", "447400123456"],
     ["+447500123456", "447500123456"],
     ["0044 7800 123456", "447800123456"],
-    ["447400123456", "447400123456"],
     ["+44 (0)7400 123456", "447400123456"],
     ["+44-7400-123-456", "447400123456"],
     ["(+44) 7400 123456", "447400123456"],
@@ -19,11 +18,17 @@ describe("classifyCell for a GB task", () => {
     ["'+447400123456", "447400123456"],
     ['"+447400123456"', "447400123456"],
     ["tel:+447400123456", "447400123456"],
-    ["447400123456.0", "447400123456"],
-    ["4.47400123456E+11", "447400123456"],
     ["＋４４ ７４００ １２３４５６", "447400123456"],
   ])("keeps %j as %s", (cell, identifier) => {
     expect(classifyCell(cell, GB)).toEqual({ class: "kept", identifier });
+  });
+
+  it.each([
+    ["447400123456", {}],
+    ["447400123456.0", {}],
+    ["4.47400123456E+11", { spreadsheetExpanded: true }],
+  ])("keeps the bare digits %j read with their calling code, the only valid reading, as a vote for it", (cell, more) => {
+    expect(classifyCell(cell, GB)).toEqual({ class: "kept", identifier: "447400123456", vote: "international", ...more });
   });
 
   it.each([
