@@ -6,14 +6,7 @@ import { callingCodePlans, countryPlan } from "./numbering-plans.js";
 import { bracketedCode, compactNumber, expandScientific, isScientific, MAX_CELL_CHARS, precleanCell, trimEdges } from "./preclean.js";
 
 export { expandScientific, precleanCell } from "./preclean.js";
-export {
-  REASONS,
-  type CellClass,
-  type Classification,
-  type ClassifyOptions,
-  type DigitsReading,
-  type RowClass,
-} from "./classification.js";
+export { REASONS, type CellClass, type Classification, type ClassifyOptions, type DigitsReading, type RowClass } from "./classification.js";
 
 const NON_DIGITS = /\D/g;
 const PLUS = 43;

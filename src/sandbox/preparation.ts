@@ -30,20 +30,24 @@ export type LineClass = { class: "kept"; identifier: string } | { class: "invali
 /** Lines classified between two yields to the event loop (about 50-70 ms of work). */
 const LINES_PER_TURN = 2_000;
 const WITH_CODE = /^\+?(\d+)$/;
+/** Spaces, dashes, dots, brackets and slashes only format a number. */
+const FORMATTING = /[\s\-.()/]/g;
 
 /**
  * The service's own rule for one line, with plain libphonenumber-js (max) and
  * nothing of the client's preparation, so that end-to-end tests compare two
  * independent readings. A line is a number with its country code: digits, a
- * leading `+` allowed, read as `+` and the digits. Valid that way, it is kept
+ * leading `+` allowed (spaces, dashes, dots, brackets and slashes only format it),
+ * read as `+` and the digits. Valid that way, it is kept
  * when its calling code is the task country's (regions sharing the code, such as
  * GG under +44, belong to it), and `other_country` otherwise. A line valid only
- * as a national number of the task country (say with a trunk 0) is `no_code`;
- * anything else is `invalid`.
+ * as the library reads it with the task country as default (a trunk 0, or an
+ * international prefix such as `00`, which is not the `+` the rule asks for) is
+ * `no_code`; anything else is `invalid`.
  */
 export function classifyLine(line: string, country: string): LineClass {
   const text = line.trim();
-  const digits = WITH_CODE.exec(text)?.[1];
+  const digits = WITH_CODE.exec(text.replace(FORMATTING, ""))?.[1];
   const phone = digits === undefined ? undefined : parsePhoneNumberFromString("+" + digits);
   const home = country === "" ? undefined : getCountryCallingCode(country as CountryCode);
   if (phone?.isValid()) {

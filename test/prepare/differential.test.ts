@@ -5,10 +5,11 @@ import { parse } from "csv-parse/sync";
 import { describe, expect, it } from "vitest";
 import { prepareList, type PrepareOptions } from "../../src/prepare/index.js";
 import { CORPUS_COUNTRIES, corpusCells, corpusCellsWithoutCountry } from "../reference/number-corpus.js";
-import { referenceList, type ReferenceOptions } from "../reference/number-reference.js";
+import { referenceList } from "../reference/number-reference.js";
 import { listFile, tempDir } from "./helpers.js";
 
-const MODES: Record<string, Pick<PrepareOptions, "requireCountryCode" | "strictRegion">> = {
+type Mode = Pick<PrepareOptions, "requireCountryCode" | "strictRegion">;
+const MODES: Record<string, Mode> = {
   default: {},
   "--require-country-code": { requireCountryCode: true },
   "--strict-region": { strictRegion: true },
@@ -27,7 +28,7 @@ interface Comparison {
  * identifiers in upload order, and the votes and ambiguous rows of the summary.
  * Returns one line per disagreement, naming the row.
  */
-async function compare(country: string | undefined, cells: readonly string[], mode: ReferenceOptions): Promise<Comparison> {
+async function compare(country: string | undefined, cells: readonly string[], mode: Mode): Promise<Comparison> {
   const path = await listFile("list.txt", ["phone", ...cells].join("\n") + "\n");
   const dir = await tempDir();
   const rejectsPath = join(dir, "rejects.csv");
@@ -40,7 +41,8 @@ async function compare(country: string | undefined, cells: readonly string[], mo
     ...mode,
   });
   const expected = referenceList(cells, { ...(country === undefined ? {} : { country }), ...mode });
-  const rejected = new Map((parse(await readFile(rejectsPath, "utf8")) as string[][]).slice(1).map(([line, , cls]) => [Number(line), cls]));
+  const rejects: string[][] = parse(await readFile(rejectsPath, "utf8"));
+  const rejected = new Map(rejects.slice(1).map(([line, , cls]) => [Number(line), cls]));
   const uploaded = (await readFile(result.chunks[0]!.path, "utf8")).split("\n").filter((line) => line !== "");
   const problems: string[] = [];
   const row = (i: number) => `${country ?? "no country"} line ${i + 2} ${JSON.stringify(cells[i])}`;
@@ -54,9 +56,12 @@ async function compare(country: string | undefined, cells: readonly string[], mo
   });
   const { ambiguous } = result.summary;
   if (ambiguous.total !== expected.ambiguous || JSON.stringify(ambiguous.votes) !== JSON.stringify(expected.votes)) {
-    problems.push(`${country}: summary ${JSON.stringify(ambiguous)}, reference ${expected.ambiguous} ambiguous, ${JSON.stringify(expected.votes)}`);
+    problems.push(
+      `${country}: summary ${JSON.stringify(ambiguous)}, reference ${expected.ambiguous} ambiguous, ${JSON.stringify(expected.votes)}`,
+    );
   }
-  if (result.settings.digitsAs !== expected.digitsAs) problems.push(`${country}: read as ${result.settings.digitsAs}, not ${expected.digitsAs}`);
+  if (result.settings.digitsAs !== expected.digitsAs)
+    problems.push(`${country}: read as ${result.settings.digitsAs}, not ${expected.digitsAs}`);
   return { problems, ambiguous: ambiguous.total, digitsAs: expected.digitsAs, spreadsheetExpanded: result.summary.spreadsheet_expanded };
 }
 

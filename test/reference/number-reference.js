@@ -111,7 +111,8 @@ function placed(phone, options, national) {
   if (national && options.requireCountryCode) return { class: "no_code", identifier };
   if (options.country === undefined) return { class: "kept", identifier };
   if (phone.countryCallingCode !== getCountryCallingCode(options.country)) return { class: "other_country", identifier };
-  if (options.strictRegion && phone.country !== undefined && phone.country !== options.country) return { class: "other_country", identifier };
+  if (options.strictRegion && phone.country !== undefined && phone.country !== options.country)
+    return { class: "other_country", identifier };
   return { class: "kept", identifier };
 }
 

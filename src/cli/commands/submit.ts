@@ -61,9 +61,8 @@ export function submitCommand(invoke: Invoke, run = submitRun) {
 export async function submitRun(ctx: Context, file: string, options: SubmitOptions): Promise<void> {
   // Loaded when the run starts, not with the command tree: preparation loads
   // libphonenumber-js, and submitting derives keys (node:crypto).
-  const { checkRejectsToStdout, countryFromFlag, prepareFromFlags, printPreparationSummary, productFromFlag } = await import(
-    "./shared/preparation.js"
-  );
+  const { checkRejectsToStdout, countryFromFlag, prepareFromFlags, printPreparationSummary, productFromFlag } =
+    await import("./shared/preparation.js");
   const { submitAndReport } = await import("./shared/submission.js");
   const { assertKeyLength } = await import("../../tasks/idempotency.js");
   const product = productFromFlag(options.type);

@@ -43,9 +43,8 @@ export function validateCommand(invoke: Invoke, run = validateRun) {
 /** Local only: no key, no network. Summary on stderr (or JSON on stdout), upload list to -o, rejects to --rejects. */
 export async function validateRun(ctx: Context, file: string, options: ValidateOptions): Promise<void> {
   // Preparation loads libphonenumber-js: when the run starts, not with the command tree.
-  const { checkRejectsToStdout, countryFromFlag, prepareFromFlags, printPreparationSummary, productFromFlag } = await import(
-    "./shared/preparation.js"
-  );
+  const { checkRejectsToStdout, countryFromFlag, prepareFromFlags, printPreparationSummary, productFromFlag } =
+    await import("./shared/preparation.js");
   const product = options.type === undefined ? undefined : productFromFlag(options.type);
   const country = countryFromFlag(options.country, product);
   const listToStdout = options.output === "-";

@@ -36,7 +36,8 @@ export function digitsAsOption() {
 
 /** --encoding of the commands that prepare a list. */
 export function encodingOption() {
-  return new Option("--encoding <encoding>", "read the list in this encoding (default: its BOM's, UTF-8 if valid, else windows-1252)").choices(
-    FORCEABLE_ENCODINGS,
-  );
+  return new Option(
+    "--encoding <encoding>",
+    "read the list in this encoding (default: its BOM's, UTF-8 if valid, else windows-1252)",
+  ).choices(FORCEABLE_ENCODINGS);
 }
