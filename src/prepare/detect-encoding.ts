@@ -11,7 +11,8 @@ import { byteOrderMarkOf, completeUtf8Length } from "./decode.js";
  * The whole file is checked, not a prefix: an export may be ASCII for megabytes
  * before its first `Müller`. `buffer.isUtf8` reads ~GB/s, so this pass costs a
  * few milliseconds for a typical list. A UTF-8 mark is trusted: bad bytes after
- * it are reported, not guessed at.
+ * it are reported, not guessed at. The scan stops at a NUL byte, which no list
+ * holds (a binary file, UTF-16 without a mark): reading the list stops there too.
  */
 export async function detectEncoding(path: string): Promise<TextEncoding> {
   let carry: Buffer = Buffer.alloc(0);
@@ -23,8 +24,11 @@ export async function detectEncoding(path: string): Promise<TextEncoding> {
       if (marked !== undefined) return marked;
     }
     const bytes = carry.length > 0 ? Buffer.concat([carry, chunk]) : chunk;
-    const end = completeUtf8Length(bytes);
+    // NUL is no text in any encoding: decoding stops there with its own error, so the scan can too.
+    const nul = bytes.indexOf(0);
+    const end = nul >= 0 ? nul : completeUtf8Length(bytes);
     if (!isUtf8(bytes.subarray(0, end))) return "windows-1252";
+    if (nul >= 0) return "utf8";
     carry = bytes.subarray(end);
   }
   return carry.length === 0 || isUtf8(carry) ? "utf8" : "windows-1252";
