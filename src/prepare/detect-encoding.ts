@@ -17,7 +17,7 @@ import { byteOrderMarkOf, completeUtf8Length } from "./decode.js";
 export async function detectEncoding(path: string): Promise<TextEncoding> {
   let carry: Buffer = Buffer.alloc(0);
   let first = true;
-  for await (const chunk of createReadStream(path, { highWaterMark: 1 << 20 }) as AsyncIterable<Buffer>) {
+  for await (const chunk of createReadStream(path, { highWaterMark: 1 << 16 }) as AsyncIterable<Buffer>) {
     if (first) {
       first = false;
       const marked = byteOrderMarkOf(chunk);

@@ -62,8 +62,10 @@ export function classifyDigits(digits: string, options: ClassifyOptions, source:
   return INVALID;
 }
 
+/** `result` (a fresh object unless invalid) marked as a vote for `vote`. */
 function withVote(result: Classification, vote: "international" | "national"): Classification {
-  return result.class === "invalid" ? result : { ...result, vote };
+  if (result.class !== "invalid") result.vote = vote;
+  return result;
 }
 
 function international(phone: ParsedDigits | undefined, options: ClassifyOptions): Classification {
