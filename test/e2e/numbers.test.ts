@@ -5,6 +5,7 @@ import { describe, expect, it } from "vitest";
 import { runBin, runCli, tempDir } from "../helpers/cli.js";
 import { allowSmallTasks } from "../helpers/results-fixtures.js";
 import { e2eSandboxes, lines, TASK_ID } from "../helpers/sandbox.js";
+import { cp1252 } from "../helpers/windows-1252.js";
 
 const sandbox = e2eSandboxes();
 const LOCAL_ONLY = { env: { BULKCHECK_CONFIG_DIR: join(tempDir(), "config") } };
@@ -23,12 +24,6 @@ function file(name: string, content: string | Buffer): string {
   const path = join(tempDir(), name);
   writeFileSync(path, content);
   return path;
-}
-
-/** Text as Windows-1252 bytes, for the characters of the tests (Latin-1 plus € and ’). */
-function cp1252(text: string): Buffer {
-  const extra: Record<string, number> = { "€": 0x80, "’": 0x92 };
-  return Buffer.from([...text].map((c) => extra[c] ?? c.charCodeAt(0)));
 }
 
 describe("validate on ambiguous digit strings", () => {

@@ -7,12 +7,7 @@ import { InputRejectedError } from "../../src/errors.js";
 import { prepareList } from "../../src/prepare/index.js";
 import { joinResults } from "../../src/results/join.js";
 import { listFile, prepare, tempDir } from "./helpers.js";
-
-/** Text as Windows-1252 bytes, for the characters of the tests (Latin-1 plus €, ’ and –). */
-function cp1252(text: string): Buffer {
-  const extra: Record<string, number> = { "€": 0x80, "’": 0x92, "–": 0x96 };
-  return Buffer.from([...text].map((c) => extra[c] ?? c.charCodeAt(0)));
-}
+import { cp1252 } from "../helpers/windows-1252.js";
 
 /** A CRM export as Excel on Windows saves it: names with accents, the phone column ASCII but for an en dash. */
 const CRM = cp1252("id,name,phone,note\r\n1,Müller,07400 100001,Crème brûlée\r\n2,José,07400–100002,€ 5\r\n3,O’Neil,+44 7400 100003,\r\n");
