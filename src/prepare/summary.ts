@@ -1,4 +1,5 @@
-import type { RowClass } from "./classify.js";
+import type { TextEncoding } from "../csv/encodings.js";
+import type { DigitsReading, RowClass } from "./classify.js";
 
 /** What the summary counts of a row. */
 export interface RowTally {
@@ -6,6 +7,23 @@ export interface RowTally {
   national?: boolean | undefined;
   sharedRegion?: string | undefined;
   extension?: string | undefined;
+  vote?: DigitsReading | undefined;
+  ambiguous?: boolean | undefined;
+  spreadsheetExpanded?: boolean | undefined;
+}
+
+/**
+ * Bare digit strings valid in two readings as different numbers (rows, duplicates
+ * included), how they were read, and the evidence: the list's bare cells valid in
+ * exactly one reading, one vote each.
+ */
+export interface AmbiguousSummary {
+  total: number;
+  international: number;
+  national: number;
+  /** `flag` when --digits-as decided, else `convention`: the majority of the votes, or a tie's calling-code reading. */
+  resolved_by: "convention" | "flag";
+  votes: { international: number; national: number };
 }
 
 /**
@@ -30,6 +48,12 @@ export interface PrepareSummary {
   shared_code_regions: Record<string, number>;
   /** Kept rows whose cell carried an extension, dropped from the upload. */
   extensions_dropped: number;
+  /** Rows written in spreadsheet scientific notation that held every digit, expanded and read as bare digits. */
+  spreadsheet_expanded: number;
+  ambiguous: AmbiguousSummary;
+  /** The encoding the list was read in, and whether it was detected (BOM, valid UTF-8, else Windows-1252) or --encoding. */
+  encoding: TextEncoding;
+  encoding_source: "detected" | "forced";
 }
 
 export function emptySummary(): PrepareSummary {
@@ -45,12 +69,19 @@ export function emptySummary(): PrepareSummary {
     national_normalised: 0,
     shared_code_regions: {},
     extensions_dropped: 0,
+    spreadsheet_expanded: 0,
+    ambiguous: { total: 0, international: 0, national: 0, resolved_by: "convention", votes: { international: 0, national: 0 } },
+    encoding: "utf8",
+    encoding_source: "detected",
   };
 }
 
 /** Adds one row's outcome to the summary. */
 export function countRow(summary: PrepareSummary, row: Readonly<RowTally>): void {
   summary.rows_read++;
+  if (row.spreadsheetExpanded) summary.spreadsheet_expanded++;
+  if (row.vote !== undefined) summary.ambiguous.votes[row.vote]++;
+  if (row.ambiguous) summary.ambiguous.total++;
   switch (row.class) {
     case "blank":
       summary.blank++;

@@ -1,5 +1,6 @@
 import type { Writable } from "node:stream";
 import { once } from "node:events";
+import { byteOrderMark, encodeText } from "../csv/encodings.js";
 import { csvText } from "../csv/write.js";
 import { openRows } from "../prepare/row-reader.js";
 import { createRowClassifier } from "../prepare/row-classifier.js";
@@ -28,7 +29,7 @@ export interface JoinSummary {
 
 /**
  * Writes the source's rows in their original order and form (each record's own
- * text, the file's delimiter and line ends) followed by `identifier`, the
+ * text, the file's delimiter, line ends, encoding and byte-order mark) followed by `identifier`, the
  * product's result columns and `bulkcheck_status`. Each row's identifier is
  * recomputed exactly as preparation computed it, so `07400 123456` finds the
  * result of `447400123456`; a duplicate gets its first occurrence's result. The
@@ -41,6 +42,7 @@ export async function joinResults(input: JoinInput): Promise<JoinSummary> {
   const rows = await openRows(input.sourcePath, {
     ...(settings.delimiter === undefined ? {} : { delimiter: settings.delimiter }),
     hasHeader: settings.hasHeader,
+    encoding: settings.encoding,
   });
   const classifier = createRowClassifier(settings);
   const delimiter = settings.delimiter ?? ",";
@@ -55,11 +57,13 @@ export async function joinResults(input: JoinInput): Promise<JoinSummary> {
   // Quoted like the source: every field when its header quotes every field, otherwise only where needed.
   const csv = { delimiter, lineEnd: eol, quoteAll: Boolean(rows.header && isFullyQuoted(rows.header.raw, delimiter)) };
   const fields = (values: readonly string[]) => csvText([values], csv);
-  const write = async (text: string) => {
-    if (!input.out.write(text)) await once(input.out, "drain", { signal: input.signal });
+  // The source's rows go back in the encoding they came in, so its own columns are byte for byte what they were.
+  const write = async (text: string | Buffer) => {
+    const bytes = typeof text === "string" ? encodeText(text, settings.encoding) : text;
+    if (!input.out.write(bytes)) await once(input.out, "drain", { signal: input.signal });
   };
   try {
-    if (settings.encoding !== "utf8") await write("\ufeff");
+    await write(byteOrderMark(settings.encoding));
     const added = ["identifier", ...input.results.columns, JOIN_STATUS_COLUMN];
     await write(
       rows.header

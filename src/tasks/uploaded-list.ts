@@ -88,6 +88,8 @@ async function rebuildUploadedList(deps: UploadedListDeps, taskId: string, origi
       column: String(settings.column.index + 1),
       requireCountryCode: settings.requireCountryCode,
       strictRegion: settings.strictRegion,
+      digitsAs: settings.digitsAs ?? "international",
+      encoding: settings.encoding,
       outputDir: join(dir, `${taskId}-source`),
     });
     deps.onPrepared?.(prepared);

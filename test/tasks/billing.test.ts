@@ -29,6 +29,10 @@ const summary = (over: Partial<PrepareSummary>): PrepareSummary => ({
   national_normalised: 0,
   shared_code_regions: {},
   extensions_dropped: 0,
+  spreadsheet_expanded: 0,
+  ambiguous: { total: 0, international: 0, national: 0, resolved_by: "convention" as const, votes: { international: 0, national: 0 } },
+  encoding: "utf8" as const,
+  encoding_source: "detected" as const,
   ...over,
 });
 

@@ -5,7 +5,7 @@ import { absolutePath } from "../paths.js";
 import { parseSeconds, parseUsd } from "../parse-flags.js";
 import { withTempDir } from "../temp-dir.js";
 import { afterUpload, checkOutputFlags, type AfterUploadFlags } from "./shared/after-upload.js";
-import { examples, formatOption, threadsOption } from "./shared/help.js";
+import { digitsAsOption, encodingOption, examples, formatOption, threadsOption } from "./shared/help.js";
 import type { PreparationFlags } from "./shared/preparation.js";
 import type { SubmitFlags } from "./shared/submission.js";
 import { pollInterval } from "./shared/waiting.js";
@@ -27,7 +27,9 @@ export function submitCommand(invoke: Invoke, run = submitRun) {
     .option("--column <name|index>", "phone column of a CSV (name, or 1-based index)")
     .option("--require-country-code", "exclude numbers written without their country code, as the service does")
     .option("--strict-region", "exclude regions that only share the calling code (e.g. GG/JE/IM for GB)")
-    .option("--rejects <file>", "write every excluded row to this CSV")
+    .option("--rejects <file>", "write every excluded row to this CSV (- for stdout; task ids then go to stderr)")
+    .addOption(digitsAsOption())
+    .addOption(encodingOption())
     .addOption(threadsOption())
     .option("--idempotency-key <key>", "use this key instead of the one derived from the list")
     .option("--resubmit", "force a new task for a list already submitted")
@@ -59,13 +61,15 @@ export function submitCommand(invoke: Invoke, run = submitRun) {
 export async function submitRun(ctx: Context, file: string, options: SubmitOptions): Promise<void> {
   // Loaded when the run starts, not with the command tree: preparation loads
   // libphonenumber-js, and submitting derives keys (node:crypto).
-  const { countryFromFlag, prepareFromFlags, printPreparationSummary, productFromFlag } = await import("./shared/preparation.js");
+  const { checkRejectsToStdout, countryFromFlag, prepareFromFlags, printPreparationSummary, productFromFlag } =
+    await import("./shared/preparation.js");
   const { submitAndReport } = await import("./shared/submission.js");
   const { assertKeyLength } = await import("../../tasks/idempotency.js");
   const product = productFromFlag(options.type);
   const country = countryFromFlag(options.country, product);
   if (options.idempotencyKey !== undefined) assertKeyLength(options.idempotencyKey);
   checkFlags(ctx, file, options);
+  checkRejectsToStdout(options, options.output === "-" ? "-o -" : ctx.globals.json ? "--json" : undefined);
   // A refused --interval must stop the run before anything is reserved, not after the upload.
   if (options.wait) await pollInterval(ctx, options.interval);
   const limits = await ctx.limits();
@@ -76,7 +80,7 @@ export async function submitRun(ctx: Context, file: string, options: SubmitOptio
     return submitAndReport(
       ctx,
       { product, country, chunks: prepared.chunks, entry: { source, preparation: prepared.settings, prepared: prepared.summary } },
-      { ...options, idsToStderr: options.output === "-" },
+      { ...options, idsToStderr: options.output === "-" || options.rejects === "-" },
     );
   });
   if (!uploaded) return;

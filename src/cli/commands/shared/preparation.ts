@@ -1,6 +1,7 @@
 import type { CountryCode } from "libphonenumber-js/max";
+import type { ForcedEncoding } from "../../../csv/encodings.js";
 import { UsageError } from "../../../errors.js";
-import { isKnownCountry, prepareList, type PrepareOptions, type PrepareResult } from "../../../prepare/index.js";
+import { isKnownCountry, prepareList, type DigitsReading, type PrepareOptions, type PrepareResult } from "../../../prepare/index.js";
 import { boxedTable } from "../../../results/format-table.js";
 import { canonicalServiceType, isCarrierProduct, SERVICE_TYPES, type ServiceType } from "../../../spec/products.js";
 import type { Context } from "../../context.js";
@@ -11,6 +12,9 @@ export interface PreparationFlags {
   column?: string;
   requireCountryCode?: boolean;
   strictRegion?: boolean;
+  digitsAs?: DigitsReading;
+  encoding?: ForcedEncoding;
+  /** A path, or `-` for stdout. */
   rejects?: string;
   /** Worker threads for classification (default 0: in this thread). */
   threads?: number;
@@ -60,12 +64,46 @@ export async function prepareFromFlags(
     ...(flags.column === undefined ? {} : { column: flags.column }),
     requireCountryCode: Boolean(flags.requireCountryCode),
     strictRegion: Boolean(flags.strictRegion),
-    ...(flags.rejects === undefined ? {} : { rejectsPath: absolutePath(ctx, flags.rejects) }),
+    ...(flags.digitsAs === undefined ? {} : { digitsAs: flags.digitsAs }),
+    ...(flags.encoding === undefined ? {} : { encoding: flags.encoding }),
+    ...rejectsOutput(ctx, flags.rejects),
     ...(flags.threads === undefined ? {} : { workers: flags.threads }),
     ...output,
   });
   noteColumn(ctx, result);
+  warnMixedConventions(ctx, result);
   return result;
+}
+
+function rejectsOutput(ctx: Context, rejects: string | undefined): Pick<PrepareOptions, "rejectsPath" | "rejectsStream"> {
+  if (rejects === undefined) return {};
+  return rejects === "-" ? { rejectsStream: ctx.io.stdout } : { rejectsPath: absolutePath(ctx, rejects) };
+}
+
+/**
+ * `--rejects -` writes the rejects CSV to stdout, which nothing else may then use:
+ * `other` names what else of the command wants it (`-o -`, --json), if anything.
+ */
+export function checkRejectsToStdout(flags: PreparationFlags, other: string | undefined): void {
+  if (flags.rejects === "-" && other !== undefined) {
+    throw new UsageError(`--rejects - and ${other} both want stdout.`, { hint: "Write one of them to a file." });
+  }
+}
+
+/** Minority conventions at or above this share of the votes make reading ambiguous rows by the majority a guess worth a warning. */
+const MIXED_SHARE = 0.3;
+
+/** Warns when ambiguous rows were read by a convention the list itself does not clearly follow. */
+function warnMixedConventions(ctx: Context, { summary }: PrepareResult): void {
+  const { total, resolved_by, votes } = summary.ambiguous;
+  const all = votes.international + votes.national;
+  if (resolved_by !== "convention" || total === 0 || all === 0) return;
+  if (Math.min(votes.international, votes.national) / all < MIXED_SHARE) return;
+  const way = summary.ambiguous.national > 0 ? "read nationally" : "read with their country code";
+  ctx.printer.warn(
+    `the list mixes conventions: ${votes.international} cells read with their country code, ${votes.national} read nationally; ` +
+      `${total} ambiguous rows were ${way}. Pass --digits-as to decide.`,
+  );
 }
 
 /** Says which column of a CSV the numbers were read from, and why that one. */
@@ -109,6 +147,13 @@ export function printPreparationSummary(ctx: Context, result: PrepareResult): vo
     ["shared_code_regions", regions || "0"],
   ];
   if (s.extensions_dropped > 0) rows.push(["extensions_dropped", s.extensions_dropped]);
+  if (s.spreadsheet_expanded > 0) rows.push(["spreadsheet_expanded", s.spreadsheet_expanded]);
+  const { ambiguous: a } = s;
+  if (a.total > 0) {
+    const votes = `votes ${a.votes.international} international, ${a.votes.national} national`;
+    rows.push(["ambiguous", `${a.total}: ${a.international} international, ${a.national} national (by ${a.resolved_by}; ${votes})`]);
+  }
+  if (s.encoding !== "utf8" || s.encoding_source === "forced") rows.push(["encoding", `${s.encoding} (${s.encoding_source})`]);
   const text = rows.map(([label, value]) => [label, String(value)] as const);
   if (ctx.io.stderr.isTTY) {
     ctx.printer.note(boxedTable(["list", "rows"], text, ctx.printer.options.colour));
