@@ -46,7 +46,7 @@ export function classifyDigits(digits: string, options: ClassifyOptions, source:
   if (!bare) {
     const afterPrefix = afterInternationalPrefix(digits, country);
     if (afterPrefix !== undefined) return international(parseDigits("+" + afterPrefix), options);
-    return national(parseDigits(digits, country), options);
+    return trunkOrCode(digits, home, options, country);
   }
   if (!digits.startsWith(home)) return withVote(national(parseDigits(digits, country), options), "national");
   // Written out as "+CC…" so that the library cannot read the calling code itself.
@@ -60,6 +60,21 @@ export function classifyDigits(digits: string, options: ClassifyOptions, source:
   if (withCode?.valid) return withVote(place(withCode, options, false), "international");
   if (asNational?.valid) return withVote(national(asNational, options), "national");
   return INVALID;
+}
+
+/**
+ * A cell starting with the trunk prefix is national, except where the trunk prefix is
+ * the calling code itself (NANP's `1`): `1 212 555 0142` then reads the same as
+ * `+1 212 555 0142`, and two readings of the same number count as written with its
+ * code — the service keeps such a line, so `--require-country-code` must too.
+ */
+function trunkOrCode(digits: string, home: string, options: ClassifyOptions, country: string): Classification {
+  const asNational = parseDigits(digits, country);
+  if (digits.startsWith(home) && asNational?.valid) {
+    const withCode = parseDigits("+" + digits);
+    if (withCode?.valid && identifierOf(withCode) === identifierOf(asNational)) return place(withCode, options, false);
+  }
+  return national(asNational, options);
 }
 
 /** `result` (a fresh object unless invalid) marked as a vote for `vote`. */

@@ -56,6 +56,16 @@ describe("validate on ambiguous digit strings", () => {
     expect(out.stderr).not.toContain("mixes conventions");
   });
 
+  it("warns when a few nationally written cells decide more ambiguous rows than they are", async () => {
+    const ambiguous = Array.from({ length: 6 }, () => "4921 12345");
+    const list = ["phone", "15123456000", ...ambiguous].join("\n") + "\n";
+    const out = await runCli(["validate", file("de.txt", list), "--country", "DE"], LOCAL_ONLY);
+    expect(out.code).toBe(0);
+    expect(out.stderr).toContain(
+      "warning: 6 ambiguous rows were read nationally on the evidence of only 1 nationally written cells. Pass --digits-as to decide.",
+    );
+  });
+
   it("reads them as --digits-as says, and under --require-country-code a national reading is no_code", async () => {
     const path = file("de.txt", deList(3, 2));
     const upload = join(tempDir(), "upload.txt");

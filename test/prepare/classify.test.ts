@@ -196,10 +196,12 @@ describe("classifyCell on bare digit strings (no +, no trunk or international pr
     expect(result.national ?? false).toBe(vote === "national");
   });
 
-  it("does not treat a cell with the trunk prefix as bare: NANP's leading 1 reads nationally and is no_code when the code is required", () => {
-    expect(classifyCell("1 212 555 0142", { country: "US" })).toEqual({ class: "kept", identifier: "12125550142", national: true });
-    expect(classifyCell("12125550142", { country: "US", requireCountryCode: true })).toMatchObject({ class: "no_code" });
+  it("does not treat a cell with the trunk prefix as bare, and reads NANP's leading 1 (trunk prefix and calling code at once) as written with its code", () => {
+    expect(classifyCell("1 212 555 0142", { country: "US" })).toEqual({ class: "kept", identifier: "12125550142" });
+    expect(classifyCell("12125550142", { country: "US", requireCountryCode: true })).toEqual({ class: "kept", identifier: "12125550142" });
+    expect(classifyCell("1 212 555 0142", { country: "US" }).vote).toBeUndefined();
     expect(classifyCell("07400 123456", GB).vote).toBeUndefined();
+    expect(classifyCell("8 912 345 67 89", { country: "RU", requireCountryCode: true })).toMatchObject({ class: "no_code" });
   });
 
   it("reads expanded spreadsheet digits as a bare cell: 1.5062345678E+10 in a DE task is read nationally", () => {

@@ -74,7 +74,14 @@ export function referenceCell(raw, options) {
   const idd = new RegExp("^(?:" + plan[1] + ")").exec(digits);
   if (!spreadsheet) {
     if (idd && !digits.slice(idd[0].length).startsWith("0")) return placed(parse("+" + digits.slice(idd[0].length)), options, false);
-    if (idd || (trunk !== undefined && digits.startsWith(trunk))) return placed(parse(digits, country), options, true);
+    if (idd || (trunk !== undefined && digits.startsWith(trunk))) {
+      // Rule: where the trunk prefix is the calling code (NANP's 1), a reading equal to
+      // "+" and the digits is that number written with its code.
+      const asNational = parse(digits, country);
+      const withCode = digits.startsWith(code) ? parse("+" + digits) : undefined;
+      if (asNational && withCode && asNational.number === withCode.number) return placed(withCode, options, false);
+      return placed(asNational, options, true);
+    }
   }
   if (!digits.startsWith(code)) return withVote(placed(parse(digits, country), options, true), "national");
   const withCode = parse("+" + digits);

@@ -93,17 +93,28 @@ export function checkRejectsToStdout(flags: PreparationFlags, other: string | un
 /** Minority conventions at or above this share of the votes make reading ambiguous rows by the majority a guess worth a warning. */
 const MIXED_SHARE = 0.3;
 
-/** Warns when ambiguous rows were read by a convention the list itself does not clearly follow. */
+/**
+ * Warns when ambiguous rows were read by a convention the list itself does not clearly
+ * follow: the minority holds a good share of the votes, or a handful of nationally written
+ * cells decided more rows than they are (the calling-code reading, the default, needs no
+ * warning when few votes chose it).
+ */
 function warnMixedConventions(ctx: Context, { summary }: PrepareResult): void {
   const { total, resolved_by, votes } = summary.ambiguous;
   const all = votes.international + votes.national;
   if (resolved_by !== "convention" || total === 0 || all === 0) return;
-  if (Math.min(votes.international, votes.national) / all < MIXED_SHARE) return;
   const way = summary.ambiguous.national > 0 ? "read nationally" : "read with their country code";
-  ctx.printer.warn(
-    `the list mixes conventions: ${votes.international} cells read with their country code, ${votes.national} read nationally; ` +
-      `${total} ambiguous rows were ${way}. Pass --digits-as to decide.`,
-  );
+  if (Math.min(votes.international, votes.national) / all >= MIXED_SHARE) {
+    ctx.printer.warn(
+      `the list mixes conventions: ${votes.international} cells read with their country code, ${votes.national} read nationally; ` +
+        `${total} ambiguous rows were ${way}. Pass --digits-as to decide.`,
+    );
+  } else if (summary.ambiguous.national > votes.national) {
+    ctx.printer.warn(
+      `${summary.ambiguous.national} ambiguous rows were read nationally on the evidence of only ${votes.national} ` +
+        `nationally written cells. Pass --digits-as to decide.`,
+    );
+  }
 }
 
 /** Says which column of a CSV the numbers were read from, and why that one. */
