@@ -1,0 +1,60 @@
+import type { Journal } from "../journal/journal.js";
+import { emptySummary, type PrepareSummary } from "../prepare/summary.js";
+
+/** What the journal knows of how the tasks' lists were prepared and uploaded. */
+export interface JournalFacts {
+  /** The preparation summaries of the lists the tasks came from, added up; a split list's parts share one, counted once. */
+  preparation?: PrepareSummary;
+  /** Numbers uploaded in the journalled parts: what the estimate before submitting was made on. */
+  uploaded: number;
+  /** Tasks the journal knows (submitted from this machine). */
+  known: number;
+  /** The lists the tasks were submitted from, as absolute paths (stdin has none). */
+  sources: string[];
+}
+
+const COUNTS = [
+  "rows_read",
+  "submitted_lines",
+  "kept",
+  "invalid_cnt",
+  "no_code_cnt",
+  "other_country_cnt",
+  "duplicate_cnt",
+  "blank",
+  "national_normalised",
+  "extensions_dropped",
+] as const;
+
+/** Reads the journal once for the submits of `taskIds`. */
+export async function journalFacts(journal: Pick<Journal, "records">, taskIds: readonly string[]): Promise<JournalFacts> {
+  const wanted = new Set(taskIds);
+  const records = (await journal.records()).filter((record) => record.taskId !== undefined && wanted.has(record.taskId));
+  // A task id journalled twice (a replayed submit) is one task: its latest record stands.
+  const byTask = new Map(records.map((record) => [record.taskId, record.submit]));
+  const summaries = new Map<string, PrepareSummary>();
+  const sources = new Set<string>();
+  let uploaded = 0;
+  for (const submit of byTask.values()) {
+    uploaded += submit.chunk.count;
+    if (submit.source.path !== undefined) sources.add(submit.source.path);
+    if (submit.prepared) summaries.set(JSON.stringify(submit.prepared), submit.prepared);
+  }
+  return {
+    ...(summaries.size > 0 ? { preparation: addUp([...summaries.values()]) } : {}),
+    uploaded,
+    known: byTask.size,
+    sources: [...sources],
+  };
+}
+
+function addUp(summaries: readonly PrepareSummary[]): PrepareSummary {
+  const total = emptySummary();
+  for (const summary of summaries) {
+    for (const field of COUNTS) total[field] += summary[field];
+    for (const [region, n] of Object.entries(summary.shared_code_regions)) {
+      total.shared_code_regions[region] = (total.shared_code_regions[region] ?? 0) + n;
+    }
+  }
+  return total;
+}
