@@ -41,7 +41,7 @@ const PRODUCTS = ["number_validation_batch", "carrier_batch"];
 const MB = 1024 * 1024;
 
 /** Valid, distinct GB mobiles (libphonenumber-js max: 447400000000 … 447400999999 are MOBILE). */
-function writeList(path, count) {
+export function writeList(path, count) {
   const lines = new Array(count);
   for (let i = 0; i < count; i++) lines[i] = String(447_400_000_000 + i);
   writeFileSync(path, `${lines.join("\n")}\n`);
@@ -80,7 +80,7 @@ async function api(sandbox, path, init = {}) {
   return body.data;
 }
 
-async function submitAndWait(sandbox, product, list) {
+export async function submitAndWait(sandbox, product, list) {
   const form = new FormData();
   form.append("service_type", product);
   form.append("country", "GB");

@@ -27,8 +27,13 @@ function hex4(char: string): string {
   return `_x${char.charCodeAt(0).toString(16).toUpperCase().padStart(4, "0")}_`;
 }
 
+/** Anything NEEDS_ESCAPE or MARKUP would change: most values have none, and are written as they are. */
+// eslint-disable-next-line no-control-regex -- control characters are what it finds
+const ANY_ESCAPE = /[\u0000-\u0008\u000B-\u001F\uFFFE\uFFFF&<>]|_x/;
+
 /** `text` as the content of an XML element: markup escaped, and what XML cannot hold written as Excel's escapes. */
 export function xmlText(text: string): string {
+  if (!ANY_ESCAPE.test(text)) return text;
   // A lone surrogate needs nothing here: encoding the XML as UTF-8 writes it as U+FFFD.
   return text.replace(NEEDS_ESCAPE, hex4).replace(MARKUP, (char) => ENTITIES[char]!);
 }
@@ -38,8 +43,15 @@ export function xmlAttribute(text: string): string {
   return xmlText(text).replaceAll('"', "&quot;");
 }
 
+/** Column letters already worked out, by index: a sheet writes the same few on every row. */
+const COLUMN_NAMES: string[] = [];
+
 /** A 0-based column index as Excel's letters: 0 → A, 25 → Z, 26 → AA. */
 export function columnName(index: number): string {
+  return (COLUMN_NAMES[index] ??= lettersOf(index));
+}
+
+function lettersOf(index: number): string {
   let name = "";
   for (let n = index + 1; n > 0; n = Math.floor((n - 1) / 26)) name = String.fromCharCode(65 + ((n - 1) % 26)) + name;
   return name;

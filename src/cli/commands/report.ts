@@ -29,6 +29,7 @@ export function reportCommand(invoke: Invoke, run = reportRun) {
 /**
  * Reads the finished tasks' results to count them (nothing else is written) and
  * writes one self-contained HTML page: no script, nothing fetched, printable.
+ * With --json and a file, prints {path, tasks, rows}.
  */
 export async function reportRun(ctx: Context, ids: string[], options: ReportOptions): Promise<void> {
   const taskIds = await readIds(ctx, ids);
@@ -36,5 +37,6 @@ export async function reportRun(ctx: Context, ids: string[], options: ReportOpti
   checkDestination(ctx, options.output, options.force);
   // The report and result handling are loaded when a report runs, not with the command tree.
   const { reportFromResults } = await import("./shared/report-output.js");
-  await reportFromResults(ctx, taskIds, options.output, options.force);
+  const written = await reportFromResults(ctx, taskIds, options.output, options.force);
+  if (ctx.globals.json && written.path !== undefined) ctx.printer.json(written);
 }

@@ -16,11 +16,23 @@ export interface ReadResults {
   tasks: readonly Task[];
 }
 
+/** What was written: the report's file (absent for stdout), and the rows and tasks it covers. */
+export interface WrittenReport {
+  path?: string;
+  tasks: number;
+  rows: number;
+}
+
 /**
  * Writes the HTML report of finished tasks whose results were just read: to `path`
  * (atomically), or to stdout when `path` is `-` or absent.
  */
-export async function writeReport(ctx: Context, path: string | undefined, read: ReadResults, force: boolean | undefined): Promise<void> {
+export async function writeReport(
+  ctx: Context,
+  path: string | undefined,
+  read: ReadResults,
+  force: boolean | undefined,
+): Promise<WrittenReport> {
   const taskIds = read.tasks.map((task) => task.id);
   const model = reportModel({
     product: read.summary.serviceType,
@@ -32,12 +44,14 @@ export async function writeReport(ctx: Context, path: string | undefined, read: 
     ...(read.summary.path === undefined ? {} : { resultsPath: read.summary.path }),
   });
   const html = renderReport(model);
+  const written = { tasks: read.tasks.length, rows: read.summary.rows };
   if (isStdout(path)) {
     ctx.io.stdout.write(html);
-    return;
+    return written;
   }
   await writeReportFile(absolutePath(ctx, path), html, Boolean(force));
   ctx.printer.note(`Wrote the report to ${path}.`);
+  return { path: absolutePath(ctx, path), ...written };
 }
 
 /**
@@ -50,7 +64,7 @@ export async function reportFromResults(
   taskIds: readonly string[],
   path: string | undefined,
   force?: boolean,
-): Promise<void> {
+): Promise<WrittenReport> {
   const outcome = await downloadResults(
     {
       client: () => ctx.client(),
@@ -62,5 +76,5 @@ export async function reportFromResults(
     taskIds,
     { force: false, format: "csv", colour: false },
   );
-  await writeReport(ctx, path, { summary: outcome.summary, tasks: outcome.tasks }, force);
+  return writeReport(ctx, path, { summary: outcome.summary, tasks: outcome.tasks }, force);
 }
