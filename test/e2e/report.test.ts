@@ -216,7 +216,7 @@ describe("the HTML report", () => {
     const list = e.file("list.txt", gbList(5).join("\n") + "\n");
     const submit = ["submit", list, "--type", "number_validation_batch", "--country", "GB", "--yes"];
     for (const [argv, message] of [
-      [[...submit, "--report", "r.html"], "-o, --join and --report need --wait"],
+      [[...submit, "--report", "r.html"], "--report needs --wait"],
       [[...submit, "--wait", "--report", "-"], "--report needs a file name"],
       [[...submit, "--wait", "-o", "r.html", "--report", "r.html"], "--report and -o name the same file."],
     ] as const) {

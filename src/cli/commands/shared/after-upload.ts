@@ -21,9 +21,14 @@ export interface AfterUploadFlags {
 
 /** -o needs --wait, an existing file needs --force, and its directory must exist: checked before anything is uploaded. */
 export function checkOutputFlags(ctx: Context, flags: AfterUploadFlags): void {
-  if ((flags.output !== undefined || flags.join || flags.report !== undefined) && !flags.wait) {
-    throw new UsageError("-o, --join and --report need --wait (results do not exist until the task has finished).", {
+  if ((flags.output !== undefined || flags.join) && !flags.wait) {
+    throw new UsageError("-o and --join need --wait (results do not exist until the task has finished).", {
       hint: "Add --wait, or download later: bulkcheck download <id> -o FILE",
+    });
+  }
+  if (flags.report !== undefined && !flags.wait) {
+    throw new UsageError("--report needs --wait (results do not exist until the task has finished).", {
+      hint: "Add --wait, or write the report later: bulkcheck report <id> -o report.html",
     });
   }
   if (flags.output !== undefined) checkDestination(ctx, flags.output, flags.force);
