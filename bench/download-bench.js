@@ -94,6 +94,11 @@ export async function submitAndWait(sandbox, product, list) {
   }
 }
 
+/** A sandbox that takes `list` (of `rows` numbers) as one task and finishes it at once. */
+export function sandboxOptions(list, rows) {
+  return { maxTaskSize: rows, maxFileBytes: Math.max(30_000_000, statSync(list).size), numbersPerSecond: 1_000_000, balanceMicros: 1e13 };
+}
+
 /** A fresh result link, as bulkcheck itself gets one (links are time-limited). */
 async function resultUrl(sandbox, id) {
   return (await api(sandbox, `/bulk-tasks/${id}`)).result_url;
@@ -237,13 +242,7 @@ export async function run({ rows = 1_000_000, runs = 3, products = PRODUCTS, for
   const cases = {};
   try {
     for (const format of formats) {
-      const sandbox = await startSandbox({
-        resultFormat: format,
-        maxTaskSize: rows,
-        maxFileBytes: Math.max(30_000_000, statSync(list).size),
-        numbersPerSecond: 1_000_000,
-        balanceMicros: 1e13,
-      });
+      const sandbox = await startSandbox({ resultFormat: format, ...sandboxOptions(list, rows) });
       try {
         for (const product of products) {
           const task = await submitAndWait(sandbox, product, list);

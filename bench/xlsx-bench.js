@@ -14,7 +14,7 @@ import { mkdtempSync, rmSync, statSync } from "node:fs";
 import { availableParallelism, cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import { submitAndWait, writeList } from "./download-bench.js";
+import { sandboxOptions, submitAndWait, writeList } from "./download-bench.js";
 import { measure, median } from "./measure.js";
 
 const BIN = fileURLToPath(new URL("../bin/bulkcheck.js", import.meta.url));
@@ -73,12 +73,7 @@ export async function run({ rows = 1_000_000, smallRows = 100_000, runs = 3, pro
     for (const count of [smallRows, rows]) {
       const list = join(dir, `list-${count}.txt`);
       writeList(list, count);
-      const sandbox = await startSandbox({
-        maxTaskSize: count,
-        maxFileBytes: Math.max(30_000_000, statSync(list).size),
-        numbersPerSecond: 1_000_000,
-        balanceMicros: 1e13,
-      });
+      const sandbox = await startSandbox(sandboxOptions(list, count));
       try {
         for (const product of products) {
           const task = await submitAndWait(sandbox, product, list);

@@ -13,19 +13,6 @@ export interface JournalFacts {
   sources: string[];
 }
 
-const COUNTS = [
-  "rows_read",
-  "submitted_lines",
-  "kept",
-  "invalid_cnt",
-  "no_code_cnt",
-  "other_country_cnt",
-  "duplicate_cnt",
-  "blank",
-  "national_normalised",
-  "extensions_dropped",
-] as const;
-
 /** Reads the journal once for the submits of `taskIds`. */
 export async function journalFacts(journal: Pick<Journal, "records">, taskIds: readonly string[]): Promise<JournalFacts> {
   const wanted = new Set(taskIds);
@@ -48,10 +35,14 @@ export async function journalFacts(journal: Pick<Journal, "records">, taskIds: r
   };
 }
 
+/** The summaries' counts added up, field by field (and region by region). */
 function addUp(summaries: readonly PrepareSummary[]): PrepareSummary {
   const total = emptySummary();
+  const counts = Object.keys(total).filter((field) => typeof total[field as keyof PrepareSummary] === "number") as Array<
+    Exclude<keyof PrepareSummary, "shared_code_regions">
+  >;
   for (const summary of summaries) {
-    for (const field of COUNTS) total[field] += summary[field];
+    for (const field of counts) total[field] += summary[field];
     for (const [region, n] of Object.entries(summary.shared_code_regions)) {
       total.shared_code_regions[region] = (total.shared_code_regions[region] ?? 0) + n;
     }

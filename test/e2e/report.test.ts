@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { formatUsd } from "../../src/tasks/cost.js";
 import { byId, externalReferences, numberOf, parsePage, tableRows, textOf, type ParsedPage } from "../helpers/html.js";
 import { allowSmallTasks, oneTaskService } from "../helpers/results-fixtures.js";
-import { e2eSandboxes, gbList, journalEntries, lines, type E2e } from "../helpers/sandbox.js";
+import { e2eSandboxes, gbList, journalEntries, lines, submitAs, WAITING, type E2e } from "../helpers/sandbox.js";
 
 const sandbox = e2eSandboxes();
 /** A file name that is markup (a file name may hold anything but a slash). */
@@ -62,22 +62,7 @@ describe("the HTML report", () => {
   it("of a carrier run written by submit --wait --report has each section and chart, with the download summary's numbers", async () => {
     const e = await smallTaskSandbox();
     const crm = e.file("crm.csv", crmCsv());
-    const out = await e.run([
-      "submit",
-      crm,
-      "--type",
-      "carrier_batch",
-      "--country",
-      "GB",
-      "--yes",
-      "--wait",
-      "--interval",
-      "0.2",
-      "-o",
-      "results.csv",
-      "--report",
-      "report.html",
-    ]);
+    const out = await e.run(submitAs(crm, "carrier_batch", "GB", ...WAITING, "-o", "results.csv", "--report", "report.html"));
     expect(out.code, out.stderr).toBe(0);
     expect(out.stderr).toContain("Wrote the report to report.html.");
     const id = lines(out.stdout)[0]!;
@@ -127,16 +112,9 @@ describe("the HTML report", () => {
       ["GB", gbList(50)],
       ["DE", Array.from({ length: 40 }, (_, i) => `+49 151 ${10_000_000 + i}`)],
     ] as const) {
-      const out = await e.run([
-        "submit",
-        e.file(`${country}.txt`, numbers.join("\n") + "\n"),
-        "--type",
-        "number_activity_batch",
-        "--country",
-        country,
-        "--yes",
-        "--quiet",
-      ]);
+      const out = await e.run(
+        submitAs(e.file(`${country}.txt`, numbers.join("\n") + "\n"), "number_activity_batch", country, "--yes", "--quiet"),
+      );
       expect(out.code, out.stderr).toBe(0);
       ids.push(out.stdout.trim());
     }
@@ -214,7 +192,7 @@ describe("the HTML report", () => {
   it("refuses --report without --wait, to stdout, or on the results file, before anything is uploaded", async () => {
     const e = await smallTaskSandbox();
     const list = e.file("list.txt", gbList(5).join("\n") + "\n");
-    const submit = ["submit", list, "--type", "number_validation_batch", "--country", "GB", "--yes"];
+    const submit = submitAs(list, "number_validation_batch", "GB", "--yes");
     for (const [argv, message] of [
       [[...submit, "--report", "r.html"], "--report needs --wait"],
       [[...submit, "--wait", "--report", "-"], "--report needs a file name"],

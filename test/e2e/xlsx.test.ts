@@ -6,7 +6,7 @@ import type { ServiceType } from "../../src/spec/products.js";
 import { formatUsd } from "../../src/tasks/cost.js";
 import { BIN } from "../helpers/cli.js";
 import { allowSmallTasks, oneTaskService, parseDelimited } from "../helpers/results-fixtures.js";
-import { e2eSandboxes, gbList, lines, type E2e } from "../helpers/sandbox.js";
+import { e2eSandboxes, gbList, lines, submitAs, WAITING, type E2e } from "../helpers/sandbox.js";
 import { readWorkbook, summaryPairs } from "../helpers/xlsx.js";
 
 const sandbox = e2eSandboxes();
@@ -21,16 +21,7 @@ async function smallTaskSandbox(): Promise<E2e> {
 }
 
 async function finishedTask(e: E2e, product: ServiceType, numbers: readonly string[] = NUMBERS): Promise<string> {
-  const out = await e.run([
-    "submit",
-    e.file(`${product}.txt`, numbers.join("\n") + "\n"),
-    "--type",
-    product,
-    "--country",
-    "GB",
-    "--yes",
-    "--quiet",
-  ]);
+  const out = await e.run(submitAs(e.file(`${product}.txt`, numbers.join("\n") + "\n"), product, "GB", "--yes", "--quiet"));
   expect(out.code, out.stderr).toBe(0);
   const id = out.stdout.trim();
   expect((await e.run(["wait", id, "--interval", "0.2", "--quiet"])).code).toBe(0);
@@ -128,20 +119,7 @@ describe("Excel output", () => {
   it("writes Excel from submit --wait -o FILE.XLSX and retry-failed --wait -o, chosen by the extension in any case", async () => {
     const e = await smallTaskSandbox();
     const file = e.file("list.txt", NUMBERS.join("\n") + "\n");
-    const submitted = await e.run([
-      "submit",
-      file,
-      "--type",
-      "number_validation_batch",
-      "--country",
-      "GB",
-      "--yes",
-      "--wait",
-      "--interval",
-      "0.2",
-      "-o",
-      "OUT.XLSX",
-    ]);
+    const submitted = await e.run(submitAs(file, "number_validation_batch", "GB", ...WAITING, "-o", "OUT.XLSX"));
     expect(submitted.code, submitted.stderr).toBe(0);
     const id = lines(submitted.stdout)[0]!;
     const [results] = await readWorkbook(join(e.dir, "OUT.XLSX"));
@@ -159,19 +137,7 @@ describe("Excel output", () => {
   it("refuses Excel output of a join before anything is uploaded or downloaded", async () => {
     const e = await smallTaskSandbox();
     const crm = e.file("crm.csv", ["name,phone", ...NUMBERS.map((n, i) => `c${i},${n}`)].join("\n") + "\n");
-    const submitted = await e.run([
-      "submit",
-      crm,
-      "--type",
-      "number_validation_batch",
-      "--country",
-      "GB",
-      "--yes",
-      "--wait",
-      "--join",
-      "-o",
-      "crm-checked.xlsx",
-    ]);
+    const submitted = await e.run(submitAs(crm, "number_validation_batch", "GB", ...WAITING, "--join", "-o", "crm-checked.xlsx"));
     expect(submitted.code).toBe(2);
     expect(submitted.stderr).toContain("--join cannot write an Excel workbook yet.");
     expect(e.state().tasks).toHaveLength(0);

@@ -3,6 +3,7 @@ import { renderReport } from "../../src/report/html.js";
 import { reportModel, type ReportInput } from "../../src/report/model.js";
 import { emptySummary } from "../../src/prepare/summary.js";
 import { DEFAULT_PRICE_MICROS } from "../../src/spec/products.js";
+import type { CarrierCounts } from "../../src/results/tally.js";
 import type { Task } from "../../src/spec/task.js";
 import { byId, externalReferences, numberOf, parsePage, tableRows, textOf } from "../helpers/html.js";
 
@@ -35,24 +36,24 @@ function input(fields: Partial<ReportInput>): ReportInput {
   };
 }
 
+/** The input of a carrier run of 9 rows with these counts. */
+function carrierRun(carrier: CarrierCounts, fields: Partial<ReportInput> = {}): ReportInput {
+  return input({ results: { rows: 9, sources: [{}], carrier }, ...fields });
+}
+
 describe("the HTML report", () => {
   it("escapes carrier names and file paths, and references nothing outside itself", () => {
     const html = renderReport(
       reportModel(
-        input({
-          results: {
-            rows: 9,
-            sources: [{}],
-            carrier: {
-              topCarriers: [{ value: HOSTILE, count: 9 }],
-              topNumberTypes: [{ value: "mobile", count: 9 }],
-              topRegions: [{ value: "</table><h1>region", count: 9 }],
-              differences: { rows: 9, top: [{ carrier: HOSTILE, underlyingCarrier: "<b>net</b>", count: 9 }] },
-            },
+        carrierRun(
+          {
+            topCarriers: [{ value: HOSTILE, count: 9 }],
+            topNumberTypes: [{ value: "mobile", count: 9 }],
+            topRegions: [{ value: "</table><h1>region", count: 9 }],
+            differences: { rows: 9, top: [{ carrier: HOSTILE, underlyingCarrier: "<b>net</b>", count: 9 }] },
           },
-          journal: { uploaded: 12, known: 1, sources: [`/lists/${HOSTILE}.csv`] },
-          resultsPath: "/out/<i>r</i>.xlsx",
-        }),
+          { journal: { uploaded: 12, known: 1, sources: [`/lists/${HOSTILE}.csv`] }, resultsPath: "/out/<i>r</i>.xlsx" },
+        ),
       ),
     );
     const page = parsePage(html);
@@ -72,27 +73,25 @@ describe("the HTML report", () => {
   it("has each section, and a chart with its table for every carrier figure", () => {
     const html = renderReport(
       reportModel(
-        input({
-          results: {
-            rows: 9,
-            sources: [{}],
-            carrier: {
-              topCarriers: [
-                { value: "Vodafone", count: 6 },
-                { value: "", count: 3 },
-              ],
-              topNumberTypes: [{ value: "mobile", count: 9 }],
-              topRegions: [{ value: "", count: 9 }],
-              differences: { rows: 0, top: [] },
+        carrierRun(
+          {
+            topCarriers: [
+              { value: "Vodafone", count: 6 },
+              { value: "", count: 3 },
+            ],
+            topNumberTypes: [{ value: "mobile", count: 9 }],
+            topRegions: [{ value: "", count: 9 }],
+            differences: { rows: 0, top: [] },
+          },
+          {
+            journal: {
+              uploaded: 10,
+              known: 1,
+              sources: [],
+              preparation: { ...emptySummary(), rows_read: 14, kept: 10, invalid_cnt: 3, blank: 1 },
             },
           },
-          journal: {
-            uploaded: 10,
-            known: 1,
-            sources: [],
-            preparation: { ...emptySummary(), rows_read: 14, kept: 10, invalid_cnt: 3, blank: 1 },
-          },
-        }),
+        ),
       ),
     );
     const page = parsePage(html);

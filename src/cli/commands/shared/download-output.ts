@@ -3,7 +3,7 @@ import type { ServiceType } from "../../../spec/products.js";
 import type { Task } from "../../../spec/task.js";
 import { signalByCountry } from "../../../report/model.js";
 import { billing, type ExcludedBeforeUpload } from "../../../tasks/billing.js";
-import { downloadResults } from "../../../tasks/download.js";
+import { downloadResults, type DownloadDeps } from "../../../tasks/download.js";
 import type { Context } from "../../context.js";
 import { billingJson, describeBilling, describeExcluded } from "./billing-report.js";
 import { checkDestination, isStdout } from "./destination.js";
@@ -35,23 +35,13 @@ export async function downloadToOutput(ctx: Context, taskIds: readonly string[],
   const format = resultFormat(ctx, flags);
   const prices = await ctx.prices();
   const outcome = await withStagedOutput(ctx, flags.output, async (path) =>
-    downloadResults(
-      {
-        client: () => ctx.client(),
-        journal: await ctx.journal(),
-        sleep: ctx.sleep,
-        signal: ctx.signal,
-        onRestart: (error) => ctx.printer.note(brokeOff(error)),
-      },
-      taskIds,
-      {
-        path,
-        force: toStdout || Boolean(flags.force),
-        format,
-        colour: ctx.printer.options.colour,
-        prices,
-      },
-    ),
+    downloadResults(await downloadDeps(ctx), taskIds, {
+      path,
+      force: toStdout || Boolean(flags.force),
+      format,
+      colour: ctx.printer.options.colour,
+      prices,
+    }),
   );
   reportSummary(ctx, outcome.summary, {
     tasks: outcome.tasks,
@@ -85,6 +75,17 @@ function talliesJson(summary: ResultSummary, tasks: readonly Task[]) {
       rows: differences.rows,
       top: differences.top.map((pair) => ({ carrier: pair.carrier, underlying_carrier: pair.underlyingCarrier, count: pair.count })),
     },
+  };
+}
+
+/** What downloading needs from the run: the client, the journal, the clock, Ctrl-C, and a note when a transfer restarts. */
+export async function downloadDeps(ctx: Context): Promise<DownloadDeps> {
+  return {
+    client: () => ctx.client(),
+    journal: await ctx.journal(),
+    sleep: ctx.sleep,
+    signal: ctx.signal,
+    onRestart: (error) => ctx.printer.note(brokeOff(error)),
   };
 }
 

@@ -8,7 +8,7 @@ import { downloadResults } from "../../../tasks/download.js";
 import type { Context } from "../../context.js";
 import { absolutePath } from "../../paths.js";
 import { isStdout } from "./destination.js";
-import { brokeOff } from "./download-output.js";
+import { downloadDeps } from "./download-output.js";
 
 /** What a download learned that a report shows. */
 export interface ReadResults {
@@ -65,16 +65,6 @@ export async function reportFromResults(
   path: string | undefined,
   force?: boolean,
 ): Promise<WrittenReport> {
-  const outcome = await downloadResults(
-    {
-      client: () => ctx.client(),
-      journal: await ctx.journal(),
-      sleep: ctx.sleep,
-      signal: ctx.signal,
-      onRestart: (error) => ctx.printer.note(brokeOff(error)),
-    },
-    taskIds,
-    { force: false, format: "csv", colour: false },
-  );
+  const outcome = await downloadResults(await downloadDeps(ctx), taskIds, { force: false, format: "csv", colour: false });
   return writeReport(ctx, path, { summary: outcome.summary, tasks: outcome.tasks }, force);
 }
