@@ -4,7 +4,7 @@
 // everything to bench/results.json. Needs a build (`npm run build`), curl, and for the
 // validate reference Debian's python3-phonenumbers (apt-get install python3-phonenumbers).
 //   npm run bench              all of them
-//   npm run bench -- upload    only the named ones (prepare, validate, upload, download, startup, sandbox, dedup, hostile)
+//   npm run bench -- upload    only the named ones (prepare, validate, upload, download, xlsx, startup, sandbox, dedup, hostile)
 import { execFileSync } from "node:child_process";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { availableParallelism, cpus, loadavg, totalmem } from "node:os";
@@ -28,6 +28,7 @@ const BENCHES = {
   validate: async () => script("validate-bench.js"),
   upload: async () => (await import("./upload-bench.js")).run(),
   download: async () => (await import("./download-bench.js")).run(),
+  xlsx: async () => (await import("./xlsx-bench.js")).run(),
   startup: async () => (await import("./startup-bench.js")).run(),
   sandbox: async () => script("sandbox-bench.js"),
   dedup: async () => script("dedup-bench.js"),
@@ -38,7 +39,7 @@ const BENCHES = {
 function headlines(results) {
   const rows = [];
   const add = (what, measured, reference, target) => rows.push([what, measured, reference ?? "", target ?? ""]);
-  const { prepare, validate: v, upload, download, startup, sandbox, dedup, hostile } = results;
+  const { prepare, validate: v, upload, download, xlsx, startup, sandbox, dedup, hostile } = results;
   if (prepare)
     add(
       "prepareList 500k messy CSV",
@@ -87,6 +88,16 @@ function headlines(results) {
         `${c.bulkcheck.mb_per_s} MB/s (${c.bulkcheck.whole_s} s for ${c.result_mb} MB), ${c.bulkcheck.peak_rss_mb} MB`,
         `curl ${c.curl.whole_s} s${c.node_copy ? `; a bare Node copy ${c.node_copy.whole_s} s` : ""}`,
         "≥ 50 MB/s whole command (carrier CSV), RSS ≤ 150 MB",
+      );
+    }
+  }
+  if (xlsx) {
+    for (const [name, c] of Object.entries(xlsx.cases)) {
+      add(
+        `download ${name} rows -o .xlsx`,
+        `${c.xlsx.whole_s} s, ${c.xlsx.peak_rss_mb} MB (${c.xlsx.output_mb} MB file)`,
+        `as CSV ${c.csv.whole_s} s, ${c.csv.peak_rss_mb} MB`,
+        "streamed: peak RSS flat in the row count",
       );
     }
   }

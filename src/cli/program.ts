@@ -3,6 +3,7 @@ import { balanceCommand } from "./commands/balance.js";
 import { configCommand } from "./commands/config.js";
 import { demoCommand } from "./commands/demo.js";
 import { downloadCommand } from "./commands/download.js";
+import { reportCommand } from "./commands/report.js";
 import { retryFailedCommand } from "./commands/retry-failed.js";
 import { sandboxCommand } from "./commands/sandbox.js";
 import { statusCommand } from "./commands/status.js";
@@ -45,6 +46,7 @@ export function buildProgram(runtime: Runtime, invoke: Invoke, version: string) 
     balanceCommand,
     validateCommand,
     retryFailedCommand,
+    reportCommand,
     configCommand,
     sandboxCommand,
     demoCommand,

@@ -56,6 +56,45 @@ export interface PrepareSummary {
   encoding_source: "detected" | "forced";
 }
 
+/** The fields of a summary that are plain counts, which summaries of several lists add up. */
+const COUNTS = [
+  "rows_read",
+  "submitted_lines",
+  "kept",
+  "invalid_cnt",
+  "no_code_cnt",
+  "other_country_cnt",
+  "duplicate_cnt",
+  "blank",
+  "national_normalised",
+  "extensions_dropped",
+  "spreadsheet_expanded",
+] as const satisfies ReadonlyArray<keyof PrepareSummary>;
+
+/**
+ * Several lists' summaries as one: counts, regions and ambiguous rows added up; the
+ * encoding and how ambiguous rows were resolved are the first list's.
+ */
+export function addSummaries(summaries: readonly PrepareSummary[]): PrepareSummary {
+  const total = emptySummary();
+  const [first] = summaries;
+  if (first) Object.assign(total, { encoding: first.encoding, encoding_source: first.encoding_source });
+  total.ambiguous.resolved_by = first?.ambiguous.resolved_by ?? "convention";
+  for (const summary of summaries) {
+    for (const field of COUNTS) total[field] += summary[field];
+    for (const [region, n] of Object.entries(summary.shared_code_regions)) {
+      total.shared_code_regions[region] = (total.shared_code_regions[region] ?? 0) + n;
+    }
+    const { ambiguous } = summary;
+    total.ambiguous.total += ambiguous.total;
+    total.ambiguous.international += ambiguous.international;
+    total.ambiguous.national += ambiguous.national;
+    total.ambiguous.votes.international += ambiguous.votes.international;
+    total.ambiguous.votes.national += ambiguous.votes.national;
+  }
+  return total;
+}
+
 export function emptySummary(): PrepareSummary {
   return {
     rows_read: 0,

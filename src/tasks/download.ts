@@ -1,11 +1,13 @@
+import { Writable } from "node:stream";
 import type { ApiClient } from "../api/types.js";
 import { UsageError } from "../errors.js";
 import type { Journal } from "../journal/journal.js";
 import { writeResults, type OutputFormat, type ResultSummary } from "../results/index.js";
 import { canonicalServiceType, type ServiceType } from "../spec/products.js";
 import type { Task } from "../spec/task.js";
-import { excludedBeforeUpload, type ExcludedBeforeUpload } from "./billing.js";
+import { billing, excludedBeforeUpload, type ExcludedBeforeUpload } from "./billing.js";
 import { openTaskResult, withTransferRetries } from "./fetch-result.js";
+import { summarySheet } from "./summary-sheet.js";
 
 export interface DownloadDeps {
   /** Built on first use: what fails before any request (a missing journal record) needs no API key. */
@@ -18,13 +20,15 @@ export interface DownloadDeps {
 }
 
 export interface DownloadTarget {
-  /** The file to write (atomically). */
-  path: string;
+  /** The file to write (atomically); without one the rows are only read and counted (for a report). */
+  path?: string;
   /** Replace a file that exists. */
   force: boolean;
   format: OutputFormat;
   /** Colour in a boxed table. */
   colour: boolean;
+  /** Per-number prices, for what the run cost in an xlsx Summary sheet. */
+  prices?: Record<ServiceType, number>;
 }
 
 export interface DownloadOutcome {
@@ -63,22 +67,28 @@ export async function downloadResults(deps: DownloadDeps, taskIds: readonly stri
       },
     };
   });
+  const excluded = await excludedBeforeUpload(deps.journal, taskIds);
+  const { prices } = target;
   const summary = await withTransferRetries(
     () =>
-      writeResults(
-        sources,
-        { path: target.path, force: target.force },
-        {
-          serviceType,
-          format: target.format,
-          signal: deps.signal,
-          colour: target.colour,
+      writeResults(sources, target.path === undefined ? { stream: discard(), end: true } : { path: target.path, force: target.force }, {
+        serviceType,
+        format: target.format,
+        signal: deps.signal,
+        colour: target.colour,
+        summarySheet: (tally) => {
+          const latest = [...tasks.values()];
+          return summarySheet({ product: serviceType, tasks: latest, bill: prices && billing(latest, prices), excluded }, tally);
         },
-      ),
+      }),
     deps,
   );
-  const excluded = await excludedBeforeUpload(deps.journal, taskIds);
   return { summary, tasks: [...tasks.values()], excluded };
+}
+
+/** A stream that takes everything and keeps nothing. */
+function discard(): Writable {
+  return new Writable({ write: (_chunk, _encoding, done) => done() });
 }
 
 /** The one product of the tasks; tasks of different products have different result columns. */

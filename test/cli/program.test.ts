@@ -17,6 +17,7 @@ describe("the assembled program", () => {
       "balance",
       "validate",
       "retry-failed",
+      "report",
       "config",
       "sandbox",
       "demo",

@@ -137,6 +137,14 @@ export function journalEntries(e: E2e): Array<Record<string, unknown>> {
   return lines(text).map((line) => JSON.parse(line) as Record<string, unknown>);
 }
 
+/** argv of a submit of `file` as `product` for `country`. */
+export function submitAs(file: string, product: string, country: string, ...extra: string[]): string[] {
+  return ["submit", file, "--type", product, "--country", country, ...extra];
+}
+
+/** The flags of a submit that goes ahead unasked and waits, checking every 0.2 s. */
+export const WAITING = ["--yes", "--wait", "--interval", "0.2"] as const;
+
 /** argv of a GB number_validation_batch submit of `file`. */
 export function submitArgs(file: string, ...extra: string[]): string[] {
   return ["submit", file, "--type", "number_validation_batch", "--country", "GB", ...extra];

@@ -4,7 +4,7 @@ import type { Context, Invoke } from "../context.js";
 import { parseSeconds, parseUsd } from "../parse-flags.js";
 import { withTempDir } from "../temp-dir.js";
 import { afterUpload, checkOutputFlags, type AfterUploadFlags } from "./shared/after-upload.js";
-import { examples } from "./shared/help.js";
+import { examples, formatOption } from "./shared/help.js";
 import type { SubmitFlags } from "./shared/submission.js";
 import { pollInterval } from "./shared/waiting.js";
 
@@ -23,6 +23,7 @@ export function retryFailedCommand(invoke: Invoke, run = retryFailedRun) {
     .option("--interval <sec>", "seconds between checks while waiting", parseSeconds)
     .option("--timeout <sec>", "give up waiting after this many seconds (exit 8)", parseSeconds)
     .option("-o, --output <file>", "with --wait: download the results here")
+    .addOption(formatOption())
     .option("--force", "overwrite the output file")
     .addHelpText("after", examples(["bulkcheck retry-failed $ID --yes", "bulkcheck retry-failed $ID --wait -o retried.csv"]))
     .action((id, options, cmd) => invoke(cmd, (ctx) => run(ctx, id, options)));

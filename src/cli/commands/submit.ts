@@ -41,6 +41,7 @@ export function submitCommand(invoke: Invoke, run = submitRun) {
     .option("--timeout <sec>", "give up waiting after this many seconds (exit 8)", parseSeconds)
     .option("-o, --output <file>", "with --wait: download the results here (- for stdout)")
     .option("--join", "with --wait -o: write the source rows with the result columns beside them")
+    .option("--report <file.html>", "with --wait: also write an HTML report of the run (self-contained, printable)")
     .addOption(formatOption())
     .option("--force", "overwrite the output file")
     .addHelpText(

@@ -2,6 +2,8 @@ import { UsageError } from "../../../errors.js";
 import type { OutputFormat } from "../../../results/index.js";
 import type { Context } from "../../context.js";
 import { checkDestination } from "./destination.js";
+import { refuseXlsxJoin, resultFormat } from "./output-format.js";
+import { checkReportFlags } from "./report-flags.js";
 import { waitAndReport } from "./waiting.js";
 
 /** What to do once tasks are created: submit's and retry-failed's --wait, -o, --join. */
@@ -13,6 +15,8 @@ export interface AfterUploadFlags {
   join?: boolean;
   format?: OutputFormat;
   force?: boolean;
+  /** --report FILE.html (submit --wait). */
+  report?: string;
 }
 
 /** -o needs --wait, an existing file needs --force, and its directory must exist: checked before anything is uploaded. */
@@ -22,7 +26,15 @@ export function checkOutputFlags(ctx: Context, flags: AfterUploadFlags): void {
       hint: "Add --wait, or download later: bulkcheck download <id> -o FILE",
     });
   }
+  if (flags.report !== undefined && !flags.wait) {
+    throw new UsageError("--report needs --wait (results do not exist until the task has finished).", {
+      hint: "Add --wait, or write the report later: bulkcheck report <id> -o report.html",
+    });
+  }
   if (flags.output !== undefined) checkDestination(ctx, flags.output, flags.force);
+  if (flags.join) refuseXlsxJoin(flags);
+  else if (flags.output !== undefined) resultFormat(ctx, flags);
+  if (flags.report !== undefined) checkReportFlags(ctx, flags);
 }
 
 /** Without --wait: say what to run next. With --wait: wait, then download (-o) or join (--join). */
@@ -33,11 +45,14 @@ export async function afterUpload(ctx: Context, ids: readonly string[], flags: A
   }
   await waitAndReport(ctx, ids, flags);
   if (flags.output === undefined) {
-    ctx.printer.note(`Done. Download with: bulkcheck download ${ids.join(" ")} -o results.csv`);
+    if (flags.report === undefined) ctx.printer.note(`Done. Download with: bulkcheck download ${ids.join(" ")} -o results.csv`);
+    else await (await import("./report-output.js")).reportFromResults(ctx, ids, flags.report, flags.force);
   } else if (flags.join && sourcePath) {
     // The join reads the source again with libphonenumber-js: loaded only here.
     const { joinToOutput } = await import("./join-output.js");
     await joinToOutput(ctx, ids, { ...flags, join: sourcePath });
+    // The join does not count rows by result column: the report reads the results once more.
+    if (flags.report !== undefined) await (await import("./report-output.js")).reportFromResults(ctx, ids, flags.report, flags.force);
   } else {
     const { downloadToOutput } = await import("./download-output.js");
     await downloadToOutput(ctx, ids, flags);

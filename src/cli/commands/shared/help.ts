@@ -9,12 +9,13 @@ export function examples(lines: string[]): string {
 
 /** --format of the commands that write results (submit --wait -o, download). */
 export function formatOption() {
-  return new Option("--format <format>", "output format (default csv; jsonl with --json on stdout)").choices([
+  return new Option("--format <format>", "output format (default csv, xlsx for -o FILE.xlsx; jsonl with --json on stdout)").choices([
     "csv",
     "tsv",
     "jsonl",
     "json",
     "table",
+    "xlsx",
   ] as const);
 }
 
