@@ -10,6 +10,7 @@ import {
   type Invoke,
   type Runtime,
 } from "./cli/context.js";
+import { commandLine } from "./cli/command-line.js";
 import { EXIT_CODES, exitCodeFor } from "./cli/exit-codes.js";
 import type { Printer } from "./cli/printer.js";
 
@@ -31,7 +32,11 @@ export async function main(argv: readonly string[], runtime: Runtime = processRu
   const invoke: Invoke = async (cmd, run) => {
     globals = cmd.optsWithGlobals();
     context = await createContext(runtime, globals);
-    await run(context);
+    try {
+      await run(context);
+    } catch (error) {
+      throw context.deadline.explain(error, resumeHint(cmd.name(), argv));
+    }
   };
   try {
     await buildProgram(runtime, invoke, VERSION).parseAsync([...argv], { from: "user" });
@@ -63,6 +68,15 @@ async function report(error: unknown, printer: Printer, interrupted: boolean): P
   printStack(printer, error);
   return EXIT_CODES.unexpected;
 }
+
+/** How to go on after --timeout stopped a command: the same command again, which repeats nothing already done. */
+function resumeHint(command: string, argv: readonly string[]): string {
+  const again = commandLine(argv);
+  return RESUMABLE.has(command) ? `Resume with: ${again}` : `Try again, with a longer --timeout: ${again}`;
+}
+
+/** Commands whose work a re-run continues (journalled uploads, waits, downloads) rather than repeats. */
+const RESUMABLE = new Set(["submit", "retry-failed", "wait", "download"]);
 
 function printStack(printer: Printer, error: unknown): void {
   if (error instanceof Error && error.stack) printer.debug(error.stack);

@@ -1,11 +1,12 @@
 import { setTimeout as delay } from "node:timers/promises";
 import type { ApiClient } from "../api/types.js";
 import type { ConfigStore } from "../config/store.js";
-import type { Journal } from "../journal/journal.js";
+import type { Journal, JournalScope } from "../journal/journal.js";
 import type { Limits } from "../config/resolve.js";
 import type { ServiceType } from "../spec/products.js";
 import type { CommandUnknownOpts } from "./commander.js";
 import { colourEnabled, processIO, type Env, type IO } from "./io.js";
+import type { CommandDeadline } from "./deadline.js";
 import { Printer } from "./printer.js";
 
 /** What the process gives a run: streams, environment, clock and Ctrl-C. Tests build their own. */
@@ -27,15 +28,25 @@ export interface GlobalOptions {
   verbose?: boolean;
   baseUrl?: string;
   profile?: string;
+  /** --timeout of the commands that talk to the service: bounds the whole run (seconds). */
+  timeout?: number;
+  /** --request-timeout: the headers and body deadlines of each request (seconds). */
+  requestTimeout?: number;
 }
 
 /** Everything a command's run function needs; built once per invocation. */
 export interface Context extends Runtime {
+  /** Aborted on Ctrl-C, SIGTERM, or when --timeout runs out (see `deadline`). */
+  signal: AbortSignal;
+  /** The --timeout bound of the whole run. */
+  deadline: CommandDeadline;
   printer: Printer;
   globals: GlobalOptions;
   profileName: string;
   config(): Promise<ConfigStore>;
   journal(): Promise<Journal>;
+  /** The service (base URL as the client addresses it) and profile this run's journal entries belong to. */
+  journalScope(): Promise<JournalScope>;
   /** Resolves the API key and base URL (flag > environment > profile) and builds a client. */
   client(): Promise<ApiClient>;
   baseUrl(): Promise<string>;

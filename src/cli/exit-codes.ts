@@ -21,12 +21,15 @@ export const EXIT_CODE_MEANINGS: ReadonlyArray<readonly [number, string]> = [
   [EXIT_CODES.ok, "success"],
   [EXIT_CODES.unexpected, "unexpected error (a bug, or a response the client cannot read)"],
   [EXIT_CODES.usage, "usage error: bad flags or arguments, or no base URL configured"],
-  [EXIT_CODES.input, "input rejected, locally or by the service (40000, 40001, 40002, 42200)"],
+  [
+    EXIT_CODES.input,
+    "input rejected, locally or by the service (40000, 40001, 40002, 42200); a key or source that changed; an output that cannot be written",
+  ],
   [EXIT_CODES.auth, "authentication: no API key, or the service refused it (40100)"],
   [EXIT_CODES.balance, "insufficient balance (40200), or the estimate is over --max-cost"],
   [EXIT_CODES.task_failed, "a task ended with status failed"],
   [EXIT_CODES.unavailable, "service unavailable after retries (42900, 42901, 50300, 50303, 50400, connection)"],
-  [EXIT_CODES.pending, "still processing when --timeout ran out"],
+  [EXIT_CODES.pending, "a --timeout ran out (tasks still processing, or the service too slow to answer)"],
   [EXIT_CODES.interrupted, "interrupted (Ctrl-C)"],
 ];
 

@@ -22,6 +22,8 @@ export interface SandboxOptions {
   maxInFlight: number;
   /** Unfinished tasks per key; the next submit gets 42900 (the quota behind that code). */
   maxUnfinished: number;
+  /** An upload silent this long loses its request slot (its connection is closed). */
+  uploadIdleSeconds: number;
   /** Processing speed once a task is prepared. */
   numbersPerSecond: number;
   resultFormat: "csv" | "zip";
@@ -59,6 +61,7 @@ export const SANDBOX_DEFAULTS: Omit<SandboxOptions, "apiKey" | "log" | "now"> = 
   maxFileBytes: DEFAULT_LIMITS.maxFileBytes,
   maxInFlight: DEFAULT_LIMITS.maxInFlight,
   maxUnfinished: 50,
+  uploadIdleSeconds: 30,
   numbersPerSecond: 2_000,
   resultFormat: "csv",
   urlTtlSeconds: 300,
@@ -109,6 +112,7 @@ export function resolveOptions(partial: Partial<SandboxOptions>): SandboxOptions
   checkInteger("maxInFlight", o.maxInFlight, 1);
   checkInteger("maxUnfinished", o.maxUnfinished, 1);
   checkPositive("numbersPerSecond", o.numbersPerSecond);
+  checkPositive("uploadIdleSeconds", o.uploadIdleSeconds);
   checkPositive("urlTtlSeconds", o.urlTtlSeconds);
   checkInteger("resultDelaySeconds", o.resultDelaySeconds, 0);
   checkInteger("retryAfterSeconds", o.retryAfterSeconds, 0);

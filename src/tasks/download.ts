@@ -17,11 +17,15 @@ export interface DownloadDeps {
   signal: AbortSignal;
   /** A transfer broke midway and starts again with a fresh link. */
   onRestart?: (error: Error) => void;
+  /** A task's result file is not published yet; it is checked again in `delayMs`. */
+  onWait?: (taskId: string, delayMs: number) => void;
 }
 
 export interface DownloadTarget {
   /** The file to write (atomically); without one the rows are only read and counted (for a report). */
   path?: string;
+  /** Its mode (default: kept from a file it replaces, else the umask's). */
+  mode?: number;
   /** Replace a file that exists. */
   force: boolean;
   format: OutputFormat;
@@ -63,6 +67,7 @@ export async function downloadResults(deps: DownloadDeps, taskIds: readonly stri
           signal: deps.signal,
           initial: first,
           onTask: (fresh) => tasks.set(fresh.id, fresh),
+          ...(deps.onWait ? { onWait: deps.onWait } : {}),
         });
       },
     };
@@ -71,16 +76,22 @@ export async function downloadResults(deps: DownloadDeps, taskIds: readonly stri
   const { prices } = target;
   const summary = await withTransferRetries(
     () =>
-      writeResults(sources, target.path === undefined ? { stream: discard(), end: true } : { path: target.path, force: target.force }, {
-        serviceType,
-        format: target.format,
-        signal: deps.signal,
-        colour: target.colour,
-        summarySheet: (tally) => {
-          const latest = [...tasks.values()];
-          return summarySheet({ product: serviceType, tasks: latest, bill: prices && billing(latest, prices), excluded }, tally);
+      writeResults(
+        sources,
+        target.path === undefined
+          ? { stream: discard(), end: true }
+          : { path: target.path, force: target.force, ...(target.mode === undefined ? {} : { mode: target.mode }) },
+        {
+          serviceType,
+          format: target.format,
+          signal: deps.signal,
+          colour: target.colour,
+          summarySheet: (tally) => {
+            const latest = [...tasks.values()];
+            return summarySheet({ product: serviceType, tasks: latest, bill: prices && billing(latest, prices), excluded }, tally);
+          },
         },
-      }),
+      ),
     deps,
   );
   return { summary, tasks: [...tasks.values()], excluded };

@@ -1,4 +1,4 @@
-import { spawn } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -78,9 +78,18 @@ export async function runCli(argv: string[], options: RunOptions = {}): Promise<
   return { code, stdout: stdout(), stderr: stderr() };
 }
 
+export interface SpawnOptions {
+  env?: Record<string, string | undefined>;
+  stdin?: string;
+  cwd?: string;
+  /** A command the binary runs under, e.g. ["prlimit", "--fsize=16384"]. */
+  prefix?: readonly string[];
+}
+
 /** Spawns the built binary (bin/bulkcheck.js → dist): the real process, exit code and signals. */
-export function spawnCli(argv: string[], options: { env?: Record<string, string | undefined>; stdin?: string; cwd?: string } = {}) {
-  const child = spawn(process.execPath, [BIN, ...argv], {
+export function spawnCli(argv: string[], options: SpawnOptions = {}) {
+  const [command, ...args] = [...(options.prefix ?? []), process.execPath, BIN, ...argv];
+  const child = spawn(command!, args, {
     env: { PATH: process.env.PATH, HOME: tempDir(), ...options.env },
     cwd: options.cwd,
     stdio: ["pipe", "pipe", "pipe"],
@@ -97,9 +106,20 @@ export function spawnCli(argv: string[], options: { env?: Record<string, string 
   return { child, done, output: () => ({ stdout, stderr }) };
 }
 
-export async function runBin(
-  argv: string[],
-  options: { env?: Record<string, string | undefined>; stdin?: string; cwd?: string } = {},
-): Promise<CliResult> {
+export async function runBin(argv: string[], options: SpawnOptions = {}): Promise<CliResult> {
   return spawnCli(argv, options).done;
+}
+
+const RUNNING_AS_ROOT = process.getuid?.() === 0;
+
+/**
+ * What makes file modes bite for a spawned binary: nothing for an ordinary user;
+ * for root, which reads and writes whatever the modes say, setpriv dropping the
+ * capabilities that let it (root stays root, so it still reaches files under a
+ * private directory). Undefined when root has no setpriv to run it under.
+ */
+export function fileModesPrefix(): readonly string[] | undefined {
+  if (!RUNNING_AS_ROOT) return [];
+  const found = spawnSync("setpriv", ["--version"]);
+  return found.error ? undefined : ["setpriv", "--bounding-set", "-dac_override,-dac_read_search", "--"];
 }

@@ -2,7 +2,7 @@ import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, expect } from "vitest";
 import { startSandbox, type Sandbox, type SandboxOptions, type SandboxState } from "../../src/sandbox/index.js";
-import { runBin, runCli, spawnCli, tempDir, type CliResult, type RunOptions } from "./cli.js";
+import { runBin, runCli, spawnCli, tempDir, type CliResult, type RunOptions, type SpawnOptions } from "./cli.js";
 
 /**
  * The API key of every e2e sandbox. Distinctive, so a leak into any output is
@@ -38,7 +38,7 @@ export interface E2e {
   /** Runs bulkcheck in-process (same clock as the sandbox) and checks the output is clean. */
   run(argv: string[], options?: RunOptions): Promise<CliResult>;
   /** Spawns the built binary and checks the output is clean. */
-  bin(argv: string[], options?: { env?: Record<string, string | undefined>; stdin?: string; cwd?: string }): Promise<CliResult>;
+  bin(argv: string[], options?: SpawnOptions): Promise<CliResult>;
   /** Spawns the built binary; the caller awaits `done` (output is checked when it settles). */
   spawn(argv: string[], options?: { env?: Record<string, string | undefined>; stdin?: string }): ReturnType<typeof spawnCli>;
   state(): SandboxState;

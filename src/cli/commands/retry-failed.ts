@@ -4,7 +4,7 @@ import type { Context, Invoke } from "../context.js";
 import { parseSeconds, parseUsd } from "../parse-flags.js";
 import { withTempDir } from "../temp-dir.js";
 import { afterUpload, checkOutputFlags, type AfterUploadFlags } from "./shared/after-upload.js";
-import { examples, formatOption } from "./shared/help.js";
+import { examples, formatOption, requestTimeoutOption, timeoutOption } from "./shared/help.js";
 import type { SubmitFlags } from "./shared/submission.js";
 import { pollInterval } from "./shared/waiting.js";
 
@@ -21,7 +21,8 @@ export function retryFailedCommand(invoke: Invoke, run = retryFailedRun) {
     .option("--max-cost <usd>", "stop if the reservation would exceed this many USD", parseUsd)
     .option("--wait", "wait for the new task to finish")
     .option("--interval <sec>", "seconds between checks while waiting", parseSeconds)
-    .option("--timeout <sec>", "give up waiting after this many seconds (exit 8)", parseSeconds)
+    .addOption(timeoutOption())
+    .addOption(requestTimeoutOption())
     .option("-o, --output <file>", "with --wait: download the results here")
     .addOption(formatOption())
     .option("--force", "overwrite the output file")
@@ -50,16 +51,21 @@ export async function retryFailedRun(ctx: Context, id: string, options: RetryFai
       signal: ctx.signal,
       onPrepared: (result) => noteColumn(ctx, result),
     };
-    const { origin, uploadedCount, retry } = await retryList(deps, id, dir);
+    const { origin, uploadedCount, retry, lineage } = await retryList(deps, id, dir);
     ctx.printer.note(`${retry.count} of ${uploadedCount} numbers of task ${id} got no result.`);
     if (retry.count === 0) return undefined;
+    if (lineage.length > 1) {
+      ctx.printer.note(
+        `Already retried: these ${retry.count} numbers got no result in ${lineage.length} tasks in a row (${lineage.join(", ")}); the service may not be able to check them, so this retry may get no result either.`,
+      );
+    }
     return submitAndReport(
       ctx,
       {
         product: origin.product,
         country: origin.settings.country,
         chunks: [retry],
-        entry: { source: { path: origin.sourcePath }, preparation: origin.settings, retry_of: id },
+        entry: { source: origin.record.submit.source, preparation: origin.settings, retry_of: id },
       },
       options,
     );

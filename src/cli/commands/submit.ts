@@ -5,7 +5,16 @@ import { absolutePath } from "../paths.js";
 import { parseSeconds, parseUsd } from "../parse-flags.js";
 import { withTempDir } from "../temp-dir.js";
 import { afterUpload, checkOutputFlags, type AfterUploadFlags } from "./shared/after-upload.js";
-import { digitsAsOption, encodingOption, examples, formatOption, threadsOption } from "./shared/help.js";
+import { checkWritableDirectory } from "./shared/destination.js";
+import {
+  digitsAsOption,
+  encodingOption,
+  examples,
+  formatOption,
+  requestTimeoutOption,
+  threadsOption,
+  timeoutOption,
+} from "./shared/help.js";
 import type { PreparationFlags } from "./shared/preparation.js";
 import type { SubmitFlags } from "./shared/submission.js";
 import { pollInterval } from "./shared/waiting.js";
@@ -38,7 +47,8 @@ export function submitCommand(invoke: Invoke, run = submitRun) {
     .option("--max-cost <usd>", "stop if the reservation would exceed this many USD", parseUsd)
     .option("--wait", "wait for the tasks to finish")
     .option("--interval <sec>", "seconds between checks while waiting (min 30 unless the service is local)", parseSeconds)
-    .option("--timeout <sec>", "give up waiting after this many seconds (exit 8)", parseSeconds)
+    .addOption(timeoutOption())
+    .addOption(requestTimeoutOption())
     .option("-o, --output <file>", "with --wait: download the results here (- for stdout)")
     .option("--join", "with --wait -o: write the source rows with the result columns beside them")
     .option("--report <file.html>", "with --wait: also write an HTML report of the run (self-contained, printable)")
@@ -74,9 +84,12 @@ export async function submitRun(ctx: Context, file: string, options: SubmitOptio
   // A refused --interval must stop the run before anything is reserved, not after the upload.
   if (options.wait) await pollInterval(ctx, options.interval);
   const limits = await ctx.limits();
-  const source = file === "-" ? {} : { path: absolutePath(ctx, file) };
+  const { readSourceFile } = await import("../../tasks/source-check.js");
+  const sourcePath = file === "-" ? undefined : absolutePath(ctx, file);
   const uploaded = await withTempDir(async (dir) => {
-    const prepared = await prepareFromFlags(ctx, file, options, country, { outputDir: dir, maxTaskSize: limits.maxTaskSize });
+    const { value: prepared, source } = await readSourceFile(sourcePath, () =>
+      prepareFromFlags(ctx, file, options, country, { outputDir: dir, maxTaskSize: limits.maxTaskSize }),
+    );
     if (!ctx.globals.json) printPreparationSummary(ctx, prepared);
     return submitAndReport(
       ctx,
@@ -89,7 +102,7 @@ export async function submitRun(ctx: Context, file: string, options: SubmitOptio
     ctx,
     uploaded.map((result) => result.task.id),
     options,
-    source.path,
+    sourcePath,
   );
 }
 
@@ -98,4 +111,5 @@ function checkFlags(ctx: Context, file: string, options: SubmitOptions): void {
     throw new UsageError("--join needs a source file (not stdin) and -o FILE.");
   }
   checkOutputFlags(ctx, options);
+  if (options.rejects !== undefined) checkWritableDirectory(ctx, options.rejects);
 }

@@ -1,6 +1,7 @@
 import { assertRowCounts, describeSummary, type OutputFormat, type ResultSummary } from "../../../results/index.js";
 import type { ServiceType } from "../../../spec/products.js";
 import type { Task } from "../../../spec/task.js";
+import { formatDuration } from "../../../api/attempts.js";
 import { signalByCountry } from "../../../report/model.js";
 import { billing, type ExcludedBeforeUpload } from "../../../tasks/billing.js";
 import { downloadResults, type DownloadDeps } from "../../../tasks/download.js";
@@ -34,9 +35,10 @@ export async function downloadToOutput(ctx: Context, taskIds: readonly string[],
   const toStdout = isStdout(flags.output);
   const format = resultFormat(ctx, flags);
   const prices = await ctx.prices();
-  const outcome = await withStagedOutput(ctx, flags.output, async (path) =>
+  const outcome = await withStagedOutput(ctx, flags.output, async (path, mode) =>
     downloadResults(await downloadDeps(ctx), taskIds, {
       path,
+      ...(mode === undefined ? {} : { mode }),
       force: toStdout || Boolean(flags.force),
       format,
       colour: ctx.printer.options.colour,
@@ -86,7 +88,13 @@ export async function downloadDeps(ctx: Context): Promise<DownloadDeps> {
     sleep: ctx.sleep,
     signal: ctx.signal,
     onRestart: (error) => ctx.printer.note(brokeOff(error)),
+    onWait: (taskId, ms) => ctx.printer.note(notPublished(taskId, ms)),
   };
+}
+
+/** What a wait for a result file not yet published tells the user. */
+export function notPublished(taskId: string, delayMs: number): string {
+  return `The result file of task ${taskId} is not published yet; checking again in ${formatDuration(delayMs)}.`;
 }
 
 /** What a restarted transfer tells the user. */

@@ -1,6 +1,6 @@
 import { FORCEABLE_ENCODINGS } from "../../../csv/encodings.js";
 import { Option } from "../../commander.js";
-import { parseCountOrZero } from "../../parse-flags.js";
+import { parseCountOrZero, parsePositiveSeconds, parseSeconds } from "../../parse-flags.js";
 
 /** The "Examples:" block of a command's help. */
 export function examples(lines: string[]): string {
@@ -41,4 +41,17 @@ export function encodingOption() {
     "--encoding <encoding>",
     "read the list in this encoding (default: its BOM's, UTF-8 if valid, else windows-1252)",
   ).choices(FORCEABLE_ENCODINGS);
+}
+
+/** --timeout of every command that talks to the service: one bound on the whole run. */
+export function timeoutOption() {
+  return new Option("--timeout <sec>", "give up after this many seconds, requests in flight included (exit 8)").argParser(parseSeconds);
+}
+
+/** --request-timeout of every command that talks to the service. */
+export function requestTimeoutOption() {
+  return new Option(
+    "--request-timeout <sec>",
+    "longest wait for a response to start, and for an answer's body (default 60; result files: between chunks)",
+  ).argParser(parsePositiveSeconds);
 }

@@ -5,7 +5,7 @@ import type { Context } from "../../context.js";
 import { absolutePath } from "../../paths.js";
 import { billingJson, describeBilling } from "./billing-report.js";
 import { checkDestination, isStdout } from "./destination.js";
-import { brokeOff } from "./download-output.js";
+import { brokeOff, notPublished } from "./download-output.js";
 import { withStagedOutput } from "./staged-output.js";
 
 export interface JoinFlags {
@@ -30,9 +30,16 @@ export async function joinToOutput(ctx: Context, ids: readonly string[], flags: 
     signal: ctx.signal,
     onWarning: (text: string) => ctx.printer.warn(text),
     onRestart: (error: Error) => ctx.printer.note(brokeOff(error)),
+    onWait: (taskId: string, ms: number) => ctx.printer.note(notPublished(taskId, ms)),
   };
-  const { summary, serviceType, tasks } = await withStagedOutput(ctx, output, (path) =>
-    joinTaskResults(deps, ids, { sourcePath, path, force: toStdout || Boolean(flags.force) }),
+  const { summary, serviceType, tasks } = await withStagedOutput(ctx, output, (path, mode) =>
+    joinTaskResults(deps, ids, {
+      sourcePath,
+      path,
+      ...(mode === undefined ? {} : { mode }),
+      force: toStdout || Boolean(flags.force),
+      acceptChangedSource: Boolean(flags.force),
+    }),
   );
   const counts = Object.entries(summary.byStatus)
     .filter(([, n]) => n > 0)

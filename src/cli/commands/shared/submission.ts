@@ -38,7 +38,7 @@ export async function submitAndReport(ctx: Context, prepared: PreparedSubmission
       installSecret: async () => (await ctx.config()).installSecret(),
       limits,
       priceMicros,
-      profile: ctx.profileName,
+      scope: await ctx.journalScope(),
       now: ctx.now,
       onPlan: (plan) => printer.note(`Plan: ${describePlan(plan)}.`),
       confirmReservation: mayAsk

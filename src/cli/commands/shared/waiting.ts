@@ -9,7 +9,6 @@ import { describeTask } from "../../task-view.js";
 
 export interface WaitFlags {
   interval?: number;
-  timeout?: number;
 }
 
 /** Default interval against a local sandbox, where the 30-second floor does not apply. */
@@ -43,7 +42,9 @@ export async function waitAndReport(ctx: Context, taskIds: readonly string[], fl
       checkTask: (id) => client.checkTask(id),
       ids: taskIds,
       intervalMs,
-      timeoutSeconds: flags.timeout,
+      // --timeout bounds the whole command: the wait gets what is left of it.
+      timeoutSeconds: ctx.deadline.seconds,
+      timeoutMs: ctx.deadline.remainingMs(),
       now: ctx.now,
       sleep: ctx.sleep,
       random: ctx.random,
