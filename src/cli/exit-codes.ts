@@ -15,19 +15,24 @@ export const EXIT_CODES = {
   unavailable: 7,
   pending: 8,
   interrupted: 130,
-} as const satisfies Record<ErrorKind | "ok", number>;
+  terminated: 143,
+} as const satisfies Record<ErrorKind | "ok" | "terminated", number>;
 
 export const EXIT_CODE_MEANINGS: ReadonlyArray<readonly [number, string]> = [
   [EXIT_CODES.ok, "success"],
   [EXIT_CODES.unexpected, "unexpected error (a bug, or a response the client cannot read)"],
-  [EXIT_CODES.usage, "usage error: bad flags or arguments, or no base URL configured"],
+  [
+    EXIT_CODES.usage,
+    "usage error: bad flags or arguments, missing or broken configuration, no --yes where no prompt is possible, or a file, directory or port that cannot be used (missing, a directory, no permission, disk full, in use)",
+  ],
   [EXIT_CODES.input, "input rejected, locally or by the service (40000, 40001, 40002, 42200)"],
   [EXIT_CODES.auth, "authentication: no API key, or the service refused it (40100)"],
   [EXIT_CODES.balance, "insufficient balance (40200), or the estimate is over --max-cost"],
   [EXIT_CODES.task_failed, "a task ended with status failed"],
   [EXIT_CODES.unavailable, "service unavailable after retries (42900, 42901, 50300, 50303, 50400, connection)"],
   [EXIT_CODES.pending, "still processing when --timeout ran out"],
-  [EXIT_CODES.interrupted, "interrupted (Ctrl-C)"],
+  [EXIT_CODES.interrupted, "interrupted (Ctrl-C, or Ctrl-C/Ctrl-D at a prompt)"],
+  [EXIT_CODES.terminated, "terminated (SIGTERM), with the same clean-up as Ctrl-C"],
 ];
 
 export function exitCodeFor(kind: ErrorKind): number {

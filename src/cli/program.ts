@@ -17,7 +17,7 @@ import { exitCodesHelp } from "./exit-codes.js";
  * as its module defines it (in the order help lists them). Each command module
  * loads what its run needs only when it runs, so building the tree stays cheap.
  */
-export function buildProgram(runtime: Runtime, invoke: Invoke, version: string) {
+export function buildProgram(runtime: Runtime, invoke: Invoke, version: string, options: { jsonErrors?: boolean } = {}) {
   const program = new Command("bulkcheck")
     .description("Check phone lists in bulk with the checking service: prepare, submit, wait, download, join.")
     .version(version, "-V, --version")
@@ -35,7 +35,8 @@ export function buildProgram(runtime: Runtime, invoke: Invoke, version: string) 
     .exitOverride()
     .configureOutput({
       writeOut: (text) => runtime.io.stdout.write(text),
-      writeErr: (text) => runtime.io.stderr.write(text),
+      // With --json, main reports usage errors as one JSON object instead.
+      writeErr: (text) => (options.jsonErrors ? undefined : runtime.io.stderr.write(text)),
     });
   const commands = [
     submitCommand,

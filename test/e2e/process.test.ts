@@ -128,7 +128,7 @@ describe("the bulkcheck process", () => {
     e.file("list.txt", listText(500));
     const script = [
       "set -e",
-      `"$NODE" "$BIN" submit - --type number_validation_batch --country GB --quiet < list.txt > ids.txt`,
+      `"$NODE" "$BIN" submit - --type number_validation_batch --country GB --yes --quiet < list.txt > ids.txt`,
       `"$NODE" "$BIN" wait - --interval 0.2 --quiet < ids.txt`,
       `"$NODE" "$BIN" download - --format jsonl < ids.txt | head -n 3`,
     ].join("\n");

@@ -3,7 +3,7 @@ import { settingSpec, SETTINGS, isSettingKey, type SettingKey } from "../../conf
 import { UsageError } from "../../errors.js";
 import { Command } from "../commander.js";
 import type { Context, Invoke } from "../context.js";
-import { canPrompt, promptSecret, readAllStdin } from "../prompt.js";
+import { canPrompt, NOTHING_UPLOADED, promptSecret, readAllStdin } from "../prompt.js";
 import { printTable } from "../table.js";
 import { examples } from "./shared/help.js";
 
@@ -75,7 +75,10 @@ export async function configSetRun(ctx: Context, name: string, value: string | u
     }
     text =
       value === undefined && canPrompt(ctx.io)
-        ? await promptSecret(ctx.io, "API key (input hidden): ")
+        ? await promptSecret(ctx.io, "API key (input hidden): ", {
+            signal: ctx.signal,
+            cancelled: { message: NOTHING_UPLOADED, hint: "The API key was not changed." },
+          })
         : firstLine(await readAllStdin(ctx.io));
   } else if (text === undefined || text === "-") {
     text = text === "-" ? firstLine(await readAllStdin(ctx.io)) : undefined;

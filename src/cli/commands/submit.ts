@@ -76,7 +76,7 @@ export async function submitRun(ctx: Context, file: string, options: SubmitOptio
     return submitAndReport(
       ctx,
       { product, country, chunks: prepared.chunks, entry: { source, preparation: prepared.settings, prepared: prepared.summary } },
-      { ...options, idsToStderr: options.output === "-" },
+      options,
     );
   });
   if (!uploaded) return;
