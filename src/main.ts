@@ -9,7 +9,7 @@ import {
   type Invoke,
   type Runtime,
 } from "./cli/context.js";
-import { EXIT_CODES, exitCodeFor } from "./cli/exit-codes.js";
+import { EXIT_CODES } from "./cli/exit-codes.js";
 import type { Printer } from "./cli/printer.js";
 
 const VERSION = (JSON.parse(readFileSync(packageFile("package.json"), "utf8")) as { version: string }).version;
