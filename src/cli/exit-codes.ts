@@ -39,6 +39,23 @@ export function exitCodeFor(kind: ErrorKind): number {
   return EXIT_CODES[kind];
 }
 
+/** The table as help prints it, each meaning wrapped under itself to fit 80 columns. */
 export function exitCodesHelp(): string {
-  return ["Exit codes:", ...EXIT_CODE_MEANINGS.map(([code, meaning]) => `  ${String(code).padStart(3)}  ${meaning}`)].join("\n");
+  const indent = " ".repeat(7);
+  const rows = EXIT_CODE_MEANINGS.map(
+    ([code, meaning]) => `  ${String(code).padStart(3)}  ${wrapWords(meaning, 80 - indent.length).join(`\n${indent}`)}`,
+  );
+  return ["Exit codes:", ...rows].join("\n");
+}
+
+function wrapWords(text: string, width: number): string[] {
+  const lines: string[] = [];
+  let line = "";
+  for (const word of text.split(" ")) {
+    if (line !== "" && line.length + 1 + word.length > width) {
+      lines.push(line);
+      line = word;
+    } else line = line === "" ? word : `${line} ${word}`;
+  }
+  return [...lines, line];
 }

@@ -32,6 +32,9 @@ export async function confirm(io: IO, question: string, options: PromptOptions):
   try {
     const answer = await ask(rl, `${question} [y/N] `, options);
     return /^y(es)?$/i.test(answer.trim());
+  } catch (error) {
+    io.stderr.write("\n"); // the cancelled prompt's line stays as it was; what follows starts below it
+    throw error;
   } finally {
     rl.close();
   }

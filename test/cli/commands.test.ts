@@ -129,7 +129,7 @@ describe("each command's flags, parsed into the options its run gets", () => {
   it("retry-failed", async () => {
     expect(
       await parsed(retryFailedCommand, ["a1", "--dry-run", "--max-cost", "3", "--wait", "--timeout", "60", "-o", "retried.csv"]),
-    ).toEqual(["a1", { dryRun: true, maxCost: 3, wait: true, timeout: 60, output: "retried.csv" }]);
+    ).toEqual([["a1"], { dryRun: true, maxCost: 3, wait: true, timeout: 60, output: "retried.csv" }]);
   });
 
   it("sandbox", async () => {

@@ -225,7 +225,8 @@ describe("global output flags", () => {
     }
     const root = await e.run(["--help"]);
     expect(root.stdout).toContain("Exit codes:");
-    for (const code of ["0", "1", "2", "3", "4", "5", "6", "7", "8", "130"]) expect(root.stdout).toMatch(new RegExp(`^\\s+${code}  `, "m"));
+    for (const code of ["0", "1", "2", "3", "4", "5", "6", "7", "8", "130", "143"])
+      expect(root.stdout).toMatch(new RegExp(`^\\s+${code}  `, "m"));
   });
 
   it("maps commander's own usage errors to exit 2", async () => {

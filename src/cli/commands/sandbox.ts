@@ -1,3 +1,4 @@
+import { UsageError } from "../../errors.js";
 import { Command, Option } from "../commander.js";
 import type { Context, Invoke } from "../context.js";
 import { parseCount, parseCountOrZero, parseSeconds, parseShare } from "../parse-flags.js";
@@ -33,11 +34,36 @@ export function sandboxCommand(invoke: Invoke, run = sandboxRun) {
     .action((options, cmd) => invoke(cmd, (ctx) => run(ctx, options)));
 }
 
+/** Why the sandbox could not listen, in the user's terms: a port in use or not allowed, or a host not on this machine. */
+function listenError(flags: SandboxFlags, error: unknown): unknown {
+  switch ((error as NodeJS.ErrnoException | undefined)?.code) {
+    case "EADDRINUSE":
+      return new UsageError(`port ${flags.port} is in use (another sandbox?); pick --port or stop it`, {
+        hint: "--port 0 picks any free port (the base URL is printed).",
+        cause: error,
+      });
+    case "EACCES":
+      return new UsageError(`port ${flags.port} needs privileges this user does not have; pick --port 1024 or above`, { cause: error });
+    case "EADDRNOTAVAIL":
+    case "ENOTFOUND":
+      return new UsageError(`--host ${flags.host} is not an address of this machine; pick another --host`, {
+        hint: "The default, 127.0.0.1, is reachable only from this machine.",
+        cause: error,
+      });
+    default:
+      return error;
+  }
+}
+
 /** Serves the emulator until Ctrl-C; the base URL and key go to stderr, or to stdout as JSON. */
 export async function sandboxRun(ctx: Context, flags: SandboxFlags): Promise<void> {
   const { startSandbox } = await import("../../sandbox/index.js");
   const { sandboxOptionsFromFlags } = await import("./shared/sandbox-options.js");
-  const sandbox = await startSandbox({ ...sandboxOptionsFromFlags(flags), log: (line) => ctx.printer.note(line) });
+  const sandbox = await startSandbox({ ...sandboxOptionsFromFlags(flags), log: (line) => ctx.printer.note(line) }).catch(
+    (error: unknown) => {
+      throw listenError(flags, error);
+    },
+  );
   if (ctx.globals.json) {
     ctx.printer.json({ base_url: sandbox.url, api_key: sandbox.apiKey });
   } else {

@@ -1,5 +1,5 @@
 import { existsSync, statSync } from "node:fs";
-import { dirname } from "node:path";
+import { dirname, join } from "node:path";
 import { UsageError } from "../../../errors.js";
 import type { Context } from "../../context.js";
 import { absolutePath } from "../../paths.js";
@@ -9,10 +9,15 @@ export function isStdout(output: string | undefined): output is "-" | undefined 
   return output === undefined || output === "-";
 }
 
-/** Refuses, before any request, an -o FILE that exists (without --force) or whose directory does not. */
+/** Refuses, before any request, an -o FILE that is a directory, exists (without --force), or whose directory does not exist. */
 export function checkDestination(ctx: Pick<Context, "cwd">, output: string | undefined, force: boolean | undefined): void {
   if (isStdout(output)) return;
   const path = absolutePath(ctx, output);
+  if (statSync(path, { throwIfNoEntry: false })?.isDirectory()) {
+    throw new UsageError(`${output} is a directory; bulkcheck writes a file there.`, {
+      hint: `Give a file path, such as ${join(output, "results.csv")}.`,
+    });
+  }
   if (!force && existsSync(path)) {
     throw new UsageError(`${output} already exists.`, { hint: "Choose another path, or pass --force to replace it." });
   }
