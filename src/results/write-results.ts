@@ -28,6 +28,8 @@ export interface ResultWriteOptions {
   tableRows?: number;
   /** Colour for `table` (default off). */
   colour?: boolean;
+  /** The terminal width `table` fits into (default 80). */
+  tableWidth?: number;
   /** Registry of temp files; pass one to call `cleanupSync()` from an exit handler. */
   temps?: TempFiles;
   /** Where a zip is spooled when the destination is a stream (default the OS temp dir). */
@@ -105,7 +107,7 @@ export async function writeResults(
       signal,
       tally,
     },
-    { format, tableRows, colour: options.colour },
+    { format, tableRows, colour: options.colour, tableWidth: options.tableWidth },
   );
   let bytes: number;
   try {

@@ -25,6 +25,8 @@ export interface DownloadTarget {
   format: OutputFormat;
   /** Colour in a boxed table. */
   colour: boolean;
+  /** The terminal width a boxed table fits into. */
+  tableWidth?: number | undefined;
 }
 
 export interface DownloadOutcome {
@@ -48,7 +50,7 @@ export async function downloadResults(deps: DownloadDeps, taskIds: readonly stri
     // The check just made serves the first open; a restarted transfer checks again for a fresh link.
     let initial: Task | undefined = task;
     return {
-      label: `task ${task.id}`,
+      label: resultLabel(task.id),
       ...(task.success_cnt === undefined ? {} : { expectedRows: task.success_cnt }),
       open: () => {
         const first = initial;
@@ -73,12 +75,18 @@ export async function downloadResults(deps: DownloadDeps, taskIds: readonly stri
           format: target.format,
           signal: deps.signal,
           colour: target.colour,
+          tableWidth: target.tableWidth,
         },
       ),
     deps,
   );
   const excluded = await excludedBeforeUpload(deps.journal, taskIds);
   return { summary, tasks: [...tasks.values()], excluded };
+}
+
+/** How a task's result is named in the summary's sources (and in messages about it). */
+export function resultLabel(taskId: string): string {
+  return `task ${taskId}`;
 }
 
 /** The one product of the tasks; tasks of different products have different result columns. */

@@ -41,7 +41,7 @@ describe("bulkcheck validate", () => {
       blank: 1,
       national_normalised: 2,
       shared_code_regions: { GG: 1 },
-      column: { index: 1, name: "phone", chosenBy: "header" },
+      column: { index: 1, name: "phone", chosen_by: "header" },
     });
     expect(
       summary.kept + summary.invalid_cnt + summary.no_code_cnt + summary.other_country_cnt + summary.duplicate_cnt + summary.blank,

@@ -3,6 +3,7 @@ import { pipeline } from "node:stream/promises";
 import { UsageError } from "../../errors.js";
 import { Command } from "../commander.js";
 import type { Context, Invoke } from "../context.js";
+import { snakeCaseKeys } from "../json-keys.js";
 import { absolutePath } from "../paths.js";
 import { withTempDir } from "../temp-dir.js";
 import { checkDestination } from "./shared/destination.js";
@@ -57,7 +58,7 @@ export async function validateRun(ctx: Context, file: string, options: ValidateO
     return prepared;
   });
   if (ctx.globals.json) {
-    ctx.printer.json({ ...result.summary, column: result.column, format: result.format });
+    ctx.printer.json(snakeCaseKeys({ ...result.summary, column: result.column, format: result.format }));
     return;
   }
   printPreparationSummary(ctx, result);

@@ -2,9 +2,9 @@ import { assertRowCounts, describeSummary, type OutputFormat, type ResultSummary
 import type { ServiceType } from "../../../spec/products.js";
 import type { Task } from "../../../spec/task.js";
 import { billing, type ExcludedBeforeUpload } from "../../../tasks/billing.js";
-import { downloadResults } from "../../../tasks/download.js";
+import { downloadResults, resultLabel } from "../../../tasks/download.js";
 import type { Context } from "../../context.js";
-import { billingJson, describeBilling, describeExcluded } from "./billing-report.js";
+import { billingJson, describeBilling, describeExcluded, type OutputCounts } from "./billing-report.js";
 import { checkDestination, isStdout } from "./destination.js";
 import { withStagedOutput } from "./staged-output.js";
 
@@ -38,6 +38,7 @@ export async function downloadToOutput(ctx: Context, taskIds: readonly string[],
         force: toStdout || Boolean(flags.force),
         format: outputFormat(ctx, flags.format, toStdout),
         colour: ctx.printer.options.colour,
+        tableWidth: ctx.io.stdout.columns,
       },
     ),
   );
@@ -69,9 +70,20 @@ interface SummaryContext {
   prices: Record<ServiceType, number>;
 }
 
+/**
+ * Rows in the output, and each task's numbers that have none there: a task's
+ * `total` less the rows its result gave.
+ */
+function outputCounts(summary: ResultSummary, tasks: readonly Task[]): OutputCounts {
+  const rows = new Map(summary.sources.map((source) => [source.label, source.rows]));
+  const noResult = tasks.reduce((sum, task) => sum + Math.max(0, task.total - (rows.get(resultLabel(task.id)) ?? 0)), 0);
+  return { checked: summary.rows, noResult };
+}
+
 function reportSummary(ctx: Context, summary: ResultSummary, { tasks, excluded, dataOnStdout, prices }: SummaryContext): void {
   const bill = billing(tasks, prices);
-  const lines = [...describeSummary({ ...summary, path: dataOnStdout ? undefined : summary.path }), ...describeBilling(bill)];
+  const counts = outputCounts(summary, tasks);
+  const lines = [...describeSummary({ ...summary, path: dataOnStdout ? undefined : summary.path }), ...describeBilling(bill, counts)];
   if (excluded) lines.push(describeExcluded(excluded));
   for (const line of lines) {
     if (line.startsWith("Warning: ")) ctx.printer.warn(line.slice("Warning: ".length));
@@ -82,7 +94,7 @@ function reportSummary(ctx: Context, summary: ResultSummary, { tasks, excluded, 
       rows_written: summary.rowsWritten,
       path: summary.path,
       format: summary.format,
-      ...billingJson(bill),
+      ...billingJson(bill, counts),
       ...(excluded ? { excluded_before_upload: excluded } : {}),
       ...(summary.signal ? { activated: summary.signal } : {}),
       ...(summary.carrier ? { top_carriers: summary.carrier.topCarriers, top_number_types: summary.carrier.topNumberTypes } : {}),

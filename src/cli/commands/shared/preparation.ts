@@ -1,7 +1,8 @@
 import type { CountryCode } from "libphonenumber-js/max";
 import { UsageError } from "../../../errors.js";
 import { isKnownCountry, prepareList, type PrepareOptions, type PrepareResult } from "../../../prepare/index.js";
-import { boxedTable } from "../../../results/format-table.js";
+import type { PrepareSummary } from "../../../prepare/summary.js";
+import { count } from "../../../results/summary.js";
 import { canonicalServiceType, isCarrierProduct, SERVICE_TYPES, type ServiceType } from "../../../spec/products.js";
 import type { Context } from "../../context.js";
 import { absolutePath } from "../../paths.js";
@@ -90,30 +91,40 @@ function describeChoice(chosenBy: PrepareResult["column"]["chosenBy"]): string {
   }
 }
 
-/** The preparation summary for humans: a table on a terminal, aligned lines otherwise. */
+/**
+ * The preparation summary for humans: a compact block of at most ten aligned
+ * lines, in the service's names. Rows read and kept always show; a class with
+ * no rows is left out, so what needs a look stands out.
+ */
 export function printPreparationSummary(ctx: Context, result: PrepareResult): void {
-  const s = result.summary;
+  for (const line of preparationLines(result.summary)) ctx.printer.note(line);
+}
+
+export function preparationLines(s: PrepareSummary): string[] {
   const regions = Object.entries(s.shared_code_regions)
-    .map(([region, count]) => `${region} ${count}`)
+    .map(([region, n]) => `${region} ${count(n)}`)
     .join(", ");
-  const rows: Array<[string, number | string]> = [
-    ["rows read", s.rows_read],
-    ["submitted_lines (non-blank)", s.submitted_lines],
+  const blankNote = s.blank > 0 ? `  (submitted_lines ${count(s.submitted_lines)}: the rows not blank)` : "";
+  const rows: Array<[label: string, value: number | string, note?: string]> = [
+    ["rows read", s.rows_read, blankNote],
     ["kept (to check)", s.kept],
+  ];
+  const optional: Array<[string, number]> = [
     ["invalid_cnt", s.invalid_cnt],
     ["no_code_cnt", s.no_code_cnt],
     ["other_country_cnt", s.other_country_cnt],
     ["duplicate_cnt", s.duplicate_cnt],
     ["blank", s.blank],
     ["national_normalised", s.national_normalised],
-    ["shared_code_regions", regions || "0"],
+    ["extensions_dropped", s.extensions_dropped],
   ];
-  if (s.extensions_dropped > 0) rows.push(["extensions_dropped", s.extensions_dropped]);
-  const text = rows.map(([label, value]) => [label, String(value)] as const);
-  if (ctx.io.stderr.isTTY) {
-    ctx.printer.note(boxedTable(["list", "rows"], text, ctx.printer.options.colour));
-  } else {
-    const width = Math.max(...text.map(([label]) => label.length));
-    for (const [label, value] of text) ctx.printer.note(`${label.padEnd(width)}  ${value}`);
-  }
+  rows.push(...optional.filter(([, n]) => n > 0));
+  if (regions) rows.push(["shared_code_regions", regions]);
+  const labelWidth = Math.max(...rows.map(([label]) => label.length));
+  const numbers = rows.map(([, value]) => (typeof value === "number" ? count(value) : value));
+  const valueWidth = Math.max(...numbers.filter((_, i) => typeof rows[i]![1] === "number").map((text) => text.length));
+  return rows.map(([label, value, note = ""], i) => {
+    const text = typeof value === "number" ? numbers[i]!.padStart(valueWidth) : numbers[i]!;
+    return `${label.padEnd(labelWidth)}  ${text}${note}`;
+  });
 }

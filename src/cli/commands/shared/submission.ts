@@ -4,6 +4,7 @@ import { submitPrepared, type PreparedSubmission, type SubmitOptions, type Submi
 import type { UploadResult } from "../../../tasks/submit.js";
 import type { Context } from "../../context.js";
 import { canPrompt, confirm, NOTHING_UPLOADED } from "../../prompt.js";
+import { snakeCaseKeys } from "../../json-keys.js";
 import { taskJson } from "../../task-view.js";
 
 export interface SubmitFlags {
@@ -45,7 +46,7 @@ export async function submitAndReport(ctx: Context, prepared: PreparedSubmission
       now: ctx.now,
       onPlan: (plan) => printer.note(`Plan: ${describePlan(plan)}.`),
       confirmReservation: flags.yes ? undefined : (micros, balance) => confirmReservation(ctx, micros, balance),
-      onTask: (result) => reportTask(ctx, result, flags),
+      onTask: (result) => reportTask(ctx, result, prepared, flags),
     },
     prepared,
     options,
@@ -75,9 +76,20 @@ function describePlan(plan: SubmitPlan): string {
   return `${plan.numbers} numbers in ${plan.tasks} task(s) of ${plan.product}${country}; reservation ${formatUsd(plan.reservationMicros)} at ${formatUsd(plan.priceMicros)} per number (only checked numbers are charged)`;
 }
 
-function reportTask(ctx: Context, { task, replayed, upload }: UploadResult, flags: SubmitFlags): void {
+/**
+ * A task as submit --json prints it: the service's task object, whether the
+ * service replayed an earlier submit of this list (nothing reserved again), and
+ * the local preparation summary (the rows excluded before upload, which the
+ * service's own counts never see). Null for a retry, which prepares nothing new.
+ */
+function submittedTaskJson({ task, replayed }: UploadResult, prepared: PreparedSubmission) {
+  return { ...taskJson(task), replayed, preparation: prepared.entry.prepared ? snakeCaseKeys(prepared.entry.prepared) : null };
+}
+
+function reportTask(ctx: Context, result: UploadResult, prepared: PreparedSubmission, flags: SubmitFlags): void {
+  const { task, replayed, upload } = result;
   const { printer } = ctx;
-  if (ctx.globals.json && flags.output !== "-") printer.json(taskJson(task));
+  if (ctx.globals.json && flags.output !== "-") printer.json(submittedTaskJson(result, prepared));
   else if (!ctx.globals.json && flags.output === undefined) printer.data(task.id);
   else printer.note(`Task ${task.id} submitted.`);
   if (replayed && upload.knownTaskId === undefined) {
