@@ -13,7 +13,8 @@ export function printTable(printer: Printer, columns: ReadonlyArray<string | Tab
     for (const row of rows) printer.data(row.map(tsvField).join("\t"));
     return;
   }
-  printer.data(boxedTable(columns, rows, { colour: printer.options.colour, width: printer.io.stdout.columns }));
+  // A terminal that reports no width (0) gets the default.
+  printer.data(boxedTable(columns, rows, { colour: printer.options.colour, width: printer.io.stdout.columns || undefined }));
 }
 
 function tsvField(value: string): string {

@@ -2,12 +2,14 @@ import { execFile } from "node:child_process";
 import { mkdirSync, symlinkSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { promisify } from "node:util";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { BIN } from "../helpers/cli.js";
 import { e2eSandboxes, listText, submitArgs, type E2e } from "../helpers/sandbox.js";
 
 /** Issue 14: `bulkcheck completion bash|zsh|fish`, the bash script exercised in a real bash. */
 const sandbox = e2eSandboxes();
+// Real processes, some in a pseudo-terminal: generous, for a machine busy with other work.
+vi.setConfig({ testTimeout: 120_000 });
 const run = promisify(execFile);
 
 /**

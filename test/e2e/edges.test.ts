@@ -1,6 +1,6 @@
 import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { startSandbox } from "../../src/sandbox/index.js";
 import { allowSmallTasks } from "../helpers/results-fixtures.js";
 import { runInTerminal } from "../helpers/terminal.js";
@@ -11,6 +11,8 @@ import { e2eSandboxes, lines, listText, promptedSubmitArgs, submitArgs, until } 
  * "unexpected" (1). The real binary throughout; prompts in a real pseudo-terminal.
  */
 const sandbox = e2eSandboxes();
+// Real processes, some in a pseudo-terminal: generous, for a machine busy with other work.
+vi.setConfig({ testTimeout: 120_000 });
 const CTRL_C = "\u0003";
 const CTRL_D = "\u0004";
 

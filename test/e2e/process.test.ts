@@ -155,8 +155,9 @@ describe("the bulkcheck process", () => {
     expect(out.stderr).not.toContain("error");
   });
 
-  it("runs the sandbox command until Ctrl-C and serves the CLI", async () => {
-    const server = spawnCli(["sandbox", "--json", "--port", "0", "--seed", "7", "--balance-micros", "3000000"]);
+  it("runs the sandbox command until Ctrl-C and serves the CLI, logging requests to --log FILE", async () => {
+    const log = join(tempDir(), "requests.log");
+    const server = spawnCli(["sandbox", "--json", "--port", "0", "--seed", "7", "--balance-micros", "3000000", "--log", log]);
     await until(() => server.output().stdout.includes("\n"));
     const { base_url: url, api_key: key } = JSON.parse(lines(server.output().stdout)[0]!) as { base_url: string; api_key: string };
     expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
@@ -168,8 +169,10 @@ describe("the bulkcheck process", () => {
     server.child.kill("SIGINT");
     const stopped = await server.done;
     expect(stopped.code).toBe(0);
-    expect(stopped.stderr).toMatch(/GET \/api\/v1\/balance code=0/);
-    expect(stopped.stderr).not.toContain(key);
+    // stderr is no terminal here: the request lines go only to the --log file.
+    expect(stopped.stderr).not.toMatch(/GET \/api\/v1\/balance/);
+    expect(readFileSync(log, "utf8")).toMatch(/^GET \/api\/v1\/balance code=0 \d+ms$/m);
+    expect(readFileSync(log, "utf8") + stopped.stderr).not.toContain(key);
   });
 });
 

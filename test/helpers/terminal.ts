@@ -1,5 +1,14 @@
-import { spawn } from "node:child_process";
+import { spawn, type ChildProcess } from "node:child_process";
+import { afterEach } from "vitest";
 import { BIN } from "./cli.js";
+
+/** Sessions still running when a test ends (it failed or timed out): closed, so nothing is left behind. */
+const running = new Set<ChildProcess>();
+afterEach(() => {
+  // Closing the terminal hangs up its session: the command gets SIGHUP, as when a window is closed.
+  for (const child of running) child.kill("SIGKILL");
+  running.clear();
+});
 
 export interface TerminalRun {
   code: number;
@@ -13,26 +22,41 @@ export interface Keystroke {
   send: string;
 }
 
+export interface TerminalSession {
+  screen(): string;
+  type(text: string): void;
+  done: Promise<TerminalRun>;
+}
+
+export interface TerminalOptions {
+  env: Record<string, string | undefined>;
+  cwd: string;
+  keys?: readonly Keystroke[];
+}
+
 function shellQuote(arg: string): string {
   return `'${arg.replace(/'/g, `'\\''`)}'`;
 }
 
+/** The shell command that runs the built binary with `argv`. */
+export function bulkcheckCommand(argv: readonly string[]): string {
+  return [process.execPath, BIN, ...argv].map(shellQuote).join(" ");
+}
+
 /**
- * Runs the built binary in a real pseudo-terminal (util-linux `script`), so stdin,
- * stdout and stderr are all terminals, as for a person at a shell, and types each
- * keystroke once the screen shows its `after` text. `script -e` exits with the
- * command's own exit code.
+ * Runs a shell command in a real pseudo-terminal (util-linux `script`), so
+ * stdin, stdout and stderr are all terminals and the command is the terminal's
+ * foreground job, as for a person at a shell; types each keystroke once the
+ * screen shows its `after` text. `script -e` exits with the command's own code.
  */
-export function runInTerminal(
-  argv: readonly string[],
-  options: { env: Record<string, string | undefined>; cwd: string; keys?: readonly Keystroke[] },
-): Promise<TerminalRun> {
-  const command = [process.execPath, BIN, ...argv].map(shellQuote).join(" ");
+export function startInTerminal(command: string, options: TerminalOptions): TerminalSession {
   const child = spawn("script", ["-qfec", command, "/dev/null"], {
     cwd: options.cwd,
     env: { PATH: process.env.PATH, TERM: "xterm", ...options.env },
     stdio: ["pipe", "pipe", "pipe"],
   });
+  running.add(child);
+  child.once("close", () => running.delete(child));
   const keys = [...(options.keys ?? [])];
   let screen = "";
   const typeWhenDue = () => {
@@ -42,8 +66,18 @@ export function runInTerminal(
     screen += chunk.toString("utf8");
     typeWhenDue();
   });
-  return new Promise((resolve, reject) => {
+  const done = new Promise<TerminalRun>((resolve, reject) => {
     child.once("error", reject);
     child.once("close", (code) => resolve({ code: code ?? -1, screen }));
   });
+  return { screen: () => screen, type: (text) => child.stdin.write(text), done };
+}
+
+/**
+ * Runs the built binary with `argv` in a pseudo-terminal; see startInTerminal.
+ * `exec`, so the shell `script` starts is not left waiting (and killed by a
+ * Ctrl-C meant for bulkcheck, which would make the exit code the shell's).
+ */
+export function runInTerminal(argv: readonly string[], options: TerminalOptions): Promise<TerminalRun> {
+  return startInTerminal(`exec ${bulkcheckCommand(argv)}`, options).done;
 }

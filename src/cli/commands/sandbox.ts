@@ -30,6 +30,7 @@ export function sandboxCommand(invoke: Invoke, run = sandboxRun) {
     .option("--seed <n>", "makes chaos and results reproducible", parseCountOrZero)
     .option("--prices <list>", "per-product micros, e.g. carrier_batch=1500,number_activity_batch=2000")
     .option("--separate-result-origin", "serve result files from a second port, like a CDN")
+    .option("--log <file>", "append one line per request to this file (default: stderr, only while in a terminal's foreground)")
     .addHelpText("after", examples(["bulkcheck sandbox --port 8787 --api-key k", "bulkcheck sandbox --json --chaos 0.3 --seed 7"]))
     .action((options, cmd) => invoke(cmd, (ctx) => run(ctx, options)));
 }
@@ -55,26 +56,34 @@ function listenError(flags: SandboxFlags, error: unknown): unknown {
   }
 }
 
-/** Serves the emulator until Ctrl-C; the base URL and key go to stderr, or to stdout as JSON. */
+/**
+ * Serves the emulator until Ctrl-C (or SIGTERM); the base URL and key go to
+ * stderr, or to stdout as JSON, with how to stop it for the way it was started.
+ */
 export async function sandboxRun(ctx: Context, flags: SandboxFlags): Promise<void> {
   const { startSandbox } = await import("../../sandbox/index.js");
   const { sandboxOptionsFromFlags } = await import("./shared/sandbox-options.js");
-  const sandbox = await startSandbox({ ...sandboxOptionsFromFlags(flags), log: (line) => ctx.printer.note(line) }).catch(
-    (error: unknown) => {
+  const { inForeground } = await import("../foreground.js");
+  const { openRequestLog } = await import("./shared/sandbox-log.js");
+  const requestLog = await openRequestLog(ctx, flags.log, inForeground);
+  try {
+    const sandbox = await startSandbox({ ...sandboxOptionsFromFlags(flags), log: requestLog.write }).catch((error: unknown) => {
       throw listenError(flags, error);
-    },
-  );
-  if (ctx.globals.json) {
-    ctx.printer.json({ base_url: sandbox.url, api_key: sandbox.apiKey });
-  } else {
-    ctx.printer.note(`bulkcheck sandbox listening on ${sandbox.url}`);
-    ctx.printer.note(`API key: ${sandbox.apiKey}`);
-    ctx.printer.note(`Try it: export BULKCHECK_BASE_URL=${sandbox.url} BULKCHECK_API_KEY=${sandbox.apiKey}; bulkcheck balance`);
-    ctx.printer.note("Stop with Ctrl-C.");
+    });
+    if (ctx.globals.json) {
+      ctx.printer.json({ base_url: sandbox.url, api_key: sandbox.apiKey });
+    } else {
+      ctx.printer.note(`bulkcheck sandbox listening on ${sandbox.url}`);
+      ctx.printer.note(`API key: ${sandbox.apiKey}`);
+      ctx.printer.note(`Try it: export BULKCHECK_BASE_URL=${sandbox.url} BULKCHECK_API_KEY=${sandbox.apiKey}; bulkcheck balance`);
+    }
+    ctx.printer.note(inForeground() ? "Stop with Ctrl-C." : `Stop with: kill ${process.pid}`);
+    await new Promise<void>((resolve) => {
+      if (ctx.signal.aborted) resolve();
+      ctx.signal.addEventListener("abort", () => resolve(), { once: true });
+    });
+    await sandbox.close();
+  } finally {
+    await requestLog.close();
   }
-  await new Promise<void>((resolve) => {
-    if (ctx.signal.aborted) resolve();
-    ctx.signal.addEventListener("abort", () => resolve(), { once: true });
-  });
-  await sandbox.close();
 }

@@ -38,7 +38,7 @@ export async function downloadToOutput(ctx: Context, taskIds: readonly string[],
         force: toStdout || Boolean(flags.force),
         format: outputFormat(ctx, flags.format, toStdout),
         colour: ctx.printer.options.colour,
-        tableWidth: ctx.io.stdout.columns,
+        tableWidth: ctx.io.stdout.columns || undefined,
       },
     ),
   );

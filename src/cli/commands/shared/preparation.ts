@@ -6,6 +6,7 @@ import { count } from "../../../results/summary.js";
 import { canonicalServiceType, isCarrierProduct, SERVICE_TYPES, type ServiceType } from "../../../spec/products.js";
 import type { Context } from "../../context.js";
 import { absolutePath } from "../../paths.js";
+import { createProgress } from "../../progress.js";
 
 export interface PreparationFlags {
   country?: string;
@@ -46,7 +47,9 @@ function sourceFromArgument(ctx: Context, file: string): PrepareOptions["source"
 
 /**
  * Preparation of a list as the flags ask (loads libphonenumber-js: import this
- * module only in a run), telling the user (stderr) which column it read.
+ * module only in a run), telling the user (stderr) which column it read. On a
+ * terminal a spinner line counts the rows read and the rate: a long list is
+ * never a blank screen.
  */
 export async function prepareFromFlags(
   ctx: Context,
@@ -55,6 +58,13 @@ export async function prepareFromFlags(
   country: CountryCode | undefined,
   output: Pick<PrepareOptions, "uploadPath" | "outputDir" | "maxTaskSize">,
 ): Promise<PrepareResult> {
+  const progress = await createProgress(ctx.printer, ctx.env);
+  const started = ctx.now();
+  const onProgress = (rows: number) => {
+    const seconds = (ctx.now() - started) / 1000;
+    const rate = seconds > 0 ? ` (${count(Math.round(rows / seconds))} rows/s)` : "";
+    progress.update(`preparing the list: ${count(rows)} rows read${rate}`);
+  };
   const result = await prepareList({
     source: sourceFromArgument(ctx, file),
     ...(country ? { country } : {}),
@@ -63,8 +73,9 @@ export async function prepareFromFlags(
     strictRegion: Boolean(flags.strictRegion),
     ...(flags.rejects === undefined ? {} : { rejectsPath: absolutePath(ctx, flags.rejects) }),
     ...(flags.threads === undefined ? {} : { workers: flags.threads }),
+    ...(progress.live ? { onProgress } : {}),
     ...output,
-  });
+  }).finally(() => progress.stop());
   noteColumn(ctx, result);
   return result;
 }
@@ -104,7 +115,7 @@ export function preparationLines(s: PrepareSummary): string[] {
   const regions = Object.entries(s.shared_code_regions)
     .map(([region, n]) => `${region} ${count(n)}`)
     .join(", ");
-  const blankNote = s.blank > 0 ? `  (submitted_lines ${count(s.submitted_lines)}: the rows not blank)` : "";
+  const blankNote = s.blank > 0 ? `  (submitted_lines ${count(s.submitted_lines)}: not blank)` : "";
   const rows: Array<[label: string, value: number | string, note?: string]> = [
     ["rows read", s.rows_read, blankNote],
     ["kept (to check)", s.kept],
