@@ -216,6 +216,7 @@ describe("global output flags", () => {
       ["config", "list"],
       ["config", "unset"],
       ["config", "path"],
+      ["completion"],
     ];
     for (const command of commands) {
       const help = await e.run([...command, "--help"]);

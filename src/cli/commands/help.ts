@@ -12,7 +12,6 @@ export function helpCommand(io: Pick<IO, "stdout">) {
   return new Command("help")
     .description(`help for a command, or a topic: ${Object.keys(HELP_TOPICS).join(", ")}`)
     .argument("[name...]", "a command (such as submit, or config set), or a topic")
-    .helpOption(false)
     .action((names, _options, cmd) => {
       const root = cmd.parent ?? cmd;
       const [first] = names;

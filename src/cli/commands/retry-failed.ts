@@ -18,7 +18,7 @@ export function retryFailedCommand(invoke: Invoke, run = retryFailedRun) {
   return new Command("retry-failed")
     .description("submit a new task with the numbers of a task that got no result")
     .argument("<ids...>", "task ids (one retry each), or - to read them from stdin")
-    .option("-y, --yes", "do not ask for confirmation on a terminal")
+    .option("-y, --yes", "reserve without asking (needed where no one can answer: cron, pipes, CI)")
     .option("--resubmit", "force a new task even if these numbers were already retried")
     .option("--dry-run", "show what would be submitted")
     .option("--max-cost <usd>", "stop if the reservation would exceed this many USD", parseUsd)

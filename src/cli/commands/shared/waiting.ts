@@ -41,7 +41,7 @@ export async function waitAndReport(ctx: Context, taskIds: readonly string[], fl
   let nextCheckAt: number | undefined;
   const describe = () => {
     const elapsed = Math.round((ctx.now() - started) / 1000);
-    const next = nextCheckAt === undefined ? "" : `; next check in ${Math.max(0, Math.ceil((nextCheckAt - ctx.now()) / 1000))}s`;
+    const next = nextCheckAt === undefined ? "" : `; next check in ${Math.max(0, Math.round((nextCheckAt - ctx.now()) / 1000))}s`;
     return `waiting for ${taskIds.length} task(s), ${elapsed}s elapsed${next}`;
   };
   // The countdown moves every second between checks, on a terminal only.
