@@ -283,7 +283,7 @@ describe("bulkcheck submit", () => {
     expect((await e.run(["config", "set", "max-task-size", "600"])).code).toBe(0);
     const list = e.file("list.txt", listText(1500));
     const plain = await e.run(submitArgs(list, "--dry-run"));
-    expect(plain.stderr).toContain("1500 numbers in 3 task(s)");
+    expect(plain.stderr).toContain("1,500 numbers in 3 task(s)");
     const json = await e.run(submitArgs(list, "--json"));
     expect(json.code).toBe(0);
     const tasks = lines(json.stdout).map((line) => JSON.parse(line) as { id: string; total: number });

@@ -1,4 +1,5 @@
 import { UsageError } from "../../../errors.js";
+import { count } from "../../../results/summary.js";
 import { formatUsd } from "../../../tasks/cost.js";
 import { submitPrepared, type PreparedSubmission, type SubmitOptions, type SubmitPlan } from "../../../tasks/submit-prepared.js";
 import type { UploadResult } from "../../../tasks/submit.js";
@@ -73,7 +74,7 @@ async function confirmReservation(ctx: Context, micros: number, balance: number)
 
 function describePlan(plan: SubmitPlan): string {
   const country = plan.country ? ` for ${plan.country}` : "";
-  return `${plan.numbers} numbers in ${plan.tasks} task(s) of ${plan.product}${country}; reservation ${formatUsd(plan.reservationMicros)} at ${formatUsd(plan.priceMicros)} per number (only checked numbers are charged)`;
+  return `${count(plan.numbers)} numbers in ${plan.tasks} task(s) of ${plan.product}${country}; reservation ${formatUsd(plan.reservationMicros)} at ${formatUsd(plan.priceMicros)} per number (only checked numbers are charged)`;
 }
 
 /**
