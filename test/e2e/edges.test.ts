@@ -4,7 +4,7 @@ import { describe, expect, it, vi } from "vitest";
 import { startSandbox } from "../../src/sandbox/index.js";
 import { allowSmallTasks } from "../helpers/results-fixtures.js";
 import { runInTerminal } from "../helpers/terminal.js";
-import { e2eSandboxes, lines, listText, promptedSubmitArgs, submitArgs, until } from "../helpers/sandbox.js";
+import { e2eSandboxes, lines, listText, promptedSubmitArgs, submitArgs } from "../helpers/sandbox.js";
 
 /**
  * Issue 14: signals and the edges of the world get their own exit codes, never
@@ -48,20 +48,7 @@ describe("a prompt the user backs out of", () => {
 });
 
 describe("signals", () => {
-  it("SIGTERM while waiting exits 143 with the same clean-up and resume command as Ctrl-C", async () => {
-    const e = await sandbox({ fakeClock: false, numbersPerSecond: 1 });
-    const id = (await e.run(submitArgs(e.file("list.txt", listText(500)), "--quiet"))).stdout.trim();
-    const waiting = e.spawn(["wait", id, "--interval", "0.2"]);
-    await until(() => waiting.output().stderr.includes(`task ${id} processing`));
-    waiting.child.kill("SIGTERM");
-    const out = await waiting.done;
-    expect(out.code).toBe(143);
-    expect(out.stdout).toBe("");
-    expect(out.stderr).toContain("Stopped waiting. The tasks are not affected.");
-    expect(out.stderr).toContain(`Resume with: bulkcheck wait ${id}`);
-    expect(e.state().tasks[0]).toMatchObject({ id, status: "processing" });
-  });
-
+  // SIGTERM while waiting: process.test.ts, beside Ctrl-C (143 and 130, the same clean-up).
   it("documents 143 beside 130 in the exit-code table", async () => {
     const e = await sandbox();
     const help = await e.bin(["help", "exit-codes"]);

@@ -50,14 +50,18 @@ describe("the bulkcheck process", () => {
     expect(timedOut.stderr).toContain(`Resume with: bulkcheck wait ${slowId}`);
   });
 
-  it("stops waiting on Ctrl-C with exit 130, prints the resume command, and leaves the task alone", async () => {
+  // SIGTERM (issue 14): 143, with the same clean-up as Ctrl-C.
+  it.each([
+    ["Ctrl-C", "SIGINT", 130],
+    ["SIGTERM", "SIGTERM", 143],
+  ] as const)("stops waiting on %s with exit %i, prints the resume command, and leaves the task alone", async (_name, signal, code) => {
     const e = await sandbox({ fakeClock: false, numbersPerSecond: 1 });
     const id = (await e.run(submitArgs(e.file("list.txt", listText(500)), "--quiet"))).stdout.trim();
     const waiting = e.spawn(["wait", id, "--interval", "0.2"]);
     await until(() => waiting.output().stderr.includes(`task ${id} processing`));
-    waiting.child.kill("SIGINT");
+    waiting.child.kill(signal);
     const out = await waiting.done;
-    expect(out.code).toBe(130);
+    expect(out.code).toBe(code);
     expect(out.stdout).toBe("");
     expect(out.stderr).toContain("Stopped waiting. The tasks are not affected.");
     expect(out.stderr).toContain(`Resume with: bulkcheck wait ${id}`);
