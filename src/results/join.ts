@@ -12,6 +12,9 @@ export type JoinStatus = "checked" | "no_result" | Exclude<RowClass, "kept">;
 
 export const JOIN_STATUS_COLUMN = "bulkcheck_status";
 
+/** Put before every added column's name when a source column already has one of those names. */
+export const RESULT_COLUMN_PREFIX = "bc_";
+
 export interface JoinInput {
   sourcePath: string;
   /** How the list was prepared when it was submitted (from the journal), so identifiers match exactly. */
@@ -25,6 +28,10 @@ export interface JoinInput {
 export interface JoinSummary {
   rows: number;
   byStatus: Record<JoinStatus, number>;
+  /** The names of the added columns as written: `identifier`, the result columns, `bulkcheck_status`, each prefixed when needed. */
+  addedColumns: string[];
+  /** "bc_" when a source column had the name of an added one (so every added column got it), else "". */
+  prefix: string;
 }
 
 /**
@@ -50,9 +57,12 @@ export async function joinResults(input: JoinInput): Promise<JoinSummary> {
   const empty = input.results.columns.map(() => "");
   // Short rows are padded so the result columns line up under their header.
   const width = rows.header?.fields.length ?? rows.columnCount;
+  const { names: addedColumns, prefix } = addedColumnNames(rows.header?.fields ?? [], input.results.columns);
   const summary: JoinSummary = {
     rows: 0,
     byStatus: { checked: 0, no_result: 0, invalid: 0, no_code: 0, other_country: 0, duplicate: 0, blank: 0 },
+    addedColumns,
+    prefix,
   };
   // Quoted like the source: every field when its header quotes every field, otherwise only where needed.
   const csv = { delimiter, lineEnd: eol, quoteAll: Boolean(rows.header && isFullyQuoted(rows.header.raw, delimiter)) };
@@ -64,11 +74,10 @@ export async function joinResults(input: JoinInput): Promise<JoinSummary> {
   };
   try {
     await write(byteOrderMark(settings.encoding));
-    const added = ["identifier", ...input.results.columns, JOIN_STATUS_COLUMN];
     await write(
       rows.header
-        ? rows.header.raw + delimiter + fields(added)
-        : fields([...defaultHeader(rows.columnCount, settings.delimiter === undefined), ...added]),
+        ? rows.header.raw + delimiter + fields(addedColumns)
+        : fields([...defaultHeader(rows.columnCount, settings.delimiter === undefined), ...addedColumns]),
     );
     for await (const batch of rows.batches()) {
       input.signal?.throwIfAborted();
@@ -94,6 +103,19 @@ export async function joinResults(input: JoinInput): Promise<JoinSummary> {
     await rows.close();
   }
   return summary;
+}
+
+/**
+ * The added columns' names. When any source column already has one of them
+ * (compared as people read them: case and surrounding spaces ignored), every
+ * added column gets the `bc_` prefix: one rule a script can rely on, rather
+ * than renaming only the columns that clash.
+ */
+export function addedColumnNames(sourceHeader: readonly string[], resultColumns: readonly string[]): { names: string[]; prefix: string } {
+  const added = ["identifier", ...resultColumns, JOIN_STATUS_COLUMN];
+  const taken = new Set(sourceHeader.map((name) => name.trim().toLowerCase()));
+  const prefix = added.some((name) => taken.has(name)) ? RESULT_COLUMN_PREFIX : "";
+  return { names: added.map((name) => prefix + name), prefix };
 }
 
 function defaultHeader(columns: number, plainList: boolean): string[] {

@@ -31,6 +31,8 @@ export interface ResultWriteOptions {
   tableRows?: number;
   /** Colour for `table` (default off). */
   colour?: boolean;
+  /** The terminal width `table` fits into (default 80). */
+  tableWidth?: number;
   /** Registry of temp files; pass one to call `cleanupSync()` from an exit handler. */
   temps?: TempFiles;
   /** Where a zip is spooled when the destination is a stream (default the OS temp dir). */
@@ -39,7 +41,7 @@ export interface ResultWriteOptions {
    * For `xlsx`: the Summary sheet's tables, given the rows' counts once every row is
    * written (default: the counts alone, see tallyTables).
    */
-  summarySheet?: (tally: Tally) => readonly SummaryTable[];
+  summarySheet?: (tally: Tally, sources: readonly SourceSummary[]) => readonly SummaryTable[];
 }
 
 /**
@@ -55,6 +57,7 @@ interface OutputChoice {
   format: OutputFormat;
   tableRows: number;
   colour: boolean | undefined;
+  tableWidth: number | undefined;
   summarySheet: (() => readonly SummaryTable[]) | undefined;
 }
 
@@ -66,7 +69,7 @@ interface OutputChoice {
 async function outputChunks(
   sources: readonly ResultSource[],
   context: TableContext,
-  { format, tableRows, colour, summarySheet }: OutputChoice,
+  { format, tableRows, colour, tableWidth, summarySheet }: OutputChoice,
 ): Promise<{ text: AsyncIterable<string | Uint8Array>; release: () => Promise<unknown> }> {
   if (format === "csv") {
     const parts = resultParts(sources, context, true);
@@ -78,7 +81,7 @@ async function outputChunks(
     const { renderXlsx } = await import("./format-xlsx.js");
     return { text: renderXlsx(table, { summary: summarySheet }), release };
   }
-  const render: RenderOptions = { format, tableRows, colour };
+  const render: RenderOptions = { format, tableRows, colour, tableWidth };
   return { text: rendererFor(render)(table), release };
 }
 
@@ -136,7 +139,8 @@ export async function writeResults(
       format,
       tableRows,
       colour: options.colour,
-      summarySheet: () => (options.summarySheet ?? tallyTables)(tally.result()),
+      tableWidth: options.tableWidth,
+      summarySheet: () => (options.summarySheet ?? tallyTables)(tally.result(), sourceSummaries),
     },
   );
   let bytes: number;

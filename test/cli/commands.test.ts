@@ -146,9 +146,9 @@ describe("each command's flags, parsed into the options its run gets", () => {
   it("retry-failed", async () => {
     expect(
       await parsed(retryFailedCommand, ["a1", "--dry-run", "--max-cost", "3", "--wait", "--timeout", "60", "-o", "retried.csv"]),
-    ).toEqual(["a1", { dryRun: true, maxCost: 3, wait: true, timeout: 60, output: "retried.csv" }]);
+    ).toEqual([["a1"], { dryRun: true, maxCost: 3, wait: true, timeout: 60, output: "retried.csv" }]);
     expect(await parsed(retryFailedCommand, ["a1", "--wait", "-o", "-", "--format", "xlsx"])).toEqual([
-      "a1",
+      ["a1"],
       { wait: true, output: "-", format: "xlsx" },
     ]);
   });

@@ -43,7 +43,7 @@ export function submitCommand(invoke: Invoke, run = submitRun) {
     .option("--idempotency-key <key>", "use this key instead of the one derived from the list")
     .option("--resubmit", "force a new task for a list already submitted")
     .option("--dry-run", "prepare and show the plan and cost; upload nothing")
-    .option("-y, --yes", "do not ask for confirmation on a terminal")
+    .option("-y, --yes", "reserve without asking (needed where no one can answer: cron, pipes, CI)")
     .option("--max-cost <usd>", "stop if the reservation would exceed this many USD", parseUsd)
     .option("--wait", "wait for the tasks to finish")
     .option("--interval <sec>", "seconds between checks while waiting (min 30 unless the service is local)", parseSeconds)
@@ -94,7 +94,7 @@ export async function submitRun(ctx: Context, file: string, options: SubmitOptio
     return submitAndReport(
       ctx,
       { product, country, chunks: prepared.chunks, entry: { source, preparation: prepared.settings, prepared: prepared.summary } },
-      { ...options, idsToStderr: options.output === "-" || options.rejects === "-" },
+      options,
     );
   });
   if (!uploaded) return;

@@ -4,7 +4,7 @@ import type { Task } from "../../../spec/task.js";
 import { formatDuration } from "../../../api/attempts.js";
 import { signalByCountry } from "../../../report/model.js";
 import { billing, type ExcludedBeforeUpload } from "../../../tasks/billing.js";
-import { downloadResults, type DownloadDeps } from "../../../tasks/download.js";
+import { downloadResults, resultCounts, type DownloadDeps } from "../../../tasks/download.js";
 import type { Context } from "../../context.js";
 import { billingJson, describeBilling, describeExcluded } from "./billing-report.js";
 import { checkDestination, isStdout } from "./destination.js";
@@ -42,6 +42,7 @@ export async function downloadToOutput(ctx: Context, taskIds: readonly string[],
       force: toStdout || Boolean(flags.force),
       format,
       colour: ctx.printer.options.colour,
+      tableWidth: ctx.io.stdout.columns || undefined,
       prices,
     }),
   );
@@ -111,7 +112,8 @@ interface SummaryContext {
 
 function reportSummary(ctx: Context, summary: ResultSummary, { tasks, excluded, dataOnStdout, prices }: SummaryContext): void {
   const bill = billing(tasks, prices);
-  const lines = [...describeSummary({ ...summary, path: dataOnStdout ? undefined : summary.path }), ...describeBilling(bill)];
+  const counts = resultCounts(tasks, summary.sources);
+  const lines = [...describeSummary({ ...summary, path: dataOnStdout ? undefined : summary.path }), ...describeBilling(bill, counts)];
   if (excluded) lines.push(describeExcluded(excluded));
   for (const line of lines) {
     if (line.startsWith("Warning: ")) ctx.printer.warn(line.slice("Warning: ".length));
@@ -122,7 +124,7 @@ function reportSummary(ctx: Context, summary: ResultSummary, { tasks, excluded, 
       rows_written: summary.rowsWritten,
       path: summary.path,
       format: summary.format,
-      ...billingJson(bill),
+      ...billingJson(bill, counts),
       ...(excluded ? { excluded_before_upload: excluded } : {}),
       ...talliesJson(summary, tasks),
       mismatches: summary.mismatches,
