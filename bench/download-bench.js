@@ -41,7 +41,7 @@ const PRODUCTS = ["number_validation_batch", "carrier_batch"];
 const MB = 1024 * 1024;
 
 /** Valid, distinct GB mobiles (libphonenumber-js max: 447400000000 … 447400999999 are MOBILE). */
-function writeList(path, count) {
+export function writeList(path, count) {
   const lines = new Array(count);
   for (let i = 0; i < count; i++) lines[i] = String(447_400_000_000 + i);
   writeFileSync(path, `${lines.join("\n")}\n`);
@@ -80,7 +80,7 @@ async function api(sandbox, path, init = {}) {
   return body.data;
 }
 
-async function submitAndWait(sandbox, product, list) {
+export async function submitAndWait(sandbox, product, list) {
   const form = new FormData();
   form.append("service_type", product);
   form.append("country", "GB");
@@ -92,6 +92,11 @@ async function submitAndWait(sandbox, product, list) {
     if (task.status === "success" && task.result_url) return task;
     await sleep(1000);
   }
+}
+
+/** A sandbox that takes `list` (of `rows` numbers) as one task and finishes it at once. */
+export function sandboxOptions(list, rows) {
+  return { maxTaskSize: rows, maxFileBytes: Math.max(30_000_000, statSync(list).size), numbersPerSecond: 1_000_000, balanceMicros: 1e13 };
 }
 
 /** A fresh result link, as bulkcheck itself gets one (links are time-limited). */
@@ -237,13 +242,7 @@ export async function run({ rows = 1_000_000, runs = 3, products = PRODUCTS, for
   const cases = {};
   try {
     for (const format of formats) {
-      const sandbox = await startSandbox({
-        resultFormat: format,
-        maxTaskSize: rows,
-        maxFileBytes: Math.max(30_000_000, statSync(list).size),
-        numbersPerSecond: 1_000_000,
-        balanceMicros: 1e13,
-      });
+      const sandbox = await startSandbox({ resultFormat: format, ...sandboxOptions(list, rows) });
       try {
         for (const product of products) {
           const task = await submitAndWait(sandbox, product, list);

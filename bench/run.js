@@ -4,7 +4,7 @@
 // everything to bench/results.json. Needs a build (`npm run build`), curl, and for the
 // validate reference Debian's python3-phonenumbers (apt-get install python3-phonenumbers).
 //   npm run bench              all of them
-//   npm run bench -- upload    only the named ones (prepare, validate, upload, download, startup, sandbox, dedup)
+//   npm run bench -- upload    only the named ones (prepare, validate, upload, download, xlsx, startup, sandbox, dedup, hostile)
 import { execFileSync } from "node:child_process";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { availableParallelism, cpus, loadavg, totalmem } from "node:os";
@@ -28,16 +28,18 @@ const BENCHES = {
   validate: async () => script("validate-bench.js"),
   upload: async () => (await import("./upload-bench.js")).run(),
   download: async () => (await import("./download-bench.js")).run(),
+  xlsx: async () => (await import("./xlsx-bench.js")).run(),
   startup: async () => (await import("./startup-bench.js")).run(),
   sandbox: async () => script("sandbox-bench.js"),
   dedup: async () => script("dedup-bench.js"),
+  hostile: async () => script("hostile-bench.js"),
 };
 
 /** One line per headline figure: what, measured, reference, target. */
 function headlines(results) {
   const rows = [];
   const add = (what, measured, reference, target) => rows.push([what, measured, reference ?? "", target ?? ""]);
-  const { prepare, validate: v, upload, download, startup, sandbox, dedup } = results;
+  const { prepare, validate: v, upload, download, xlsx, startup, sandbox, dedup, hostile } = results;
   if (prepare)
     add(
       "prepareList 500k messy CSV",
@@ -89,6 +91,16 @@ function headlines(results) {
       );
     }
   }
+  if (xlsx) {
+    for (const [name, c] of Object.entries(xlsx.cases)) {
+      add(
+        `download ${name} rows -o .xlsx`,
+        `${c.xlsx.whole_s} s, ${c.xlsx.peak_rss_mb} MB (${c.xlsx.output_mb} MB file)`,
+        `as CSV ${c.csv.whole_s} s, ${c.csv.peak_rss_mb} MB`,
+        "streamed: peak RSS flat in the row count",
+      );
+    }
+  }
   if (startup) {
     add("bulkcheck --version", `${startup.version_ms} ms (${startup.version_ratio}×)`, `node -e 0 ${startup.node_e0_ms} ms`, "");
     add(
@@ -126,6 +138,15 @@ function headlines(results) {
       `${dedup.wrong_lines} wrong lines on lookup`,
       "holds them all",
     );
+  if (hostile) {
+    const slowest = Math.max(...Object.values(hostile.classify_cell_1mb).map((cell) => cell.ms));
+    add(
+      "validate: 50 MB of 1 MB hostile cells",
+      `${hostile.validate_50mb_file.wall_s} s, ${hostile.validate_50mb_file.peak_rss_mb} MB`,
+      `"a" + 80,000 spaces + "b": ${hostile.validate_issue_cell.wall_s} s; slowest 1 MB cell ${slowest} ms`,
+      "seconds (the issue's cell took 42 s)",
+    );
+  }
   return rows;
 }
 

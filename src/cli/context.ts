@@ -8,6 +8,7 @@ import type { CommandUnknownOpts } from "./commander.js";
 import { colourEnabled, processIO, type Env, type IO } from "./io.js";
 import type { CommandDeadline } from "./deadline.js";
 import { Printer } from "./printer.js";
+import { SignalStop } from "./signal-stop.js";
 
 /** What the process gives a run: streams, environment, clock and Ctrl-C. Tests build their own. */
 export interface Runtime {
@@ -16,7 +17,7 @@ export interface Runtime {
   now: () => number;
   sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
   random: () => number;
-  /** Aborted on Ctrl-C (SIGINT) or SIGTERM. */
+  /** Aborted on Ctrl-C (SIGINT) or SIGTERM, with a SignalStop as the reason. */
   signal: AbortSignal;
   cwd: string;
 }
@@ -71,7 +72,8 @@ export function processRuntime(): Runtime {
   // signal killed the process before the command could stop and print how to
   // resume. Aborting is idempotent, and it cancels every wait and request, so
   // stopping is prompt.
-  const onSignal = () => controller.abort();
+  // The reason says which signal: SIGTERM ends with 143, Ctrl-C with 130 (see cli/failure.ts).
+  const onSignal = (name: NodeJS.Signals) => controller.abort(new SignalStop(name === "SIGTERM" ? "SIGTERM" : "SIGINT"));
   process.on("SIGINT", onSignal);
   process.on("SIGTERM", onSignal);
   return {

@@ -1,4 +1,4 @@
-import { classifyCell, type CellClass, type ClassifyOptions } from "./classify.js";
+import { classifyCell, type CellClass, type Classification, type ClassifyOptions } from "./classify.js";
 import { identifierKey } from "./identifier-key.js";
 import { RecordReader, type TextBlock } from "../csv/record-reader.js";
 import { duplicateReason, type RowClassifier } from "./row-classifier.js";
@@ -22,7 +22,7 @@ export interface BlockSettings {
  */
 export interface ClassifiedBlock {
   lines: Int32Array;
-  /** Index into CELL_CLASSES, | NATIONAL when the number was written nationally. */
+  /** Index into CELL_CLASSES, with the FLAGS of the cell's classification. */
   codes: Uint8Array;
   /** The identifier key of each kept row (see identifierKey), NaN for the others and for string keys. */
   keys: Float64Array;
@@ -39,8 +39,9 @@ export interface ClassifiedBlock {
 
 const CELL_CLASSES: readonly CellClass[] = ["kept", "blank", "invalid", "no_code", "other_country"];
 const CLASS_CODE: Readonly<Record<CellClass, number>> = { kept: 0, blank: 1, invalid: 2, no_code: 3, other_country: 4 };
-const NATIONAL = 0x80;
-const CLASS_MASK = 0x0f;
+const CLASS_MASK = 0x07;
+/** Bits above the class index for what a Classification says besides its class. */
+const FLAGS = { spreadsheetExpanded: 0x08, voteNational: 0x10, voteInternational: 0x20, ambiguous: 0x40, national: 0x80 } as const;
 const SEPARATOR = "\0";
 
 /**
@@ -69,7 +70,7 @@ export function classifyBlock(block: TextBlock, settings: BlockSettings): Classi
   const reasonNumbers = new Map<string, number>();
   for (let i = 0; i < cells.length; i++) {
     const c = classifyCell(cells[i]!, settings.classify);
-    out.codes[i] = CLASS_CODE[c.class] | (c.national ? NATIONAL : 0);
+    out.codes[i] = CLASS_CODE[c.class] | flagsOf(c);
     if (c.class === "kept") {
       const key = identifierKey(c.identifier!);
       if (typeof key === "number") out.keys[i] = key;
@@ -86,6 +87,15 @@ export function classifyBlock(block: TextBlock, settings: BlockSettings): Classi
     if (c.sharedRegion !== undefined || c.extension !== undefined) out.extras.push([i, c.sharedRegion ?? "", c.extension ?? ""]);
   }
   return out;
+}
+
+function flagsOf(c: Classification): number {
+  return (
+    (c.national ? FLAGS.national : 0) |
+    (c.ambiguous ? FLAGS.ambiguous : 0) |
+    (c.spreadsheetExpanded ? FLAGS.spreadsheetExpanded : 0) |
+    (c.vote === "national" ? FLAGS.voteNational : c.vote === "international" ? FLAGS.voteInternational : 0)
+  );
 }
 
 /** The buffers a ClassifiedBlock message hands over instead of copying. */
@@ -112,6 +122,9 @@ export function admitBlock(block: ClassifiedBlock, classifier: RowClassifier, vi
     line: 0,
     class: "kept",
     national: false,
+    vote: undefined,
+    ambiguous: false,
+    spreadsheetExpanded: false,
     sharedRegion: undefined,
     extension: undefined,
     reason: undefined,
@@ -123,7 +136,10 @@ export function admitBlock(block: ClassifiedBlock, classifier: RowClassifier, vi
     const code = block.codes[i]!;
     row.line = block.lines[i]!;
     row.class = CELL_CLASSES[code & CLASS_MASK]!;
-    row.national = (code & NATIONAL) !== 0;
+    row.national = (code & FLAGS.national) !== 0;
+    row.ambiguous = (code & FLAGS.ambiguous) !== 0;
+    row.spreadsheetExpanded = (code & FLAGS.spreadsheetExpanded) !== 0;
+    row.vote = code & FLAGS.voteNational ? "national" : code & FLAGS.voteInternational ? "international" : undefined;
     row.reason = block.reasonIndex[i] === 0 ? undefined : block.reasons[block.reasonIndex[i]!];
     row.value = values?.[i];
     row.sharedRegion = undefined;

@@ -1,7 +1,8 @@
 import { isUtf8 } from "node:buffer";
+import { decodeSingleByte, type TextEncoding } from "../csv/encodings.js";
 import { InputRejectedError } from "../errors.js";
 
-export type TextEncoding = "utf8" | "utf8-bom" | "utf16le" | "utf16be";
+export type { TextEncoding } from "../csv/encodings.js";
 
 export interface DecodedText {
   encoding: TextEncoding;
@@ -35,16 +36,17 @@ const SIGNATURES: ReadonlyArray<{ bytes: readonly number[]; what: string }> = [
 ];
 
 /**
- * Decodes a list's bytes. A UTF-8 BOM, or a UTF-16 LE/BE BOM (Excel's "Unicode
- * text"), picks the encoding; otherwise the bytes must be UTF-8. Invalid UTF-8,
- * binary files and UTF-16 without a BOM (which decodes to NUL characters) are
- * refused: NUL never occurs in a list, and later stages rely on that.
+ * Decodes a list's bytes in `encoding` (see detectEncoding). A byte-order mark of
+ * that encoding is dropped; with `utf8` a UTF-8 mark makes it `utf8-bom`. UTF-8
+ * and UTF-16 must be valid; single-byte encodings decode every byte. Binary files
+ * are refused by their signature, and NUL anywhere (UTF-16 read as UTF-8, or no
+ * text at all): NUL never occurs in a list, and later stages rely on that.
  *
  * UTF-8 is validated with `buffer.isUtf8` and decoded with `Buffer#toString`
  * (~20× faster than a fatal TextDecoder), holding back a character split
  * between chunks.
  */
-export async function decodeText(bytes: AsyncIterable<Uint8Array>, name: string): Promise<DecodedText> {
+export async function decodeText(bytes: AsyncIterable<Uint8Array>, name: string, requested: TextEncoding): Promise<DecodedText> {
   const iterator = bytes[Symbol.asyncIterator]();
   let head: Buffer = Buffer.alloc(0);
   let done = false;
@@ -59,8 +61,8 @@ export async function decodeText(bytes: AsyncIterable<Uint8Array>, name: string)
       throw new InputRejectedError(`${name} is ${signature.what}, not a text list.`, { hint: EXPORT_HINT });
     }
   }
-  const [encoding, bomLength] = detectEncoding(head);
-  const decode = encoding.startsWith("utf16") ? utf16Decoder(encoding) : utf8Decoder(encoding);
+  const [encoding, bomLength] = withByteOrderMark(requested, head);
+  const decode = decoderFor(encoding);
 
   async function* chunks(): AsyncGenerator<string, void, undefined> {
     try {
@@ -78,6 +80,26 @@ export async function decodeText(bytes: AsyncIterable<Uint8Array>, name: string)
 }
 
 type ChunkDecoder = (chunk: Buffer | undefined) => string;
+
+function decoderFor(encoding: TextEncoding): ChunkDecoder {
+  switch (encoding) {
+    case "utf8":
+    case "utf8-bom":
+      return utf8Decoder(encoding);
+    case "utf16le":
+    case "utf16be":
+      return utf16Decoder(encoding);
+    case "windows-1252":
+    case "latin1":
+      return (chunk) => (chunk === undefined ? "" : withoutNul(decodeSingleByte(chunk, encoding), encoding));
+  }
+}
+
+function withoutNul(text: string, encoding: TextEncoding): string {
+  const nul = text.indexOf("\0");
+  if (nul >= 0) throw new UndecodableText("nul", encoding, text.slice(0, nul));
+  return text;
+}
 
 function utf8Decoder(encoding: TextEncoding): ChunkDecoder {
   let carry: Buffer = Buffer.alloc(0);
@@ -105,14 +127,12 @@ function utf16Decoder(encoding: TextEncoding): ChunkDecoder {
     } catch {
       throw new UndecodableText("invalid", encoding, "");
     }
-    const nul = text.indexOf("\0");
-    if (nul >= 0) throw new UndecodableText("nul", encoding, text.slice(0, nul));
-    return text;
+    return withoutNul(text, encoding);
   };
 }
 
 /** Length of the prefix that does not end inside a multi-byte character. */
-function completeUtf8Length(bytes: Buffer): number {
+export function completeUtf8Length(bytes: Buffer): number {
   for (let back = 1; back <= Math.min(3, bytes.length); back++) {
     const byte = bytes[bytes.length - back]!;
     if ((byte & 0xc0) === 0x80) continue; // continuation byte: keep looking for the lead
@@ -126,11 +146,21 @@ function asBuffer(bytes: Uint8Array): Buffer {
   return Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 }
 
-function detectEncoding(head: Buffer): [TextEncoding, number] {
-  if (head[0] === 0xef && head[1] === 0xbb && head[2] === 0xbf) return ["utf8-bom", 3];
-  if (head[0] === 0xff && head[1] === 0xfe) return ["utf16le", 2];
-  if (head[0] === 0xfe && head[1] === 0xff) return ["utf16be", 2];
-  return ["utf8", 0];
+/** The encoding to decode in, and the length of its byte-order mark at the start of `head` (0 when none). */
+function withByteOrderMark(encoding: TextEncoding, head: Buffer): [TextEncoding, number] {
+  const bom = byteOrderMarkOf(head);
+  if ((encoding === "utf8" || encoding === "utf8-bom") && bom === "utf8-bom") return ["utf8-bom", 3];
+  if (encoding === "utf8-bom") return ["utf8", 0];
+  if (bom === encoding) return [encoding, 2];
+  return [encoding, 0];
+}
+
+/** The encoding a byte-order mark at the start of `head` names. */
+export function byteOrderMarkOf(head: Buffer): TextEncoding | undefined {
+  if (head[0] === 0xef && head[1] === 0xbb && head[2] === 0xbf) return "utf8-bom";
+  if (head[0] === 0xff && head[1] === 0xfe) return "utf16le";
+  if (head[0] === 0xfe && head[1] === 0xff) return "utf16be";
+  return undefined;
 }
 
 /** The user-facing error for undecodable text found on `line`. */

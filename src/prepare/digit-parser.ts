@@ -210,6 +210,17 @@ export function afterInternationalPrefix(digits: string, country: string): strin
   return plan === undefined ? undefined : stripIddPrefix(digits, plan) || undefined;
 }
 
+/** Whether `digits` start with `country`'s trunk prefix (`0` in GB, `1` in NANP), per the metadata's `national_prefix`. */
+export function startsWithTrunkPrefix(digits: string, country: string): boolean {
+  const prefix = countryPlan(country)?.nationalPrefix;
+  return prefix !== undefined && digits.startsWith(prefix);
+}
+
+/** Whether `digits` start with `country`'s international dialling prefix (its `international_prefix` pattern). */
+export function startsWithInternationalPrefix(digits: string, country: string): boolean {
+  return countryPlan(country)?.idd.test(digits) ?? false;
+}
+
 /** The calling code of a country the metadata knows (`44` for GB). */
 export function callingCodeOf(country: string): string | undefined {
   return countryPlan(country)?.callingCode;

@@ -5,7 +5,7 @@
  */
 export { prepareList, type PrepareResult } from "./prepare-list.js";
 export type { PrepareOptions } from "./prepare-options.js";
-export type { PrepareSummary } from "./summary.js";
+export type { AmbiguousSummary, PrepareSummary } from "./summary.js";
 export type { UploadChunk } from "./upload-writer.js";
 export type { ColumnChoice, ColumnChosenBy } from "./column.js";
 export { openRows, type KnownDialect, type ListFormat, type RowSource } from "./row-reader.js";
@@ -22,6 +22,7 @@ export {
   type CellClass,
   type Classification,
   type ClassifyOptions,
+  type DigitsReading,
   type RowClass,
 } from "./classify.js";
 export { LIBPHONENUMBER_VERSION, type PreparationSettings } from "./settings.js";

@@ -1,9 +1,17 @@
+import { createWriteStream } from "node:fs";
 import { open, type FileHandle } from "node:fs/promises";
-import { basename, extname } from "node:path";
+import { basename, extname, join } from "node:path";
+import { pipeline } from "node:stream/promises";
 import { UsageError } from "../errors.js";
 
 /** A list file: a path, or a stream such as stdin (`name` is used in messages and to read the extension). */
 export type ListSource = string | { stream: NodeJS.ReadableStream; name?: string };
+
+/** A list on disk, and the name messages call it by (the path, or "stdin" for a spooled stream). */
+export interface ListFile {
+  path: string;
+  name: string;
+}
 
 export interface OpenedSource {
   /** The path as given, or the stream's name ("stdin" when it has none). */
@@ -23,28 +31,40 @@ export interface OpenedSource {
 const READ_CHUNK_BYTES = 1 << 16;
 
 /**
- * Opens a list for reading. A missing path, a directory or an unreadable file is
- * the user's mistake, so it is a `UsageError` that says which, never a stack trace.
+ * A list as a file that can be read more than once: a path as it is, a stream
+ * (stdin) copied first into `dir` (which the caller keeps private and removes),
+ * readable only by its owner. Preparation may read a list twice (once to learn
+ * its encoding and its convention for bare digits, once more when that changes
+ * how rows read), and a stream can be read only once.
  */
-export async function openSource(source: ListSource): Promise<OpenedSource> {
-  if (typeof source !== "string") {
-    const name = source.name ?? "stdin";
-    return { name, extension: extensionOf(name), size: undefined, bytes: source.stream as AsyncIterable<Uint8Array> };
-  }
+export async function listFile(source: ListSource, dir: string): Promise<ListFile> {
+  if (typeof source === "string") return { path: source, name: source };
+  const name = source.name ?? "stdin";
+  const path = join(dir, `spooled${extname(basename(name))}`);
+  await pipeline(source.stream, createWriteStream(path, { mode: 0o600, flags: "wx" }));
+  return { path, name };
+}
+
+/**
+ * Opens a list file for reading. A missing path, a directory or an unreadable file
+ * is the user's mistake, so it is a `UsageError` that says which, never a stack trace.
+ */
+export async function openSource(file: string | ListFile): Promise<OpenedSource> {
+  const { path, name } = typeof file === "string" ? { path: file, name: file } : file;
   let handle: FileHandle;
   try {
-    handle = await open(source, "r");
+    handle = await open(path, "r");
   } catch (error) {
-    throw pathError(source, error);
+    throw pathError(name, error);
   }
   try {
     const stats = await handle.stat();
-    if (stats.isDirectory()) throw pathError(source, Object.assign(new Error("is a directory"), { code: "EISDIR" }));
+    if (stats.isDirectory()) throw pathError(name, Object.assign(new Error("is a directory"), { code: "EISDIR" }));
     const bytes = handle.createReadStream({ highWaterMark: READ_CHUNK_BYTES }) as AsyncIterable<Uint8Array>;
-    return { name: source, extension: extensionOf(source), size: stats.size, bytes };
+    return { name, extension: extensionOf(name), size: stats.size, bytes };
   } catch (error) {
     await handle.close();
-    throw error instanceof UsageError ? error : pathError(source, error);
+    throw error instanceof UsageError ? error : pathError(name, error);
   }
 }
 

@@ -19,6 +19,8 @@ export interface NumberingPlan {
   idd: RegExp;
   /** `^(?:national_number_pattern)$` */
   nationalNumber: RegExp;
+  /** The trunk prefix dialled before a national number (`0` in GB, `1` in NANP, `8` in RU); undefined when none. */
+  nationalPrefix: string | undefined;
   possibleLengths: readonly number[] | undefined;
   /** `^(?:national_prefix_for_parsing || national_prefix)`; undefined when the plan has neither. */
   nationalPrefixForParsing: RegExp | undefined;
@@ -73,6 +75,7 @@ function compilePlan(raw: RawPlan, country: string | undefined): NumberingPlan {
     callingCode: String(raw[0]),
     idd: atStart(String(raw[1])),
     nationalNumber: anchored(String(raw[2])),
+    nationalPrefix: text(raw[5]),
     possibleLengths,
     nationalPrefixForParsing: prefixForParsing === undefined ? undefined : atStart(prefixForParsing),
     nationalPrefixTransformRule: text(raw[8]),

@@ -1,14 +1,17 @@
-import { mkdir, mkdtemp } from "node:fs/promises";
+import { createReadStream } from "node:fs";
+import { mkdir, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { basename, extname, join } from "node:path";
+import { pipeline } from "node:stream/promises";
 import { admitBlock, type ClassifiedBlock } from "./block-classifier.js";
 import { createBlockPool, type BlockPool } from "./block-pool.js";
-import { classifyCell, type Classification, type ClassifyOptions } from "./classify.js";
+import { classifyCell, type Classification, type ClassifyOptions, type DigitsReading } from "./classify.js";
 import { chooseColumn, type ColumnChoice } from "./column.js";
+import { listFile, type ListFile } from "./input-source.js";
 import { classifyOptionsOf, type PrepareOptions } from "./prepare-options.js";
 import { RejectsWriter } from "./rejects-writer.js";
 import { createRowClassifier, type RowClassifier } from "./row-classifier.js";
-import { openRows, type ListFormat, type RowSource } from "./row-reader.js";
+import { openRows, type KnownDialect, type ListFormat, type RowSource } from "./row-reader.js";
 import { LIBPHONENUMBER_VERSION, type PreparationSettings } from "./settings.js";
 import { countRow, emptySummary, type PrepareSummary } from "./summary.js";
 import { UploadSpool, type UploadChunk, type UploadTarget } from "./upload-writer.js";
@@ -28,28 +31,83 @@ export interface PrepareResult {
  * picks the phone column, classifies every row, writes the kept identifiers
  * (deduplicated, first-seen order) as upload file(s) and, optionally, every other
  * row to a rejects CSV. Every data row is counted in exactly one class of the summary.
+ *
+ * Ambiguous bare digit strings are read as --digits-as says, or else by the list's
+ * convention, which only the whole list shows. So the list is read once reading
+ * them with their calling code (the tie's answer) while the votes are counted and,
+ * when the majority reads nationally and there were ambiguous rows, once more with
+ * that fixed: the second pass is exact, as the join is. A stream is spooled to a
+ * private temp file first, since it can be read only once.
  */
 export async function prepareList(options: PrepareOptions): Promise<PrepareResult> {
   const classifyOptions = classifyOptionsOf(options);
-  const rows = await openRows(options.source);
+  const work = await mkdtemp(join(tmpdir(), `bulkcheck-${process.pid}-`));
+  try {
+    const file = await listFile(options.source, work);
+    const outputs = {
+      upload: await uploadTarget(options, file.name),
+      // A pass may be redone, and what went to a stream cannot be taken back: the rejects wait in a file.
+      rejectsPath: options.rejectsStream === undefined ? options.rejectsPath : join(work, "rejects.csv"),
+    };
+    const first = await preparePass(file, options, { ...classifyOptions, digitsAs: options.digitsAs ?? "international" }, outputs);
+    const { votes, total } = first.summary.ambiguous;
+    const digitsAs: DigitsReading = options.digitsAs ?? (votes.national > votes.international ? "national" : "international");
+    const result =
+      digitsAs === "national" && options.digitsAs === undefined && total > 0
+        ? await preparePass(file, options, { ...classifyOptions, digitsAs }, outputs, first)
+        : first;
+    const ambiguous = result.summary.ambiguous;
+    ambiguous.resolved_by = options.digitsAs === undefined ? "convention" : "flag";
+    ambiguous[digitsAs] = ambiguous.total;
+    result.summary.encoding = result.format.encoding;
+    result.summary.encoding_source = options.encoding === undefined ? "detected" : "forced";
+    result.settings.digitsAs = digitsAs;
+    if (options.rejectsStream && outputs.rejectsPath) {
+      await pipeline(createReadStream(outputs.rejectsPath), options.rejectsStream, { end: false });
+    }
+    return result;
+  } finally {
+    await rm(work, { recursive: true, force: true });
+  }
+}
+
+interface PassOutputs {
+  upload: UploadTarget;
+  rejectsPath: string | undefined;
+}
+
+/** One reading of the whole list with `classifyOptions`; `earlier` (a first pass) fixes its dialect and column. */
+async function preparePass(
+  file: ListFile,
+  options: PrepareOptions,
+  classifyOptions: ClassifyOptions,
+  outputs: PassOutputs,
+  earlier?: PrepareResult,
+): Promise<PrepareResult> {
+  const known: Partial<KnownDialect> = earlier
+    ? { delimiter: earlier.format.delimiter, hasHeader: earlier.format.hasHeader, encoding: earlier.format.encoding }
+    : { encoding: options.encoding };
+  const rows = await openRows(file, known);
   let pool: BlockPool | undefined;
   let rejects: RejectsWriter | undefined;
   let upload: UploadSpool | undefined;
   try {
-    const column = chooseColumn({
-      option: options.column,
-      header: rows.header?.fields,
-      columnCount: rows.columnCount,
-      sample: rows.sample,
-      isNumber: (cell) => isValidNumber(classifyCell(cell, classifyOptions)),
-      sourceName: rows.name,
-    });
+    const column =
+      earlier?.column ??
+      chooseColumn({
+        option: options.column,
+        header: rows.header?.fields,
+        columnCount: rows.columnCount,
+        sample: rows.sample,
+        isNumber: (cell) => isValidNumber(classifyCell(cell, classifyOptions)),
+        sourceName: rows.name,
+      });
     const settings = settingsOf(classifyOptions, column, rows.format);
-    const spool = await UploadSpool.create(await uploadTarget(options, rows.name));
+    const spool = await UploadSpool.create(outputs.upload);
     upload = spool;
     const classifier = createRowClassifier(settings, (key) => spool.add(key));
     const summary = emptySummary();
-    rejects = options.rejectsPath === undefined ? undefined : await RejectsWriter.create(options.rejectsPath);
+    rejects = outputs.rejectsPath === undefined ? undefined : await RejectsWriter.create(outputs.rejectsPath);
     const blockSettings = {
       delimiter: rows.format.delimiter,
       column: column.index,
@@ -118,6 +176,7 @@ function settingsOf(options: ClassifyOptions, column: ColumnChoice, format: List
     ...(options.country === undefined ? {} : { country: options.country }),
     requireCountryCode: options.requireCountryCode ?? false,
     strictRegion: options.strictRegion ?? false,
+    ...(options.digitsAs === undefined ? {} : { digitsAs: options.digitsAs }),
     column: column.name === undefined ? { index: column.index } : { index: column.index, name: column.name },
     ...(format.delimiter === undefined ? {} : { delimiter: format.delimiter }),
     hasHeader: format.hasHeader,

@@ -1,6 +1,7 @@
 import type { CountryCode } from "libphonenumber-js/max";
 import { UsageError } from "../errors.js";
-import { isKnownCountry, type ClassifyOptions } from "./classify.js";
+import type { TextEncoding } from "../csv/encodings.js";
+import { isKnownCountry, type ClassifyOptions, type DigitsReading } from "./classify.js";
 import type { ListSource } from "./input-source.js";
 
 export interface PrepareOptions {
@@ -14,6 +15,14 @@ export interface PrepareOptions {
   requireCountryCode?: boolean;
   /** Class regions sharing the task's calling code (GG/JE/IM under +44) as `other_country`. */
   strictRegion?: boolean;
+  /**
+   * How to read bare digit strings valid both with their calling code and as a
+   * national number (two different numbers); default: as most of the list's
+   * unambiguous bare cells are written, and with the calling code on a tie.
+   */
+  digitsAs?: DigitsReading;
+  /** Read the list in this encoding; default: its byte-order mark's, UTF-8 when valid, else Windows-1252. */
+  encoding?: TextEncoding;
   /** Directory for the upload file(s), created if missing; a new temp directory when neither this nor uploadPath is given. */
   outputDir?: string;
   /** One explicit upload file (validate -o). When split, the parts are named after it. Not together with outputDir. */
@@ -22,6 +31,8 @@ export interface PrepareOptions {
   maxTaskSize?: number;
   /** Write every row not in the upload to this CSV (`line,value,class,reason`). */
   rejectsPath?: string;
+  /** Or to this stream (stdout), once preparation is complete; it is not ended. */
+  rejectsStream?: NodeJS.WritableStream;
   /**
    * Worker threads for classification; 0 (the default) = in this thread. The
    * digit fast path made classifying cheaper than reading and deduplicating, so
@@ -47,6 +58,12 @@ export function classifyOptionsOf(options: PrepareOptions): ClassifyOptions {
   }
   if (options.uploadPath !== undefined && options.outputDir !== undefined) {
     throw new UsageError("Give either an upload file or an output directory, not both.");
+  }
+  if (options.rejectsPath !== undefined && options.rejectsStream !== undefined) {
+    throw new UsageError("Give either a rejects file or a rejects stream, not both.");
+  }
+  if (options.digitsAs !== undefined && options.digitsAs !== "international" && options.digitsAs !== "national") {
+    throw new UsageError(`Digits are read as "international" or "national" (got ${JSON.stringify(options.digitsAs)}).`);
   }
   return {
     ...(options.country === undefined ? {} : { country: options.country }),

@@ -37,6 +37,8 @@ export function createRowClassifier(settings: ClassifyOptions, onFirstSeen?: (ke
     ...(settings.country === undefined ? {} : { country: settings.country }),
     requireCountryCode: settings.requireCountryCode ?? false,
     strictRegion: settings.strictRegion ?? false,
+    // Settings journalled before ambiguous digit strings were decided read them with their calling code.
+    digitsAs: settings.digitsAs ?? "international",
   };
   const kept = new IdentifierSet();
   const admitKept = (key: IdentifierKey, line: number) => {

@@ -1,6 +1,7 @@
 import { decodeText, undecodableError, UndecodableText, type TextEncoding } from "./decode.js";
+import { detectEncoding } from "./detect-encoding.js";
 import { detectHeader, sniffDelimiter, sniffLineEnding } from "./dialect.js";
-import { openSource, type ListSource } from "./input-source.js";
+import { openSource, type ListFile } from "./input-source.js";
 import { CsvSyntaxError } from "../csv/errors.js";
 import { countLineBreaks, lineEndAfter } from "../csv/record-boundaries.js";
 import { RecordReader, type SourceRecord, type TextBlock } from "../csv/record-reader.js";
@@ -19,6 +20,8 @@ export interface KnownDialect {
   /** Absent for a plain list. */
   delimiter?: string;
   hasHeader: boolean;
+  /** The encoding to read in; detected (detectEncoding) when absent. */
+  encoding?: TextEncoding;
 }
 
 /**
@@ -54,14 +57,17 @@ const SAMPLE_CHARS = 64 * 1024;
 const SAMPLE_ROWS = 200;
 
 /**
- * Opens a list and reads its dialect from the first 64 KiB: encoding, delimiter,
- * header. Records then stream with flat memory. Preparation and the join back to
- * the source both read rows through here, so they see the same rows, fields and
- * line numbers; pass `known` (from PreparationSettings) to skip the guessing.
+ * Opens a list file, finds its encoding (detectEncoding, unless given) and reads
+ * its dialect from the first 64 KiB: delimiter, header. Records then stream with
+ * flat memory. Preparation and the join back to the source both read rows through
+ * here, so they see the same rows, fields and line numbers; pass `known` (from
+ * PreparationSettings) to skip the guessing.
  */
-export async function openRows(source: ListSource, known?: KnownDialect): Promise<RowSource> {
-  const opened = await openSource(source);
-  const decoded = await decodeText(opened.bytes, opened.name);
+export async function openRows(file: string | ListFile, known?: Partial<KnownDialect>): Promise<RowSource> {
+  // A file that cannot be read fails detection; openSource then says why, in the user's words.
+  const encoding = known?.encoding ?? (await detectEncoding(typeof file === "string" ? file : file.path).catch(() => "utf8" as const));
+  const opened = await openSource(file);
+  const decoded = await decodeText(opened.bytes, opened.name, encoding);
   const chunks = decoded.chunks;
   let start = "";
   let reader: RecordReader | undefined;
@@ -85,12 +91,13 @@ export async function openRows(source: ListSource, known?: KnownDialect): Promis
       }
       start += next.value;
     }
-    const delimiter = known ? known.delimiter : sniffDelimiter(start, complete, opened.extension);
+    const dialect = known?.hasHeader === undefined ? undefined : { delimiter: known.delimiter, hasHeader: known.hasHeader };
+    const delimiter = dialect ? dialect.delimiter : sniffDelimiter(start, complete, opened.extension);
     const kind = delimiter === undefined ? "txt" : "csv";
     const probe = new RecordReader(delimiter);
     const first = probe.push(start);
     if (complete) first.push(...probe.end());
-    const hasHeader = known ? known.hasHeader : detectHeader(first, kind);
+    const hasHeader = dialect ? dialect.hasHeader : detectHeader(first, kind);
     const header = hasHeader ? first[0] : undefined;
     const dataStart = hasHeader ? 1 : 0;
     const sample = first.slice(dataStart, dataStart + SAMPLE_ROWS);

@@ -1,5 +1,6 @@
 import { createRequire } from "node:module";
 import type { CountryCode } from "libphonenumber-js/max";
+import type { DigitsReading } from "./classification.js";
 import type { TextEncoding } from "./decode.js";
 
 /**
@@ -13,6 +14,8 @@ export interface PreparationSettings {
   country?: CountryCode;
   requireCountryCode: boolean;
   strictRegion: boolean;
+  /** How the list's ambiguous bare digit strings were read (by --digits-as or its convention); absent in older journals: `international`. */
+  digitsAs?: DigitsReading;
   /** The phone column: 0-based index, and its header name when there is a header. */
   column: { index: number; name?: string };
   /** Field delimiter; absent for a plain list (one value per line). */

@@ -1,4 +1,5 @@
-import type { RowClass } from "./classify.js";
+import type { TextEncoding } from "../csv/encodings.js";
+import type { DigitsReading, RowClass } from "./classify.js";
 
 /** What the summary counts of a row. */
 export interface RowTally {
@@ -6,6 +7,23 @@ export interface RowTally {
   national?: boolean | undefined;
   sharedRegion?: string | undefined;
   extension?: string | undefined;
+  vote?: DigitsReading | undefined;
+  ambiguous?: boolean | undefined;
+  spreadsheetExpanded?: boolean | undefined;
+}
+
+/**
+ * Bare digit strings valid in two readings as different numbers (rows, duplicates
+ * included), how they were read, and the evidence: the list's bare cells valid in
+ * exactly one reading, one vote each.
+ */
+export interface AmbiguousSummary {
+  total: number;
+  international: number;
+  national: number;
+  /** `flag` when --digits-as decided, else `convention`: the majority of the votes, or a tie's calling-code reading. */
+  resolved_by: "convention" | "flag";
+  votes: { international: number; national: number };
 }
 
 /**
@@ -30,6 +48,51 @@ export interface PrepareSummary {
   shared_code_regions: Record<string, number>;
   /** Kept rows whose cell carried an extension, dropped from the upload. */
   extensions_dropped: number;
+  /** Rows written in spreadsheet scientific notation that held every digit, expanded and read as bare digits. */
+  spreadsheet_expanded: number;
+  ambiguous: AmbiguousSummary;
+  /** The encoding the list was read in, and whether it was detected (BOM, valid UTF-8, else Windows-1252) or --encoding. */
+  encoding: TextEncoding;
+  encoding_source: "detected" | "forced";
+}
+
+/** The fields of a summary that are plain counts, which summaries of several lists add up. */
+const COUNTS = [
+  "rows_read",
+  "submitted_lines",
+  "kept",
+  "invalid_cnt",
+  "no_code_cnt",
+  "other_country_cnt",
+  "duplicate_cnt",
+  "blank",
+  "national_normalised",
+  "extensions_dropped",
+  "spreadsheet_expanded",
+] as const satisfies ReadonlyArray<keyof PrepareSummary>;
+
+/**
+ * Several lists' summaries as one: counts, regions and ambiguous rows added up; the
+ * encoding and how ambiguous rows were resolved are the first list's.
+ */
+export function addSummaries(summaries: readonly PrepareSummary[]): PrepareSummary {
+  const total = emptySummary();
+  const [first] = summaries;
+  if (first) Object.assign(total, { encoding: first.encoding, encoding_source: first.encoding_source });
+  total.ambiguous.resolved_by = first?.ambiguous.resolved_by ?? "convention";
+  for (const summary of summaries) {
+    for (const field of COUNTS) total[field] += summary[field];
+    for (const [region, n] of Object.entries(summary.shared_code_regions)) {
+      total.shared_code_regions[region] = (total.shared_code_regions[region] ?? 0) + n;
+    }
+    const { ambiguous } = summary;
+    total.ambiguous.total += ambiguous.total;
+    total.ambiguous.international += ambiguous.international;
+    total.ambiguous.national += ambiguous.national;
+    total.ambiguous.votes.international += ambiguous.votes.international;
+    total.ambiguous.votes.national += ambiguous.votes.national;
+  }
+  return total;
 }
 
 export function emptySummary(): PrepareSummary {
@@ -45,12 +108,19 @@ export function emptySummary(): PrepareSummary {
     national_normalised: 0,
     shared_code_regions: {},
     extensions_dropped: 0,
+    spreadsheet_expanded: 0,
+    ambiguous: { total: 0, international: 0, national: 0, resolved_by: "convention", votes: { international: 0, national: 0 } },
+    encoding: "utf8",
+    encoding_source: "detected",
   };
 }
 
 /** Adds one row's outcome to the summary. */
 export function countRow(summary: PrepareSummary, row: Readonly<RowTally>): void {
   summary.rows_read++;
+  if (row.spreadsheetExpanded) summary.spreadsheet_expanded++;
+  if (row.vote !== undefined) summary.ambiguous.votes[row.vote]++;
+  if (row.ambiguous) summary.ambiguous.total++;
   switch (row.class) {
     case "blank":
       summary.blank++;

@@ -15,7 +15,8 @@ export type ResultFileErrorCode =
   | "CSV_INVALID"
   | "HEADER_NO_IDENTIFIER"
   | "ROW_TOO_WIDE"
-  | "COLUMNS_DIFFER"; // a later task's result has a column the first one did not
+  | "COLUMNS_DIFFER" // a later task's result has a column the first one did not
+  | "CELL_TOO_LONG"; // a value longer than an Excel cell holds, for xlsx output
 
 /**
  * The service's result file is unusable as sent. Kind `unexpected`: nothing the user

@@ -4,15 +4,19 @@ import { renderDelimited } from "./format-delimited.js";
 import { renderJsonArray, renderJsonLines } from "./format-json.js";
 import { renderTable } from "./format-table.js";
 
-export const OUTPUT_FORMATS = ["csv", "tsv", "jsonl", "json", "table"] as const;
+export const OUTPUT_FORMATS = ["csv", "tsv", "jsonl", "json", "table", "xlsx"] as const;
 export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
+/** The formats that are text; xlsx is a zip, written by renderXlsx. */
+export type TextFormat = Exclude<OutputFormat, "xlsx">;
 
 export interface RenderOptions {
-  format: OutputFormat;
+  format: TextFormat;
   /** Data rows shown by `table` (default 20). */
   tableRows?: number;
   /** Colour for `table` (default off). */
   colour?: boolean;
+  /** The terminal width `table` fits into (default 80). */
+  tableWidth?: number | undefined;
 }
 
 export const DEFAULT_TABLE_ROWS = 20;
@@ -32,7 +36,8 @@ export function rendererFor(options: RenderOptions): Renderer {
     case "json":
       return renderJsonArray;
     case "table":
-      return (table) => renderTable(table, { rows: options.tableRows ?? DEFAULT_TABLE_ROWS, colour: options.colour ?? false });
+      return (table) =>
+        renderTable(table, { rows: options.tableRows ?? DEFAULT_TABLE_ROWS, colour: options.colour ?? false, width: options.tableWidth });
   }
 }
 
@@ -43,12 +48,16 @@ export interface WriteTextOptions {
 }
 
 /**
- * Writes text chunks into `out` with backpressure, and returns the bytes written.
+ * Writes text (or byte) chunks into `out` with backpressure, and returns the bytes written.
  * On error or abort the returned promise rejects; `out` is destroyed only when `end` is true.
  */
-export async function writeText(chunks: AsyncIterable<string>, out: Writable, options: WriteTextOptions = {}): Promise<{ bytes: number }> {
+export async function writeText(
+  chunks: AsyncIterable<string | Uint8Array>,
+  out: Writable,
+  options: WriteTextOptions = {},
+): Promise<{ bytes: number }> {
   let bytes = 0;
-  async function* counted(source: AsyncIterable<string>): AsyncGenerator<string> {
+  async function* counted(source: AsyncIterable<string | Uint8Array>): AsyncGenerator<string | Uint8Array> {
     for await (const chunk of source) {
       bytes += Buffer.byteLength(chunk);
       yield chunk;

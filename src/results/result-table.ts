@@ -4,7 +4,7 @@ import { openResultBody } from "./body.js";
 import { sourceParts } from "./read-source.js";
 import type { OutputHeader } from "./source-rows.js";
 import type { RowsPart, TablePart } from "./table-part.js";
-import type { RowTally } from "./tally.js";
+import type { RowTally, SignalCounts } from "./tally.js";
 import type { TempFiles } from "./temp-files.js";
 import type { ZipLimits } from "./zip-limits.js";
 
@@ -32,6 +32,8 @@ export interface SourceSummary {
   expectedRows?: number;
   /** Whether some of its rows were copied through as CSV text (the fast case) rather than parsed. */
   copied: boolean;
+  /** For a signal product, this source's own true/false split (a task has one country). */
+  signal?: SignalCounts;
 }
 
 export interface TableContext extends ZipLimits {
@@ -89,6 +91,8 @@ export async function* resultParts(
       expectedRows: source.expectedRows,
       copied: false,
     };
+    const signal = context.tally?.beginSource();
+    if (signal) summary.signal = signal;
     context.sources.push(summary);
     try {
       yield* sourceParts(body.stream, { label, summary, header, serviceType: context.serviceType, tally: context.tally, passthrough });

@@ -6,10 +6,12 @@ import type { ServiceType } from "../spec/products.js";
 import { AtomicFile } from "./atomic-file.js";
 import { asOutputWriteError } from "./errors.js";
 import { renderCsvParts } from "./format-delimited.js";
+import type { SummaryTable } from "./format-xlsx.js";
 import { DEFAULT_TABLE_ROWS, rendererFor, writeText, type OutputFormat, type RenderOptions } from "./render.js";
 import { resultParts, resultTable, type ResultSource, type SourceSummary, type TableContext } from "./result-table.js";
 import { rowCountMismatches, type ResultSummary } from "./summary.js";
-import { RowTally } from "./tally.js";
+import { tallyTables } from "./summary-tables.js";
+import { RowTally, type Tally } from "./tally.js";
 import { TempFiles, removeStaleTempFiles, tempPathFor } from "./temp-files.js";
 import { DEFAULT_ZIP_LIMITS } from "./zip-limits.js";
 
@@ -29,10 +31,17 @@ export interface ResultWriteOptions {
   tableRows?: number;
   /** Colour for `table` (default off). */
   colour?: boolean;
+  /** The terminal width `table` fits into (default 80). */
+  tableWidth?: number;
   /** Registry of temp files; pass one to call `cleanupSync()` from an exit handler. */
   temps?: TempFiles;
   /** Where a zip is spooled when the destination is a stream (default the OS temp dir). */
   tempDir?: string;
+  /**
+   * For `xlsx`: the Summary sheet's tables, given the rows' counts once every row is
+   * written (default: the counts alone, see tallyTables).
+   */
+  summarySheet?: (tally: Tally, sources: readonly SourceSummary[]) => readonly SummaryTable[];
 }
 
 /**
@@ -44,21 +53,36 @@ export type ResultDestination = { path: string; force?: boolean; mode?: number }
 /** A source, or just its opener. */
 export type ResultSourceInput = ResultSource | ResultSource["open"];
 
+interface OutputChoice {
+  format: OutputFormat;
+  tableRows: number;
+  colour: boolean | undefined;
+  tableWidth: number | undefined;
+  summarySheet: (() => readonly SummaryTable[]) | undefined;
+}
+
 /**
- * The output text, and a way to wait until every source is released. CSV takes the
- * fast case where a source allows it (see copyPlainLines); other formats render parsed rows.
+ * The output (text, or an xlsx's bytes), and a way to wait until every source is
+ * released. CSV takes the fast case where a source allows it (see copyPlainLines);
+ * other formats render parsed rows. The xlsx writer is loaded only when asked for.
  */
-function outputText(
+async function outputChunks(
   sources: readonly ResultSource[],
   context: TableContext,
-  render: RenderOptions,
-): { text: AsyncIterable<string>; release: () => Promise<unknown> } {
-  if (render.format === "csv") {
+  { format, tableRows, colour, tableWidth, summarySheet }: OutputChoice,
+): Promise<{ text: AsyncIterable<string | Uint8Array>; release: () => Promise<unknown> }> {
+  if (format === "csv") {
     const parts = resultParts(sources, context, true);
     return { text: renderCsvParts(parts), release: () => parts.return(undefined) };
   }
   const table = resultTable(sources, context);
-  return { text: rendererFor(render)(table), release: () => table.return(undefined) };
+  const release = () => table.return(undefined);
+  if (format === "xlsx") {
+    const { renderXlsx } = await import("./format-xlsx.js");
+    return { text: renderXlsx(table, { summary: summarySheet }), release };
+  }
+  const render: RenderOptions = { format, tableRows, colour, tableWidth };
+  return { text: rendererFor(render)(table), release };
 }
 
 /**
@@ -99,7 +123,7 @@ export async function writeResults(
   const sourceSummaries: SourceSummary[] = [];
   const tally = new RowTally(options.serviceType);
   const tableRows = options.tableRows ?? DEFAULT_TABLE_ROWS;
-  const { text, release } = outputText(
+  const { text, release } = await outputChunks(
     sources.map((source) => (typeof source === "function" ? { open: source } : source)),
     {
       serviceType: options.serviceType,
@@ -111,7 +135,13 @@ export async function writeResults(
       signal,
       tally,
     },
-    { format, tableRows, colour: options.colour },
+    {
+      format,
+      tableRows,
+      colour: options.colour,
+      tableWidth: options.tableWidth,
+      summarySheet: () => (options.summarySheet ?? tallyTables)(tally.result(), sourceSummaries),
+    },
   );
   let bytes: number;
   try {

@@ -1,3 +1,4 @@
+import { UsageError } from "../errors.js";
 import { DEFAULT_LIMITS, type ServiceType } from "../spec/products.js";
 import { FAULT_KINDS, isFaultKind, type FaultKind } from "./faults.js";
 import { resolvePrices } from "./prices.js";
@@ -76,8 +77,11 @@ export const SANDBOX_DEFAULTS: Omit<SandboxOptions, "apiKey" | "log" | "now"> = 
   separateResultOrigin: false,
 };
 
+/** A bad option is the caller's to fix (for `bulkcheck sandbox`, a flag): a UsageError, exit 2. */
 function fail(name: string, rule: string, value: unknown): never {
-  throw new Error(`invalid sandbox option ${name}: ${rule} (got ${JSON.stringify(value)})`);
+  throw new UsageError(`invalid sandbox option ${name}: ${rule} (got ${JSON.stringify(value)})`, {
+    hint: "See bulkcheck sandbox --help for the options and their ranges.",
+  });
 }
 
 function checkInteger(name: string, value: number, min: number, max = Number.MAX_SAFE_INTEGER): void {
@@ -92,7 +96,7 @@ function checkPositive(name: string, value: number): void {
   if (!(typeof value === "number" && Number.isFinite(value) && value > 0)) fail(name, "must be a positive number", value);
 }
 
-/** Defaults filled in, API key generated if absent, every value checked; throws a plain Error on a bad option. */
+/** Defaults filled in, API key generated if absent, every value checked; throws a UsageError on a bad option. */
 export function resolveOptions(partial: Partial<SandboxOptions>): SandboxOptions {
   const given = Object.fromEntries(Object.entries(partial).filter(([, value]) => value !== undefined));
   const o: SandboxOptions = {

@@ -1,6 +1,5 @@
 import { setImmediate as yieldToLoop } from "node:timers/promises";
-import type { CountryCode } from "libphonenumber-js/max";
-import { classifyCell } from "../prepare/classify.js";
+import { getCountryCallingCode, parsePhoneNumberFromString, type CountryCode } from "libphonenumber-js/max";
 import type { ServiceType } from "../spec/products.js";
 import { hasNoResult } from "./result-values.js";
 
@@ -31,21 +30,48 @@ export interface PreparationInput {
   noResultRate: number;
 }
 
+/** What the service makes of one line. */
+export type LineClass = { class: "kept"; identifier: string } | { class: "invalid" | "no_code" | "other_country" };
+
 /** Lines classified between two yields to the event loop (about 50-70 ms of work). */
 const LINES_PER_TURN = 2_000;
+const WITH_CODE = /^\+?(\d+)$/;
+/** Spaces, dashes, dots, brackets and slashes only format a number. */
+const FORMATTING = /[\s\-.()/]/g;
 
 /**
- * Classifies a task's lines the way the service does: `classifyCell` with
- * `requireCountryCode: true`, then dedup on the identifier among kept numbers (a
- * repeated invalid line counts as invalid again, not as a duplicate). Works in
- * slices, yielding between them, so a 500,000-line file never blocks the server;
- * stops with an AbortError when `signal` fires.
+ * The service's own rule for one line, with plain libphonenumber-js (max) and
+ * nothing of the client's preparation, so that end-to-end tests compare two
+ * independent readings. A line is a number with its country code: digits, a
+ * leading `+` allowed (spaces, dashes, dots, brackets and slashes only format it),
+ * read as `+` and the digits. Valid that way, it is kept
+ * when its calling code is the task country's (regions sharing the code, such as
+ * GG under +44, belong to it), and `other_country` otherwise. A line valid only
+ * as the library reads it with the task country as default (a trunk 0, or an
+ * international prefix such as `00`, which is not the `+` the rule asks for) is
+ * `no_code`; anything else is `invalid`.
+ */
+export function classifyLine(line: string, country: string): LineClass {
+  const text = line.trim();
+  const digits = WITH_CODE.exec(text.replace(FORMATTING, ""))?.[1];
+  const phone = digits === undefined ? undefined : parsePhoneNumberFromString("+" + digits);
+  const home = country === "" ? undefined : getCountryCallingCode(country as CountryCode);
+  if (phone?.isValid()) {
+    if (home !== undefined && phone.countryCallingCode !== home) return { class: "other_country" };
+    return { class: "kept", identifier: phone.countryCallingCode + phone.nationalNumber };
+  }
+  if (home === undefined) return { class: "invalid" };
+  const national = parsePhoneNumberFromString(text, { defaultCountry: country as CountryCode, extract: false });
+  return national?.isValid() && national.countryCallingCode === home ? { class: "no_code" } : { class: "invalid" };
+}
+
+/**
+ * Classifies a task's lines (classifyLine), then dedups on the identifier among
+ * kept numbers (a repeated invalid line counts as invalid again, not as a
+ * duplicate). Works in slices, yielding between them, so a 500,000-line file
+ * never blocks the server; stops with an AbortError when `signal` fires.
  */
 export async function prepareLines(input: PreparationInput, signal: AbortSignal): Promise<Prepared> {
-  const options = {
-    requireCountryCode: true,
-    ...(input.country === "" ? {} : { country: input.country as CountryCode }),
-  };
   const seen = new Set<string>();
   const kept: string[] = [];
   let invalid = 0;
@@ -56,8 +82,8 @@ export async function prepareLines(input: PreparationInput, signal: AbortSignal)
   for (let start = 0; start < input.lines.length; start += LINES_PER_TURN) {
     await yieldToLoop(undefined, { signal });
     for (const line of input.lines.slice(start, start + LINES_PER_TURN)) {
-      const cell = classifyCell(line, options);
-      if (cell.class === "kept" && cell.identifier !== undefined) {
+      const cell = classifyLine(line, input.country);
+      if (cell.class === "kept") {
         if (seen.has(cell.identifier)) {
           duplicate += 1;
           continue;

@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import type { IncomingMessage } from "node:http";
 import busboy from "busboy";
 import type { Readable } from "node:stream";
-import { isKnownCountry } from "../prepare/classify.js";
+import { isSupportedCountry } from "libphonenumber-js/max";
 import { ApiCode } from "../spec/codes.js";
 import { canonicalServiceType, isCarrierProduct, type ServiceType } from "../spec/products.js";
 import { LineCollector } from "./lines.js";
@@ -69,7 +69,7 @@ export function readUpload(req: IncomingMessage, limits: UploadLimits): Promise<
         if (collector) return reject(ApiCode.UNSUPPORTED_OR_CONFLICT, "country must come before file in the multipart body");
         if (country !== undefined) return reject(ApiCode.UNSUPPORTED_OR_CONFLICT, "conflicting request fields: country sent twice");
         country = value.trim().toUpperCase();
-        if (country !== "" && !isKnownCountry(country)) {
+        if (country !== "" && !(/^[A-Z]{2}$/.test(country) && isSupportedCountry(country))) {
           return reject(ApiCode.UNSUPPORTED_OR_CONFLICT, `unknown country "${value.slice(0, 16)}": use an ISO 3166-1 alpha-2 code`);
         }
       }

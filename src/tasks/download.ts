@@ -1,12 +1,13 @@
-import type { Readable } from "node:stream";
+import { Writable, type Readable } from "node:stream";
 import type { ApiClient } from "../api/types.js";
 import { UsageError } from "../errors.js";
 import type { Journal } from "../journal/journal.js";
-import { writeResults, type OutputFormat, type ResultSummary } from "../results/index.js";
+import { writeResults, type OutputFormat, type ResultSummary, type SourceSummary } from "../results/index.js";
 import { canonicalServiceType, type ServiceType } from "../spec/products.js";
 import type { Task } from "../spec/task.js";
-import { excludedBeforeUpload, type ExcludedBeforeUpload } from "./billing.js";
+import { billing, excludedBeforeUpload, type ExcludedBeforeUpload } from "./billing.js";
 import { openTaskResult, withTransferRetries } from "./fetch-result.js";
+import { summarySheet } from "./summary-sheet.js";
 
 export interface DownloadDeps {
   /** Built on first use: what fails before any request (a missing journal record) needs no API key. */
@@ -29,8 +30,8 @@ export interface StagedResults {
 }
 
 export interface DownloadTarget {
-  /** The file to write (atomically). */
-  path: string;
+  /** The file to write (atomically); without one the rows are only read and counted (for a report). */
+  path?: string;
   /** Its mode (default: kept from a file it replaces, else the umask's). */
   mode?: number;
   /** Replace a file that exists. */
@@ -38,6 +39,10 @@ export interface DownloadTarget {
   format: OutputFormat;
   /** Colour in a boxed table. */
   colour: boolean;
+  /** Per-number prices, for what the run cost in an xlsx Summary sheet. */
+  prices?: Record<ServiceType, number>;
+  /** The terminal width a boxed table fits into. */
+  tableWidth?: number | undefined;
 }
 
 export interface DownloadOutcome {
@@ -61,7 +66,7 @@ export async function downloadResults(deps: DownloadDeps, taskIds: readonly stri
     // The check just made serves the first open; a restarted transfer checks again for a fresh link.
     let initial: Task | undefined = task;
     return {
-      label: `task ${task.id}`,
+      label: resultLabel(task.id),
       ...(task.success_cnt === undefined ? {} : { expectedRows: task.success_cnt }),
       open: () => {
         if (deps.staged) return deps.staged.read(task);
@@ -78,22 +83,54 @@ export async function downloadResults(deps: DownloadDeps, taskIds: readonly stri
       },
     };
   });
+  const excluded = await excludedBeforeUpload(deps.journal, taskIds);
+  const { prices } = target;
   const summary = await withTransferRetries(
     () =>
       writeResults(
         sources,
-        { path: target.path, force: target.force, ...(target.mode === undefined ? {} : { mode: target.mode }) },
+        target.path === undefined
+          ? { stream: discard(), end: true }
+          : { path: target.path, force: target.force, ...(target.mode === undefined ? {} : { mode: target.mode }) },
         {
           serviceType,
           format: target.format,
           signal: deps.signal,
           colour: target.colour,
+          summarySheet: (tally, read) => {
+            const latest = [...tasks.values()];
+            const bill = prices && billing(latest, prices);
+            return summarySheet({ product: serviceType, tasks: latest, bill, counts: resultCounts(latest, read), excluded }, tally);
+          },
+          tableWidth: target.tableWidth,
         },
       ),
     deps,
   );
-  const excluded = await excludedBeforeUpload(deps.journal, taskIds);
   return { summary, tasks: [...tasks.values()], excluded };
+}
+
+/** A stream that takes everything and keeps nothing. */
+function discard(): Writable {
+  return new Writable({ write: (_chunk, _encoding, done) => done() });
+}
+
+/** How a task's result is named in the summary's sources (and in messages about it). */
+export function resultLabel(taskId: string): string {
+  return `task ${taskId}`;
+}
+
+/** What the rows written say was checked, for a summary: the rows, and each task's numbers that got none. */
+export interface ResultCounts {
+  checked: number;
+  noResult: number;
+}
+
+/** Rows in the output, and each task's numbers that have none there: a task's `total` less the rows its result gave. */
+export function resultCounts(tasks: readonly Task[], sources: readonly Pick<SourceSummary, "label" | "rows">[]): ResultCounts {
+  const rows = new Map(sources.map((source) => [source.label, source.rows]));
+  const noResult = tasks.reduce((sum, task) => sum + Math.max(0, task.total - (rows.get(resultLabel(task.id)) ?? 0)), 0);
+  return { checked: [...rows.values()].reduce((sum, n) => sum + n, 0), noResult };
 }
 
 /** The one product of the tasks; tasks of different products have different result columns. */

@@ -13,6 +13,8 @@ export function quotaExhausted(refusal: ApiError, resumeCommand: string): Servic
 
 export interface TimeoutSettings {
   timeoutMs?: number;
+  /** The --timeout the message names, when the schedule got only what was left of it. */
+  timeoutSeconds?: number;
   resumeCommand: string;
   /** Whether `bulkcheck wait IDS` is enough once every part is uploaded. */
   waitResumes: boolean;
@@ -21,7 +23,7 @@ export interface TimeoutSettings {
 /** --timeout ran out (exit 8): with parts still to upload, tasks still processing, or results still being fetched. */
 export function timedOut(o: TimeoutSettings, at: { parts: number; notUploaded: number; processing: readonly string[] }): PendingError {
   const { parts, notUploaded, processing } = at;
-  const seconds = Math.round((o.timeoutMs ?? 0) / 1000);
+  const seconds = o.timeoutSeconds ?? Math.round((o.timeoutMs ?? 0) / 1000);
   const message =
     notUploaded > 0
       ? `Stopped after ${seconds}s with ${notUploaded} of ${parts} part(s) not uploaded yet.`

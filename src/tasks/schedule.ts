@@ -31,6 +31,8 @@ export interface ScheduleOptions extends UploadContext {
   untilFinished: boolean;
   /** Give up after this long (PendingError); undefined never gives up. */
   timeoutMs?: number;
+  /** The --timeout named when it runs out (timeoutMs may be what is left of it). */
+  timeoutSeconds?: number;
   sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
   random: () => number;
   signal?: AbortSignal;

@@ -130,6 +130,8 @@ export interface FetchDeps {
   signal?: AbortSignal;
   /** A transfer broke midway and starts again with a fresh link. */
   onRestart?: (error: Error) => void;
+  /** A task's result file is not published yet; it is checked again in `delayMs`. */
+  onWait?: (taskId: string, delayMs: number) => void;
 }
 
 /**
@@ -143,7 +145,8 @@ export async function fetchToStaging(deps: FetchDeps, staging: Staging, result: 
       staging.stage(result, () => {
         const first = initial;
         initial = undefined;
-        return openTaskResult(result.task.id, { client: deps.client, sleep: deps.sleep, signal: deps.signal, initial: first });
+        const { client, sleep, signal, onWait } = deps;
+        return openTaskResult(result.task.id, { client, sleep, signal, initial: first, ...(onWait ? { onWait } : {}) });
       }),
     deps,
   );

@@ -39,7 +39,7 @@ export interface SubmitPlan {
 /** How the uploads are scheduled and whether their tasks are waited for (see runSchedule). */
 export type ScheduleSettings = Pick<
   ScheduleOptions,
-  "pollIntervalMs" | "untilFinished" | "timeoutMs" | "resumeCommand" | "waitResumes" | "onEvent" | "onSucceeded"
+  "pollIntervalMs" | "untilFinished" | "timeoutMs" | "timeoutSeconds" | "resumeCommand" | "waitResumes" | "onEvent" | "onSucceeded"
 >;
 
 export interface SubmitDeps {

@@ -100,6 +100,8 @@ async function rebuildUploadedList(
     column: String(settings.column.index + 1),
     requireCountryCode: settings.requireCountryCode,
     strictRegion: settings.strictRegion,
+    digitsAs: settings.digitsAs ?? "international",
+    encoding: settings.encoding,
     outputDir: join(dir, `${rootId}-source`),
   });
   deps.onPrepared?.(prepared);

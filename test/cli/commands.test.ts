@@ -4,6 +4,7 @@ import { balanceCommand } from "../../src/cli/commands/balance.js";
 import { configCommand, type ConfigRuns } from "../../src/cli/commands/config.js";
 import { demoCommand } from "../../src/cli/commands/demo.js";
 import { downloadCommand } from "../../src/cli/commands/download.js";
+import { reportCommand } from "../../src/cli/commands/report.js";
 import { retryFailedCommand } from "../../src/cli/commands/retry-failed.js";
 import { sandboxCommand } from "../../src/cli/commands/sandbox.js";
 import { statusCommand, statusRun } from "../../src/cli/commands/status.js";
@@ -81,6 +82,10 @@ describe("each command's flags, parsed into the options its run gets", () => {
         yes: true,
       },
     ]);
+    expect(await parsed(submitCommand, ["crm.csv", "--type", "carrier_batch", "--wait", "-o", "r.xlsx", "--report", "r.html"])).toEqual([
+      "crm.csv",
+      { type: "carrier_batch", wait: true, output: "r.xlsx", report: "r.html" },
+    ]);
     expect(await refusal(submitCommand, ["crm.csv", "--country", "GB"])).toBe("commander.missingMandatoryOptionValue");
     expect(await refusal(submitCommand, ["crm.csv", "--type", "carrier_batch", "--max-cost", "lots"])).toBe("commander.invalidArgument");
   });
@@ -102,6 +107,18 @@ describe("each command's flags, parsed into the options its run gets", () => {
       { join: "crm.csv", output: "out.csv", force: true, strict: true },
     ]);
     expect(await refusal(downloadCommand, ["a1", "--format", "xml"])).toBe("commander.invalidArgument");
+    expect(await parsed(downloadCommand, ["a1", "b2", "--format", "xlsx", "-o", "r.xlsx", "--report", "r.html"])).toEqual([
+      ["a1", "b2"],
+      { format: "xlsx", output: "r.xlsx", report: "r.html" },
+    ]);
+  });
+
+  it("report", async () => {
+    expect(await parsed(reportCommand, ["a1", "b2", "-o", "report.html", "--force"])).toEqual([
+      ["a1", "b2"],
+      { output: "report.html", force: true },
+    ]);
+    expect(await refusal(reportCommand, [])).toBe("commander.missingArgument");
   });
 
   it("balance", async () => {
@@ -129,7 +146,11 @@ describe("each command's flags, parsed into the options its run gets", () => {
   it("retry-failed", async () => {
     expect(
       await parsed(retryFailedCommand, ["a1", "--dry-run", "--max-cost", "3", "--wait", "--timeout", "60", "-o", "retried.csv"]),
-    ).toEqual(["a1", { dryRun: true, maxCost: 3, wait: true, timeout: 60, output: "retried.csv" }]);
+    ).toEqual([["a1"], { dryRun: true, maxCost: 3, wait: true, timeout: 60, output: "retried.csv" }]);
+    expect(await parsed(retryFailedCommand, ["a1", "--wait", "-o", "-", "--format", "xlsx"])).toEqual([
+      ["a1"],
+      { wait: true, output: "-", format: "xlsx" },
+    ]);
   });
 
   it("sandbox", async () => {

@@ -24,6 +24,11 @@ function staged(e: E2e): string[] {
   return existsSync(root) ? readdirSync(root) : [];
 }
 
+/** The task ids a run with -o names on stderr. */
+function submittedIds(stderr: string): string[] {
+  return [...stderr.matchAll(/^Task (\S+) submitted\.$/gm)].map((match) => match[1]!);
+}
+
 describe("a list bigger than the quota of unfinished tasks", () => {
   it("is checked in one run, killed twice at random points and started again: 20 tasks, each number charged once, one complete output in list order", async () => {
     const e = await sandbox({ fakeClock: false, maxUnfinished: 3, minTaskSize: 1, maxTaskSize: 25, numbersPerSecond: 100 });
@@ -52,8 +57,10 @@ describe("a list bigger than the quota of unfinished tasks", () => {
     // At most the results whose transfer a kill cut short were fetched twice.
     expect(state.stats.by_route.result ?? 0).toBeLessThanOrEqual(20 + kills.length * 3);
 
-    expect(lines(final.stdout)).toHaveLength(20);
-    expect(new Set(lines(final.stdout))).toEqual(new Set(state.tasks.map((task) => task.id)));
+    // With -o the results are the data: the task ids go to stderr, in list order.
+    expect(final.stdout).toBe("");
+    expect(submittedIds(final.stderr)).toHaveLength(20);
+    expect(new Set(submittedIds(final.stderr))).toEqual(new Set(state.tasks.map((task) => task.id)));
     const rows = objectsOf(parseDelimited(readFileSync(join(e.dir, "out.csv"), "utf8")));
     expect(rows.map((row) => row.identifier)).toEqual(gbList(500).map(identifier));
     expect(readdirSync(e.dir).filter((name) => name.endsWith(".tmp"))).toEqual([]);
@@ -113,7 +120,7 @@ describe("a list bigger than the quota of unfinished tasks", () => {
     const csv = ["name,phone", ...gbList(100).map((number, i) => `person ${i},"${number}"`)].join("\n") + "\n";
     const out = await e.run(submitArgs(e.file("crm.csv", csv), "--yes", "--wait", "--interval", "0.2", "--join", "-o", "joined.csv"));
     expect(out.code, out.stderr).toBe(0);
-    expect(lines(out.stdout)).toHaveLength(4);
+    expect(submittedIds(out.stderr)).toHaveLength(4);
     const rows = objectsOf(parseDelimited(readFileSync(join(e.dir, "joined.csv"), "utf8")));
     expect(rows.map((row) => row.name)).toEqual(gbList(100).map((_, i) => `person ${i}`));
     expect(rows.every((row) => row.activated === "true" || row.activated === "false")).toBe(true);

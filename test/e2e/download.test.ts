@@ -240,7 +240,16 @@ describe("bulkcheck download", () => {
 
   it("downloads the carrier product with its seven spec columns", async () => {
     const e = await sandbox();
-    const submitted = await e.run(["submit", e.file("list.txt", listText(500)), "--type", "carrier_batch", "--country", "GB", "--quiet"]);
+    const submitted = await e.run([
+      "submit",
+      e.file("list.txt", listText(500)),
+      "--type",
+      "carrier_batch",
+      "--country",
+      "GB",
+      "--yes",
+      "--quiet",
+    ]);
     const id = submitted.stdout.trim();
     await e.run(["wait", id, "--interval", "0.2", "--quiet"]);
     const out = await e.run(["download", id]);

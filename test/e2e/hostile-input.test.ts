@@ -76,8 +76,8 @@ const listCases: ListCase[] = [
     error: /line\.txt: line 1 is longer than 1 MiB/,
   },
   {
-    name: "invalid UTF-8",
-    args: (e) => submitArgs(writeBytes(join(e.dir, "latin1.txt"), invalidUtf8(gbList(600)))),
+    name: "invalid UTF-8 after a UTF-8 byte-order mark",
+    args: (e) => submitArgs(writeBytes(join(e.dir, "bad.txt"), Buffer.concat([Buffer.from("\ufeff"), invalidUtf8(gbList(600))]))),
     code: 3,
     error: /is not UTF-8 text \(bad bytes on line 301\)/,
   },

@@ -1,7 +1,7 @@
 import { copyFileSync, existsSync, readFileSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { e2eSandboxes, lines, listText, submitArgs, type E2e } from "../helpers/sandbox.js";
+import { e2eSandboxes, lines, listText, submitArgs, submittedIds, type E2e } from "../helpers/sandbox.js";
 
 const sandbox = e2eSandboxes();
 
@@ -29,7 +29,8 @@ describe("a join only with the list that was uploaded (issue 12, problem 3)", ()
     const out = await e.run(submitArgs(file, "--yes", "--wait", "--interval", "0.2", "--join", "-o", "checked.csv"), { sleep });
     expect(exported).toBe(true);
     expect(out.code).toBe(3);
-    const id = out.stdout.trim();
+    expect(out.stdout).toBe("");
+    const id = submittedIds(out.stderr)[0]!;
     expect(out.stderr).toMatch(
       new RegExp(`error: source changed since submit: ${file} \\(size \\d+ → \\d+ bytes, modified .+, content differs\\)`),
     );

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { tempDir } from "../helpers/cli.js";
-import { e2eSandboxes, journalEntries, listText, submitArgs, TASK_ID } from "../helpers/sandbox.js";
+import { e2eSandboxes, journalEntries, listText, promptedSubmitArgs, submitArgs, TASK_ID } from "../helpers/sandbox.js";
 
 const sandbox = e2eSandboxes();
 
@@ -54,7 +54,7 @@ describe("the journal is consulted per service and profile (issue 12, problem 7)
     const tried = await trial.run(submitArgs(list, "--yes", "--quiet"));
     expect(tried.code).toBe(0);
 
-    const onProduction = await trial.run(submitArgs(list), {
+    const onProduction = await trial.run(promptedSubmitArgs(list), {
       env: { BULKCHECK_BASE_URL: production.sandbox.url },
       tty: true,
       stdin: "n\n",

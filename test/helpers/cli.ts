@@ -24,6 +24,8 @@ export interface RunOptions {
   tty?: boolean;
   /** With tty: the terminal supports colour (`hasColors()` answers true). */
   colors?: boolean;
+  /** With tty: the terminal's width (default 100). */
+  columns?: number;
   signal?: AbortSignal;
   now?: () => number;
   sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
@@ -34,7 +36,7 @@ export function tempDir(prefix = "bulkcheck-test-"): string {
   return mkdtempSync(join(tmpdir(), prefix));
 }
 
-function collector(tty: boolean, colors = false) {
+function collector(tty: boolean, colors = false, columns = 100) {
   const stream = new PassThrough() as PassThrough & { isTTY?: boolean; hasColors?: () => boolean };
   let text = "";
   stream.on("data", (chunk: Buffer) => (text += chunk.toString("utf8")));
@@ -42,7 +44,7 @@ function collector(tty: boolean, colors = false) {
     // What a tty.WriteStream has and spinners use.
     Object.assign(stream, {
       isTTY: true,
-      columns: 100,
+      columns,
       hasColors: () => colors,
       cursorTo: (x: number, y?: number) => readline.cursorTo(stream, x, y),
       moveCursor: (dx: number, dy: number) => readline.moveCursor(stream, dx, dy),
@@ -55,8 +57,8 @@ function collector(tty: boolean, colors = false) {
 
 /** A runtime with captured streams, a private HOME and the given clock, for running commands in-process. */
 export function testRuntime(options: RunOptions = {}) {
-  const stdout = collector(Boolean(options.tty), options.colors);
-  const stderr = collector(Boolean(options.tty), options.colors);
+  const stdout = collector(Boolean(options.tty), options.colors, options.columns);
+  const stderr = collector(Boolean(options.tty), options.colors, options.columns);
   const stdin = Readable.from(options.stdin === undefined ? [] : [Buffer.from(options.stdin)]) as Readable & { isTTY?: boolean };
   if (options.tty) stdin.isTTY = true;
   const runtime: Runtime = {

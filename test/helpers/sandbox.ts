@@ -137,8 +137,25 @@ export function journalEntries(e: E2e): Array<Record<string, unknown>> {
   return lines(text).map((line) => JSON.parse(line) as Record<string, unknown>);
 }
 
-/** argv of a GB number_validation_batch submit of `file`. */
+/** argv of a submit of `file` as `product` for `country`. */
+export function submitAs(file: string, product: string, country: string, ...extra: string[]): string[] {
+  return ["submit", file, "--type", product, "--country", country, ...extra];
+}
+
+/** The flags of a submit that goes ahead unasked and waits, checking every 0.2 s. */
+export const WAITING = ["--yes", "--wait", "--interval", "0.2"] as const;
+
+/**
+ * argv of a GB number_validation_batch submit of `file`, with --yes: a test's
+ * stdin is no terminal, and without --yes a submit there refuses to reserve
+ * (`promptedSubmitArgs` leaves it out, for the prompt itself).
+ */
 export function submitArgs(file: string, ...extra: string[]): string[] {
+  return [...promptedSubmitArgs(file), "--yes", ...extra];
+}
+
+/** argv of a GB number_validation_batch submit of `file` that asks before reserving. */
+export function promptedSubmitArgs(file: string, ...extra: string[]): string[] {
   return ["submit", file, "--type", "number_validation_batch", "--country", "GB", ...extra];
 }
 
@@ -176,6 +193,11 @@ export function identifier(number: string): string {
 /** A .txt list of `count` numbers (one per line). */
 export function listText(count: number, offset = 0): string {
   return gbList(count, offset).join("\n") + "\n";
+}
+
+/** The task ids a submit with -o announced on stderr ("Task … submitted."): with -o, stdout is for the results. */
+export function submittedIds(stderr: string): string[] {
+  return [...stderr.matchAll(/^Task ([0-9a-f]{32}) submitted\.$/gm)].map((match) => match[1]!);
 }
 
 /** Non-empty stdout lines. */

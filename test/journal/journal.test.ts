@@ -133,6 +133,10 @@ describe("Journal", () => {
       national_normalised: 1,
       shared_code_regions: {},
       extensions_dropped: 0,
+      spreadsheet_expanded: 0,
+      ambiguous: { total: 0, international: 0, national: 0, resolved_by: "convention" as const, votes: { international: 0, national: 0 } },
+      encoding: "utf8" as const,
+      encoding_source: "detected" as const,
     };
     await journal.append({ ...submit("k1"), preparation, prepared });
     expect((await journal.findByKey("k1", SCOPE))?.submit).toMatchObject({ preparation, prepared });

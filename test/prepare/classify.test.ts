@@ -11,7 +11,6 @@ describe("classifyCell for a GB task", () => {
     ["+44 7400 123456", "447400123456"],
     ["+447500123456", "447500123456"],
     ["0044 7800 123456", "447800123456"],
-    ["447400123456", "447400123456"],
     ["+44 (0)7400 123456", "447400123456"],
     ["+44-7400-123-456", "447400123456"],
     ["(+44) 7400 123456", "447400123456"],
@@ -19,11 +18,17 @@ describe("classifyCell for a GB task", () => {
     ["'+447400123456", "447400123456"],
     ['"+447400123456"', "447400123456"],
     ["tel:+447400123456", "447400123456"],
-    ["447400123456.0", "447400123456"],
-    ["4.47400123456E+11", "447400123456"],
     ["＋４４ ７４００ １２３４５６", "447400123456"],
   ])("keeps %j as %s", (cell, identifier) => {
     expect(classifyCell(cell, GB)).toEqual({ class: "kept", identifier });
+  });
+
+  it.each([
+    ["447400123456", {}],
+    ["447400123456.0", {}],
+    ["4.47400123456E+11", { spreadsheetExpanded: true }],
+  ])("keeps the bare digits %j read with their calling code, the only valid reading, as a vote for it", (cell, more) => {
+    expect(classifyCell(cell, GB)).toEqual({ class: "kept", identifier: "447400123456", vote: "international", ...more });
   });
 
   it.each([
@@ -153,5 +158,88 @@ describe("classifyCell without a task country (carrier product)", () => {
     expect(result.class).toBe(expected);
     expect(result.identifier).toBe(identifier);
     if (expected === "no_code") expect(result.reason).toBe(REASONS.noCodeNoCountry);
+  });
+});
+
+describe("classifyCell on bare digit strings (no +, no trunk or international prefix)", () => {
+  const DE: ClassifyOptions = { country: "DE" };
+
+  it("reads 4921 12345 in a DE task as +49 211 2345 by default and as 04921 12345 nationally, marking it ambiguous", () => {
+    expect(classifyCell("4921 12345", DE)).toEqual({ class: "kept", identifier: "492112345", ambiguous: true });
+    expect(classifyCell("4921 12345", { ...DE, digitsAs: "national" })).toEqual({
+      class: "kept",
+      identifier: "49492112345",
+      national: true,
+      ambiguous: true,
+    });
+  });
+
+  it("classes an ambiguous cell read nationally as no_code under requireCountryCode, and with its code as kept", () => {
+    expect(classifyCell("4921 12345", { ...DE, requireCountryCode: true, digitsAs: "national" })).toMatchObject({
+      class: "no_code",
+      identifier: "49492112345",
+      ambiguous: true,
+    });
+    expect(classifyCell("4921 12345", { ...DE, requireCountryCode: true })).toMatchObject({ class: "kept", ambiguous: true });
+  });
+
+  it.each([
+    ["DE", "15123456789", "4915123456789", "national"],
+    ["GB", "7400 123456", "447400123456", "national"],
+    ["GB", "447400123456", "447400123456", "international"],
+    ["BR", "5511987654321", "5511987654321", "international"],
+    ["IT", "393123456789", "393123456789", "international"],
+    ["IT", "3123456789", "393123456789", "national"],
+  ])("%s: reads %j, valid one way only, as %s and counts it as a vote for %s", (country, cell, identifier, vote) => {
+    const result = classifyCell(cell, { country: country as CountryCode });
+    expect(result).toMatchObject({ class: "kept", identifier, vote });
+    expect(result.national ?? false).toBe(vote === "national");
+  });
+
+  it("does not treat a cell with the trunk prefix as bare, and reads NANP's leading 1 (trunk prefix and calling code at once) as written with its code", () => {
+    expect(classifyCell("1 212 555 0142", { country: "US" })).toEqual({ class: "kept", identifier: "12125550142" });
+    expect(classifyCell("12125550142", { country: "US", requireCountryCode: true })).toEqual({ class: "kept", identifier: "12125550142" });
+    expect(classifyCell("1 212 555 0142", { country: "US" }).vote).toBeUndefined();
+    expect(classifyCell("07400 123456", GB).vote).toBeUndefined();
+    expect(classifyCell("8 912 345 67 89", { country: "RU", requireCountryCode: true })).toMatchObject({ class: "no_code" });
+  });
+
+  it("reads expanded spreadsheet digits as a bare cell: 1.5062345678E+10 in a DE task is read nationally", () => {
+    expect(classifyCell("1.5062345678E+10", { country: "DE" })).toEqual({
+      class: "kept",
+      identifier: "4915062345678",
+      national: true,
+      vote: "national",
+      spreadsheetExpanded: true,
+    });
+    expect(classifyCell("4.93012345E+9", { country: "DE" })).toEqual({ class: "invalid", reason: REASONS.scientific });
+  });
+});
+
+describe("classifyCell on bracketed calling codes and hostile cells", () => {
+  it.each([
+    ["(+44) 1534 456 016", "GB", "kept", "441534456016"],
+    ["(0044) 7400 123456", "US", "other_country", "447400123456"],
+    ["( 00 44 ) 7400 123456", "US", "other_country", "447400123456"],
+    ["(+7) 912 345 6789", "RU", "kept", "79123456789"],
+    ["(020) 7946 0123", "GB", "kept", "442079460123"],
+  ])("reads %j in a %s task as %s %s", (cell, country, expected, identifier) => {
+    expect(classifyCell(cell, { country: country as CountryCode })).toMatchObject({ class: expected, identifier });
+  });
+
+  it.each([
+    ["101 digits", "7".repeat(101)],
+    ["a number padded inside with spaces", "+44 7400" + " ".repeat(200) + "123456"],
+    ["a number followed by a long note", "+44 7400 123456 " + "x".repeat(100)],
+  ])("classes %s as invalid: too long to be a phone number", (_name, cell) => {
+    expect(classifyCell(cell, GB)).toEqual({ class: "invalid", reason: REASONS.tooLong });
+  });
+
+  it("trims the spaces around a cell before measuring it", () => {
+    expect(classifyCell(" ".repeat(500) + "+447400123456" + "\u00a0".repeat(500), GB)).toEqual({
+      class: "kept",
+      identifier: "447400123456",
+    });
+    expect(classifyCell(" ".repeat(1000), GB).class).toBe("blank");
   });
 });

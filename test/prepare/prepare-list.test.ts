@@ -41,6 +41,10 @@ describe("prepareList on a CRM export", () => {
       national_normalised: 1,
       shared_code_regions: { JE: 1 },
       extensions_dropped: 0,
+      spreadsheet_expanded: 0,
+      ambiguous: { total: 0, international: 0, national: 0, resolved_by: "convention", votes: { international: 1, national: 0 } },
+      encoding: "utf8",
+      encoding_source: "detected",
     });
   });
 
@@ -143,8 +147,8 @@ describe("prepareList encodings and line ends", () => {
 
   it.each([
     [
-      "invalid UTF-8 (a Windows-1252 é)",
-      Buffer.concat([Buffer.from("name,phone\nAmy,07400 100001\nRen"), Buffer.from([0xe9]), Buffer.from(",07400 100002\n")]),
+      "invalid UTF-8 after a UTF-8 byte-order mark",
+      Buffer.concat([Buffer.from("\ufeffname,phone\nAmy,07400 100001\nRen"), Buffer.from([0xe9]), Buffer.from(",07400 100002\n")]),
       /not UTF-8 text \(bad bytes on line 3\)/,
     ],
     ["a PNG image", Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13]), /is a PNG image, not a text list/],
@@ -254,6 +258,7 @@ describe("prepareList task rules", () => {
       country: "GB",
       requireCountryCode: false,
       strictRegion: true,
+      digitsAs: "international",
       column: { index: 0, name: "phone" },
       delimiter: ",",
       hasHeader: true,

@@ -1,7 +1,7 @@
 import { parse } from "csv-parse/sync";
 import { describe, expect, it } from "vitest";
 import { jsonValue } from "../../src/results/format-json.js";
-import { rendererFor, writeRows, type OutputFormat } from "../../src/results/render.js";
+import { rendererFor, writeRows, type TextFormat } from "../../src/results/render.js";
 import { collector, concatText, rowsOf } from "./helpers.js";
 
 const HEADER = ["identifier", "activated", "note"];
@@ -11,7 +11,7 @@ const ROWS = [
   ["4915112345680", "", "tab\there"],
 ];
 
-async function render(format: OutputFormat, rows = ROWS, extra: { tableRows?: number; colour?: boolean } = {}) {
+async function render(format: TextFormat, rows = ROWS, extra: { tableRows?: number; colour?: boolean } = {}) {
   return concatText(rendererFor({ format, ...extra })(rowsOf([HEADER, ...rows])));
 }
 

@@ -13,6 +13,9 @@ const CARRIER_CSV = [
   "4915112345679,Vodafone,Vodafone,mobile,DE,,",
   "4930123456,Telekom,Telekom,fixed line,DE,Berlin,Berlin",
   "4915112345680,,,,DE,,",
+  "4917612345681,congstar,Telekom,mobile,DE,Bayern,",
+  "4917612345682,congstar,Telekom,mobile,DE,Bayern,",
+  "4917612345683,,Telekom,mobile,DE,Berlin,",
 ].join("\n");
 
 async function summarise(
@@ -34,21 +37,41 @@ describe("result summary", () => {
     expect(describeSummary(summary)).toEqual(["Wrote 4 rows (csv).", "activated: 2 true, 1 false, 1 other"]);
   });
 
-  it("ranks carriers and number types for the carrier product", async () => {
+  it("ranks carriers, number types and regions, and counts carriers that differ from the underlying one", async () => {
     const summary = await summarise("carrier_batch", [sourceOf(CARRIER_CSV)]);
     expect(summary.carrier).toEqual({
       topCarriers: [
+        { value: "", count: 2 },
         { value: "Telekom", count: 2 },
-        { value: "", count: 1 },
+        { value: "congstar", count: 2 },
         { value: "Vodafone", count: 1 },
       ],
       topNumberTypes: [
-        { value: "mobile", count: 2 },
+        { value: "mobile", count: 5 },
         { value: "", count: 1 },
         { value: "fixed line", count: 1 },
       ],
+      topRegions: [
+        { value: "", count: 3 },
+        { value: "Bayern", count: 2 },
+        { value: "Berlin", count: 2 },
+      ],
+      // An empty carrier is no name to compare: only congstar on Telekom's network counts.
+      differences: { rows: 2, top: [{ carrier: "congstar", underlyingCarrier: "Telekom", count: 2 }] },
     });
-    expect(describeSummary(summary)).toContain("Top carriers: Telekom 2, (empty) 1, Vodafone 1");
+    expect(describeSummary(summary)).toContain("Top carriers: (empty) 2, Telekom 2, congstar 2, Vodafone 1");
+  });
+
+  it("counts each source's true/false split beside the total", async () => {
+    const summary = await summarise("number_activity_batch", [
+      sourceOf("4915112345678,true\n4915112345679,false\n4915112345680,true\n"),
+      sourceOf("identifier,activated\n4915112345681,false\n4915112345682,maybe\n"),
+    ]);
+    expect(summary.signal).toEqual({ true: 2, false: 2, other: 1 });
+    expect(summary.sources.map((source) => source.signal)).toEqual([
+      { true: 2, false: 1, other: 0 },
+      { true: 0, false: 1, other: 1 },
+    ]);
   });
 
   it("reports each source and the total whose row count differs from what was expected", async () => {
@@ -88,8 +111,18 @@ describe("result summary", () => {
 describe("RowTally", () => {
   it("folds values past its distinct-value cap into one bucket instead of growing", () => {
     const tally = new RowTally("carrier_batch", 1);
-    for (let i = 0; i < 10_005; i += 1) tally.add(["1", `carrier ${i}`, "", "mobile"]);
+    for (let i = 0; i < 10_005; i += 1) tally.add(["1", `carrier ${i}`, "", "mobile", "", `region ${i}`]);
     expect(tally.result().carrier?.topCarriers).toEqual([{ value: "(other values)", count: 5 }]);
+    expect(tally.result().carrier?.topRegions).toEqual([{ value: "(other values)", count: 5 }]);
+  });
+
+  it("folds carrier pairs past the cap into one pair named as other values", () => {
+    const tally = new RowTally("carrier_batch", 1);
+    for (let i = 0; i < 10_003; i += 1) tally.add(["1", `brand ${i}`, "network"]);
+    expect(tally.result().carrier?.differences).toEqual({
+      rows: 10_003,
+      top: [{ carrier: "(other values)", underlyingCarrier: "(other values)", count: 3 }],
+    });
   });
 
   it("orders ties by value", () => {

@@ -29,6 +29,10 @@ const summary = (over: Partial<PrepareSummary>): PrepareSummary => ({
   national_normalised: 0,
   shared_code_regions: {},
   extensions_dropped: 0,
+  spreadsheet_expanded: 0,
+  ambiguous: { total: 0, international: 0, national: 0, resolved_by: "convention" as const, votes: { international: 0, national: 0 } },
+  encoding: "utf8" as const,
+  encoding_source: "detected" as const,
   ...over,
 });
 
@@ -70,8 +74,6 @@ describe("billing", () => {
     expect(bill).toEqual({
       chargedMicros: 12_000,
       refundedMicros: 2000 + 5000 + 6000,
-      checked: 12,
-      noResult: 8,
       excluded: { invalid_cnt: 3, duplicate_cnt: 3 },
     });
   });
@@ -79,7 +81,7 @@ describe("billing", () => {
   it("leaves out a task still processing and a product it has no price for", () => {
     expect(billing([task({ status: "processing" }), task({ product: "unknown_batch", success_cnt: 10 })], prices)).toMatchObject({
       chargedMicros: 0,
-      checked: 0,
+      refundedMicros: 0,
     });
   });
 });

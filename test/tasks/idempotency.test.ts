@@ -52,7 +52,12 @@ describe("cost", () => {
     [10_000_000, "$10.00"],
     [3_500_000, "$3.50"],
     [-2000, "-$0.002"],
-  ])("formats %i micros as %s", (micros, text) => {
+    [1_196_399_000, "$1,196.399"],
+    [4_473_887_000, "$4,473.887"],
+    [1_234_567_890_123, "$1,234,567.890123"],
+    [1, "$0.000001"],
+    [999_999_999, "$999.999999"],
+  ])("formats %i micros as %s (exact in micros, at least cents, thousands separated)", (micros, text) => {
     expect(formatUsd(micros)).toBe(text);
   });
 

@@ -19,6 +19,7 @@ export function downloadCommand(invoke: Invoke, run = downloadRun) {
     .addOption(formatOption())
     .option("--join <source>", "write the source file's rows with the result columns beside them")
     .option("--strict", "exit 1 when the row count disagrees with the task's success_cnt")
+    .option("--report <file.html>", "also write an HTML report of the run (self-contained, printable)")
     .addOption(timeoutOption())
     .addOption(requestTimeoutOption())
     .addHelpText(
@@ -27,6 +28,7 @@ export function downloadCommand(invoke: Invoke, run = downloadRun) {
         "bulkcheck download $ID -o results.csv",
         "bulkcheck download $ID --join crm.csv -o crm-checked.csv",
         "bulkcheck download $ID --format jsonl | jq .",
+        "bulkcheck download $ID -o results.xlsx --report report.html",
       ]),
     )
     .action((ids, options, cmd) => invoke(cmd, (ctx) => run(ctx, ids, options)));
@@ -40,10 +42,17 @@ export async function downloadRun(ctx: Context, ids: string[], options: Download
     await downloadToOutput(ctx, taskIds, options);
     return;
   }
+  const { refuseXlsxJoin } = await import("./shared/output-format.js");
+  refuseXlsxJoin(options);
   if (options.format !== undefined && options.format !== "csv") {
     throw new UsageError("--join writes the source file's own format; drop --format.");
   }
+  const { checkReportFlags } = await import("./shared/report-flags.js");
+  checkReportFlags(ctx, options);
+  const reporting = options.report === undefined ? undefined : await import("./shared/report-output.js");
   // The join re-reads the source with libphonenumber-js (~90 ms to load): only --join pays for it.
   const { joinToOutput } = await import("./shared/join-output.js");
   await joinToOutput(ctx, taskIds, { ...options, join: options.join });
+  // The join does not count rows by result column: the report reads the results once more.
+  await reporting?.reportFromResults(ctx, taskIds, options.report, options.force);
 }

@@ -1,14 +1,22 @@
 import { TaskFailedError, UsageError } from "../../errors.js";
-import type { StagedResults } from "../../tasks/download.js";
+import type { Task } from "../../spec/task.js";
 import type { Staging } from "../../tasks/staging.js";
 import { Command } from "../commander.js";
 import type { Context, Invoke } from "../context.js";
 import { absolutePath } from "../paths.js";
 import { parseSeconds, parseUsd } from "../parse-flags.js";
 import { withTempDir } from "../temp-dir.js";
-import { checkOutputFlags, type AfterUploadFlags } from "./shared/after-upload.js";
+import { afterUpload, checkOutputFlags, type AfterUploadFlags } from "./shared/after-upload.js";
 import { checkWritableDirectory } from "./shared/destination.js";
-import { examples, formatOption, requestTimeoutOption, threadsOption, timeoutOption } from "./shared/help.js";
+import {
+  digitsAsOption,
+  encodingOption,
+  examples,
+  formatOption,
+  requestTimeoutOption,
+  threadsOption,
+  timeoutOption,
+} from "./shared/help.js";
 import type { PreparationFlags } from "./shared/preparation.js";
 import type { SubmitFlags } from "./shared/submission.js";
 import { pollInterval } from "./shared/waiting.js";
@@ -30,12 +38,14 @@ export function submitCommand(invoke: Invoke, run = submitRun) {
     .option("--column <name|index>", "phone column of a CSV (name, or 1-based index)")
     .option("--require-country-code", "exclude numbers written without their country code, as the service does")
     .option("--strict-region", "exclude regions that only share the calling code (e.g. GG/JE/IM for GB)")
-    .option("--rejects <file>", "write every excluded row to this CSV")
+    .option("--rejects <file>", "write every excluded row to this CSV (- for stdout; task ids then go to stderr)")
+    .addOption(digitsAsOption())
+    .addOption(encodingOption())
     .addOption(threadsOption())
     .option("--idempotency-key <key>", "use this key instead of the one derived from the list")
     .option("--resubmit", "force a new task for a list already submitted")
     .option("--dry-run", "prepare and show the plan and cost; upload nothing")
-    .option("-y, --yes", "do not ask for confirmation on a terminal")
+    .option("-y, --yes", "reserve without asking (needed where no one can answer: cron, pipes, CI)")
     .option("--max-cost <usd>", "stop if the reservation would exceed this many USD", parseUsd)
     .option("--wait", "wait for the tasks to finish")
     .option("--interval <sec>", "seconds between checks while waiting (min 30 unless the service is local)", parseSeconds)
@@ -43,6 +53,7 @@ export function submitCommand(invoke: Invoke, run = submitRun) {
     .addOption(requestTimeoutOption())
     .option("-o, --output <file>", "with --wait: download the results here (- for stdout)")
     .option("--join", "with --wait -o: write the source rows with the result columns beside them")
+    .option("--report <file.html>", "with --wait: also write an HTML report of the run (self-contained, printable)")
     .addOption(formatOption())
     .option("--force", "overwrite the output file")
     .addHelpText(
@@ -66,13 +77,15 @@ export function submitCommand(invoke: Invoke, run = submitRun) {
 export async function submitRun(ctx: Context, file: string, options: SubmitOptions): Promise<void> {
   // Loaded when the run starts, not with the command tree: preparation loads
   // libphonenumber-js, and submitting derives keys (node:crypto).
-  const { countryFromFlag, prepareFromFlags, printPreparationSummary, productFromFlag } = await import("./shared/preparation.js");
+  const { checkRejectsToStdout, countryFromFlag, prepareFromFlags, printPreparationSummary, productFromFlag } =
+    await import("./shared/preparation.js");
   const { submitAndReport } = await import("./shared/submission.js");
   const { assertKeyLength } = await import("../../tasks/idempotency.js");
   const product = productFromFlag(options.type);
   const country = countryFromFlag(options.country, product);
   if (options.idempotencyKey !== undefined) assertKeyLength(options.idempotencyKey);
   checkFlags(ctx, file, options);
+  checkRejectsToStdout(options, options.output === "-" ? "-o -" : ctx.globals.json ? "--json" : undefined);
   // A refused --interval must stop the run before anything is reserved, not after the upload.
   if (options.wait) await pollInterval(ctx, options.interval);
   const limits = await ctx.limits();
@@ -87,11 +100,10 @@ export async function submitRun(ctx: Context, file: string, options: SubmitOptio
     return submitAndReport(
       ctx,
       { product, country, chunks: prepared.chunks, entry: { source, preparation: prepared.settings, prepared: prepared.summary } },
-      { ...options, idsToStderr: options.output === "-" },
+      options,
       {
         wait: options.wait,
         interval: options.interval,
-        timeout: ctx.globals.timeout,
         ...(options.wait && options.output !== undefined ? { staged: (area: Staging) => (staged.area = area) } : {}),
       },
     );
@@ -101,34 +113,17 @@ export async function submitRun(ctx: Context, file: string, options: SubmitOptio
     throw error;
   });
   if (!uploaded) return;
-  const ids = uploaded.map((result) => result.task.id);
-  if (!options.wait) {
-    ctx.printer.note(`Next: bulkcheck wait ${ids.join(" ")}   then: bulkcheck download ${ids.join(" ")} -o results.csv`);
-  } else if (!staged.area) {
-    ctx.printer.note(`Done. Download with: bulkcheck download ${ids.join(" ")} -o results.csv`);
-  } else {
-    const { area } = staged;
-    await writeOutput(ctx, ids, options, sourcePath, { tasks: uploaded.map((result) => result.task), read: (task) => area.read(task) });
-    await area.remove();
-  }
-}
-
-/** The merged output of the staged results: downloaded rows, or with --join the source rows beside them. */
-async function writeOutput(
-  ctx: Context,
-  ids: readonly string[],
-  options: SubmitOptions,
-  sourcePath: string | undefined,
-  staged: StagedResults,
-) {
-  if (options.join && sourcePath) {
-    // The join reads the source again with libphonenumber-js: loaded only here.
-    const { joinToOutput } = await import("./shared/join-output.js");
-    await joinToOutput(ctx, ids, { ...options, join: sourcePath }, staged);
-  } else {
-    const { downloadToOutput } = await import("./shared/download-output.js");
-    await downloadToOutput(ctx, ids, options, staged);
-  }
+  const { area } = staged;
+  // With --wait the schedule has waited for every task already, and with -o fetched each result.
+  const scheduled = area ? { staged: { tasks: uploaded.map((result) => result.task), read: (task: Task) => area.read(task) } } : {};
+  await afterUpload(
+    ctx,
+    uploaded.map((result) => result.task.id),
+    options,
+    sourcePath,
+    scheduled,
+  );
+  await area?.remove();
 }
 
 function checkFlags(ctx: Context, file: string, options: SubmitOptions): void {

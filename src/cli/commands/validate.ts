@@ -1,11 +1,13 @@
-import { createReadStream, existsSync } from "node:fs";
+import { createReadStream } from "node:fs";
 import { pipeline } from "node:stream/promises";
 import { UsageError } from "../../errors.js";
 import { Command } from "../commander.js";
 import type { Context, Invoke } from "../context.js";
+import { snakeCaseKeys } from "../json-keys.js";
 import { absolutePath } from "../paths.js";
 import { withTempDir } from "../temp-dir.js";
-import { examples, threadsOption } from "./shared/help.js";
+import { checkDestination } from "./shared/destination.js";
+import { digitsAsOption, encodingOption, examples, threadsOption } from "./shared/help.js";
 import type { PreparationFlags } from "./shared/preparation.js";
 
 export interface ValidateOptions extends PreparationFlags {
@@ -25,7 +27,9 @@ export function validateCommand(invoke: Invoke, run = validateRun) {
     .option("--require-country-code", "exclude numbers written without their country code")
     .option("--strict-region", "exclude regions that only share the calling code")
     .option("-o, --output <file>", "write the normalised upload list here (- for stdout)")
-    .option("--rejects <file>", "write every excluded row to this CSV")
+    .option("--rejects <file>", "write every excluded row to this CSV (- for stdout)")
+    .addOption(digitsAsOption())
+    .addOption(encodingOption())
     .addOption(threadsOption())
     .option("--force", "overwrite output files")
     .addHelpText(
@@ -41,16 +45,15 @@ export function validateCommand(invoke: Invoke, run = validateRun) {
 /** Local only: no key, no network. Summary on stderr (or JSON on stdout), upload list to -o, rejects to --rejects. */
 export async function validateRun(ctx: Context, file: string, options: ValidateOptions): Promise<void> {
   // Preparation loads libphonenumber-js: when the run starts, not with the command tree.
-  const { countryFromFlag, prepareFromFlags, printPreparationSummary, productFromFlag } = await import("./shared/preparation.js");
+  const { checkRejectsToStdout, countryFromFlag, prepareFromFlags, printPreparationSummary, productFromFlag } =
+    await import("./shared/preparation.js");
   const product = options.type === undefined ? undefined : productFromFlag(options.type);
   const country = countryFromFlag(options.country, product);
   const listToStdout = options.output === "-";
   if (listToStdout && ctx.globals.json) throw new UsageError("-o - and --json both want stdout; write the list to a file, or drop --json.");
-  for (const path of [listToStdout ? undefined : options.output, options.rejects]) {
-    if (path !== undefined && !options.force && existsSync(absolutePath(ctx, path))) {
-      throw new UsageError(`${path} already exists.`, { hint: "Choose another path, or pass --force to replace it." });
-    }
-  }
+  checkRejectsToStdout(options, listToStdout ? "-o -" : ctx.globals.json ? "--json" : undefined);
+  const rejectsToStdout = options.rejects === "-";
+  for (const path of [options.output, options.rejects]) checkDestination(ctx, path, options.force);
   const result = await withTempDir(async (dir) => {
     const output = options.output === undefined || listToStdout ? { outputDir: dir } : { uploadPath: absolutePath(ctx, options.output) };
     const prepared = await prepareFromFlags(ctx, file, options, country, output);
@@ -60,10 +63,10 @@ export async function validateRun(ctx: Context, file: string, options: ValidateO
     return prepared;
   });
   if (ctx.globals.json) {
-    ctx.printer.json({ ...result.summary, column: result.column, format: result.format });
+    ctx.printer.json(snakeCaseKeys({ ...result.summary, column: result.column, format: result.format }));
     return;
   }
   printPreparationSummary(ctx, result);
   if (options.output && !listToStdout) ctx.printer.note(`Upload list (${result.summary.kept} numbers) written to ${options.output}.`);
-  if (options.rejects) ctx.printer.note(`Excluded rows written to ${options.rejects}.`);
+  if (options.rejects && !rejectsToStdout) ctx.printer.note(`Excluded rows written to ${options.rejects}.`);
 }

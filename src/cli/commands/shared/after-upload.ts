@@ -1,7 +1,10 @@
 import { UsageError } from "../../../errors.js";
 import type { OutputFormat } from "../../../results/index.js";
+import type { StagedResults } from "../../../tasks/download.js";
 import type { Context } from "../../context.js";
 import { checkDestination } from "./destination.js";
+import { refuseXlsxJoin, resultFormat } from "./output-format.js";
+import { checkReportFlags } from "./report-flags.js";
 import { waitAndReport } from "./waiting.js";
 
 /** What to do once tasks are created: submit's and retry-failed's --wait, -o, --join. */
@@ -12,6 +15,8 @@ export interface AfterUploadFlags {
   join?: boolean;
   format?: OutputFormat;
   force?: boolean;
+  /** --report FILE.html (submit --wait). */
+  report?: string;
 }
 
 /** -o needs --wait, an existing file needs --force, and its directory must exist: checked before anything is uploaded. */
@@ -21,24 +26,50 @@ export function checkOutputFlags(ctx: Context, flags: AfterUploadFlags): void {
       hint: "Add --wait, or download later: bulkcheck download <id> -o FILE",
     });
   }
+  if (flags.report !== undefined && !flags.wait) {
+    throw new UsageError("--report needs --wait (results do not exist until the task has finished).", {
+      hint: "Add --wait, or write the report later: bulkcheck report <id> -o report.html",
+    });
+  }
   if (flags.output !== undefined) checkDestination(ctx, flags.output, flags.force);
+  if (flags.join) refuseXlsxJoin(flags);
+  else if (flags.output !== undefined) resultFormat(ctx, flags);
+  if (flags.report !== undefined) checkReportFlags(ctx, flags);
 }
 
-/** Without --wait: say what to run next. With --wait: wait, then download (-o) or join (--join). */
-export async function afterUpload(ctx: Context, ids: readonly string[], flags: AfterUploadFlags, sourcePath?: string): Promise<void> {
+/** A submit whose schedule waited for its tasks already; with -o it fetched each result as its task finished. */
+export interface Scheduled {
+  staged?: StagedResults;
+}
+
+/**
+ * Without --wait: say what to run next. With --wait: wait (unless `scheduled` did),
+ * then download (-o) or join (--join), from the staged results when there are some.
+ */
+export async function afterUpload(
+  ctx: Context,
+  ids: readonly string[],
+  flags: AfterUploadFlags,
+  sourcePath?: string,
+  scheduled?: Scheduled,
+): Promise<void> {
   if (!flags.wait) {
     ctx.printer.note(`Next: bulkcheck wait ${ids.join(" ")}   then: bulkcheck download ${ids.join(" ")} -o results.csv`);
     return;
   }
-  await waitAndReport(ctx, ids, flags);
+  if (!scheduled) await waitAndReport(ctx, ids, flags);
+  const staged = scheduled?.staged;
   if (flags.output === undefined) {
-    ctx.printer.note(`Done. Download with: bulkcheck download ${ids.join(" ")} -o results.csv`);
+    if (flags.report === undefined) ctx.printer.note(`Done. Download with: bulkcheck download ${ids.join(" ")} -o results.csv`);
+    else await (await import("./report-output.js")).reportFromResults(ctx, ids, flags.report, flags.force);
   } else if (flags.join && sourcePath) {
     // The join reads the source again with libphonenumber-js: loaded only here.
     const { joinToOutput } = await import("./join-output.js");
-    await joinToOutput(ctx, ids, { ...flags, join: sourcePath });
+    await joinToOutput(ctx, ids, { ...flags, join: sourcePath }, staged);
+    // The join does not count rows by result column: the report reads the results once more.
+    if (flags.report !== undefined) await (await import("./report-output.js")).reportFromResults(ctx, ids, flags.report, flags.force);
   } else {
     const { downloadToOutput } = await import("./download-output.js");
-    await downloadToOutput(ctx, ids, flags);
+    await downloadToOutput(ctx, ids, flags, staged);
   }
 }

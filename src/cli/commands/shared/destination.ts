@@ -1,5 +1,5 @@
 import { accessSync, constants, lstatSync, statSync } from "node:fs";
-import { dirname } from "node:path";
+import { dirname, join } from "node:path";
 import { UsageError } from "../../../errors.js";
 import { DestinationNotReplaceableError, isReplaceable } from "../../../results/errors.js";
 import type { Context } from "../../context.js";
@@ -19,6 +19,11 @@ export function isStdout(output: string | undefined): output is "-" | undefined 
 export function checkDestination(ctx: Pick<Context, "cwd">, output: string | undefined, force: boolean | undefined): void {
   if (isStdout(output)) return;
   const path = absolutePath(ctx, output);
+  if (statSync(path, { throwIfNoEntry: false })?.isDirectory()) {
+    throw new UsageError(`${output} is a directory; bulkcheck writes a file there.`, {
+      hint: `Give a file path, such as ${join(output, "results.csv")}.`,
+    });
+  }
   const existing = lstatSync(path, { throwIfNoEntry: false });
   if (existing && !force) {
     throw new UsageError(`${output} already exists.`, { hint: "Choose another path, or pass --force to replace it." });

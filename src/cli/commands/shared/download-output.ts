@@ -2,11 +2,14 @@ import { assertRowCounts, describeSummary, type OutputFormat, type ResultSummary
 import type { ServiceType } from "../../../spec/products.js";
 import type { Task } from "../../../spec/task.js";
 import { formatDuration } from "../../../api/attempts.js";
+import { signalByCountry } from "../../../report/model.js";
 import { billing, type ExcludedBeforeUpload } from "../../../tasks/billing.js";
-import { downloadResults, type StagedResults } from "../../../tasks/download.js";
+import { downloadResults, resultCounts, type DownloadDeps, type StagedResults } from "../../../tasks/download.js";
 import type { Context } from "../../context.js";
 import { billingJson, describeBilling, describeExcluded } from "./billing-report.js";
 import { checkDestination, isStdout } from "./destination.js";
+import { resultFormat } from "./output-format.js";
+import { checkReportFlags } from "./report-flags.js";
 import { withStagedOutput } from "./staged-output.js";
 
 export interface DownloadFlags {
@@ -14,11 +17,14 @@ export interface DownloadFlags {
   force?: boolean;
   format?: OutputFormat;
   strict?: boolean;
+  /** Also write the HTML report of the run here. */
+  report?: string;
 }
 
 /**
  * Downloads (and merges) the results of finished tasks to a file or stdout and
- * prints the summary; `staged` results are read from where they were fetched to.
+ * prints the summary, and with --report writes the report from the same reading;
+ * `staged` results are read from where they were fetched to.
  * Stdout output is staged in a temp file first, so a transfer that breaks and
  * restarts never leaves half a file in a pipe.
  */
@@ -29,36 +35,68 @@ export async function downloadToOutput(
   staged?: StagedResults,
 ): Promise<ResultSummary> {
   checkDestination(ctx, flags.output, flags.force);
+  checkReportFlags(ctx, flags);
+  // The report's code is loaded only for --report.
+  const report = flags.report === undefined ? undefined : await import("./report-output.js");
   const toStdout = isStdout(flags.output);
+  const format = resultFormat(ctx, flags);
+  const prices = await ctx.prices();
   const outcome = await withStagedOutput(ctx, flags.output, async (path, mode) =>
-    downloadResults(
-      {
-        client: () => ctx.client(),
-        journal: await ctx.journal(),
-        sleep: ctx.sleep,
-        signal: ctx.signal,
-        onRestart: (error) => ctx.printer.note(brokeOff(error)),
-        ...(staged ? { staged } : {}),
-        onWait: (taskId, ms) => ctx.printer.note(notPublished(taskId, ms)),
-      },
-      taskIds,
-      {
-        path,
-        ...(mode === undefined ? {} : { mode }),
-        force: toStdout || Boolean(flags.force),
-        format: outputFormat(ctx, flags.format, toStdout),
-        colour: ctx.printer.options.colour,
-      },
-    ),
+    downloadResults({ ...(await downloadDeps(ctx)), ...(staged ? { staged } : {}) }, taskIds, {
+      path,
+      ...(mode === undefined ? {} : { mode }),
+      force: toStdout || Boolean(flags.force),
+      format,
+      colour: ctx.printer.options.colour,
+      tableWidth: ctx.io.stdout.columns || undefined,
+      prices,
+    }),
   );
   reportSummary(ctx, outcome.summary, {
     tasks: outcome.tasks,
     excluded: outcome.excluded,
     dataOnStdout: toStdout,
-    prices: await ctx.prices(),
+    prices,
   });
+  await report?.writeReport(ctx, flags.report, outcome, flags.force);
   if (flags.strict) assertRowCounts(outcome.summary);
   return outcome.summary;
+}
+
+/** The rows' counts in a --json summary; a report's tables show the same numbers. */
+function talliesJson(summary: ResultSummary, tasks: readonly Task[]) {
+  if (summary.signal) {
+    const byCountry = signalByCountry(tasks, summary.sources);
+    return {
+      activated: summary.signal,
+      ...(byCountry.length > 0
+        ? { activated_by_country: Object.fromEntries(byCountry.map(({ country, counts }) => [country, counts])) }
+        : {}),
+    };
+  }
+  if (!summary.carrier) return {};
+  const { topCarriers, topNumberTypes, topRegions, differences } = summary.carrier;
+  return {
+    top_carriers: topCarriers,
+    top_number_types: topNumberTypes,
+    top_regions: topRegions,
+    carrier_differences: {
+      rows: differences.rows,
+      top: differences.top.map((pair) => ({ carrier: pair.carrier, underlying_carrier: pair.underlyingCarrier, count: pair.count })),
+    },
+  };
+}
+
+/** What downloading needs from the run: the client, the journal, the clock, Ctrl-C, and a note when a transfer restarts. */
+export async function downloadDeps(ctx: Context): Promise<DownloadDeps> {
+  return {
+    client: () => ctx.client(),
+    journal: await ctx.journal(),
+    sleep: ctx.sleep,
+    signal: ctx.signal,
+    onRestart: (error) => ctx.printer.note(brokeOff(error)),
+    onWait: (taskId, ms) => ctx.printer.note(notPublished(taskId, ms)),
+  };
 }
 
 /** What a wait for a result file not yet published tells the user. */
@@ -71,12 +109,6 @@ export function brokeOff(error: Error): string {
   return `The download broke off (${error.message}); starting again with a fresh link.`;
 }
 
-/** Default csv (jsonl for --json on stdout); a boxed table only on a terminal, TSV anywhere else. */
-function outputFormat(ctx: Context, format: OutputFormat | undefined, toStdout: boolean): OutputFormat {
-  if (format === "table") return toStdout && ctx.io.stdout.isTTY ? "table" : "tsv";
-  return format ?? (ctx.globals.json && toStdout ? "jsonl" : "csv");
-}
-
 interface SummaryContext {
   tasks: readonly Task[];
   excluded: ExcludedBeforeUpload | undefined;
@@ -86,7 +118,8 @@ interface SummaryContext {
 
 function reportSummary(ctx: Context, summary: ResultSummary, { tasks, excluded, dataOnStdout, prices }: SummaryContext): void {
   const bill = billing(tasks, prices);
-  const lines = [...describeSummary({ ...summary, path: dataOnStdout ? undefined : summary.path }), ...describeBilling(bill)];
+  const counts = resultCounts(tasks, summary.sources);
+  const lines = [...describeSummary({ ...summary, path: dataOnStdout ? undefined : summary.path }), ...describeBilling(bill, counts)];
   if (excluded) lines.push(describeExcluded(excluded));
   for (const line of lines) {
     if (line.startsWith("Warning: ")) ctx.printer.warn(line.slice("Warning: ".length));
@@ -97,10 +130,9 @@ function reportSummary(ctx: Context, summary: ResultSummary, { tasks, excluded, 
       rows_written: summary.rowsWritten,
       path: summary.path,
       format: summary.format,
-      ...billingJson(bill),
+      ...billingJson(bill, counts),
       ...(excluded ? { excluded_before_upload: excluded } : {}),
-      ...(summary.signal ? { activated: summary.signal } : {}),
-      ...(summary.carrier ? { top_carriers: summary.carrier.topCarriers, top_number_types: summary.carrier.topNumberTypes } : {}),
+      ...talliesJson(summary, tasks),
       mismatches: summary.mismatches,
     });
   }

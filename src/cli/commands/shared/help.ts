@@ -1,3 +1,4 @@
+import { FORCEABLE_ENCODINGS } from "../../../csv/encodings.js";
 import { Option } from "../../commander.js";
 import { parseCountOrZero, parsePositiveSeconds, parseSeconds } from "../../parse-flags.js";
 
@@ -8,12 +9,13 @@ export function examples(lines: string[]): string {
 
 /** --format of the commands that write results (submit --wait -o, download). */
 export function formatOption() {
-  return new Option("--format <format>", "output format (default csv; jsonl with --json on stdout)").choices([
+  return new Option("--format <format>", "output format (default csv, xlsx for -o FILE.xlsx; jsonl with --json on stdout)").choices([
     "csv",
     "tsv",
     "jsonl",
     "json",
     "table",
+    "xlsx",
   ] as const);
 }
 
@@ -23,6 +25,22 @@ export function threadsOption() {
     "--threads <n>",
     "classify on this many worker threads (default 0: in this thread; 30–65 MB each, worth it only for lists that need the full parse)",
   ).argParser(parseCountOrZero);
+}
+
+/** --digits-as of the commands that prepare a list. */
+export function digitsAsOption() {
+  return new Option(
+    "--digits-as <reading>",
+    "read digits valid both with their country code and as a national number (two numbers) this way (default: as most of the list)",
+  ).choices(["international", "national"] as const);
+}
+
+/** --encoding of the commands that prepare a list. */
+export function encodingOption() {
+  return new Option(
+    "--encoding <encoding>",
+    "read the list in this encoding (default: its BOM's, UTF-8 if valid, else windows-1252)",
+  ).choices(FORCEABLE_ENCODINGS);
 }
 
 /** --timeout of every command that talks to the service: one bound on the whole run. */

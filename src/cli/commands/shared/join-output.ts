@@ -2,6 +2,7 @@ import type { StagedResults } from "../../../tasks/download.js";
 import { joinTaskResults } from "../../../tasks/join.js";
 import { billing } from "../../../tasks/billing.js";
 import type { JoinSummary } from "../../../results/join.js";
+import { count } from "../../../results/summary.js";
 import type { Context } from "../../context.js";
 import { absolutePath } from "../../paths.js";
 import { billingJson, describeBilling } from "./billing-report.js";
@@ -46,13 +47,27 @@ export async function joinToOutput(ctx: Context, ids: readonly string[], flags: 
   );
   const counts = Object.entries(summary.byStatus)
     .filter(([, n]) => n > 0)
-    .map(([status, n]) => `${status} ${n}`)
+    .map(([status, n]) => `${status} ${count(n)}`)
     .join(", ");
-  ctx.printer.note(`Wrote ${summary.rows} source rows${toStdout ? "" : ` to ${output}`} with the ${serviceType} columns: ${counts}.`);
+  ctx.printer.note(
+    `Wrote ${count(summary.rows)} source rows${toStdout ? "" : ` to ${output}`} with the ${serviceType} columns: ${counts}.`,
+  );
+  if (summary.prefix) {
+    ctx.printer.note(
+      `The source already has a column named like a result column, so every added column starts with ${summary.prefix}: ${summary.addedColumns.join(", ")}.`,
+    );
+  }
   const bill = billing(tasks, await ctx.prices());
-  for (const line of describeBilling(bill)) ctx.printer.note(line);
+  const inFile = { checked: summary.byStatus.checked, noResult: summary.byStatus.no_result };
+  for (const line of describeBilling(bill, inFile)) ctx.printer.note(line);
   if (ctx.globals.json && !toStdout) {
-    ctx.printer.json({ rows_written: summary.rows, path: absolutePath(ctx, output), by_status: summary.byStatus, ...billingJson(bill) });
+    ctx.printer.json({
+      rows_written: summary.rows,
+      path: absolutePath(ctx, output),
+      by_status: summary.byStatus,
+      added_columns: summary.addedColumns,
+      ...billingJson(bill, inFile),
+    });
   }
   return summary;
 }

@@ -1,0 +1,70 @@
+import { renderReport } from "../../../report/html.js";
+import { journalFacts } from "../../../report/journal-facts.js";
+import { reportModel } from "../../../report/model.js";
+import { writeReportFile } from "../../../report/write-report.js";
+import type { ResultSummary } from "../../../results/index.js";
+import type { Task } from "../../../spec/task.js";
+import { downloadResults } from "../../../tasks/download.js";
+import type { Context } from "../../context.js";
+import { absolutePath } from "../../paths.js";
+import { isStdout } from "./destination.js";
+import { downloadDeps } from "./download-output.js";
+
+/** What a download learned that a report shows. */
+export interface ReadResults {
+  summary: Pick<ResultSummary, "rows" | "signal" | "carrier" | "sources" | "serviceType" | "path">;
+  tasks: readonly Task[];
+}
+
+/** What was written: the report's file (absent for stdout), and the rows and tasks it covers. */
+export interface WrittenReport {
+  path?: string;
+  tasks: number;
+  rows: number;
+}
+
+/**
+ * Writes the HTML report of finished tasks whose results were just read: to `path`
+ * (atomically), or to stdout when `path` is `-` or absent.
+ */
+export async function writeReport(
+  ctx: Context,
+  path: string | undefined,
+  read: ReadResults,
+  force: boolean | undefined,
+): Promise<WrittenReport> {
+  const taskIds = read.tasks.map((task) => task.id);
+  const model = reportModel({
+    product: read.summary.serviceType,
+    tasks: read.tasks,
+    results: read.summary,
+    prices: await ctx.prices(),
+    journal: await journalFacts(await ctx.journal(), taskIds),
+    generatedAt: new Date(ctx.now()).toISOString(),
+    ...(read.summary.path === undefined ? {} : { resultsPath: read.summary.path }),
+  });
+  const html = renderReport(model);
+  const written = { tasks: read.tasks.length, rows: read.summary.rows };
+  if (isStdout(path)) {
+    ctx.io.stdout.write(html);
+    return written;
+  }
+  await writeReportFile(absolutePath(ctx, path), html, Boolean(force));
+  ctx.printer.note(`Wrote the report to ${path}.`);
+  return { path: absolutePath(ctx, path), ...written };
+}
+
+/**
+ * Reads the tasks' results only to count them (nothing is written), and writes the
+ * report: `bulkcheck report`, and --report without -o (or with --join, whose rows are
+ * not counted by result column).
+ */
+export async function reportFromResults(
+  ctx: Context,
+  taskIds: readonly string[],
+  path: string | undefined,
+  force?: boolean,
+): Promise<WrittenReport> {
+  const outcome = await downloadResults(await downloadDeps(ctx), taskIds, { force: false, format: "csv", colour: false });
+  return writeReport(ctx, path, { summary: outcome.summary, tasks: outcome.tasks }, force);
+}

@@ -1,0 +1,197 @@
+import { count } from "../results/summary.js";
+import { EMPTY_VALUE } from "../results/summary-tables.js";
+import type { SignalCounts, ValueCount } from "../results/tally.js";
+import { formatUsd } from "../tasks/cost.js";
+import { barChart, percent, shareChart, type Part } from "./charts.js";
+import { escapeHtml as h } from "./escape.js";
+import type { ReportModel } from "./model.js";
+import { REPORT_CSS } from "./styles.js";
+
+type Cell = string | number;
+
+/** A table with a header row; numbers are grouped (1,234) and right-aligned. Cells are text, escaped here. */
+function table(id: string, caption: string, head: readonly string[], rows: ReadonlyArray<readonly Cell[]>): string {
+  const cell = (tag: "td" | "th", value: Cell) =>
+    typeof value === "number" ? `<${tag} class="n">${count(value)}</${tag}>` : `<${tag}>${h(value)}</${tag}>`;
+  const header = `<tr>${head.map((name, i) => `<th${i > 0 && typeof rows[0]?.[i] === "number" ? ' class="n"' : ""}>${h(name)}</th>`).join("")}</tr>`;
+  const body = rows.map((row) => `<tr>${row.map((value) => cell("td", value)).join("")}</tr>`).join("");
+  return `<table id="${id}"><caption>${h(caption)}</caption><thead>${header}</thead><tbody>${body}</tbody></table>`;
+}
+
+/** Label/value pairs as a two-column table whose first column is a row header. */
+function facts(id: string, caption: string, pairs: ReadonlyArray<readonly [string, Cell]>): string {
+  const rows = pairs.map(
+    ([label, value]) =>
+      `<tr><th scope="row">${h(label)}</th>${typeof value === "number" ? `<td class="n">${count(value)}</td>` : `<td>${h(value)}</td>`}</tr>`,
+  );
+  return `<table id="${id}"><caption>${h(caption)}</caption><tbody>${rows.join("")}</tbody></table>`;
+}
+
+function figure(id: string, heading: string, chart: string, numbers: string): string {
+  return `<figure id="${id}"><h3>${h(heading)}</h3>${chart}<figcaption>${numbers}</figcaption></figure>`;
+}
+
+const shown = (value: string) => (value === "" ? EMPTY_VALUE : value);
+
+function runSection(model: ReportModel): string {
+  const pairs: Array<readonly [string, Cell]> = [
+    ["Product", model.product],
+    ["Countries", model.countries.join(", ") || "none given"],
+    ["Tasks", model.tasks.length],
+  ];
+  for (const source of model.sources) pairs.push(["List submitted", source]);
+  if (model.resultsPath !== undefined) pairs.push(["Results file", model.resultsPath]);
+  const tasks = table(
+    "tasks",
+    "Tasks",
+    ["Task", "Status", "Country", "Created", "Lines", "Numbers", "With result", "Without result"],
+    model.tasks.map((task) => [
+      task.id,
+      task.status,
+      task.country,
+      readableTime(task.created_at),
+      task.submitted_lines ?? task.total,
+      task.total,
+      task.success_cnt ?? "",
+      task.failure_cnt ?? "",
+    ]),
+  );
+  return `<section id="run"><h2>The run</h2>${facts("run-facts", "Summary", pairs)}${tasks}</section>`;
+}
+
+function preparationSection(model: ReportModel): string {
+  const prep = model.preparation;
+  const service =
+    model.excludedByService.length > 0
+      ? table("service-excluded", "Excluded by the service while preparing", ["Class", "Lines"], model.excludedByService)
+      : "";
+  if (!prep) {
+    return `<section id="preparation"><h2>Local preparation</h2><p class="note">This machine's journal holds no preparation for these tasks (they were submitted elsewhere, or with an older bulkcheck).</p>${service}</section>`;
+  }
+  const rows: Array<readonly [string, number]> = [
+    ["Rows read", prep.rows_read],
+    ["Kept (uploaded)", prep.kept],
+    ["Excluded: invalid", prep.invalid_cnt],
+    ["Excluded: no country code", prep.no_code_cnt],
+    ["Excluded: other country", prep.other_country_cnt],
+    ["Excluded: duplicate", prep.duplicate_cnt],
+    ["Excluded: blank", prep.blank],
+  ];
+  return `<section id="preparation"><h2>Local preparation</h2><div class="columns">${facts("preparation-table", "Rows of the list", rows)}${service}</div></section>`;
+}
+
+function moneySection(model: ReportModel): string {
+  const m = model.money;
+  const pairs: Array<readonly [string, string]> = [["Price per number", formatUsd(m.priceMicros)]];
+  if (m.estimateMicros !== undefined) pairs.push(["Estimate before submitting", formatUsd(m.estimateMicros)]);
+  pairs.push(
+    ["Reserved at submit", formatUsd(m.reservedMicros)],
+    [`Charged (${count(m.checked)} checked)`, formatUsd(m.chargedMicros)],
+    [`Refunded (${count(m.noResult)} without result, and what the service did not check)`, formatUsd(m.refundedMicros)],
+  );
+  if (m.estimateMicros !== undefined)
+    pairs.push([
+      "Charged against the estimate",
+      `${formatUsd(m.chargedMicros - m.estimateMicros)} (${percent(m.chargedMicros, m.estimateMicros)} of it)`,
+    ]);
+  return `<section id="money"><h2>Money</h2>${facts("money-table", "USD, at the configured prices", pairs)}</section>`;
+}
+
+const SIGNAL_PARTS = (counts: SignalCounts): Part[] => [
+  { label: "true", value: counts.true, tone: 0 },
+  { label: "false", value: counts.false, tone: 1 },
+  ...(counts.other > 0 ? [{ label: "other", value: counts.other, tone: 2 }] : []),
+];
+
+function signalResults(model: ReportModel, signal: NonNullable<ReportModel["signal"]>): string {
+  const rows = [{ label: "All", counts: signal.all }, ...signal.byCountry.map(({ country, counts }) => ({ label: country, counts }))];
+  const withOther = rows.some((row) => row.counts.other > 0);
+  const chart = shareChart(
+    "activated: true and false share",
+    rows.map((row) => ({ label: row.label, parts: SIGNAL_PARTS(row.counts) })),
+  );
+  const numbers = table(
+    "activated-table",
+    "activated, rows",
+    ["Country", "true", "false", ...(withOther ? ["other"] : []), "true share"],
+    rows.map(({ label, counts }) => [
+      label,
+      counts.true,
+      counts.false,
+      ...(withOther ? [counts.other] : []),
+      percent(counts.true, counts.true + counts.false + counts.other),
+    ]),
+  );
+  return figure("activated-chart", `activated (${model.product})`, chart, numbers);
+}
+
+function valueFigure(id: string, heading: string, column: string, values: readonly ValueCount[], rows: number): string {
+  const bars = values.map(({ value, count: n }) => ({ label: shown(value), value: n }));
+  const chart = barChart(heading, bars, rows, count);
+  const numbers = table(
+    `${id}-table`,
+    `${heading}, rows`,
+    [column, "Rows", "Share"],
+    bars.map((bar) => [bar.label, bar.value, percent(bar.value, rows)]),
+  );
+  return figure(`${id}-chart`, heading, bars.length > 0 ? chart : "", numbers);
+}
+
+function carrierResults(model: ReportModel, carrier: NonNullable<ReportModel["carrier"]>): string {
+  const { differences } = carrier;
+  const pairs = differences.top.map((pair) => ({ label: `${pair.carrier} → ${pair.underlyingCarrier}`, value: pair.count }));
+  const diffTable = table(
+    "differences-table",
+    `Carrier differs from the underlying carrier: ${count(differences.rows)} rows (${percent(differences.rows, model.rows)})`,
+    ["Carrier", "Underlying carrier", "Rows"],
+    differences.top.map((pair) => [pair.carrier, pair.underlyingCarrier, pair.count]),
+  );
+  const diffChart =
+    pairs.length > 0
+      ? barChart("Carrier vs underlying carrier", pairs, model.rows, count)
+      : '<p class="note">No row names a carrier that differs from its underlying carrier.</p>';
+  return (
+    '<div class="columns">' +
+    valueFigure("number-types", "Number types", "Number type", carrier.topNumberTypes, model.rows) +
+    valueFigure("carriers", "Top carriers", "Carrier", carrier.topCarriers, model.rows) +
+    valueFigure("regions", "Top regions", "Region", carrier.topRegions, model.rows) +
+    figure("differences-chart", "Carrier vs underlying carrier (ported numbers)", diffChart, diffTable) +
+    "</div>"
+  );
+}
+
+function resultsSection(model: ReportModel): string {
+  const intro = `<p>${count(model.rows)} result rows.</p>`;
+  const body = model.signal ? signalResults(model, model.signal) : model.carrier ? carrierResults(model, model.carrier) : "";
+  return `<section id="results" class="results"><h2>Results</h2>${intro}${body}</section>`;
+}
+
+/** "2025-01-15T09:00:00.000Z" → "2025-01-15 09:00 UTC"; anything else as it is. */
+function readableTime(iso: string): string {
+  const match = /^(\d{4}-\d\d-\d\d)T(\d\d:\d\d)(:\d\d(\.\d+)?)?Z$/.exec(iso);
+  return match ? `${match[1]} ${match[2]} UTC` : iso;
+}
+
+/**
+ * The report as one self-contained HTML page: inline CSS and SVG, no script and
+ * nothing fetched. Every chart's numbers are in a table under it, so a reader that
+ * shows no SVG (a plain-text mail view) still has them all.
+ */
+export function renderReport(model: ReportModel): string {
+  const countries = model.countries.length > 0 ? ` · ${model.countries.join(", ")}` : "";
+  const title = `bulkcheck report: ${model.product}${countries}`;
+  return [
+    "<!DOCTYPE html>",
+    '<html lang="en"><head><meta charset="utf-8">',
+    '<meta name="viewport" content="width=device-width, initial-scale=1">',
+    `<title>${h(title)}</title><style>${REPORT_CSS}</style></head><body>`,
+    `<header><h1>${h(title)}</h1><p class="meta">${model.tasks.length} task(s) · made ${h(readableTime(model.generatedAt))}</p></header>`,
+    runSection(model),
+    preparationSection(model),
+    moneySection(model),
+    resultsSection(model),
+    "<footer>Made by bulkcheck from the service's task records, this machine's journal and the result files; prices from the config.</footer>",
+    "</body></html>",
+    "",
+  ].join("\n");
+}

@@ -1,0 +1,103 @@
+import type { SourceSummary } from "../results/result-table.js";
+import type { CarrierCounts, SignalCounts, Tally } from "../results/tally.js";
+import type { ServiceType } from "../spec/products.js";
+import type { Task } from "../spec/task.js";
+import { billing } from "../tasks/billing.js";
+import { resultCounts } from "../tasks/download.js";
+import type { JournalFacts } from "./journal-facts.js";
+
+/** What a report is made from: the finished tasks, their rows' counts, the price and the journal. */
+export interface ReportInput {
+  product: ServiceType;
+  /** The tasks, in the order their results were read. */
+  tasks: readonly Task[];
+  /** The counts of the rows read; `sources[i]` is the result of `tasks[i]`. */
+  results: Tally & { sources: readonly Pick<SourceSummary, "signal" | "label" | "rows">[] };
+  /** Per-number prices (micro-USD) from the config. */
+  prices: Record<ServiceType, number>;
+  journal: JournalFacts;
+  /** When the report was made (ISO 8601). */
+  generatedAt: string;
+  /** The results file written beside the report, if any. */
+  resultsPath?: string;
+}
+
+export interface CountrySignal {
+  country: string;
+  counts: SignalCounts;
+}
+
+export interface Money {
+  priceMicros: number;
+  /** The numbers uploaded times the price, as shown before submitting; absent when the journal knows no task. */
+  estimateMicros?: number;
+  reservedMicros: number;
+  chargedMicros: number;
+  refundedMicros: number;
+  checked: number;
+  noResult: number;
+}
+
+/** Everything a report shows, worked out; rendering only formats it. */
+export interface ReportModel {
+  product: ServiceType;
+  generatedAt: string;
+  countries: string[];
+  tasks: readonly Task[];
+  sources: readonly string[];
+  resultsPath?: string;
+  preparation: JournalFacts["preparation"];
+  /** Lines the service excluded while preparing, by class (fuller task variant only). */
+  excludedByService: Array<[string, number]>;
+  money: Money;
+  rows: number;
+  /** Signal products: the overall split, and one per country when the tasks span several. */
+  signal?: { all: SignalCounts; byCountry: CountrySignal[] };
+  carrier?: CarrierCounts;
+}
+
+/** The report's figures from what a download (or `bulkcheck report`) learned. */
+export function reportModel(input: ReportInput): ReportModel {
+  const { tasks, results, product } = input;
+  const priceMicros = input.prices[product];
+  const bill = billing(tasks, input.prices);
+  const reserved = tasks.reduce((sum, task) => sum + (task.submitted_lines ?? task.total) * priceMicros, 0);
+  const countries = [...new Set(tasks.map((task) => task.country).filter((country) => country !== ""))];
+  return {
+    product,
+    generatedAt: input.generatedAt,
+    countries,
+    tasks,
+    sources: input.journal.sources,
+    ...(input.resultsPath === undefined ? {} : { resultsPath: input.resultsPath }),
+    preparation: input.journal.preparation,
+    excludedByService: Object.entries(bill.excluded).map(([field, n]) => [field.replace(/_cnt$/, ""), n]),
+    money: {
+      priceMicros,
+      ...(input.journal.known > 0 ? { estimateMicros: input.journal.uploaded * priceMicros } : {}),
+      reservedMicros: reserved,
+      chargedMicros: bill.chargedMicros,
+      refundedMicros: bill.refundedMicros,
+      ...resultCounts(tasks, results.sources),
+    },
+    rows: results.rows,
+    ...(results.signal ? { signal: { all: results.signal, byCountry: signalByCountry(tasks, results.sources) } } : {}),
+    ...(results.carrier ? { carrier: results.carrier } : {}),
+  };
+}
+
+/** Each country's true/false split, from each task's own counts; empty unless the tasks span several countries. */
+export function signalByCountry(tasks: readonly Task[], sources: readonly Pick<SourceSummary, "signal">[]): CountrySignal[] {
+  const byCountry = new Map<string, SignalCounts>();
+  tasks.forEach((task, i) => {
+    const counts = sources[i]?.signal;
+    if (!counts) return;
+    const total = byCountry.get(task.country) ?? { true: 0, false: 0, other: 0 };
+    total.true += counts.true;
+    total.false += counts.false;
+    total.other += counts.other;
+    byCountry.set(task.country, total);
+  });
+  if (byCountry.size < 2) return [];
+  return [...byCountry].map(([country, counts]) => ({ country, counts })).sort((a, b) => (a.country < b.country ? -1 : 1));
+}

@@ -1,0 +1,41 @@
+import type { SummaryTable } from "../results/format-xlsx.js";
+import { tallyTables } from "../results/summary-tables.js";
+import type { Tally } from "../results/tally.js";
+import type { Task } from "../spec/task.js";
+import type { Billing, ExcludedBeforeUpload } from "./billing.js";
+import type { ResultCounts } from "./download.js";
+import { formatUsd } from "./cost.js";
+
+/** What a download knows of its run beyond the rows: the tasks, what they cost, what preparation left out. */
+export interface RunFacts {
+  product: string;
+  tasks: readonly Task[];
+  /** Absent when no price is known. */
+  bill?: Billing;
+  counts: ResultCounts;
+  excluded?: ExcludedBeforeUpload;
+}
+
+/** "invalid_cnt" → "invalid": the class names without their `_cnt`. */
+function className(field: string): string {
+  return field.replace(/_cnt$/, "");
+}
+
+/**
+ * The xlsx Summary sheet of a download: the run (product, tasks, what was checked,
+ * charged and refunded, what was excluded and by whom), then the rows' counts.
+ */
+export function summarySheet(run: RunFacts, tally: Tally): SummaryTable[] {
+  const rows: Array<readonly [string, string | number]> = [
+    ["Product", run.product],
+    ["Tasks", run.tasks.map((task) => task.id).join(" ")],
+    ["Countries", [...new Set(run.tasks.map((task) => task.country).filter(Boolean))].join(" ")],
+  ];
+  rows.push(["Checked", run.counts.checked], ["No result", run.counts.noResult]);
+  if (run.bill) {
+    rows.push(["Charged", formatUsd(run.bill.chargedMicros)], ["Refunded", formatUsd(run.bill.refundedMicros)]);
+    for (const [field, n] of Object.entries(run.bill.excluded)) rows.push([`Excluded by the service: ${className(field)}`, n]);
+  }
+  for (const [field, n] of Object.entries(run.excluded ?? {})) rows.push([`Excluded before upload: ${className(field)}`, n]);
+  return [{ heading: ["Run", ""], rows }, ...tallyTables(tally)];
+}

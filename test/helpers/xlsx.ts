@@ -1,0 +1,52 @@
+import ExcelJS from "exceljs";
+
+/**
+ * Reads an .xlsx back with exceljs (an independent reader, the one analysts' tools
+ * most often use in Node): each sheet's rows as plain values, a blank cell as "".
+ * `formulas` counts cells a spreadsheet would calculate; `kinds` names each cell's type.
+ */
+export interface SheetContent {
+  name: string;
+  rows: Array<Array<string | number | boolean>>;
+  kinds: Array<Array<"string" | "number" | "boolean" | "blank" | "other">>;
+  formulas: number;
+}
+
+export async function readWorkbook(source: string | Buffer): Promise<SheetContent[]> {
+  const workbook = new ExcelJS.Workbook();
+  if (typeof source === "string") await workbook.xlsx.readFile(source);
+  else await workbook.xlsx.load(source as unknown as ArrayBuffer);
+  return workbook.worksheets.map((sheet) => {
+    const content: SheetContent = { name: sheet.name, rows: [], kinds: [], formulas: 0 };
+    const width = sheet.columnCount;
+    for (let r = 1; r <= sheet.rowCount; r++) {
+      const row = sheet.getRow(r);
+      const values: Array<string | number | boolean> = [];
+      const kinds: SheetContent["kinds"][number] = [];
+      for (let c = 1; c <= width; c++) {
+        const cell = row.getCell(c);
+        if (cell.type === ExcelJS.ValueType.Formula) content.formulas++;
+        const value = cell.value;
+        if (value === null || value === undefined) {
+          values.push("");
+          kinds.push("blank");
+        } else if (typeof value === "string" || typeof value === "number" || typeof value === "boolean") {
+          values.push(value);
+          kinds.push(typeof value as "string" | "number" | "boolean");
+        } else {
+          values.push(JSON.stringify(value));
+          kinds.push("other");
+        }
+      }
+      // A row that is all blank (between Summary tables) reads as no row.
+      content.rows.push(values);
+      content.kinds.push(kinds);
+    }
+    return content;
+  });
+}
+
+/** A Summary sheet's rows as label → value (the first two cells of each row). */
+export function summaryPairs(sheet: SheetContent): Map<string, string | number | boolean> {
+  return new Map(sheet.rows.filter((row) => row[0] !== "").map((row) => [String(row[0]), row[1] ?? ""]));
+}
