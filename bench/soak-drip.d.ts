@@ -12,4 +12,4 @@ export interface DripRun {
 export declare function checkDripRuns(
   runs: DripRun[],
   timeoutSeconds: number,
-): { ok: boolean; failures: string[]; figures: { runs: number; runs_past_bound: number; longest_run_s: number } };
+): { ok: boolean; failures: string[]; figures: { runs: number; runs_past_bound: number; longest_run_s: number; max_overrun_s: number } };

@@ -1,6 +1,5 @@
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { setTimeout as delay } from "node:timers/promises";
 import { describe, expect, it } from "vitest";
 import { allowSmallTasks, objectsOf, parseDelimited } from "../helpers/results-fixtures.js";
 import { e2eSandboxes, gbList, identifier, lines, listText, submitArgs, type E2e } from "../helpers/sandbox.js";
@@ -31,20 +30,40 @@ function submittedIds(stderr: string): string[] {
 
 describe("a list bigger than the quota of unfinished tasks", () => {
   it("is checked in one run, killed twice at random points and started again: 20 tasks, each number charged once, one complete output in list order", async () => {
-    const e = await sandbox({ fakeClock: false, maxUnfinished: 3, minTaskSize: 1, maxTaskSize: 25, numbersPerSecond: 100 });
+    // Each run is SIGKILLed once the sandbox has answered a random number of its requests: at a
+    // point in its work (just after an upload, a check or a result fetch), whatever the machine's speed.
+    let onRequest = (): void => undefined;
+    const e = await sandbox({
+      fakeClock: false,
+      maxUnfinished: 3,
+      minTaskSize: 1,
+      maxTaskSize: 25,
+      numbersPerSecond: 100,
+      log: () => onRequest(),
+    });
     await smallParts(e);
     const list = e.file("list.txt", listText(500));
     const argv = submitArgs(list, "--yes", "--wait", "--interval", "0.2", "-o", "out.csv");
-    const kills = [200 + Math.random() * 3000, 200 + Math.random() * 3000];
-    for (const afterMs of kills) {
+    // A whole run makes at least 60 requests (20 uploads, 20 checks, 20 result fetches), and a
+    // re-run at least one per part (an upload, or a check of the task the journal holds).
+    const kills = [3 + Math.floor(Math.random() * 38), 3 + Math.floor(Math.random() * 17)];
+    for (const requests of kills) {
       const run = e.spawn(argv);
-      await Promise.race([delay(afterMs), run.done]);
+      let answered = 0;
+      const reached = new Promise<boolean>((resolve) => {
+        onRequest = () => {
+          if (++answered >= requests) resolve(true);
+        };
+      });
+      const cutShort = await Promise.race([reached, run.done.then(() => false)]);
       run.child.kill("SIGKILL");
       await run.done;
-      expect(existsSync(join(e.dir, "out.csv")), `a run killed after ${Math.round(afterMs)} ms left an output`).toBe(false);
+      onRequest = () => undefined;
+      expect(cutShort, `the run ended before the sandbox had answered ${requests} of its requests`).toBe(true);
+      expect(existsSync(join(e.dir, "out.csv")), `a run killed after ${requests} requests left an output`).toBe(false);
     }
     const final = await e.bin(argv);
-    expect(final.code, `killed after ${kills.map(Math.round).join(" and ")} ms: ${final.stderr}`).toBe(0);
+    expect(final.code, `killed after ${kills.join(" and ")} requests: ${final.stderr}`).toBe(0);
 
     const state = e.state();
     expect(state.tasks).toHaveLength(20);
@@ -91,6 +110,26 @@ describe("a list bigger than the quota of unfinished tasks", () => {
     expect(out.stderr).toContain("(42900)");
     expect(out.stderr).toContain(`carries on where this run stopped: bulkcheck ${argv.join(" ")}`);
     expect(e.state().tasks).toHaveLength(1);
+  });
+
+  it("counts the unfinished tasks an earlier run of the list created as its own: the re-run waits for them on 42900", async () => {
+    const e = await sandbox({ maxUnfinished: 2, minTaskSize: 1, maxTaskSize: 25, numbersPerSecond: 1 });
+    await smallParts(e);
+    const list = e.file("list.txt", listText(75));
+    const stopped = submitArgs(list, "--yes", "--timeout", "5");
+    const first = await e.run(stopped);
+    expect(first.code, first.stderr).toBe(8);
+    expect(first.stderr).toContain("Stopped after 5s with 1 of 3 part(s) not uploaded yet.");
+    expect(first.stderr).toContain(`Resume with: bulkcheck ${stopped.join(" ")}`);
+    expect(e.state().tasks).toHaveLength(2);
+    // Both unfinished tasks hold the quota; they are this list's, so this is a wait, not an exit 7.
+    const again = await e.run(submitArgs(list, "--yes"));
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stderr).toContain("(42900): each remaining part waits for one of this list's tasks to finish");
+    const tasks = e.state().tasks;
+    expect(tasks).toHaveLength(3);
+    expect(lines(again.stdout)).toHaveLength(3);
+    expect(new Set(lines(again.stdout))).toEqual(new Set(tasks.map((task) => task.id)));
   });
 
   it("fetches each result as soon as its task finishes, before the last parts are even uploaded", async () => {
@@ -160,7 +199,7 @@ describe("progress of a scheduled submit", () => {
     expect(out.stdout).not.toContain("parts uploaded");
   });
 
-  it("is a spinner line on a terminal, and nothing at all with --quiet", async () => {
+  it("is a spinner line on a terminal, and nothing at all with --quiet, on a terminal or not", async () => {
     const spinner = await run(await sandbox({ minTaskSize: 1, maxTaskSize: 25 }), [], { tty: true });
     expect(spinner.code).toBe(0);
     expect(spinner.stderr).toContain("\u001b[?25l");
@@ -169,5 +208,9 @@ describe("progress of a scheduled submit", () => {
     expect(quiet.code).toBe(0);
     expect(quiet.stderr).toBe("");
     expect(lines(quiet.stdout)).toHaveLength(3);
+    const quietPiped = await run(await sandbox({ minTaskSize: 1, maxTaskSize: 25 }), ["--quiet"]);
+    expect(quietPiped.code).toBe(0);
+    expect(quietPiped.stderr).toBe("");
+    expect(lines(quietPiped.stdout)).toHaveLength(3);
   });
 });
