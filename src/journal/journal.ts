@@ -3,7 +3,7 @@ import { appendFile, chmod, mkdir, open } from "node:fs/promises";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import type { PreparationSettings } from "../prepare/settings.js";
-import type { PrepareSummary } from "../prepare/summary.js";
+import { ROW_COUNTS, type PrepareSummary } from "../prepare/summary.js";
 
 /**
  * Which service and account an entry belongs to. A key, a task id or a list means
@@ -254,19 +254,8 @@ function isPreparationSettings(value: unknown): value is PreparationSettings {
   );
 }
 
-const SUMMARY_COUNTS = [
-  "rows_read",
-  "submitted_lines",
-  "kept",
-  "invalid_cnt",
-  "no_code_cnt",
-  "other_country_cnt",
-  "duplicate_cnt",
-  "blank",
-] as const;
-
 function isPrepareSummary(value: unknown): value is PrepareSummary {
   if (typeof value !== "object" || value === null) return false;
   const summary = value as Partial<Record<string, unknown>>;
-  return SUMMARY_COUNTS.every((field) => typeof summary[field] === "number");
+  return ROW_COUNTS.every((field) => typeof summary[field] === "number");
 }
