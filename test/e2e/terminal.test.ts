@@ -73,21 +73,6 @@ describe("cron", () => {
     expect(badKey.code).toBe(4);
     expect(badKey.stderr).toContain("(40100)");
   });
-
-  it("a cron script's wait and download steps are silent on success with --quiet, and wait still says which task failed", async () => {
-    const e = await sandbox({ fakeClock: false });
-    const id = (await e.run(submitArgs(e.file("list.txt", listText(500)), "--yes", "--quiet"))).stdout.trim();
-    expect(await e.run(["wait", id, "--quiet"])).toMatchObject({ code: 0, stdout: "", stderr: "" });
-    expect(await e.run(["download", id, "-o", "out.csv", "--quiet"])).toMatchObject({ code: 0, stdout: "", stderr: "" });
-    // --json is data the user asked for, quiet or not.
-    expect(JSON.parse((await e.run(["wait", id, "--quiet", "--json"])).stdout)).toMatchObject({ id, status: "success" });
-
-    const failing = await sandbox({ fakeClock: false, failRate: 1 });
-    const failed = (await failing.run(submitArgs(failing.file("list.txt", listText(500)), "--yes", "--quiet"))).stdout.trim();
-    const out = await failing.run(["wait", failed, "--quiet"]);
-    expect(out.code).toBe(6);
-    expect(out.stderr).toContain(failed);
-  });
 });
 
 describe("ids wherever they come from", () => {

@@ -21,14 +21,10 @@ export function waitCommand(invoke: Invoke, run = waitRun) {
     .action((ids, options, cmd) => invoke(cmd, (ctx) => run(ctx, ids, options)));
 }
 
-/**
- * Waits, then prints each task's final status (id and status, or JSON) on stdout. With
- * --quiet and no --json the exit code is the answer: a wait that succeeds prints nothing.
- */
+/** Waits, then prints each task's final status (id and status, or JSON) on stdout. */
 export async function waitRun(ctx: Context, ids: string[], options: WaitFlags): Promise<void> {
   const taskIds = await readIds(ctx, ids);
   const tasks = await waitAndReport(ctx, taskIds, options);
-  if (ctx.globals.quiet && !ctx.globals.json) return;
   for (const task of tasks) {
     if (ctx.globals.json) ctx.printer.json(taskJson(task));
     else ctx.printer.data(`${task.id}\t${task.status}`);
