@@ -60,7 +60,7 @@ export async function prepareList(options: PrepareOptions): Promise<PrepareResul
     ambiguous.resolved_by = options.digitsAs === undefined ? "convention" : "flag";
     ambiguous[digitsAs] = ambiguous.total;
     result.summary.encoding = result.format.encoding;
-    result.summary.encoding_source = options.encoding === undefined ? "detected" : "forced";
+    result.summary.encoding_source = options.encoding === undefined || result.format.kind === "xlsx" ? "detected" : "forced";
     result.settings.digitsAs = digitsAs;
     if (options.rejectsStream && outputs.rejectsPath) {
       await pipeline(createReadStream(outputs.rejectsPath), options.rejectsStream, { end: false });
@@ -85,8 +85,13 @@ async function preparePass(
   earlier?: PrepareResult,
 ): Promise<PrepareResult> {
   const known: Partial<KnownDialect> = earlier
-    ? { delimiter: earlier.format.delimiter, hasHeader: earlier.format.hasHeader, encoding: earlier.format.encoding }
-    : { encoding: options.encoding };
+    ? {
+        delimiter: earlier.format.delimiter,
+        hasHeader: earlier.format.hasHeader,
+        encoding: earlier.format.encoding,
+        sheet: earlier.format.sheet,
+      }
+    : { encoding: options.encoding, sheet: options.sheet };
   const rows = await openRows(file, known);
   let pool: BlockPool | undefined;
   let rejects: RejectsWriter | undefined;
@@ -115,7 +120,7 @@ async function preparePass(
       keepValues: rejects !== undefined,
     };
     pool = createBlockPool(blockSettings, options.workers ?? 0);
-    await classifyRows({ rows, pool, classifier, summary, rejects, upload: spool, onProgress: options.onProgress });
+    await classifyRows({ rows, column: column.index, pool, classifier, summary, rejects, upload: spool, onProgress: options.onProgress });
     await rejects?.close();
     const chunks = await spool.finish(options.maxTaskSize);
     upload = undefined;
@@ -130,6 +135,7 @@ async function preparePass(
 
 interface RowLoop {
   rows: RowSource;
+  column: number;
   pool: BlockPool;
   classifier: RowClassifier;
   summary: PrepareSummary;
@@ -139,10 +145,10 @@ interface RowLoop {
 }
 
 /**
- * Reads the file as blocks of complete records and hands them to the pool,
- * keeping a few in flight so reading here overlaps parsing and classifying in
- * the workers; results are admitted strictly in file order, which is what makes
- * duplicates and line numbers deterministic whatever the thread count.
+ * Reads the file as pieces (blocks of complete records, or a workbook's cells) and
+ * hands them to the pool, keeping a few in flight so reading here overlaps parsing
+ * and classifying in the workers; results are admitted strictly in file order, which
+ * is what makes duplicates and line numbers deterministic whatever the thread count.
  */
 async function classifyRows(loop: RowLoop): Promise<void> {
   const inFlight: Array<Promise<ClassifiedBlock>> = [];
@@ -155,9 +161,9 @@ async function classifyRows(loop: RowLoop): Promise<void> {
     await loop.upload.flush();
     loop.onProgress?.(loop.summary.rows_read);
   };
-  for await (const block of loop.rows.blocks()) {
-    if (block.text === "") continue;
-    const result = loop.pool.classify(block);
+  for await (const piece of loop.rows.pieces(loop.column)) {
+    if ("text" in piece ? piece.text === "" : piece.cells.length === 0) continue;
+    const result = loop.pool.classify(piece);
     // A failing worker rejects all its blocks at once; the first is rethrown when settled, the rest must not go unhandled.
     result.catch(() => undefined);
     inFlight.push(result);
@@ -179,6 +185,7 @@ function settingsOf(options: ClassifyOptions, column: ColumnChoice, format: List
     ...(options.digitsAs === undefined ? {} : { digitsAs: options.digitsAs }),
     column: column.name === undefined ? { index: column.index } : { index: column.index, name: column.name },
     ...(format.delimiter === undefined ? {} : { delimiter: format.delimiter }),
+    ...(format.sheet === undefined ? {} : { sheet: format.sheet }),
     hasHeader: format.hasHeader,
     encoding: format.encoding,
     libphonenumber: { version: LIBPHONENUMBER_VERSION, metadata: "max" },

@@ -21,8 +21,10 @@ export interface PrepareOptions {
    * unambiguous bare cells are written, and with the calling code on a tie.
    */
   digitsAs?: DigitsReading;
-  /** Read the list in this encoding; default: its byte-order mark's, UTF-8 when valid, else Windows-1252. */
+  /** Read the list in this encoding; default: its byte-order mark's, UTF-8 when valid, else Windows-1252. Not for a workbook. */
   encoding?: TextEncoding;
+  /** The sheet of an Excel workbook to read: its name, or its number from 1; default: the first visible sheet. */
+  sheet?: string;
   /** Directory for the upload file(s), created if missing; a new temp directory when neither this nor uploadPath is given. */
   outputDir?: string;
   /** One explicit upload file (validate -o). When split, the parts are named after it. Not together with outputDir. */

@@ -22,6 +22,8 @@ export interface PreparationSettings {
   delimiter?: string;
   hasHeader: boolean;
   encoding: TextEncoding;
+  /** The sheet read, by name, when the list was an Excel workbook. */
+  sheet?: string;
   /** Validity changes with the metadata, so identifiers are only reproducible with the same version. */
   libphonenumber: { version: string; metadata: "max" };
 }

@@ -90,6 +90,7 @@ async function rebuildUploadedList(deps: UploadedListDeps, taskId: string, origi
       strictRegion: settings.strictRegion,
       digitsAs: settings.digitsAs ?? "international",
       encoding: settings.encoding,
+      ...(settings.sheet === undefined ? {} : { sheet: settings.sheet }),
       outputDir: join(dir, `${taskId}-source`),
     });
     deps.onPrepared?.(prepared);

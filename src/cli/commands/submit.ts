@@ -5,7 +5,7 @@ import { absolutePath } from "../paths.js";
 import { parseSeconds, parseUsd } from "../parse-flags.js";
 import { withTempDir } from "../temp-dir.js";
 import { afterUpload, checkOutputFlags, type AfterUploadFlags } from "./shared/after-upload.js";
-import { digitsAsOption, encodingOption, examples, formatOption, threadsOption } from "./shared/help.js";
+import { digitsAsOption, encodingOption, examples, formatOption, sheetOption, threadsOption } from "./shared/help.js";
 import type { PreparationFlags } from "./shared/preparation.js";
 import type { SubmitFlags } from "./shared/submission.js";
 import { pollInterval } from "./shared/waiting.js";
@@ -18,16 +18,17 @@ export interface SubmitOptions extends PreparationFlags, SubmitFlags, AfterUploa
 export function submitCommand(invoke: Invoke, run = submitRun) {
   return new Command("submit")
     .description("prepare a list locally and submit it as one or more tasks")
-    .argument("<file>", "list to check (.txt, .csv, .tsv), or - for stdin")
+    .argument("<file>", "list to check (.txt, .csv, .tsv, .xlsx), or - for stdin")
     .requiredOption(
       "--type <service_type>",
       "product: number_validation_batch, number_activity_batch, number_high_value_batch, number_ecommerce_batch, carrier_batch",
     )
     .option("--country <CC>", "ISO 3166-1 country of the numbers (optional only for carrier_batch)")
-    .option("--column <name|index>", "phone column of a CSV (name, or 1-based index)")
+    .option("--column <name|index>", "phone column of a CSV or workbook (name, or 1-based index)")
     .option("--require-country-code", "exclude numbers written without their country code, as the service does")
     .option("--strict-region", "exclude regions that only share the calling code (e.g. GG/JE/IM for GB)")
     .option("--rejects <file>", "write every excluded row to this CSV (- for stdout; task ids then go to stderr)")
+    .addOption(sheetOption())
     .addOption(digitsAsOption())
     .addOption(encodingOption())
     .addOption(threadsOption())

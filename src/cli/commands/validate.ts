@@ -5,7 +5,7 @@ import { Command } from "../commander.js";
 import type { Context, Invoke } from "../context.js";
 import { absolutePath } from "../paths.js";
 import { withTempDir } from "../temp-dir.js";
-import { digitsAsOption, encodingOption, examples, threadsOption } from "./shared/help.js";
+import { digitsAsOption, encodingOption, examples, sheetOption, threadsOption } from "./shared/help.js";
 import type { PreparationFlags } from "./shared/preparation.js";
 
 export interface ValidateOptions extends PreparationFlags {
@@ -18,14 +18,15 @@ export interface ValidateOptions extends PreparationFlags {
 export function validateCommand(invoke: Invoke, run = validateRun) {
   return new Command("validate")
     .description("prepare a list locally (no network, no key): summary, upload list, rejects")
-    .argument("<file>", "list to check (.txt, .csv, .tsv), or - for stdin")
+    .argument("<file>", "list to check (.txt, .csv, .tsv, .xlsx), or - for stdin")
     .option("--country <CC>", "ISO 3166-1 country of the numbers")
     .option("--type <service_type>", "product (carrier_batch allows no --country)")
-    .option("--column <name|index>", "phone column of a CSV (name, or 1-based index)")
+    .option("--column <name|index>", "phone column of a CSV or workbook (name, or 1-based index)")
     .option("--require-country-code", "exclude numbers written without their country code")
     .option("--strict-region", "exclude regions that only share the calling code")
     .option("-o, --output <file>", "write the normalised upload list here (- for stdout)")
     .option("--rejects <file>", "write every excluded row to this CSV (- for stdout)")
+    .addOption(sheetOption())
     .addOption(digitsAsOption())
     .addOption(encodingOption())
     .addOption(threadsOption())
@@ -35,6 +36,7 @@ export function validateCommand(invoke: Invoke, run = validateRun) {
       examples([
         "bulkcheck validate crm.csv --country GB -o upload.txt --rejects rejects.csv",
         "bulkcheck validate list.txt --country GB --json",
+        "bulkcheck validate crm.xlsx --country GB --sheet Contacts --rejects rejects.csv",
       ]),
     )
     .action((file, options, cmd) => invoke(cmd, (ctx) => run(ctx, file, options)));

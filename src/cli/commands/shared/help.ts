@@ -42,3 +42,11 @@ export function encodingOption() {
     "read the list in this encoding (default: its BOM's, UTF-8 if valid, else windows-1252)",
   ).choices(FORCEABLE_ENCODINGS);
 }
+
+/** --sheet of the commands that prepare a list. */
+export function sheetOption() {
+  return new Option(
+    "--sheet <name|n>",
+    "sheet of an Excel workbook to read: its name, or its number from 1 (default: the first visible sheet)",
+  );
+}

@@ -14,6 +14,8 @@ export interface PreparationFlags {
   strictRegion?: boolean;
   digitsAs?: DigitsReading;
   encoding?: ForcedEncoding;
+  /** The sheet of an Excel workbook: a name, or a number from 1. */
+  sheet?: string;
   /** A path, or `-` for stdout. */
   rejects?: string;
   /** Worker threads for classification (default 0: in this thread). */
@@ -66,6 +68,7 @@ export async function prepareFromFlags(
     strictRegion: Boolean(flags.strictRegion),
     ...(flags.digitsAs === undefined ? {} : { digitsAs: flags.digitsAs }),
     ...(flags.encoding === undefined ? {} : { encoding: flags.encoding }),
+    ...(flags.sheet === undefined ? {} : { sheet: flags.sheet }),
     ...rejectsOutput(ctx, flags.rejects),
     ...(flags.threads === undefined ? {} : { workers: flags.threads }),
     ...output,
@@ -117,11 +120,12 @@ function warnMixedConventions(ctx: Context, { summary }: PrepareResult): void {
   }
 }
 
-/** Says which column of a CSV the numbers were read from, and why that one. */
+/** Says which column of a CSV (or which sheet and column of a workbook) the numbers were read from, and why that one. */
 export function noteColumn(ctx: Context, { column, format }: PrepareResult): void {
-  if (format.kind !== "csv") return;
+  if (format.kind === "txt") return;
   const name = column.name === undefined ? "" : ` "${column.name}"`;
-  ctx.printer.note(`Reading phone numbers from column ${column.index + 1}${name} (chosen by ${describeChoice(column.chosenBy)}).`);
+  const sheet = format.sheet === undefined ? "" : ` of sheet "${format.sheet}"`;
+  ctx.printer.note(`Reading phone numbers from column ${column.index + 1}${name}${sheet} (chosen by ${describeChoice(column.chosenBy)}).`);
 }
 
 function describeChoice(chosenBy: PrepareResult["column"]["chosenBy"]): string {
