@@ -12,6 +12,8 @@ export interface JoinFlags {
   join: string;
   output?: string;
   force?: boolean;
+  /** Decided by joinFormat. */
+  format: "csv" | "xlsx";
 }
 
 /**
@@ -31,18 +33,25 @@ export async function joinToOutput(ctx: Context, ids: readonly string[], flags: 
     onWarning: (text: string) => ctx.printer.warn(text),
     onRestart: (error: Error) => ctx.printer.note(brokeOff(error)),
   };
+  const prices = await ctx.prices();
   const { summary, serviceType, tasks } = await withStagedOutput(ctx, output, (path) =>
-    joinTaskResults(deps, ids, { sourcePath, path, force: toStdout || Boolean(flags.force) }),
+    joinTaskResults(deps, ids, { sourcePath, path, force: toStdout || Boolean(flags.force), format: flags.format, prices }),
   );
   const counts = Object.entries(summary.byStatus)
     .filter(([, n]) => n > 0)
     .map(([status, n]) => `${status} ${n}`)
     .join(", ");
   ctx.printer.note(`Wrote ${summary.rows} source rows${toStdout ? "" : ` to ${output}`} with the ${serviceType} columns: ${counts}.`);
-  const bill = billing(tasks, await ctx.prices());
+  const bill = billing(tasks, prices);
   for (const line of describeBilling(bill)) ctx.printer.note(line);
   if (ctx.globals.json && !toStdout) {
-    ctx.printer.json({ rows_written: summary.rows, path: absolutePath(ctx, output), by_status: summary.byStatus, ...billingJson(bill) });
+    ctx.printer.json({
+      rows_written: summary.rows,
+      path: absolutePath(ctx, output),
+      format: flags.format,
+      by_status: summary.byStatus,
+      ...billingJson(bill),
+    });
   }
   return summary;
 }
