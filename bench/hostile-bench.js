@@ -45,7 +45,17 @@ try {
   for (let i = 0; i < 50; i++) lines.push(Object.values(CELLS)[i % Object.keys(CELLS).length]);
   writeFileSync(fifty, lines.join("\n") + "\n+44 7400 123456\n");
   const run = async (file) => {
-    const r = await measure(process.execPath, [BIN, "validate", file, "--country", "GB", "--quiet", "-o", "/dev/null", "--force"]);
+    const r = await measure(process.execPath, [
+      BIN,
+      "validate",
+      file,
+      "--country",
+      "GB",
+      "--quiet",
+      "-o",
+      join(dir, "upload.txt"),
+      "--force",
+    ]);
     if (r.code !== 0) throw new Error(`validate ${file} failed: ${r.stderr.slice(0, 300)}`);
     return { wall_s: Number((r.wallMs / 1000).toFixed(2)), peak_rss_mb: r.peakRssMb };
   };

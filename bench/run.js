@@ -121,6 +121,15 @@ function headlines(results) {
   if (sandbox) {
     add("sandbox GET task, 50 clients", `${sandbox.check_endpoint.requests_per_second} req/s`, "", "");
     add("sandbox 500k-number task end to end", `${sandbox.end_to_end.total_seconds} s`, "", "");
+    if (sandbox.many_tasks) {
+      const { tasks, numbers_per_task: perTask, samples } = sandbox.many_tasks;
+      add(
+        `sandbox memory over ${tasks} tasks of ${perTask} numbers`,
+        samples.map((s) => `${s.tasks}: ${s.heap_used_mb} MB heap`).join(", "),
+        `RSS ${samples[0].rss_mb} → ${samples.at(-1).rss_mb} MB`,
+        "flat (numbers dropped once the result file is built)",
+      );
+    }
   }
   if (dedup)
     add(

@@ -1,11 +1,15 @@
-// Sandbox benchmark: check-endpoint throughput and one 500,000-number task end to end.
+// Sandbox benchmark: check-endpoint throughput, one 500,000-number task end to end, and the
+// sandbox's memory over many tasks (each submitted, finished and downloaded).
 // Run after a build:   node bench/sandbox-bench.js
 // Or against another build directory:   BULKCHECK_DIST=/tmp/sbx-dist node bench/sandbox-bench.js
 // Options (env): BENCH_SECONDS (default 5), BENCH_CLIENTS (50), BENCH_NUMBERS (500000),
 // BENCH_PRODUCT (number_validation_batch), BENCH_CLOCK_SPEEDUP (100: simulated waiting is skipped,
-// so the figures measure the sandbox's own work: classification, result building, transfer).
+// so the figures measure the sandbox's own work: classification, result building, transfer),
+// BENCH_TASKS (1000) of BENCH_TASK_NUMBERS (1000) numbers each for the memory run.
 import { performance } from "node:perf_hooks";
 import { pathToFileURL } from "node:url";
+import { setFlagsFromString } from "node:v8";
+import { runInNewContext } from "node:vm";
 import { Client, FormData, request, Agent } from "undici";
 
 const dist = process.env.BULKCHECK_DIST
@@ -39,6 +43,18 @@ async function submit(sandbox, dispatcher, content) {
   const body = await response.body.json();
   if (body.code !== 0) throw new Error(`submit failed: ${JSON.stringify(body)}`);
   return body.data;
+}
+
+/** Checks the task every `pollMs` until it has succeeded and has a result_url; returns that view. */
+async function finished(sandbox, dispatcher, task, pollMs) {
+  let view = task;
+  while (view.status === "processing" || !view.result_url) {
+    await new Promise((resolve) => setTimeout(resolve, pollMs));
+    const response = await request(`${sandbox.url}/api/v1/bulk-tasks/${task.id}`, { headers: { "x-api-key": sandbox.apiKey }, dispatcher });
+    view = (await response.body.json()).data;
+    if (view.status === "failed") throw new Error("task failed");
+  }
+  return view;
 }
 
 async function checkThroughput() {
@@ -82,16 +98,7 @@ async function endToEnd() {
   const t0 = performance.now();
   const task = await submit(sandbox, agent, content);
   const t1 = performance.now();
-  let view = task;
-  while (view.status === "processing" || !view.result_url) {
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    const response = await request(`${sandbox.url}/api/v1/bulk-tasks/${task.id}`, {
-      headers: { "x-api-key": sandbox.apiKey },
-      dispatcher: agent,
-    });
-    view = (await response.body.json()).data;
-    if (view.status === "failed") throw new Error("task failed");
-  }
+  const view = await finished(sandbox, agent, task, 100);
   const t2 = performance.now();
   const response = await request(view.result_url, { dispatcher: agent });
   let bytes = 0;
@@ -116,5 +123,43 @@ async function endToEnd() {
   };
 }
 
-const result = { node: process.version, check_endpoint: await checkThroughput(), end_to_end: await endToEnd() };
+/**
+ * Memory of a sandbox serving many tasks: each is submitted, finished (on a fast
+ * clock) and downloaded, one after another; heap and RSS are sampled as tasks
+ * accumulate. A task's numbers are dropped once its result file is built, so the
+ * heap should stay flat rather than grow with every task.
+ */
+async function manyTasks() {
+  const tasks = Number(process.env.BENCH_TASKS ?? 1000);
+  const perTask = Number(process.env.BENCH_TASK_NUMBERS ?? 1000);
+  const origin = Date.now();
+  const sandbox = await startSandbox({ balanceMicros: 1e15, maxUnfinished: tasks, now: () => origin + (Date.now() - origin) * 1000 });
+  const agent = new Agent();
+  const samples = [];
+  const mb = (bytes) => Math.round(bytes / 1024 / 1024);
+  // A measurement, not the product: collecting garbage before each sample shows what is retained.
+  setFlagsFromString("--expose-gc");
+  const collect = runInNewContext("gc");
+  const t0 = performance.now();
+  for (let n = 1; n <= tasks; n++) {
+    const view = await finished(sandbox, agent, await submit(sandbox, agent, numberList(perTask)), 5);
+    await (await request(view.result_url, { dispatcher: agent })).body.dump({ limit: Infinity });
+    if (n === 1 || n % Math.max(1, Math.round(tasks / 4)) === 0) {
+      collect();
+      const { heapUsed, rss } = process.memoryUsage();
+      samples.push({ tasks: n, heap_used_mb: mb(heapUsed), rss_mb: mb(rss) });
+    }
+  }
+  const seconds = Number(((performance.now() - t0) / 1000).toFixed(1));
+  await agent.close();
+  await sandbox.close();
+  return { tasks, numbers_per_task: perTask, seconds, samples };
+}
+
+const result = {
+  node: process.version,
+  check_endpoint: await checkThroughput(),
+  end_to_end: await endToEnd(),
+  many_tasks: await manyTasks(),
+};
 console.log(JSON.stringify(result, null, 2));

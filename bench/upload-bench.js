@@ -135,7 +135,17 @@ export async function run({ numbers = 1_600_000 } = {}) {
   writeList(list, numbers);
   writeList(half, Math.floor(numbers / 2));
   try {
-    const validate = await measure(process.execPath, [BIN, "validate", list, "--country", "GB", "-o", "/dev/null", "--force", "--quiet"]);
+    const validate = await measure(process.execPath, [
+      BIN,
+      "validate",
+      list,
+      "--country",
+      "GB",
+      "-o",
+      join(dir, "upload.txt"),
+      "--force",
+      "--quiet",
+    ]);
     if (validate.code !== 0) throw new Error(`validate failed: ${validate.stderr.slice(0, 300)}`);
     return {
       name: "upload",

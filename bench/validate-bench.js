@@ -27,7 +27,7 @@ function data(generator, name, size) {
 }
 
 /** `runs` validate runs of `file` writing the kept list to `out`: median wall, highest peak RSS. */
-async function validate(file, out = "/dev/null") {
+async function validate(file, out = join(dir, "upload.txt")) {
   const all = [];
   for (let i = 0; i < runs; i++) {
     const run = await measure(process.execPath, [BIN, "validate", file, "--country", "GB", "-o", out, "--force", "--quiet"]);

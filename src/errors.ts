@@ -12,7 +12,7 @@ export type ErrorKind =
   | "balance" // not enough balance, or over the user's cost ceiling
   | "task_failed" // a task ended with status `failed`
   | "unavailable" // the service stayed unavailable through every retry
-  | "pending" // still processing when the wait ran out
+  | "pending" // still processing when the wait ran out, or the command's --timeout ran out
   | "interrupted"; // Ctrl-C / SIGTERM
 
 export interface ErrorDetails {
@@ -79,6 +79,13 @@ export class PendingError extends BulkcheckError {
 export class ServiceUnavailableError extends BulkcheckError {
   constructor(message: string, details?: ErrorDetails) {
     super("unavailable", message, details);
+  }
+}
+
+/** The command's --timeout ran out: requests in flight were aborted and the command stopped. */
+export class TimeoutExpiredError extends BulkcheckError {
+  constructor(message: string, details?: ErrorDetails) {
+    super("pending", message, details);
   }
 }
 

@@ -1,5 +1,4 @@
 import { readFileSync } from "node:fs";
-import { BulkcheckError } from "./errors.js";
 import { packageFile } from "./package-files.js";
 import {
   createContext,
@@ -10,7 +9,8 @@ import {
   type Invoke,
   type Runtime,
 } from "./cli/context.js";
-import { EXIT_CODES, exitCodeFor } from "./cli/exit-codes.js";
+import { commandLine } from "./cli/command-line.js";
+import { EXIT_CODES } from "./cli/exit-codes.js";
 import type { Printer } from "./cli/printer.js";
 
 const VERSION = (JSON.parse(readFileSync(packageFile("package.json"), "utf8")) as { version: string }).version;
@@ -26,43 +26,63 @@ export async function main(argv: readonly string[], runtime: Runtime = processRu
     return EXIT_CODES.ok;
   }
   const { buildProgram } = await import("./cli/program.js");
+  // With --json a failure is one JSON object on stderr, commander's own usage errors included.
+  const jsonErrors = wantsJson(argv);
   let context: Context | undefined;
-  let globals: GlobalOptions = {};
+  let globals: GlobalOptions = { json: jsonErrors };
   const invoke: Invoke = async (cmd, run) => {
     globals = cmd.optsWithGlobals();
     context = await createContext(runtime, globals);
-    await run(context);
+    try {
+      await run(context);
+    } catch (error) {
+      throw context.deadline.explain(error, resumeHint(cmd.name(), argv));
+    }
   };
   try {
-    await buildProgram(runtime, invoke, VERSION).parseAsync([...argv], { from: "user" });
+    await buildProgram(runtime, invoke, VERSION, { jsonErrors }).parseAsync([...argv], { from: "user" });
     return EXIT_CODES.ok;
   } catch (error) {
-    return await report(error, context?.printer ?? createPrinter(runtime, globals), runtime.signal.aborted);
+    return await report(error, context?.printer ?? createPrinter(runtime, globals), runtime.signal);
   } finally {
     await context?.dispose();
   }
 }
 
-async function report(error: unknown, printer: Printer, interrupted: boolean): Promise<number> {
+/** `--json` among the options (not after `--`, where arguments are only arguments). */
+function wantsJson(argv: readonly string[]): boolean {
+  const end = argv.indexOf("--");
+  return (end === -1 ? argv : argv.slice(0, end)).includes("--json");
+}
+
+async function report(error: unknown, printer: Printer, signal: AbortSignal): Promise<number> {
   const { CommanderError } = await import("./cli/commander.js");
   if (error instanceof CommanderError) {
-    // commander has already printed its message; help and --version end here too.
-    return error.exitCode === 0 ? EXIT_CODES.ok : EXIT_CODES.usage;
+    if (error.exitCode === 0) return EXIT_CODES.ok; // help and --version end here too
+    // Without --json commander has already printed its message.
+    if (printer.options.json) printer.failure(usageFailure(error.code, error.message));
+    return EXIT_CODES.usage;
   }
-  if (error instanceof BulkcheckError) {
-    printer.error(error.message, error.hint);
-    printStack(printer, error);
-    return exitCodeFor(error.kind);
-  }
-  if (interrupted) {
-    printer.error("Interrupted.");
-    return EXIT_CODES.interrupted;
-  }
-  const message = error instanceof Error ? error.message : String(error);
-  printer.error(`unexpected: ${message}`, printer.options.verbose ? undefined : "Run again with --verbose for details.");
-  printStack(printer, error);
-  return EXIT_CODES.unexpected;
+  const { describeFailure } = await import("./cli/failure.js");
+  const failure = describeFailure(error, signal);
+  printer.failure(failure);
+  if (!failure.silent) printStack(printer, error);
+  return failure.exitCode;
 }
+
+function usageFailure(code: string, message: string) {
+  const text = code === "commander.help" ? "No command given." : message.replace(/^error: /, "");
+  return { code: "usage" as const, exitCode: EXIT_CODES.usage, message: text, hint: "Run bulkcheck --help for usage." };
+}
+
+/** How to go on after --timeout stopped a command: the same command again, which repeats nothing already done. */
+function resumeHint(command: string, argv: readonly string[]): string {
+  const again = commandLine(argv);
+  return RESUMABLE.has(command) ? `Resume with: ${again}` : `Try again, with a longer --timeout: ${again}`;
+}
+
+/** Commands whose work a re-run continues (journalled uploads, waits, downloads) rather than repeats. */
+const RESUMABLE = new Set(["submit", "retry-failed", "wait", "download"]);
 
 function printStack(printer: Printer, error: unknown): void {
   if (error instanceof Error && error.stack) printer.debug(error.stack);

@@ -8,7 +8,7 @@
 import { BulkcheckError, InterruptedError, ProtocolError } from "../errors.js";
 import { API_CODE_MEANING } from "../spec/codes.js";
 import { ApiError, ConnectionError, HttpStatusError, RetriesExhaustedError } from "./errors.js";
-import { isRetryable, nextDelay, type RetryFailure, type RetryPolicy } from "./retry.js";
+import { isRetryable, nextDelay, type ConnectionReason, type RetryFailure, type RetryPolicy } from "./retry.js";
 import type { ClientEvent } from "./types.js";
 
 export interface LoopDeps {
@@ -43,7 +43,15 @@ export async function withRetries<T>(what: string, replaySafe: boolean, attempt:
         if (n === 1 && delay === null) throw error; // retries disabled (maxAttempts 1): the failure speaks for itself
         throw exhausted(what, n, elapsed, delay, deps.policy, error);
       }
-      deps.emit({ type: "retry", attempt: n + 1, delayMs: delay, reason: describeFailure(error) });
+      deps.emit({
+        type: "retry",
+        attempt: n + 1,
+        maxAttempts: deps.policy.maxAttempts,
+        delayMs: delay,
+        reason: describeFailure(error),
+        summary: summarizeFailure(error),
+        ...askedWait(failure, deps.policy),
+      });
       await sleepOrInterrupt(delay, deps);
     }
   }
@@ -58,11 +66,43 @@ export function toRetryFailure(error: unknown, replaySafe: boolean): RetryFailur
     return { type: "http", status: error.status, retryAfterMs: error.retryAfterMs, replaySafe };
   }
   if (error instanceof ConnectionError) {
-    return { type: "connection", reason: error.reason, sent: error.sent, replaySafe };
+    return { type: "connection", reason: error.reason, sent: error.sent, replaySafe, local: error.local };
   }
   if (error instanceof ProtocolError) return { type: "protocol" };
   return undefined;
 }
+
+/** The wait a server asked for with Retry-After, as the policy applies it (capped), when the retry follows it. */
+function askedWait(failure: RetryFailure, policy: RetryPolicy): { askedMs?: number } {
+  if ((failure.type !== "api" && failure.type !== "http") || failure.retryAfterMs === undefined) return {};
+  return { askedMs: Math.min(Math.max(failure.retryAfterMs, 0), policy.maxRetryAfterMs) };
+}
+
+/** What went wrong, for people: "service at capacity (50303)", "service unreachable (ECONNREFUSED)". */
+function summarizeFailure(error: BulkcheckError): string {
+  if (error instanceof ApiError) return `${RETRY_SUMMARY[error.apiCode] ?? API_CODE_MEANING[error.apiCode] ?? "error"} (${error.apiCode})`;
+  if (error instanceof HttpStatusError) return `a gateway answered HTTP ${error.status}`;
+  if (error instanceof ConnectionError) return `${CONNECTION_SUMMARY[error.reason]}${error.systemCode ? ` (${error.systemCode})` : ""}`;
+  return error.message;
+}
+
+const RETRY_SUMMARY: Readonly<Record<number, string>> = {
+  42901: "all request slots are occupied",
+  50303: "service at capacity",
+  50400: "the service timed out the request",
+};
+
+const CONNECTION_SUMMARY: Readonly<Record<ConnectionReason, string>> = {
+  refused: "service unreachable",
+  "connect-timeout": "service unreachable",
+  unreachable: "service unreachable",
+  dns: "service unreachable",
+  reset: "connection lost",
+  closed: "connection lost",
+  timeout: "no answer in time",
+  tls: "secure connection failed",
+  other: "request failed",
+};
 
 /** A short reason for a retry event, e.g. "42901 all request slots are occupied" or "connection reset (ECONNRESET)". */
 function describeFailure(error: BulkcheckError): string {

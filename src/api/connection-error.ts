@@ -1,6 +1,7 @@
 /** Wording for failures that produced no response, so the user knows what broke and what to check. */
 import { formatDuration } from "./attempts.js";
 import { ConnectionError } from "./errors.js";
+import { isLoopback } from "../config/resolve.js";
 import { classifyConnectionError, type Timeouts } from "./transport.js";
 
 /**
@@ -17,6 +18,11 @@ export function toConnectionError(
 ): ConnectionError {
   const { reason, sent, systemCode } = classifyConnectionError(error);
   const code = systemCode ? ` (${systemCode})` : "";
+  const local = isLoopback(where);
+  if (reason === "refused" && local) {
+    const port = new URL(where).port || (where.startsWith("https:") ? "443" : "80");
+    return new ConnectionError(`Nothing is listening at ${where}${code}.`, reason, sent, systemCode, error, true, localHint(port));
+  }
   let text: string;
   switch (reason) {
     case "refused":
@@ -39,7 +45,7 @@ export function toConnectionError(
       text = `The connection to ${where} closed before a complete response arrived${code}.`;
       break;
     case "timeout":
-      text = `${where} did not answer in time${code}; the limits are ${formatDuration(timeouts.headersMs)} for the response to start and ${formatDuration(timeouts.bodyMs)} between chunks.`;
+      text = `${where} did not answer in time${code}; the limits are ${formatDuration(timeouts.headersMs)} for the response to start and ${formatDuration(timeouts.bodyMs)} for an answer (between chunks of a result file). --request-timeout sets both.`;
       break;
     case "other":
       text = `The request to ${where} failed${code}: ${scrub(messageOf(error))}.`;
@@ -49,7 +55,12 @@ export function toConnectionError(
     text +=
       " The request may have reached the service, so it was not sent again: check the task list before submitting again, or submit with an idempotency key.";
   }
-  return new ConnectionError(text, reason, sent, systemCode, error);
+  return new ConnectionError(text, reason, sent, systemCode, error, local);
+}
+
+/** A base URL on this machine is almost always the sandbox, not started (or started on another port). */
+function localHint(port: string): string {
+  return `Start the local sandbox with: bulkcheck sandbox --port ${port}   (or check --base-url)`;
 }
 
 function messageOf(error: unknown): string {

@@ -73,8 +73,11 @@ export class ConnectionError extends ServiceUnavailableError {
     /** The system or undici error code, e.g. ECONNRESET or UND_ERR_HEADERS_TIMEOUT. */
     readonly systemCode: string | undefined,
     cause: unknown,
+    /** The server is on this machine (a loopback address). */
+    readonly local = false,
+    hint?: string,
   ) {
-    super(message, { cause });
+    super(message, { cause, ...(hint === undefined ? {} : { hint }) });
   }
 }
 

@@ -11,6 +11,9 @@ import { sanitizeSnippet } from "./redact.js";
 
 const TASK_STATUSES: readonly TaskStatus[] = ["processing", "success", "failed"];
 
+/** What a task id may be: it goes into URL paths, the journal, and commands printed for the user to run. */
+export const TASK_ID = /^[A-Za-z0-9_-]{1,128}$/;
+
 const OPTIONAL_COUNTS = [
   "submitted_lines",
   "invalid_cnt",
@@ -40,6 +43,14 @@ export function toTask(data: unknown, ctx: ResourceContext): Task {
   const record = asRecord(data, "a task", ctx);
   const id = record.id;
   if (typeof id !== "string" || id === "") fail(ctx, "a task without an id");
+  if (!TASK_ID.test(id)) {
+    // Never echoed as sent: it could carry terminal escapes, and it reaches "Next:" hints and the journal.
+    throw new ResponseFormatError(
+      `Refused the answer to ${ctx.what}: the service returned a malformed task id (${JSON.stringify(sanitizeSnippet(id, 40))}; ids are 1 to 128 letters, digits, "_" or "-"). Nothing was printed or recorded for it.`,
+      ctx.status,
+      ctx.contentType,
+    );
+  }
   const status = record.status;
   if (typeof status !== "string" || !(TASK_STATUSES as readonly string[]).includes(status)) {
     const shown = typeof status === "string" ? `"${sanitizeSnippet(ctx.scrub(status), 40)}"` : String(status);

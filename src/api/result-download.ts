@@ -150,7 +150,7 @@ async function readBody(
   required: boolean,
 ): Promise<{ text: string; truncated: boolean }> {
   try {
-    return await readText(response.body, max);
+    return await readText(response.body, max, ctx.timeouts.bodyMs);
   } catch (error) {
     if (ctx.signal?.aborted) throw new InterruptedError("Interrupted.", { cause: error });
     if (required) throw toConnectionError(error, url.origin, ctx.timeouts, true, ctx.scrub);

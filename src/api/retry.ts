@@ -51,7 +51,8 @@ export type ConnectionReason =
 export type RetryFailure =
   | { type: "api"; apiCode: number; retryAfterMs?: number | undefined; replaySafe: boolean }
   | { type: "http"; status: number; retryAfterMs?: number | undefined; replaySafe: boolean }
-  | { type: "connection"; reason: ConnectionReason; sent: boolean; replaySafe: boolean }
+  /** `local`: the server is on this machine (a loopback address), where a refused connection means nothing is running. */
+  | { type: "connection"; reason: ConnectionReason; sent: boolean; replaySafe: boolean; local?: boolean }
   | { type: "protocol" };
 
 /**
@@ -111,6 +112,8 @@ export function isRetryable(failure: RetryFailure): boolean {
     case "http":
       return RETRYABLE_HTTP_STATUSES.has(failure.status) && failure.replaySafe;
     case "connection":
+      // Nothing listening on this machine will not start by itself while we wait: say so at once.
+      if (failure.reason === "refused" && failure.local) return false;
       return RETRYABLE_CONNECTION_REASONS.has(failure.reason) && (!failure.sent || failure.replaySafe);
   }
 }

@@ -93,22 +93,42 @@ export function headerValue(headers: ExchangeResponse["headers"], name: string):
 /**
  * Reads a body as UTF-8 text, up to `maxBytes`. A longer body is cut there and
  * the rest discarded (`truncated: true`): an envelope is small, and an endless
- * HTML page must not fill memory.
+ * HTML page must not fill memory. The whole body must arrive within `withinMs`:
+ * the body timeout only bounds the silence between chunks, which a server
+ * sending a byte every few seconds never breaks.
  */
-export async function readText(body: ExchangeResponse["body"], maxBytes: number): Promise<{ text: string; truncated: boolean }> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of body as AsyncIterable<Buffer>) {
-    const room = maxBytes - size;
-    if (chunk.length > room) {
-      chunks.push(chunk.subarray(0, room));
-      body.destroy();
-      return { text: Buffer.concat(chunks).toString("utf8"), truncated: true };
+export async function readText(
+  body: ExchangeResponse["body"],
+  maxBytes: number,
+  withinMs: number,
+): Promise<{ text: string; truncated: boolean }> {
+  const timer = setTimeout(() => body.destroy(new BodyDeadlineError(withinMs)), withinMs);
+  try {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    for await (const chunk of body as AsyncIterable<Buffer>) {
+      const room = maxBytes - size;
+      if (chunk.length > room) {
+        chunks.push(chunk.subarray(0, room));
+        body.destroy();
+        return { text: Buffer.concat(chunks).toString("utf8"), truncated: true };
+      }
+      chunks.push(chunk);
+      size += chunk.length;
     }
-    chunks.push(chunk);
-    size += chunk.length;
+    return { text: Buffer.concat(chunks).toString("utf8"), truncated: false };
+  } finally {
+    clearTimeout(timer);
   }
-  return { text: Buffer.concat(chunks).toString("utf8"), truncated: false };
+}
+
+/** A small body (an envelope, an error page) that did not arrive whole within its deadline. */
+class BodyDeadlineError extends Error {
+  readonly code = "ERR_BULKCHECK_BODY_DEADLINE";
+
+  constructor(ms: number) {
+    super(`the response body did not arrive within ${ms} ms`);
+  }
 }
 
 /** What a failed exchange means for retrying: why it failed, and whether the request may have been delivered. */
@@ -139,6 +159,7 @@ const MAYBE_SENT: Readonly<Record<string, ConnectionReason>> = {
   ETIMEDOUT: "timeout",
   UND_ERR_HEADERS_TIMEOUT: "timeout",
   UND_ERR_BODY_TIMEOUT: "timeout",
+  ERR_BULKCHECK_BODY_DEADLINE: "timeout", // readText's whole-body deadline
 };
 
 const TLS_CODE = /^(ERR_TLS_|ERR_SSL_|CERT_|UNABLE_TO_|DEPTH_ZERO_|SELF_SIGNED_|HOSTNAME_MISMATCH)/;

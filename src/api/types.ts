@@ -33,7 +33,7 @@ export interface ClientOptions {
  * undefined, `error` set to the system code). `path` never has a query string or
  * the key; for result downloads it is origin + path. `code` is the envelope code
  * when there was one. `attempt` counts from 1.
- * `retry`: the client will wait `delayMs` and then make attempt number `attempt`.
+ * `retry`: the client will wait `delayMs` and then make attempt number `attempt` (of at most `maxAttempts`).
  */
 export type ClientEvent =
   | {
@@ -46,7 +46,18 @@ export type ClientEvent =
       attempt: number;
       error?: string;
     }
-  | { type: "retry"; attempt: number; delayMs: number; reason: string };
+  | {
+      type: "retry";
+      attempt: number;
+      maxAttempts: number;
+      delayMs: number;
+      /** For logs: "42901 all request slots are occupied", "connection reset (ECONNRESET)". */
+      reason: string;
+      /** For people: "service at capacity (50303)", "service unreachable (ECONNREFUSED)". */
+      summary: string;
+      /** The wait the server asked for (Retry-After, capped), when the retry follows it; `delayMs` adds jitter. */
+      askedMs?: number;
+    };
 
 export interface SubmitTaskInput {
   serviceType: string;

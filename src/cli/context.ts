@@ -1,12 +1,14 @@
 import { setTimeout as delay } from "node:timers/promises";
 import type { ApiClient } from "../api/types.js";
 import type { ConfigStore } from "../config/store.js";
-import type { Journal } from "../journal/journal.js";
+import type { Journal, JournalScope } from "../journal/journal.js";
 import type { Limits } from "../config/resolve.js";
 import type { ServiceType } from "../spec/products.js";
 import type { CommandUnknownOpts } from "./commander.js";
 import { colourEnabled, processIO, type Env, type IO } from "./io.js";
+import type { CommandDeadline } from "./deadline.js";
 import { Printer } from "./printer.js";
+import { SignalStop } from "./signal-stop.js";
 
 /** What the process gives a run: streams, environment, clock and Ctrl-C. Tests build their own. */
 export interface Runtime {
@@ -15,7 +17,7 @@ export interface Runtime {
   now: () => number;
   sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
   random: () => number;
-  /** Aborted on Ctrl-C (SIGINT) or SIGTERM. */
+  /** Aborted on Ctrl-C (SIGINT) or SIGTERM, with a SignalStop as the reason. */
   signal: AbortSignal;
   cwd: string;
 }
@@ -27,15 +29,25 @@ export interface GlobalOptions {
   verbose?: boolean;
   baseUrl?: string;
   profile?: string;
+  /** --timeout of the commands that talk to the service: bounds the whole run (seconds). */
+  timeout?: number;
+  /** --request-timeout: the headers and body deadlines of each request (seconds). */
+  requestTimeout?: number;
 }
 
 /** Everything a command's run function needs; built once per invocation. */
 export interface Context extends Runtime {
+  /** Aborted on Ctrl-C, SIGTERM, or when --timeout runs out (see `deadline`). */
+  signal: AbortSignal;
+  /** The --timeout bound of the whole run. */
+  deadline: CommandDeadline;
   printer: Printer;
   globals: GlobalOptions;
   profileName: string;
   config(): Promise<ConfigStore>;
   journal(): Promise<Journal>;
+  /** The service (base URL as the client addresses it) and profile this run's journal entries belong to. */
+  journalScope(): Promise<JournalScope>;
   /** Resolves the API key and base URL (flag > environment > profile) and builds a client. */
   client(): Promise<ApiClient>;
   baseUrl(): Promise<string>;
@@ -58,7 +70,8 @@ export function processRuntime(): Runtime {
   // signal killed the process before the command could stop and print how to
   // resume. Aborting is idempotent, and it cancels every wait and request, so
   // stopping is prompt.
-  const onSignal = () => controller.abort();
+  // The reason says which signal: SIGTERM ends with 143, Ctrl-C with 130 (see cli/failure.ts).
+  const onSignal = (name: NodeJS.Signals) => controller.abort(new SignalStop(name === "SIGTERM" ? "SIGTERM" : "SIGINT"));
   process.on("SIGINT", onSignal);
   process.on("SIGTERM", onSignal);
   return {

@@ -29,3 +29,10 @@ export function parseShare(value: string): number {
   if (!Number.isFinite(share) || share < 0 || share > 1) throw new InvalidArgumentError(`expected a share between 0 and 1, got "${value}"`);
   return share;
 }
+
+/** Seconds that must be more than 0 (a deadline of 0 would mean "none" to undici). */
+export function parsePositiveSeconds(value: string): number {
+  const seconds = parseSeconds(value);
+  if (seconds === 0) throw new InvalidArgumentError(`expected a number of seconds above 0, got "${value}"`);
+  return seconds;
+}

@@ -1,4 +1,5 @@
 import { styled, type Style } from "../ansi.js";
+import type { Failure } from "./failure.js";
 import type { IO } from "./io.js";
 
 export interface PrinterOptions {
@@ -41,6 +42,17 @@ export class Printer {
   error(text: string, hint?: string): void {
     this.io.stderr.write(`${this.style("red", "error:")} ${text}\n`);
     if (hint) this.io.stderr.write(`${hint}\n`);
+  }
+
+  /**
+   * Why the run failed, on stderr: "error: …" and the hint for people, or with
+   * --json one object a script can parse, `{"error": {code, exit_code, message, hint}}`.
+   */
+  failure(failure: Failure): void {
+    if (failure.silent) return;
+    if (!this.options.json) return this.error(failure.message, failure.hint);
+    const { code, exitCode, message, hint } = failure;
+    this.io.stderr.write(JSON.stringify({ error: { code, exit_code: exitCode, message, hint: hint ?? null } }) + "\n");
   }
 
   /** Diagnostics for --verbose. Callers must pass text that is already free of secrets. */

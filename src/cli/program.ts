@@ -1,5 +1,6 @@
-import { Command, type CommandUnknownOpts } from "./commander.js";
+import { Command, Help, type CommandUnknownOpts, type Option } from "./commander.js";
 import { balanceCommand } from "./commands/balance.js";
+import { completionCommand } from "./commands/completion.js";
 import { configCommand } from "./commands/config.js";
 import { demoCommand } from "./commands/demo.js";
 import { downloadCommand } from "./commands/download.js";
@@ -12,13 +13,15 @@ import { validateCommand } from "./commands/validate.js";
 import { waitCommand } from "./commands/wait.js";
 import type { Invoke, Runtime } from "./context.js";
 import { exitCodesHelp } from "./exit-codes.js";
+import { helpCommand } from "./commands/help.js";
+import { helpTopicsList } from "./help-topics.js";
 
 /**
  * The command tree: the root with its global flags and help, and every command
  * as its module defines it (in the order help lists them). Each command module
  * loads what its run needs only when it runs, so building the tree stays cheap.
  */
-export function buildProgram(runtime: Runtime, invoke: Invoke, version: string) {
+export function buildProgram(runtime: Runtime, invoke: Invoke, version: string, options: { jsonErrors?: boolean } = {}) {
   const program = new Command("bulkcheck")
     .description("Check phone lists in bulk with the checking service: prepare, submit, wait, download, join.")
     .version(version, "-V, --version")
@@ -31,12 +34,15 @@ export function buildProgram(runtime: Runtime, invoke: Invoke, version: string) 
     .showHelpAfterError("(run with --help for usage)")
     .addHelpText(
       "after",
-      `\nThe API key is read from BULKCHECK_API_KEY or the profile (bulkcheck config set api-key).\n\n${exitCodesHelp()}\n`,
+      `\nThe API key is read from BULKCHECK_API_KEY or the profile (bulkcheck config set api-key).\n\n${exitCodesHelp()}\n\n${helpTopicsList()}\n`,
     )
+    .helpCommand(false)
+    .configureHelp({ showGlobalOptions: true, visibleGlobalOptions: honouredGlobalOptions })
     .exitOverride()
     .configureOutput({
       writeOut: (text) => runtime.io.stdout.write(text),
-      writeErr: (text) => runtime.io.stderr.write(text),
+      // With --json, main reports usage errors as one JSON object instead.
+      writeErr: (text) => (options.jsonErrors ? undefined : runtime.io.stderr.write(text)),
     });
   const commands = [
     submitCommand,
@@ -52,8 +58,33 @@ export function buildProgram(runtime: Runtime, invoke: Invoke, version: string) 
     demoCommand,
   ];
   for (const command of commands) program.addCommand(command(invoke));
+  program.addCommand(completionCommand(invoke));
+  program.addCommand(helpCommand(runtime.io));
   inheritSettings(program);
   return program;
+}
+
+/**
+ * Global flags a command ignores, so its help lists only those it honours:
+ * local commands never reach the service (--base-url) or read a profile.
+ */
+const IGNORED_GLOBALS: Readonly<Record<string, readonly string[]>> = {
+  validate: ["baseUrl", "profile"],
+  sandbox: ["baseUrl", "profile"],
+  demo: ["json", "quiet", "baseUrl", "profile"],
+  config: ["baseUrl"],
+  help: ["json", "quiet", "color", "baseUrl", "profile", "verbose"],
+  completion: ["json", "quiet", "color", "baseUrl", "verbose"],
+};
+
+/** What "Global Options:" lists under a command: the root's flags it honours, never --version. */
+function honouredGlobalOptions(this: Help, cmd: CommandUnknownOpts): Option[] {
+  let top = cmd;
+  while (top.parent?.parent) top = top.parent;
+  const ignored = IGNORED_GLOBALS[top.name()] ?? [];
+  return Help.prototype.visibleGlobalOptions
+    .call(this, cmd)
+    .filter((option) => option.attributeName() !== "version" && !ignored.includes(option.attributeName()));
 }
 
 /**

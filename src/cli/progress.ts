@@ -6,6 +6,8 @@ import type { Env } from "./io.js";
  * persisted lines appear (one per change), so logs stay short.
  */
 export interface Progress {
+  /** True when a spinner is drawn (a terminal): only then is updating its text worth anything. */
+  readonly live: boolean;
   /** The spinner's text (elapsed time and the like); not printed without a spinner. */
   update(text: string): void;
   /** Prints a line that stays (above the spinner on a terminal). */
@@ -13,11 +15,20 @@ export interface Progress {
   stop(): void;
 }
 
-/** Spinners only on a terminal stderr, never with --json, --quiet, --verbose (its log lines would cut into the spinner's), or in CI. */
+/**
+ * Spinners only on a terminal stderr that has a width, never with --json,
+ * --quiet, --verbose (its log lines would cut into the spinner's), or in CI. A
+ * terminal that reports no width (0 columns, as a pseudo-terminal without a
+ * window size does) gets lines: ora divides by the width to know how many lines
+ * to clear, and with 0 it never stops clearing.
+ */
 export function spinnerAllowed(printer: Printer, env: Env): boolean {
   const { json, quiet, verbose } = printer.options;
-  return Boolean(printer.io.stderr.isTTY) && !json && !quiet && !verbose && !env.CI;
+  const { isTTY, columns } = printer.io.stderr;
+  return Boolean(isTTY) && Boolean(columns) && !json && !quiet && !verbose && !env.CI;
 }
+
+const REDRAW_MS = 100;
 
 export async function createProgress(printer: Printer, env: Env): Promise<Progress> {
   if (!spinnerAllowed(printer, env)) return lineProgress(printer);
@@ -28,9 +39,16 @@ export async function createProgress(printer: Printer, env: Env): Promise<Progre
     isEnabled: true,
     discardStdin: false,
   }).start();
+  let shownAt = -Infinity;
   return {
+    live: true,
     update(text) {
+      if (text === spinner.text) return;
       spinner.text = text;
+      // Shown at once the first time, then at most every tenth of a second: ora itself redraws only on its next frame.
+      if (Date.now() - shownAt < REDRAW_MS) return;
+      shownAt = Date.now();
+      spinner.render();
     },
     persist(text) {
       spinner.clear();
@@ -45,6 +63,7 @@ export async function createProgress(printer: Printer, env: Env): Promise<Progre
 
 function lineProgress(printer: Printer): Progress {
   return {
+    live: false,
     update() {},
     persist(text) {
       printer.note(text);

@@ -1,14 +1,25 @@
-import { createInterface } from "node:readline/promises";
+import { createInterface, type Interface } from "node:readline/promises";
 import { Writable } from "node:stream";
+import { InterruptedError } from "../errors.js";
 import type { IO } from "./io.js";
 
+/** What a prompt needs besides the terminal: the run's Ctrl-C/SIGTERM, and what to say when the user backs out. */
+export interface PromptOptions {
+  signal: AbortSignal;
+  /** What a cancelled prompt ends the run with (exit 130, or 143 on SIGTERM). */
+  cancelled: { message: string; hint?: string };
+}
+
+/** The message every cancelled prompt before an upload ends with. */
+export const NOTHING_UPLOADED = "Cancelled; nothing was uploaded.";
+
 /** Reads a line from a terminal without echoing it (for the API key). */
-export async function promptSecret(io: IO, question: string): Promise<string> {
+export async function promptSecret(io: IO, question: string, options: PromptOptions): Promise<string> {
   io.stderr.write(question);
   const muted = new Writable({ write: (_chunk, _encoding, done) => done() });
   const rl = createInterface({ input: io.stdin, output: muted, terminal: true });
   try {
-    return await rl.question("");
+    return await ask(rl, "", options);
   } finally {
     rl.close();
     io.stderr.write("\n");
@@ -16,13 +27,31 @@ export async function promptSecret(io: IO, question: string): Promise<string> {
 }
 
 /** Asks a yes/no question on the terminal; anything but y/yes is no. */
-export async function confirm(io: IO, question: string): Promise<boolean> {
+export async function confirm(io: IO, question: string, options: PromptOptions): Promise<boolean> {
   const rl = createInterface({ input: io.stdin, output: io.stderr, terminal: Boolean(io.stdin.isTTY) });
   try {
-    const answer = await rl.question(`${question} [y/N] `);
+    const answer = await ask(rl, `${question} [y/N] `, options);
     return /^y(es)?$/i.test(answer.trim());
+  } catch (error) {
+    io.stderr.write("\n"); // the cancelled prompt's line stays as it was; what follows starts below it
+    throw error;
   } finally {
     rl.close();
+  }
+}
+
+/**
+ * readline answers Ctrl-C and Ctrl-D at a prompt (and an aborted signal) by
+ * rejecting with an AbortError: that is the user backing out, not a failure.
+ */
+async function ask(rl: Interface, query: string, options: PromptOptions): Promise<string> {
+  try {
+    return await rl.question(query, { signal: options.signal });
+  } catch (error) {
+    if ((error as Error | undefined)?.name === "AbortError") {
+      throw new InterruptedError(options.cancelled.message, { hint: options.cancelled.hint, cause: error });
+    }
+    throw error;
   }
 }
 

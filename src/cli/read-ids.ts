@@ -5,13 +5,18 @@ import { readAllStdin } from "./prompt.js";
 const TASK_ID = /^[A-Za-z0-9_-]{1,128}$/;
 
 /**
- * Task ids from the arguments, or from stdin when the only argument is `-`
- * (so `bulkcheck submit ... | bulkcheck wait -` works). Ids are checked for shape
- * here so a typo fails fast with exit 2 instead of costing a request.
+ * Task ids wherever they come from: arguments, `-` for stdin (`bulkcheck submit
+ * ... | bulkcheck wait -`), or one argument holding several ids separated by
+ * white space or new lines (`bulkcheck wait "$ID"` after `ID=$(bulkcheck submit
+ * ...)` of a list split into several tasks). Ids are checked for shape here so a
+ * typo fails fast with exit 2 instead of costing a request; repeats count once.
  */
-export async function readIds(ctx: Context, args: readonly string[]): Promise<string[]> {
-  let ids = [...args];
-  if (args.length === 1 && args[0] === "-") ids = (await readAllStdin(ctx.io)).split(/\s+/).filter(Boolean);
+export async function readIds(ctx: Pick<Context, "io">, args: readonly string[]): Promise<string[]> {
+  const ids: string[] = [];
+  for (const arg of args) {
+    const text = arg === "-" ? await readAllStdin(ctx.io) : arg;
+    ids.push(...text.split(/\s+/).filter(Boolean));
+  }
   if (ids.length === 0) throw new UsageError("No task ids given.", { hint: "Pass ids as arguments, or - to read them from stdin." });
   for (const id of ids) {
     if (!TASK_ID.test(id))

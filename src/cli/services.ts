@@ -1,12 +1,13 @@
-import type { ApiClient } from "../api/types.js";
+import type { ApiClient, ClientEvent } from "../api/types.js";
 import { configDir, stateDir } from "../config/paths.js";
 import { redactKey } from "../config/redact.js";
 import { DEFAULT_PROFILE, isLoopback, resolveApiKey, resolveBaseUrl, resolveLimits, resolvePrices } from "../config/resolve.js";
 import type { ConfigStore } from "../config/store.js";
 import { Journal } from "../journal/journal.js";
 import type { Context, GlobalOptions, Runtime } from "./context.js";
+import { CommandDeadline } from "./deadline.js";
 import type { Printer } from "./printer.js";
-import { describeEvent } from "./request-log.js";
+import { describeEvent, describeRetry } from "./request-log.js";
 
 /**
  * Wires the libraries a command may need, each created on first use so that a
@@ -17,6 +18,7 @@ export function buildContext(runtime: Runtime, globals: GlobalOptions, printer: 
   let store: ConfigStore | undefined;
   let journal: Journal | undefined;
   let client: ApiClient | undefined;
+  const deadline = new CommandDeadline(runtime, globals.timeout);
 
   const config = async () => {
     if (!store) {
@@ -38,6 +40,8 @@ export function buildContext(runtime: Runtime, globals: GlobalOptions, printer: 
 
   return {
     ...runtime,
+    signal: deadline.signal,
+    deadline,
     printer,
     globals,
     profileName,
@@ -47,6 +51,10 @@ export function buildContext(runtime: Runtime, globals: GlobalOptions, printer: 
       return Promise.resolve(journal);
     },
     baseUrl,
+    async journalScope() {
+      const { normaliseBaseUrl } = await import("../api/client.js");
+      return { base_url: normaliseBaseUrl(await baseUrl()).href.replace(/\/+$/, ""), profile: profileName };
+    },
     async client() {
       if (client) return client;
       const input = await resolveInput();
@@ -61,8 +69,9 @@ export function buildContext(runtime: Runtime, globals: GlobalOptions, printer: 
         sleep: runtime.sleep,
         now: runtime.now,
         random: runtime.random,
-        signal: runtime.signal,
-        onEvent: (event) => printer.debug(describeEvent(event)),
+        signal: deadline.signal,
+        ...(globals.requestTimeout === undefined ? {} : { timeouts: requestTimeouts(globals.requestTimeout) }),
+        onEvent: (event) => reportEvent(printer, event),
       });
       return client;
     },
@@ -73,6 +82,7 @@ export function buildContext(runtime: Runtime, globals: GlobalOptions, printer: 
       return resolvePrices((await resolveInput()).profile);
     },
     async dispose() {
+      deadline.dispose();
       await client?.close();
     },
   };
@@ -82,4 +92,15 @@ function warnIfClearText(printer: Printer, baseUrl: string): void {
   if (new URL(baseUrl).protocol === "http:" && !isLoopback(baseUrl)) {
     printer.warn(`${baseUrl} is plain http: the API key travels in clear text. Use https://.`);
   }
+}
+
+/** --request-timeout sets how long a response may take to start, and its body to arrive. */
+function requestTimeouts(seconds: number) {
+  return { headersMs: seconds * 1000, bodyMs: seconds * 1000 };
+}
+
+/** Every retry wait is one line for humans (not with --quiet); --verbose adds each request. */
+function reportEvent(printer: Printer, event: ClientEvent): void {
+  if (event.type === "retry") printer.note(describeRetry(event));
+  printer.debug(describeEvent(event));
 }

@@ -1,17 +1,20 @@
-import { boxedTable } from "../results/format-table.js";
+import { boxedTable, type TableColumn } from "../results/format-table.js";
 import type { Printer } from "./printer.js";
 
 /**
- * Prints rows as a boxed table when stdout is a terminal, and as tab-separated
- * lines (with a header line) when it is piped, so `cut` and `awk` work.
+ * Prints rows as a boxed table that fits the terminal when stdout is one
+ * (columns dropped or cells shortened with "…", never a wrapped row), and as
+ * tab-separated lines (with a header line, every column) when it is piped, so
+ * `cut` and `awk` work.
  */
-export function printTable(printer: Printer, headers: readonly string[], rows: ReadonlyArray<readonly string[]>): void {
+export function printTable(printer: Printer, columns: ReadonlyArray<string | TableColumn>, rows: ReadonlyArray<readonly string[]>): void {
   if (!printer.io.stdout.isTTY) {
-    printer.data(headers.join("\t"));
+    printer.data(columns.map((column) => (typeof column === "string" ? column : column.header)).join("\t"));
     for (const row of rows) printer.data(row.map(tsvField).join("\t"));
     return;
   }
-  printer.data(boxedTable(headers, rows, printer.options.colour));
+  // A terminal that reports no width (0) gets the default.
+  printer.data(boxedTable(columns, rows, { colour: printer.options.colour, width: printer.io.stdout.columns || undefined }));
 }
 
 function tsvField(value: string): string {

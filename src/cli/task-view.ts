@@ -1,6 +1,17 @@
+import type { TableColumn } from "../results/format-table.js";
 import type { Task } from "../spec/task.js";
 
-export const TASK_COLUMNS = ["ID", "PRODUCT", "COUNTRY", "STATUS", "TOTAL", "CHECKED", "NO RESULT", "CREATED"] as const;
+/** The columns of a task table; on a narrow terminal CREATED goes first, then COUNTRY, TOTAL and NO RESULT. */
+export const TASK_COLUMNS: readonly TableColumn[] = [
+  { header: "ID", whole: true },
+  { header: "PRODUCT" },
+  { header: "COUNTRY", dropOrder: 2 },
+  { header: "STATUS" },
+  { header: "TOTAL", dropOrder: 3 },
+  { header: "CHECKED" },
+  { header: "NO RESULT", dropOrder: 4 },
+  { header: "CREATED", dropOrder: 1 },
+];
 
 /** A task as one table row; counts the service has not reported yet stay empty. */
 export function taskRow(task: Task): string[] {

@@ -29,7 +29,15 @@ export interface ResolveInput {
 
 /** API key: environment (BULKCHECK_API_KEY), then the profile. There is no flag, so a key never lands in `ps` or shell history. */
 export function resolveApiKey(input: ResolveInput): Resolved<string> {
-  if (input.env.BULKCHECK_API_KEY) return { value: input.env.BULKCHECK_API_KEY.trim(), source: "environment" };
+  const fromEnv = input.env.BULKCHECK_API_KEY;
+  if (fromEnv !== undefined && fromEnv !== "") {
+    if (fromEnv.trim() === "") {
+      throw new AuthError("BULKCHECK_API_KEY is set but blank.", {
+        hint: "Export the key itself (export BULKCHECK_API_KEY=...), or unset BULKCHECK_API_KEY to use the profile's key.",
+      });
+    }
+    return { value: fromEnv.trim(), source: "environment" };
+  }
   const stored = input.profile["api-key"];
   if (typeof stored === "string" && stored) return { value: stored, source: "profile" };
   throw new AuthError(`No API key is set for profile "${input.profileName}".`, {

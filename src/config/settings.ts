@@ -14,6 +14,8 @@ interface SettingSpec {
   parse(text: string): string | number;
   /** How the stored value is shown. */
   show?(value: string | number): string;
+  /** The value in force when neither the environment nor the profile sets one (none for the key and the URL). */
+  defaultValue?: number;
 }
 
 const positiveInteger = (name: string) => (text: string) => {
@@ -24,6 +26,7 @@ const positiveInteger = (name: string) => (text: string) => {
 
 const priceSetting = (product: ServiceType): SettingSpec => ({
   describe: `price per number of ${product} in USD (default ${DEFAULT_PRICE_MICROS[product] / MICROS_PER_USD})`,
+  defaultValue: DEFAULT_PRICE_MICROS[product],
   parse(text) {
     const usd = Number(text);
     if (!Number.isFinite(usd) || usd < 0) throw new UsageError(`price.${product} must be a price in USD such as 0.001, got "${text}".`);
@@ -58,18 +61,22 @@ export const SETTINGS: Readonly<Record<SettingKey, SettingSpec>> = {
   },
   "min-task-size": {
     describe: `smallest task the service accepts (default ${DEFAULT_LIMITS.minTaskSize})`,
+    defaultValue: DEFAULT_LIMITS.minTaskSize,
     parse: positiveInteger("min-task-size"),
   },
   "max-task-size": {
     describe: `largest task; bigger lists are split (default ${DEFAULT_LIMITS.maxTaskSize})`,
+    defaultValue: DEFAULT_LIMITS.maxTaskSize,
     parse: positiveInteger("max-task-size"),
   },
   "max-file-bytes": {
     describe: `largest upload file in bytes (default ${DEFAULT_LIMITS.maxFileBytes})`,
+    defaultValue: DEFAULT_LIMITS.maxFileBytes,
     parse: positiveInteger("max-file-bytes"),
   },
   "max-in-flight": {
     describe: `uploads at once (default ${DEFAULT_LIMITS.maxInFlight}, the service's slot limit)`,
+    defaultValue: DEFAULT_LIMITS.maxInFlight,
     parse: positiveInteger("max-in-flight"),
   },
   ...(Object.fromEntries(SERVICE_TYPES.map((p) => [`price.${p}`, priceSetting(p)])) as Record<`price.${ServiceType}`, SettingSpec>),

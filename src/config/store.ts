@@ -132,18 +132,34 @@ function readStored(path: string): StoredConfig {
   try {
     stored = JSON.parse(text);
   } catch (error) {
-    throw notAnObject(path, error);
+    throw new UsageError(`The config file ${path} is not valid JSON: ${describeSyntaxError(text, error as SyntaxError)}.`, {
+      hint: "Fix it there, or move it away and set the API key and base URL again (bulkcheck config set ...).",
+      cause: error,
+    });
   }
   if (typeof stored !== "object" || stored === null || Array.isArray(stored)) throw notAnObject(path);
   const { profiles } = stored as Partial<StoredConfig>;
   return { ...stored, profiles: profiles ?? {} };
 }
 
-function notAnObject(path: string, cause?: unknown): UsageError {
+function notAnObject(path: string): UsageError {
   return new UsageError(`The config file ${path} is not a JSON object.`, {
     hint: "Fix it, or move it away and set the API key and base URL again (bulkcheck config set ...).",
-    ...(cause === undefined ? {} : { cause }),
   });
+}
+
+/**
+ * "line 3, column 1: expected double-quoted property name". V8 gives only a
+ * character position (Node 20), or the position and the line (Node 22+);
+ * the line and column are counted here from the position, the same on both.
+ */
+export function describeSyntaxError(text: string, error: SyntaxError): string {
+  const what = error.message.replace(/ in JSON at position \d+.*$/, "").replace(/^Unexpected end of JSON input$/, "the text ends too soon");
+  const position = /at position (\d+)/.exec(error.message)?.[1];
+  const offset = position === undefined ? (/end of JSON input/.test(error.message) ? text.length : undefined) : Number(position);
+  if (offset === undefined) return what;
+  const before = text.slice(0, offset).split("\n");
+  return `line ${before.length}, column ${before.at(-1)!.length + 1}: ${what.charAt(0).toLowerCase()}${what.slice(1)}`;
 }
 
 /**

@@ -1,20 +1,33 @@
 import { createReadStream } from "node:fs";
-import { appendFile, chmod, mkdir } from "node:fs/promises";
+import { appendFile, chmod, mkdir, open } from "node:fs/promises";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import type { PreparationSettings } from "../prepare/settings.js";
 import type { PrepareSummary } from "../prepare/summary.js";
 
+/**
+ * Which service and account an entry belongs to. A key, a task id or a list means
+ * something only to the service it was sent to: the sandbox's tasks are unknown to
+ * production, and a list tried on one has not been paid for on the other.
+ */
+export interface JournalScope {
+  /** The service's base URL as the client addresses it (see `normaliseBaseUrl`), without a trailing slash. */
+  base_url: string;
+  profile: string;
+}
+
 /** Written before the first upload attempt, so a re-run after a crash finds its idempotency key. */
-export interface SubmitEntry {
+export interface SubmitEntry extends JournalScope {
   type: "submit";
   at: string;
   idempotency_key: string;
   product: string;
   country?: string;
-  profile: string;
-  /** The source list as the user named it (absolute path; absent for stdin) and its content hash. */
-  source: { path?: string; sha256?: string };
+  /**
+   * The source list as the user named it (absolute path; absent for stdin) and,
+   * as it was read for this submit, its size, modification time and content hash.
+   */
+  source: { path?: string; size?: number; mtime_ms?: number; sha256?: string };
   /** Which part of the prepared list this upload is, and the hash of the bytes uploaded. */
   chunk: { index: number; of: number; count: number; sha256: string };
   /** How the list was prepared, so results can be joined back with identical identifiers. */
@@ -26,7 +39,7 @@ export interface SubmitEntry {
 }
 
 /** Written once the service has answered with a task. */
-export interface TaskEntry {
+export interface TaskEntry extends JournalScope {
   type: "task";
   at: string;
   idempotency_key: string;
@@ -57,10 +70,34 @@ export class Journal {
     this.path = join(dir, "journal.jsonl");
   }
 
+  /**
+   * Appends one entry. When the file does not end with a newline (a crash or a
+   * full disk cut its last line short), the entry starts on a line of its own:
+   * the cut line is skipped as corrupt, and this one survives instead of being
+   * glued onto it. A blank line, should two processes both repair, is skipped too.
+   */
   async append(entry: JournalEntry): Promise<void> {
     await mkdir(this.dir, { recursive: true, mode: 0o700 });
-    await appendFile(this.path, JSON.stringify(entry) + "\n", { mode: 0o600, flag: "a" });
+    const repair = (await this.endsMidLine()) ? "\n" : "";
+    await appendFile(this.path, repair + JSON.stringify(entry) + "\n", { mode: 0o600, flag: "a" });
     await chmod(this.path, 0o600);
+  }
+
+  /** Whether the file's last byte is not a newline (false for no file, or an empty one). */
+  private async endsMidLine(): Promise<boolean> {
+    const handle = await open(this.path, "r").catch((error: NodeJS.ErrnoException) => {
+      if (error.code === "ENOENT") return undefined;
+      throw error;
+    });
+    if (!handle) return false;
+    try {
+      const { size } = await handle.stat();
+      if (size === 0) return false;
+      const { buffer } = await handle.read(Buffer.alloc(1), 0, 1, size - 1);
+      return buffer[0] !== 0x0a;
+    } finally {
+      await handle.close();
+    }
   }
 
   async *entries(): AsyncGenerator<JournalEntry> {
@@ -83,38 +120,59 @@ export class Journal {
     }
   }
 
-  /** Submit records joined with the task id the service gave them, oldest first. */
+  /**
+   * Submit records joined with the task id the service gave them, oldest first
+   * (by their latest submit entry). A key is one record per scope: the same list
+   * sent to the sandbox and to production is two submissions.
+   */
   async records(): Promise<JournalRecord[]> {
     const byKey = new Map<string, JournalRecord>();
     for await (const entry of this.entries()) {
+      const key = recordKey(entry);
       if (entry.type === "submit") {
-        byKey.delete(entry.idempotency_key);
-        byKey.set(entry.idempotency_key, { submit: entry, taskId: byKey.get(entry.idempotency_key)?.taskId });
+        const taskId = byKey.get(key)?.taskId;
+        byKey.delete(key);
+        byKey.set(key, { submit: entry, taskId });
       } else {
-        const record = byKey.get(entry.idempotency_key);
+        const record = byKey.get(key);
         if (record) record.taskId = entry.task_id;
       }
     }
     return [...byKey.values()];
   }
 
-  async findByKey(key: string): Promise<JournalRecord | undefined> {
-    return (await this.records()).find((record) => record.submit.idempotency_key === key);
+  /** The submission that used `key` with this service and profile (entries of older versions, without a base URL, never match). */
+  async findByKey(key: string, scope: JournalScope): Promise<JournalRecord | undefined> {
+    return (await this.records()).find((record) => record.submit.idempotency_key === key && inScope(record.submit, scope));
   }
 
   async findByTaskId(taskId: string): Promise<JournalRecord | undefined> {
     return (await this.records()).findLast((record) => record.taskId === taskId);
   }
 
-  /**
-   * The most recent task ids, newest last; with `profile`, only that profile's
-   * (another profile's tasks usually live on another service, which does not know them).
-   */
-  async recentTaskIds(limit: number, profile?: string): Promise<string[]> {
-    const records = (await this.records()).filter((record) => profile === undefined || record.submit.profile === profile);
-    const ids = records.flatMap((record) => (record.taskId ? [record.taskId] : []));
-    return [...new Set(ids)].slice(-limit);
+  /** The task ids submitted to this service with this profile, newest first, at most `limit`. */
+  async recentTaskIds(scope: JournalScope, limit = Infinity): Promise<string[]> {
+    const records = (await this.records()).filter((record) => inScope(record.submit, scope));
+    const ids = records.flatMap((record) => (record.taskId ? [record.taskId] : [])).reverse();
+    return [...new Set(ids)].slice(0, limit);
   }
+}
+
+/** The scope of an entry as read; entries of versions that did not record it get one that matches no service. */
+function scopeOf(entry: Partial<JournalScope>): JournalScope {
+  return {
+    base_url: typeof entry.base_url === "string" ? entry.base_url : "",
+    profile: typeof entry.profile === "string" ? entry.profile : "",
+  };
+}
+
+function inScope(entry: JournalScope, scope: JournalScope): boolean {
+  return entry.base_url === scope.base_url && entry.profile === scope.profile;
+}
+
+/** What joins a task entry to its submit entry: the key within one scope. */
+function recordKey(entry: JournalEntry): string {
+  return JSON.stringify([entry.base_url, entry.profile, entry.idempotency_key]);
 }
 
 function parseEntry(line: string): JournalEntry | undefined {
@@ -124,7 +182,7 @@ function parseEntry(line: string): JournalEntry | undefined {
     const entry = value as Partial<JournalEntry>;
     if (typeof entry.idempotency_key !== "string") return undefined;
     if (entry.type === "submit" && typeof entry.product === "string") return readableSubmit(entry as SubmitEntry);
-    if (entry.type === "task" && typeof entry.task_id === "string") return entry as TaskEntry;
+    if (entry.type === "task" && typeof entry.task_id === "string") return { ...(entry as TaskEntry), ...scopeOf(entry) };
     return undefined;
   } catch {
     return undefined;
@@ -141,6 +199,7 @@ function readableSubmit(entry: SubmitEntry): SubmitEntry {
   const { preparation, prepared, ...rest } = entry;
   return {
     ...rest,
+    ...scopeOf(entry),
     ...(isPreparationSettings(preparation) ? { preparation } : {}),
     ...(isPrepareSummary(prepared) ? { prepared } : {}),
   };

@@ -42,7 +42,7 @@ export class UploadSpool {
   ) {}
 
   static async create(target: UploadTarget): Promise<UploadSpool> {
-    const file = await HashedFile.open(chunkPath(target, 1, 1));
+    const file = await HashedFile.open(chunkPath(target, 1, 1), modeFor(target));
     try {
       return new UploadSpool(target, file, await file.isRegular());
     } catch (error) {
@@ -82,7 +82,7 @@ export class UploadSpool {
       });
     }
     const sizes = Array.from({ length: parts }, (_, part) => Math.floor(whole.count / parts) + (part < whole.count % parts ? 1 : 0));
-    const chunks = await splitLines(whole.path, sizes, (part) => chunkPath(this.target, part + 1, parts));
+    const chunks = await splitLines(whole.path, sizes, (part) => chunkPath(this.target, part + 1, parts), modeFor(this.target));
     await rm(whole.path, { force: true });
     return chunks;
   }
@@ -92,6 +92,11 @@ export class UploadSpool {
     await this.file.close();
     if (this.regularFile) await rm(this.file.path, { force: true });
   }
+}
+
+/** A directory target is a private temp directory: the numbers staged there are readable by the user alone. */
+function modeFor(target: UploadTarget): number {
+  return "dir" in target ? 0o600 : 0o666;
 }
 
 function chunkPath(target: UploadTarget, part: number, parts: number): string {
@@ -111,8 +116,8 @@ class HashedFile {
     private handle: FileHandle | undefined,
   ) {}
 
-  static async open(path: string): Promise<HashedFile> {
-    return new HashedFile(path, await openOutput(path, "upload file"));
+  static async open(path: string, mode: number): Promise<HashedFile> {
+    return new HashedFile(path, await openOutput(path, "upload file", mode));
   }
 
   async isRegular(): Promise<boolean> {
@@ -140,7 +145,7 @@ class HashedFile {
 }
 
 /** Streams `path` into files of `sizes[i]` lines each, named by `pathOf(i)`. */
-async function splitLines(path: string, sizes: readonly number[], pathOf: (part: number) => string): Promise<UploadChunk[]> {
+async function splitLines(path: string, sizes: readonly number[], pathOf: (part: number) => string, mode: number): Promise<UploadChunk[]> {
   const chunks: UploadChunk[] = [];
   let part: HashedFile | undefined;
   let lines = 0;
@@ -148,7 +153,7 @@ async function splitLines(path: string, sizes: readonly number[], pathOf: (part:
     for await (const data of createReadStream(path, { highWaterMark: 1 << 20 }) as AsyncIterable<Buffer>) {
       let from = 0;
       while (from < data.length) {
-        part ??= await HashedFile.open(pathOf(chunks.length));
+        part ??= await HashedFile.open(pathOf(chunks.length), mode);
         const size = sizes[chunks.length]!;
         let at = from;
         while (lines < size && at < data.length) {

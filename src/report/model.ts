@@ -3,6 +3,7 @@ import type { CarrierCounts, SignalCounts, Tally } from "../results/tally.js";
 import type { ServiceType } from "../spec/products.js";
 import type { Task } from "../spec/task.js";
 import { billing } from "../tasks/billing.js";
+import { resultCounts } from "../tasks/download.js";
 import type { JournalFacts } from "./journal-facts.js";
 
 /** What a report is made from: the finished tasks, their rows' counts, the price and the journal. */
@@ -11,7 +12,7 @@ export interface ReportInput {
   /** The tasks, in the order their results were read. */
   tasks: readonly Task[];
   /** The counts of the rows read; `sources[i]` is the result of `tasks[i]`. */
-  results: Tally & { sources: readonly Pick<SourceSummary, "signal">[] };
+  results: Tally & { sources: readonly Pick<SourceSummary, "signal" | "label" | "rows">[] };
   /** Per-number prices (micro-USD) from the config. */
   prices: Record<ServiceType, number>;
   journal: JournalFacts;
@@ -77,8 +78,7 @@ export function reportModel(input: ReportInput): ReportModel {
       reservedMicros: reserved,
       chargedMicros: bill.chargedMicros,
       refundedMicros: bill.refundedMicros,
-      checked: bill.checked,
-      noResult: bill.noResult,
+      ...resultCounts(tasks, results.sources),
     },
     rows: results.rows,
     ...(results.signal ? { signal: { all: results.signal, byCountry: signalByCountry(tasks, results.sources) } } : {}),

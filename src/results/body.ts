@@ -66,9 +66,13 @@ export async function openResultBody(source: Readable, options: BodyOptions): Pr
   }
   options.temps.add(options.spoolPath);
   try {
-    await pipeline(capped(prefixed(head, rest), options.maxUncompressedBytes), createWriteStream(options.spoolPath, { flags: "wx" }), {
-      signal: options.signal,
-    });
+    await pipeline(
+      capped(prefixed(head, rest), options.maxUncompressedBytes),
+      createWriteStream(options.spoolPath, { flags: "wx", mode: 0o600 }),
+      {
+        signal: options.signal,
+      },
+    );
     // yauzl is loaded only when a result actually comes zipped.
     const { openZippedCsv } = await import("./zip.js");
     const zipped = await openZippedCsv(options.spoolPath, options);

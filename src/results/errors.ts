@@ -1,4 +1,5 @@
-import { BulkcheckError, UsageError, type ErrorDetails } from "../errors.js";
+import type { Stats } from "node:fs";
+import { BulkcheckError, InputRejectedError, UsageError, type ErrorDetails } from "../errors.js";
 
 /**
  * Why a result file could not be turned into output. Stable codes, so the CLI and
@@ -38,6 +39,64 @@ export class DestinationExistsError extends UsageError {
   constructor(readonly path: string) {
     super(`${path} already exists.`, { hint: "Choose another path, or pass --force to replace it." });
   }
+}
+
+/** What --force may replace: a regular file, or a symbolic link (the link itself, not what it points to). */
+export function isReplaceable(stats: Stats): boolean {
+  return stats.isFile() || stats.isSymbolicLink();
+}
+
+/** "a directory", "a named pipe (FIFO)", …: what stands at a path that is not a regular file. */
+export function fileKind(stats: Stats): string {
+  if (stats.isDirectory()) return "a directory";
+  if (stats.isFIFO()) return "a named pipe (FIFO)";
+  if (stats.isSocket()) return "a socket";
+  if (stats.isCharacterDevice() || stats.isBlockDevice()) return "a device";
+  if (stats.isSymbolicLink()) return "a symbolic link";
+  return stats.isFile() ? "a regular file" : "not a regular file";
+}
+
+/** The destination is a directory, device, FIFO or socket: --force replaces only files (a device would become one). */
+export class DestinationNotReplaceableError extends UsageError {
+  constructor(
+    readonly path: string,
+    stats: Stats,
+  ) {
+    super(`${path} is ${fileKind(stats)}: --force replaces only a regular file (or a symbolic link).`, {
+      hint: "Give -o the path of a file; to write into a pipe or device, use -o - and redirect stdout.",
+    });
+  }
+}
+
+/** Why the file system refused a write, for the codes a user can do something about. */
+const WRITE_FAILURES: Readonly<Record<string, string>> = {
+  ENOSPC: "no space left on the device",
+  EDQUOT: "the disk quota is used up",
+  EFBIG: "the file grew larger than this system allows",
+  EACCES: "permission denied",
+  EPERM: "operation not permitted",
+  EROFS: "the file system is read-only",
+  EIO: "an input/output error on the device",
+};
+
+/** Writing an output file failed for a reason of the machine (space, quota, permissions): exit 3 with the path. */
+export class OutputWriteError extends InputRejectedError {
+  constructor(
+    readonly path: string,
+    readonly systemCode: string,
+    cause: unknown,
+  ) {
+    super(`Cannot write ${path}: ${WRITE_FAILURES[systemCode]} (${systemCode}); nothing was written.`, {
+      hint: "Free some space or choose another path, then run the same command again.",
+      cause,
+    });
+  }
+}
+
+/** An OutputWriteError for `path` when `error` is a file-system refusal of the write; otherwise `error` as it was. */
+export function asOutputWriteError(error: unknown, path: string): unknown {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  return typeof code === "string" && code in WRITE_FAILURES ? new OutputWriteError(path, code, error) : error;
 }
 
 /** Rows in the result differ from what the task reported (`success_cnt`). Raised only on request (`--strict`). */

@@ -14,6 +14,9 @@ export type JoinStatus = "checked" | "no_result" | Exclude<RowClass, "kept">;
 
 export const JOIN_STATUS_COLUMN = "bulkcheck_status";
 
+/** Put before every added column's name when a source column already has one of those names. */
+export const RESULT_COLUMN_PREFIX = "bc_";
+
 export interface JoinInput {
   sourcePath: string;
   /** How the list was prepared when it was submitted (from the journal), so identifiers match exactly. */
@@ -31,6 +34,10 @@ export interface JoinInput {
 export interface JoinSummary {
   rows: number;
   byStatus: Record<JoinStatus, number>;
+  /** The names of the added columns as written: `identifier`, the result columns, `bulkcheck_status`, each prefixed when needed. */
+  addedColumns: string[];
+  /** "bc_" when a source column had the name of an added one (so every added column got it), else "". */
+  prefix: string;
 }
 
 /** A source row and what the join adds after its columns: `identifier`, the result columns, `bulkcheck_status`. */
@@ -42,7 +49,7 @@ export interface JoinedRow {
 /** The source as the join reads it, and its rows with what they matched. */
 export interface JoinSource {
   rows: RowSource;
-  /** The columns the join adds. */
+  /** The columns the join adds, named as written (see addedColumnNames). */
   added: readonly string[];
   /** Fields of the widest row, to pad short rows to so the added columns line up under their header. */
   width: number;
@@ -63,11 +70,7 @@ export interface JoinSource {
  * so the result columns are named.
  */
 export async function joinResults(input: JoinInput): Promise<JoinSummary> {
-  const summary: JoinSummary = {
-    rows: 0,
-    byStatus: { checked: 0, no_result: 0, invalid: 0, no_code: 0, other_country: 0, duplicate: 0, blank: 0 },
-  };
-  const source = await openJoinSource(input, summary);
+  const { source, summary } = await openJoinSource(input);
   try {
     if (input.format === "xlsx") {
       const { joinWorkbook } = await import("./join-xlsx.js");
@@ -81,7 +84,7 @@ export async function joinResults(input: JoinInput): Promise<JoinSummary> {
   return summary;
 }
 
-async function openJoinSource(input: JoinInput, summary: JoinSummary): Promise<JoinSource> {
+async function openJoinSource(input: JoinInput): Promise<{ source: JoinSource; summary: JoinSummary }> {
   const { settings } = input;
   const rows = await openRows(input.sourcePath, {
     ...(settings.delimiter === undefined ? {} : { delimiter: settings.delimiter }),
@@ -91,6 +94,13 @@ async function openJoinSource(input: JoinInput, summary: JoinSummary): Promise<J
   });
   const classifier = createRowClassifier(settings);
   const empty = input.results.columns.map(() => "");
+  const { names: addedColumns, prefix } = addedColumnNames(rows.header?.fields ?? [], input.results.columns);
+  const summary: JoinSummary = {
+    rows: 0,
+    byStatus: { checked: 0, no_result: 0, invalid: 0, no_code: 0, other_country: 0, duplicate: 0, blank: 0 },
+    addedColumns,
+    prefix,
+  };
   async function* joined(): AsyncGenerator<JoinedRow[], void, undefined> {
     for await (const batch of rows.batches()) {
       input.signal?.throwIfAborted();
@@ -105,12 +115,21 @@ async function openJoinSource(input: JoinInput, summary: JoinSummary): Promise<J
       });
     }
   }
-  return {
-    rows,
-    added: ["identifier", ...input.results.columns, JOIN_STATUS_COLUMN],
-    width: rows.header?.fields.length ?? rows.columnCount,
-    joined,
-  };
+  const source = { rows, added: addedColumns, width: rows.header?.fields.length ?? rows.columnCount, joined };
+  return { source, summary };
+}
+
+/**
+ * The added columns' names. When any source column already has one of them
+ * (compared as people read them: case and surrounding spaces ignored), every
+ * added column gets the `bc_` prefix: one rule a script can rely on, rather
+ * than renaming only the columns that clash.
+ */
+export function addedColumnNames(sourceHeader: readonly string[], resultColumns: readonly string[]): { names: string[]; prefix: string } {
+  const added = ["identifier", ...resultColumns, JOIN_STATUS_COLUMN];
+  const taken = new Set(sourceHeader.map((name) => name.trim().toLowerCase()));
+  const prefix = added.some((name) => taken.has(name)) ? RESULT_COLUMN_PREFIX : "";
+  return { names: added.map((name) => prefix + name), prefix };
 }
 
 /** The header a source without one gets: `phone` for a plain list, `column_1`… otherwise. */

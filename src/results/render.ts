@@ -15,6 +15,8 @@ export interface RenderOptions {
   tableRows?: number;
   /** Colour for `table` (default off). */
   colour?: boolean;
+  /** The terminal width `table` fits into (default 80). */
+  tableWidth?: number | undefined;
 }
 
 export const DEFAULT_TABLE_ROWS = 20;
@@ -34,7 +36,8 @@ export function rendererFor(options: RenderOptions): Renderer {
     case "json":
       return renderJsonArray;
     case "table":
-      return (table) => renderTable(table, { rows: options.tableRows ?? DEFAULT_TABLE_ROWS, colour: options.colour ?? false });
+      return (table) =>
+        renderTable(table, { rows: options.tableRows ?? DEFAULT_TABLE_ROWS, colour: options.colour ?? false, width: options.tableWidth });
   }
 }
 

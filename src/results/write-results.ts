@@ -4,6 +4,7 @@ import type { Writable } from "node:stream";
 import { InterruptedError } from "../errors.js";
 import type { ServiceType } from "../spec/products.js";
 import { AtomicFile } from "./atomic-file.js";
+import { asOutputWriteError } from "./errors.js";
 import { renderCsvParts } from "./format-delimited.js";
 import type { SummaryTable } from "./format-xlsx.js";
 import { DEFAULT_TABLE_ROWS, rendererFor, writeText, type OutputFormat, type RenderOptions } from "./render.js";
@@ -30,6 +31,8 @@ export interface ResultWriteOptions {
   tableRows?: number;
   /** Colour for `table` (default off). */
   colour?: boolean;
+  /** The terminal width `table` fits into (default 80). */
+  tableWidth?: number;
   /** Registry of temp files; pass one to call `cleanupSync()` from an exit handler. */
   temps?: TempFiles;
   /** Where a zip is spooled when the destination is a stream (default the OS temp dir). */
@@ -38,14 +41,14 @@ export interface ResultWriteOptions {
    * For `xlsx`: the Summary sheet's tables, given the rows' counts once every row is
    * written (default: the counts alone, see tallyTables).
    */
-  summarySheet?: (tally: Tally) => readonly SummaryTable[];
+  summarySheet?: (tally: Tally, sources: readonly SourceSummary[]) => readonly SummaryTable[];
 }
 
 /**
  * A file, written atomically (refused if it exists unless `force`), or a stream the
  * caller owns, such as stdout (ended only when `end` is true).
  */
-export type ResultDestination = { path: string; force?: boolean } | { stream: Writable; end?: boolean };
+export type ResultDestination = { path: string; force?: boolean; mode?: number } | { stream: Writable; end?: boolean };
 
 /** A source, or just its opener. */
 export type ResultSourceInput = ResultSource | ResultSource["open"];
@@ -54,6 +57,7 @@ interface OutputChoice {
   format: OutputFormat;
   tableRows: number;
   colour: boolean | undefined;
+  tableWidth: number | undefined;
   summarySheet: (() => readonly SummaryTable[]) | undefined;
 }
 
@@ -65,7 +69,7 @@ interface OutputChoice {
 async function outputChunks(
   sources: readonly ResultSource[],
   context: TableContext,
-  { format, tableRows, colour, summarySheet }: OutputChoice,
+  { format, tableRows, colour, tableWidth, summarySheet }: OutputChoice,
 ): Promise<{ text: AsyncIterable<string | Uint8Array>; release: () => Promise<unknown> }> {
   if (format === "csv") {
     const parts = resultParts(sources, context, true);
@@ -77,7 +81,7 @@ async function outputChunks(
     const { renderXlsx } = await import("./format-xlsx.js");
     return { text: renderXlsx(table, { summary: summarySheet }), release };
   }
-  const render: RenderOptions = { format, tableRows, colour };
+  const render: RenderOptions = { format, tableRows, colour, tableWidth };
   return { text: rendererFor(render)(table), release };
 }
 
@@ -87,7 +91,8 @@ async function outputChunks(
  * or none, is decided per source from its bytes. Streams end to end with flat memory.
  *
  * A file destination appears complete or not at all: on any error or abort the temp
- * file (and any spooled zip) is removed and the destination is left untouched. Temp
+ * file (and any spooled zip) is removed and the destination is left untouched; the
+ * file system's refusals (no space, permissions) are OutputWriteErrors naming it. Temp
  * files that dead runs left next to the destination are removed first.
  * @throws DestinationExistsError (before any source is opened), ResultFileError,
  *   InterruptedError on abort, or the source's own error.
@@ -105,7 +110,11 @@ export async function writeResults(
   let out: Writable;
   if ("path" in destination) {
     staleTempFilesRemoved = await removeStaleTempFiles(resolve(destination.path));
-    file = await AtomicFile.create(destination.path, { force: destination.force ?? false, temps });
+    file = await AtomicFile.create(destination.path, {
+      force: destination.force ?? false,
+      temps,
+      ...(destination.mode === undefined ? {} : { mode: destination.mode }),
+    });
     out = file.stream;
   } else {
     out = destination.stream;
@@ -130,7 +139,8 @@ export async function writeResults(
       format,
       tableRows,
       colour: options.colour,
-      summarySheet: () => (options.summarySheet ?? tallyTables)(tally.result()),
+      tableWidth: options.tableWidth,
+      summarySheet: () => (options.summarySheet ?? tallyTables)(tally.result(), sourceSummaries),
     },
   );
   let bytes: number;
@@ -143,7 +153,8 @@ export async function writeResults(
     if (signal?.aborted) {
       throw new InterruptedError(`Download interrupted${file ? `; ${file.path} was not written` : ""}.`, { cause: error });
     }
-    throw error;
+    // The file's own stream first; a spooled zip lives beside it, so its refusals name the same path.
+    throw file ? asOutputWriteError(file.explain(error), file.path) : error;
   } finally {
     // The pipeline can settle while a source is still mid-read; wait for it to release its stream and spool.
     await release();

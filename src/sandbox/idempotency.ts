@@ -17,6 +17,8 @@ export interface IdempotentEntry {
   taskId: string;
   product: ServiceType;
   country: string;
+  /** sha256 of the file the key was first sent with. */
+  sha256: string;
 }
 
 /**
@@ -38,9 +40,13 @@ export class IdempotencyStore {
   }
 }
 
-/** The field that differs from the original request, or undefined when the replay matches. */
-export function conflictingField(entry: IdempotentEntry, product: ServiceType, country: string): string | undefined {
-  if (entry.product !== product) return "service_type";
-  if (entry.country !== country) return "country";
+/** What differs from the original request, or undefined when the replay matches. */
+export function conflictingField(
+  entry: IdempotentEntry,
+  request: Omit<IdempotentEntry, "taskId">,
+): "service_type" | "country" | "file" | undefined {
+  if (entry.product !== request.product) return "service_type";
+  if (entry.country !== request.country) return "country";
+  if (entry.sha256 !== request.sha256) return "file";
   return undefined;
 }

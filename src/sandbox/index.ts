@@ -54,7 +54,7 @@ function closeServer(server: Server): Promise<void> {
   });
 }
 
-/** Starts a sandbox; rejects with a plain Error for a bad option or a port in use. */
+/** Starts a sandbox; rejects with a UsageError for a bad option, and with Node's own error (EADDRINUSE…) when it cannot listen. */
 export async function startSandbox(options: Partial<SandboxOptions> = {}): Promise<Sandbox> {
   const resolved = resolveOptions(options);
   const servers = [createServer()];

@@ -34,12 +34,12 @@ export function preparationEndMs(task: LifecycleFacts): number {
 export function phaseAt(task: LifecycleFacts, prepared: Prepared | undefined, nowMs: number, numbersPerSecond: number): Phase {
   const prepEnd = preparationEndMs(task);
   if (nowMs < prepEnd || !prepared) return { status: "processing", preparing: true };
-  const finishedAtMs = prepEnd + Math.ceil((prepared.kept.length * 1000) / numbersPerSecond);
+  const finishedAtMs = prepEnd + Math.ceil((prepared.keptCount * 1000) / numbersPerSecond);
   if (nowMs < finishedAtMs) return { status: "processing", preparing: false, prepared };
   return { status: task.fails ? "failed" : "success", prepared, finishedAtMs };
 }
 
 /** Successful checks that are charged: every kept number except those without a result. */
 export function successCount(phase: Extract<Phase, { finishedAtMs: number }>): number {
-  return phase.status === "success" ? phase.prepared.kept.length - phase.prepared.noResult : 0;
+  return phase.status === "success" ? phase.prepared.keptCount - phase.prepared.noResult : 0;
 }

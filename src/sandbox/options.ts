@@ -1,3 +1,4 @@
+import { UsageError } from "../errors.js";
 import { DEFAULT_LIMITS, type ServiceType } from "../spec/products.js";
 import { FAULT_KINDS, isFaultKind, type FaultKind } from "./faults.js";
 import { resolvePrices } from "./prices.js";
@@ -22,6 +23,8 @@ export interface SandboxOptions {
   maxInFlight: number;
   /** Unfinished tasks per key; the next submit gets 42900 (the quota behind that code). */
   maxUnfinished: number;
+  /** An upload silent this long loses its request slot (its connection is closed). */
+  uploadIdleSeconds: number;
   /** Processing speed once a task is prepared. */
   numbersPerSecond: number;
   resultFormat: "csv" | "zip";
@@ -59,6 +62,7 @@ export const SANDBOX_DEFAULTS: Omit<SandboxOptions, "apiKey" | "log" | "now"> = 
   maxFileBytes: DEFAULT_LIMITS.maxFileBytes,
   maxInFlight: DEFAULT_LIMITS.maxInFlight,
   maxUnfinished: 50,
+  uploadIdleSeconds: 30,
   numbersPerSecond: 2_000,
   resultFormat: "csv",
   urlTtlSeconds: 300,
@@ -73,8 +77,11 @@ export const SANDBOX_DEFAULTS: Omit<SandboxOptions, "apiKey" | "log" | "now"> = 
   separateResultOrigin: false,
 };
 
+/** A bad option is the caller's to fix (for `bulkcheck sandbox`, a flag): a UsageError, exit 2. */
 function fail(name: string, rule: string, value: unknown): never {
-  throw new Error(`invalid sandbox option ${name}: ${rule} (got ${JSON.stringify(value)})`);
+  throw new UsageError(`invalid sandbox option ${name}: ${rule} (got ${JSON.stringify(value)})`, {
+    hint: "See bulkcheck sandbox --help for the options and their ranges.",
+  });
 }
 
 function checkInteger(name: string, value: number, min: number, max = Number.MAX_SAFE_INTEGER): void {
@@ -89,7 +96,7 @@ function checkPositive(name: string, value: number): void {
   if (!(typeof value === "number" && Number.isFinite(value) && value > 0)) fail(name, "must be a positive number", value);
 }
 
-/** Defaults filled in, API key generated if absent, every value checked; throws a plain Error on a bad option. */
+/** Defaults filled in, API key generated if absent, every value checked; throws a UsageError on a bad option. */
 export function resolveOptions(partial: Partial<SandboxOptions>): SandboxOptions {
   const given = Object.fromEntries(Object.entries(partial).filter(([, value]) => value !== undefined));
   const o: SandboxOptions = {
@@ -109,6 +116,7 @@ export function resolveOptions(partial: Partial<SandboxOptions>): SandboxOptions
   checkInteger("maxInFlight", o.maxInFlight, 1);
   checkInteger("maxUnfinished", o.maxUnfinished, 1);
   checkPositive("numbersPerSecond", o.numbersPerSecond);
+  checkPositive("uploadIdleSeconds", o.uploadIdleSeconds);
   checkPositive("urlTtlSeconds", o.urlTtlSeconds);
   checkInteger("resultDelaySeconds", o.resultDelaySeconds, 0);
   checkInteger("retryAfterSeconds", o.retryAfterSeconds, 0);

@@ -9,8 +9,14 @@ export interface Prepared {
   noCode: number;
   otherCountry: number;
   duplicate: number;
-  /** Identifiers kept for checking, first occurrence order. */
-  kept: readonly string[];
+  /** How many identifiers were kept for checking. */
+  keptCount: number;
+  /**
+   * The kept identifiers, first occurrence order, until the task's result file
+   * is built: then the file holds them and they are released (`undefined`), so a
+   * sandbox serving thousands of tasks keeps only their counts in memory.
+   */
+  kept: readonly string[] | undefined;
   /** How many kept numbers get no result (failure_cnt of a successful task). */
   noResult: number;
 }
@@ -90,5 +96,5 @@ export async function prepareLines(input: PreparationInput, signal: AbortSignal)
       else invalid += 1;
     }
   }
-  return { invalid, noCode, otherCountry, duplicate, kept, noResult };
+  return { invalid, noCode, otherCountry, duplicate, keptCount: kept.length, kept, noResult };
 }

@@ -29,7 +29,8 @@ const ROWS_PER_TURN = 2_000;
 /**
  * Result files, built once per task into the sandbox's temp directory on the
  * first download and then streamed from disk, so a million-row result never sits
- * in memory and the response has a Content-Length. Concurrent first downloads
+ * in memory and the response has a Content-Length; once built, the task's
+ * numbers are released from memory. Concurrent first downloads
  * share one build. A zip holds the CSV as `{id}.csv`, stamped with the task's
  * creation time (not the build time), so only the entry name differs between
  * two runs with the same seed and clock; the CSV itself is byte-identical.
@@ -56,22 +57,32 @@ export class ResultFiles {
   }
 
   private async build(source: ResultSource): Promise<ResultFile> {
+    const file = await this.write(source);
+    // The file holds the task's numbers now; memory keeps only its counts.
+    source.prepared.kept = undefined;
+    return file;
+  }
+
+  private async write(source: ResultSource): Promise<ResultFile> {
     const signal = this.signal;
     const csvPath = join(this.dir, resultFileName(source.id, "csv"));
-    await pipeline(Readable.from(this.csvChunks(source)), createWriteStream(csvPath), { signal });
+    await pipeline(Readable.from(this.csvChunks(source)), createWriteStream(csvPath, { mode: 0o600 }), { signal });
     if (this.format === "csv") return { path: csvPath, size: (await stat(csvPath)).size };
     const zipPath = join(this.dir, resultFileName(source.id, "zip"));
     const zip = new yazl.ZipFile();
     zip.addFile(csvPath, resultFileName(source.id, "csv"), { mtime: new Date(source.createdAtMs), mode: 0o100644 });
     zip.end();
-    await pipeline(zip.outputStream, createWriteStream(zipPath), { signal });
+    await pipeline(zip.outputStream, createWriteStream(zipPath, { mode: 0o600 }), { signal });
     return { path: zipPath, size: (await stat(zipPath)).size };
   }
 
   /** The CSV in pieces of ROWS_PER_TURN rows, yielding to the event loop between pieces. */
   private async *csvChunks(source: ResultSource): AsyncGenerator<string> {
+    const kept = source.prepared.kept;
+    // Released only once a build succeeded, and a built file is never built again.
+    if (!kept) throw new Error(`the numbers of task ${source.id} were released before its result file was built`);
     let rows: Array<readonly string[]> = [resultColumns(source.product)];
-    for (const row of resultRows(this.seed, source.product, source.prepared.kept, this.noResultRate)) {
+    for (const row of resultRows(this.seed, source.product, kept, this.noResultRate)) {
       if (rows.push(row) < ROWS_PER_TURN) continue;
       yield csvText(rows);
       rows = [];

@@ -23,7 +23,7 @@ export function resultFileName(taskId: string, format: "csv" | "zip"): string {
  */
 export function taskView(task: TaskRecord, phase: Phase, view: ViewContext): Task {
   const prepared = "prepared" in phase ? phase.prepared : undefined;
-  const total = prepared ? prepared.kept.length : task.submittedLines;
+  const total = prepared ? prepared.keptCount : task.submittedLines;
   const finished: Pick<Task, "success_cnt" | "failure_cnt" | "result_url"> = {};
   if ("finishedAtMs" in phase) {
     finished.success_cnt = successCount(phase);

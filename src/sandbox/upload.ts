@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import type { IncomingMessage } from "node:http";
 import busboy from "busboy";
 import type { Readable } from "node:stream";
@@ -16,6 +17,8 @@ export interface Submission {
   /** Upper-cased ISO code; "" when the carrier product was sent without one. */
   country: string;
   lines: string[];
+  /** sha256 of the file's bytes: a replayed Idempotency-Key must come with the same file. */
+  sha256: string;
 }
 
 export type UploadResult = { kind: "ok"; submission: Submission } | { kind: "rejected"; code: number; msg: string } | { kind: "aborted" };
@@ -54,6 +57,7 @@ export function readUpload(req: IncomingMessage, limits: UploadLimits): Promise<
     let country: string | undefined;
     let collector: LineCollector | undefined;
     let fileDone = false;
+    const hash = createHash("sha256");
 
     parser.on("field", (name: string, value: string) => {
       if (settled) return;
@@ -84,6 +88,7 @@ export function readUpload(req: IncomingMessage, limits: UploadLimits): Promise<
       collector = lines;
       stream.on("data", (chunk: Buffer) => {
         if (settled) return;
+        hash.update(chunk);
         lines.push(chunk);
         if (lines.lines.length > limits.maxTaskSize) {
           reject(ApiCode.UNPROCESSABLE, `the file has more than ${limits.maxTaskSize} numbers (the most one task takes)`);
@@ -105,7 +110,7 @@ export function readUpload(req: IncomingMessage, limits: UploadLimits): Promise<
       if (collector.lines.length > limits.maxTaskSize) {
         return reject(ApiCode.UNPROCESSABLE, `the file has more than ${limits.maxTaskSize} numbers (the most one task takes)`);
       }
-      finish({ kind: "ok", submission: { product, country: country ?? "", lines: collector.lines } });
+      finish({ kind: "ok", submission: { product, country: country ?? "", lines: collector.lines, sha256: hash.digest("hex") } });
     });
     req.on("close", () => {
       if (!req.complete) finish({ kind: "aborted" });

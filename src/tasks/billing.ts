@@ -10,8 +10,6 @@ const SERVICE_EXCLUSIONS = ["invalid_cnt", "no_code_cnt", "other_country_cnt", "
 export interface Billing {
   chargedMicros: number;
   refundedMicros: number;
-  checked: number;
-  noResult: number;
   /** Lines the service excluded while preparing, summed over the tasks. */
   excluded: Partial<Record<(typeof SERVICE_EXCLUSIONS)[number], number>>;
 }
@@ -31,8 +29,6 @@ export function billing(tasks: readonly Task[], prices: Record<ServiceType, numb
   return {
     chargedMicros: charges.reduce((sum, c) => sum + c.chargedMicros, 0),
     refundedMicros: charges.reduce((sum, c) => sum + c.refundedMicros, 0),
-    checked: charges.reduce((sum, c) => sum + c.charged, 0),
-    noResult: tasks.reduce((sum, task) => sum + (task.failure_cnt ?? 0), 0),
     excluded,
   };
 }

@@ -2,7 +2,7 @@ import { Writable } from "node:stream";
 import type { ApiClient } from "../api/types.js";
 import { UsageError } from "../errors.js";
 import type { Journal } from "../journal/journal.js";
-import { writeResults, type OutputFormat, type ResultSummary } from "../results/index.js";
+import { writeResults, type OutputFormat, type ResultSummary, type SourceSummary } from "../results/index.js";
 import { canonicalServiceType, type ServiceType } from "../spec/products.js";
 import type { Task } from "../spec/task.js";
 import { billing, excludedBeforeUpload, type ExcludedBeforeUpload } from "./billing.js";
@@ -17,11 +17,15 @@ export interface DownloadDeps {
   signal: AbortSignal;
   /** A transfer broke midway and starts again with a fresh link. */
   onRestart?: (error: Error) => void;
+  /** A task's result file is not published yet; it is checked again in `delayMs`. */
+  onWait?: (taskId: string, delayMs: number) => void;
 }
 
 export interface DownloadTarget {
   /** The file to write (atomically); without one the rows are only read and counted (for a report). */
   path?: string;
+  /** Its mode (default: kept from a file it replaces, else the umask's). */
+  mode?: number;
   /** Replace a file that exists. */
   force: boolean;
   format: OutputFormat;
@@ -29,6 +33,8 @@ export interface DownloadTarget {
   colour: boolean;
   /** Per-number prices, for what the run cost in an xlsx Summary sheet. */
   prices?: Record<ServiceType, number>;
+  /** The terminal width a boxed table fits into. */
+  tableWidth?: number | undefined;
 }
 
 export interface DownloadOutcome {
@@ -52,7 +58,7 @@ export async function downloadResults(deps: DownloadDeps, taskIds: readonly stri
     // The check just made serves the first open; a restarted transfer checks again for a fresh link.
     let initial: Task | undefined = task;
     return {
-      label: `task ${task.id}`,
+      label: resultLabel(task.id),
       ...(task.success_cnt === undefined ? {} : { expectedRows: task.success_cnt }),
       open: () => {
         const first = initial;
@@ -63,6 +69,7 @@ export async function downloadResults(deps: DownloadDeps, taskIds: readonly stri
           signal: deps.signal,
           initial: first,
           onTask: (fresh) => tasks.set(fresh.id, fresh),
+          ...(deps.onWait ? { onWait: deps.onWait } : {}),
         });
       },
     };
@@ -71,16 +78,24 @@ export async function downloadResults(deps: DownloadDeps, taskIds: readonly stri
   const { prices } = target;
   const summary = await withTransferRetries(
     () =>
-      writeResults(sources, target.path === undefined ? { stream: discard(), end: true } : { path: target.path, force: target.force }, {
-        serviceType,
-        format: target.format,
-        signal: deps.signal,
-        colour: target.colour,
-        summarySheet: (tally) => {
-          const latest = [...tasks.values()];
-          return summarySheet({ product: serviceType, tasks: latest, bill: prices && billing(latest, prices), excluded }, tally);
+      writeResults(
+        sources,
+        target.path === undefined
+          ? { stream: discard(), end: true }
+          : { path: target.path, force: target.force, ...(target.mode === undefined ? {} : { mode: target.mode }) },
+        {
+          serviceType,
+          format: target.format,
+          signal: deps.signal,
+          colour: target.colour,
+          summarySheet: (tally, read) => {
+            const latest = [...tasks.values()];
+            const bill = prices && billing(latest, prices);
+            return summarySheet({ product: serviceType, tasks: latest, bill, counts: resultCounts(latest, read), excluded }, tally);
+          },
+          tableWidth: target.tableWidth,
         },
-      }),
+      ),
     deps,
   );
   return { summary, tasks: [...tasks.values()], excluded };
@@ -89,6 +104,24 @@ export async function downloadResults(deps: DownloadDeps, taskIds: readonly stri
 /** A stream that takes everything and keeps nothing. */
 function discard(): Writable {
   return new Writable({ write: (_chunk, _encoding, done) => done() });
+}
+
+/** How a task's result is named in the summary's sources (and in messages about it). */
+export function resultLabel(taskId: string): string {
+  return `task ${taskId}`;
+}
+
+/** What the rows written say was checked, for a summary: the rows, and each task's numbers that got none. */
+export interface ResultCounts {
+  checked: number;
+  noResult: number;
+}
+
+/** Rows in the output, and each task's numbers that have none there: a task's `total` less the rows its result gave. */
+export function resultCounts(tasks: readonly Task[], sources: readonly Pick<SourceSummary, "label" | "rows">[]): ResultCounts {
+  const rows = new Map(sources.map((source) => [source.label, source.rows]));
+  const noResult = tasks.reduce((sum, task) => sum + Math.max(0, task.total - (rows.get(resultLabel(task.id)) ?? 0)), 0);
+  return { checked: [...rows.values()].reduce((sum, n) => sum + n, 0), noResult };
 }
 
 /** The one product of the tasks; tasks of different products have different result columns. */

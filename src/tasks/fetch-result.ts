@@ -16,6 +16,8 @@ export interface OpenResultOptions {
   initial?: Task;
   /** Called with each fresh check, so the caller sees the latest counts. */
   onTask?: (task: Task) => void;
+  /** The result file is not published yet: the next check is in `delayMs`. */
+  onWait?: (taskId: string, delayMs: number) => void;
 }
 
 /** First wait when result_url is briefly absent; doubles each time. */
@@ -41,7 +43,9 @@ export async function openTaskResult(taskId: string, options: OpenResultOptions)
           hint: `Try again in a minute: bulkcheck download ${taskId}`,
         });
       }
-      await options.sleep(ABSENT_FIRST_DELAY_MS * 2 ** (check - 1), options.signal);
+      const delayMs = ABSENT_FIRST_DELAY_MS * 2 ** (check - 1);
+      options.onWait?.(taskId, delayMs);
+      await options.sleep(delayMs, options.signal);
       continue;
     }
     try {

@@ -7,6 +7,8 @@ export interface KeyParts {
   country: string | undefined;
   /** sha256 of the exact bytes uploaded. */
   contentSha256: string;
+  /** For retry-failed: the task whose numbers are retried. A retry is another task than its parent, even with the same bytes. */
+  retryOf?: string;
 }
 
 /**
@@ -17,7 +19,9 @@ export interface KeyParts {
  */
 export function deriveIdempotencyKey(secret: string, parts: KeyParts, nonce?: string): string {
   const mac = createHmac("sha256", secret);
-  mac.update(["bc1", parts.product, parts.country ?? "", parts.contentSha256, nonce ?? ""].join("\n"));
+  // A retry's parent joins the end, so the keys of every other upload stay what they always were.
+  const retry = parts.retryOf === undefined ? [] : [`retry-of:${parts.retryOf}`];
+  mac.update(["bc1", parts.product, parts.country ?? "", parts.contentSha256, nonce ?? "", ...retry].join("\n"));
   return `bc1-${mac.digest("hex")}`;
 }
 

@@ -12,6 +12,7 @@ import { billing } from "./billing.js";
 import { productOf, type DownloadDeps } from "./download.js";
 import { openTaskResult, withTransferRetries } from "./fetch-result.js";
 import { runTable } from "./summary-sheet.js";
+import { checkJoinSource } from "./join-source.js";
 
 export interface JoinDeps extends DownloadDeps {
   /** Something that may make a few rows not match (another source file, another libphonenumber-js). */
@@ -29,6 +30,10 @@ export interface JoinTarget {
   format?: "csv" | "xlsx";
   /** Per-number prices, for what the run cost in an xlsx Summary sheet. */
   prices?: Record<ServiceType, number>;
+  /** Join even with another file than the journalled one, or one changed since the submit (with a warning). */
+  acceptChangedSource?: boolean;
+  /** The written file's mode (default: kept from a file it replaces, else the umask's). */
+  mode?: number;
 }
 
 export interface JoinOutcome {
@@ -45,7 +50,7 @@ export interface JoinOutcome {
  */
 export async function joinTaskResults(deps: JoinDeps, ids: readonly string[], target: JoinTarget): Promise<JoinOutcome> {
   const { signal } = deps;
-  const settings = await preparationOf(deps, ids, target.sourcePath);
+  const settings = await preparationOf(deps, ids, target);
   const client = await deps.client();
   const tasks = await Promise.all(ids.map((id) => client.checkTask(id)));
   const serviceType = productOf(tasks);
@@ -53,14 +58,17 @@ export async function joinTaskResults(deps: JoinDeps, ids: readonly string[], ta
     () =>
       resultMap(
         readResults(
-          tasks.map((task) => ({ label: `task ${task.id}`, open: () => openTaskResult(task.id, { client, sleep: deps.sleep, signal }) })),
+          tasks.map((task) => ({
+            label: `task ${task.id}`,
+            open: () => openTaskResult(task.id, { client, sleep: deps.sleep, signal, ...(deps.onWait ? { onWait: deps.onWait } : {}) }),
+          })),
           { serviceType, signal },
         ),
       ),
     deps,
   );
   const { prices } = target;
-  const summary = await writeAtomically(target.path, target.force, (out) =>
+  const summary = await writeAtomically(target, (out) =>
     joinResults({
       sourcePath: target.sourcePath,
       settings,
@@ -68,15 +76,27 @@ export async function joinTaskResults(deps: JoinDeps, ids: readonly string[], ta
       out,
       signal,
       format: target.format ?? "csv",
-      summarySheet: (joined) => [runTable({ product: serviceType, tasks, bill: prices && billing(tasks, prices) }), statusTable(joined)],
+      summarySheet: (joined) => [
+        runTable({
+          product: serviceType,
+          tasks,
+          bill: prices && billing(tasks, prices),
+          counts: { checked: joined.byStatus.checked, noResult: joined.byStatus.no_result },
+        }),
+        statusTable(joined),
+      ],
     }),
   );
   return { summary, serviceType, tasks };
 }
 
-/** The settings every task was prepared with, which must be the same for all of them. */
-async function preparationOf(deps: JoinDeps, ids: readonly string[], sourcePath: string): Promise<PreparationSettings> {
+/**
+ * The settings every task was prepared with, which must be the same for all of
+ * them, once the source is known to be the list they were submitted from.
+ */
+async function preparationOf(deps: JoinDeps, ids: readonly string[], target: JoinTarget): Promise<PreparationSettings> {
   let settings: PreparationSettings | undefined;
+  const records = [];
   for (const id of ids) {
     const record = await deps.journal.findByTaskId(id);
     const preparation = record?.submit.preparation;
@@ -90,11 +110,14 @@ async function preparationOf(deps: JoinDeps, ids: readonly string[], sourcePath:
       throw new UsageError("These tasks were prepared from different lists or with different options; join them one at a time.");
     }
     settings = preparation;
-    if (record.submit.source.path && record.submit.source.path !== sourcePath) {
-      deps.onWarning?.(`task ${id} was submitted from ${record.submit.source.path}; joining with ${sourcePath}.`);
-    }
+    records.push({ id, record });
   }
   if (!settings) throw new UsageError("No task ids given.");
+  await checkJoinSource(records, {
+    sourcePath: target.sourcePath,
+    acceptChanged: Boolean(target.acceptChangedSource),
+    ...(deps.onWarning ? { onWarning: deps.onWarning } : {}),
+  });
   if (settings.libphonenumber.version !== LIBPHONENUMBER_VERSION) {
     deps.onWarning?.(
       `the list was prepared with libphonenumber-js ${settings.libphonenumber.version}, this is ${LIBPHONENUMBER_VERSION}: a few numbers may not match.`,
@@ -104,8 +127,12 @@ async function preparationOf(deps: JoinDeps, ids: readonly string[], sourcePath:
 }
 
 /** Writes a file that appears complete or not at all (temp file, fsync, rename). */
-async function writeAtomically<T>(path: string, force: boolean, write: (out: Writable) => Promise<T>): Promise<T> {
-  const file = await AtomicFile.create(path, { force, temps: new TempFiles() });
+async function writeAtomically<T>(target: JoinTarget, write: (out: Writable) => Promise<T>): Promise<T> {
+  const file = await AtomicFile.create(target.path, {
+    force: target.force,
+    temps: new TempFiles(),
+    ...(target.mode === undefined ? {} : { mode: target.mode }),
+  });
   try {
     const value = await write(file.stream);
     file.stream.end();
@@ -114,6 +141,6 @@ async function writeAtomically<T>(path: string, force: boolean, write: (out: Wri
     return value;
   } catch (error) {
     await file.discard();
-    throw error;
+    throw file.explain(error);
   }
 }

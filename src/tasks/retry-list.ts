@@ -58,7 +58,8 @@ export function matches(written: Chunk, chunk: ChunkRecord): boolean {
 }
 
 async function writeLines(path: string, source: () => AsyncIterable<string>): Promise<Chunk> {
-  const out = createWriteStream(path);
+  // The numbers themselves, in a private temp directory: readable by the user alone.
+  const out = createWriteStream(path, { mode: 0o600 });
   const hash = createHash("sha256");
   let count = 0;
   let bytes = 0;

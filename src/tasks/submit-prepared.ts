@@ -1,7 +1,7 @@
 import type { ApiClient } from "../api/types.js";
 import type { Limits } from "../config/resolve.js";
 import { InputRejectedError, InsufficientBalanceError, InterruptedError } from "../errors.js";
-import type { Journal, SubmitEntry } from "../journal/journal.js";
+import type { Journal, JournalScope, SubmitEntry } from "../journal/journal.js";
 import type { ServiceType } from "../spec/products.js";
 import { formatUsd, reservationMicros, usdToMicros } from "./cost.js";
 import { freshNonce } from "./idempotency.js";
@@ -43,8 +43,8 @@ export interface SubmitDeps {
   installSecret: () => Promise<string>;
   limits: Pick<Limits, "minTaskSize" | "maxFileBytes" | "maxInFlight">;
   priceMicros: number;
-  /** The profile journalled with each upload. */
-  profile: string;
+  /** The service and profile journalled with each upload, and within which keys are looked up. */
+  scope: JournalScope;
   now: () => number;
   /** The plan and its cost, before anything is reserved. */
   onPlan?: (plan: SubmitPlan) => void;
@@ -94,6 +94,8 @@ export async function submitPrepared(
     ...(options.idempotencyKey ? { userKey: options.idempotencyKey } : {}),
     ...(options.resubmit ? { nonce: freshNonce() } : {}),
     journal: deps.journal,
+    scope: deps.scope,
+    ...(prepared.entry.retry_of === undefined ? {} : { retryOf: prepared.entry.retry_of }),
   });
   const client = await deps.client();
   const fresh = uploads.filter((upload) => !upload.knownTaskId);
@@ -125,7 +127,7 @@ export async function submitPrepared(
       product: prepared.product,
       country: prepared.country,
       concurrency: deps.limits.maxInFlight,
-      entry: { profile: deps.profile, ...prepared.entry },
+      entry: { ...deps.scope, ...prepared.entry },
       now: deps.now,
       onUploaded(result) {
         waiting.set(result.upload.index, result);

@@ -3,6 +3,7 @@ import { tallyTables } from "../results/summary-tables.js";
 import type { Tally } from "../results/tally.js";
 import type { Task } from "../spec/task.js";
 import type { Billing, ExcludedBeforeUpload } from "./billing.js";
+import type { ResultCounts } from "./download.js";
 import { formatUsd } from "./cost.js";
 
 /** What a download knows of its run beyond the rows: the tasks, what they cost, what preparation left out. */
@@ -11,6 +12,7 @@ export interface RunFacts {
   tasks: readonly Task[];
   /** Absent when no price is known. */
   bill?: Billing;
+  counts: ResultCounts;
   excluded?: ExcludedBeforeUpload;
 }
 
@@ -34,13 +36,9 @@ export function runTable(run: RunFacts): SummaryTable {
     ["Tasks", run.tasks.map((task) => task.id).join(" ")],
     ["Countries", [...new Set(run.tasks.map((task) => task.country).filter(Boolean))].join(" ")],
   ];
+  rows.push(["Checked", run.counts.checked], ["No result", run.counts.noResult]);
   if (run.bill) {
-    rows.push(
-      ["Checked", run.bill.checked],
-      ["No result", run.bill.noResult],
-      ["Charged", formatUsd(run.bill.chargedMicros)],
-      ["Refunded", formatUsd(run.bill.refundedMicros)],
-    );
+    rows.push(["Charged", formatUsd(run.bill.chargedMicros)], ["Refunded", formatUsd(run.bill.refundedMicros)]);
     for (const [field, n] of Object.entries(run.bill.excluded)) rows.push([`Excluded by the service: ${className(field)}`, n]);
   }
   for (const [field, n] of Object.entries(run.excluded ?? {})) rows.push([`Excluded before upload: ${className(field)}`, n]);

@@ -8,12 +8,13 @@ import { readResults } from "../results/read-results.js";
 import { canonicalServiceType, type ServiceType } from "../spec/products.js";
 import type { Task } from "../spec/task.js";
 import { openTaskResult } from "./fetch-result.js";
+import { retryLineage } from "./lineage.js";
 import { matches, writeSlice, writeWithoutResults } from "./retry-list.js";
 import type { Chunk } from "./submit.js";
 
 export interface UploadedListDeps {
   client: Pick<ApiClient, "checkTask" | "openResult">;
-  journal: Pick<Journal, "findByTaskId">;
+  journal: Pick<Journal, "records">;
   sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
   signal: AbortSignal;
   /** The source was prepared again (the CLI says which column it read). */
@@ -33,75 +34,94 @@ export interface RetryList {
   uploadedCount: number;
   /** Those of them without a result, written to the directory given. */
   retry: Chunk;
+  /**
+   * The task and the tasks it retried, newest first: every number in `retry`
+   * went without a result in each of them.
+   */
+  lineage: string[];
 }
 
 /**
  * The numbers of a finished task that got no result (all of them for a failed
  * task), written into `dir`. The task's list is rebuilt from the source and
  * checked against the hash of what was uploaded, so a changed source is refused
- * rather than half-matched; a retry of a retry works the same way.
+ * rather than half-matched; a retry of a retry works the same way, one step per
+ * task of its (bounded) lineage.
  */
 export async function retryList(deps: UploadedListDeps, taskId: string, dir: string): Promise<RetryList> {
   const task = await deps.client.checkTask(taskId);
   if (task.status === "processing") {
     throw new PendingError(`Task ${taskId} is still processing.`, [taskId], { hint: `Wait for it first: bulkcheck wait ${taskId}` });
   }
-  const origin = await taskOrigin(deps.journal, task);
-  const uploaded = await rebuildUploadedList(deps, taskId, origin, dir);
+  const records = await deps.journal.records();
+  const lineage = retryLineage(records, taskId);
+  const origin = taskOrigin(records, lineage.at(-1)!, task.product);
+  const uploaded = await rebuildUploadedList(deps, records, lineage, origin, dir);
   const retry = await writeWithoutResults(uploaded.path, resultRows(deps, task, origin.product), join(dir, "retry.txt"));
-  return { origin, uploadedCount: uploaded.count, retry };
+  return { origin, uploadedCount: uploaded.count, retry, lineage };
 }
 
-/** What the journal knows about how a task was made; rebuilding its list needs all of it. */
-async function taskOrigin(journal: Pick<Journal, "findByTaskId">, task: Task): Promise<TaskOrigin> {
-  const product = canonicalServiceType(task.product);
-  const record = await journal.findByTaskId(task.id);
+/** What the journal knows about how the first task of a lineage was made; rebuilding its list needs all of it. */
+function taskOrigin(records: readonly JournalRecord[], rootId: string, product: string): TaskOrigin {
+  const canonical = canonicalServiceType(product);
+  const record = recordOf(records, rootId);
   const settings = record?.submit.preparation;
-  if (!product || !record || !settings || !record.submit.source.path) {
-    throw new UsageError(`There is no local record of the list task ${task.id} was submitted from.`, {
+  if (!canonical || !record || !settings || !record.submit.source.path) {
+    throw new UsageError(`There is no local record of the list task ${rootId} was submitted from.`, {
       hint: "retry-failed works on tasks submitted from a file on this machine (see bulkcheck status).",
     });
   }
-  return { record, settings, sourcePath: record.submit.source.path, product };
+  return { record, settings, sourcePath: record.submit.source.path, product: canonical };
+}
+
+function recordOf(records: readonly JournalRecord[], taskId: string): JournalRecord | undefined {
+  return records.findLast((record) => record.taskId === taskId);
 }
 
 /**
- * Rebuilds the exact list a task was given, into `dir`: its part of the source,
- * prepared again with the journalled settings, or — for a task made by
- * retry-failed — its parent's list without the parent's results. The hash must
- * equal what was uploaded; otherwise the source (or a parent's result) changed.
+ * Rebuilds the exact list the newest task of `lineage` was given, into `dir`:
+ * the first task's part of the source, prepared again with the journalled
+ * settings, then for each retry after it the list before without that task's
+ * results. Each step's hash must equal what was uploaded; otherwise the source
+ * (or a result) changed.
  */
-async function rebuildUploadedList(deps: UploadedListDeps, taskId: string, origin: TaskOrigin, dir: string): Promise<Chunk> {
+async function rebuildUploadedList(
+  deps: UploadedListDeps,
+  records: readonly JournalRecord[],
+  lineage: readonly string[],
+  origin: TaskOrigin,
+  dir: string,
+): Promise<Chunk> {
   const { record, settings, sourcePath } = origin;
-  const target = join(dir, `${taskId}.txt`);
-  let rebuilt: Chunk | "changed";
-  if (record.submit.retry_of) {
-    const parentId = record.submit.retry_of;
+  const rootId = lineage.at(-1)!;
+  const prepared = await prepareList({
+    source: sourcePath,
+    ...(settings.country ? { country: settings.country } : {}),
+    column: String(settings.column.index + 1),
+    requireCountryCode: settings.requireCountryCode,
+    strictRegion: settings.strictRegion,
+    digitsAs: settings.digitsAs ?? "international",
+    encoding: settings.encoding,
+    ...(settings.sheet === undefined ? {} : { sheet: settings.sheet }),
+    outputDir: join(dir, `${rootId}-source`),
+  });
+  deps.onPrepared?.(prepared);
+  let list = await writeSlice(prepared.chunks[0]!.path, record.submit.chunk, join(dir, `${rootId}.txt`));
+  if (list === "changed") throw changedSince(sourcePath, rootId);
+  for (let step = lineage.length - 2; step >= 0; step--) {
+    const [id, parentId] = [lineage[step]!, lineage[step + 1]!];
     const parent = await deps.client.checkTask(parentId);
-    const parentList = await rebuildUploadedList(deps, parentId, await taskOrigin(deps.journal, parent), dir);
-    const written = await writeWithoutResults(parentList.path, resultRows(deps, parent, origin.product), target);
-    rebuilt = matches(written, record.submit.chunk) ? written : "changed";
-  } else {
-    const prepared = await prepareList({
-      source: sourcePath,
-      ...(settings.country ? { country: settings.country } : {}),
-      column: String(settings.column.index + 1),
-      requireCountryCode: settings.requireCountryCode,
-      strictRegion: settings.strictRegion,
-      digitsAs: settings.digitsAs ?? "international",
-      encoding: settings.encoding,
-      ...(settings.sheet === undefined ? {} : { sheet: settings.sheet }),
-      outputDir: join(dir, `${taskId}-source`),
-    });
-    deps.onPrepared?.(prepared);
-    rebuilt = await writeSlice(prepared.chunks[0]!.path, record.submit.chunk, target);
+    const written = await writeWithoutResults(list.path, resultRows(deps, parent, origin.product), join(dir, `${id}.txt`));
+    if (!matches(written, recordOf(records, id)!.submit.chunk)) throw changedSince(sourcePath, id);
+    list = written;
   }
-  if (rebuilt === "changed") {
-    throw new InputRejectedError(`${sourcePath} has changed since task ${taskId} was submitted, so its numbers cannot be recomputed.`, {
-      hint: "Restore the original file, or submit the new one with bulkcheck submit.",
-    });
-  }
-  return rebuilt;
+  return list;
+}
+
+function changedSince(sourcePath: string, taskId: string): InputRejectedError {
+  return new InputRejectedError(`${sourcePath} has changed since task ${taskId} was submitted, so its numbers cannot be recomputed.`, {
+    hint: "Restore the original file, or submit the new one with bulkcheck submit.",
+  });
 }
 
 /** A finished task's result rows; nothing for a failed task (none of its numbers has a result). */

@@ -64,8 +64,12 @@ export async function waitForTasks(options: WaitOptions): Promise<WaitOutcome> {
   }
 }
 
-export interface WaitAllOptions extends Omit<WaitOptions, "timeoutMs"> {
-  /** Overall limit in seconds (as the user gave it, for the message); undefined waits until every task has finished. */
+export interface WaitAllOptions extends WaitOptions {
+  /**
+   * The limit in seconds as the user gave it, for the message; it is also the
+   * limit when `timeoutMs` (what is left of it) is not given. Undefined with no
+   * `timeoutMs` waits until every task has finished.
+   */
   timeoutSeconds?: number;
 }
 
@@ -77,8 +81,9 @@ export interface WaitAllOptions extends Omit<WaitOptions, "timeoutMs"> {
  */
 export async function waitUntilFinished(options: WaitAllOptions): Promise<Task[]> {
   const { timeoutSeconds, ...waitOptions } = options;
+  const timeoutMs = options.timeoutMs ?? (timeoutSeconds === undefined ? undefined : timeoutSeconds * 1000);
   try {
-    const outcome = await waitForTasks({ ...waitOptions, ...(timeoutSeconds === undefined ? {} : { timeoutMs: timeoutSeconds * 1000 }) });
+    const outcome = await waitForTasks({ ...waitOptions, ...(timeoutMs === undefined ? {} : { timeoutMs }) });
     const tasks = options.ids.map((id) => outcome.tasks.get(id)).filter((task): task is Task => task !== undefined);
     const failed = tasks.filter((task) => task.status === "failed").map((task) => task.id);
     if (failed.length > 0) {

@@ -90,7 +90,7 @@ describe("envelope unwrapping", () => {
   });
 
   it("puts the task id into the path URL-encoded", async () => {
-    const { client, server } = await setup((req, res) => sendEnvelope(req, res, { code: 0, data: { ...FULL_TASK, id: "a/b c?d" } }));
+    const { client, server } = await setup((req, res) => sendEnvelope(req, res, { code: 0, data: FULL_TASK }));
     await client.checkTask("a/b c?d");
     expect(server.hits[0]?.url).toBe("/api/v1/bulk-tasks/a%2Fb%20c%3Fd");
   });
@@ -220,6 +220,25 @@ describe("responses that are not envelopes", () => {
   ])("rejects a success envelope with %s", async (_name, data) => {
     const { client } = await setup((req, res) => sendEnvelope(req, res, { code: 0, data }));
     await expect(client.checkTask("x")).rejects.toBeInstanceOf(ProtocolError);
+  });
+
+  it.each([
+    ["terminal escapes and a semicolon", "3f2a\u001b[31m;rm -rf ~"],
+    ["a slash", "../balance"],
+    ["129 characters", "a".repeat(129)],
+  ])("refuses a task id with %s (exit 1), without echoing it as sent", async (_name, id) => {
+    const { client } = await setup((req, res) => sendEnvelope(req, res, { code: 0, data: { ...FULL_TASK, id } }));
+    const error = await failure(client.checkTask(FULL_TASK.id));
+    expect(error).toBeInstanceOf(ResponseFormatError);
+    expect(error.kind).toBe("unexpected");
+    expect(error.message).toContain("the service returned a malformed task id");
+    expect(error.message).not.toContain("\u001b");
+  });
+
+  it("accepts any task id of 1 to 128 letters, digits, underscores and hyphens", async () => {
+    const id = `Task_${"x-".repeat(61)}9`;
+    const { client } = await setup((req, res) => sendEnvelope(req, res, { code: 0, data: { ...FULL_TASK, id } }));
+    expect((await client.checkTask(FULL_TASK.id)).id).toBe(id);
   });
 
   it("does not read an endless body into memory", async () => {

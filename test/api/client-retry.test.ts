@@ -83,7 +83,15 @@ describe("Retry-After", () => {
     expect(delays).toEqual([7_000]);
     expect(server.hits).toHaveLength(2);
     expect(events.filter((e) => e.type === "retry")).toEqual([
-      { type: "retry", attempt: 2, delayMs: 7_000, reason: "42901 all request slots are occupied" },
+      {
+        type: "retry",
+        attempt: 2,
+        maxAttempts: 8,
+        delayMs: 7_000,
+        reason: "42901 all request slots are occupied",
+        summary: "all request slots are occupied (42901)",
+        askedMs: 7_000,
+      },
     ]);
     expect(events.filter((e) => e.type === "request").map((e) => e.type === "request" && [e.attempt, e.code])).toEqual([
       [1, 42901],
@@ -184,29 +192,22 @@ describe("POST and idempotency", () => {
     expect(server.hits).toHaveLength(1);
   });
 
-  it("resends a POST without key when the connection was refused before anything was sent", async () => {
+  it("does not wait for a service on this machine that refuses the connection: nothing is running there", async () => {
     const port = await freePort();
     const time = fakeTime();
-    let late: ScriptedServer | undefined;
     const client = createClient({
       baseUrl: `http://127.0.0.1:${port}`,
       apiKey: API_KEY,
       now: time.now,
+      sleep: time.sleep,
       random: () => 0,
-      sleep: async (ms) => {
-        time.delays.push(ms);
-        late ??= await startServer(ok, port);
-      },
     });
     clients.push(client);
-    try {
-      const result = await client.submitTask({ serviceType: "number_validation_batch", file: listFile });
-      expect(result.task).toEqual(FULL_TASK);
-      expect(time.delays).toEqual([1_000]);
-      expect(late?.hits).toHaveLength(1);
-    } finally {
-      await late?.close();
-    }
+    const error = await rejection(client.submitTask({ serviceType: "number_validation_batch", file: listFile }));
+    expect(error).toBeInstanceOf(ConnectionError);
+    expect(error.message).toBe(`Nothing is listening at http://127.0.0.1:${port} (ECONNREFUSED).`);
+    expect(error.hint).toContain(`bulkcheck sandbox --port ${port}`);
+    expect(time.delays).toEqual([]);
   });
 
   it("rejects an idempotency key longer than 128 characters before sending", async () => {
@@ -247,6 +248,20 @@ describe("connection failures on GET", () => {
     );
     expect(await client.getBalance().catch((e: unknown) => e)).toBeInstanceOf(ProtocolError); // FULL_TASK is not a balance
     expect(server.hits).toHaveLength(2);
+  });
+
+  it("retries a GET whose answer drips in slower than the body deadline, though no silence between bytes is that long", async () => {
+    const drip: Handler = (_req, res) => {
+      res.writeHead(200, { "content-type": "application/json" });
+      const timer = setInterval(() => res.write(" "), 20);
+      res.once("close", () => clearInterval(timer));
+    };
+    const { client, server, events } = await setup((req, res, n) => (n === 1 ? drip(req, res, n) : ok(req, res, n)), {
+      timeouts: { bodyMs: 300 },
+    });
+    expect(await client.checkTask(FULL_TASK.id)).toEqual(FULL_TASK);
+    expect(server.hits).toHaveLength(2);
+    expect(events.find((e) => e.type === "retry")).toMatchObject({ summary: "no answer in time (ERR_BULKCHECK_BODY_DEADLINE)" });
   });
 
   it("retries a gateway's 502 page on a GET", async () => {
@@ -295,21 +310,12 @@ describe("giving up", () => {
   });
 
   it("gives up on a GET whose connection keeps failing, keeping the connection error as the cause", async () => {
-    const port = await freePort();
-    const time = fakeTime();
-    const client = createClient({
-      baseUrl: `http://127.0.0.1:${port}`,
-      apiKey: API_KEY,
-      now: time.now,
-      sleep: time.sleep,
-      random: () => 0,
-      retry: { maxAttempts: 2 },
-    });
-    clients.push(client);
+    const { client, server } = await setup(dropConnection, { retry: { maxAttempts: 2 } });
     const error = await rejection(client.getBalance());
     expect(error).toBeInstanceOf(RetriesExhaustedError);
     expect(error.cause).toBeInstanceOf(ConnectionError);
-    expect(error.message).toContain("refused the connection (ECONNREFUSED)");
+    expect(error.message).toContain("closed before a complete response arrived");
+    expect(server.hits).toHaveLength(2);
   });
 
   it.each([40000, 40001, 40002, 40100, 40200, 42200, 42900, 50300])("never retries %i, on GET or on a keyed POST", async (code) => {

@@ -55,6 +55,7 @@ describe("nextDelay", () => {
     ["50400 backoff is capped at maxDelayMs", api(50400), 7, 60_000],
     ["50400 honours a Retry-After when the service sends one", api(50400, 5_000), 1, 5_000],
     ["a refused connection backs off", conn("refused", false), 1, 1_000],
+    ["a reset connection on this machine backs off like any other", { ...conn("reset", true), local: true }, 1, 1_000],
     ["a reset connection backs off", conn("reset", true), 2, 2_000],
     ["a closed socket backs off", conn("closed", true), 3, 4_000],
     ["a headers or body timeout backs off", conn("timeout", true), 1, 1_000],
@@ -91,6 +92,7 @@ describe("nextDelay", () => {
     ["a timeout on a POST without key", conn("timeout", true, false)],
     ["a closed socket on a POST without key", conn("closed", true, false)],
     ["a gateway 502 on a POST without key", http(502, undefined, false)],
+    ["a refused connection on this machine (nothing is running there)", { ...conn("refused", false), local: true }],
   ])("never retries %s", (_name, failure) => {
     expect(nextDelay(failure, 1, policy, noJitter)).toBeNull();
     expect(isRetryable(failure)).toBe(false);

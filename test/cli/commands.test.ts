@@ -91,7 +91,7 @@ describe("each command's flags, parsed into the options its run gets", () => {
   });
 
   it("status", async () => {
-    expect(await parsed(statusCommand, [])).toEqual([[], { limit: 10 }]);
+    expect(await parsed(statusCommand, [])).toEqual([[], {}]);
     expect(await parsed(statusCommand, ["a1", "b2", "--limit", "1_000"])).toEqual([["a1", "b2"], { limit: 1000 }]);
     expect(await refusal(statusCommand, ["--limit", "0"])).toBe("commander.invalidArgument");
   });
@@ -146,9 +146,9 @@ describe("each command's flags, parsed into the options its run gets", () => {
   it("retry-failed", async () => {
     expect(
       await parsed(retryFailedCommand, ["a1", "--dry-run", "--max-cost", "3", "--wait", "--timeout", "60", "-o", "retried.csv"]),
-    ).toEqual(["a1", { dryRun: true, maxCost: 3, wait: true, timeout: 60, output: "retried.csv" }]);
+    ).toEqual([["a1"], { dryRun: true, maxCost: 3, wait: true, timeout: 60, output: "retried.csv" }]);
     expect(await parsed(retryFailedCommand, ["a1", "--wait", "-o", "-", "--format", "xlsx"])).toEqual([
-      "a1",
+      ["a1"],
       { wait: true, output: "-", format: "xlsx" },
     ]);
   });
@@ -200,6 +200,38 @@ describe("each command's flags, parsed into the options its run gets", () => {
       ["unset", "api-key"],
       ["path"],
     ]);
+  });
+});
+
+describe("--timeout and --request-timeout", () => {
+  /** What main builds the run's Context from: the flags of the command and of the program above it. */
+  async function contextFlags(define: (invoke: Invoke) => CommandUnknownOpts, argv: string[]): Promise<Record<string, unknown>> {
+    let flags: Record<string, unknown> = {};
+    const capture: Invoke = async (cmd) => {
+      flags = cmd.optsWithGlobals();
+    };
+    await define(capture)
+      .exitOverride()
+      .configureOutput({ writeErr: () => {} })
+      .parseAsync(argv, { from: "user" });
+    return flags;
+  }
+
+  it.each([
+    ["status", statusCommand, []],
+    ["wait", waitCommand, ["a1"]],
+    ["download", downloadCommand, ["a1"]],
+    ["balance", balanceCommand, []],
+    ["retry-failed", retryFailedCommand, ["a1"]],
+    ["submit", submitCommand, ["list.txt", "--type", "carrier_batch"]],
+  ] as const)("%s takes both, in seconds, for the run's Context", async (_name, define, args) => {
+    const flags = await contextFlags(define, [...args, "--timeout", "90", "--request-timeout", "2.5"]);
+    expect(flags).toMatchObject({ timeout: 90, requestTimeout: 2.5 });
+  });
+
+  it("refuses a --request-timeout of 0, which would mean no deadline at all, and a timeout that is not a number", async () => {
+    expect(await refusal(balanceCommand, ["--request-timeout", "0"])).toBe("commander.invalidArgument");
+    expect(await refusal(balanceCommand, ["--timeout", "soon"])).toBe("commander.invalidArgument");
   });
 });
 

@@ -44,11 +44,29 @@ describe("bulkcheck config", () => {
     expect((await runCli(["config", "get", "base-url"], { env: e })).stdout).toBe("https://api.example.com\n");
     expect((await runCli(["config", "get", "max-task-size"], { env: { ...e, BULKCHECK_PROFILE: "prod" } })).stdout).toBe("100000\n");
     const json = JSON.parse((await runCli(["config", "list", "--json"], { env: e })).stdout);
-    expect(json).toEqual({ profile: "default", settings: { "base-url": { value: "https://api.example.com", source: "profile default" } } });
+    expect(json).toMatchObject({
+      profile: "default",
+      settings: { "base-url": { value: "https://api.example.com", source: "profile default", default: null } },
+    });
     expect((await runCli(["config", "unset", "base-url"], { env: e })).code).toBe(0);
     const missing = await runCli(["config", "get", "base-url"], { env: e });
     expect(missing.code).toBe(2);
     expect(missing.stderr).toContain("bulkcheck config set base-url");
+  });
+
+  it("lists every setting with the value in force, its source and its default", async () => {
+    const e = env();
+    expect((await runCli(["config", "set", "max-task-size", "100000"], { env: e })).code).toBe(0);
+    const table = await runCli(["config", "list"], { env: { ...e, BULKCHECK_API_KEY: KEY } });
+    const rows = table.stdout.split("\n").slice(1).filter(Boolean);
+    expect(rows).toContain("min-task-size\t500\tdefault\t500");
+    expect(rows).toContain("max-task-size\t100000\tprofile default\t500000");
+    expect(rows).toContain("api-key\tsk_l…CRET\tenvironment\t");
+    expect(rows).toContain("base-url\t\tnot set\t");
+    expect(rows).toContain("price.carrier_batch\t0.001\tdefault\t0.001");
+    const json = JSON.parse((await runCli(["config", "list", "--json"], { env: e })).stdout);
+    expect(Object.keys(json.settings)).toHaveLength(rows.length);
+    expect(json.settings["max-in-flight"]).toEqual({ value: "5", source: "default", default: "5" });
   });
 
   it("shows environment overrides in config list", async () => {

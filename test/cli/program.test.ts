@@ -7,6 +7,7 @@ describe("the assembled program", () => {
     expect(code).toBe(0);
     const commands = stdout
       .split("Commands:\n")[1]!
+      .split("\n\n")[0]!
       .split("\n")
       .flatMap((line) => /^ {2}([a-z-]+)/.exec(line)?.slice(1) ?? []);
     expect(commands).toEqual([
@@ -21,6 +22,7 @@ describe("the assembled program", () => {
       "config",
       "sandbox",
       "demo",
+      "completion",
       "help",
     ]);
   });

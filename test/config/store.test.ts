@@ -50,10 +50,19 @@ describe("ConfigStore", async () => {
     expect(new ConfigStore(tempDir()).profileNames()).toEqual([]);
   });
 
-  it.each(["{ not json", "null", "[1]"])("says which file to fix when the config file is %s, on reads and writes", async (text) => {
+  it.each([
+    ["{ not json", /config\.json is not valid JSON: line 1, column 3: /],
+    [
+      '{\n  "profiles": {\n    "default": { "base-url": "https://a.example", }\n  }\n}',
+      /config\.json is not valid JSON: line 3, column 51: /,
+    ],
+    ['{\n  "profiles": {', /config\.json is not valid JSON: line 2, column 16: /],
+    ["null", /config\.json is not a JSON object/],
+    ["[1]", /config\.json is not a JSON object/],
+  ])("says which file to fix, and where, when the config file is %j, on reads and writes", async (text, message) => {
     const dir = tempDir();
     writeFileSync(join(dir, "config.json"), text);
-    expect(() => new ConfigStore(dir).profile("default")).toThrow(/config\.json is not a JSON object/);
-    await expect(new ConfigStore(dir).set("default", "base-url", "https://a.example")).rejects.toThrow(/config\.json is not a JSON object/);
+    expect(() => new ConfigStore(dir).profile("default")).toThrow(message);
+    await expect(new ConfigStore(dir).set("default", "base-url", "https://a.example")).rejects.toThrow(message);
   });
 });

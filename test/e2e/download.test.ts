@@ -138,6 +138,8 @@ describe("bulkcheck download", () => {
     expect(lines(readFileSync(join(e.dir, "results.csv"), "utf8"))).toHaveLength(501);
     expect((e.state().stats.by_route.check ?? 0) - checksBefore).toBeGreaterThan(2);
     expect(e.clock.ms - before).toBeGreaterThanOrEqual(1000);
+    // Each wait is said as it starts (issue 12: say what is happening).
+    expect(out.stderr).toContain(`The result file of task ${id} is not published yet; checking again in 1 s.`);
   });
 
   it("exits 8 with a hint when the result file is never published", async () => {
@@ -238,7 +240,16 @@ describe("bulkcheck download", () => {
 
   it("downloads the carrier product with its seven spec columns", async () => {
     const e = await sandbox();
-    const submitted = await e.run(["submit", e.file("list.txt", listText(500)), "--type", "carrier_batch", "--country", "GB", "--quiet"]);
+    const submitted = await e.run([
+      "submit",
+      e.file("list.txt", listText(500)),
+      "--type",
+      "carrier_batch",
+      "--country",
+      "GB",
+      "--yes",
+      "--quiet",
+    ]);
     const id = submitted.stdout.trim();
     await e.run(["wait", id, "--interval", "0.2", "--quiet"]);
     const out = await e.run(["download", id]);

@@ -216,6 +216,7 @@ describe("global output flags", () => {
       ["config", "list"],
       ["config", "unset"],
       ["config", "path"],
+      ["completion"],
     ];
     for (const command of commands) {
       const help = await e.run([...command, "--help"]);
@@ -225,7 +226,8 @@ describe("global output flags", () => {
     }
     const root = await e.run(["--help"]);
     expect(root.stdout).toContain("Exit codes:");
-    for (const code of ["0", "1", "2", "3", "4", "5", "6", "7", "8", "130"]) expect(root.stdout).toMatch(new RegExp(`^\\s+${code}  `, "m"));
+    for (const code of ["0", "1", "2", "3", "4", "5", "6", "7", "8", "130", "143"])
+      expect(root.stdout).toMatch(new RegExp(`^\\s+${code}  `, "m"));
   });
 
   it("maps commander's own usage errors to exit 2", async () => {

@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import type { JoinStatus } from "../../src/results/join.js";
 import { tempDir } from "../helpers/cli.js";
 import { allowSmallTasks, delimitedText, expectedResult, inOrder, parseDelimited } from "../helpers/results-fixtures.js";
-import { e2eSandboxes, gbList, identifier, lines, submitArgs, TASK_ID, type E2e } from "../helpers/sandbox.js";
+import { e2eSandboxes, gbList, identifier, lines, submitArgs, submittedIds, TASK_ID, type E2e } from "../helpers/sandbox.js";
 
 const sandbox = e2eSandboxes();
 const PRODUCT = "number_validation_batch";
@@ -245,7 +245,8 @@ describe("download --join and submit --wait --join", () => {
     const file = e.file("crm.csv", source.text);
     const out = await e.run(submitArgs(file, "--yes", "--wait", "--interval", "0.2", "--join", "-o", "joined.csv"));
     expect(out.code, out.stderr).toBe(0);
-    const ids = lines(out.stdout);
+    expect(out.stdout).toBe("");
+    const ids = submittedIds(out.stderr);
     expect(ids.length).toBeGreaterThan(1);
     ids.forEach((id) => expect(id).toMatch(TASK_ID));
     expect(

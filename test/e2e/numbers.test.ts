@@ -100,7 +100,7 @@ describe("validate on spreadsheet notation, encodings and --rejects -", () => {
     const list = file("crm.csv", cp1252("name,phone\r\nMüller,07400 100001\r\nO’Neil,07400 100002\r\n"));
     const detected = await runBin(["validate", list, "--country", "GB"], LOCAL_ONLY);
     expect(detected.code, detected.stderr).toBe(0);
-    expect(detected.stderr).toMatch(/encoding\s+windows-1252 \(detected\)/);
+    expect(detected.stderr).toMatch(/^rows read\s+2 {2}\(encoding windows-1252, detected\)$/m);
     const forced = await runCli(["validate", list, "--country", "GB", "--encoding", "latin1", "--json"], LOCAL_ONLY);
     expect(JSON.parse(forced.stdout)).toMatchObject({ kept: 2, encoding: "latin1", encoding_source: "forced" });
     const utf8 = await runCli(["validate", list, "--country", "GB", "--encoding", "utf8"], LOCAL_ONLY);

@@ -50,14 +50,18 @@ describe("the bulkcheck process", () => {
     expect(timedOut.stderr).toContain(`Resume with: bulkcheck wait ${slowId}`);
   });
 
-  it("stops waiting on Ctrl-C with exit 130, prints the resume command, and leaves the task alone", async () => {
+  // SIGTERM (issue 14): 143, with the same clean-up as Ctrl-C.
+  it.each([
+    ["Ctrl-C", "SIGINT", 130],
+    ["SIGTERM", "SIGTERM", 143],
+  ] as const)("stops waiting on %s with exit %i, prints the resume command, and leaves the task alone", async (_name, signal, code) => {
     const e = await sandbox({ fakeClock: false, numbersPerSecond: 1 });
     const id = (await e.run(submitArgs(e.file("list.txt", listText(500)), "--quiet"))).stdout.trim();
     const waiting = e.spawn(["wait", id, "--interval", "0.2"]);
     await until(() => waiting.output().stderr.includes(`task ${id} processing`));
-    waiting.child.kill("SIGINT");
+    waiting.child.kill(signal);
     const out = await waiting.done;
-    expect(out.code).toBe(130);
+    expect(out.code).toBe(code);
     expect(out.stdout).toBe("");
     expect(out.stderr).toContain("Stopped waiting. The tasks are not affected.");
     expect(out.stderr).toContain(`Resume with: bulkcheck wait ${id}`);
@@ -128,7 +132,7 @@ describe("the bulkcheck process", () => {
     e.file("list.txt", listText(500));
     const script = [
       "set -e",
-      `"$NODE" "$BIN" submit - --type number_validation_batch --country GB --quiet < list.txt > ids.txt`,
+      `"$NODE" "$BIN" submit - --type number_validation_batch --country GB --yes --quiet < list.txt > ids.txt`,
       `"$NODE" "$BIN" wait - --interval 0.2 --quiet < ids.txt`,
       `"$NODE" "$BIN" download - --format jsonl < ids.txt | head -n 3`,
     ].join("\n");
@@ -155,8 +159,9 @@ describe("the bulkcheck process", () => {
     expect(out.stderr).not.toContain("error");
   });
 
-  it("runs the sandbox command until Ctrl-C and serves the CLI", async () => {
-    const server = spawnCli(["sandbox", "--json", "--port", "0", "--seed", "7", "--balance-micros", "3000000"]);
+  it("runs the sandbox command until Ctrl-C and serves the CLI, logging requests to --log FILE", async () => {
+    const log = join(tempDir(), "requests.log");
+    const server = spawnCli(["sandbox", "--json", "--port", "0", "--seed", "7", "--balance-micros", "3000000", "--log", log]);
     await until(() => server.output().stdout.includes("\n"));
     const { base_url: url, api_key: key } = JSON.parse(lines(server.output().stdout)[0]!) as { base_url: string; api_key: string };
     expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
@@ -168,8 +173,10 @@ describe("the bulkcheck process", () => {
     server.child.kill("SIGINT");
     const stopped = await server.done;
     expect(stopped.code).toBe(0);
-    expect(stopped.stderr).toMatch(/GET \/api\/v1\/balance code=0/);
-    expect(stopped.stderr).not.toContain(key);
+    // stderr is no terminal here: the request lines go only to the --log file.
+    expect(stopped.stderr).not.toMatch(/GET \/api\/v1\/balance/);
+    expect(readFileSync(log, "utf8")).toMatch(/^GET \/api\/v1\/balance code=0 \d+ms$/m);
+    expect(readFileSync(log, "utf8") + stopped.stderr).not.toContain(key);
   });
 });
 

@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { formatUsd } from "../../src/tasks/cost.js";
 import { byId, externalReferences, numberOf, parsePage, tableRows, textOf, type ParsedPage } from "../helpers/html.js";
 import { allowSmallTasks, oneTaskService } from "../helpers/results-fixtures.js";
-import { e2eSandboxes, gbList, journalEntries, lines, submitAs, WAITING, type E2e } from "../helpers/sandbox.js";
+import { e2eSandboxes, gbList, journalEntries, submitAs, submittedIds, WAITING, type E2e } from "../helpers/sandbox.js";
 
 const sandbox = e2eSandboxes();
 /** A file name that is markup (a file name may hold anything but a slash). */
@@ -65,8 +65,9 @@ describe("the HTML report", () => {
     const out = await e.run(submitAs(crm, "carrier_batch", "GB", ...WAITING, "-o", "results.csv", "--report", "report.html"));
     expect(out.code, out.stderr).toBe(0);
     expect(out.stderr).toContain("Wrote the report to report.html.");
-    const id = lines(out.stdout)[0]!;
-    const summary = JSON.parse((await e.run(["download", id, "--json", "-o", "again.csv"])).stdout) as Record<string, unknown>;
+    expect(out.stdout).toBe("");
+    const [id] = submittedIds(out.stderr);
+    const summary = JSON.parse((await e.run(["download", id!, "--json", "-o", "again.csv"])).stdout) as Record<string, unknown>;
     const page = readReport(join(e.dir, "report.html"));
 
     expect(tableRows(page, "tasks")[1]!.slice(0, 3)).toEqual([id, "success", "GB"]);

@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { FaultKind } from "../../src/sandbox/index.js";
-import { e2eSandboxes, journalEntries, lines, listText, submitArgs, type E2e } from "../helpers/sandbox.js";
+import { e2eSandboxes, journalEntries, lines, listText, submitArgs, submittedIds, type E2e } from "../helpers/sandbox.js";
 
 const sandbox = e2eSandboxes();
 
@@ -65,7 +65,7 @@ describe("retries", () => {
     expect(out.code).toBe(0);
     const state = e.state();
     expect(Object.values(state.stats.faults_injected).reduce((sum, n) => sum + (n ?? 0), 0)).toBeGreaterThanOrEqual(2);
-    expect(state.tasks.map((task) => task.id)).toEqual([out.stdout.trim()]);
+    expect(state.tasks.map((task) => task.id)).toEqual(submittedIds(out.stderr));
     expect(state.ledger.filter((entry) => entry.kind === "reserve")).toHaveLength(1);
     expect(lines(readFileSync(join(e.dir, "results.csv"), "utf8"))).toHaveLength(501);
   });

@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
 import { appendFileSync } from "node:fs";
+import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { formatUsd } from "../../src/tasks/cost.js";
 import { allowSmallTasks, expectedResult, parseDelimited, recordingProxy, type RecordingProxy } from "../helpers/results-fixtures.js";
@@ -195,11 +196,6 @@ describe("bulkcheck retry-failed", () => {
     expect(s.proxy.uploads).toHaveLength(1);
   });
 
-  // BUG (src/cli/commands/retry-failed.ts + src/tasks/retry-list.ts): the retry task's
-  // journal entry keeps the original source path and settings but chunk {index 0, of 1,
-  // count: <retried numbers>}. Retrying *it* re-prepares the whole source, takes slice
-  // 0-of-1 (every kept number) and compares it with that count and hash, so it always
-  // answers "crm.csv has changed since task … was submitted" (exit 3), which is false.
   it("retries the numbers a retry task still got no result for", async () => {
     const s = await setup();
     const [id] = await submitAndWait(s, s.e.file("crm.csv", crmCsv(30)));
@@ -211,5 +207,87 @@ describe("bulkcheck retry-failed", () => {
     expect(out.stderr).not.toContain("has changed");
     expect(out.code, out.stderr).toBe(0);
     expect(out.stderr).toContain(`${missing.length} of ${missing.length} numbers of task ${retryId} got no result.`);
+  });
+});
+
+describe("bulkcheck retry-failed terminates and retries (issue 12, problem 5)", () => {
+  /** The journal's submit entries, each with the task its key was answered with. */
+  function lineageInJournal(e: E2e): Array<{ task: unknown; retryOf: unknown }> {
+    const entries = journalEntries(e);
+    const taskOf = new Map(entries.filter((entry) => entry.type === "task").map((entry) => [entry.idempotency_key, entry.task_id]));
+    return entries
+      .filter((entry) => entry.type === "submit")
+      .map((entry) => ({ task: taskOf.get(entry.idempotency_key), retryOf: entry.retry_of }));
+  }
+
+  it("makes a new task for a retry of a task that got no result at all, and a retry of that retry terminates with another", async () => {
+    const s = await setup({ noResultRate: 1 });
+    const [first] = await submitAndWait(s, s.e.file("crm.csv", crmCsv(30)));
+    const retry = await s.run(["retry-failed", first!, "--yes"]);
+    expect(retry.code, retry.stderr).toBe(0);
+    const second = retry.stdout.trim();
+    expect(second).toMatch(TASK_ID);
+    expect(second).not.toBe(first);
+    expect((await s.run(["wait", second, "--interval", "0.2", "--quiet"])).code).toBe(0);
+
+    const plan = await s.run(["retry-failed", second, "--dry-run"]);
+    expect(plan.code, plan.stderr).toBe(0);
+    expect(plan.stderr).toContain(`Already retried: these 30 numbers got no result in 2 tasks in a row (${second}, ${first})`);
+    const again = await s.run(["retry-failed", second, "--yes"]);
+    expect(again.code, again.stderr).toBe(0);
+    const third = again.stdout.trim();
+    expect([first, second]).not.toContain(third);
+    expect(s.e.state().tasks).toHaveLength(3);
+    for (const { task, retryOf } of lineageInJournal(s.e)) expect(retryOf).not.toBe(task);
+  });
+
+  it("makes a new task for a failed task, with and without --resubmit, and a retry of such a retry terminates", async () => {
+    const s = await setup({ failRate: 1 });
+    const first = (await s.run(submitArgs(s.e.file("crm.csv", crmCsv(20)), "--yes", "--quiet"))).stdout.trim();
+    expect((await s.run(["wait", first, "--interval", "0.2", "--quiet"])).code).toBe(6);
+    const retried = (await s.run(["retry-failed", first, "--yes", "--quiet"])).stdout.trim();
+    const resubmitted = await s.run(["retry-failed", first, "--yes", "--resubmit", "--quiet"]);
+    expect(resubmitted.code, resubmitted.stderr).toBe(0);
+    const ids = [first, retried, resubmitted.stdout.trim()];
+    expect(new Set(ids).size).toBe(3);
+    expect((await s.run(["wait", ids[2]!, "--interval", "0.2", "--quiet"])).code).toBe(6);
+    const plan = await s.run(["retry-failed", ids[2]!, "--dry-run"]);
+    expect(plan.code, plan.stderr).toBe(0);
+    expect(plan.stderr).toContain(`got no result in 2 tasks in a row (${ids[2]}, ${first})`);
+    for (const { task, retryOf } of lineageInJournal(s.e)) expect(retryOf).not.toBe(task);
+  });
+
+  it("stops with exit 1, asking the service once, on a journal that records a task as a retry of itself (as older versions wrote)", async () => {
+    const s = await setup({ failRate: 1 });
+    const first = (await s.run(submitArgs(s.e.file("crm.csv", crmCsv(20)), "--yes", "--quiet"))).stdout.trim();
+    expect((await s.run(["wait", first, "--interval", "0.2", "--quiet"])).code).toBe(6);
+    const original = journalEntries(s.e).find((entry) => entry.type === "submit")!;
+    appendFileSync(join(s.e.configDir, "journal.jsonl"), JSON.stringify({ ...original, retry_of: first }) + "\n");
+    const checksBefore = s.e.state().stats.by_route.check ?? 0;
+    const out = await s.run(["retry-failed", first, "--yes", "--resubmit"]);
+    expect(out.code).toBe(1);
+    expect(out.stderr).toContain(`records task ${first} as a retry of ${first}, which goes round in a circle`);
+    expect((s.e.state().stats.by_route.check ?? 0) - checksBefore).toBe(1);
+    expect(s.proxy.uploads).toHaveLength(1);
+  });
+
+  it("stops with exit 1 on a lineage over 100 retries deep", async () => {
+    const s = await setup({ failRate: 1 });
+    const first = (await s.run(submitArgs(s.e.file("crm.csv", crmCsv(20)), "--yes", "--quiet"))).stdout.trim();
+    expect((await s.run(["wait", first, "--interval", "0.2", "--quiet"])).code).toBe(6);
+    const original = journalEntries(s.e).find((entry) => entry.type === "submit")!;
+    const scope = { base_url: original.base_url, profile: original.profile };
+    const ancestor = (n: number) => `ancestor${n}`;
+    const forged = [JSON.stringify({ ...original, retry_of: ancestor(1) })];
+    for (let n = 1; n <= 101; n++) {
+      forged.push(JSON.stringify({ ...original, idempotency_key: `forged-${n}`, retry_of: ancestor(n + 1) }));
+      forged.push(
+        JSON.stringify({ type: "task", at: original.at, ...scope, idempotency_key: `forged-${n}`, task_id: ancestor(n), replayed: false }),
+      );
+    }
+    appendFileSync(join(s.e.configDir, "journal.jsonl"), forged.join("\n") + "\n");
+    const out = await s.run(["retry-failed", first, "--dry-run"]);
+    expect(out.code).toBe(1);
+    expect(out.stderr).toContain(`Task ${first} is more than 100 retries deep in the local journal; no retry is made.`);
   });
 });

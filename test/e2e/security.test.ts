@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { startStandIn, TWO_ROW_RESULT } from "../helpers/fault-fixtures.js";
 import { tempDir, type CliResult } from "../helpers/cli.js";
-import { API_KEY, e2eSandboxes, journalEntries, lines, listText, submitArgs, until } from "../helpers/sandbox.js";
+import { API_KEY, e2eSandboxes, journalEntries, lines, listText, submitArgs, submittedIds, until } from "../helpers/sandbox.js";
 
 /**
  * The API key spends the balance and a result URL is a bearer link: neither may
@@ -193,7 +193,7 @@ describe("result URLs", () => {
     const quiet = await e.run(submitArgs(list, "--yes", "--wait", "--interval", "0.2", "-o", "a.csv"));
     expect(quiet.code).toBe(0);
     expect(quiet.stderr).not.toContain("/results/");
-    const id = lines(quiet.stdout)[0]!;
+    const id = submittedIds(quiet.stderr)[0]!;
     const verbose = await e.run(["download", id, "-o", "b.csv", "--verbose"]);
     expect(verbose.code).toBe(0);
     expect(verbose.stderr).toMatch(new RegExp(`GET http://127\\.0\\.0\\.1:\\d+/results/${id}\\.csv → 200`));

@@ -48,7 +48,7 @@ describe("bulkcheck status", () => {
     expect(out.stdout).not.toContain("\t");
   });
 
-  it("shows the most recent tasks from the local journal when no id is given", async () => {
+  it("shows the tasks from the local journal, newest first, when no id is given", async () => {
     const e = await sandbox();
     const first = await submitted(e, 500, 0);
     const second = await submitted(e, 500, 1000);
@@ -58,7 +58,7 @@ describe("bulkcheck status", () => {
       lines(out.stdout)
         .slice(1)
         .map((row) => row.split("\t")[0]),
-    ).toEqual([first, second]);
+    ).toEqual([second, first]);
     const limited = await e.run(["status", "--limit", "1", "--json"]);
     expect(lines(limited.stdout).map((line) => (JSON.parse(line) as { id: string }).id)).toEqual([second]);
   });
@@ -86,6 +86,31 @@ describe("bulkcheck status", () => {
         .slice(1)
         .map((row) => row.split("\t")[0]),
     ).toEqual([elsewhere.stdout.trim()]);
+  });
+
+  it("lists a journalled task the service does not know as not found, and exits 0 (issue 12, problem 8)", async () => {
+    // The README's sandbox recipe: a task submitted to a sandbox that was then restarted on the same port.
+    const first = await sandbox();
+    const forgotten = await submitted(first);
+    await first.sandbox.close();
+    const restarted = await sandbox({ port: Number(new URL(first.sandbox.url).port) });
+    const sameJournal = { env: { BULKCHECK_CONFIG_DIR: first.configDir } };
+    const known = (await restarted.run(submitArgs(restarted.file("list.txt", listText(500, 5000)), "--quiet"), sameJournal)).stdout.trim();
+
+    const out = await restarted.run(["status"], sameJournal);
+    expect(out.code, out.stderr).toBe(0);
+    const rows = lines(out.stdout).slice(1);
+    expect(rows).toHaveLength(2);
+    expect(rows[0]).toMatch(new RegExp(`^${known}\tnumber_validation_batch\tGB\tprocessing`));
+    expect(rows[1]).toBe(`${forgotten}\t\t\tnot found\t\t\t\t`);
+    expect(out.stderr).toContain(`1 of these tasks is not known to ${restarted.sandbox.url}`);
+
+    const json = await restarted.run(["status", "--json"], sameJournal);
+    expect(json.code).toBe(0);
+    expect(lines(json.stdout).map((line) => JSON.parse(line) as Record<string, unknown>)).toEqual([
+      expect.objectContaining({ id: known, status: "processing" }),
+      { id: forgotten, status: "not_found" },
+    ]);
   });
 
   it("says how to submit when the journal is empty, and exits 0", async () => {

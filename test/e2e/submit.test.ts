@@ -3,7 +3,19 @@ import { join } from "node:path";
 import { FormData, request } from "undici";
 import { describe, expect, it } from "vitest";
 import { tempDir } from "../helpers/cli.js";
-import { API_KEY, TASK_ID, e2eSandboxes, identifier, gbList, journalEntries, lines, listText, submitArgs } from "../helpers/sandbox.js";
+import {
+  API_KEY,
+  TASK_ID,
+  e2eSandboxes,
+  identifier,
+  gbList,
+  journalEntries,
+  lines,
+  listText,
+  promptedSubmitArgs,
+  submitArgs,
+  submittedIds,
+} from "../helpers/sandbox.js";
 
 const sandbox = e2eSandboxes();
 
@@ -182,7 +194,9 @@ describe("bulkcheck submit", () => {
     const e = await sandbox();
     const out = await e.run(submitArgs(e.file("list.txt", listText(500)), "--wait", "--interval", "0.2", "-o", "results.csv"));
     expect(out.code).toBe(0);
-    const id = out.stdout.trim();
+    // The results are the data here: the id goes to stderr, stdout stays empty.
+    expect(out.stdout).toBe("");
+    const [id] = submittedIds(out.stderr);
     expect(id).toMatch(TASK_ID);
     expect(out.stderr).toContain(`task ${id} success: 500 checked, 0 without result`);
     expect(out.stderr).toContain(`Wrote 500 rows to ${join(e.dir, "results.csv")}`);
@@ -269,7 +283,7 @@ describe("bulkcheck submit", () => {
     expect((await e.run(["config", "set", "max-task-size", "600"])).code).toBe(0);
     const list = e.file("list.txt", listText(1500));
     const plain = await e.run(submitArgs(list, "--dry-run"));
-    expect(plain.stderr).toContain("1500 numbers in 3 task(s)");
+    expect(plain.stderr).toContain("1,500 numbers in 3 task(s)");
     const json = await e.run(submitArgs(list, "--json"));
     expect(json.code).toBe(0);
     const tasks = lines(json.stdout).map((line) => JSON.parse(line) as { id: string; total: number });
@@ -312,7 +326,7 @@ describe("bulkcheck submit", () => {
     const e = await sandbox({ failRate: 1 });
     const out = await e.run(submitArgs(e.file("list.txt", listText(500)), "--wait", "--interval", "0.2", "-o", "results.csv"));
     expect(out.code).toBe(6);
-    expect(out.stdout.trim()).toMatch(TASK_ID);
+    expect(submittedIds(out.stderr)).toEqual([expect.stringMatching(TASK_ID)]);
     expect(existsSync(join(e.dir, "results.csv"))).toBe(false);
   });
 
@@ -326,13 +340,13 @@ describe("bulkcheck submit", () => {
   it("asks before reserving on a terminal, and uploads nothing unless the answer is yes", async () => {
     const e = await sandbox();
     const list = e.file("list.txt", listText(500));
-    const no = await e.run(submitArgs(list), { tty: true, stdin: "n\n" });
+    const no = await e.run(promptedSubmitArgs(list), { tty: true, stdin: "n\n" });
     expect(no.code).toBe(130);
     expect(no.stderr).toContain("Reserve $0.50 of $10.00? [y/N]");
     expect(no.stderr).toContain("Cancelled; nothing was uploaded.");
     expect(no.stdout).toBe("");
     expect(e.state().tasks).toEqual([]);
-    const yes = await e.run(submitArgs(list), { tty: true, stdin: "y\n" });
+    const yes = await e.run(promptedSubmitArgs(list), { tty: true, stdin: "y\n" });
     expect(yes.code).toBe(0);
     expect(e.state().tasks).toHaveLength(1);
     const noQuestion = await e.run(submitArgs(list, "--resubmit", "--yes"), { tty: true });

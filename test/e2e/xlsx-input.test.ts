@@ -105,7 +105,7 @@ describe("Excel input", () => {
     expect(byNumber.code, byNumber.stderr).toBe(0);
     const summary = JSON.parse(byNumber.stdout) as Record<string, unknown>;
     expect(summary).toMatchObject({ rows_read: 28, kept: 24, invalid_cnt: 1, duplicate_cnt: 1, blank: 2 });
-    expect(summary.format).toEqual({ kind: "xlsx", hasHeader: true, encoding: "utf8", sheet: "Contacts" });
+    expect(summary.format).toEqual({ kind: "xlsx", has_header: true, encoding: "utf8", sheet: "Contacts" });
     const ids = crmRows().flatMap((row) => (row.id && row.status === undefined ? [row.id] : []));
     expect(lines(readFileSync(join(e.dir, "phone.txt"), "utf8"))).toEqual(ids);
 

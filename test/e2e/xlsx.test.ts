@@ -6,7 +6,7 @@ import type { ServiceType } from "../../src/spec/products.js";
 import { formatUsd } from "../../src/tasks/cost.js";
 import { BIN } from "../helpers/cli.js";
 import { allowSmallTasks, oneTaskService, parseDelimited } from "../helpers/results-fixtures.js";
-import { e2eSandboxes, gbList, lines, submitAs, WAITING, type E2e } from "../helpers/sandbox.js";
+import { e2eSandboxes, gbList, submitAs, submittedIds, WAITING, type E2e } from "../helpers/sandbox.js";
 import { readWorkbook, summaryPairs } from "../helpers/xlsx.js";
 
 const sandbox = e2eSandboxes();
@@ -121,13 +121,13 @@ describe("Excel output", () => {
     const file = e.file("list.txt", NUMBERS.join("\n") + "\n");
     const submitted = await e.run(submitAs(file, "number_validation_batch", "GB", ...WAITING, "-o", "OUT.XLSX"));
     expect(submitted.code, submitted.stderr).toBe(0);
-    const id = lines(submitted.stdout)[0]!;
+    const id = submittedIds(submitted.stderr)[0]!;
     const [results] = await readWorkbook(join(e.dir, "OUT.XLSX"));
     expect(results!.rows).toEqual(asCells(parseDelimited((await e.run(["download", id])).stdout)));
 
     const retried = await e.run(["retry-failed", id, "--yes", "--wait", "--interval", "0.2", "-o", "retried.xlsx"]);
     expect(retried.code, retried.stderr).toBe(0);
-    const retryId = lines(retried.stdout)[0]!;
+    const retryId = submittedIds(retried.stderr)[0]!;
     const [again, summary] = await readWorkbook(join(e.dir, "retried.xlsx"));
     // The sandbox's misses are fixed per number, so the retried numbers miss again: the sheet may hold only its header.
     expect(again!.rows).toEqual(asCells(parseDelimited((await e.run(["download", retryId])).stdout)));
@@ -142,7 +142,7 @@ describe("Excel output", () => {
     );
     const submitted = await e.run(submitAs(crm, "number_validation_batch", "GB", ...WAITING, "--join", "-o", "crm-checked.xlsx"));
     expect(submitted.code, submitted.stderr).toBe(0);
-    const id = lines(submitted.stdout)[0]!;
+    const id = submittedIds(submitted.stderr)[0]!;
     const csv = await e.run(["download", id, "--join", crm, "-o", "crm-checked.csv"]);
     expect(csv.code, csv.stderr).toBe(0);
     const expected = asCells(parseDelimited(readFileSync(join(e.dir, "crm-checked.csv"), "utf8")));

@@ -1,4 +1,4 @@
-import { spawn } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -24,6 +24,8 @@ export interface RunOptions {
   tty?: boolean;
   /** With tty: the terminal supports colour (`hasColors()` answers true). */
   colors?: boolean;
+  /** With tty: the terminal's width (default 100). */
+  columns?: number;
   signal?: AbortSignal;
   now?: () => number;
   sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
@@ -34,7 +36,7 @@ export function tempDir(prefix = "bulkcheck-test-"): string {
   return mkdtempSync(join(tmpdir(), prefix));
 }
 
-function collector(tty: boolean, colors = false) {
+function collector(tty: boolean, colors = false, columns = 100) {
   const stream = new PassThrough() as PassThrough & { isTTY?: boolean; hasColors?: () => boolean };
   let text = "";
   stream.on("data", (chunk: Buffer) => (text += chunk.toString("utf8")));
@@ -42,7 +44,7 @@ function collector(tty: boolean, colors = false) {
     // What a tty.WriteStream has and spinners use.
     Object.assign(stream, {
       isTTY: true,
-      columns: 100,
+      columns,
       hasColors: () => colors,
       cursorTo: (x: number, y?: number) => readline.cursorTo(stream, x, y),
       moveCursor: (dx: number, dy: number) => readline.moveCursor(stream, dx, dy),
@@ -55,8 +57,8 @@ function collector(tty: boolean, colors = false) {
 
 /** A runtime with captured streams, a private HOME and the given clock, for running commands in-process. */
 export function testRuntime(options: RunOptions = {}) {
-  const stdout = collector(Boolean(options.tty), options.colors);
-  const stderr = collector(Boolean(options.tty), options.colors);
+  const stdout = collector(Boolean(options.tty), options.colors, options.columns);
+  const stderr = collector(Boolean(options.tty), options.colors, options.columns);
   const stdin = Readable.from(options.stdin === undefined ? [] : [Buffer.from(options.stdin)]) as Readable & { isTTY?: boolean };
   if (options.tty) stdin.isTTY = true;
   const runtime: Runtime = {
@@ -78,9 +80,18 @@ export async function runCli(argv: string[], options: RunOptions = {}): Promise<
   return { code, stdout: stdout(), stderr: stderr() };
 }
 
+export interface SpawnOptions {
+  env?: Record<string, string | undefined>;
+  stdin?: string;
+  cwd?: string;
+  /** A command the binary runs under, e.g. ["prlimit", "--fsize=16384"]. */
+  prefix?: readonly string[];
+}
+
 /** Spawns the built binary (bin/bulkcheck.js → dist): the real process, exit code and signals. */
-export function spawnCli(argv: string[], options: { env?: Record<string, string | undefined>; stdin?: string; cwd?: string } = {}) {
-  const child = spawn(process.execPath, [BIN, ...argv], {
+export function spawnCli(argv: string[], options: SpawnOptions = {}) {
+  const [command, ...args] = [...(options.prefix ?? []), process.execPath, BIN, ...argv];
+  const child = spawn(command!, args, {
     env: { PATH: process.env.PATH, HOME: tempDir(), ...options.env },
     cwd: options.cwd,
     stdio: ["pipe", "pipe", "pipe"],
@@ -97,9 +108,20 @@ export function spawnCli(argv: string[], options: { env?: Record<string, string 
   return { child, done, output: () => ({ stdout, stderr }) };
 }
 
-export async function runBin(
-  argv: string[],
-  options: { env?: Record<string, string | undefined>; stdin?: string; cwd?: string } = {},
-): Promise<CliResult> {
+export async function runBin(argv: string[], options: SpawnOptions = {}): Promise<CliResult> {
   return spawnCli(argv, options).done;
+}
+
+const RUNNING_AS_ROOT = process.getuid?.() === 0;
+
+/**
+ * What makes file modes bite for a spawned binary: nothing for an ordinary user;
+ * for root, which reads and writes whatever the modes say, setpriv dropping the
+ * capabilities that let it (root stays root, so it still reaches files under a
+ * private directory). Undefined when root has no setpriv to run it under.
+ */
+export function fileModesPrefix(): readonly string[] | undefined {
+  if (!RUNNING_AS_ROOT) return [];
+  const found = spawnSync("setpriv", ["--version"]);
+  return found.error ? undefined : ["setpriv", "--bounding-set", "-dac_override,-dac_read_search", "--"];
 }

@@ -1,5 +1,5 @@
 import { truncateSync, writeFileSync } from "node:fs";
-import { createServer, request, type ClientRequest, type IncomingMessage, type ServerResponse } from "node:http";
+import { createServer, request, type ClientRequest, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 
 /**
@@ -107,11 +107,16 @@ export async function startStandIn(answers: { check?: Answer; result?: Answer } 
       });
     }
   });
+  const listening = await listenLocally(server);
+  url = listening.url;
+  return { url, requests, close: listening.close };
+}
+
+/** Listens on 127.0.0.1, on any free port. */
+async function listenLocally(server: Server): Promise<{ url: string; close: () => Promise<void> }> {
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {
-    url,
-    requests,
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     close: () =>
       new Promise<void>((resolve) => {
         server.close(() => resolve());
@@ -146,4 +151,54 @@ export function spreadDelays(count: number, maxMs: number, random: () => number 
     [delays[i], delays[j]] = [delays[j]!, delays[i]!];
   }
   return delays;
+}
+
+export interface DripServer {
+  url: string;
+  /** Requests seen, as "METHOD path". */
+  requests: string[];
+  close(): Promise<void>;
+}
+
+/**
+ * A server that answers every request at once with its headers, then sends the
+ * body one byte every `intervalMs`, forever: no silence is long enough to trip a
+ * body timeout between chunks. With `quickChecks`, task checks answer whole and
+ * at once (a succeeded task whose result_url drips instead).
+ */
+export async function startDripServer(options: { intervalMs: number; quickChecks?: boolean }): Promise<DripServer> {
+  const requests: string[] = [];
+  const timers = new Set<NodeJS.Timeout>();
+  let url = "";
+  const server = createServer((req, res) => {
+    const path = (req.url ?? "/").split("?", 1)[0]!;
+    requests.push(`${req.method} ${path}`);
+    req.resume();
+    const check = /^\/api\/v1\/bulk-tasks\/([0-9a-f]{32})$/.exec(path);
+    if (check && options.quickChecks) {
+      res.writeHead(200, { "content-type": "application/json" });
+      res.end(JSON.stringify({ code: 0, msg: "success", data: succeededTask(check[1]!, url) }));
+      return;
+    }
+    const csv = path.startsWith("/results/");
+    res.writeHead(200, { "content-type": csv ? "text/csv" : "application/json" });
+    const text = csv ? "identifier,activated\n" : '{"code":0,"msg":"success","data":{"id":"';
+    let sent = 0;
+    const timer = setInterval(() => res.write(sent < text.length ? text[sent++]! : csv ? "4" : "a"), options.intervalMs);
+    timers.add(timer);
+    res.once("close", () => {
+      clearInterval(timer);
+      timers.delete(timer);
+    });
+  });
+  const listening = await listenLocally(server);
+  url = listening.url;
+  return {
+    url,
+    requests,
+    close() {
+      for (const timer of timers) clearInterval(timer);
+      return listening.close();
+    },
+  };
 }

@@ -2,7 +2,7 @@ import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, expect } from "vitest";
 import { startSandbox, type Sandbox, type SandboxOptions, type SandboxState } from "../../src/sandbox/index.js";
-import { runBin, runCli, spawnCli, tempDir, type CliResult, type RunOptions } from "./cli.js";
+import { runBin, runCli, spawnCli, tempDir, type CliResult, type RunOptions, type SpawnOptions } from "./cli.js";
 
 /**
  * The API key of every e2e sandbox. Distinctive, so a leak into any output is
@@ -38,7 +38,7 @@ export interface E2e {
   /** Runs bulkcheck in-process (same clock as the sandbox) and checks the output is clean. */
   run(argv: string[], options?: RunOptions): Promise<CliResult>;
   /** Spawns the built binary and checks the output is clean. */
-  bin(argv: string[], options?: { env?: Record<string, string | undefined>; stdin?: string; cwd?: string }): Promise<CliResult>;
+  bin(argv: string[], options?: SpawnOptions): Promise<CliResult>;
   /** Spawns the built binary; the caller awaits `done` (output is checked when it settles). */
   spawn(argv: string[], options?: { env?: Record<string, string | undefined>; stdin?: string }): ReturnType<typeof spawnCli>;
   state(): SandboxState;
@@ -145,8 +145,17 @@ export function submitAs(file: string, product: string, country: string, ...extr
 /** The flags of a submit that goes ahead unasked and waits, checking every 0.2 s. */
 export const WAITING = ["--yes", "--wait", "--interval", "0.2"] as const;
 
-/** argv of a GB number_validation_batch submit of `file`. */
+/**
+ * argv of a GB number_validation_batch submit of `file`, with --yes: a test's
+ * stdin is no terminal, and without --yes a submit there refuses to reserve
+ * (`promptedSubmitArgs` leaves it out, for the prompt itself).
+ */
 export function submitArgs(file: string, ...extra: string[]): string[] {
+  return [...promptedSubmitArgs(file), "--yes", ...extra];
+}
+
+/** argv of a GB number_validation_batch submit of `file` that asks before reserving. */
+export function promptedSubmitArgs(file: string, ...extra: string[]): string[] {
   return ["submit", file, "--type", "number_validation_batch", "--country", "GB", ...extra];
 }
 
@@ -184,6 +193,11 @@ export function identifier(number: string): string {
 /** A .txt list of `count` numbers (one per line). */
 export function listText(count: number, offset = 0): string {
   return gbList(count, offset).join("\n") + "\n";
+}
+
+/** The task ids a submit with -o announced on stderr ("Task … submitted."): with -o, stdout is for the results. */
+export function submittedIds(stderr: string): string[] {
+  return [...stderr.matchAll(/^Task ([0-9a-f]{32}) submitted\.$/gm)].map((match) => match[1]!);
 }
 
 /** Non-empty stdout lines. */

@@ -1,30 +1,74 @@
 import { appendFileSync, readFileSync, statSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { Journal, type SubmitEntry } from "../../src/journal/journal.js";
+import { Journal, type JournalScope, type SubmitEntry, type TaskEntry } from "../../src/journal/journal.js";
 import type { PreparationSettings } from "../../src/prepare/settings.js";
 import { tempDir } from "../helpers/cli.js";
 
-const submit = (key: string): SubmitEntry => ({
+const SCOPE: JournalScope = { base_url: "https://api.example.com", profile: "default" };
+
+const submit = (key: string, scope = SCOPE): SubmitEntry => ({
   type: "submit",
   at: "2026-11-22T00:00:00.000Z",
+  ...scope,
   idempotency_key: key,
   product: "carrier_batch",
   country: "GB",
-  profile: "default",
   source: { path: "/data/list.csv" },
   chunk: { index: 0, of: 1, count: 600, sha256: "ab".repeat(32) },
+});
+
+const task = (key: string, id: string, scope = SCOPE): TaskEntry => ({
+  type: "task",
+  at: "2026-11-22T00:00:01.000Z",
+  ...scope,
+  idempotency_key: key,
+  task_id: id,
+  replayed: false,
 });
 
 describe("Journal", () => {
   it("joins submit entries with their task ids and finds them by key and id", async () => {
     const journal = new Journal(tempDir());
     await journal.append(submit("k1"));
-    await journal.append({ type: "task", at: "2026-11-22T00:00:01.000Z", idempotency_key: "k1", task_id: "t1", replayed: false });
+    await journal.append(task("k1", "t1"));
     await journal.append(submit("k2"));
-    expect((await journal.findByKey("k1"))?.taskId).toBe("t1");
-    expect((await journal.findByKey("k2"))?.taskId).toBeUndefined();
+    expect((await journal.findByKey("k1", SCOPE))?.taskId).toBe("t1");
+    expect((await journal.findByKey("k2", SCOPE))?.taskId).toBeUndefined();
     expect((await journal.findByTaskId("t1"))?.submit.source.path).toBe("/data/list.csv");
-    expect(await journal.recentTaskIds(10)).toEqual(["t1"]);
+    expect(await journal.recentTaskIds(SCOPE)).toEqual(["t1"]);
+  });
+
+  it("keeps one key apart per service and profile: the sandbox's task is not production's", async () => {
+    const journal = new Journal(tempDir());
+    const sandbox = { base_url: "http://127.0.0.1:8787", profile: "default" };
+    const prod = { base_url: "https://api.example.com", profile: "prod" };
+    await journal.append(submit("k1", sandbox));
+    await journal.append(task("k1", "sandbox-task", sandbox));
+    await journal.append(submit("k1", prod));
+    expect((await journal.findByKey("k1", sandbox))?.taskId).toBe("sandbox-task");
+    expect(await journal.findByKey("k1", prod)).toMatchObject({ submit: { base_url: prod.base_url }, taskId: undefined });
+    expect(await journal.findByKey("k1", { ...prod, profile: "default" })).toBeUndefined();
+    await journal.append(task("k1", "prod-task", prod));
+    expect(await journal.recentTaskIds(prod)).toEqual(["prod-task"]);
+    expect(await journal.recentTaskIds(sandbox)).toEqual(["sandbox-task"]);
+  });
+
+  it("lists a scope's task ids newest first, up to the limit", async () => {
+    const journal = new Journal(tempDir());
+    for (const n of [1, 2, 3]) {
+      await journal.append(submit(`k${n}`));
+      await journal.append(task(`k${n}`, `t${n}`));
+    }
+    expect(await journal.recentTaskIds(SCOPE)).toEqual(["t3", "t2", "t1"]);
+    expect(await journal.recentTaskIds(SCOPE, 2)).toEqual(["t3", "t2"]);
+  });
+
+  it("matches no service with an entry written before entries named their service", async () => {
+    const journal = new Journal(tempDir());
+    const { base_url: _url, ...older } = submit("k1");
+    appendFileSync(journal.path, JSON.stringify(older) + "\n");
+    expect(await journal.findByKey("k1", SCOPE)).toBeUndefined();
+    expect((await journal.records())[0]?.submit.idempotency_key).toBe("k1");
   });
 
   it("is created 0600 and returns nothing before the first entry", async () => {
@@ -39,8 +83,8 @@ describe("Journal", () => {
     const journal = new Journal(tempDir(), (line) => corrupt.push(line));
     await journal.append(submit("k1"));
     appendFileSync(journal.path, '{"type":"task","idempotency_key":"k1","task_\n');
-    await journal.append({ type: "task", at: "x", idempotency_key: "k1", task_id: "t9", replayed: false });
-    expect((await journal.findByKey("k1"))?.taskId).toBe("t9");
+    await journal.append(task("k1", "t9"));
+    expect((await journal.findByKey("k1", SCOPE))?.taskId).toBe("t9");
     expect(corrupt).toEqual([2]);
   });
 
@@ -83,7 +127,7 @@ describe("Journal", () => {
       encoding_source: "detected" as const,
     };
     await journal.append({ ...submit("k1"), preparation, prepared });
-    expect((await journal.findByKey("k1"))?.submit).toMatchObject({ preparation, prepared });
+    expect((await journal.findByKey("k1", SCOPE))?.submit).toMatchObject({ preparation, prepared });
   });
 
   it("keeps the key of an entry whose preparation or summary it cannot read, without them", async () => {
@@ -92,7 +136,7 @@ describe("Journal", () => {
       journal.path,
       JSON.stringify({ ...submit("k1"), preparation: { version: 2, columns: [1] }, prepared: { kept: "many" } }) + "\n",
     );
-    const record = await journal.findByKey("k1");
+    const record = await journal.findByKey("k1", SCOPE);
     expect(record?.submit.idempotency_key).toBe("k1");
     expect(record?.submit).not.toHaveProperty("preparation");
     expect(record?.submit).not.toHaveProperty("prepared");

@@ -38,7 +38,7 @@ function input(fields: Partial<ReportInput>): ReportInput {
 
 /** The input of a carrier run of 9 rows with these counts. */
 function carrierRun(carrier: CarrierCounts, fields: Partial<ReportInput> = {}): ReportInput {
-  return input({ results: { rows: 9, sources: [{}], carrier }, ...fields });
+  return input({ results: { rows: 9, sources: [{ label: `task ${"a".repeat(32)}`, rows: 9 }], carrier }, ...fields });
 }
 
 describe("the HTML report", () => {
@@ -138,7 +138,10 @@ describe("the HTML report", () => {
           results: {
             rows: 10,
             signal: { true: 6, false: 3, other: 1 },
-            sources: [{ signal: { true: 4, false: 1, other: 0 } }, { signal: { true: 2, false: 2, other: 1 } }],
+            sources: [
+              { label: `task ${"a".repeat(32)}`, rows: 5, signal: { true: 4, false: 1, other: 0 } },
+              { label: `task ${"b".repeat(32)}`, rows: 5, signal: { true: 2, false: 2, other: 1 } },
+            ],
           },
         }),
       ),

@@ -46,6 +46,17 @@ describe("Idempotency-Key", () => {
     expect((await state(h)).tasks).toHaveLength(1);
   });
 
+  it("answers 42200 when a key is replayed with a different file, creating and reserving nothing", async () => {
+    const first = await submit(h, { ...input, idempotencyKey: "k-4" });
+    const otherFile = await submit(h, { ...input, lines: gbNumbers(501), idempotencyKey: "k-4" });
+    expect(otherFile.status).toBe(422);
+    expect(otherFile.body).toMatchObject({ code: 42200, msg: "Idempotency-Key reused with a different request" });
+    expect(otherFile.headers["idempotent-replayed"]).toBeUndefined();
+    const s = await state(h);
+    expect(s.tasks.map((task) => task.id)).toEqual([first.body.data.id]);
+    expect(s.ledger.filter((entry) => entry.kind === "reserve")).toHaveLength(1);
+  });
+
   it("accepts a 128-character key and rejects a 129-character one with 40000", async () => {
     expect((await submit(h, { ...input, idempotencyKey: "x".repeat(128) })).body.code).toBe(0);
     const long = await submit(h, { ...input, idempotencyKey: "y".repeat(129) });

@@ -1,4 +1,8 @@
+import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
+import type { Prepared } from "../../src/sandbox/preparation.js";
+import { ResultFiles } from "../../src/sandbox/result-files.js";
+import { tempDir } from "../helpers/cli.js";
 import yauzl from "yauzl";
 import { SERVICE_TYPES, resultColumns } from "../../src/spec/products.js";
 import { apiGet, download, finish, gbNumbers, state, submit, type Harness, trackedHarnesses } from "./helpers.js";
@@ -134,5 +138,26 @@ describe("result files", () => {
     await h.close();
     expect(h.logs.at(-1)).toMatch(new RegExp(`^GET /results/${task.id}\\.csv http=200 \\d+ms$`));
     expect(h.logs.join("\n")).not.toMatch(/sig=|expires=/);
+  });
+});
+
+describe("ResultFiles", () => {
+  it("releases a task's numbers once its file is built, and serves that file again without them", async () => {
+    const dir = tempDir();
+    const files = new ResultFiles(dir, "csv", 1, 0, new AbortController().signal);
+    const kept = ["447400100000", "447500100001"];
+    const prepared: Prepared = { invalid: 0, noCode: 0, otherCountry: 0, duplicate: 0, keptCount: kept.length, kept, noResult: 0 };
+    const source = { id: "a".repeat(32), product: "number_activity_batch" as const, createdAtMs: 0, prepared };
+    const built = await files.file(source);
+    expect(prepared.kept).toBeUndefined();
+    expect(prepared.keptCount).toBe(2);
+    expect(await files.file(source)).toEqual(built);
+    expect(
+      readFileSync(built.path, "utf8")
+        .trimEnd()
+        .split("\n")
+        .slice(1)
+        .map((row) => row.split(",")[0]),
+    ).toEqual(kept);
   });
 });

@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { request } from "undici";
-import { gbNumbers, gatedUpload, startHarness, state, type Harness } from "./helpers.js";
+import { holdSlots } from "../helpers/fault-fixtures.js";
+import { gbNumbers, gatedUpload, startHarness, state, submit, type Harness } from "./helpers.js";
 
 let h: Harness;
 beforeEach(async () => {
@@ -21,9 +22,14 @@ function startUpload(gate: Promise<void>, signal?: AbortSignal) {
   });
 }
 
+/** Resolves once `condition` holds, checking after each turn of the event loop. */
+async function until(condition: () => Promise<boolean>): Promise<void> {
+  while (!(await condition())) await new Promise((resolve) => setImmediate(resolve));
+}
+
 /** Waits (by polling the admin state, not by time) until `count` submit slots are in use. */
-async function slotsInFlight(count: number): Promise<void> {
-  while ((await state(h)).stats.slots_in_flight !== count) await new Promise((resolve) => setImmediate(resolve));
+async function slotsInFlight(count: number, harness = h): Promise<void> {
+  await until(async () => (await state(harness)).stats.slots_in_flight === count);
 }
 
 describe("request slots", () => {
@@ -57,5 +63,23 @@ describe("request slots", () => {
     const s = await state(h);
     expect(s.tasks).toHaveLength(0);
     expect(s.reserved_micros).toBe(0);
+  });
+
+  it("takes the slot from an upload that falls silent for uploadIdleSeconds, so the next upload gets it", async () => {
+    const quick = await startHarness({ maxInFlight: 1, uploadIdleSeconds: 0.2 });
+    try {
+      const held = await holdSlots(quick.sandbox.url, quick.sandbox.apiKey, 1);
+      try {
+        await slotsInFlight(1, quick);
+        await slotsInFlight(0, quick);
+        const next = await submit(quick, { serviceType: "number_validation_batch", country: "GB", lines: gbNumbers(500) });
+        expect(next.body.code).toBe(0);
+        expect(quick.logs.some((line) => line.includes("upload-stalled"))).toBe(true);
+      } finally {
+        held.release();
+      }
+    } finally {
+      await quick.close();
+    }
   });
 });

@@ -41,15 +41,24 @@ async function journalled(journal: Journal, key: string, taskId: string, prepare
   const entry: SubmitEntry = {
     type: "submit",
     at: "2026-11-22T00:00:00.000Z",
+    base_url: "https://api.example.com",
+    profile: "default",
     idempotency_key: key,
     product: "carrier_batch",
-    profile: "default",
     source: {},
     chunk: { index: 0, of: 1, count: 10, sha256: "ab".repeat(32) },
     ...(prepared ? { prepared } : {}),
   };
   await journal.append(entry);
-  await journal.append({ type: "task", at: entry.at, idempotency_key: key, task_id: taskId, replayed: false });
+  await journal.append({
+    type: "task",
+    at: entry.at,
+    base_url: entry.base_url,
+    profile: "default",
+    idempotency_key: key,
+    task_id: taskId,
+    replayed: false,
+  });
 }
 
 describe("billing", () => {
@@ -65,8 +74,6 @@ describe("billing", () => {
     expect(bill).toEqual({
       chargedMicros: 12_000,
       refundedMicros: 2000 + 5000 + 6000,
-      checked: 12,
-      noResult: 8,
       excluded: { invalid_cnt: 3, duplicate_cnt: 3 },
     });
   });
@@ -74,7 +81,7 @@ describe("billing", () => {
   it("leaves out a task still processing and a product it has no price for", () => {
     expect(billing([task({ status: "processing" }), task({ product: "unknown_batch", success_cnt: 10 })], prices)).toMatchObject({
       chargedMicros: 0,
-      checked: 0,
+      refundedMicros: 0,
     });
   });
 });

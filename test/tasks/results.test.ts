@@ -2,7 +2,7 @@ import { copyFileSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { createClient } from "../../src/api/client.js";
-import { PendingError, UsageError } from "../../src/errors.js";
+import { InputRejectedError, PendingError, UsageError } from "../../src/errors.js";
 import { Journal } from "../../src/journal/journal.js";
 import type { Task } from "../../src/spec/task.js";
 import { downloadResults, productOf } from "../../src/tasks/download.js";
@@ -74,19 +74,24 @@ describe("downloadResults", () => {
 });
 
 describe("joinTaskResults", () => {
-  it("writes every source row with its result columns, warning first when the source is another file", async () => {
+  it("refuses another file than the one submitted, and when told to accept it writes every row, warning first", async () => {
     const { e, file, ids } = await submittedList("--wait", "--interval", "1");
     const { deps } = depsOf(e);
     const copy = join(tempDir(), "copy.txt");
     copyFileSync(file, copy);
     const warnings: string[] = [];
     const path = join(e.dir, "joined.csv");
+    const target = { sourcePath: copy, path, force: false };
+    const refused = joinTaskResults(deps, ids, target);
+    await expect(refused).rejects.toThrow(InputRejectedError);
+    await expect(refused).rejects.toThrow(`task ${ids[0]} was submitted from ${file}, not ${copy}.`);
     const outcome = await joinTaskResults({ ...deps, onWarning: (text) => warnings.push(text) }, ids, {
-      sourcePath: copy,
-      path,
-      force: false,
+      ...target,
+      acceptChangedSource: true,
     });
-    expect(warnings).toEqual([`task ${ids[0]} was submitted from ${file}; joining with ${copy}.`]);
+    expect(warnings).toEqual([
+      `task ${ids[0]} was submitted from ${file}, not ${copy}; joining anyway (--force): rows whose numbers differ are marked no_result.`,
+    ]);
     expect(outcome.serviceType).toBe("number_validation_batch");
     expect(outcome.tasks.map((task) => task.id)).toEqual(ids);
     expect(outcome.summary.rows).toBe(lines(LIST).length);

@@ -10,10 +10,12 @@ import { startSandbox, type Sandbox } from "../../src/sandbox/index.js";
 import type { Task } from "../../src/spec/task.js";
 import type { Chunk } from "../../src/tasks/submit.js";
 import { submitPrepared, type PreparedSubmission, type SubmitDeps, type SubmitPlan } from "../../src/tasks/submit-prepared.js";
+import { API_KEY, FULL_TASK, sendEnvelope, startServer } from "../api/scripted-server.js";
 import { tempDir } from "../helpers/cli.js";
 import { gbList, identifier } from "../helpers/sandbox.js";
 
 const PRICE = 1000;
+const SCOPE = { base_url: "http://127.0.0.1:8787", profile: "default" };
 const open: Array<{ close(): Promise<void> }> = [];
 afterEach(async () => {
   await Promise.all(open.splice(0).map((resource) => resource.close()));
@@ -56,7 +58,7 @@ function recordingDeps(client: Pick<ApiClient, "getBalance" | "submitTask">, jou
     installSecret: async () => "install-secret",
     limits: { minTaskSize: 1, maxFileBytes: 1_000_000, maxInFlight: 5 },
     priceMicros: PRICE,
-    profile: "default",
+    scope: SCOPE,
     now: Date.now,
     onPlan: (plan) => recorded.plans.push(plan),
     onTask: (result) => recorded.reported.push(result.task.id),
@@ -93,7 +95,7 @@ describe("submitPrepared", () => {
         .sort(),
     ).toEqual([2, 3, 4]);
     for (const result of results ?? []) {
-      const record = await deps.journal.findByKey(result.upload.idempotencyKey);
+      const record = await deps.journal.findByKey(result.upload.idempotencyKey, SCOPE);
       expect(record?.taskId).toBe(result.task.id);
       expect(record?.submit).toMatchObject({
         profile: "default",
@@ -126,6 +128,20 @@ describe("submitPrepared", () => {
     const again = await submitPrepared(deps, submission(parts), { resubmit: true });
     expect(again?.[0]?.task.id).not.toBe(first?.[0]?.task.id);
     expect(sandbox.inspect().tasks).toHaveLength(2);
+  });
+
+  it("refuses a service that answers a retry with the very task being retried, journalling no task for it", async () => {
+    const server = await startServer((req, res) =>
+      sendEnvelope(req, res, { code: 0, data: req.url === "/api/v1/balance" ? { balance_micros: 10_000_000 } : FULL_TASK }),
+    );
+    const client = createClient({ baseUrl: server.origin, apiKey: API_KEY });
+    open.push(client, server);
+    const { deps } = recordingDeps(client);
+    const retry = { ...submission(chunks([3])), entry: { source: { path: "/data/list.txt" }, retry_of: FULL_TASK.id } };
+    await expect(submitPrepared(deps, retry, {})).rejects.toThrow(
+      `The service answered a retry of task ${FULL_TASK.id} with that same task`,
+    );
+    expect((await deps.journal.records()).map((record) => record.taskId)).toEqual([undefined]);
   });
 
   it("stops a dry run after the plan, without an API client, the install secret or the journal", async () => {

@@ -2,12 +2,14 @@ import { MICROS_PER_USD } from "../../spec/products.js";
 import { formatUsd } from "../../tasks/cost.js";
 import { Command } from "../commander.js";
 import type { Context, Invoke } from "../context.js";
-import { examples } from "./shared/help.js";
+import { examples, requestTimeoutOption, timeoutOption } from "./shared/help.js";
 
 /** `bulkcheck balance`. */
 export function balanceCommand(invoke: Invoke, run = balanceRun) {
   return new Command("balance")
     .description("show the account balance")
+    .addOption(timeoutOption())
+    .addOption(requestTimeoutOption())
     .addHelpText("after", examples(["bulkcheck balance", "bulkcheck balance --json | jq .balance_micros"]))
     .action((_options, cmd) => invoke(cmd, (ctx) => run(ctx)));
 }

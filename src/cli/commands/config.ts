@@ -3,7 +3,7 @@ import { settingSpec, SETTINGS, isSettingKey, type SettingKey } from "../../conf
 import { UsageError } from "../../errors.js";
 import { Command } from "../commander.js";
 import type { Context, Invoke } from "../context.js";
-import { canPrompt, promptSecret, readAllStdin } from "../prompt.js";
+import { canPrompt, NOTHING_UPLOADED, promptSecret, readAllStdin } from "../prompt.js";
 import { printTable } from "../table.js";
 import { examples } from "./shared/help.js";
 
@@ -75,7 +75,10 @@ export async function configSetRun(ctx: Context, name: string, value: string | u
     }
     text =
       value === undefined && canPrompt(ctx.io)
-        ? await promptSecret(ctx.io, "API key (input hidden): ")
+        ? await promptSecret(ctx.io, "API key (input hidden): ", {
+            signal: ctx.signal,
+            cancelled: { message: NOTHING_UPLOADED, hint: "The API key was not changed." },
+          })
         : firstLine(await readAllStdin(ctx.io));
   } else if (text === undefined || text === "-") {
     text = text === "-" ? firstLine(await readAllStdin(ctx.io)) : undefined;
@@ -96,32 +99,52 @@ export async function configGetRun(ctx: Context, name: string): Promise<void> {
   else ctx.printer.data(display(spec.key, value));
 }
 
+/** Where a setting's value comes from, as config list says it. */
+type SettingSource = "environment" | `profile ${string}` | "default" | "not set";
+
+/**
+ * Every setting with the value in force, where it comes from (the environment,
+ * the profile, or the default) and its default, so nothing is hidden: a limit
+ * nobody set still shows the 500 it is.
+ */
 export async function configListRun(ctx: Context): Promise<void> {
   const profile = (await ctx.config()).profile(ctx.profileName);
   const fromEnv: Partial<Record<SettingKey, string | undefined>> = {
     "api-key": ctx.env.BULKCHECK_API_KEY,
     "base-url": ctx.env.BULKCHECK_BASE_URL,
   };
-  const rows: Array<[key: string, value: string, source: string]> = [];
-  for (const key of Object.keys(SETTINGS)) {
-    if (!isSettingKey(key)) continue;
-    const env = fromEnv[key];
-    const stored = profile[key];
-    if (env) rows.push([key, display(key, env), "environment"]);
-    else if (stored !== undefined) rows.push([key, display(key, stored), `profile ${ctx.profileName}`]);
-  }
+  const settings = Object.keys(SETTINGS)
+    .filter(isSettingKey)
+    .map((key) => {
+      const spec = SETTINGS[key];
+      const env = fromEnv[key];
+      const stored = profile[key];
+      const fallback = spec.defaultValue === undefined ? undefined : display(key, spec.defaultValue);
+      const [value, source]: [string | undefined, SettingSource] = env
+        ? [display(key, env), "environment"]
+        : stored !== undefined
+          ? [display(key, stored), `profile ${ctx.profileName}`]
+          : [fallback, fallback === undefined ? "not set" : "default"];
+      return { key, value, fallback, source };
+    });
   if (ctx.globals.json) {
     ctx.printer.json({
       profile: ctx.profileName,
-      settings: Object.fromEntries(rows.map(([key, value, source]) => [key, { value, source }])),
+      settings: Object.fromEntries(
+        settings.map(({ key, value, fallback, source }) => [key, { value: value ?? null, source, default: fallback ?? null }]),
+      ),
     });
     return;
   }
-  if (rows.length === 0) {
-    ctx.printer.note(`Profile "${ctx.profileName}" has no settings yet. Start with: bulkcheck config set base-url https://...`);
-    return;
+  const rows = settings.map(({ key, value, fallback, source }) => [key, value ?? "", source, fallback ?? ""]);
+  printTable(
+    ctx.printer,
+    [{ header: "SETTING", whole: true }, { header: "VALUE" }, { header: "SOURCE" }, { header: "DEFAULT", dropOrder: 1 }],
+    rows,
+  );
+  if (!settings.some(({ source }) => source.startsWith("profile"))) {
+    ctx.printer.note(`Profile "${ctx.profileName}" has no settings of its own yet. Start with: bulkcheck config set base-url https://...`);
   }
-  printTable(ctx.printer, ["SETTING", "VALUE", "SOURCE"], rows);
 }
 
 export async function configUnsetRun(ctx: Context, name: string): Promise<void> {

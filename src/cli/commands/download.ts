@@ -2,7 +2,7 @@ import { Command } from "../commander.js";
 import type { Context, Invoke } from "../context.js";
 import { readIds } from "../read-ids.js";
 import type { DownloadFlags } from "./shared/download-output.js";
-import { examples, formatOption } from "./shared/help.js";
+import { examples, formatOption, requestTimeoutOption, timeoutOption } from "./shared/help.js";
 
 export interface DownloadOptions extends DownloadFlags {
   join?: string;
@@ -19,6 +19,8 @@ export function downloadCommand(invoke: Invoke, run = downloadRun) {
     .option("--join <source>", "write the source file's rows with the result columns beside them")
     .option("--strict", "exit 1 when the row count disagrees with the task's success_cnt")
     .option("--report <file.html>", "also write an HTML report of the run (self-contained, printable)")
+    .addOption(timeoutOption())
+    .addOption(requestTimeoutOption())
     .addHelpText(
       "after",
       examples([

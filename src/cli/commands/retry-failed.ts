@@ -1,10 +1,13 @@
+import { join } from "node:path";
+import type { ApiClient } from "../../api/types.js";
 import type { UploadedListDeps } from "../../tasks/uploaded-list.js";
 import { Command } from "../commander.js";
 import type { Context, Invoke } from "../context.js";
 import { parseSeconds, parseUsd } from "../parse-flags.js";
+import { readIds } from "../read-ids.js";
 import { withTempDir } from "../temp-dir.js";
 import { afterUpload, checkOutputFlags, type AfterUploadFlags } from "./shared/after-upload.js";
-import { examples, formatOption } from "./shared/help.js";
+import { examples, formatOption, requestTimeoutOption, timeoutOption } from "./shared/help.js";
 import type { SubmitFlags } from "./shared/submission.js";
 import { pollInterval } from "./shared/waiting.js";
 
@@ -14,60 +17,72 @@ export interface RetryFailedOptions extends SubmitFlags, AfterUploadFlags {}
 export function retryFailedCommand(invoke: Invoke, run = retryFailedRun) {
   return new Command("retry-failed")
     .description("submit a new task with the numbers of a task that got no result")
-    .argument("<id>", "task id")
-    .option("-y, --yes", "do not ask for confirmation on a terminal")
+    .argument("<ids...>", "task ids (one retry each), or - to read them from stdin")
+    .option("-y, --yes", "reserve without asking (needed where no one can answer: cron, pipes, CI)")
     .option("--resubmit", "force a new task even if these numbers were already retried")
     .option("--dry-run", "show what would be submitted")
     .option("--max-cost <usd>", "stop if the reservation would exceed this many USD", parseUsd)
     .option("--wait", "wait for the new task to finish")
     .option("--interval <sec>", "seconds between checks while waiting", parseSeconds)
-    .option("--timeout <sec>", "give up waiting after this many seconds (exit 8)", parseSeconds)
+    .addOption(timeoutOption())
+    .addOption(requestTimeoutOption())
     .option("-o, --output <file>", "with --wait: download the results here")
     .addOption(formatOption())
     .option("--force", "overwrite the output file")
     .addHelpText("after", examples(["bulkcheck retry-failed $ID --yes", "bulkcheck retry-failed $ID --wait -o retried.csv"]))
-    .action((id, options, cmd) => invoke(cmd, (ctx) => run(ctx, id, options)));
+    .action((ids, options, cmd) => invoke(cmd, (ctx) => run(ctx, ids, options)));
 }
 
 /**
  * Submits a new task with the numbers of a finished task that got no result
- * (all of them for a failed task), rebuilt from the source it was submitted from.
+ * (all of them for a failed task), rebuilt from the source it was submitted from;
+ * for several tasks (the parts of a split list), one retry each.
  */
-export async function retryFailedRun(ctx: Context, id: string, options: RetryFailedOptions): Promise<void> {
+export async function retryFailedRun(ctx: Context, ids: string[], options: RetryFailedOptions): Promise<void> {
+  const taskIds = await readIds(ctx, ids);
   checkOutputFlags(ctx, options);
   if (options.wait) await pollInterval(ctx, options.interval);
   const client = await ctx.client();
+  const created = await withTempDir(async (dir) => {
+    const taskIdsCreated: string[] = [];
+    for (const id of taskIds) {
+      const uploaded = await retryOne(ctx, { client, id, dir: join(dir, id) }, options);
+      taskIdsCreated.push(...(uploaded ?? []).map((result) => result.task.id));
+    }
+    return taskIdsCreated;
+  });
+  if (created.length > 0) await afterUpload(ctx, created, options);
+}
+
+async function retryOne(ctx: Context, task: { client: ApiClient; id: string; dir: string }, options: RetryFailedOptions) {
   // Loaded when the run starts, not with the command tree: rebuilding the task's list
   // prepares the source again (libphonenumber-js), and submitting derives keys (node:crypto).
   const { retryList } = await import("../../tasks/uploaded-list.js");
   const { noteColumn } = await import("./shared/preparation.js");
   const { submitAndReport } = await import("./shared/submission.js");
-  const uploaded = await withTempDir(async (dir) => {
-    const deps: UploadedListDeps = {
-      client,
-      journal: await ctx.journal(),
-      sleep: ctx.sleep,
-      signal: ctx.signal,
-      onPrepared: (result) => noteColumn(ctx, result),
-    };
-    const { origin, uploadedCount, retry } = await retryList(deps, id, dir);
-    ctx.printer.note(`${retry.count} of ${uploadedCount} numbers of task ${id} got no result.`);
-    if (retry.count === 0) return undefined;
-    return submitAndReport(
-      ctx,
-      {
-        product: origin.product,
-        country: origin.settings.country,
-        chunks: [retry],
-        entry: { source: { path: origin.sourcePath }, preparation: origin.settings, retry_of: id },
-      },
-      options,
+  const deps: UploadedListDeps = {
+    client: task.client,
+    journal: await ctx.journal(),
+    sleep: ctx.sleep,
+    signal: ctx.signal,
+    onPrepared: (result) => noteColumn(ctx, result),
+  };
+  const { origin, uploadedCount, retry, lineage } = await retryList(deps, task.id, task.dir);
+  ctx.printer.note(`${retry.count} of ${uploadedCount} numbers of task ${task.id} got no result.`);
+  if (retry.count === 0) return undefined;
+  if (lineage.length > 1) {
+    ctx.printer.note(
+      `Already retried: these ${retry.count} numbers got no result in ${lineage.length} tasks in a row (${lineage.join(", ")}); the service may not be able to check them, so this retry may get no result either.`,
     );
-  });
-  if (uploaded)
-    await afterUpload(
-      ctx,
-      uploaded.map((result) => result.task.id),
-      options,
-    );
+  }
+  return submitAndReport(
+    ctx,
+    {
+      product: origin.product,
+      country: origin.settings.country,
+      chunks: [retry],
+      entry: { source: origin.record.submit.source, preparation: origin.settings, retry_of: task.id },
+    },
+    options,
+  );
 }

@@ -5,7 +5,17 @@ import { absolutePath } from "../paths.js";
 import { parseSeconds, parseUsd } from "../parse-flags.js";
 import { withTempDir } from "../temp-dir.js";
 import { afterUpload, checkOutputFlags, type AfterUploadFlags } from "./shared/after-upload.js";
-import { digitsAsOption, encodingOption, examples, formatOption, sheetOption, threadsOption } from "./shared/help.js";
+import { checkWritableDirectory } from "./shared/destination.js";
+import {
+  digitsAsOption,
+  encodingOption,
+  examples,
+  formatOption,
+  requestTimeoutOption,
+  sheetOption,
+  threadsOption,
+  timeoutOption,
+} from "./shared/help.js";
 import type { PreparationFlags } from "./shared/preparation.js";
 import type { SubmitFlags } from "./shared/submission.js";
 import { pollInterval } from "./shared/waiting.js";
@@ -35,11 +45,12 @@ export function submitCommand(invoke: Invoke, run = submitRun) {
     .option("--idempotency-key <key>", "use this key instead of the one derived from the list")
     .option("--resubmit", "force a new task for a list already submitted")
     .option("--dry-run", "prepare and show the plan and cost; upload nothing")
-    .option("-y, --yes", "do not ask for confirmation on a terminal")
+    .option("-y, --yes", "reserve without asking (needed where no one can answer: cron, pipes, CI)")
     .option("--max-cost <usd>", "stop if the reservation would exceed this many USD", parseUsd)
     .option("--wait", "wait for the tasks to finish")
     .option("--interval <sec>", "seconds between checks while waiting (min 30 unless the service is local)", parseSeconds)
-    .option("--timeout <sec>", "give up waiting after this many seconds (exit 8)", parseSeconds)
+    .addOption(timeoutOption())
+    .addOption(requestTimeoutOption())
     .option("-o, --output <file>", "with --wait: download the results here (- for stdout)")
     .option("--join", "with --wait -o: write the source rows with the result columns beside them")
     .option("--report <file.html>", "with --wait: also write an HTML report of the run (self-contained, printable)")
@@ -75,14 +86,17 @@ export async function submitRun(ctx: Context, file: string, options: SubmitOptio
   // A refused --interval must stop the run before anything is reserved, not after the upload.
   if (options.wait) await pollInterval(ctx, options.interval);
   const limits = await ctx.limits();
-  const source = file === "-" ? {} : { path: absolutePath(ctx, file) };
+  const { readSourceFile } = await import("../../tasks/source-check.js");
+  const sourcePath = file === "-" ? undefined : absolutePath(ctx, file);
   const uploaded = await withTempDir(async (dir) => {
-    const prepared = await prepareFromFlags(ctx, file, options, country, { outputDir: dir, maxTaskSize: limits.maxTaskSize });
+    const { value: prepared, source } = await readSourceFile(sourcePath, () =>
+      prepareFromFlags(ctx, file, options, country, { outputDir: dir, maxTaskSize: limits.maxTaskSize }),
+    );
     if (!ctx.globals.json) printPreparationSummary(ctx, prepared);
     return submitAndReport(
       ctx,
       { product, country, chunks: prepared.chunks, entry: { source, preparation: prepared.settings, prepared: prepared.summary } },
-      { ...options, idsToStderr: options.output === "-" || options.rejects === "-" },
+      options,
     );
   });
   if (!uploaded) return;
@@ -90,7 +104,7 @@ export async function submitRun(ctx: Context, file: string, options: SubmitOptio
     ctx,
     uploaded.map((result) => result.task.id),
     options,
-    source.path,
+    sourcePath,
   );
 }
 
@@ -99,4 +113,5 @@ function checkFlags(ctx: Context, file: string, options: SubmitOptions): void {
     throw new UsageError("--join needs a source file (not stdin) and -o FILE.");
   }
   checkOutputFlags(ctx, options);
+  if (options.rejects !== undefined) checkWritableDirectory(ctx, options.rejects);
 }

@@ -1,10 +1,12 @@
-import { createReadStream, existsSync } from "node:fs";
+import { createReadStream } from "node:fs";
 import { pipeline } from "node:stream/promises";
 import { UsageError } from "../../errors.js";
 import { Command } from "../commander.js";
 import type { Context, Invoke } from "../context.js";
+import { snakeCaseKeys } from "../json-keys.js";
 import { absolutePath } from "../paths.js";
 import { withTempDir } from "../temp-dir.js";
+import { checkDestination } from "./shared/destination.js";
 import { digitsAsOption, encodingOption, examples, sheetOption, threadsOption } from "./shared/help.js";
 import type { PreparationFlags } from "./shared/preparation.js";
 
@@ -53,11 +55,7 @@ export async function validateRun(ctx: Context, file: string, options: ValidateO
   if (listToStdout && ctx.globals.json) throw new UsageError("-o - and --json both want stdout; write the list to a file, or drop --json.");
   checkRejectsToStdout(options, listToStdout ? "-o -" : ctx.globals.json ? "--json" : undefined);
   const rejectsToStdout = options.rejects === "-";
-  for (const path of [listToStdout ? undefined : options.output, rejectsToStdout ? undefined : options.rejects]) {
-    if (path !== undefined && !options.force && existsSync(absolutePath(ctx, path))) {
-      throw new UsageError(`${path} already exists.`, { hint: "Choose another path, or pass --force to replace it." });
-    }
-  }
+  for (const path of [options.output, options.rejects]) checkDestination(ctx, path, options.force);
   const result = await withTempDir(async (dir) => {
     const output = options.output === undefined || listToStdout ? { outputDir: dir } : { uploadPath: absolutePath(ctx, options.output) };
     const prepared = await prepareFromFlags(ctx, file, options, country, output);
@@ -67,7 +65,7 @@ export async function validateRun(ctx: Context, file: string, options: ValidateO
     return prepared;
   });
   if (ctx.globals.json) {
-    ctx.printer.json({ ...result.summary, column: result.column, format: result.format });
+    ctx.printer.json(snakeCaseKeys({ ...result.summary, column: result.column, format: result.format }));
     return;
   }
   printPreparationSummary(ctx, result);

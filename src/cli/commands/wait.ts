@@ -3,7 +3,7 @@ import type { Context, Invoke } from "../context.js";
 import { parseSeconds } from "../parse-flags.js";
 import { readIds } from "../read-ids.js";
 import { taskJson } from "../task-view.js";
-import { examples } from "./shared/help.js";
+import { examples, requestTimeoutOption, timeoutOption } from "./shared/help.js";
 import { waitAndReport, type WaitFlags } from "./shared/waiting.js";
 
 /** `bulkcheck wait <ids...>`. Tests pass their own `run` to see what the flags parse into. */
@@ -12,7 +12,8 @@ export function waitCommand(invoke: Invoke, run = waitRun) {
     .description("wait until tasks finish (exit 0 all succeeded, 6 one failed, 8 timed out)")
     .argument("<ids...>", "task ids, or - to read them from stdin")
     .option("--interval <sec>", "seconds between checks (min 30 unless the service is local)", parseSeconds)
-    .option("--timeout <sec>", "give up after this many seconds (exit 8)", parseSeconds)
+    .addOption(timeoutOption())
+    .addOption(requestTimeoutOption())
     .addHelpText(
       "after",
       examples(["bulkcheck wait $ID --timeout 3600", "bulkcheck submit list.txt --type carrier_batch --yes | bulkcheck wait -"]),

@@ -10,11 +10,13 @@ import { readUpload, type Submission } from "../upload.js";
  * `POST /api/v1/bulk-tasks`. Order of decisions:
  * 1. Idempotency-Key header (40000 when empty or over 128 characters).
  * 2. A request slot (42901 + Retry-After when all are in use); released when the
- *    response ends or the client goes away.
+ *    response ends, the client goes away, or the upload falls silent for
+ *    `uploadIdleSeconds` (its connection is then closed).
  * 3. The multipart body (`readUpload`: early 40000/42200 without reading the rest).
  * 4. Settling every task finished by now, so refunds are available.
  * 5. One synchronous step, atomic with respect to every other request: replay
- *    or conflict for a known key, the minimum size (42200), the unfinished-task
+ *    or conflict for a known key (40000 for another service_type or country,
+ *    42200 "Idempotency-Key reused with a different request" for another file), the minimum size (42200), the unfinished-task
  *    quota (42900), the balance check and reservation (40200), task creation,
  *    and claiming the key. Nothing in between awaits, so concurrent submits can
  *    neither overspend nor create two tasks for one key.
@@ -35,15 +37,38 @@ export async function handleSubmit(ex: Exchange, core: SandboxCore): Promise<voi
     );
   }
   ex.onClose(release);
-  const upload = await readUpload(ex.req, core.options);
+  const upload = await readWithIdleLimit(ex, core.options.uploadIdleSeconds, () => readUpload(ex.req, core.options));
   if (upload.kind === "aborted") return;
   if (upload.kind === "rejected") return ex.envelope(upload.code, upload.msg);
   await core.tasks.refreshAll(core.options.now());
   commit(ex, core, upload.submission, keyReading.key);
 }
 
+/**
+ * Reads the upload, closing the connection when it falls silent for
+ * `idleSeconds`: a stalled client must not hold one of the few request slots
+ * until the HTTP server's own request timeout, minutes later.
+ */
+async function readWithIdleLimit<T>(ex: Exchange, idleSeconds: number, read: () => Promise<T>): Promise<T> {
+  const { socket } = ex.req;
+  const stalled = (): void => {
+    ex.mark("upload-stalled");
+    socket.destroy();
+  };
+  socket.setTimeout(idleSeconds * 1000);
+  socket.once("timeout", stalled);
+  try {
+    return await read();
+  } finally {
+    socket.setTimeout(0);
+    socket.off("timeout", stalled);
+  }
+}
+
 function replay(ex: Exchange, core: SandboxCore, entry: IdempotentEntry, submission: Submission, nowMs: number): void {
-  const field = conflictingField(entry, submission.product, submission.country);
+  const field = conflictingField(entry, submission);
+  // A key is a promise about one request: replaying it with another list would hand that list someone else's task.
+  if (field === "file") return ex.envelope(ApiCode.UNPROCESSABLE, "Idempotency-Key reused with a different request");
   if (field) {
     return ex.envelope(
       ApiCode.UNSUPPORTED_OR_CONFLICT,
@@ -80,6 +105,8 @@ function commit(ex: Exchange, core: SandboxCore, submission: Submission, key: st
     );
   }
   const task = core.tasks.create({ id, ...submission, priceMicros, reservedMicros, idempotencyKey: key, createdAtMs: nowMs });
-  if (key !== undefined) core.idempotency.remember(key, { taskId: id, product: submission.product, country: submission.country });
+  if (key !== undefined) {
+    core.idempotency.remember(key, { taskId: id, product: submission.product, country: submission.country, sha256: submission.sha256 });
+  }
   ex.envelope(ApiCode.OK, "success", taskView(task, core.tasks.observeNow(task, nowMs), core.viewAt(nowMs)));
 }

@@ -10,7 +10,6 @@ import { waitAndReport } from "./waiting.js";
 export interface AfterUploadFlags {
   wait?: boolean;
   interval?: number;
-  timeout?: number;
   output?: string;
   join?: boolean;
   format?: OutputFormat;

@@ -1,9 +1,10 @@
 import { assertRowCounts, describeSummary, type OutputFormat, type ResultSummary } from "../../../results/index.js";
 import type { ServiceType } from "../../../spec/products.js";
 import type { Task } from "../../../spec/task.js";
+import { formatDuration } from "../../../api/attempts.js";
 import { signalByCountry } from "../../../report/model.js";
 import { billing, type ExcludedBeforeUpload } from "../../../tasks/billing.js";
-import { downloadResults, type DownloadDeps } from "../../../tasks/download.js";
+import { downloadResults, resultCounts, type DownloadDeps } from "../../../tasks/download.js";
 import type { Context } from "../../context.js";
 import { billingJson, describeBilling, describeExcluded } from "./billing-report.js";
 import { checkDestination, isStdout } from "./destination.js";
@@ -34,12 +35,14 @@ export async function downloadToOutput(ctx: Context, taskIds: readonly string[],
   const toStdout = isStdout(flags.output);
   const format = resultFormat(ctx, flags);
   const prices = await ctx.prices();
-  const outcome = await withStagedOutput(ctx, flags.output, async (path) =>
+  const outcome = await withStagedOutput(ctx, flags.output, async (path, mode) =>
     downloadResults(await downloadDeps(ctx), taskIds, {
       path,
+      ...(mode === undefined ? {} : { mode }),
       force: toStdout || Boolean(flags.force),
       format,
       colour: ctx.printer.options.colour,
+      tableWidth: ctx.io.stdout.columns || undefined,
       prices,
     }),
   );
@@ -86,7 +89,13 @@ export async function downloadDeps(ctx: Context): Promise<DownloadDeps> {
     sleep: ctx.sleep,
     signal: ctx.signal,
     onRestart: (error) => ctx.printer.note(brokeOff(error)),
+    onWait: (taskId, ms) => ctx.printer.note(notPublished(taskId, ms)),
   };
+}
+
+/** What a wait for a result file not yet published tells the user. */
+export function notPublished(taskId: string, delayMs: number): string {
+  return `The result file of task ${taskId} is not published yet; checking again in ${formatDuration(delayMs)}.`;
 }
 
 /** What a restarted transfer tells the user. */
@@ -103,7 +112,8 @@ interface SummaryContext {
 
 function reportSummary(ctx: Context, summary: ResultSummary, { tasks, excluded, dataOnStdout, prices }: SummaryContext): void {
   const bill = billing(tasks, prices);
-  const lines = [...describeSummary({ ...summary, path: dataOnStdout ? undefined : summary.path }), ...describeBilling(bill)];
+  const counts = resultCounts(tasks, summary.sources);
+  const lines = [...describeSummary({ ...summary, path: dataOnStdout ? undefined : summary.path }), ...describeBilling(bill, counts)];
   if (excluded) lines.push(describeExcluded(excluded));
   for (const line of lines) {
     if (line.startsWith("Warning: ")) ctx.printer.warn(line.slice("Warning: ".length));
@@ -114,7 +124,7 @@ function reportSummary(ctx: Context, summary: ResultSummary, { tasks, excluded, 
       rows_written: summary.rowsWritten,
       path: summary.path,
       format: summary.format,
-      ...billingJson(bill),
+      ...billingJson(bill, counts),
       ...(excluded ? { excluded_before_upload: excluded } : {}),
       ...talliesJson(summary, tasks),
       mismatches: summary.mismatches,

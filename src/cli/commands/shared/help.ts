@@ -1,6 +1,6 @@
 import { FORCEABLE_ENCODINGS } from "../../../csv/encodings.js";
 import { Option } from "../../commander.js";
-import { parseCountOrZero } from "../../parse-flags.js";
+import { parseCountOrZero, parsePositiveSeconds, parseSeconds } from "../../parse-flags.js";
 
 /** The "Examples:" block of a command's help. */
 export function examples(lines: string[]): string {
@@ -49,4 +49,17 @@ export function sheetOption() {
     "--sheet <name|n>",
     "sheet of an Excel workbook to read: its name, or its number from 1 (default: the first visible sheet)",
   );
+}
+
+/** --timeout of every command that talks to the service: one bound on the whole run. */
+export function timeoutOption() {
+  return new Option("--timeout <sec>", "give up after this many seconds, requests in flight included (exit 8)").argParser(parseSeconds);
+}
+
+/** --request-timeout of every command that talks to the service. */
+export function requestTimeoutOption() {
+  return new Option(
+    "--request-timeout <sec>",
+    "longest wait for a response to start, and for an answer's body (default 60; result files: between chunks)",
+  ).argParser(parsePositiveSeconds);
 }

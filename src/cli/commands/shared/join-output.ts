@@ -1,11 +1,12 @@
 import { joinTaskResults } from "../../../tasks/join.js";
 import { billing } from "../../../tasks/billing.js";
 import type { JoinSummary } from "../../../results/join.js";
+import { count } from "../../../results/summary.js";
 import type { Context } from "../../context.js";
 import { absolutePath } from "../../paths.js";
 import { billingJson, describeBilling } from "./billing-report.js";
 import { checkDestination, isStdout } from "./destination.js";
-import { brokeOff } from "./download-output.js";
+import { brokeOff, notPublished } from "./download-output.js";
 import { withStagedOutput } from "./staged-output.js";
 
 export interface JoinFlags {
@@ -32,25 +33,43 @@ export async function joinToOutput(ctx: Context, ids: readonly string[], flags: 
     signal: ctx.signal,
     onWarning: (text: string) => ctx.printer.warn(text),
     onRestart: (error: Error) => ctx.printer.note(brokeOff(error)),
+    onWait: (taskId: string, ms: number) => ctx.printer.note(notPublished(taskId, ms)),
   };
   const prices = await ctx.prices();
-  const { summary, serviceType, tasks } = await withStagedOutput(ctx, output, (path) =>
-    joinTaskResults(deps, ids, { sourcePath, path, force: toStdout || Boolean(flags.force), format: flags.format, prices }),
+  const { summary, serviceType, tasks } = await withStagedOutput(ctx, output, (path, mode) =>
+    joinTaskResults(deps, ids, {
+      sourcePath,
+      path,
+      ...(mode === undefined ? {} : { mode }),
+      force: toStdout || Boolean(flags.force),
+      acceptChangedSource: Boolean(flags.force),
+      format: flags.format,
+      prices,
+    }),
   );
   const counts = Object.entries(summary.byStatus)
     .filter(([, n]) => n > 0)
-    .map(([status, n]) => `${status} ${n}`)
+    .map(([status, n]) => `${status} ${count(n)}`)
     .join(", ");
-  ctx.printer.note(`Wrote ${summary.rows} source rows${toStdout ? "" : ` to ${output}`} with the ${serviceType} columns: ${counts}.`);
+  ctx.printer.note(
+    `Wrote ${count(summary.rows)} source rows${toStdout ? "" : ` to ${output}`} with the ${serviceType} columns: ${counts}.`,
+  );
+  if (summary.prefix) {
+    ctx.printer.note(
+      `The source already has a column named like a result column, so every added column starts with ${summary.prefix}: ${summary.addedColumns.join(", ")}.`,
+    );
+  }
   const bill = billing(tasks, prices);
-  for (const line of describeBilling(bill)) ctx.printer.note(line);
+  const inFile = { checked: summary.byStatus.checked, noResult: summary.byStatus.no_result };
+  for (const line of describeBilling(bill, inFile)) ctx.printer.note(line);
   if (ctx.globals.json && !toStdout) {
     ctx.printer.json({
       rows_written: summary.rows,
       path: absolutePath(ctx, output),
       format: flags.format,
       by_status: summary.byStatus,
-      ...billingJson(bill),
+      added_columns: summary.addedColumns,
+      ...billingJson(bill, inFile),
     });
   }
   return summary;

@@ -2,10 +2,12 @@ import type { CountryCode } from "libphonenumber-js/max";
 import type { ForcedEncoding } from "../../../csv/encodings.js";
 import { UsageError } from "../../../errors.js";
 import { isKnownCountry, prepareList, type DigitsReading, type PrepareOptions, type PrepareResult } from "../../../prepare/index.js";
-import { boxedTable } from "../../../results/format-table.js";
+import type { PrepareSummary } from "../../../prepare/summary.js";
+import { count } from "../../../results/summary.js";
 import { canonicalServiceType, isCarrierProduct, SERVICE_TYPES, type ServiceType } from "../../../spec/products.js";
 import type { Context } from "../../context.js";
 import { absolutePath } from "../../paths.js";
+import { createProgress } from "../../progress.js";
 
 export interface PreparationFlags {
   country?: string;
@@ -51,7 +53,9 @@ function sourceFromArgument(ctx: Context, file: string): PrepareOptions["source"
 
 /**
  * Preparation of a list as the flags ask (loads libphonenumber-js: import this
- * module only in a run), telling the user (stderr) which column it read.
+ * module only in a run), telling the user (stderr) which column it read. On a
+ * terminal a spinner line counts the rows read and the rate: a long list is
+ * never a blank screen.
  */
 export async function prepareFromFlags(
   ctx: Context,
@@ -60,6 +64,13 @@ export async function prepareFromFlags(
   country: CountryCode | undefined,
   output: Pick<PrepareOptions, "uploadPath" | "outputDir" | "maxTaskSize">,
 ): Promise<PrepareResult> {
+  const progress = await createProgress(ctx.printer, ctx.env);
+  const started = ctx.now();
+  const onProgress = (rows: number) => {
+    const seconds = (ctx.now() - started) / 1000;
+    const rate = seconds > 0 ? ` (${count(Math.round(rows / seconds))} rows/s)` : "";
+    progress.update(`preparing the list: ${count(rows)} rows read${rate}`);
+  };
   const result = await prepareList({
     source: sourceFromArgument(ctx, file),
     ...(country ? { country } : {}),
@@ -71,8 +82,9 @@ export async function prepareFromFlags(
     ...(flags.sheet === undefined ? {} : { sheet: flags.sheet }),
     ...rejectsOutput(ctx, flags.rejects),
     ...(flags.threads === undefined ? {} : { workers: flags.threads }),
+    ...(progress.live ? { onProgress } : {}),
     ...output,
-  });
+  }).finally(() => progress.stop());
   noteColumn(ctx, result);
   warnMixedConventions(ctx, result);
   return result;
@@ -143,37 +155,64 @@ function describeChoice(chosenBy: PrepareResult["column"]["chosenBy"]): string {
   }
 }
 
-/** The preparation summary for humans: a table on a terminal, aligned lines otherwise. */
+/**
+ * The preparation summary for humans: a compact block of at most ten aligned
+ * lines, in the service's names. Rows read and kept always show; a class with
+ * no rows is left out, so what needs a look stands out.
+ */
 export function printPreparationSummary(ctx: Context, result: PrepareResult): void {
-  const s = result.summary;
-  const regions = Object.entries(s.shared_code_regions)
-    .map(([region, count]) => `${region} ${count}`)
-    .join(", ");
-  const rows: Array<[string, number | string]> = [
-    ["rows read", s.rows_read],
-    ["submitted_lines (non-blank)", s.submitted_lines],
-    ["kept (to check)", s.kept],
+  for (const line of preparationLines(result.summary)) ctx.printer.note(line);
+}
+
+export function preparationLines(s: PrepareSummary): string[] {
+  const rows: Array<[label: string, value: number | string, note?: string]> = [
+    ["rows read", s.rows_read, notes(readNotes(s))],
+    ["kept (to check)", s.kept, notes(keptNotes(s))],
+  ];
+  const optional: Array<[string, number]> = [
     ["invalid_cnt", s.invalid_cnt],
     ["no_code_cnt", s.no_code_cnt],
     ["other_country_cnt", s.other_country_cnt],
     ["duplicate_cnt", s.duplicate_cnt],
     ["blank", s.blank],
-    ["national_normalised", s.national_normalised],
-    ["shared_code_regions", regions || "0"],
+    ["extensions_dropped", s.extensions_dropped],
+    ["spreadsheet_expanded", s.spreadsheet_expanded],
   ];
-  if (s.extensions_dropped > 0) rows.push(["extensions_dropped", s.extensions_dropped]);
-  if (s.spreadsheet_expanded > 0) rows.push(["spreadsheet_expanded", s.spreadsheet_expanded]);
+  rows.push(...optional.filter(([, n]) => n > 0));
   const { ambiguous: a } = s;
   if (a.total > 0) {
-    const votes = `votes ${a.votes.international} international, ${a.votes.national} national`;
-    rows.push(["ambiguous", `${a.total}: ${a.international} international, ${a.national} national (by ${a.resolved_by}; ${votes})`]);
+    const votes = `votes ${count(a.votes.international)} international, ${count(a.votes.national)} national`;
+    rows.push([
+      "ambiguous",
+      `${count(a.total)}: ${count(a.international)} international, ${count(a.national)} national (by ${a.resolved_by}; ${votes})`,
+    ]);
   }
-  if (s.encoding !== "utf8" || s.encoding_source === "forced") rows.push(["encoding", `${s.encoding} (${s.encoding_source})`]);
-  const text = rows.map(([label, value]) => [label, String(value)] as const);
-  if (ctx.io.stderr.isTTY) {
-    ctx.printer.note(boxedTable(["list", "rows"], text, ctx.printer.options.colour));
-  } else {
-    const width = Math.max(...text.map(([label]) => label.length));
-    for (const [label, value] of text) ctx.printer.note(`${label.padEnd(width)}  ${value}`);
-  }
+  const labelWidth = Math.max(...rows.map(([label]) => label.length));
+  const numbers = rows.map(([, value]) => (typeof value === "number" ? count(value) : value));
+  const valueWidth = Math.max(...numbers.filter((_, i) => typeof rows[i]![1] === "number").map((text) => text.length));
+  return rows.map(([label, value, note = ""], i) => {
+    const text = typeof value === "number" ? numbers[i]!.padStart(valueWidth) : numbers[i]!;
+    return `${label.padEnd(labelWidth)}  ${text}${note}`;
+  });
+}
+
+/** What qualifies the rows read: how many were lines the service would count, and an encoding other than UTF-8. */
+function readNotes(s: PrepareSummary): string[] {
+  const found: string[] = [];
+  if (s.blank > 0) found.push(`submitted_lines ${count(s.submitted_lines)}: not blank`);
+  if (s.encoding !== "utf8" || s.encoding_source === "forced") found.push(`encoding ${s.encoding}, ${s.encoding_source}`);
+  return found;
+}
+
+/** What qualifies the kept rows: those written nationally, and regions that only share the calling code. */
+function keptNotes(s: PrepareSummary): string[] {
+  const found: string[] = [];
+  if (s.national_normalised > 0) found.push(`national_normalised ${count(s.national_normalised)}`);
+  const regions = Object.entries(s.shared_code_regions).map(([region, n]) => `${region} ${count(n)}`);
+  if (regions.length > 0) found.push(`shared_code_regions ${regions.join(", ")}`);
+  return found;
+}
+
+function notes(found: readonly string[]): string {
+  return found.length === 0 ? "" : `  (${found.join("; ")})`;
 }

@@ -28,6 +28,8 @@ export interface SandboxFlags {
   seed?: number;
   prices?: string;
   separateResultOrigin?: boolean;
+  /** --log FILE: where request lines go (the command's concern, not the emulator's). */
+  log?: string;
 }
 
 /** `bulkcheck sandbox` flags as startSandbox options; unset flags keep the sandbox's defaults. */

@@ -1,6 +1,5 @@
-import { randomBytes } from "node:crypto";
 import { createReadStream } from "node:fs";
-import { rm } from "node:fs/promises";
+import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pipeline } from "node:stream/promises";
@@ -9,21 +8,32 @@ import { absolutePath } from "../../paths.js";
 import { removeStaleTemps } from "../../temp-dir.js";
 import { isStdout } from "./destination.js";
 
+/** Results staged for stdout are the user's data: readable by the user alone. */
+export const STAGED_FILE_MODE = 0o600;
+
 /**
  * Produces output into a file at the path given and, when the output is stdout,
  * copies the finished file there: a transfer that breaks and restarts then never
- * leaves half a result in a pipe. `produce` gets the path to write (atomically) to.
+ * leaves half a result in a pipe. `produce` gets the path to write (atomically)
+ * to, and the mode to give it: for stdout, a file in a private (0700) directory
+ * of the OS temp directory, itself 0600.
  */
-export async function withStagedOutput<T>(ctx: Context, output: string | undefined, produce: (path: string) => Promise<T>): Promise<T> {
-  if (!isStdout(output)) return produce(absolutePath(ctx, output));
+export async function withStagedOutput<T>(
+  ctx: Context,
+  output: string | undefined,
+  produce: (path: string, mode: number | undefined) => Promise<T>,
+): Promise<T> {
+  if (!isStdout(output)) return produce(absolutePath(ctx, output), undefined);
   await removeStaleTemps();
-  const staged = join(tmpdir(), `bulkcheck-${process.pid}-${randomBytes(4).toString("hex")}.out`);
+  // mkdtemp makes the directory 0700 whatever the umask.
+  const dir = await mkdtemp(join(tmpdir(), `bulkcheck-${process.pid}-`));
+  const staged = join(dir, "output");
   try {
-    const value = await produce(staged);
+    const value = await produce(staged, STAGED_FILE_MODE);
     await pipeline(createReadStream(staged), ctx.io.stdout, { end: false }).catch(ignoreClosedReader);
     return value;
   } finally {
-    await rm(staged, { force: true });
+    await rm(dir, { recursive: true, force: true });
   }
 }
 

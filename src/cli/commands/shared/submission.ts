@@ -1,8 +1,11 @@
+import { UsageError } from "../../../errors.js";
+import { count } from "../../../results/summary.js";
 import { formatUsd } from "../../../tasks/cost.js";
 import { submitPrepared, type PreparedSubmission, type SubmitOptions, type SubmitPlan } from "../../../tasks/submit-prepared.js";
 import type { UploadResult } from "../../../tasks/submit.js";
 import type { Context } from "../../context.js";
-import { canPrompt, confirm } from "../../prompt.js";
+import { canPrompt, confirm, NOTHING_UPLOADED } from "../../prompt.js";
+import { snakeCaseKeys } from "../../json-keys.js";
 import { taskJson } from "../../task-view.js";
 
 export interface SubmitFlags {
@@ -11,14 +14,19 @@ export interface SubmitFlags {
   dryRun?: boolean;
   yes?: boolean;
   maxCost?: number;
-  /** Results will go to stdout (-o -): task ids then go to stderr so they do not mix with the data. */
-  idsToStderr?: boolean;
+  /**
+   * With --wait -o, the results are the data the user asked for: task ids go to
+   * stdout only without -o (as JSON with --json, unless -o - takes stdout).
+   */
+  output?: string;
+  /** --rejects: `-` takes stdout for the rejected rows, so task ids go to stderr. */
+  rejects?: string;
 }
 
 /**
- * Submits a prepared list: prints the plan, asks before reserving (on a
- * terminal, without --yes or --json), and prints each task id on stdout (or as
- * JSON) in list order. Returns undefined for --dry-run.
+ * Submits a prepared list: prints the plan, asks before reserving (without
+ * --yes; refused where no one can answer), and prints each task id on stdout
+ * (or as JSON) in list order. Returns undefined for --dry-run.
  */
 export async function submitAndReport(ctx: Context, prepared: PreparedSubmission, flags: SubmitFlags): Promise<UploadResult[] | undefined> {
   const { printer } = ctx;
@@ -30,7 +38,6 @@ export async function submitAndReport(ctx: Context, prepared: PreparedSubmission
     dryRun: flags.dryRun,
     maxCostUsd: flags.maxCost,
   };
-  const mayAsk = !flags.yes && !ctx.globals.json && canPrompt(ctx.io);
   const uploaded = await submitPrepared(
     {
       client: () => ctx.client(),
@@ -38,13 +45,11 @@ export async function submitAndReport(ctx: Context, prepared: PreparedSubmission
       installSecret: async () => (await ctx.config()).installSecret(),
       limits,
       priceMicros,
-      profile: ctx.profileName,
+      scope: await ctx.journalScope(),
       now: ctx.now,
       onPlan: (plan) => printer.note(`Plan: ${describePlan(plan)}.`),
-      confirmReservation: mayAsk
-        ? (micros, balance) => confirm(ctx.io, `Reserve ${formatUsd(micros)} of ${formatUsd(balance)}?`)
-        : undefined,
-      onTask: (result) => reportTask(ctx, result, flags),
+      confirmReservation: flags.yes ? undefined : (micros, balance) => confirmReservation(ctx, micros, balance),
+      onTask: (result) => reportTask(ctx, result, prepared, flags),
     },
     prepared,
     options,
@@ -53,16 +58,44 @@ export async function submitAndReport(ctx: Context, prepared: PreparedSubmission
   return uploaded;
 }
 
-function describePlan(plan: SubmitPlan): string {
-  const country = plan.country ? ` for ${plan.country}` : "";
-  return `${plan.numbers} numbers in ${plan.tasks} task(s) of ${plan.product}${country}; reservation ${formatUsd(plan.reservationMicros)} at ${formatUsd(plan.priceMicros)} per number (only checked numbers are charged)`;
+/**
+ * Money is reserved only with a yes: from --yes, or from a person at a terminal.
+ * Where nobody can answer (stdin or stderr not a terminal: cron, a pipe, CI) the
+ * run stops before uploading rather than spend silently.
+ */
+async function confirmReservation(ctx: Context, micros: number, balance: number): Promise<boolean> {
+  const question = `Reserve ${formatUsd(micros)} of ${formatUsd(balance)}?`;
+  if (canPrompt(ctx.io)) return confirm(ctx.io, question, { signal: ctx.signal, cancelled: { message: NOTHING_UPLOADED } });
+  throw new UsageError(
+    "No one can confirm the reservation here (stdin or stderr is not a terminal): add --yes to submit without a prompt.",
+    {
+      hint: `Nothing was uploaded. The reservation would be ${formatUsd(micros)} (balance ${formatUsd(balance)}).`,
+    },
+  );
 }
 
-function reportTask(ctx: Context, { task, replayed, upload }: UploadResult, flags: SubmitFlags): void {
+function describePlan(plan: SubmitPlan): string {
+  const country = plan.country ? ` for ${plan.country}` : "";
+  return `${count(plan.numbers)} numbers in ${plan.tasks} task(s) of ${plan.product}${country}; reservation ${formatUsd(plan.reservationMicros)} at ${formatUsd(plan.priceMicros)} per number (only checked numbers are charged)`;
+}
+
+/**
+ * A task as submit --json prints it: the service's task object, whether the
+ * service replayed an earlier submit of this list (nothing reserved again), and
+ * the local preparation summary (the rows excluded before upload, which the
+ * service's own counts never see). Null for a retry, which prepares nothing new.
+ */
+function submittedTaskJson({ task, replayed }: UploadResult, prepared: PreparedSubmission) {
+  return { ...taskJson(task), replayed, preparation: prepared.entry.prepared ? snakeCaseKeys(prepared.entry.prepared) : null };
+}
+
+function reportTask(ctx: Context, result: UploadResult, prepared: PreparedSubmission, flags: SubmitFlags): void {
+  const { task, replayed, upload } = result;
   const { printer } = ctx;
-  if (flags.idsToStderr) printer.note(`Task ${task.id} submitted.`);
-  else if (ctx.globals.json) printer.json(taskJson(task));
-  else printer.data(task.id);
+  const stdoutTaken = flags.output === "-" || flags.rejects === "-";
+  if (ctx.globals.json && !stdoutTaken) printer.json(submittedTaskJson(result, prepared));
+  else if (!ctx.globals.json && flags.output === undefined && !stdoutTaken) printer.data(task.id);
+  else printer.note(`Task ${task.id} submitted.`);
   if (replayed && upload.knownTaskId === undefined) {
     printer.note(
       `Task ${task.id} had already been created for this list by an earlier attempt whose answer was lost; the service returned it and nothing was reserved twice. Add --resubmit to force a new task.`,

@@ -9,7 +9,6 @@ import { describeTask } from "../../task-view.js";
 
 export interface WaitFlags {
   interval?: number;
-  timeout?: number;
 }
 
 /** Default interval against a local sandbox, where the 30-second floor does not apply. */
@@ -38,28 +37,44 @@ export async function waitAndReport(ctx: Context, taskIds: readonly string[], fl
   const progress = await createProgress(ctx.printer, ctx.env);
   const started = ctx.now();
   const seen = new Map<string, string>();
+  let nextCheckAt: number | undefined;
+  const describe = () => {
+    const elapsed = Math.round((ctx.now() - started) / 1000);
+    const next = nextCheckAt === undefined ? "" : `; next check in ${Math.max(0, Math.round((nextCheckAt - ctx.now()) / 1000))}s`;
+    return `waiting for ${taskIds.length} task(s), ${elapsed}s elapsed${next}`;
+  };
+  // The countdown moves every second between checks, on a terminal only.
+  const ticker = progress.live ? setInterval(() => progress.update(describe()), 1000) : undefined;
+  ticker?.unref();
   try {
     return await waitUntilFinished({
       checkTask: (id) => client.checkTask(id),
       ids: taskIds,
       intervalMs,
-      timeoutSeconds: flags.timeout,
+      // --timeout bounds the whole command: the wait gets what is left of it.
+      timeoutSeconds: ctx.deadline.seconds,
+      timeoutMs: ctx.deadline.remainingMs(),
       now: ctx.now,
-      sleep: ctx.sleep,
+      sleep: (ms, signal) => {
+        nextCheckAt = ctx.now() + ms;
+        progress.update(describe());
+        return ctx.sleep(ms, signal);
+      },
       random: ctx.random,
       signal: ctx.signal,
       onCheck(task) {
         const line = describeTask(task);
         if (seen.get(task.id) !== line) progress.persist(line);
         seen.set(task.id, line);
-        const elapsed = Math.round((ctx.now() - started) / 1000);
-        progress.update(`waiting for ${taskIds.length} task(s), ${elapsed}s elapsed`);
+        nextCheckAt = undefined;
+        progress.update(describe());
       },
       onTransientError(id, error) {
         progress.persist(`checking ${id} failed (${error.message}); trying again at the next interval`);
       },
     });
   } finally {
+    clearInterval(ticker);
     progress.stop();
   }
 }

@@ -1,0 +1,95 @@
+import { exitCodesHelp } from "./exit-codes.js";
+
+/**
+ * `bulkcheck help <topic>`: what a person looks up rather than a command's
+ * flags. Each topic is plain text for stdout, at most 80 columns wide.
+ */
+export const HELP_TOPICS = {
+  "exit-codes": {
+    summary: "what each exit code means (for scripts and cron)",
+    text: () =>
+      `${exitCodesHelp()}
+
+A run that succeeds with --quiet prints nothing but the data asked for (task
+ids without -o, results with -o -), so cron mails only failures. With --json,
+a failure is also one JSON object on the last line of stderr:
+  {"error": {"code": "auth", "exit_code": 4, "message": "...", "hint": null}}
+code is the error kind (usage, input, auth, balance, task_failed, unavailable,
+pending, interrupted, terminated, unexpected).
+`,
+  },
+  environment: {
+    summary: "environment variables bulkcheck reads",
+    text: () => `Environment variables:
+
+  BULKCHECK_API_KEY     The API key (wins over the profile's; there is no flag,
+                        so a key never shows in ps or shell history). Set but
+                        blank is an authentication error (exit 4).
+  BULKCHECK_BASE_URL    The service base URL. --base-url wins over it, and it
+                        wins over the profile's base-url.
+  BULKCHECK_PROFILE     The config profile when --profile is not given
+                        (default "default").
+  BULKCHECK_CONFIG_DIR  One directory for both the config file and the journal,
+                        instead of the XDG directories below.
+  XDG_CONFIG_HOME       config.json goes in $XDG_CONFIG_HOME/bulkcheck
+                        (default ~/.config/bulkcheck; ~ is HOME).
+  XDG_STATE_HOME        The journal of submitted tasks goes in
+                        $XDG_STATE_HOME/bulkcheck
+                        (default ~/.local/state/bulkcheck).
+  HTTPS_PROXY, HTTP_PROXY, NO_PROXY (or in lower case)
+                        A proxy for requests to the service, and the hosts that
+                        bypass it.
+  NO_COLOR              Any non-empty value: no colour (as --no-color).
+  FORCE_COLOR           0: no colour; 1, 2 or 3: colour even where the terminal
+                        does not say it has colours. Never colour when piped.
+  TERM                  dumb: no colour.
+  CI                    Any non-empty value: no spinners or progress lines, only
+                        one line per change.
+  TMPDIR                Where prepared upload files and staged output wait while
+                        a command runs; removed afterwards, and by the next run
+                        after a crash.
+`,
+  },
+  formats: {
+    summary: "the lists bulkcheck reads, and what it writes",
+    text: () => `Input (submit, validate; a file, or - for stdin):
+  .txt   one number per line
+  .csv   delimiter , ; tab or | detected; a header row detected; the phone
+  .tsv   column is --column NAME|INDEX, else the best phone-like header,
+         else the column whose values parse as numbers
+  Text in UTF-8 (with or without BOM) or UTF-16 with BOM (Excel's "Unicode
+  text"); CRLF, CR or LF line ends.
+
+Output of results (download, submit --wait -o; --format):
+  csv    the default: the spec's header and column order, extra columns last
+  tsv    the same, tab-separated
+  jsonl  one JSON object per row (the default with --json on stdout)
+  json   one JSON array, streamed
+  table  the first 20 rows in a table, for a look at a terminal (TSV when piped)
+  --join SOURCE writes the source's own rows, columns, delimiter and line ends,
+  then identifier, the product's result columns and bulkcheck_status (checked,
+  no_result, invalid, no_code, other_country, duplicate, blank). When a source
+  column has the name of a result column, every result column gets a bc_ prefix.
+
+Other files:
+  validate -o FILE      the upload list: one identifier a line, first-seen order
+  --rejects FILE        every excluded row: CSV line,value,class,reason
+
+On stdout: data only (task ids, results, --json objects); people's text goes to
+stderr. Tables are boxed at a terminal and tab-separated when piped.
+`,
+  },
+} as const satisfies Record<string, { summary: string; text: () => string }>;
+
+export type HelpTopic = keyof typeof HELP_TOPICS;
+
+export function isHelpTopic(name: string): name is HelpTopic {
+  return Object.hasOwn(HELP_TOPICS, name);
+}
+
+/** The topics, as the root help lists them. */
+export function helpTopicsList(): string {
+  const width = Math.max(...Object.keys(HELP_TOPICS).map((name) => name.length));
+  const lines = Object.entries(HELP_TOPICS).map(([name, topic]) => `  bulkcheck help ${name.padEnd(width)}  ${topic.summary}`);
+  return ["Help topics:", ...lines].join("\n");
+}

@@ -1,0 +1,50 @@
+import { InputRejectedError } from "../errors.js";
+import type { JournalRecord } from "../journal/journal.js";
+import { recordedFingerprint, sourceChanges } from "./source-check.js";
+
+export interface JoinSourceOptions {
+  /** The file to join with (absolute path). */
+  sourcePath: string;
+  /** --force: join anyway, with a warning, when the file is another one or has changed. */
+  acceptChanged: boolean;
+  onWarning?: (text: string) => void;
+}
+
+/**
+ * A join is right only with the list that was uploaded: rows are matched to
+ * results by position in the prepared list, so a file exported again since the
+ * submit marks every row `no_result` while its numbers were checked and charged.
+ * Refuses (exit 3) another path than the journalled one, and a journalled file
+ * whose content changed since the submit, unless `acceptChanged`.
+ */
+export async function checkJoinSource(
+  records: ReadonlyArray<{ id: string; record: JournalRecord }>,
+  options: JoinSourceOptions,
+): Promise<void> {
+  const ids = records.map(({ id }) => id);
+  const other = records.find(({ record }) => record.submit.source.path !== undefined && record.submit.source.path !== options.sourcePath);
+  if (other) {
+    const submitted = other.record.submit.source.path!;
+    return refuseOrWarn(
+      options,
+      ids,
+      `task ${other.id} was submitted from ${submitted}, not ${options.sourcePath}`,
+      `Join with ${submitted}, or`,
+    );
+  }
+  const fingerprint = records.map(({ record }) => recordedFingerprint(record.submit.source)).find((found) => found !== undefined);
+  if (!fingerprint) return;
+  const changes = await sourceChanges(fingerprint, options.sourcePath);
+  if (changes.length > 0)
+    return refuseOrWarn(options, ids, `source changed since submit: ${options.sourcePath} (${changes.join(", ")})`, "");
+}
+
+function refuseOrWarn(options: JoinSourceOptions, ids: readonly string[], what: string, alternative: string): void {
+  if (options.acceptChanged) {
+    options.onWarning?.(`${what}; joining anyway (--force): rows whose numbers differ are marked no_result.`);
+    return;
+  }
+  throw new InputRejectedError(`${what}. Its rows would not match the results, so nothing was written.`, {
+    hint: `The results are there to download without the join: bulkcheck download ${ids.join(" ")} -o results.csv\n${alternative ? `${alternative} p` : "P"}ass --force to join with this file as it is.`,
+  });
+}

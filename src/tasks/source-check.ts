@@ -1,0 +1,85 @@
+import { createHash } from "node:crypto";
+import { createReadStream } from "node:fs";
+import { stat } from "node:fs/promises";
+import { InputRejectedError } from "../errors.js";
+
+/** What identifies a source file as it was submitted: journalled beside its path. */
+export interface SourceFingerprint {
+  size: number;
+  mtime_ms: number;
+  sha256: string;
+}
+
+/**
+ * The file's size, modification time and sha256; undefined for what is not a
+ * regular file (a pipe is read once, by the preparation). A file that changes
+ * while it is hashed (an exporter still writing it) is refused: no fingerprint would be true.
+ */
+export async function fingerprintOf(path: string): Promise<SourceFingerprint | undefined> {
+  const before = await stat(path);
+  if (!before.isFile()) return undefined;
+  const hash = createHash("sha256");
+  for await (const chunk of createReadStream(path)) hash.update(chunk as Buffer);
+  const fingerprint = { size: before.size, mtime_ms: before.mtimeMs, sha256: hash.digest("hex") };
+  await assertUnchangedSince(path, fingerprint);
+  return fingerprint;
+}
+
+/** Refuses (exit 3) a file whose size or modification time moved since `fingerprint` was taken, e.g. while it was prepared. */
+export async function assertUnchangedSince(path: string, fingerprint: SourceFingerprint): Promise<void> {
+  const now = await stat(path);
+  if (now.size !== fingerprint.size || now.mtimeMs !== fingerprint.mtime_ms) {
+    throw new InputRejectedError(`${path} changed while it was being read; nothing was uploaded.`, {
+      hint: "Run the command again once whatever writes the file has finished.",
+    });
+  }
+}
+
+/**
+ * How the file at `path` differs from the one submitted, in words ("size 1200 →
+ * 1350 bytes", "modified … → …", "content differs"); empty when the content is
+ * the same, whatever its modification time says (an export run again that wrote
+ * the same rows joins correctly).
+ */
+export async function sourceChanges(submitted: SourceFingerprint, path: string): Promise<string[]> {
+  let now: SourceFingerprint | undefined;
+  try {
+    now = await fingerprintOf(path);
+  } catch (error) {
+    return [`it can no longer be read (${(error as NodeJS.ErrnoException).code ?? String(error)})`];
+  }
+  if (!now) return ["it is no longer a regular file"];
+  if (now.sha256 === submitted.sha256) return [];
+  const changes: string[] = [];
+  if (now.size !== submitted.size) changes.push(`size ${submitted.size} → ${now.size} bytes`);
+  if (now.mtime_ms !== submitted.mtime_ms) {
+    changes.push(`modified ${new Date(submitted.mtime_ms).toISOString()} → ${new Date(now.mtime_ms).toISOString()}`);
+  }
+  changes.push("content differs");
+  return changes;
+}
+
+/**
+ * Runs `read` (the preparation) on the source file at `path`, with the file's
+ * fingerprint taken before, and refuses a file that changed meanwhile, so the
+ * journal says exactly which file the upload was made from. Without a path
+ * (stdin) there is nothing to fingerprint. A file that cannot be read is left
+ * to `read` to report in its own words.
+ */
+export async function readSourceFile<T>(path: string | undefined, read: () => Promise<T>): Promise<{ value: T; source: JournalledSource }> {
+  const fingerprint = path === undefined ? undefined : await fingerprintOf(path).catch(() => undefined);
+  const value = await read();
+  if (path === undefined) return { value, source: {} };
+  if (fingerprint) await assertUnchangedSince(path, fingerprint);
+  return { value, source: { path, ...fingerprint } };
+}
+
+/** A source as the journal keeps it: its path and, when it was a regular file, its fingerprint. */
+export type JournalledSource = { path?: string } & Partial<SourceFingerprint>;
+
+/** The fingerprint in a journalled source, if it was recorded (entries of older versions have none). */
+export function recordedFingerprint(source: JournalledSource): SourceFingerprint | undefined {
+  const { size, mtime_ms, sha256 } = source;
+  if (typeof size !== "number" || typeof mtime_ms !== "number" || typeof sha256 !== "string") return undefined;
+  return { size, mtime_ms, sha256 };
+}

@@ -1,0 +1,287 @@
+import { execFile } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import { describe, expect, it, vi } from "vitest";
+import { BIN } from "../helpers/cli.js";
+import { allowSmallTasks, parseBoxedTable, parseDelimited } from "../helpers/results-fixtures.js";
+import { API_KEY, e2eSandboxes, gbList, lines, listText, submitArgs, TASK_ID, type E2e } from "../helpers/sandbox.js";
+import { bulkcheckCommand, startInTerminal } from "../helpers/terminal.js";
+
+/** Issue 14: bulkcheck at a terminal and in cron. */
+const sandbox = e2eSandboxes();
+// Real processes, some in a pseudo-terminal: generous, for a machine busy with other work.
+vi.setConfig({ testTimeout: 120_000 });
+const run = promisify(execFile);
+
+/** A CRM export: a header, a name column and a phone column, one row per number of gbList. */
+function crm(count: number, offset = 0): string {
+  return ["name,phone", ...gbList(count, offset).map((phone, i) => `person ${i},${phone}`)].join("\n") + "\n";
+}
+
+/** Runs a POSIX shell script in the work dir with `bulkcheck` meaning the built binary. */
+async function shell(e: E2e, script: string) {
+  return run("sh", ["-c", `bulkcheck() { "$NODE" "$BIN" "$@"; }\n${script}`], {
+    cwd: e.dir,
+    env: { PATH: process.env.PATH, HOME: e.dir, ...e.env, NODE: process.execPath, BIN },
+  });
+}
+
+describe("cron", () => {
+  const cronLine = (list: string) => [
+    "submit",
+    list,
+    "--type",
+    "carrier_batch",
+    "--country",
+    "GB",
+    "--yes",
+    "--wait",
+    "--timeout",
+    "7200",
+    "--join",
+    "-o",
+    "nightly-checked.csv",
+    "--force",
+    "--quiet",
+  ];
+
+  it("the README's cron line is silent on success: nothing on stdout or stderr, exit 0, and the file is written", async () => {
+    const e = await sandbox({ fakeClock: false });
+    const list = e.file("nightly.csv", crm(600));
+    const out = await e.bin(cronLine(list));
+    expect(out).toEqual({ code: 0, stdout: "", stderr: "" });
+    expect(lines(readFileSync(join(e.dir, "nightly-checked.csv"), "utf8"))).toHaveLength(601);
+    // The next night's run of the same list is just as silent (the service replays the task).
+    expect(await e.bin(cronLine(list))).toEqual({ code: 0, stdout: "", stderr: "" });
+  });
+
+  it("the cron line is loud on failure: a message on stderr and a non-zero exit", async () => {
+    const e = await sandbox({ fakeClock: false, failRate: 1 });
+    const out = await e.bin(cronLine(e.file("nightly.csv", crm(600))));
+    expect(out.code).toBe(6);
+    expect(out.stdout).toBe("");
+    expect(out.stderr).toMatch(/^error: 1 task\(s\) failed/m);
+    const badKey = await e.bin(cronLine(e.file("nightly.csv", crm(600))), { env: { BULKCHECK_API_KEY: "sk_wrong_0000000000000000" } });
+    expect(badKey.code).toBe(4);
+    expect(badKey.stderr).toContain("(40100)");
+  });
+});
+
+describe("ids wherever they come from", () => {
+  it("runs the README's Quick start as written for a list split into two tasks", async () => {
+    const e = await sandbox({ fakeClock: false });
+    await e.run(["config", "set", "max-task-size", "600"]);
+    e.file("crm.csv", crm(1200));
+    const out = await shell(
+      e,
+      [
+        "set -e",
+        "ID=$(bulkcheck submit crm.csv --type number_activity_batch --country GB --yes)",
+        'bulkcheck wait "$ID" --timeout 3600',
+        'bulkcheck download "$ID" --join crm.csv -o crm-checked.csv',
+        'printf "%s\\n" "$ID" > ids.txt',
+      ].join("\n"),
+    );
+    const ids = lines(readFileSync(join(e.dir, "ids.txt"), "utf8"));
+    expect(ids).toHaveLength(2);
+    expect(lines(out.stdout)).toEqual(ids.map((id) => `${id}\tsuccess`));
+    const joined = parseDelimited(readFileSync(join(e.dir, "crm-checked.csv"), "utf8"));
+    expect(joined).toHaveLength(1201);
+    expect(joined[0]).toEqual(["name", "phone", "identifier", "activated", "bulkcheck_status"]);
+    expect(new Set(joined.slice(1).map((row) => row[4]))).toEqual(new Set(["checked"]));
+  });
+
+  it("takes ids as arguments, as -, and as one argument of several lines, for every command that takes ids", async () => {
+    const e = await sandbox({ minTaskSize: 1, noResultRate: 0.2 });
+    await allowSmallTasks(e, 10);
+    const ids = lines((await e.run(submitArgs(e.file("list.txt", listText(20))))).stdout);
+    expect(ids).toHaveLength(2);
+    const twoLines = ids.join("\n");
+    for (const argv of [
+      ["wait", twoLines, "--interval", "0.2"],
+      ["status", twoLines],
+      ["download", `  ${ids[0]}\n${ids[1]}\n`, "-o", "-"],
+    ]) {
+      const out = await e.run(argv);
+      expect(out.code, `${argv[0]}: ${out.stderr}`).toBe(0);
+    }
+    const fromStdin = await e.run(["status", "-"], { stdin: `${twoLines}\n` });
+    expect(
+      lines(fromStdin.stdout)
+        .slice(1)
+        .map((line) => line.split("\t")[0]),
+    ).toEqual(ids);
+    const retried = await e.run(["retry-failed", twoLines, "--dry-run"]);
+    expect(retried.code, retried.stderr).toBe(0);
+    for (const id of ids) expect(retried.stderr).toContain(`numbers of task ${id} got no result`);
+  });
+});
+
+describe("output that fits", () => {
+  it.each([80, 120])("draws the status table within %i columns, one line per task, the ids whole", async (columns) => {
+    const e = await sandbox({ minTaskSize: 1 });
+    await allowSmallTasks(e, 10);
+    const ids = lines((await e.run(submitArgs(e.file("list.txt", listText(30))))).stdout);
+    const out = await e.run(["status", ...ids], { tty: true, columns });
+    expect(out.code).toBe(0);
+    const table = lines(out.stdout);
+    for (const line of table) expect(line.length, line).toBeLessThanOrEqual(columns);
+    // Top border, header, the line under it, one line per task, bottom border: no lines between rows.
+    expect(table).toHaveLength(4 + ids.length);
+    expect(table.filter((line) => line.startsWith("├"))).toHaveLength(1);
+    const cells = parseBoxedTable(out.stdout);
+    expect(cells.slice(1).map((row) => row[0])).toEqual(ids);
+    expect(cells[0]).toContain("STATUS");
+  });
+
+  it("keeps piped tables as TSV with every column", async () => {
+    const e = await sandbox();
+    const id = (await e.run(submitArgs(e.file("list.txt", listText(500)), "--quiet"))).stdout.trim();
+    const out = await e.run(["status", id]);
+    expect(lines(out.stdout)[0]).toBe("ID\tPRODUCT\tCOUNTRY\tSTATUS\tTOTAL\tCHECKED\tNO RESULT\tCREATED");
+  });
+
+  it("sums a list up in a block of at most ten lines, leaving out classes with no rows", async () => {
+    const e = await sandbox();
+    const list = e.file("list.txt", [...gbList(3), gbList(1)[0], "12345", ""].join("\n") + "\n");
+    const out = await e.run(["validate", list, "--country", "GB"]);
+    expect(out.code).toBe(0);
+    const summary = lines(out.stderr);
+    expect(summary.length).toBeLessThanOrEqual(10);
+    expect(summary).toEqual([
+      expect.stringMatching(/^rows read\s+6 {2}\(submitted_lines 5: not blank\)$/),
+      expect.stringMatching(/^kept \(to check\)\s+3$/),
+      expect.stringMatching(/^invalid_cnt\s+1$/),
+      expect.stringMatching(/^duplicate_cnt\s+1$/),
+      expect.stringMatching(/^blank\s+1$/),
+    ]);
+  });
+
+  it("shows money exact to the micro, at least cents, with thousands separators", async () => {
+    const e = await sandbox({ balanceMicros: 1_196_399_000 });
+    expect((await e.run(["balance"])).stdout).toBe("$1,196.399 (1196399000 micros)\n");
+    const plan = await e.run(submitArgs(e.file("list.txt", listText(500)), "--dry-run"));
+    expect(plan.stderr).toContain("reservation $0.50 at $0.001 per number");
+  });
+});
+
+describe("JSON scripts can trust", () => {
+  it("gives each submitted task with replayed and the local preparation summary", async () => {
+    const e = await sandbox();
+    const list = e.file("list.txt", [...gbList(500), "12345", "+33 6 12 34 56 78"].join("\n") + "\n");
+    const first = await e.run(submitArgs(list, "--json"));
+    expect(first.code, first.stderr).toBe(0);
+    const [task] = lines(first.stdout).map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(task).toMatchObject({ id: expect.stringMatching(TASK_ID), status: "processing", invalid_cnt: 0, replayed: false });
+    expect(task!.preparation).toMatchObject({ rows_read: 502, kept: 500, invalid_cnt: 1, other_country_cnt: 1 });
+    const again = JSON.parse((await e.run(submitArgs(list, "--json"))).stdout) as Record<string, unknown>;
+    expect(again).toMatchObject({ id: task!.id, replayed: true });
+  });
+
+  it("names every key bulkcheck invents in snake_case", async () => {
+    const e = await sandbox();
+    const out = await e.run(["validate", e.file("list.csv", crm(5)), "--country", "GB", "--json"]);
+    const keys = (value: unknown): string[] =>
+      typeof value === "object" && value !== null
+        ? Object.entries(value).flatMap(([key, inner]) => (key === "shared_code_regions" ? [key] : [key, ...keys(inner)]))
+        : [];
+    const summary = JSON.parse(out.stdout) as { column: unknown; format: unknown };
+    expect(summary.column).toMatchObject({ chosen_by: "header" });
+    expect(summary.format).toMatchObject({ has_header: true });
+    for (const key of keys(summary)) expect(key).toMatch(/^[a-z0-9_]+$/);
+  });
+});
+
+describe("join columns never collide", () => {
+  it("prefixes every added column with bc_ when the source has a column of the same name, and says so", async () => {
+    const e = await sandbox({ minTaskSize: 1 });
+    await allowSmallTasks(e);
+    const source = e.file("crm.csv", ["phone,carrier,Identifier", ...gbList(5).map((n) => `${n},mine,x`)].join("\n") + "\n");
+    const id = (await e.run(["submit", source, "--type", "carrier_batch", "--country", "GB", "--yes"])).stdout.trim();
+    expect((await e.run(["wait", id, "--interval", "0.2", "--quiet"])).code).toBe(0);
+    const out = await e.run(["download", id, "--join", source, "-o", "joined.csv", "--json"]);
+    expect(out.code, out.stderr).toBe(0);
+    const added = ["identifier", "carrier", "underlying_carrier", "number_type", "country_code", "region", "city", "bulkcheck_status"];
+    const [header] = parseDelimited(readFileSync(join(e.dir, "joined.csv"), "utf8"));
+    expect(header).toEqual(["phone", "carrier", "Identifier", ...added.map((name) => `bc_${name}`)]);
+    expect(out.stderr).toContain("every added column starts with bc_");
+    expect(JSON.parse(out.stdout)).toMatchObject({ added_columns: added.map((name) => `bc_${name}`) });
+  });
+});
+
+describe("a merged download", () => {
+  it("counts in its summary exactly the rows in the file", async () => {
+    const e = await sandbox({ noResultRate: 0.2, minTaskSize: 1 });
+    await allowSmallTasks(e, 300);
+    const ids = lines((await e.run(submitArgs(e.file("list.txt", listText(900))))).stdout);
+    expect(ids).toHaveLength(3);
+    expect((await e.run(["wait", ...ids, "--interval", "0.2", "--quiet"])).code).toBe(0);
+    const out = await e.run(["download", ...ids, "-o", "merged.csv", "--json"]);
+    const rows = lines(readFileSync(join(e.dir, "merged.csv"), "utf8")).length - 1;
+    const summary = JSON.parse(out.stdout) as { rows_written: number; checked: number; no_result: number };
+    expect(summary).toMatchObject({ rows_written: rows, checked: rows, no_result: 900 - rows });
+    expect(out.stderr).toContain(`Checked ${rows}, no result ${900 - rows}.`);
+  });
+});
+
+describe("progress where it takes time", () => {
+  it("counts rows read on a terminal while preparing, and nothing when piped or quiet", async () => {
+    const e = await sandbox();
+    const list = e.file("list.txt", listText(20_000));
+    const tty = await e.run(["validate", list, "--country", "GB"], { tty: true });
+    expect(tty.stderr).toMatch(/preparing the list: [\d,]+ rows read/);
+    // Piped, in CI, and on a terminal that reports no width (a pseudo-terminal without a window size).
+    for (const options of [{}, { tty: true, env: { CI: "1" } }, { tty: true, columns: 0 }]) {
+      expect((await e.run(["validate", list, "--country", "GB"], options)).stderr).not.toContain("rows read (");
+    }
+    expect((await e.run(["validate", list, "--country", "GB", "--quiet"], { tty: true })).stderr).toBe("");
+  });
+
+  it("shows the next check's countdown while waiting on a terminal", async () => {
+    const e = await sandbox({ numbersPerSecond: 100 });
+    const id = (await e.run(submitArgs(e.file("list.txt", listText(500)), "--quiet"))).stdout.trim();
+    const out = await e.run(["wait", id, "--interval", "5"], { tty: true });
+    expect(out.code).toBe(0);
+    expect(out.stderr).toMatch(/waiting for 1 task\(s\), \d+s elapsed; next check in [56]s/);
+  });
+});
+
+describe("the sandbox at a terminal", () => {
+  it("logs requests in the foreground and says Ctrl-C stops it", async () => {
+    const e = await sandbox();
+    const session = startInTerminal(`exec ${bulkcheckCommand(["sandbox", "--port", "0", "--api-key", API_KEY])}`, { env: {}, cwd: e.dir });
+    await until(() => session.screen().includes("Stop with"));
+    expect(session.screen()).toContain("Stop with Ctrl-C.");
+    const url = /listening on (http:\/\/\S+)/.exec(session.screen())![1]!;
+    const balance = await e.bin(["balance"], { env: { BULKCHECK_BASE_URL: url } });
+    expect(balance.code).toBe(0);
+    await until(() => session.screen().includes("GET /api/v1/balance"));
+    session.type("\u0003");
+    expect((await session.done).code).toBe(0);
+  });
+
+  it("started with & in an interactive shell, writes nothing into it and says how to stop it", async () => {
+    const e = await sandbox();
+    const script = [
+      "set -m", // job control, as in an interactive shell: the job gets its own process group
+      `${bulkcheckCommand(["sandbox", "--json", "--port", "0", "--api-key", API_KEY])} > url.json &`,
+      "until grep -q base_url url.json 2>/dev/null; do sleep 0.1; done",
+      `BULKCHECK_BASE_URL=$(sed 's/.*"base_url":"\\([^"]*\\)".*/\\1/' url.json) ${bulkcheckCommand(["balance"])}`,
+      "sleep 1.5; kill %1; wait",
+    ].join("\n");
+    const session = startInTerminal(`bash --norc -c '${script.replace(/'/g, `'\\''`)}'`, { env: e.env, cwd: e.dir });
+    const { screen } = await session.done;
+    expect(screen).toContain("$10.00 (10000000 micros)");
+    expect(screen).toMatch(/Stop with: kill \d+/);
+    expect(screen).not.toContain("GET /api/v1/balance");
+  });
+});
+
+async function until(condition: () => boolean, limitMs = 15_000): Promise<void> {
+  const started = Date.now();
+  while (!condition()) {
+    if (Date.now() - started > limitMs) throw new Error("condition not met in time");
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
