@@ -52,7 +52,7 @@ export async function openWorkbookRows(
         pending = next.value; // after blank rows that filled the sample
         break;
       }
-      first.push(recordOf(next.value));
+      first.push(recordOf(next.value, file.name));
     }
     const hasHeader = known?.hasHeader ?? detectHeader(first, "csv");
     const header = hasHeader ? first[0] : undefined;
@@ -82,7 +82,7 @@ export async function openWorkbookRows(
     async function* batches(): AsyncGenerator<SourceRecord[], void, undefined> {
       try {
         if (buffered.length > 0) yield buffered;
-        yield* later(blankRecord, recordOf);
+        yield* later(blankRecord, (value) => recordOf(value, file.name));
       } finally {
         await close();
       }
@@ -103,7 +103,7 @@ export async function openWorkbookRows(
       async *pieces(column) {
         try {
           if (buffered.length > 0) yield { lines: buffered.map((r) => r.line), cells: buffered.map((r) => r.fields[column] ?? "") };
-          const cell = (value: SheetRow) => ({ line: value.number, cell: cellOf(value, column) });
+          const cell = (value: SheetRow) => ({ line: value.number, cell: cellOf(value, column, file.name) });
           for await (const batch of later((line) => ({ line, cell: "" }), cell)) {
             yield { lines: batch.map((c) => c.line), cells: batch.map((c) => c.cell) } satisfies CellBatch;
           }
@@ -158,17 +158,35 @@ async function* sheetRows(reader: ExcelJS.stream.xlsx.WorkbookReader, sheet: Wor
   });
 }
 
-function recordOf(row: SheetRow): SourceRecord {
+function recordOf(row: SheetRow, name: string): SourceRecord {
   const fields: string[] = [];
   row.eachCell((cell, column) => {
-    fields[column - 1] = cellText(cell.value, cell.numFmt);
+    fields[column - 1] = textOf(cell, name);
   });
   for (let i = 0; i < fields.length; i++) fields[i] ??= "";
   return { line: row.number, fields, raw: delimitedLine(fields, ",").slice(0, -1) };
 }
 
-function cellOf(row: SheetRow, column: number): string {
-  const cell = row.getCell(column + 1);
+function cellOf(row: SheetRow, column: number, name: string): string {
+  return textOf(row.getCell(column + 1), name);
+}
+
+/**
+ * A cell's text (cellText). exceljs 4.4's streaming reader can miss the zip's last entry
+ * when it had to spool a sheet first (exceljs issues #683 and #3064): when that entry is
+ * the shared strings, a string cell comes back as its index, `{ sharedString: n }`. Such a
+ * sheet is refused rather than read as blank cells.
+ */
+function textOf(cell: ExcelJS.Cell, name: string): string {
+  const value: unknown = cell.value;
+  if (typeof value === "object" && value !== null && "sharedString" in value) {
+    throw new InputRejectedError(
+      `${name} cannot be read: its shared strings (the text of its cells) were not found by the workbook reader.`,
+      {
+        hint: "Open it in Excel and save it again as Excel Workbook (.xlsx), or save it as CSV UTF-8.",
+      },
+    );
+  }
   return cellText(cell.value, cell.numFmt);
 }
 

@@ -141,6 +141,33 @@ describe("prepareList on an Excel workbook", () => {
     expect(kept).toEqual(prepared.kept);
   });
 
+  it("never reads a sheet's shared strings as blank cells when the reader misses them (shared strings last in the zip)", async () => {
+    const main = 'xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main"';
+    const rels = 'xmlns="http://schemas.openxmlformats.org/package/2006/relationships"';
+    const type = "http://schemas.openxmlformats.org/officeDocument/2006/relationships";
+    const path = await zipFile({
+      "[Content_Types].xml":
+        '<Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"><Default Extension="xml" ContentType="application/xml"/></Types>',
+      "_rels/.rels": `<Relationships ${rels}><Relationship Id="rId1" Type="${type}/officeDocument" Target="xl/workbook.xml"/></Relationships>`,
+      "xl/workbook.xml": `<workbook ${main} xmlns:r="${type}"><sheets><sheet name="Contacts" sheetId="1" r:id="rId1"/></sheets></workbook>`,
+      "xl/_rels/workbook.xml.rels":
+        `<Relationships ${rels}><Relationship Id="rId1" Type="${type}/worksheet" Target="worksheets/sheet1.xml"/>` +
+        `<Relationship Id="rId2" Type="${type}/sharedStrings" Target="sharedStrings.xml"/></Relationships>`,
+      "xl/worksheets/sheet1.xml":
+        `<worksheet ${main}><sheetData><row r="1"><c r="A1" t="s"><v>0</v></c></row>` +
+        '<row r="2"><c r="A2" t="s"><v>1</v></c></row><row r="3"><c r="A3" t="s"><v>2</v></c></row></sheetData></worksheet>',
+      "xl/sharedStrings.xml": `<sst ${main}><si><t>mobile</t></si><si><t>+44 7400 100001</t></si><si><t>+44 7400 100002</t></si></sst>`,
+    });
+    // exceljs 4.4 misses this last entry (its issues #683, #3064); a fixed reader reads the strings.
+    const outcome: Awaited<ReturnType<typeof prepare>> | Error = await prepare(path, { column: "mobile" }).catch((error: Error) => error);
+    if (outcome instanceof Error) {
+      expect(outcome).toBeInstanceOf(InputRejectedError);
+      expect(outcome.message).toMatch(/shared strings/);
+    } else {
+      expect(outcome.kept).toEqual(["447400100001", "447400100002"]);
+    }
+  });
+
   it("reads a workbook from a stream (stdin)", async () => {
     const bytes = await readFile(await crmFile());
     const { Readable } = await import("node:stream");
