@@ -33,6 +33,27 @@ export async function openWorkbookRows(
   known?: Partial<KnownDialect>,
 ): Promise<RowSource> {
   const sheet = chooseSheet(file.name, sheets, known?.sheet);
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await openSheet(file, sheet, known);
+    } catch (error) {
+      if (!(error instanceof MissedPartError) || attempt === READ_ATTEMPTS) throw error;
+    }
+  }
+}
+
+/**
+ * exceljs 4.4's streaming reader sometimes misses the zip's last entry (exceljs issues #683,
+ * #3064: its loop over the entries races the end of the zip stream, more often on a busy
+ * machine). When that entry is workbook.xml or the shared strings, the sheet cannot be read;
+ * nothing has been handed on yet when that shows, so the workbook is read again from the start.
+ */
+const READ_ATTEMPTS = 3;
+
+/** The reader missed a part of the workbook (see READ_ATTEMPTS). */
+class MissedPartError extends InputRejectedError {}
+
+async function openSheet(file: ListFile, sheet: WorkbookSheet, known?: Partial<KnownDialect>): Promise<RowSource> {
   const input = createReadStream(file.path);
   const rows = sheetRows(new ExcelJS.stream.xlsx.WorkbookReader(input, READER_OPTIONS), sheet, file.name);
   const close = async () => {
@@ -148,7 +169,9 @@ async function* sheetRows(reader: ExcelJS.stream.xlsx.WorkbookReader, sheet: Wor
       return;
     }
   } catch (error) {
-    throw new InputRejectedError(`${name} cannot be read as an Excel workbook: ${(error as Error).message}.`, {
+    // A TypeError is exceljs failing on its own state: a part it never read (see READ_ATTEMPTS).
+    const Rejection = error instanceof TypeError ? MissedPartError : InputRejectedError;
+    throw new Rejection(`${name} cannot be read as an Excel workbook: ${(error as Error).message}.`, {
       hint: "Open it in Excel and save it again as Excel Workbook (.xlsx), or as CSV UTF-8.",
       cause: error,
     });
@@ -172,10 +195,9 @@ function cellOf(row: SheetRow, column: number, name: string): string {
 }
 
 /**
- * A cell's text (cellText). exceljs 4.4's streaming reader can miss the zip's last entry
- * when it had to spool a sheet first (exceljs issues #683 and #3064): when that entry is
- * the shared strings, a string cell comes back as its index, `{ sharedString: n }`. Such a
- * sheet is refused rather than read as blank cells.
+ * A cell's text (cellText). When the reader missed the shared strings (see READ_ATTEMPTS),
+ * a string cell comes back as its index, `{ sharedString: n }`: the sheet is read again, or
+ * refused, rather than read as blank cells.
  */
 function textOf(cell: ExcelJS.Cell, name: string): string {
   const value: unknown = cell.value;
