@@ -37,7 +37,7 @@ export async function openWorkbookRows(
     try {
       return await openSheet(file, sheet, known);
     } catch (error) {
-      if (!(error instanceof MissedPartError) || attempt === READ_ATTEMPTS) throw error;
+      if (!missedParts.has(error as Error) || attempt === READ_ATTEMPTS) throw error;
     }
   }
 }
@@ -50,8 +50,13 @@ export async function openWorkbookRows(
  */
 const READ_ATTEMPTS = 3;
 
-/** The reader missed a part of the workbook (see READ_ATTEMPTS). */
-class MissedPartError extends InputRejectedError {}
+/** The refusals of a workbook the reader read without one of its parts (see READ_ATTEMPTS). */
+const missedParts = new WeakSet<Error>();
+
+function missedPart(error: InputRejectedError): InputRejectedError {
+  missedParts.add(error);
+  return error;
+}
 
 async function openSheet(file: ListFile, sheet: WorkbookSheet, known?: Partial<KnownDialect>): Promise<RowSource> {
   const input = createReadStream(file.path);
@@ -169,12 +174,12 @@ async function* sheetRows(reader: ExcelJS.stream.xlsx.WorkbookReader, sheet: Wor
       return;
     }
   } catch (error) {
-    // A TypeError is exceljs failing on its own state: a part it never read (see READ_ATTEMPTS).
-    const Rejection = error instanceof TypeError ? MissedPartError : InputRejectedError;
-    throw new Rejection(`${name} cannot be read as an Excel workbook: ${(error as Error).message}.`, {
+    const rejection = new InputRejectedError(`${name} cannot be read as an Excel workbook: ${(error as Error).message}.`, {
       hint: "Open it in Excel and save it again as Excel Workbook (.xlsx), or as CSV UTF-8.",
       cause: error,
     });
+    // A TypeError is exceljs failing on its own state: a part it never read (see READ_ATTEMPTS).
+    throw error instanceof TypeError ? missedPart(rejection) : rejection;
   }
   throw new InputRejectedError(`Sheet "${sheet.name}" of ${name} holds no cells bulkcheck can read (a chart sheet?).`, {
     hint: "Choose a sheet of rows with --sheet.",
@@ -202,11 +207,9 @@ function cellOf(row: SheetRow, column: number, name: string): string {
 function textOf(cell: ExcelJS.Cell, name: string): string {
   const value: unknown = cell.value;
   if (typeof value === "object" && value !== null && "sharedString" in value) {
-    throw new InputRejectedError(
-      `${name} cannot be read: its shared strings (the text of its cells) were not found by the workbook reader.`,
-      {
-        hint: "Open it in Excel and save it again as Excel Workbook (.xlsx), or save it as CSV UTF-8.",
-      },
+    const message = `${name} cannot be read: its shared strings (the text of its cells) were not found by the workbook reader.`;
+    throw missedPart(
+      new InputRejectedError(message, { hint: "Open it in Excel and save it again as Excel Workbook (.xlsx), or save it as CSV UTF-8." }),
     );
   }
   return cellText(cell.value, cell.numFmt);
