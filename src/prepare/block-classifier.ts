@@ -164,8 +164,12 @@ export function admitBlock(block: ClassifiedBlock, classifier: RowClassifier, vi
     }
     if (row.class === "kept") {
       const key = Number.isNaN(block.keys[i]) ? block.longKeys[long++]![1] : block.keys[i]!;
-      const firstLine = classifier.admitKept(key, row.line);
-      if (firstLine !== undefined) {
+      const excluded = classifier.belowMin(key);
+      const firstLine = excluded === undefined ? classifier.admitKept(key, row.line) : undefined;
+      if (excluded !== undefined) {
+        row.class = "below_min_task";
+        row.reason = excluded;
+      } else if (firstLine !== undefined) {
         row.class = "duplicate";
         row.reason = duplicateReason(firstLine);
       }

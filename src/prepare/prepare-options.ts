@@ -15,6 +15,8 @@ export interface PrepareOptions {
   requireCountryCode?: boolean;
   /** Class regions sharing the task's calling code (GG/JE/IM under +44) as `other_country`. */
   strictRegion?: boolean;
+  /** `--country auto`: keep valid numbers of every country; `country` (--default-country) only reads national ones. */
+  anyRegion?: boolean;
   /**
    * How to read bare digit strings valid both with their calling code and as a
    * national number (two different numbers); default: as most of the list's
@@ -31,6 +33,12 @@ export interface PrepareOptions {
   uploadPath?: string;
   /** Split the kept list into balanced files of at most this many numbers; default: one file. */
   maxTaskSize?: number;
+  /**
+   * With anyRegion (`submit --country auto`): one upload list per country, split above
+   * maxTaskSize; a country with fewer numbers than minTaskSize is left out, its rows
+   * `below_min_task`. Replaces maxTaskSize.
+   */
+  countryTasks?: { minTaskSize: number; maxTaskSize: number };
   /** Write every row not in the upload to this CSV (`line,value,class,reason`). */
   rejectsPath?: string;
   /** Or to this stream (stdout), once preparation is complete; it is not ended. */
@@ -64,6 +72,9 @@ export function classifyOptionsOf(options: PrepareOptions): ClassifyOptions {
   if (options.rejectsPath !== undefined && options.rejectsStream !== undefined) {
     throw new UsageError("Give either a rejects file or a rejects stream, not both.");
   }
+  if (options.countryTasks !== undefined && !options.anyRegion) {
+    throw new UsageError("Tasks by country are for lists of every country (--country auto).");
+  }
   if (options.digitsAs !== undefined && options.digitsAs !== "international" && options.digitsAs !== "national") {
     throw new UsageError(`Digits are read as "international" or "national" (got ${JSON.stringify(options.digitsAs)}).`);
   }
@@ -71,5 +82,6 @@ export function classifyOptionsOf(options: PrepareOptions): ClassifyOptions {
     ...(options.country === undefined ? {} : { country: options.country }),
     requireCountryCode: options.requireCountryCode ?? false,
     strictRegion: options.strictRegion ?? false,
+    ...(options.anyRegion ? { anyRegion: true } : {}),
   };
 }

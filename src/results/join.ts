@@ -97,7 +97,7 @@ async function openJoinSource(input: JoinInput): Promise<{ source: JoinSource; s
   const { names: addedColumns, prefix } = addedColumnNames(rows.header?.fields ?? [], input.results.columns);
   const summary: JoinSummary = {
     rows: 0,
-    byStatus: { checked: 0, no_result: 0, invalid: 0, no_code: 0, other_country: 0, duplicate: 0, blank: 0 },
+    byStatus: { checked: 0, no_result: 0, invalid: 0, no_code: 0, other_country: 0, duplicate: 0, blank: 0, below_min_task: 0 },
     addedColumns,
     prefix,
   };

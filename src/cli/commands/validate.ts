@@ -21,7 +21,8 @@ export function validateCommand(invoke: Invoke, run = validateRun) {
   return new Command("validate")
     .description("prepare a list locally (no network, no key): summary, upload list, rejects")
     .argument("<file>", "list to check (.txt, .csv, .tsv, .xlsx), or - for stdin")
-    .option("--country <CC>", "ISO 3166-1 country of the numbers")
+    .option("--country <CC>", "ISO 3166-1 country of the numbers, or auto to keep valid numbers of every country")
+    .option("--default-country <CC>", "with --country auto: the country of numbers written without their country code")
     .option("--type <service_type>", "product (carrier_batch allows no --country)")
     .option("--column <name|index>", "phone column of a CSV or workbook (name, or 1-based index)")
     .option("--require-country-code", "exclude numbers written without their country code")
@@ -47,17 +48,20 @@ export function validateCommand(invoke: Invoke, run = validateRun) {
 /** Local only: no key, no network. Summary on stderr (or JSON on stdout), upload list to -o, rejects to --rejects. */
 export async function validateRun(ctx: Context, file: string, options: ValidateOptions): Promise<void> {
   // Preparation loads libphonenumber-js: when the run starts, not with the command tree.
-  const { checkRejectsToStdout, countryFromFlag, prepareFromFlags, printPreparationSummary, productFromFlag } =
-    await import("./shared/preparation.js");
+  const { checkRejectsToStdout, prepareFromFlags, printPreparationSummary, productFromFlag } = await import("./shared/preparation.js");
+  const { countryChoice } = await import("./shared/country-choice.js");
   const product = options.type === undefined ? undefined : productFromFlag(options.type);
-  const country = countryFromFlag(options.country, product);
+  const { country, anyRegion } = countryChoice(options, product);
   const listToStdout = options.output === "-";
   if (listToStdout && ctx.globals.json) throw new UsageError("-o - and --json both want stdout; write the list to a file, or drop --json.");
   checkRejectsToStdout(options, listToStdout ? "-o -" : ctx.globals.json ? "--json" : undefined);
   const rejectsToStdout = options.rejects === "-";
   for (const path of [options.output, options.rejects]) checkDestination(ctx, path, options.force);
   const result = await withTempDir(async (dir) => {
-    const output = options.output === undefined || listToStdout ? { outputDir: dir } : { uploadPath: absolutePath(ctx, options.output) };
+    const output = {
+      ...(options.output === undefined || listToStdout ? { outputDir: dir } : { uploadPath: absolutePath(ctx, options.output) }),
+      ...(anyRegion ? { anyRegion } : {}),
+    };
     const prepared = await prepareFromFlags(ctx, file, options, country, output);
     if (listToStdout) {
       for (const chunk of prepared.chunks) await pipeline(createReadStream(chunk.path), ctx.io.stdout, { end: false });

@@ -11,6 +11,8 @@ import { createProgress } from "../../progress.js";
 
 export interface PreparationFlags {
   country?: string;
+  /** With `--country auto`: the country of the numbers written nationally. */
+  defaultCountry?: string;
   column?: string;
   requireCountryCode?: boolean;
   strictRegion?: boolean;
@@ -62,7 +64,7 @@ export async function prepareFromFlags(
   file: string,
   flags: PreparationFlags,
   country: CountryCode | undefined,
-  output: Pick<PrepareOptions, "uploadPath" | "outputDir" | "maxTaskSize">,
+  output: Pick<PrepareOptions, "uploadPath" | "outputDir" | "maxTaskSize" | "anyRegion" | "countryTasks">,
 ): Promise<PrepareResult> {
   const progress = await createProgress(ctx.printer, ctx.env);
   const started = ctx.now();
@@ -174,6 +176,7 @@ export function preparationLines(s: PrepareSummary): string[] {
     ["no_code_cnt", s.no_code_cnt],
     ["other_country_cnt", s.other_country_cnt],
     ["duplicate_cnt", s.duplicate_cnt],
+    ["below_min_task", s.below_min_task ?? 0],
     ["blank", s.blank],
     ["extensions_dropped", s.extensions_dropped],
     ["spreadsheet_expanded", s.spreadsheet_expanded],
