@@ -4,15 +4,17 @@ import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { dirname } from "node:path";
 
 /**
- * Why a run exited 7, from its stderr. Only two reasons are legitimate: the retry
- * policy ran out (attempts, deadline, or three broken transfers) or the service
- * said 50300, which is never retried. Anything else is "unexplained".
+ * Why a run exited 7, from its stderr. Only these reasons are legitimate: the retry
+ * policy ran out (attempts, deadline, or three broken transfers), the service said
+ * 50300, which is never retried, or 42900 when none of the list's own tasks was
+ * unfinished to wait for. Anything else is "unexplained".
  */
 export function exit7Reason(stderr) {
   if (/\(50300\)/.test(stderr)) return "50300 maintenance (never retried)";
   if (/stopped at the limit of \d+ attempts/.test(stderr)) return "retries exhausted (attempt limit)";
   if (/would pass the .* deadline/.test(stderr)) return "retries exhausted (deadline)";
   if (/The download broke off \d+ times/.test(stderr)) return "download broke off on every transfer attempt";
+  if (/\(42900\)[\s\S]*carries on where this run stopped/.test(stderr)) return "42900 with none of the list's own tasks unfinished";
   return "unexplained";
 }
 
@@ -203,16 +205,34 @@ function parses(line) {
   }
 }
 
-function lastLines(text, count = 3) {
+/** The error a run ended with (its "error:" line and the hint after it), else its last lines. */
+export function endOf(stderr) {
+  const lines = stderr.trim().split("\n");
+  const at = lines.findLastIndex((line) => line.startsWith("error: "));
+  return at === -1 ? lastLines(stderr) : lines.slice(at, at + 2).join(" | ");
+}
+
+export function lastLines(text, count = 3) {
   return text.trim().split("\n").slice(-count).join(" | ");
+}
+
+/** Counts as "key: n, key: n", or "none". */
+export function histogram(counts) {
+  return (
+    Object.entries(counts)
+      .map(([key, n]) => `${key}: ${n}`)
+      .join(", ") || "none"
+  );
+}
+
+/** [label, value] rows as aligned lines for a terminal. */
+export function alignedRows(rows) {
+  const width = Math.max(...rows.map(([label]) => label.length));
+  return rows.map(([label, value]) => `${label.padEnd(width)}  ${value}`).join("\n");
 }
 
 /** The figures as aligned lines for a terminal. */
 export function formatFigures(figures, wallMs) {
-  const histogram = (counts) =>
-    Object.entries(counts)
-      .map(([code, n]) => `${code}: ${n}`)
-      .join(", ") || "none";
   const rows = [
     [
       "flows",
@@ -233,6 +253,5 @@ export function formatFigures(figures, wallMs) {
     ["exit 7 because", histogram(figures.exit7_reasons)],
     ["wall time", `${(wallMs / 1000).toFixed(1)} s`],
   ];
-  const width = Math.max(...rows.map(([label]) => label.length));
-  return rows.map(([label, value]) => `${label.padEnd(width)}  ${value}`).join("\n");
+  return alignedRows(rows);
 }

@@ -1,24 +1,31 @@
 #!/usr/bin/env node
-// Fault-injection soak: the full flow (submit → wait → download) many times, as
-// real bulkcheck processes, against sandboxes answering 30% of requests with a
-// fault. Afterwards the sandboxes' own task lists and ledgers, and the files the
-// flows wrote, must show no duplicate task, the exact balance, and outputs
-// byte-identical to a fault-free run of the same list.
+// Fault-injection soak, three scenarios (see SCENARIOS):
+// - classic: the full flow (submit → wait → download) many times, as real bulkcheck
+//   processes, against sandboxes answering 30% of requests with a fault. Afterwards the
+//   sandboxes' own task lists and ledgers, and the files the flows wrote, must show no
+//   duplicate task, the exact balance, and outputs byte-identical to a fault-free run.
+// - big-list: lists of many parts through a quota of unfinished tasks under the same
+//   faults, killed at random moments and run again (bench/soak-big-list.js).
+// - drip: every command against a server that drips its answers, bounded by --timeout
+//   (bench/soak-drip.js).
 //
-//   npm run soak -- [--flows 200] [--parallel 4] [--seeds 10] [--first-seed 1]
-//                   [--chaos 0.3] [--reruns 4] [--json]
+//   npm run soak -- [--scenarios classic,big-list,drip] [--flows 200] [--parallel 4]
+//                   [--seeds 10] [--first-seed 1] [--chaos 0.3] [--reruns 4]
+//                   [--big-lists 20] [--drip-runs 24] [--drip-timeout 3] [--json]
 //
 // Needs `npm run build` (the flows run bin/bulkcheck.js, which imports dist/).
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
-import { setTimeout as delay } from "node:timers/promises";
 import { pathToFileURL } from "node:url";
+import { runBigListSoak } from "./soak-big-list.js";
+import { formatBigListFigures } from "./soak-big-list-checks.js";
 import { checkSoak, formatFigures } from "./soak-checks.js";
-import { pool, runInProcess, runProcess } from "./soak-process.js";
+import { formatDripFigures, runDripSoak } from "./soak-drip.js";
+import { pool, runInProcess, runProcess, settledState, SOAK_FAULTS, soakEnv, soakNumbers } from "./soak-process.js";
 
-export const SOAK_FAULTS = ["42901", "50303", "50400", "50300", "drop", "drop-mid-upload", "drop-after-commit", "drop-mid-download"];
+export { SOAK_FAULTS };
 const PRODUCTS = ["number_validation_batch", "number_activity_batch", "carrier_batch"];
 const API_KEY = "sk_soak_0123456789abcdef01234567";
 
@@ -137,7 +144,7 @@ function planFlows(o, seeds) {
         size,
         path: join(at.dir, "lists", `list${k}.txt`),
       };
-      writeFileSync(list.path, numbers(size, k * 5_000).join("\n") + "\n");
+      writeFileSync(list.path, soakNumbers(size, k * 5_000).join("\n") + "\n");
       at.lists.push(list);
       lists.push(list);
     }
@@ -146,40 +153,38 @@ function planFlows(o, seeds) {
   return { lists, flows };
 }
 
-/** `count` distinct GB mobile numbers written as people write them. */
-function numbers(count, offset) {
-  const prefixes = ["7400", "7500", "7800"];
-  return Array.from({ length: count }, (_, i) => {
-    const n = offset + i;
-    return `+44 ${prefixes[n % 3]} ${100_000 + (n % 900_000)}`;
-  });
-}
-
 function flowArgs(list, output, verbose) {
   const args = ["submit", list.path, "--type", list.product, "--country", "GB", "--yes", "--wait", "--interval", "0.2", "-o", output];
   return verbose ? [...args, "--verbose"] : args;
 }
 
-function envFor(baseUrl, configDir, home) {
-  return {
-    PATH: process.env.PATH,
-    HOME: join(home, "home"),
-    BULKCHECK_BASE_URL: baseUrl,
-    BULKCHECK_API_KEY: API_KEY,
-    BULKCHECK_CONFIG_DIR: configDir,
-    CI: "1",
-  };
+function envFor(baseUrl, configDir, dir) {
+  return soakEnv({ baseUrl, apiKey: API_KEY, configDir, home: join(dir, "home") });
 }
 
-/** The sandbox state once no task is processing (a flow that gave up mid-wait leaves one running), or after 30 s. */
-async function settledState(sandbox) {
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    const state = sandbox.inspect();
-    if (!state.tasks.some((task) => task.status === "processing") || Date.now() > deadline) return state;
-    await delay(100);
-  }
-}
+/** The scenarios `npm run soak` runs (all by default; --scenarios picks some). */
+const SCENARIOS = {
+  classic: {
+    title: "full flows (submit --wait -o) under 30% faults",
+    run: (o) => runSoak(o),
+    format: formatFigures,
+  },
+  "big-list": {
+    title: "big lists through a quota of 3 unfinished tasks under 30% faults, SIGKILLed at random moments",
+    run: (o) => runBigListSoak({ ...o, ...(o.bigLists === undefined ? {} : { lists: o.bigLists }) }),
+    format: formatBigListFigures,
+  },
+  drip: {
+    title: "a server that drips its answers one byte every 2 s, every command with --timeout",
+    run: (o) =>
+      runDripSoak({
+        ...o,
+        ...(o.dripRuns === undefined ? {} : { runs: o.dripRuns }),
+        ...(o.dripTimeout === undefined ? {} : { timeout: o.dripTimeout }),
+      }),
+    format: formatDripFigures,
+  },
+};
 
 async function cli() {
   if (!existsSync(new URL("../dist/main.js", import.meta.url))) {
@@ -187,14 +192,19 @@ async function cli() {
     process.exitCode = 2;
     return;
   }
+  const text = { type: "string" };
   const { values } = parseArgs({
     options: {
-      flows: { type: "string" },
-      parallel: { type: "string" },
-      seeds: { type: "string" },
-      "first-seed": { type: "string" },
-      chaos: { type: "string" },
-      reruns: { type: "string" },
+      scenarios: text,
+      flows: text,
+      parallel: text,
+      seeds: text,
+      "first-seed": text,
+      chaos: text,
+      reruns: text,
+      "big-lists": text,
+      "drip-runs": text,
+      "drip-timeout": text,
       json: { type: "boolean" },
       keep: { type: "boolean" },
     },
@@ -208,18 +218,34 @@ async function cli() {
       firstSeed: number(values["first-seed"]),
       chaos: number(values.chaos),
       reruns: number(values.reruns),
+      bigLists: number(values["big-lists"]),
+      dripRuns: number(values["drip-runs"]),
+      dripTimeout: number(values["drip-timeout"]),
     }).filter(([, value]) => value !== undefined),
   );
-  const report = await runSoak({ ...options, keep: Boolean(values.keep), log: (line) => process.stderr.write(`${line}\n`) });
-  if (values.json)
-    process.stdout.write(
-      JSON.stringify({ ok: report.ok, ...report.figures, wall_ms: report.wallMs, failures: report.failures }, null, 2) + "\n",
-    );
-  else process.stdout.write(`${formatFigures(report.figures, report.wallMs)}\n`);
-  if (report.work) process.stderr.write(`work directory kept: ${report.work}\n`);
-  for (const failure of report.failures) process.stderr.write(`FAIL ${failure}\n`);
-  process.stderr.write(report.ok ? "soak: every invariant held\n" : `soak: ${report.failures.length} invariant(s) failed\n`);
-  process.exitCode = report.ok ? 0 : 1;
+  const names = values.scenarios?.split(",") ?? Object.keys(SCENARIOS);
+  const unknown = names.filter((name) => !(name in SCENARIOS));
+  if (unknown.length > 0) throw new Error(`soak: unknown scenario ${unknown.join(", ")} (known: ${Object.keys(SCENARIOS).join(", ")})`);
+  const log = (line) => process.stderr.write(`${line}\n`);
+  const reports = {};
+  for (const name of names) {
+    const started = Date.now();
+    const report = await SCENARIOS[name].run({ ...options, keep: Boolean(values.keep), log });
+    reports[name] = { ...report, wallMs: Date.now() - started };
+    if (report.work) log(`work directory kept: ${report.work}`);
+  }
+  const failures = Object.entries(reports).flatMap(([name, report]) => report.failures.map((failure) => `${name}: ${failure}`));
+  if (values.json) {
+    const json = Object.fromEntries(Object.entries(reports).map(([name, r]) => [name, { ok: r.ok, ...r.figures, wall_ms: r.wallMs }]));
+    process.stdout.write(JSON.stringify({ ok: failures.length === 0, ...json, failures }, null, 2) + "\n");
+  } else {
+    for (const [name, report] of Object.entries(reports)) {
+      process.stdout.write(`${SCENARIOS[name].title}\n${SCENARIOS[name].format(report.figures, report.wallMs)}\n\n`);
+    }
+  }
+  for (const failure of failures) process.stderr.write(`FAIL ${failure}\n`);
+  process.stderr.write(failures.length === 0 ? "soak: every invariant held\n" : `soak: ${failures.length} invariant(s) failed\n`);
+  process.exitCode = failures.length === 0 ? 0 : 1;
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) await cli();

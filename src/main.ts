@@ -32,7 +32,7 @@ export async function main(argv: readonly string[], runtime: Runtime = processRu
   let globals: GlobalOptions = { json: jsonErrors };
   const invoke: Invoke = async (cmd, run) => {
     globals = cmd.optsWithGlobals();
-    context = await createContext(runtime, globals);
+    context = await createContext(runtime, globals, argv);
     try {
       await run(context);
     } catch (error) {

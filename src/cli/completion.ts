@@ -6,7 +6,7 @@ export const SHELLS = ["bash", "zsh", "fish"] as const;
 export type Shell = (typeof SHELLS)[number];
 
 /** Commands whose arguments are task ids: their completion offers the ids in the local journal. */
-const ID_COMMANDS = ["wait", "status", "download", "retry-failed"];
+const ID_COMMANDS = ["wait", "status", "download", "retry-failed", "report"];
 /** Commands whose argument is a file. */
 const FILE_COMMANDS = ["submit", "validate"];
 /** The values of flags whose values are a fixed list; commander's `choices` add the rest. */

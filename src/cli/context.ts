@@ -43,6 +43,8 @@ export interface Context extends Runtime {
   deadline: CommandDeadline;
   printer: Printer;
   globals: GlobalOptions;
+  /** The arguments bulkcheck was run with (after the program name), for hints that say "run the same command again". */
+  argv: readonly string[];
   profileName: string;
   config(): Promise<ConfigStore>;
   journal(): Promise<Journal>;
@@ -94,7 +96,7 @@ export function createPrinter(runtime: Runtime, globals: GlobalOptions): Printer
   });
 }
 
-export async function createContext(runtime: Runtime, globals: GlobalOptions): Promise<Context> {
+export async function createContext(runtime: Runtime, globals: GlobalOptions, argv: readonly string[] = []): Promise<Context> {
   const { buildContext } = await import("./services.js");
-  return buildContext(runtime, globals, createPrinter(runtime, globals));
+  return buildContext(runtime, globals, createPrinter(runtime, globals), argv);
 }

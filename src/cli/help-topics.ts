@@ -57,8 +57,8 @@ pending, interrupted, terminated, unexpected).
   .csv   delimiter , ; tab or | detected; a header row detected; the phone
   .tsv   column is --column NAME|INDEX, else the best phone-like header,
          else the column whose values parse as numbers
-  Text in UTF-8 (with or without BOM) or UTF-16 with BOM (Excel's "Unicode
-  text"); CRLF, CR or LF line ends.
+  Text in UTF-8 (with or without BOM), UTF-16 with BOM (Excel's "Unicode
+  text"), else windows-1252, or --encoding; CRLF, CR or LF line ends.
 
 Output of results (download, submit --wait -o; --format):
   csv    the default: the spec's header and column order, extra columns last
@@ -66,6 +66,8 @@ Output of results (download, submit --wait -o; --format):
   jsonl  one JSON object per row (the default with --json on stdout)
   json   one JSON array, streamed
   table  the first 20 rows in a table, for a look at a terminal (TSV when piped)
+  xlsx   an Excel workbook: a results sheet (text and boolean cells, never a
+         formula) and a Summary sheet; the default for -o FILE.xlsx
   --join SOURCE writes the source's own rows, columns, delimiter and line ends,
   then identifier, the product's result columns and bulkcheck_status (checked,
   no_result, invalid, no_code, other_country, duplicate, blank). When a source
@@ -74,6 +76,7 @@ Output of results (download, submit --wait -o; --format):
 Other files:
   validate -o FILE      the upload list: one identifier a line, first-seen order
   --rejects FILE        every excluded row: CSV line,value,class,reason
+  --report FILE.html    the run's report: one self-contained HTML page
 
 On stdout: data only (task ids, results, --json objects); people's text goes to
 stderr. Tables are boxed at a terminal and tab-separated when piped.

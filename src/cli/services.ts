@@ -13,7 +13,7 @@ import { describeEvent, describeRetry } from "./request-log.js";
  * Wires the libraries a command may need, each created on first use so that a
  * command pays only for what it touches.
  */
-export function buildContext(runtime: Runtime, globals: GlobalOptions, printer: Printer): Context {
+export function buildContext(runtime: Runtime, globals: GlobalOptions, printer: Printer, argv: readonly string[] = []): Context {
   const profileName = globals.profile || runtime.env.BULKCHECK_PROFILE || DEFAULT_PROFILE;
   let store: ConfigStore | undefined;
   let journal: Journal | undefined;
@@ -44,6 +44,7 @@ export function buildContext(runtime: Runtime, globals: GlobalOptions, printer: 
     deadline,
     printer,
     globals,
+    argv,
     profileName,
     config,
     journal() {

@@ -3,7 +3,7 @@ import { appendFile, chmod, mkdir, open } from "node:fs/promises";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import type { PreparationSettings } from "../prepare/settings.js";
-import type { PrepareSummary } from "../prepare/summary.js";
+import { ROW_COUNTS, type PrepareSummary } from "../prepare/summary.js";
 
 /**
  * Which service and account an entry belongs to. A key, a task id or a list means
@@ -47,7 +47,23 @@ export interface TaskEntry extends JournalScope {
   replayed: boolean;
 }
 
-export type JournalEntry = SubmitEntry | TaskEntry;
+/**
+ * Written once a finished task's result file sits whole in the run's staging
+ * directory, so a re-run reuses it (when its bytes still hash the same) instead of
+ * downloading it again.
+ */
+export interface StagedEntry {
+  type: "staged";
+  at: string;
+  idempotency_key: string;
+  task_id: string;
+  /** The file's name inside the staging directory (never a path from the service). */
+  file: string;
+  bytes: number;
+  sha256: string;
+}
+
+export type JournalEntry = SubmitEntry | TaskEntry | StagedEntry;
 
 export interface JournalRecord {
   submit: SubmitEntry;
@@ -128,12 +144,13 @@ export class Journal {
   async records(): Promise<JournalRecord[]> {
     const byKey = new Map<string, JournalRecord>();
     for await (const entry of this.entries()) {
+      if (entry.type === "staged") continue;
       const key = recordKey(entry);
       if (entry.type === "submit") {
         const taskId = byKey.get(key)?.taskId;
         byKey.delete(key);
         byKey.set(key, { submit: entry, taskId });
-      } else {
+      } else if (entry.type === "task") {
         const record = byKey.get(key);
         if (record) record.taskId = entry.task_id;
       }
@@ -148,6 +165,13 @@ export class Journal {
 
   async findByTaskId(taskId: string): Promise<JournalRecord | undefined> {
     return (await this.records()).findLast((record) => record.taskId === taskId);
+  }
+
+  /** The latest staged result of each task, by task id. */
+  async stagedResults(): Promise<Map<string, StagedEntry>> {
+    const staged = new Map<string, StagedEntry>();
+    for await (const entry of this.entries()) if (entry.type === "staged") staged.set(entry.task_id, entry);
+    return staged;
   }
 
   /** The task ids submitted to this service with this profile, newest first, at most `limit`. */
@@ -171,7 +195,7 @@ function inScope(entry: JournalScope, scope: JournalScope): boolean {
 }
 
 /** What joins a task entry to its submit entry: the key within one scope. */
-function recordKey(entry: JournalEntry): string {
+function recordKey(entry: SubmitEntry | TaskEntry): string {
   return JSON.stringify([entry.base_url, entry.profile, entry.idempotency_key]);
 }
 
@@ -183,10 +207,20 @@ function parseEntry(line: string): JournalEntry | undefined {
     if (typeof entry.idempotency_key !== "string") return undefined;
     if (entry.type === "submit" && typeof entry.product === "string") return readableSubmit(entry as SubmitEntry);
     if (entry.type === "task" && typeof entry.task_id === "string") return { ...(entry as TaskEntry), ...scopeOf(entry) };
+    if (entry.type === "staged" && isStaged(entry)) return entry;
     return undefined;
   } catch {
     return undefined;
   }
+}
+
+function isStaged(entry: Partial<StagedEntry>): entry is StagedEntry {
+  return (
+    typeof entry.task_id === "string" &&
+    typeof entry.file === "string" &&
+    Number.isSafeInteger(entry.bytes) &&
+    typeof entry.sha256 === "string"
+  );
 }
 
 /**
@@ -220,19 +254,8 @@ function isPreparationSettings(value: unknown): value is PreparationSettings {
   );
 }
 
-const SUMMARY_COUNTS = [
-  "rows_read",
-  "submitted_lines",
-  "kept",
-  "invalid_cnt",
-  "no_code_cnt",
-  "other_country_cnt",
-  "duplicate_cnt",
-  "blank",
-] as const;
-
 function isPrepareSummary(value: unknown): value is PrepareSummary {
   if (typeof value !== "object" || value === null) return false;
   const summary = value as Partial<Record<string, unknown>>;
-  return SUMMARY_COUNTS.every((field) => typeof summary[field] === "number");
+  return ROW_COUNTS.every((field) => typeof summary[field] === "number");
 }

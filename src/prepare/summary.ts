@@ -58,8 +58,8 @@ export interface PrepareSummary {
   encoding_source: "detected" | "forced";
 }
 
-/** The fields of a summary that are plain counts, which summaries of several lists add up. */
-const COUNTS = [
+/** The counts every summary has had since the journal began recording them. */
+export const ROW_COUNTS = [
   "rows_read",
   "submitted_lines",
   "kept",
@@ -68,10 +68,12 @@ const COUNTS = [
   "other_country_cnt",
   "duplicate_cnt",
   "blank",
-  "national_normalised",
-  "extensions_dropped",
-  "spreadsheet_expanded",
 ] as const satisfies ReadonlyArray<keyof PrepareSummary>;
+
+/** The fields of a summary that are plain counts, which summaries of several lists add up. */
+const COUNTS = [...ROW_COUNTS, "national_normalised", "extensions_dropped", "spreadsheet_expanded"] as const satisfies ReadonlyArray<
+  keyof PrepareSummary
+>;
 
 /**
  * Several lists' summaries as one: counts, regions and ambiguous rows added up; the

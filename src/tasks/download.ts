@@ -1,4 +1,4 @@
-import { Writable } from "node:stream";
+import { Writable, type Readable } from "node:stream";
 import type { ApiClient } from "../api/types.js";
 import { UsageError } from "../errors.js";
 import type { Journal } from "../journal/journal.js";
@@ -19,6 +19,14 @@ export interface DownloadDeps {
   onRestart?: (error: Error) => void;
   /** A task's result file is not published yet; it is checked again in `delayMs`. */
   onWait?: (taskId: string, delayMs: number) => void;
+  /** Results fetched already: neither checked nor downloaded again. */
+  staged?: StagedResults;
+}
+
+/** Results already fetched (into a staging area): the tasks' final states, in order, and where each result is read from. */
+export interface StagedResults {
+  tasks: readonly Task[];
+  read: (task: Task) => Promise<Readable>;
 }
 
 export interface DownloadTarget {
@@ -51,7 +59,7 @@ export interface DownloadOutcome {
  */
 export async function downloadResults(deps: DownloadDeps, taskIds: readonly string[], target: DownloadTarget): Promise<DownloadOutcome> {
   const client = await deps.client();
-  const checked = await Promise.all(taskIds.map((id) => client.checkTask(id)));
+  const checked = deps.staged ? [...deps.staged.tasks] : await Promise.all(taskIds.map((id) => client.checkTask(id)));
   const tasks = new Map(checked.map((task) => [task.id, task]));
   const serviceType = productOf(checked);
   const sources = checked.map((task) => {
@@ -61,6 +69,7 @@ export async function downloadResults(deps: DownloadDeps, taskIds: readonly stri
       label: resultLabel(task.id),
       ...(task.success_cnt === undefined ? {} : { expectedRows: task.success_cnt }),
       open: () => {
+        if (deps.staged) return deps.staged.read(task);
         const first = initial;
         initial = undefined;
         return openTaskResult(task.id, {

@@ -44,15 +44,15 @@ export interface JoinOutcome {
 }
 
 /**
- * Downloads the tasks' results into memory (identifier → columns) and writes the
- * source rows with the result columns beside them, reading the source with the
+ * Downloads the tasks' results (or reads the staged ones) into memory (identifier →
+ * columns) and writes the source rows with the result columns beside them, reading the source with the
  * preparation settings the journal kept for these tasks.
  */
 export async function joinTaskResults(deps: JoinDeps, ids: readonly string[], target: JoinTarget): Promise<JoinOutcome> {
   const { signal } = deps;
   const settings = await preparationOf(deps, ids, target);
   const client = await deps.client();
-  const tasks = await Promise.all(ids.map((id) => client.checkTask(id)));
+  const tasks = deps.staged ? [...deps.staged.tasks] : await Promise.all(ids.map((id) => client.checkTask(id)));
   const serviceType = productOf(tasks);
   const results = await withTransferRetries(
     () =>
@@ -60,7 +60,9 @@ export async function joinTaskResults(deps: JoinDeps, ids: readonly string[], ta
         readResults(
           tasks.map((task) => ({
             label: `task ${task.id}`,
-            open: () => openTaskResult(task.id, { client, sleep: deps.sleep, signal, ...(deps.onWait ? { onWait: deps.onWait } : {}) }),
+            open: () =>
+              deps.staged?.read(task) ??
+              openTaskResult(task.id, { client, sleep: deps.sleep, signal, ...(deps.onWait ? { onWait: deps.onWait } : {}) }),
           })),
           { serviceType, signal },
         ),

@@ -6,7 +6,8 @@ import type { ServiceType } from "../spec/products.js";
 import { formatUsd, reservationMicros, usdToMicros } from "./cost.js";
 import { countryPlans, type CountryPlan } from "./country-plan.js";
 import { freshNonce } from "./idempotency.js";
-import { planUploads, uploadAll, type Chunk, type UploadResult } from "./submit.js";
+import { runSchedule, type ScheduleOptions } from "./schedule.js";
+import { planUploads, type Chunk, type PlannedUpload, type UploadResult } from "./submit.js";
 
 /** A prepared list on its way to becoming tasks. */
 export interface PreparedSubmission {
@@ -38,9 +39,15 @@ export interface SubmitPlan {
   byCountry?: CountryPlan[];
 }
 
+/** How the uploads are scheduled and whether their tasks are waited for (see runSchedule). */
+export type ScheduleSettings = Pick<
+  ScheduleOptions,
+  "pollIntervalMs" | "untilFinished" | "timeoutMs" | "timeoutSeconds" | "resumeCommand" | "waitResumes" | "onEvent" | "onSucceeded"
+>;
+
 export interface SubmitDeps {
   /** Built on first use: a dry run needs no API key. */
-  client: () => Promise<Pick<ApiClient, "getBalance" | "submitTask">>;
+  client: () => Promise<Pick<ApiClient, "getBalance" | "submitTask" | "checkTask">>;
   journal: Journal;
   /** Read on first use: a dry run writes nothing to the config. */
   installSecret: () => Promise<string>;
@@ -49,6 +56,11 @@ export interface SubmitDeps {
   /** The service and profile journalled with each upload, and within which keys are looked up. */
   scope: JournalScope;
   now: () => number;
+  sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
+  random: () => number;
+  signal?: AbortSignal;
+  /** How to schedule these uploads, decided once they are planned (their keys name the run). */
+  schedule: (uploads: readonly PlannedUpload[]) => Promise<ScheduleSettings>;
   /** The plan and its cost, before anything is reserved. */
   onPlan?: (plan: SubmitPlan) => void;
   /** Asked before a reservation; without it the reservation goes ahead. True goes ahead. */
@@ -60,7 +72,8 @@ export interface SubmitDeps {
 /**
  * Everything between a prepared list and its tasks: the size checks, the cost
  * estimate against the ceiling and the balance, confirmation, journalled
- * idempotency keys, and the uploads. Returns undefined for a dry run.
+ * idempotency keys, and the scheduled uploads (and, with `untilFinished`, the
+ * wait). Returns each part's task in its latest state, or undefined for a dry run.
  */
 export async function submitPrepared(
   deps: SubmitDeps,
@@ -120,26 +133,34 @@ export async function submitPrepared(
     }
   }
 
+  const schedule = await deps.schedule(uploads);
   // Tasks are reported in list order, each as soon as those before it are known, so
   // re-runs report the same ids in the same order (and downloads merge in list order).
   const waiting = new Map<number, UploadResult>();
   let next = 0;
   try {
-    return await uploadAll({
+    return await runSchedule({
       uploads,
       client,
       journal: deps.journal,
       product: prepared.product,
       country: prepared.country,
-      concurrency: deps.limits.maxInFlight,
       entry: { ...deps.scope, ...prepared.entry },
       now: deps.now,
-      onUploaded(result) {
-        waiting.set(result.upload.index, result);
-        for (let ready = waiting.get(next); ready; ready = waiting.get(next)) {
-          waiting.delete(next++);
-          deps.onTask?.(ready);
+      sleep: deps.sleep,
+      random: deps.random,
+      signal: deps.signal,
+      maxInFlight: deps.limits.maxInFlight,
+      ...schedule,
+      onEvent(event) {
+        if (event.type === "uploaded") {
+          waiting.set(event.result.upload.index, event.result);
+          for (let ready = waiting.get(next); ready; ready = waiting.get(next)) {
+            waiting.delete(next++);
+            deps.onTask?.(ready);
+          }
         }
+        schedule.onEvent?.(event);
       },
     });
   } finally {

@@ -86,46 +86,22 @@ export interface UploadResult {
   replayed: boolean;
 }
 
-export interface UploadInput {
-  uploads: readonly PlannedUpload[];
+/** What an upload needs besides its part. */
+export interface UploadContext {
   client: Pick<ApiClient, "submitTask">;
   journal: Journal;
   product: string;
   country: string | undefined;
-  concurrency: number;
   /** Journal context written before each first attempt. */
   entry: Pick<SubmitEntry, "base_url" | "profile" | "source" | "preparation" | "prepared" | "retry_of">;
   now: () => number;
-  onUploaded?: (result: UploadResult) => void;
 }
 
 /**
- * Uploads the chunks, at most `concurrency` at a time (the service's request
- * slots). Each key is journalled before its first attempt, and each task id as
- * soon as it is known, so a crash at any point can be resumed by re-running.
- * After the first failure no new upload starts; those in flight finish, then
- * the failure is thrown (the tasks already created were reported through
- * `onUploaded`).
+ * Uploads one part. Its key is journalled before the first attempt, and its task id
+ * as soon as it is known, so a crash at any point can be resumed by re-running.
  */
-export async function uploadAll(input: UploadInput): Promise<UploadResult[]> {
-  const results: UploadResult[] = [];
-  const queue = [...input.uploads];
-  const failures: unknown[] = [];
-  const worker = async () => {
-    for (let upload = queue.shift(); upload && failures.length === 0; upload = queue.shift()) {
-      try {
-        results.push(await uploadOne(input, upload));
-      } catch (error) {
-        failures.push(error);
-      }
-    }
-  };
-  await Promise.all(Array.from({ length: Math.max(1, Math.min(input.concurrency, queue.length)) }, worker));
-  if (failures.length > 0) throw failures[0];
-  return results.sort((a, b) => a.upload.index - b.upload.index);
-}
-
-async function uploadOne(input: UploadInput, upload: PlannedUpload): Promise<UploadResult> {
+export async function uploadOne(input: UploadContext, upload: PlannedUpload): Promise<UploadResult> {
   const at = () => new Date(input.now()).toISOString();
   const country = upload.country ?? input.country;
   await input.journal.append({
@@ -164,9 +140,7 @@ async function uploadOne(input: UploadInput, upload: PlannedUpload): Promise<Upl
     task_id: task.id,
     replayed: wasReplay,
   });
-  const result = { upload, task, replayed: wasReplay };
-  input.onUploaded?.(result);
-  return result;
+  return { upload, task, replayed: wasReplay };
 }
 
 /**

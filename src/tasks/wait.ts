@@ -86,11 +86,7 @@ export async function waitUntilFinished(options: WaitAllOptions): Promise<Task[]
     const outcome = await waitForTasks({ ...waitOptions, ...(timeoutMs === undefined ? {} : { timeoutMs }) });
     const tasks = options.ids.map((id) => outcome.tasks.get(id)).filter((task): task is Task => task !== undefined);
     const failed = tasks.filter((task) => task.status === "failed").map((task) => task.id);
-    if (failed.length > 0) {
-      throw new TaskFailedError(`${failed.length} task(s) failed: ${failed.join(", ")}. Failed tasks are refunded in full.`, failed, {
-        hint: "Submit the list again with --resubmit to try once more.",
-      });
-    }
+    if (failed.length > 0) throw failedTasksError(failed);
     if (outcome.timedOut) {
       const pending = tasks.filter((task) => task.status === "processing").map((task) => task.id);
       throw new PendingError(`Still processing after ${timeoutSeconds}s: ${pending.join(", ")}.`, pending, {
@@ -107,6 +103,13 @@ export async function waitUntilFinished(options: WaitAllOptions): Promise<Task[]
     }
     throw error;
   }
+}
+
+/** The outcome of a wait in which some tasks failed (once the final states of all are known). */
+export function failedTasksError(failed: readonly string[]): TaskFailedError {
+  return new TaskFailedError(`${failed.length} task(s) failed: ${failed.join(", ")}. Failed tasks are refunded in full.`, failed, {
+    hint: "Submit the list again with --resubmit to try once more.",
+  });
 }
 
 export function isFinished(task: Task | undefined): boolean {

@@ -58,6 +58,7 @@ describe("bulkcheck completion", () => {
     expect(await complete(e, script, "bulkcheck submit list.txt --type carr")).toEqual(["carrier_batch"]);
     expect(await complete(e, script, "bulkcheck download x --format j")).toEqual(["jsonl", "json"]);
     expect(await complete(e, script, "bulkcheck --profile default wait ")).toEqual([id]);
+    expect(await complete(e, script, "bulkcheck report ")).toEqual([id]);
     expect(await complete(e, script, `bulkcheck status ${id.slice(0, 6)}`)).toEqual([id]);
     expect(await complete(e, script, "bulkcheck config u")).toEqual(["unset"]);
   });

@@ -2,7 +2,8 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { allowSmallTasks, parseDelimited } from "../helpers/results-fixtures.js";
-import { e2eSandboxes, lines, type E2e } from "../helpers/sandbox.js";
+import { e2eSandboxes, lines, submittedIds, WAITING, type E2e } from "../helpers/sandbox.js";
+import { readWorkbook } from "../helpers/xlsx.js";
 
 const sandbox = e2eSandboxes();
 
@@ -95,6 +96,16 @@ describe("submit --country auto", () => {
     for (const phone of [...GB, ...US, NATIONAL_GB]) expect(["checked", "no_result"]).toContain(statusOf(phone));
     const missing = rows.filter((row) => row[status] === "no_result").length;
     expect(missing).toBeGreaterThan(0);
+
+    // The same submit again with --wait --join: the service replays the three tasks, and the workbook holds the same rows.
+    const again = await e.run(["submit", crm, ...AUTO, "--default-country", "GB", ...WAITING, "--join", "-o", "joined.xlsx"]);
+    expect(again.code, again.stderr).toBe(0);
+    expect(submittedIds(again.stderr)).toEqual(ids);
+    const [sheet] = await readWorkbook(join(e.dir, "joined.xlsx"));
+    // The workbook's cells are the CSV join's values, `activated` as booleans.
+    const activated = rows[0]!.indexOf("activated");
+    const cells = rows.map((row, r) => row.map((value, c) => (r > 0 && c === activated && value !== "" ? value === "true" : value)));
+    expect(sheet!.rows).toEqual(cells);
 
     // Retries go to each task's own country, and hold exactly the numbers that got no result.
     expect((await e.run(["config", "set", "min-task-size", "1"])).code).toBe(0);

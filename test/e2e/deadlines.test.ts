@@ -35,7 +35,7 @@ function spawnAgainst(baseUrl: string, argv: string[], cwd = tempDir()) {
 }
 
 describe("--timeout bounds the whole command (issue 12, problem 4)", () => {
-  it("ends status, balance, wait, retry-failed, download and submit --wait with exit 8 against a server that drips its answers", async () => {
+  it("ends status, balance, wait, retry-failed, download, report and submit --wait with exit 8 against a server that drips its answers", async () => {
     const slow = await dripping();
     const slowResults = await dripping({ quickChecks: true });
     const dir = tempDir();
@@ -47,6 +47,7 @@ describe("--timeout bounds the whole command (issue 12, problem 4)", () => {
       wait: spawnAgainst(slow.url, ["wait", TASK, "--interval", "0.2", "--timeout", "4"]),
       retry: spawnAgainst(slow.url, ["retry-failed", TASK, "--yes", "--timeout", "4"]),
       download: spawnAgainst(slowResults.url, ["download", TASK, "-o", "out.csv", "--timeout", "4"], dir),
+      report: spawnAgainst(slowResults.url, ["report", TASK, "-o", "report.html", "--timeout", "4"], dir),
       submit: spawnAgainst(slow.url, submitArgs(list, "--yes", "--wait", "--timeout", "4"), dir),
     };
     const results = Object.fromEntries(await Promise.all(Object.entries(runs).map(async ([name, run]) => [name, await run.done] as const)));
@@ -59,6 +60,7 @@ describe("--timeout bounds the whole command (issue 12, problem 4)", () => {
     expect(results.download!.stderr).toContain(`Resume with: bulkcheck download ${TASK} -o out.csv --timeout 4`);
     expect(results.submit!.stderr).toContain(`Resume with: bulkcheck submit ${list}`);
     expect(existsSync(join(dir, "out.csv"))).toBe(false);
+    expect(existsSync(join(dir, "report.html"))).toBe(false);
     expect(slowResults.requests.some((request) => request.startsWith("GET /results/"))).toBe(true);
   }, 60_000);
 

@@ -170,7 +170,8 @@ describe("bulkcheck retry-failed", () => {
     const out = await s.run(submitArgs(file, "--yes", "--quiet"));
     const id = out.stdout.trim();
     expect((await s.run(["wait", id, "--interval", "0.2", "--quiet"])).code).toBe(6);
-    const retry = await s.run(["retry-failed", id, "--yes"]);
+    // --resubmit: the numbers are those of the failed task itself, whose task the journal holds for their key.
+    const retry = await s.run(["retry-failed", id, "--yes", "--resubmit"]);
     expect(retry.code, retry.stderr).toBe(0);
     expect(retry.stderr).toContain(`20 of 20 numbers of task ${id} got no result.`);
     expect(uploadLines(s.proxy.uploads[1])).toEqual(uploadLines(s.proxy.uploads[0]));

@@ -1,5 +1,5 @@
 import { execFile } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { describe, expect, it, vi } from "vitest";
@@ -28,41 +28,48 @@ async function shell(e: E2e, script: string) {
 }
 
 describe("cron", () => {
-  const cronLine = (list: string) => [
+  /** The README's nightly line: a dated output file, so no --force (which would also join a changed source). */
+  const cronLine = (list: string, output: string) => [
     "submit",
     list,
     "--type",
     "carrier_batch",
     "--country",
     "GB",
-    "--yes",
     "--wait",
-    "--timeout",
-    "7200",
     "--join",
     "-o",
-    "nightly-checked.csv",
-    "--force",
+    output,
+    "--yes",
     "--quiet",
+    "--timeout",
+    "3600",
   ];
 
-  it("the README's cron line is silent on success: nothing on stdout or stderr, exit 0, and the file is written", async () => {
+  it("the README's cron line is silent on success: nothing on stdout or stderr, exit 0, and the dated file is written", async () => {
     const e = await sandbox({ fakeClock: false });
-    const list = e.file("nightly.csv", crm(600));
-    const out = await e.bin(cronLine(list));
-    expect(out).toEqual({ code: 0, stdout: "", stderr: "" });
-    expect(lines(readFileSync(join(e.dir, "nightly-checked.csv"), "utf8"))).toHaveLength(601);
-    // The next night's run of the same list is just as silent (the service replays the task).
-    expect(await e.bin(cronLine(list))).toEqual({ code: 0, stdout: "", stderr: "" });
+    e.file("crm.csv", crm(600));
+    // As crontab runs it (sh -c, with cron's \% for a literal %).
+    const out = await shell(e, "mkdir -p checked && bulkcheck " + cronLine("crm.csv", "checked/crm-$(date +\\%F).csv").join(" "));
+    expect(out).toEqual({ stdout: "", stderr: "" });
+    const written = readdirSync(join(e.dir, "checked"));
+    expect(written).toHaveLength(1);
+    expect(written[0]).toMatch(/^crm-\d{4}-\d{2}-\d{2}\.csv$/);
+    expect(lines(readFileSync(join(e.dir, "checked", written[0]!), "utf8"))).toHaveLength(601);
+    // The next night's run of the same list is just as silent (the service replays the task) and writes that night's file.
+    expect(await e.bin(cronLine(join(e.dir, "crm.csv"), "checked/crm-next-night.csv"))).toEqual({ code: 0, stdout: "", stderr: "" });
+    expect(lines(readFileSync(join(e.dir, "checked", "crm-next-night.csv"), "utf8"))).toHaveLength(601);
   });
 
   it("the cron line is loud on failure: a message on stderr and a non-zero exit", async () => {
     const e = await sandbox({ fakeClock: false, failRate: 1 });
-    const out = await e.bin(cronLine(e.file("nightly.csv", crm(600))));
+    const out = await e.bin(cronLine(e.file("nightly.csv", crm(600)), "checked.csv"));
     expect(out.code).toBe(6);
     expect(out.stdout).toBe("");
     expect(out.stderr).toMatch(/^error: 1 task\(s\) failed/m);
-    const badKey = await e.bin(cronLine(e.file("nightly.csv", crm(600))), { env: { BULKCHECK_API_KEY: "sk_wrong_0000000000000000" } });
+    const badKey = await e.bin(cronLine(e.file("nightly.csv", crm(600)), "checked.csv"), {
+      env: { BULKCHECK_API_KEY: "sk_wrong_0000000000000000" },
+    });
     expect(badKey.code).toBe(4);
     expect(badKey.stderr).toContain("(40100)");
   });

@@ -71,6 +71,18 @@ describe("Journal", () => {
     expect((await journal.records())[0]?.submit.idempotency_key).toBe("k1");
   });
 
+  it("keeps the latest staged result of each task, and staged entries change no record", async () => {
+    const journal = new Journal(tempDir());
+    await journal.append(submit("k1"));
+    await journal.append({ type: "task", at: "x", ...SCOPE, idempotency_key: "k1", task_id: "t1", replayed: false });
+    const staged = { type: "staged", at: "x", idempotency_key: "k1", task_id: "t1", file: "part-1.result", bytes: 10 } as const;
+    await journal.append({ ...staged, sha256: "aa".repeat(32) });
+    await journal.append({ ...staged, sha256: "bb".repeat(32) });
+    appendFileSync(journal.path, '{"type":"staged","idempotency_key":"k1","task_id":"t2"}\n');
+    expect([...(await journal.stagedResults()).entries()]).toEqual([["t1", { ...staged, sha256: "bb".repeat(32) }]]);
+    expect((await journal.records()).map((record) => [record.submit.idempotency_key, record.taskId])).toEqual([["k1", "t1"]]);
+  });
+
   it("is created 0600 and returns nothing before the first entry", async () => {
     const journal = new Journal(tempDir());
     expect(await journal.records()).toEqual([]);

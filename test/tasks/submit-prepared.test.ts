@@ -1,6 +1,3 @@
-import { createHash } from "node:crypto";
-import { writeFileSync } from "node:fs";
-import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { createClient } from "../../src/api/client.js";
 import type { ApiClient, SubmitTaskInput } from "../../src/api/types.js";
@@ -12,7 +9,7 @@ import type { Chunk } from "../../src/tasks/submit.js";
 import { submitPrepared, type PreparedSubmission, type SubmitDeps, type SubmitPlan } from "../../src/tasks/submit-prepared.js";
 import { API_KEY, FULL_TASK, sendEnvelope, startServer } from "../api/scripted-server.js";
 import { tempDir } from "../helpers/cli.js";
-import { gbList, identifier } from "../helpers/sandbox.js";
+import { uploadParts } from "../helpers/upload-parts.js";
 
 const PRICE = 1000;
 const SCOPE = { base_url: "http://127.0.0.1:8787", profile: "default" };
@@ -20,21 +17,6 @@ const open: Array<{ close(): Promise<void> }> = [];
 afterEach(async () => {
   await Promise.all(open.splice(0).map((resource) => resource.close()));
 });
-
-/** Upload files of `sizes` numbers each, as preparation writes them (identifier per line). */
-function chunks(sizes: number[]): Chunk[] {
-  const dir = tempDir();
-  let offset = 0;
-  return sizes.map((count, index) => {
-    const text = gbList(count, offset)
-      .map((number) => identifier(number) + "\n")
-      .join("");
-    offset += count;
-    const path = join(dir, `part-${index}.txt`);
-    writeFileSync(path, text);
-    return { path, count, bytes: Buffer.byteLength(text), sha256: createHash("sha256").update(text).digest("hex") };
-  });
-}
 
 function submission(parts: Chunk[]): PreparedSubmission {
   return { product: "carrier_batch", country: "GB", chunks: parts, entry: { source: { path: "/data/list.txt" } } };
@@ -47,7 +29,7 @@ interface Recorded {
 }
 
 /** Deps around `client`, recording what the task reports. */
-function recordingDeps(client: Pick<ApiClient, "getBalance" | "submitTask">, journal = new Journal(tempDir())) {
+function recordingDeps(client: Pick<ApiClient, "getBalance" | "submitTask" | "checkTask">, journal = new Journal(tempDir())) {
   const recorded: Recorded = { plans: [], reported: [], clientsBuilt: 0 };
   const deps: SubmitDeps = {
     client: async () => {
@@ -60,6 +42,9 @@ function recordingDeps(client: Pick<ApiClient, "getBalance" | "submitTask">, jou
     priceMicros: PRICE,
     scope: SCOPE,
     now: Date.now,
+    sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+    random: () => 0,
+    schedule: async () => ({ pollIntervalMs: 10, untilFinished: false, resumeCommand: "bulkcheck submit list.txt", waitResumes: true }),
     onPlan: (plan) => recorded.plans.push(plan),
     onTask: (result) => recorded.reported.push(result.task.id),
   };
@@ -82,7 +67,7 @@ async function sandboxDeps(options: { balanceMicros?: number; journal?: Journal 
 describe("submitPrepared", () => {
   it("uploads every part, reports the tasks in list order and journals each with its key", async () => {
     const { sandbox, deps, recorded } = await sandboxDeps();
-    const results = await submitPrepared(deps, submission(chunks([3, 2, 4])), {});
+    const results = await submitPrepared(deps, submission(uploadParts([3, 2, 4])), {});
     expect(results?.map((result) => result.upload.index)).toEqual([0, 1, 2]);
     expect(recorded.reported).toEqual(results?.map((result) => result.task.id));
     expect(recorded.plans).toEqual([
@@ -108,7 +93,7 @@ describe("submitPrepared", () => {
   it("returns the same tasks for the same list without reserving again, and asks nothing", async () => {
     const journal = new Journal(tempDir());
     const { sandbox, deps } = await sandboxDeps({ journal });
-    const parts = chunks([3]);
+    const parts = uploadParts([3]);
     const first = await submitPrepared(deps, submission(parts), {});
     const asked: number[] = [];
     const again = await submitPrepared(
@@ -123,7 +108,7 @@ describe("submitPrepared", () => {
 
   it("makes a new task for the same list with resubmit", async () => {
     const { sandbox, deps } = await sandboxDeps();
-    const parts = chunks([3]);
+    const parts = uploadParts([3]);
     const first = await submitPrepared(deps, submission(parts), {});
     const again = await submitPrepared(deps, submission(parts), { resubmit: true });
     expect(again?.[0]?.task.id).not.toBe(first?.[0]?.task.id);
@@ -137,7 +122,7 @@ describe("submitPrepared", () => {
     const client = createClient({ baseUrl: server.origin, apiKey: API_KEY });
     open.push(client, server);
     const { deps } = recordingDeps(client);
-    const retry = { ...submission(chunks([3])), entry: { source: { path: "/data/list.txt" }, retry_of: FULL_TASK.id } };
+    const retry = { ...submission(uploadParts([3])), entry: { source: { path: "/data/list.txt" }, retry_of: FULL_TASK.id } };
     await expect(submitPrepared(deps, retry, {})).rejects.toThrow(
       `The service answered a retry of task ${FULL_TASK.id} with that same task`,
     );
@@ -147,7 +132,7 @@ describe("submitPrepared", () => {
   it("stops a dry run after the plan, without an API client, the install secret or the journal", async () => {
     const { sandbox, deps, recorded } = await sandboxDeps();
     let secretRead = false;
-    const result = await submitPrepared({ ...deps, installSecret: async () => ((secretRead = true), "s") }, submission(chunks([3])), {
+    const result = await submitPrepared({ ...deps, installSecret: async () => ((secretRead = true), "s") }, submission(uploadParts([3])), {
       dryRun: true,
     });
     expect(result).toBeUndefined();
@@ -162,7 +147,7 @@ describe("submitPrepared", () => {
 
   it("refuses a reservation over the cost ceiling before building a client", async () => {
     const { deps, recorded } = await sandboxDeps();
-    const refused = submitPrepared(deps, submission(chunks([3])), { maxCostUsd: 0.002 });
+    const refused = submitPrepared(deps, submission(uploadParts([3])), { maxCostUsd: 0.002 });
     await expect(refused).rejects.toThrow(InsufficientBalanceError);
     await expect(refused).rejects.toThrow("The reservation $0.003 is over --max-cost $0.002.");
     expect(recorded.clientsBuilt).toBe(0);
@@ -170,7 +155,7 @@ describe("submitPrepared", () => {
 
   it("refuses a reservation the balance cannot cover, uploading nothing", async () => {
     const { sandbox, deps } = await sandboxDeps({ balanceMicros: 2 * PRICE });
-    await expect(submitPrepared(deps, submission(chunks([3])), {})).rejects.toThrow(
+    await expect(submitPrepared(deps, submission(uploadParts([3])), {})).rejects.toThrow(
       "The balance $0.002 cannot cover the reservation of $0.003.",
     );
     expect(sandbox.inspect().tasks).toEqual([]);
@@ -181,7 +166,7 @@ describe("submitPrepared", () => {
     const asked: Array<[number, number]> = [];
     const declined = submitPrepared(
       { ...deps, confirmReservation: async (micros, balance) => (asked.push([micros, balance]), false) },
-      submission(chunks([3])),
+      submission(uploadParts([3])),
       {},
     );
     await expect(declined).rejects.toThrow(InterruptedError);
@@ -194,7 +179,7 @@ describe("submitPrepared", () => {
     [[3, 1], "A task needs at least 2 numbers; this list has 1 to check."],
   ])("refuses parts the service would refuse (%j), before anything else", async (sizes, message) => {
     const { deps, recorded } = await sandboxDeps();
-    const refused = submitPrepared({ ...deps, limits: { ...deps.limits, minTaskSize: 2 } }, submission(chunks(sizes)), {});
+    const refused = submitPrepared({ ...deps, limits: { ...deps.limits, minTaskSize: 2 } }, submission(uploadParts(sizes)), {});
     await expect(refused).rejects.toThrow(InputRejectedError);
     await expect(refused).rejects.toThrow(message);
     expect(recorded.plans).toEqual([]);
@@ -206,7 +191,7 @@ describe("submitPrepared with uploads that finish out of order", () => {
    * A client whose uploads finish in the order `finishing` (a real service finishes
    * them in whatever order it likes), and whose upload `failing` is refused.
    */
-  function reorderingClient(finishing: number[], failing?: number): Pick<ApiClient, "getBalance" | "submitTask"> {
+  function reorderingClient(finishing: number[], failing?: number): Pick<ApiClient, "getBalance" | "submitTask" | "checkTask"> {
     const waiting = new Map<number, () => void>();
     let next = 0;
     const release = () => {
@@ -218,6 +203,7 @@ describe("submitPrepared with uploads that finish out of order", () => {
     };
     return {
       getBalance: async () => ({ balance_micros: 10_000_000 }),
+      checkTask: () => Promise.reject(new Error("a new part is not checked before the schedule needs it")),
       async submitTask(input: SubmitTaskInput) {
         const index = Number(/part-(\d+)/.exec(input.file)![1]);
         await new Promise<void>((resolve) => {
@@ -233,13 +219,13 @@ describe("submitPrepared with uploads that finish out of order", () => {
 
   it("reports the tasks in list order however the uploads finish", async () => {
     const { deps, recorded } = recordingDeps(reorderingClient([2, 0, 3, 1]));
-    await submitPrepared(deps, submission(chunks([1, 1, 1, 1])), {});
+    await submitPrepared(deps, submission(uploadParts([1, 1, 1, 1])), {});
     expect(recorded.reported).toEqual(["task-0", "task-1", "task-2", "task-3"]);
   });
 
   it("after a failed upload, still reports every task that was created, in list order", async () => {
     const { deps, recorded } = recordingDeps(reorderingClient([2, 0, 3, 1], 1));
-    await expect(submitPrepared(deps, submission(chunks([1, 1, 1, 1])), {})).rejects.toThrow("part 1 refused");
+    await expect(submitPrepared(deps, submission(uploadParts([1, 1, 1, 1])), {})).rejects.toThrow("part 1 refused");
     expect(recorded.reported).toEqual(["task-0", "task-2", "task-3"]);
   });
 });

@@ -10,6 +10,8 @@ import { examples } from "./shared/help.js";
 
 /** The sample CRM export shipped with the package. */
 export const SAMPLE_LIST = packageFile("examples", "contacts.csv");
+/** The demo's submit, run twice to show that a re-run charges nothing twice. */
+const SUBMIT_SAMPLE = ["submit", SAMPLE_LIST, "--type", "carrier_batch", "--country", "GB", "--yes"];
 
 interface StepOutput {
   code: number;
@@ -74,28 +76,12 @@ export async function demoRun(ctx: Context, options: DemoOptions): Promise<void>
       "--rejects",
       join(dir, "rejects.csv"),
     ]);
-    const submitted = await step("Submit it: only the numbers that can be checked are uploaded and paid for", [
-      "submit",
-      SAMPLE_LIST,
-      "--type",
-      "carrier_batch",
-      "--country",
-      "GB",
-      "--yes",
-    ]);
+    const submitted = await step("Submit it: only the numbers that can be checked are uploaded and paid for", SUBMIT_SAMPLE);
     const ids = submitted.stdout.trim().split("\n");
     await step("Wait for the task (a local sandbox allows polling faster than the service's 30 s)", ["wait", ...ids, "--interval", "0.5"]);
     const joined = join(dir, "contacts-checked.csv");
     await step("Download the result, joined back to the source rows", ["download", ...ids, "--join", SAMPLE_LIST, "-o", joined]);
-    await step("Re-running the same submit is safe: it returns the same task and charges nothing twice", [
-      "submit",
-      SAMPLE_LIST,
-      "--type",
-      "carrier_batch",
-      "--country",
-      "GB",
-      "--yes",
-    ]);
+    await step("Re-running the same submit is safe: it returns the same task and charges nothing twice", SUBMIT_SAMPLE);
     await step("Only the checked numbers were charged", ["balance"]);
     say(`\nDone. Your joined file: ${joined}\nRejected rows and why: ${join(dir, "rejects.csv")}`);
     ctx.printer.data(joined);

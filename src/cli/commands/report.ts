@@ -1,7 +1,7 @@
 import { Command } from "../commander.js";
 import type { Context, Invoke } from "../context.js";
 import { readIds } from "../read-ids.js";
-import { examples } from "./shared/help.js";
+import { examples, requestTimeoutOption, timeoutOption } from "./shared/help.js";
 
 export interface ReportOptions {
   output?: string;
@@ -15,6 +15,8 @@ export function reportCommand(invoke: Invoke, run = reportRun) {
     .argument("<ids...>", "task ids, or - to read them from stdin")
     .option("-o, --output <file>", "destination file, or - for stdout (default: stdout)")
     .option("--force", "overwrite an existing file")
+    .addOption(timeoutOption())
+    .addOption(requestTimeoutOption())
     .addHelpText(
       "after",
       examples([

@@ -1,4 +1,6 @@
-import { UsageError } from "../../errors.js";
+import { TaskFailedError, UsageError } from "../../errors.js";
+import type { Task } from "../../spec/task.js";
+import type { Staging } from "../../tasks/staging.js";
 import { Command } from "../commander.js";
 import type { Context, Invoke } from "../context.js";
 import { absolutePath } from "../paths.js";
@@ -73,8 +75,11 @@ export function submitCommand(invoke: Invoke, run = submitRun) {
 }
 
 /**
- * Prepare → check sizes and cost → journal the keys → upload (≤ 5 at a time) →
- * print task ids; with --wait, wait, and with -o, download (or join) the results.
+ * Prepare → check sizes and cost → journal the keys → schedule the uploads (≤ the
+ * request slots at once, waiting for room when the service's quota of unfinished
+ * tasks is full) → print task ids; with --wait, wait for every task as the uploads go
+ * on, and with -o, fetch each result as its task finishes, then write the merged
+ * output (or join) at the end.
  */
 export async function submitRun(ctx: Context, file: string, options: SubmitOptions): Promise<void> {
   // Loaded when the run starts, not with the command tree: preparation loads
@@ -93,6 +98,7 @@ export async function submitRun(ctx: Context, file: string, options: SubmitOptio
   const limits = await ctx.limits();
   const { readSourceFile } = await import("../../tasks/source-check.js");
   const sourcePath = file === "-" ? undefined : absolutePath(ctx, file);
+  const staged: { area?: Staging } = {};
   const uploaded = await withTempDir(async (dir) => {
     const { value: prepared, source } = await readSourceFile(sourcePath, () =>
       prepareFromFlags(ctx, file, options, country, {
@@ -112,15 +118,29 @@ export async function submitRun(ctx: Context, file: string, options: SubmitOptio
         entry: { source, preparation: prepared.settings, prepared: prepared.summary },
       },
       options,
+      {
+        wait: options.wait,
+        interval: options.interval,
+        ...(options.wait && options.output !== undefined ? { staged: (area: Staging) => (staged.area = area) } : {}),
+      },
     );
+  }).catch(async (error: unknown) => {
+    // A failed task means this list's output can never be merged under these keys.
+    if (error instanceof TaskFailedError) await staged.area?.remove();
+    throw error;
   });
   if (!uploaded) return;
+  const { area } = staged;
+  // With --wait the schedule has waited for every task already, and with -o fetched each result.
+  const scheduled = area ? { staged: { tasks: uploaded.map((result) => result.task), read: (task: Task) => area.read(task) } } : {};
   await afterUpload(
     ctx,
     uploaded.map((result) => result.task.id),
     options,
     sourcePath,
+    scheduled,
   );
+  await area?.remove();
 }
 
 function checkFlags(ctx: Context, file: string, options: SubmitOptions): void {

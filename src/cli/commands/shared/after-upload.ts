@@ -1,5 +1,6 @@
 import { UsageError } from "../../../errors.js";
 import type { OutputFormat } from "../../../results/index.js";
+import type { StagedResults } from "../../../tasks/download.js";
 import type { Context } from "../../context.js";
 import { checkDestination } from "./destination.js";
 import { joinFormat, resultFormat } from "./output-format.js";
@@ -36,24 +37,39 @@ export function checkOutputFlags(ctx: Context, flags: AfterUploadFlags): void {
   if (flags.report !== undefined) checkReportFlags(ctx, flags);
 }
 
-/** Without --wait: say what to run next. With --wait: wait, then download (-o) or join (--join). */
-export async function afterUpload(ctx: Context, ids: readonly string[], flags: AfterUploadFlags, sourcePath?: string): Promise<void> {
+/** A submit whose schedule waited for its tasks already; with -o it fetched each result as its task finished. */
+export interface Scheduled {
+  staged?: StagedResults;
+}
+
+/**
+ * Without --wait: say what to run next. With --wait: wait (unless `scheduled` did),
+ * then download (-o) or join (--join), from the staged results when there are some.
+ */
+export async function afterUpload(
+  ctx: Context,
+  ids: readonly string[],
+  flags: AfterUploadFlags,
+  sourcePath?: string,
+  scheduled?: Scheduled,
+): Promise<void> {
   if (!flags.wait) {
     ctx.printer.note(`Next: bulkcheck wait ${ids.join(" ")}   then: bulkcheck download ${ids.join(" ")} -o results.csv`);
     return;
   }
-  await waitAndReport(ctx, ids, flags);
+  if (!scheduled) await waitAndReport(ctx, ids, flags);
+  const staged = scheduled?.staged;
   if (flags.output === undefined) {
     if (flags.report === undefined) ctx.printer.note(`Done. Download with: bulkcheck download ${ids.join(" ")} -o results.csv`);
     else await (await import("./report-output.js")).reportFromResults(ctx, ids, flags.report, flags.force);
   } else if (flags.join && sourcePath) {
     // The join reads the source again with libphonenumber-js: loaded only here.
     const { joinToOutput } = await import("./join-output.js");
-    await joinToOutput(ctx, ids, { ...flags, join: sourcePath, format: joinFormat(ctx, flags) });
+    await joinToOutput(ctx, ids, { ...flags, join: sourcePath, format: joinFormat(ctx, flags) }, staged);
     // The join does not count rows by result column: the report reads the results once more.
     if (flags.report !== undefined) await (await import("./report-output.js")).reportFromResults(ctx, ids, flags.report, flags.force);
   } else {
     const { downloadToOutput } = await import("./download-output.js");
-    await downloadToOutput(ctx, ids, flags);
+    await downloadToOutput(ctx, ids, flags, staged);
   }
 }

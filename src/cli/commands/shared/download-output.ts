@@ -4,7 +4,7 @@ import type { Task } from "../../../spec/task.js";
 import { formatDuration } from "../../../api/attempts.js";
 import { signalByCountry } from "../../../report/model.js";
 import { billing, type ExcludedBeforeUpload } from "../../../tasks/billing.js";
-import { downloadResults, resultCounts, type DownloadDeps } from "../../../tasks/download.js";
+import { downloadResults, resultCounts, type DownloadDeps, type StagedResults } from "../../../tasks/download.js";
 import type { Context } from "../../context.js";
 import { billingJson, describeBilling, describeExcluded } from "./billing-report.js";
 import { checkDestination, isStdout } from "./destination.js";
@@ -23,11 +23,17 @@ export interface DownloadFlags {
 
 /**
  * Downloads (and merges) the results of finished tasks to a file or stdout and
- * prints the summary, and with --report writes the report from the same reading.
+ * prints the summary, and with --report writes the report from the same reading;
+ * `staged` results are read from where they were fetched to.
  * Stdout output is staged in a temp file first, so a transfer that breaks and
  * restarts never leaves half a file in a pipe.
  */
-export async function downloadToOutput(ctx: Context, taskIds: readonly string[], flags: DownloadFlags): Promise<ResultSummary> {
+export async function downloadToOutput(
+  ctx: Context,
+  taskIds: readonly string[],
+  flags: DownloadFlags,
+  staged?: StagedResults,
+): Promise<ResultSummary> {
   checkDestination(ctx, flags.output, flags.force);
   checkReportFlags(ctx, flags);
   // The report's code is loaded only for --report.
@@ -36,7 +42,7 @@ export async function downloadToOutput(ctx: Context, taskIds: readonly string[],
   const format = resultFormat(ctx, flags);
   const prices = await ctx.prices();
   const outcome = await withStagedOutput(ctx, flags.output, async (path, mode) =>
-    downloadResults(await downloadDeps(ctx), taskIds, {
+    downloadResults({ ...(await downloadDeps(ctx)), ...(staged ? { staged } : {}) }, taskIds, {
       path,
       ...(mode === undefined ? {} : { mode }),
       force: toStdout || Boolean(flags.force),

@@ -1,3 +1,4 @@
+import type { StagedResults } from "../../../tasks/download.js";
 import { joinTaskResults } from "../../../tasks/join.js";
 import { billing } from "../../../tasks/billing.js";
 import type { JoinSummary } from "../../../results/join.js";
@@ -19,9 +20,10 @@ export interface JoinFlags {
 
 /**
  * Writes the source rows with the tasks' result columns beside them, to a file
- * or (staged, like a download) stdout, and prints what was written and billed.
+ * or (staged, like a download) stdout, and prints what was written and billed;
+ * `staged` results are read from where they were fetched to.
  */
-export async function joinToOutput(ctx: Context, ids: readonly string[], flags: JoinFlags): Promise<JoinSummary> {
+export async function joinToOutput(ctx: Context, ids: readonly string[], flags: JoinFlags, staged?: StagedResults): Promise<JoinSummary> {
   checkDestination(ctx, flags.output, flags.force);
   const sourcePath = absolutePath(ctx, flags.join);
   const { output } = flags;
@@ -33,6 +35,7 @@ export async function joinToOutput(ctx: Context, ids: readonly string[], flags: 
     signal: ctx.signal,
     onWarning: (text: string) => ctx.printer.warn(text),
     onRestart: (error: Error) => ctx.printer.note(brokeOff(error)),
+    ...(staged ? { staged } : {}),
     onWait: (taskId: string, ms: number) => ctx.printer.note(notPublished(taskId, ms)),
   };
   const prices = await ctx.prices();

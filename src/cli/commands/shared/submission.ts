@@ -1,13 +1,25 @@
+import { join } from "node:path";
 import { UsageError } from "../../../errors.js";
 import { count } from "../../../results/summary.js";
 import { formatUsd } from "../../../tasks/cost.js";
-import { submitPrepared, type PreparedSubmission, type SubmitOptions, type SubmitPlan } from "../../../tasks/submit-prepared.js";
-import type { UploadResult } from "../../../tasks/submit.js";
+import { fetchToStaging, Staging } from "../../../tasks/staging.js";
+import {
+  submitPrepared,
+  type PreparedSubmission,
+  type ScheduleSettings,
+  type SubmitOptions,
+  type SubmitPlan,
+} from "../../../tasks/submit-prepared.js";
+import type { PlannedUpload, UploadResult } from "../../../tasks/submit.js";
 import type { CountryGroupsRecord } from "../../../prepare/settings.js";
 import type { Context } from "../../context.js";
 import { canPrompt, confirm, NOTHING_UPLOADED } from "../../prompt.js";
 import { snakeCaseKeys } from "../../json-keys.js";
 import { taskJson } from "../../task-view.js";
+import { commandLine } from "../../command-line.js";
+import { brokeOff, notPublished } from "./download-output.js";
+import { createSubmitProgress, type SubmitProgress } from "./submit-progress.js";
+import { pollInterval } from "./waiting.js";
 
 export interface SubmitFlags {
   idempotencyKey?: string;
@@ -24,12 +36,27 @@ export interface SubmitFlags {
   rejects?: string;
 }
 
+/** How the uploads are followed: submit's --wait, --interval and -o (--timeout comes from the run's deadline). */
+export interface ScheduleFlags {
+  /** Wait for every task, while the uploads go on. */
+  wait?: boolean;
+  interval?: number;
+  /** With --wait -o: each result is fetched into the run's staging area as its task finishes; this receives that area. */
+  staged?: (staging: Staging) => void;
+}
+
 /**
  * Submits a prepared list: prints the plan, asks before reserving (without
- * --yes; refused where no one can answer), and prints each task id on stdout
- * (or as JSON) in list order. Returns undefined for --dry-run.
+ * --yes; refused where no one can answer), schedules the uploads with progress
+ * on stderr, and prints each task id on stdout (or as JSON) in list order.
+ * Returns each part's task in its latest state, or undefined for --dry-run.
  */
-export async function submitAndReport(ctx: Context, prepared: PreparedSubmission, flags: SubmitFlags): Promise<UploadResult[] | undefined> {
+export async function submitAndReport(
+  ctx: Context,
+  prepared: PreparedSubmission,
+  flags: SubmitFlags,
+  follow: ScheduleFlags = {},
+): Promise<UploadResult[] | undefined> {
   const { printer } = ctx;
   const limits = await ctx.limits();
   const priceMicros = (await ctx.prices())[prepared.product];
@@ -39,15 +66,59 @@ export async function submitAndReport(ctx: Context, prepared: PreparedSubmission
     dryRun: flags.dryRun,
     maxCostUsd: flags.maxCost,
   };
+  const journal = await ctx.journal();
+  let progress: SubmitProgress | undefined;
+  const schedule = async (uploads: readonly PlannedUpload[]): Promise<ScheduleSettings> => {
+    const pollIntervalMs = await pollInterval(ctx, follow.interval);
+    progress = await createSubmitProgress(ctx, uploads, pollIntervalMs);
+    const staging = follow.staged
+      ? await Staging.open(
+          join(journal.dir, "staging"),
+          uploads.map((upload) => upload.idempotencyKey),
+          journal,
+          ctx.now,
+        )
+      : undefined;
+    if (staging) follow.staged?.(staging);
+    const client = await ctx.client();
+    const fetchDeps = {
+      client,
+      sleep: ctx.sleep,
+      signal: ctx.signal,
+      onRestart: (error: Error) => ctx.printer.note(brokeOff(error)),
+      onWait: (taskId: string, ms: number) => ctx.printer.note(notPublished(taskId, ms)),
+    };
+    // --timeout bounds the whole command: the schedule gets what is left of it.
+    const timeoutMs = ctx.deadline.remainingMs();
+    return {
+      pollIntervalMs,
+      untilFinished: Boolean(follow.wait),
+      ...(timeoutMs === undefined ? {} : { timeoutMs, timeoutSeconds: ctx.deadline.seconds }),
+      resumeCommand: commandLine(ctx.argv),
+      waitResumes: !staging,
+      onEvent: (event) => progress?.onEvent(event),
+      ...(staging
+        ? {
+            onSucceeded: async (result: UploadResult) => {
+              await fetchToStaging(fetchDeps, staging, result);
+            },
+          }
+        : {}),
+    };
+  };
   const uploaded = await submitPrepared(
     {
       client: () => ctx.client(),
-      journal: await ctx.journal(),
+      journal,
       installSecret: async () => (await ctx.config()).installSecret(),
       limits,
       priceMicros,
       scope: await ctx.journalScope(),
       now: ctx.now,
+      sleep: ctx.sleep,
+      random: ctx.random,
+      signal: ctx.signal,
+      schedule,
       onPlan: (plan) => {
         printer.note(`Plan: ${describePlan(plan)}.`);
         for (const line of countryPlanLines(plan, prepared.entry.preparation?.countryGroups)) printer.note(line);
@@ -57,7 +128,7 @@ export async function submitAndReport(ctx: Context, prepared: PreparedSubmission
     },
     prepared,
     options,
-  );
+  ).finally(() => progress?.stop());
   if (flags.dryRun) printer.note("Dry run: nothing was uploaded.");
   return uploaded;
 }

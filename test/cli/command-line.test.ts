@@ -1,0 +1,12 @@
+import { describe, expect, it } from "vitest";
+import { commandLine } from "../../src/cli/command-line.js";
+
+describe("commandLine", () => {
+  it.each([
+    [["submit", "list.csv", "--type", "carrier_batch", "-o", "-"], "bulkcheck submit list.csv --type carrier_batch -o -"],
+    [["submit", "my list.csv", "--column", "it's"], "bulkcheck submit 'my list.csv' --column 'it'\\''s'"],
+    [["submit", "$HOME/*.csv", "--max-cost", "$5"], "bulkcheck submit '$HOME/*.csv' --max-cost '$5'"],
+  ])("quotes %j so that a shell runs it again as it was", (argv, line) => {
+    expect(commandLine(argv)).toBe(line);
+  });
+});

@@ -1,0 +1,184 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { createClient } from "../../src/api/client.js";
+import { InterruptedError, PendingError, ServiceUnavailableError, TaskFailedError } from "../../src/errors.js";
+import { Journal } from "../../src/journal/journal.js";
+import { startSandbox, type Sandbox, type SandboxOptions } from "../../src/sandbox/index.js";
+import { runSchedule, type ScheduleEvent, type ScheduleOptions } from "../../src/tasks/schedule.js";
+import { planUploads } from "../../src/tasks/submit.js";
+import { tempDir } from "../helpers/cli.js";
+import { uploadParts } from "../helpers/upload-parts.js";
+
+const RESUME = "bulkcheck submit list.txt --type carrier_batch";
+const open: Array<{ close(): Promise<void> }> = [];
+afterEach(async () => {
+  await Promise.all(open.splice(0).map((resource) => resource.close()));
+});
+
+/**
+ * A real sandbox and client sharing a clock that moves only when something sleeps,
+ * so that waiting for tasks costs no real time; `schedule` runs the parts of `sizes`.
+ */
+async function setup(options: Partial<SandboxOptions> = {}, journal = new Journal(tempDir())) {
+  const clock = { ms: Date.UTC(2025, 0, 15, 9) };
+  const now = () => clock.ms;
+  const sleep = async (ms: number, signal?: AbortSignal) => {
+    signal?.throwIfAborted();
+    clock.ms += ms;
+    await new Promise((resolve) => setImmediate(resolve));
+  };
+  const sandbox: Sandbox = await startSandbox({ now, minTaskSize: 1, noResultRate: 0, ...options });
+  const client = createClient({ baseUrl: sandbox.url, apiKey: sandbox.apiKey, sleep, now });
+  open.push(client, sandbox);
+  const events: ScheduleEvent[] = [];
+  const chunks = uploadParts([10, 11, 12, 13, 14, 15]);
+  const schedule = async (count: number, extra: Partial<ScheduleOptions> = {}) => {
+    const uploads = await planUploads({
+      chunks: chunks.slice(0, count),
+      product: "carrier_batch",
+      country: "GB",
+      installSecret: "s",
+      journal,
+      scope: { base_url: "http://127.0.0.1", profile: "default" },
+    });
+    return runSchedule({
+      uploads,
+      client,
+      journal,
+      product: "carrier_batch",
+      country: "GB",
+      entry: { base_url: "http://127.0.0.1", profile: "default", source: {} },
+      now,
+      sleep,
+      random: () => 0,
+      maxInFlight: 5,
+      pollIntervalMs: 1000,
+      untilFinished: false,
+      resumeCommand: RESUME,
+      waitResumes: true,
+      onEvent: (event) => events.push(event),
+      ...extra,
+    });
+  };
+  return { sandbox, clock, events, journal, schedule };
+}
+
+const submits = (sandbox: Sandbox) => sandbox.inspect().stats.by_route.submit ?? 0;
+
+describe("runSchedule", () => {
+  it("uploads more parts than the quota of unfinished tasks allows, each waiting for one of its own tasks to finish", async () => {
+    const { sandbox, events, schedule } = await setup({ maxUnfinished: 2 });
+    const results = await schedule(6);
+    expect(results.map((result) => result.upload.index)).toEqual([0, 1, 2, 3, 4, 5]);
+    const tasks = sandbox.inspect().tasks;
+    expect(tasks).toHaveLength(6);
+    expect(new Set(results.map((result) => result.task.id))).toEqual(new Set(tasks.map((task) => task.id)));
+    expect(tasks.map((task) => task.submitted_lines).sort()).toEqual([10, 11, 12, 13, 14, 15]);
+    // Some uploads were refused with 42900 and sent again once there was room.
+    expect(submits(sandbox)).toBeGreaterThan(6);
+    expect(events.filter((event) => event.type === "quota").length).toBeGreaterThan(0);
+  });
+
+  it("with untilFinished, waits for every task and hands each succeeded task over once, as soon as it is seen finished", async () => {
+    const { sandbox, schedule } = await setup({ maxUnfinished: 2 });
+    const handed: string[] = [];
+    const results = await schedule(5, {
+      untilFinished: true,
+      onSucceeded: async (result) => {
+        expect(result.task.status).toBe("success");
+        expect(result.task.result_url).toBeDefined();
+        handed.push(result.task.id);
+      },
+    });
+    expect(results.map((result) => result.task.status)).toEqual(["success", "success", "success", "success", "success"]);
+    expect(handed.sort()).toEqual(results.map((result) => result.task.id).sort());
+    expect(sandbox.inspect().tasks).toHaveLength(5);
+  });
+
+  it("ends on a 42900 when none of its tasks is unfinished, naming the command that carries on", async () => {
+    const { sandbox, schedule } = await setup();
+    sandbox.scriptFaults([{ route: "submit", fault: "42900" }]);
+    const refused = schedule(1);
+    await expect(refused).rejects.toThrow(ServiceUnavailableError);
+    await expect(refused).rejects.toThrow("(42900)");
+    await expect(refused).rejects.toMatchObject({
+      hint: expect.stringContaining(`carries on where this run stopped: ${RESUME}`) as unknown,
+    });
+    expect(sandbox.inspect().tasks).toEqual([]);
+  });
+
+  it("checks the tasks the journal holds instead of uploading their parts again", async () => {
+    const { sandbox, schedule } = await setup();
+    const first = await schedule(3);
+    const before = submits(sandbox);
+    const again = await schedule(3);
+    expect(submits(sandbox)).toBe(before);
+    expect(again.map((result) => [result.task.id, result.replayed])).toEqual(first.map((result) => [result.task.id, true]));
+  });
+
+  it("checks a journalled task again at the next interval when the check fails for a passing reason", async () => {
+    const { sandbox, events, schedule } = await setup();
+    const [first] = await schedule(1);
+    const before = submits(sandbox);
+    sandbox.scriptFaults([{ route: "check", fault: "50300" }]);
+    const [again] = await schedule(1);
+    expect(again!.task.id).toBe(first!.task.id);
+    expect(submits(sandbox)).toBe(before);
+    expect(events.filter((event) => event.type === "check-failed")).toEqual([
+      expect.objectContaining({ taskId: first!.task.id }) as unknown,
+    ]);
+  });
+
+  it("uploads again, under the same key, a part whose journalled task the service does not know", async () => {
+    const journal = new Journal(tempDir());
+    const first = await (await setup({}, journal)).schedule(1);
+    const elsewhere = await setup({}, journal);
+    const again = await elsewhere.schedule(1);
+    expect(again[0]!.task.id).not.toBe(first[0]!.task.id);
+    expect(elsewhere.sandbox.inspect().tasks.map((task) => task.id)).toEqual([again[0]!.task.id]);
+    expect(again[0]!.upload.idempotencyKey).toBe(first[0]!.upload.idempotencyKey);
+  });
+
+  it("gives up at the timeout, with the parts not yet uploaded and the command that carries on", async () => {
+    const { sandbox, schedule } = await setup({ maxUnfinished: 1, numbersPerSecond: 1 });
+    const stopped = schedule(3, { timeoutMs: 5_000 });
+    await expect(stopped).rejects.toThrow(PendingError);
+    await expect(stopped).rejects.toThrow("Stopped after 5s with 2 of 3 part(s) not uploaded yet.");
+    await expect(stopped).rejects.toMatchObject({ hint: `The tasks go on by themselves. Resume with: ${RESUME}` });
+    expect(sandbox.inspect().tasks).toHaveLength(1);
+  });
+
+  it("says to resume with bulkcheck wait when every part is uploaded and nothing else is left to do", async () => {
+    const { schedule } = await setup({ numbersPerSecond: 1 });
+    const stopped = schedule(2, { untilFinished: true, timeoutMs: 5_000 });
+    await expect(stopped).rejects.toThrow(/^Still processing after 5s: [0-9a-f]{32}, [0-9a-f]{32}\.$/);
+    await expect(stopped).rejects.toMatchObject({
+      hint: expect.stringMatching(/Resume with: bulkcheck wait [0-9a-f]{32} [0-9a-f]{32}$/) as unknown,
+    });
+  });
+
+  it("stops when interrupted, saying how to carry on", async () => {
+    const { schedule } = await setup({ numbersPerSecond: 1 });
+    const controller = new AbortController();
+    const stopped = schedule(2, { untilFinished: true, signal: controller.signal, onEvent: () => controller.abort() });
+    await expect(stopped).rejects.toThrow(InterruptedError);
+    await expect(stopped).rejects.toMatchObject({ hint: `Resume with: ${RESUME}` });
+  });
+
+  it("with untilFinished, reports failed tasks once every task has finished, and hands none of them over", async () => {
+    const { sandbox, schedule } = await setup({ failRate: 1 });
+    const handed: string[] = [];
+    const failed = schedule(3, { untilFinished: true, onSucceeded: async (result) => void handed.push(result.task.id) });
+    await expect(failed).rejects.toThrow(TaskFailedError);
+    await expect(failed).rejects.toThrow("3 task(s) failed");
+    expect(handed).toEqual([]);
+    expect(sandbox.inspect().tasks.every((task) => task.status === "failed")).toBe(true);
+  });
+
+  it("tolerates a check that fails for a passing reason, and tries it again at the next interval", async () => {
+    const { sandbox, events, schedule } = await setup();
+    sandbox.scriptFaults([{ route: "check", fault: "50300" }]);
+    const results = await schedule(1, { untilFinished: true });
+    expect(results[0]!.task.status).toBe("success");
+    expect(events.filter((event) => event.type === "check-failed")).toHaveLength(1);
+  });
+});
