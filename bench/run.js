@@ -4,7 +4,8 @@
 // everything to bench/results.json. Needs a build (`npm run build`), curl, and for the
 // validate reference Debian's python3-phonenumbers (apt-get install python3-phonenumbers).
 //   npm run bench              all of them
-//   npm run bench -- upload    only the named ones (prepare, validate, upload, download, xlsx, startup, sandbox, dedup, hostile)
+//   npm run bench -- upload    only the named ones (prepare, validate, upload, download, xlsx, xlsx-input, startup, sandbox,
+//                              dedup, hostile)
 import { execFileSync } from "node:child_process";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { availableParallelism, cpus, loadavg, totalmem } from "node:os";
@@ -29,6 +30,7 @@ const BENCHES = {
   upload: async () => (await import("./upload-bench.js")).run(),
   download: async () => (await import("./download-bench.js")).run(),
   xlsx: async () => (await import("./xlsx-bench.js")).run(),
+  "xlsx-input": async () => (await import("./xlsx-input-bench.js")).run(),
   startup: async () => (await import("./startup-bench.js")).run(),
   sandbox: async () => script("sandbox-bench.js"),
   dedup: async () => script("dedup-bench.js"),
@@ -39,7 +41,7 @@ const BENCHES = {
 function headlines(results) {
   const rows = [];
   const add = (what, measured, reference, target) => rows.push([what, measured, reference ?? "", target ?? ""]);
-  const { prepare, validate: v, upload, download, xlsx, startup, sandbox, dedup, hostile } = results;
+  const { prepare, validate: v, upload, download, xlsx, "xlsx-input": xlsxInput, startup, sandbox, dedup, hostile } = results;
   if (prepare)
     add(
       "prepareList 500k messy CSV",
@@ -98,6 +100,18 @@ function headlines(results) {
         `${c.xlsx.whole_s} s, ${c.xlsx.peak_rss_mb} MB (${c.xlsx.output_mb} MB file)`,
         `as CSV ${c.csv.whole_s} s, ${c.csv.peak_rss_mb} MB`,
         "streamed: peak RSS flat in the row count",
+      );
+    }
+  }
+  if (xlsxInput) {
+    const { csv } = xlsxInput.cases;
+    for (const shape of ["inline", "shared"]) {
+      const c = xlsxInput.cases[shape];
+      add(
+        `validate ${xlsxInput.rows} rows .xlsx (${shape} strings)`,
+        `${c.wall_s} s, ${c.peak_rss_mb} MB (${c.file_mb} MB file)`,
+        `as CSV ${csv.wall_s} s, ${csv.peak_rss_mb} MB`,
+        "peak RSS ≤ 500 MB",
       );
     }
   }

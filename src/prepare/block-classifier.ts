@@ -1,6 +1,7 @@
 import { classifyCell, type CellClass, type Classification, type ClassifyOptions } from "./classify.js";
 import { identifierKey } from "./identifier-key.js";
-import { RecordReader, type TextBlock } from "../csv/record-reader.js";
+import { RecordReader, type CellBatch, type TextBlock } from "../csv/record-reader.js";
+import type { ListPiece } from "./row-reader.js";
 import { duplicateReason, type RowClassifier } from "./row-classifier.js";
 import type { RowTally } from "./summary.js";
 
@@ -44,11 +45,15 @@ const CLASS_MASK = 0x07;
 const FLAGS = { spreadsheetExpanded: 0x08, voteNational: 0x10, voteInternational: 0x20, ambiguous: 0x40, national: 0x80 } as const;
 const SEPARATOR = "\0";
 
+/** Classifies a piece of the list, whichever kind it is (see ListPiece). */
+export function classifyPiece(piece: ListPiece, settings: BlockSettings): ClassifiedBlock {
+  return "text" in piece ? classifyBlock(piece, settings) : classifyCells(piece, settings);
+}
+
 /**
  * Parses a block of complete records (a RecordReader started on the block's
  * first line reads exactly the rows the whole file holds there) and classifies
- * each row's phone cell with classifyCell. Pure; worker threads and the
- * in-thread path both run this, so they cannot disagree.
+ * each row's phone cell with classifyCells.
  */
 export function classifyBlock(block: TextBlock, settings: BlockSettings): ClassifiedBlock {
   const reader = new RecordReader(settings.delimiter, block.firstLine);
@@ -57,6 +62,14 @@ export function classifyBlock(block: TextBlock, settings: BlockSettings): Classi
   const tail = reader.endCells(settings.column);
   lines.push(...tail.lines);
   cells.push(...tail.cells);
+  return classifyCells({ lines, cells }, settings);
+}
+
+/**
+ * Classifies each phone cell with classifyCell. Pure; worker threads and the
+ * in-thread path both run this, so they cannot disagree.
+ */
+export function classifyCells({ lines, cells }: CellBatch, settings: BlockSettings): ClassifiedBlock {
   const out: ClassifiedBlock = {
     lines: Int32Array.from(lines),
     codes: new Uint8Array(cells.length),
@@ -151,8 +164,12 @@ export function admitBlock(block: ClassifiedBlock, classifier: RowClassifier, vi
     }
     if (row.class === "kept") {
       const key = Number.isNaN(block.keys[i]) ? block.longKeys[long++]![1] : block.keys[i]!;
-      const firstLine = classifier.admitKept(key, row.line);
-      if (firstLine !== undefined) {
+      const excluded = classifier.belowMin(key);
+      const firstLine = excluded === undefined ? classifier.admitKept(key, row.line) : undefined;
+      if (excluded !== undefined) {
+        row.class = "below_min_task";
+        row.reason = excluded;
+      } else if (firstLine !== undefined) {
         row.class = "duplicate";
         row.reason = duplicateReason(firstLine);
       }

@@ -1,21 +1,19 @@
 import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { Worker } from "node:worker_threads";
-import { classifyBlock, type BlockSettings, type ClassifiedBlock } from "./block-classifier.js";
-import type { TextBlock } from "../csv/record-reader.js";
+import { classifyPiece, type BlockSettings, type ClassifiedBlock } from "./block-classifier.js";
+import type { ListPiece } from "./row-reader.js";
 
-/** Classifies blocks, in this thread or in worker threads; the answers are the same either way. */
+/** Classifies pieces of a list, in this thread or in worker threads; the answers are the same either way. */
 export interface BlockPool {
-  classify(block: TextBlock): Promise<ClassifiedBlock>;
+  classify(piece: ListPiece): Promise<ClassifiedBlock>;
   /** Worker threads started so far (0 while everything runs in-thread). */
   readonly threads: number;
   close(): Promise<void>;
 }
 
-/** A request to a worker: a block of complete records and its tag. */
-export interface BlockRequest extends TextBlock {
-  id: number;
-}
+/** A request to a worker: a piece of the list and its tag. */
+export type BlockRequest = ListPiece & { id: number };
 
 type Pending = { resolve: (block: ClassifiedBlock) => void; reject: (error: unknown) => void };
 type PoolWorker = { worker: Worker; pending: Map<number, Pending> };
@@ -30,7 +28,7 @@ export function workerScript(): URL | undefined {
 }
 
 /**
- * Hands each block to the least busy of `threads` workers, or classifies it in
+ * Hands each piece to the least busy of `threads` workers, or classifies it in
  * this thread when `threads` is 0. Callers await results in the order they need
  * them; the pool does not reorder.
  */
@@ -42,14 +40,14 @@ export function createBlockPool(settings: BlockSettings, threads: number): Block
   const workers: PoolWorker[] = [];
   let nextId = 0;
   return {
-    classify(block) {
-      if (script === undefined) return Promise.resolve(classifyBlock(block, settings));
+    classify(piece) {
+      if (script === undefined) return Promise.resolve(classifyPiece(piece, settings));
       if (workers.length === 0) for (let i = 0; i < threads; i++) workers.push(startWorker(script, settings));
       const target = workers.reduce((a, b) => (b.pending.size < a.pending.size ? b : a));
       const id = nextId++;
       return new Promise<ClassifiedBlock>((resolve, reject) => {
         target.pending.set(id, { resolve, reject });
-        const request: BlockRequest = { id, ...block };
+        const request: BlockRequest = { id, ...piece };
         target.worker.postMessage(request);
       });
     },

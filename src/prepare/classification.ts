@@ -5,7 +5,8 @@ import type { CountryCode } from "libphonenumber-js/max";
  * caller that sees every row; a single cell is one of the others.
  */
 export type CellClass = "kept" | "blank" | "invalid" | "no_code" | "other_country";
-export type RowClass = CellClass | "duplicate";
+/** `below_min_task`: under `--country auto`, a number of a country with too few numbers for a task of its own. */
+export type RowClass = CellClass | "duplicate" | "below_min_task";
 
 /** The two ways to read a bare digit string: as `+` and the digits, or as a national number of the task country. */
 export type DigitsReading = "international" | "national";
@@ -17,6 +18,11 @@ export interface ClassifyOptions {
   requireCountryCode?: boolean;
   /** Class regions that share the task's calling code (GG/JE/IM under +44) as `other_country`. */
   strictRegion?: boolean;
+  /**
+   * `--country auto`: keep every valid number whatever its country (each is checked in a task
+   * of its own country); `country` then only reads the numbers written nationally.
+   */
+  anyRegion?: boolean;
   /** How to read an ambiguous bare digit string (valid both ways, as different numbers); default `international`. */
   digitsAs?: DigitsReading;
 }

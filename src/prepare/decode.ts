@@ -25,11 +25,13 @@ export class UndecodableText extends Error {
 }
 
 const EXPORT_HINT = "Export the list as CSV UTF-8 (or Excel's Unicode text) and try again.";
+const XLS_HINT = "Open it in Excel and save it as Excel Workbook (.xlsx) or CSV UTF-8 (without a password), then try again.";
 
-/** File signatures people pass by mistake, with what to say about them. */
-const SIGNATURES: ReadonlyArray<{ bytes: readonly number[]; what: string }> = [
-  { bytes: [0x50, 0x4b, 0x03, 0x04], what: "a ZIP archive or an Excel workbook (.xlsx)" },
-  { bytes: [0xd0, 0xcf, 0x11, 0xe0], what: "an old Excel workbook (.xls)" },
+/** File signatures people pass by mistake, with what to say about them (an .xlsx is read before text is decoded). */
+const SIGNATURES: ReadonlyArray<{ bytes: readonly number[]; what: string; hint?: string }> = [
+  { bytes: [0x50, 0x4b, 0x03, 0x04], what: "a ZIP archive" },
+  // OLE2: Excel 97–2003 workbooks, and password-protected .xlsx files, which Excel wraps the same way.
+  { bytes: [0xd0, 0xcf, 0x11, 0xe0], what: "an old Excel workbook (.xls) or a password-protected one", hint: XLS_HINT },
   { bytes: [0x89, 0x50, 0x4e, 0x47], what: "a PNG image" },
   { bytes: [0x25, 0x50, 0x44, 0x46, 0x2d], what: "a PDF document" },
   { bytes: [0x1f, 0x8b], what: "a gzip archive" },
@@ -58,7 +60,7 @@ export async function decodeText(bytes: AsyncIterable<Uint8Array>, name: string,
   for (const signature of SIGNATURES) {
     if (signature.bytes.every((byte, i) => head[i] === byte)) {
       await iterator.return?.();
-      throw new InputRejectedError(`${name} is ${signature.what}, not a text list.`, { hint: EXPORT_HINT });
+      throw new InputRejectedError(`${name} is ${signature.what}, not a text list.`, { hint: signature.hint ?? EXPORT_HINT });
     }
   }
   const [encoding, bomLength] = withByteOrderMark(requested, head);

@@ -6,6 +6,8 @@ import { headerScore } from "./header-names.js";
 const DELIMITERS = [",", ";", "\t", "|"] as const;
 const SNIFF_CHARS = 64 * 1024;
 const SNIFF_RECORDS = 100;
+/** Data records read ahead to choose the phone column by content. */
+export const SAMPLE_ROWS = 200;
 
 /**
  * Finds the field delimiter from the start of the file: the candidate that splits

@@ -103,6 +103,7 @@ function place(phone: ParsedDigits, options: ClassifyOptions, national: boolean)
   const identifier = identifierOf(phone);
   const country = options.country;
   if (country === undefined) return { class: "kept", identifier };
+  if (options.anyRegion) return national ? { class: "kept", identifier, national } : { class: "kept", identifier };
   const region = phone.country;
   if (phone.callingCode !== callingCodeOf(country)) {
     const where = region === undefined ? `+${phone.callingCode}` : `+${phone.callingCode} (${region})`;

@@ -68,6 +68,25 @@ export async function openSource(file: string | ListFile): Promise<OpenedSource>
   }
 }
 
+const ZIP_SIGNATURE = Buffer.from([0x50, 0x4b, 0x03, 0x04]);
+
+/**
+ * Whether a file starts as a zip archive does (an .xlsx is one), judged by its first
+ * bytes; false when it cannot be read (openSource then says why).
+ */
+export async function startsLikeZip(path: string): Promise<boolean> {
+  let handle: FileHandle | undefined;
+  try {
+    handle = await open(path, "r");
+    const { buffer, bytesRead } = await handle.read(Buffer.alloc(ZIP_SIGNATURE.length), 0, ZIP_SIGNATURE.length, 0);
+    return bytesRead === ZIP_SIGNATURE.length && buffer.equals(ZIP_SIGNATURE);
+  } catch {
+    return false;
+  } finally {
+    await handle?.close();
+  }
+}
+
 function extensionOf(name: string): string {
   return extname(basename(name)).slice(1).toLowerCase();
 }

@@ -7,12 +7,13 @@ import { admitBlock, type ClassifiedBlock } from "./block-classifier.js";
 import { createBlockPool, type BlockPool } from "./block-pool.js";
 import { classifyCell, type Classification, type ClassifyOptions, type DigitsReading } from "./classify.js";
 import { chooseColumn, type ColumnChoice } from "./column.js";
+import { countCountries, countryGroups, splitByCountry } from "./country-groups.js";
 import { listFile, type ListFile } from "./input-source.js";
 import { classifyOptionsOf, type PrepareOptions } from "./prepare-options.js";
 import { RejectsWriter } from "./rejects-writer.js";
 import { createRowClassifier, type RowClassifier } from "./row-classifier.js";
 import { openRows, type KnownDialect, type ListFormat, type RowSource } from "./row-reader.js";
-import { LIBPHONENUMBER_VERSION, type PreparationSettings } from "./settings.js";
+import { LIBPHONENUMBER_VERSION, type CountryGroupsRecord, type PreparationSettings } from "./settings.js";
 import { countRow, emptySummary, type PrepareSummary } from "./summary.js";
 import { UploadSpool, type UploadChunk, type UploadTarget } from "./upload-writer.js";
 
@@ -21,7 +22,7 @@ export interface PrepareResult {
   /** The phone column (0-based index) and how it was chosen, for the CLI to report on stderr. */
   column: ColumnChoice;
   format: ListFormat;
-  /** The upload file(s), in order; one (possibly empty) file unless the list was split. */
+  /** The upload file(s), in order; one (possibly empty) file unless the list was split (by size, or by country: CountryChunk). */
   chunks: UploadChunk[];
   settings: PreparationSettings;
 }
@@ -52,15 +53,16 @@ export async function prepareList(options: PrepareOptions): Promise<PrepareResul
     const first = await preparePass(file, options, { ...classifyOptions, digitsAs: options.digitsAs ?? "international" }, outputs);
     const { votes, total } = first.summary.ambiguous;
     const digitsAs: DigitsReading = options.digitsAs ?? (votes.national > votes.international ? "national" : "international");
-    const result =
+    let result =
       digitsAs === "national" && options.digitsAs === undefined && total > 0
         ? await preparePass(file, options, { ...classifyOptions, digitsAs }, outputs, first)
         : first;
+    if (options.countryTasks) result = await byCountry(file, options, { ...classifyOptions, digitsAs }, outputs, result);
     const ambiguous = result.summary.ambiguous;
     ambiguous.resolved_by = options.digitsAs === undefined ? "convention" : "flag";
     ambiguous[digitsAs] = ambiguous.total;
     result.summary.encoding = result.format.encoding;
-    result.summary.encoding_source = options.encoding === undefined ? "detected" : "forced";
+    result.summary.encoding_source = options.encoding === undefined || result.format.kind === "xlsx" ? "detected" : "forced";
     result.settings.digitsAs = digitsAs;
     if (options.rejectsStream && outputs.rejectsPath) {
       await pipeline(createReadStream(outputs.rejectsPath), options.rejectsStream, { end: false });
@@ -69,6 +71,30 @@ export async function prepareList(options: PrepareOptions): Promise<PrepareResul
   } finally {
     await rm(work, { recursive: true, force: true });
   }
+}
+
+/**
+ * `--country auto`: the kept numbers' countries are counted; when a country has too few
+ * numbers for a task, the list is read once more with the grouping known, so those rows
+ * are `below_min_task` (in the summary and the rejects, not in the upload); then the
+ * upload list is split into one list per country. The grouping goes into the settings,
+ * so a join and retry-failed read the rows the same way.
+ */
+async function byCountry(
+  file: ListFile,
+  options: PrepareOptions,
+  classifyOptions: ClassifyOptions,
+  outputs: PassOutputs,
+  earlier: PrepareResult,
+): Promise<PrepareResult> {
+  const [list] = earlier.chunks;
+  const groups = countryGroups(await countCountries(list!.path), options.countryTasks!);
+  const result =
+    Object.keys(groups.belowMin).length > 0 ? await preparePass(file, options, classifyOptions, outputs, earlier, groups) : earlier;
+  result.settings.countryGroups = groups;
+  result.summary.below_min_task ??= 0;
+  result.chunks = await splitByCountry(result.chunks[0]!, outputs.upload, groups.maxTaskSize);
+  return result;
 }
 
 interface PassOutputs {
@@ -83,10 +109,16 @@ async function preparePass(
   classifyOptions: ClassifyOptions,
   outputs: PassOutputs,
   earlier?: PrepareResult,
+  countryGroups?: CountryGroupsRecord,
 ): Promise<PrepareResult> {
   const known: Partial<KnownDialect> = earlier
-    ? { delimiter: earlier.format.delimiter, hasHeader: earlier.format.hasHeader, encoding: earlier.format.encoding }
-    : { encoding: options.encoding };
+    ? {
+        delimiter: earlier.format.delimiter,
+        hasHeader: earlier.format.hasHeader,
+        encoding: earlier.format.encoding,
+        sheet: earlier.format.sheet,
+      }
+    : { encoding: options.encoding, sheet: options.sheet };
   const rows = await openRows(file, known);
   let pool: BlockPool | undefined;
   let rejects: RejectsWriter | undefined;
@@ -102,7 +134,7 @@ async function preparePass(
         isNumber: (cell) => isValidNumber(classifyCell(cell, classifyOptions)),
         sourceName: rows.name,
       });
-    const settings = settingsOf(classifyOptions, column, rows.format);
+    const settings = { ...settingsOf(classifyOptions, column, rows.format), ...(countryGroups ? { countryGroups } : {}) };
     const spool = await UploadSpool.create(outputs.upload);
     upload = spool;
     const classifier = createRowClassifier(settings, (key) => spool.add(key));
@@ -115,9 +147,9 @@ async function preparePass(
       keepValues: rejects !== undefined,
     };
     pool = createBlockPool(blockSettings, options.workers ?? 0);
-    await classifyRows({ rows, pool, classifier, summary, rejects, upload: spool, onProgress: options.onProgress });
+    await classifyRows({ rows, column: column.index, pool, classifier, summary, rejects, upload: spool, onProgress: options.onProgress });
     await rejects?.close();
-    const chunks = await spool.finish(options.maxTaskSize);
+    const chunks = await spool.finish(options.countryTasks ? undefined : options.maxTaskSize);
     upload = undefined;
     return { summary, column, format: rows.format, chunks, settings };
   } finally {
@@ -130,6 +162,7 @@ async function preparePass(
 
 interface RowLoop {
   rows: RowSource;
+  column: number;
   pool: BlockPool;
   classifier: RowClassifier;
   summary: PrepareSummary;
@@ -139,10 +172,10 @@ interface RowLoop {
 }
 
 /**
- * Reads the file as blocks of complete records and hands them to the pool,
- * keeping a few in flight so reading here overlaps parsing and classifying in
- * the workers; results are admitted strictly in file order, which is what makes
- * duplicates and line numbers deterministic whatever the thread count.
+ * Reads the file as pieces (blocks of complete records, or a workbook's cells) and
+ * hands them to the pool, keeping a few in flight so reading here overlaps parsing
+ * and classifying in the workers; results are admitted strictly in file order, which
+ * is what makes duplicates and line numbers deterministic whatever the thread count.
  */
 async function classifyRows(loop: RowLoop): Promise<void> {
   const inFlight: Array<Promise<ClassifiedBlock>> = [];
@@ -155,9 +188,9 @@ async function classifyRows(loop: RowLoop): Promise<void> {
     await loop.upload.flush();
     loop.onProgress?.(loop.summary.rows_read);
   };
-  for await (const block of loop.rows.blocks()) {
-    if (block.text === "") continue;
-    const result = loop.pool.classify(block);
+  for await (const piece of loop.rows.pieces(loop.column)) {
+    if ("text" in piece ? piece.text === "" : piece.cells.length === 0) continue;
+    const result = loop.pool.classify(piece);
     // A failing worker rejects all its blocks at once; the first is rethrown when settled, the rest must not go unhandled.
     result.catch(() => undefined);
     inFlight.push(result);
@@ -176,9 +209,11 @@ function settingsOf(options: ClassifyOptions, column: ColumnChoice, format: List
     ...(options.country === undefined ? {} : { country: options.country }),
     requireCountryCode: options.requireCountryCode ?? false,
     strictRegion: options.strictRegion ?? false,
+    ...(options.anyRegion ? { anyRegion: true } : {}),
     ...(options.digitsAs === undefined ? {} : { digitsAs: options.digitsAs }),
     column: column.name === undefined ? { index: column.index } : { index: column.index, name: column.name },
     ...(format.delimiter === undefined ? {} : { delimiter: format.delimiter }),
+    ...(format.sheet === undefined ? {} : { sheet: format.sheet }),
     hasHeader: format.hasHeader,
     encoding: format.encoding,
     libphonenumber: { version: LIBPHONENUMBER_VERSION, metadata: "max" },

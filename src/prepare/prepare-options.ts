@@ -15,20 +15,30 @@ export interface PrepareOptions {
   requireCountryCode?: boolean;
   /** Class regions sharing the task's calling code (GG/JE/IM under +44) as `other_country`. */
   strictRegion?: boolean;
+  /** `--country auto`: keep valid numbers of every country; `country` (--default-country) only reads national ones. */
+  anyRegion?: boolean;
   /**
    * How to read bare digit strings valid both with their calling code and as a
    * national number (two different numbers); default: as most of the list's
    * unambiguous bare cells are written, and with the calling code on a tie.
    */
   digitsAs?: DigitsReading;
-  /** Read the list in this encoding; default: its byte-order mark's, UTF-8 when valid, else Windows-1252. */
+  /** Read the list in this encoding; default: its byte-order mark's, UTF-8 when valid, else Windows-1252. Not for a workbook. */
   encoding?: TextEncoding;
+  /** The sheet of an Excel workbook to read: its name, or its number from 1; default: the first visible sheet. */
+  sheet?: string;
   /** Directory for the upload file(s), created if missing; a new temp directory when neither this nor uploadPath is given. */
   outputDir?: string;
   /** One explicit upload file (validate -o). When split, the parts are named after it. Not together with outputDir. */
   uploadPath?: string;
   /** Split the kept list into balanced files of at most this many numbers; default: one file. */
   maxTaskSize?: number;
+  /**
+   * With anyRegion (`submit --country auto`): one upload list per country, split above
+   * maxTaskSize; a country with fewer numbers than minTaskSize is left out, its rows
+   * `below_min_task`. Replaces maxTaskSize.
+   */
+  countryTasks?: { minTaskSize: number; maxTaskSize: number };
   /** Write every row not in the upload to this CSV (`line,value,class,reason`). */
   rejectsPath?: string;
   /** Or to this stream (stdout), once preparation is complete; it is not ended. */
@@ -62,6 +72,9 @@ export function classifyOptionsOf(options: PrepareOptions): ClassifyOptions {
   if (options.rejectsPath !== undefined && options.rejectsStream !== undefined) {
     throw new UsageError("Give either a rejects file or a rejects stream, not both.");
   }
+  if (options.countryTasks !== undefined && !options.anyRegion) {
+    throw new UsageError("Tasks by country are for lists of every country (--country auto).");
+  }
   if (options.digitsAs !== undefined && options.digitsAs !== "international" && options.digitsAs !== "national") {
     throw new UsageError(`Digits are read as "international" or "national" (got ${JSON.stringify(options.digitsAs)}).`);
   }
@@ -69,5 +82,6 @@ export function classifyOptionsOf(options: PrepareOptions): ClassifyOptions {
     ...(options.country === undefined ? {} : { country: options.country }),
     requireCountryCode: options.requireCountryCode ?? false,
     strictRegion: options.strictRegion ?? false,
+    ...(options.anyRegion ? { anyRegion: true } : {}),
   };
 }

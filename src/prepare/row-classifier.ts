@@ -1,6 +1,8 @@
 import { classifyCell, type Classification, type ClassifyOptions, type RowClass } from "./classify.js";
 import { identifierKey, type IdentifierKey } from "./identifier-key.js";
+import { belowMinCheck } from "./country-groups.js";
 import { IdentifierSet } from "./identifier-set.js";
+import type { PreparationSettings } from "./settings.js";
 
 /** One row's outcome: the cell's classification, with duplicates decided. */
 export interface RowResult extends Omit<Classification, "class"> {
@@ -20,6 +22,8 @@ export interface RowClassifier {
    * when this is the first (and it is now recorded).
    */
   admitKept(key: IdentifierKey, line: number): number | undefined;
+  /** Under `--country auto`, why a kept number is `below_min_task` (checked before admitKept), else undefined. */
+  belowMin(key: IdentifierKey): string | undefined;
 }
 
 /**
@@ -32,11 +36,15 @@ export interface RowClassifier {
  * gets each kept identifier once, in first-seen order (preparation writes the
  * upload file from it).
  */
-export function createRowClassifier(settings: ClassifyOptions, onFirstSeen?: (key: IdentifierKey) => void): RowClassifier {
+export function createRowClassifier(
+  settings: ClassifyOptions & Pick<PreparationSettings, "countryGroups">,
+  onFirstSeen?: (key: IdentifierKey) => void,
+): RowClassifier {
   const options: ClassifyOptions = {
     ...(settings.country === undefined ? {} : { country: settings.country }),
     requireCountryCode: settings.requireCountryCode ?? false,
     strictRegion: settings.strictRegion ?? false,
+    ...(settings.anyRegion ? { anyRegion: true } : {}),
     // Settings journalled before ambiguous digit strings were decided read them with their calling code.
     digitsAs: settings.digitsAs ?? "international",
   };
@@ -46,9 +54,13 @@ export function createRowClassifier(settings: ClassifyOptions, onFirstSeen?: (ke
     if (firstLine === undefined) onFirstSeen?.(key);
     return firstLine;
   };
+  const belowMinReason = belowMinCheck(settings.countryGroups);
+  const belowMin = (key: IdentifierKey) => belowMinReason?.(key);
   const admit = (cell: Classification, line: number): RowResult => {
     if (cell.class !== "kept") return cell;
     const identifier = cell.identifier!;
+    const excluded = belowMin(identifier);
+    if (excluded !== undefined) return { class: "below_min_task", identifier, reason: excluded };
     const firstLine = admitKept(identifierKey(identifier), line);
     if (firstLine === undefined) return cell;
     return { class: "duplicate", identifier, firstLine, reason: duplicateReason(firstLine) };
@@ -57,6 +69,7 @@ export function createRowClassifier(settings: ClassifyOptions, onFirstSeen?: (ke
     classify: (cell, line) => admit(classifyCell(cell, options), line),
     admit,
     admitKept,
+    belowMin,
   };
 }
 

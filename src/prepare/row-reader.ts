@@ -1,18 +1,25 @@
 import { decodeText, undecodableError, UndecodableText, type TextEncoding } from "./decode.js";
 import { detectEncoding } from "./detect-encoding.js";
-import { detectHeader, sniffDelimiter, sniffLineEnding } from "./dialect.js";
-import { openSource, type ListFile } from "./input-source.js";
+import { detectHeader, SAMPLE_ROWS, sniffDelimiter, sniffLineEnding } from "./dialect.js";
+import { openSource, startsLikeZip, type ListFile } from "./input-source.js";
 import { CsvSyntaxError } from "../csv/errors.js";
 import { countLineBreaks, lineEndAfter } from "../csv/record-boundaries.js";
-import { RecordReader, type SourceRecord, type TextBlock } from "../csv/record-reader.js";
+import { RecordReader, type CellBatch, type SourceRecord, type TextBlock } from "../csv/record-reader.js";
+import { InputRejectedError } from "../errors.js";
 import { unreadableList } from "./csv-errors.js";
 
 export interface ListFormat {
-  /** `csv` when fields are split on a delimiter (with RFC 4180 quoting), `txt` for one value per line. */
-  kind: "txt" | "csv";
+  /**
+   * `csv` when fields are split on a delimiter (with RFC 4180 quoting), `txt` for one
+   * value per line, `xlsx` for a sheet of an Excel workbook.
+   */
+  kind: "txt" | "csv" | "xlsx";
   delimiter?: string;
   hasHeader: boolean;
+  /** The text's encoding; `utf8` for a workbook, whose text is Unicode whatever its bytes. */
   encoding: TextEncoding;
+  /** The sheet read, for a workbook. */
+  sheet?: string;
 }
 
 /** A dialect decided earlier (stored in PreparationSettings), to read the same file the same way again. */
@@ -22,12 +29,20 @@ export interface KnownDialect {
   hasHeader: boolean;
   /** The encoding to read in; detected (detectEncoding) when absent. */
   encoding?: TextEncoding;
+  /** For a workbook: the sheet's name, or its number from 1 (default: the first visible sheet). */
+  sheet?: string;
 }
 
 /**
+ * A piece of the list to classify, which any thread can take: complete records as text
+ * (parsed where they are classified), or a workbook's phone cells, already read.
+ */
+export type ListPiece = TextBlock | CellBatch;
+
+/**
  * An opened list. Its records can be read once, either as whole records
- * (`batches`/`rows`) or as text blocks for another thread to parse (`blocks`);
- * both see the same rows and line numbers.
+ * (`batches`/`rows`) or as pieces for classification (`pieces`); both see the same
+ * rows and line numbers.
  */
 export interface RowSource {
   name: string;
@@ -47,25 +62,47 @@ export interface RowSource {
   batches(): AsyncGenerator<SourceRecord[], void, undefined>;
   /** The same records one by one. */
   rows(): AsyncGenerator<SourceRecord, void, undefined>;
-  /** The same records as blocks of text, each starting on a record boundary (see RecordReader.pushBlock). */
-  blocks(): AsyncGenerator<TextBlock, void, undefined>;
+  /**
+   * The same records as pieces to classify by their cells of `column` (0-based): blocks of
+   * text, each starting on a record boundary (see RecordReader.pushBlock), or a workbook's cells.
+   */
+  pieces(column: number): AsyncGenerator<ListPiece, void, undefined>;
   /** Releases the file when the rows are not read to the end. */
   close(): Promise<void>;
 }
 
 const SAMPLE_CHARS = 64 * 1024;
-const SAMPLE_ROWS = 200;
 
 /**
- * Opens a list file, finds its encoding (detectEncoding, unless given) and reads
- * its dialect from the first 64 KiB: delimiter, header. Records then stream with
- * flat memory. Preparation and the join back to the source both read rows through
- * here, so they see the same rows, fields and line numbers; pass `known` (from
- * PreparationSettings) to skip the guessing.
+ * Opens a list file: an Excel workbook (known by its content, see workbookSheets) as the
+ * rows of one sheet (openWorkbookRows; its reader is loaded only then), anything else as
+ * text. Preparation and the join back to the source both read rows through here, so they
+ * see the same rows, fields and line numbers; pass `known` (from PreparationSettings) to
+ * skip the guessing.
+ * @throws UsageError for `known.sheet` when the file is no workbook.
  */
 export async function openRows(file: string | ListFile, known?: Partial<KnownDialect>): Promise<RowSource> {
+  const listed = typeof file === "string" ? { path: file, name: file } : file;
+  if (await startsLikeZip(listed.path)) {
+    const { workbookSheets } = await import("./workbook-sheets.js");
+    const sheets = await workbookSheets(listed.path, listed.name);
+    if (sheets) return (await import("./workbook-rows.js")).openWorkbookRows(listed, sheets, known);
+  }
+  if (known?.sheet !== undefined) {
+    throw new InputRejectedError(`${listed.name} is not an Excel workbook, so it has no sheet "${known.sheet}".`, {
+      hint: "Pass --sheet only with an .xlsx workbook.",
+    });
+  }
+  return openText(listed, known);
+}
+
+/**
+ * A text list: finds its encoding (detectEncoding, unless given) and reads its dialect
+ * from the first 64 KiB: delimiter, header. Records then stream with flat memory.
+ */
+async function openText(file: ListFile, known?: Partial<KnownDialect>): Promise<RowSource> {
   // A file that cannot be read fails detection; openSource then says why, in the user's words.
-  const encoding = known?.encoding ?? (await detectEncoding(typeof file === "string" ? file : file.path).catch(() => "utf8" as const));
+  const encoding = known?.encoding ?? (await detectEncoding(file.path).catch(() => "utf8" as const));
   const opened = await openSource(file);
   const decoded = await decodeText(opened.bytes, opened.name, encoding);
   const chunks = decoded.chunks;
@@ -146,7 +183,7 @@ export async function openRows(file: string | ListFile, known?: Partial<KnownDia
       async *rows() {
         for await (const batch of batches()) yield* batch;
       },
-      blocks: () =>
+      pieces: () =>
         stream(
           (text) => records.pushBlock(text),
           () => records.endBlock(),

@@ -14,6 +14,10 @@ export interface PreparationSettings {
   country?: CountryCode;
   requireCountryCode: boolean;
   strictRegion: boolean;
+  /** `--country auto`: every valid number kept whatever its country; `country` is then --default-country. */
+  anyRegion?: boolean;
+  /** `--country auto`: how the kept numbers were grouped into one task per country (see groupByCountry). */
+  countryGroups?: CountryGroupsRecord;
   /** How the list's ambiguous bare digit strings were read (by --digits-as or its convention); absent in older journals: `international`. */
   digitsAs?: DigitsReading;
   /** The phone column: 0-based index, and its header name when there is a header. */
@@ -22,8 +26,18 @@ export interface PreparationSettings {
   delimiter?: string;
   hasHeader: boolean;
   encoding: TextEncoding;
+  /** The sheet read, by name, when the list was an Excel workbook. */
+  sheet?: string;
   /** Validity changes with the metadata, so identifiers are only reproducible with the same version. */
   libphonenumber: { version: string; metadata: "max" };
+}
+
+/** What the journal keeps of a grouping by country, so a join and retry-failed redo it exactly. */
+export interface CountryGroupsRecord {
+  minTaskSize: number;
+  maxTaskSize: number;
+  /** Countries with fewer numbers than minTaskSize, and their numbers: their rows are `below_min_task`, not submitted. */
+  belowMin: Record<string, number>;
 }
 
 /** The installed libphonenumber-js version, read from its package.json. */

@@ -29,7 +29,7 @@ export interface AmbiguousSummary {
 /**
  * Counts of a prepared list. The `_cnt` names and `submitted_lines`/`kept` mirror
  * the service's task fields. Invariant: kept + invalid_cnt + no_code_cnt +
- * other_country_cnt + duplicate_cnt + blank = rows_read.
+ * other_country_cnt + duplicate_cnt + blank (+ below_min_task) = rows_read.
  */
 export interface PrepareSummary {
   /** Data rows read (a header row is not one). */
@@ -42,6 +42,8 @@ export interface PrepareSummary {
   other_country_cnt: number;
   duplicate_cnt: number;
   blank: number;
+  /** Under `--country auto` only: rows of countries with too few numbers for a task of their own. */
+  below_min_task?: number;
   /** Kept rows written in national format that got the task country's code. */
   national_normalised: number;
   /** Kept rows per region sharing the task's calling code (GG, JE, IM under +44). */
@@ -84,6 +86,7 @@ export function addSummaries(summaries: readonly PrepareSummary[]): PrepareSumma
   total.ambiguous.resolved_by = first?.ambiguous.resolved_by ?? "convention";
   for (const summary of summaries) {
     for (const field of COUNTS) total[field] += summary[field];
+    if (summary.below_min_task !== undefined) total.below_min_task = (total.below_min_task ?? 0) + summary.below_min_task;
     for (const [region, n] of Object.entries(summary.shared_code_regions)) {
       total.shared_code_regions[region] = (total.shared_code_regions[region] ?? 0) + n;
     }
@@ -138,6 +141,9 @@ export function countRow(summary: PrepareSummary, row: Readonly<RowTally>): void
       break;
     case "duplicate":
       summary.duplicate_cnt++;
+      break;
+    case "below_min_task":
+      summary.below_min_task = (summary.below_min_task ?? 0) + 1;
       break;
     case "kept":
       summary.kept++;

@@ -13,6 +13,8 @@ export interface UploadChunk {
   bytes: number;
   /** Hex SHA-256 of the file's bytes; the CLI derives the chunk's idempotency key from it. */
   sha256: string;
+  /** Under `--country auto`: the country whose task checks these numbers. */
+  country?: string;
 }
 
 /** Where upload files go: one named file (split files are named after it), or a directory and a base name. */

@@ -13,6 +13,8 @@ export interface SummaryTable {
 export interface XlsxOptions {
   /** Columns (by header name) whose exact `true`/`false` values become boolean cells. Default: `activated`. */
   booleanColumns?: readonly string[];
+  /** The first columns are text whatever their name (a join's source columns, before the result's). Default 0. */
+  textColumns?: number;
   /** The Summary sheet's tables, asked for once every row is written (the counts are known then). None: no Summary sheet. */
   summary?: () => readonly SummaryTable[];
   /** Name of the rows' sheet (default "Results"); rows past a sheet's room continue on "Results 2" and so on. */
@@ -43,7 +45,8 @@ export function renderXlsx(table: AsyncIterable<readonly string[]>, options: Xls
 async function assemble(zip: yazl.ZipFile, output: Readable, rows: RowReader, options: XlsxOptions): Promise<void> {
   const header = (await rows.next()) ?? [];
   const booleans = new Set(options.booleanColumns ?? ["activated"]);
-  const format = new RowFormat(header.map((name) => booleans.has(name)));
+  const textColumns = options.textColumns ?? 0;
+  const format = new RowFormat(header.map((name, column) => column >= textColumns && booleans.has(name)));
   const base = options.sheetName ?? "Results";
   const sheetRows = options.sheetRows ?? MAX_SHEET_ROWS;
   const names: string[] = [];

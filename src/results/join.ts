@@ -2,10 +2,12 @@ import type { Writable } from "node:stream";
 import { once } from "node:events";
 import { byteOrderMark, encodeText } from "../csv/encodings.js";
 import { csvText } from "../csv/write.js";
-import { openRows } from "../prepare/row-reader.js";
+import type { SourceRecord } from "../csv/record-reader.js";
+import { openRows, type RowSource } from "../prepare/row-reader.js";
 import { createRowClassifier } from "../prepare/row-classifier.js";
 import type { PreparationSettings } from "../prepare/settings.js";
 import type { RowClass } from "../prepare/classify.js";
+import type { SummaryTable } from "./format-xlsx.js";
 
 /** What each source row became, in the `bulkcheck_status` column. */
 export type JoinStatus = "checked" | "no_result" | Exclude<RowClass, "kept">;
@@ -23,6 +25,10 @@ export interface JoinInput {
   results: { columns: readonly string[]; byIdentifier: ReadonlyMap<string, readonly string[]> };
   out: Writable;
   signal?: AbortSignal;
+  /** `csv` (the default): the source's own text format; `xlsx`: an Excel workbook. */
+  format?: "csv" | "xlsx";
+  /** For `xlsx`: the Summary sheet's tables, given the join's counts (default: the rows by status). */
+  summarySheet?: (summary: JoinSummary) => readonly SummaryTable[];
 }
 
 export interface JoinSummary {
@@ -34,75 +40,83 @@ export interface JoinSummary {
   prefix: string;
 }
 
+/** A source row and what the join adds after its columns: `identifier`, the result columns, `bulkcheck_status`. */
+export interface JoinedRow {
+  record: SourceRecord;
+  tail: readonly string[];
+}
+
+/** The source as the join reads it, and its rows with what they matched. */
+export interface JoinSource {
+  rows: RowSource;
+  /** The columns the join adds, named as written (see addedColumnNames). */
+  added: readonly string[];
+  /** Fields of the widest row, to pad short rows to so the added columns line up under their header. */
+  width: number;
+  joined: () => AsyncGenerator<JoinedRow[], void, undefined>;
+}
+
 /**
- * Writes the source's rows in their original order and form (each record's own
- * text, the file's delimiter, line ends, encoding and byte-order mark) followed by `identifier`, the
- * product's result columns and `bulkcheck_status`. Each row's identifier is
- * recomputed exactly as preparation computed it, so `07400 123456` finds the
- * result of `447400123456`; a duplicate gets its first occurrence's result. The
- * source is streamed a second time; only the result map is held in memory.
- * A source without a header gets one (`column_1`…, or `phone` for a plain list),
+ * Writes the source's rows in their original order followed by `identifier`, the
+ * product's result columns and `bulkcheck_status`. Each row's identifier is recomputed
+ * exactly as preparation computed it, so `07400 123456` finds the result of
+ * `447400123456`; a duplicate gets its first occurrence's result. The source is
+ * streamed a second time; only the result map is held in memory.
+ *
+ * As CSV, a text source comes back in its original form (each record's own text, the
+ * file's delimiter, line ends, encoding and byte-order mark), and a workbook's sheet as
+ * UTF-8 CSV of its cells' text. As xlsx (see joinWorkbook), every source value is a text
+ * cell. A source without a header gets one (`column_1`…, or `phone` for a plain list),
  * so the result columns are named.
  */
 export async function joinResults(input: JoinInput): Promise<JoinSummary> {
+  const { source, summary } = await openJoinSource(input);
+  try {
+    if (input.format === "xlsx") {
+      const { joinWorkbook } = await import("./join-xlsx.js");
+      await joinWorkbook(source, input, summary);
+    } else {
+      await joinText(source, input);
+    }
+  } finally {
+    await source.rows.close();
+  }
+  return summary;
+}
+
+async function openJoinSource(input: JoinInput): Promise<{ source: JoinSource; summary: JoinSummary }> {
   const { settings } = input;
   const rows = await openRows(input.sourcePath, {
     ...(settings.delimiter === undefined ? {} : { delimiter: settings.delimiter }),
     hasHeader: settings.hasHeader,
     encoding: settings.encoding,
+    ...(settings.sheet === undefined ? {} : { sheet: settings.sheet }),
   });
   const classifier = createRowClassifier(settings);
-  const delimiter = settings.delimiter ?? ",";
-  const eol = rows.lineEnding;
   const empty = input.results.columns.map(() => "");
-  // Short rows are padded so the result columns line up under their header.
-  const width = rows.header?.fields.length ?? rows.columnCount;
   const { names: addedColumns, prefix } = addedColumnNames(rows.header?.fields ?? [], input.results.columns);
   const summary: JoinSummary = {
     rows: 0,
-    byStatus: { checked: 0, no_result: 0, invalid: 0, no_code: 0, other_country: 0, duplicate: 0, blank: 0 },
+    byStatus: { checked: 0, no_result: 0, invalid: 0, no_code: 0, other_country: 0, duplicate: 0, blank: 0, below_min_task: 0 },
     addedColumns,
     prefix,
   };
-  // Quoted like the source: every field when its header quotes every field, otherwise only where needed.
-  const csv = { delimiter, lineEnd: eol, quoteAll: Boolean(rows.header && isFullyQuoted(rows.header.raw, delimiter)) };
-  const fields = (values: readonly string[]) => csvText([values], csv);
-  // The source's rows go back in the encoding they came in, so its own columns are byte for byte what they were.
-  const write = async (text: string | Buffer) => {
-    const bytes = typeof text === "string" ? encodeText(text, settings.encoding) : text;
-    if (!input.out.write(bytes)) await once(input.out, "drain", { signal: input.signal });
-  };
-  try {
-    await write(byteOrderMark(settings.encoding));
-    await write(
-      rows.header
-        ? rows.header.raw + delimiter + fields(addedColumns)
-        : fields([...defaultHeader(rows.columnCount, settings.delimiter === undefined), ...addedColumns]),
-    );
+  async function* joined(): AsyncGenerator<JoinedRow[], void, undefined> {
     for await (const batch of rows.batches()) {
       input.signal?.throwIfAborted();
-      let text = "";
-      for (const record of batch) {
+      yield batch.map((record) => {
         const outcome = classifier.classify(record.fields[settings.column.index] ?? "", record.line);
         const found = outcome.identifier === undefined ? undefined : input.results.byIdentifier.get(outcome.identifier);
         const status: JoinStatus = outcome.class === "kept" ? (found ? "checked" : "no_result") : outcome.class;
-        const values = outcome.class === "kept" || outcome.class === "duplicate" ? (found ?? empty) : empty;
-        const identifier = outcome.class === "kept" || outcome.class === "duplicate" ? outcome.identifier! : "";
-        const tail = [identifier, ...values, status];
-        // A plain list's line is a value to quote; a CSV record's text is written back unchanged.
-        text +=
-          settings.delimiter === undefined
-            ? fields([record.raw, ...tail])
-            : record.raw + delimiter.repeat(Math.max(0, width - record.fields.length)) + delimiter + fields(tail);
+        const matched = outcome.class === "kept" || outcome.class === "duplicate";
         summary.rows++;
         summary.byStatus[status]++;
-      }
-      await write(text);
+        return { record, tail: [matched ? outcome.identifier! : "", ...(matched ? (found ?? empty) : empty), status] };
+      });
     }
-  } finally {
-    await rows.close();
   }
-  return summary;
+  const source = { rows, added: addedColumns, width: rows.header?.fields.length ?? rows.columnCount, joined };
+  return { source, summary };
 }
 
 /**
@@ -118,8 +132,44 @@ export function addedColumnNames(sourceHeader: readonly string[], resultColumns:
   return { names: added.map((name) => prefix + name), prefix };
 }
 
-function defaultHeader(columns: number, plainList: boolean): string[] {
-  return plainList ? ["phone"] : Array.from({ length: columns }, (_, i) => `column_${i + 1}`);
+/** The header a source without one gets: `phone` for a plain list, `column_1`… otherwise. */
+export function defaultHeader(rows: RowSource): string[] {
+  return rows.format.kind === "txt" ? ["phone"] : Array.from({ length: rows.columnCount }, (_, i) => `column_${i + 1}`);
+}
+
+/** The join as text: a text source's records written back unchanged, in its encoding (see joinResults). */
+async function joinText({ rows, added, width, joined }: JoinSource, input: JoinInput): Promise<void> {
+  const { encoding } = input.settings;
+  const delimiter = rows.format.delimiter ?? ",";
+  const plainList = rows.format.kind === "txt";
+  // Quoted like the source: every field when its header quotes every field, otherwise only where needed.
+  const csv = { delimiter, lineEnd: rows.lineEnding, quoteAll: Boolean(rows.header && isFullyQuoted(rows.header.raw, delimiter)) };
+  const fields = (values: readonly string[]) => csvText([values], csv);
+  // The source's rows go back in the encoding they came in, so its own columns are byte for byte what they were.
+  const write = async (text: string | Buffer) => {
+    const bytes = typeof text === "string" ? encodeText(text, encoding) : text;
+    if (!input.out.write(bytes)) await once(input.out, "drain", { signal: input.signal });
+  };
+  await write(byteOrderMark(encoding));
+  await write(rows.header ? rows.header.raw + delimiter + fields(added) : fields([...defaultHeader(rows), ...added]));
+  for await (const batch of joined()) {
+    let text = "";
+    for (const { record, tail } of batch) {
+      // A plain list's line is a value to quote; a CSV record's text (a sheet row's, as CSV) is written back unchanged.
+      text += plainList
+        ? fields([record.raw, ...tail])
+        : record.raw + delimiter.repeat(Math.max(0, width - Math.max(1, record.fields.length))) + delimiter + fields(tail);
+    }
+    await write(text);
+  }
+}
+
+/** The join's rows by `bulkcheck_status`, as a table of an xlsx Summary sheet. */
+export function statusTable(summary: JoinSummary): SummaryTable {
+  return {
+    heading: [JOIN_STATUS_COLUMN, "Rows"],
+    rows: [...Object.entries(summary.byStatus), ["Rows written", summary.rows] as const],
+  };
 }
 
 function isFullyQuoted(raw: string, delimiter: string): boolean {

@@ -3,13 +3,15 @@ import type { Writable } from "node:stream";
 import { UsageError } from "../errors.js";
 import { LIBPHONENUMBER_VERSION, type PreparationSettings } from "../prepare/settings.js";
 import { AtomicFile } from "../results/atomic-file.js";
-import { joinResults, type JoinSummary } from "../results/join.js";
+import { joinResults, statusTable, type JoinSummary } from "../results/join.js";
 import { readResults, resultMap } from "../results/read-results.js";
 import { TempFiles } from "../results/temp-files.js";
 import type { ServiceType } from "../spec/products.js";
 import type { Task } from "../spec/task.js";
+import { billing } from "./billing.js";
 import { productOf, type DownloadDeps } from "./download.js";
 import { openTaskResult, withTransferRetries } from "./fetch-result.js";
+import { runTable } from "./summary-sheet.js";
 import { checkJoinSource } from "./join-source.js";
 
 export interface JoinDeps extends DownloadDeps {
@@ -24,6 +26,10 @@ export interface JoinTarget {
   path: string;
   /** Replace a file that exists. */
   force: boolean;
+  /** `csv` (default): the source's own text format; `xlsx`: an Excel workbook. */
+  format?: "csv" | "xlsx";
+  /** Per-number prices, for what the run cost in an xlsx Summary sheet. */
+  prices?: Record<ServiceType, number>;
   /** Join even with another file than the journalled one, or one changed since the submit (with a warning). */
   acceptChangedSource?: boolean;
   /** The written file's mode (default: kept from a file it replaces, else the umask's). */
@@ -63,7 +69,26 @@ export async function joinTaskResults(deps: JoinDeps, ids: readonly string[], ta
       ),
     deps,
   );
-  const summary = await writeAtomically(target, (out) => joinResults({ sourcePath: target.sourcePath, settings, results, out, signal }));
+  const { prices } = target;
+  const summary = await writeAtomically(target, (out) =>
+    joinResults({
+      sourcePath: target.sourcePath,
+      settings,
+      results,
+      out,
+      signal,
+      format: target.format ?? "csv",
+      summarySheet: (joined) => [
+        runTable({
+          product: serviceType,
+          tasks,
+          bill: prices && billing(tasks, prices),
+          counts: { checked: joined.byStatus.checked, noResult: joined.byStatus.no_result },
+        }),
+        statusTable(joined),
+      ],
+    }),
+  );
   return { summary, serviceType, tasks };
 }
 

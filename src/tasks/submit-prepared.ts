@@ -4,6 +4,7 @@ import { InputRejectedError, InsufficientBalanceError, InterruptedError } from "
 import type { Journal, JournalScope, SubmitEntry } from "../journal/journal.js";
 import type { ServiceType } from "../spec/products.js";
 import { formatUsd, reservationMicros, usdToMicros } from "./cost.js";
+import { countryPlans, type CountryPlan } from "./country-plan.js";
 import { freshNonce } from "./idempotency.js";
 import { runSchedule, type ScheduleOptions } from "./schedule.js";
 import { planUploads, type Chunk, type PlannedUpload, type UploadResult } from "./submit.js";
@@ -34,6 +35,8 @@ export interface SubmitPlan {
   country: string | undefined;
   priceMicros: number;
   reservationMicros: number;
+  /** `--country auto`: the tasks and cost of each country, in list order. */
+  byCountry?: CountryPlan[];
 }
 
 /** How the uploads are scheduled and whether their tasks are waited for (see runSchedule). */
@@ -81,6 +84,7 @@ export async function submitPrepared(
   const price = deps.priceMicros;
   const numbers = prepared.chunks.reduce((sum, chunk) => sum + chunk.count, 0);
   const estimate = reservationMicros(numbers, price);
+  const byCountry = countryPlans(prepared.chunks, price);
   deps.onPlan?.({
     numbers,
     tasks: prepared.chunks.length,
@@ -88,6 +92,7 @@ export async function submitPrepared(
     country: prepared.country,
     priceMicros: price,
     reservationMicros: estimate,
+    ...(byCountry ? { byCountry } : {}),
   });
   if (options.maxCostUsd !== undefined && estimate > usdToMicros(options.maxCostUsd)) {
     throw new InsufficientBalanceError(

@@ -12,6 +12,8 @@ export interface Chunk {
   count: number;
   bytes: number;
   sha256: string;
+  /** Under `--country auto`: this part's own country, instead of the submission's. */
+  country?: string;
 }
 
 export interface PlannedUpload extends Chunk {
@@ -54,7 +56,7 @@ export async function planUploads(input: PlanInput): Promise<PlannedUpload[]> {
           input.installSecret,
           {
             product: input.product,
-            country: input.country,
+            country: chunk.country ?? input.country,
             contentSha256: chunk.sha256,
             ...(input.retryOf === undefined ? {} : { retryOf: input.retryOf }),
           },
@@ -101,19 +103,20 @@ export interface UploadContext {
  */
 export async function uploadOne(input: UploadContext, upload: PlannedUpload): Promise<UploadResult> {
   const at = () => new Date(input.now()).toISOString();
+  const country = upload.country ?? input.country;
   await input.journal.append({
     type: "submit",
     at: at(),
     idempotency_key: upload.idempotencyKey,
     product: input.product,
-    ...(input.country ? { country: input.country } : {}),
+    ...(country ? { country } : {}),
     ...input.entry,
     chunk: { index: upload.index, of: upload.of, count: upload.count, sha256: upload.sha256 },
   });
   const { task, replayed } = await input.client
     .submitTask({
       serviceType: input.product,
-      ...(input.country ? { country: input.country } : {}),
+      ...(country ? { country } : {}),
       file: upload.path,
       fileName: upload.of === 1 ? "numbers.txt" : `numbers-${upload.index + 1}-of-${upload.of}.txt`,
       idempotencyKey: upload.idempotencyKey,

@@ -26,6 +26,11 @@ function className(field: string): string {
  * charged and refunded, what was excluded and by whom), then the rows' counts.
  */
 export function summarySheet(run: RunFacts, tally: Tally): SummaryTable[] {
+  return [runTable(run), ...tallyTables(tally)];
+}
+
+/** The run as the first table of a Summary sheet (a download's, or a join's). */
+export function runTable(run: RunFacts): SummaryTable {
   const rows: Array<readonly [string, string | number]> = [
     ["Product", run.product],
     ["Tasks", run.tasks.map((task) => task.id).join(" ")],
@@ -37,5 +42,5 @@ export function summarySheet(run: RunFacts, tally: Tally): SummaryTable[] {
     for (const [field, n] of Object.entries(run.bill.excluded)) rows.push([`Excluded by the service: ${className(field)}`, n]);
   }
   for (const [field, n] of Object.entries(run.excluded ?? {})) rows.push([`Excluded before upload: ${className(field)}`, n]);
-  return [{ heading: ["Run", ""], rows }, ...tallyTables(tally)];
+  return { heading: ["Run", ""], rows };
 }

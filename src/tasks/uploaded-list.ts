@@ -9,7 +9,7 @@ import { canonicalServiceType, type ServiceType } from "../spec/products.js";
 import type { Task } from "../spec/task.js";
 import { openTaskResult } from "./fetch-result.js";
 import { retryLineage } from "./lineage.js";
-import { matches, writeSlice, writeWithoutResults } from "./retry-list.js";
+import { matches, writeSlice, writeWithoutResults, type ChunkRecord } from "./retry-list.js";
 import type { Chunk } from "./submit.js";
 
 export interface UploadedListDeps {
@@ -93,6 +93,7 @@ async function rebuildUploadedList(
   dir: string,
 ): Promise<Chunk> {
   const { record, settings, sourcePath } = origin;
+  const { countryGroups } = settings;
   const rootId = lineage.at(-1)!;
   const prepared = await prepareList({
     source: sourcePath,
@@ -102,10 +103,16 @@ async function rebuildUploadedList(
     strictRegion: settings.strictRegion,
     digitsAs: settings.digitsAs ?? "international",
     encoding: settings.encoding,
+    ...(settings.sheet === undefined ? {} : { sheet: settings.sheet }),
+    ...(settings.anyRegion ? { anyRegion: true } : {}),
+    ...(countryGroups ? { countryTasks: { minTaskSize: countryGroups.minTaskSize, maxTaskSize: countryGroups.maxTaskSize } } : {}),
     outputDir: join(dir, `${rootId}-source`),
   });
   deps.onPrepared?.(prepared);
-  let list = await writeSlice(prepared.chunks[0]!.path, record.submit.chunk, join(dir, `${rootId}.txt`));
+  // Grouped by country (--country auto), the task's part is one of the grouping's parts, by its place in the run.
+  let list = countryGroups
+    ? countryPart(prepared.chunks, record.submit.chunk)
+    : await writeSlice(prepared.chunks[0]!.path, record.submit.chunk, join(dir, `${rootId}.txt`));
   if (list === "changed") throw changedSince(sourcePath, rootId);
   for (let step = lineage.length - 2; step >= 0; step--) {
     const [id, parentId] = [lineage[step]!, lineage[step + 1]!];
@@ -115,6 +122,11 @@ async function rebuildUploadedList(
     list = written;
   }
   return list;
+}
+
+function countryPart(parts: readonly Chunk[], chunk: ChunkRecord): Chunk | "changed" {
+  const part = parts[chunk.index];
+  return part !== undefined && parts.length === chunk.of && matches(part, chunk) ? part : "changed";
 }
 
 function changedSince(sourcePath: string, taskId: string): InputRejectedError {

@@ -134,24 +134,38 @@ describe("Excel output", () => {
     expect(summaryPairs(summary!).get("Tasks")).toBe(retryId);
   });
 
-  it("refuses Excel output of a join before anything is uploaded or downloaded", async () => {
+  it("joins a CSV source into a workbook: its fields as text cells, as the CSV join has them, and refuses other formats", async () => {
     const e = await smallTaskSandbox();
-    const crm = e.file("crm.csv", ["name,phone", ...NUMBERS.map((n, i) => `c${i},${n}`)].join("\n") + "\n");
+    const crm = e.file(
+      "crm.csv",
+      ["name,phone,note", ...NUMBERS.map((n, i) => `c${i},${n},${i === 2 ? "=1+1" : "0044"}`)].join("\n") + "\n",
+    );
     const submitted = await e.run(submitAs(crm, "number_validation_batch", "GB", ...WAITING, "--join", "-o", "crm-checked.xlsx"));
-    expect(submitted.code).toBe(2);
-    expect(submitted.stderr).toContain("--join cannot write an Excel workbook yet.");
-    expect(e.state().tasks).toHaveLength(0);
-
-    const id = await finishedTask(e, "number_validation_batch");
-    for (const flags of [
-      ["-o", "crm-checked.Xlsx"],
-      ["--format", "xlsx", "-o", "crm-checked.csv"],
-    ]) {
-      const out = await e.run(["download", id, "--join", crm, ...flags]);
-      expect(out.code).toBe(2);
-      expect(out.stderr).toContain("--join cannot write an Excel workbook yet.");
+    expect(submitted.code, submitted.stderr).toBe(0);
+    const id = submittedIds(submitted.stderr)[0]!;
+    const csv = await e.run(["download", id, "--join", crm, "-o", "crm-checked.csv"]);
+    expect(csv.code, csv.stderr).toBe(0);
+    const expected = asCells(parseDelimited(readFileSync(join(e.dir, "crm-checked.csv"), "utf8")));
+    for (const flags of [[], ["-o", "again.Xlsx"], ["--format", "xlsx", "-o", "again.bin"]]) {
+      const path = flags.length === 0 ? "crm-checked.xlsx" : flags.at(-1)!;
+      if (flags.length > 0) expect((await e.run(["download", id, "--join", crm, ...flags])).code).toBe(0);
+      const [results, summary] = await readWorkbook(join(e.dir, path));
+      expect(results!.rows).toEqual(expected);
+      expect(results!.formulas).toBe(0);
+      // "0044" and "=1+1" stay text; only `activated` holds booleans.
+      expect(new Set(results!.kinds.slice(1).flatMap((row) => row.slice(0, 3)))).toEqual(new Set(["string"]));
+      expect(summaryPairs(summary!).get("Rows written")).toBe(NUMBERS.length);
     }
-    expect(existsSync(join(e.dir, "crm-checked.Xlsx")) || existsSync(join(e.dir, "crm-checked.csv"))).toBe(false);
+
+    const requests = e.state().stats.requests;
+    const tsv = await e.run(["download", id, "--join", crm, "--format", "tsv", "-o", "crm.tsv"]);
+    expect(tsv.code).toBe(2);
+    expect(tsv.stderr).toContain("--join writes the source file's own format; drop --format.");
+    const tty = await e.run(["download", id, "--join", crm, "--format", "xlsx"], { tty: true });
+    expect(tty.code).toBe(2);
+    expect(tty.stderr).toContain("--format xlsx writes an Excel workbook, which a terminal cannot show.");
+    expect(e.state().stats.requests).toBe(requests);
+    expect(existsSync(join(e.dir, "crm.tsv"))).toBe(false);
   });
 
   it("keeps values that look like formulas or numbers as text, and hostile names exactly", async () => {

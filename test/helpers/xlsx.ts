@@ -50,3 +50,35 @@ export async function readWorkbook(source: string | Buffer): Promise<SheetConten
 export function summaryPairs(sheet: SheetContent): Map<string, string | number | boolean> {
   return new Map(sheet.rows.filter((row) => row[0] !== "").map((row) => [String(row[0]), row[1] ?? ""]));
 }
+
+/** A cell to write: a value exceljs writes as Excel would (numbers typed, text as shared strings), with an optional number format. */
+export type CellSpec = ExcelJS.CellValue | { value: ExcelJS.CellValue; numFmt: string };
+
+export interface SheetSpec {
+  name: string;
+  /** Rows from row 1; `undefined` leaves the row out of the sheet, as Excel does for a row never filled. */
+  rows: ReadonlyArray<ReadonlyArray<CellSpec> | undefined>;
+  hidden?: boolean;
+}
+
+/** Writes a workbook with exceljs's (non-streaming) writer, which stores cells as Excel does. */
+export async function writeWorkbook(path: string, sheets: readonly SheetSpec[]): Promise<string> {
+  const workbook = new ExcelJS.Workbook();
+  for (const spec of sheets) {
+    const sheet = workbook.addWorksheet(spec.name, spec.hidden ? { state: "hidden" } : {});
+    spec.rows.forEach((cells, r) => {
+      if (cells === undefined) return;
+      cells.forEach((spec, c) => {
+        const cell = sheet.getCell(r + 1, c + 1);
+        if (spec !== null && typeof spec === "object" && "numFmt" in spec) {
+          cell.value = spec.value;
+          cell.numFmt = spec.numFmt;
+        } else {
+          cell.value = spec;
+        }
+      });
+    });
+  }
+  await workbook.xlsx.writeFile(path);
+  return path;
+}

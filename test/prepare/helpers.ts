@@ -27,7 +27,8 @@ export async function listFile(name: string, content: string | Uint8Array): Prom
 /** The accounting invariant every preparation must keep. */
 export function expectAccounted(summary: PrepareSummary): void {
   const { kept, invalid_cnt, no_code_cnt, other_country_cnt, duplicate_cnt, blank, rows_read, submitted_lines } = summary;
-  expect(kept + invalid_cnt + no_code_cnt + other_country_cnt + duplicate_cnt + blank).toBe(rows_read);
+  const belowMin = summary.below_min_task ?? 0;
+  expect(kept + invalid_cnt + no_code_cnt + other_country_cnt + duplicate_cnt + blank + belowMin).toBe(rows_read);
   expect(submitted_lines).toBe(rows_read - blank);
 }
 

@@ -152,7 +152,8 @@ describe("prepareList encodings and line ends", () => {
       /not UTF-8 text \(bad bytes on line 3\)/,
     ],
     ["a PNG image", Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13]), /is a PNG image, not a text list/],
-    ["an Excel workbook", Buffer.from([0x50, 0x4b, 0x03, 0x04, 20, 0, 6, 0, 8, 0]), /Excel workbook \(\.xlsx\)/],
+    ["a broken zip archive", Buffer.from([0x50, 0x4b, 0x03, 0x04, 20, 0, 6, 0, 8, 0]), /is a ZIP archive, not a text list/],
+    ["an old Excel workbook", Buffer.from([0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1]), /is an old Excel workbook \(\.xls\)/],
     [
       "UTF-16 without a BOM",
       Buffer.from("phone\n07400 100001\n", "utf16le"),

@@ -1,4 +1,3 @@
-import { UsageError } from "../../errors.js";
 import { Command } from "../commander.js";
 import type { Context, Invoke } from "../context.js";
 import { readIds } from "../read-ids.js";
@@ -27,6 +26,7 @@ export function downloadCommand(invoke: Invoke, run = downloadRun) {
       examples([
         "bulkcheck download $ID -o results.csv",
         "bulkcheck download $ID --join crm.csv -o crm-checked.csv",
+        "bulkcheck download $ID --join crm.xlsx -o crm-checked.xlsx",
         "bulkcheck download $ID --format jsonl | jq .",
         "bulkcheck download $ID -o results.xlsx --report report.html",
       ]),
@@ -42,17 +42,14 @@ export async function downloadRun(ctx: Context, ids: string[], options: Download
     await downloadToOutput(ctx, taskIds, options);
     return;
   }
-  const { refuseXlsxJoin } = await import("./shared/output-format.js");
-  refuseXlsxJoin(options);
-  if (options.format !== undefined && options.format !== "csv") {
-    throw new UsageError("--join writes the source file's own format; drop --format.");
-  }
+  const { joinFormat } = await import("./shared/output-format.js");
+  const format = joinFormat(ctx, options);
   const { checkReportFlags } = await import("./shared/report-flags.js");
   checkReportFlags(ctx, options);
   const reporting = options.report === undefined ? undefined : await import("./shared/report-output.js");
   // The join re-reads the source with libphonenumber-js (~90 ms to load): only --join pays for it.
   const { joinToOutput } = await import("./shared/join-output.js");
-  await joinToOutput(ctx, taskIds, { ...options, join: options.join });
+  await joinToOutput(ctx, taskIds, { ...options, join: options.join, format });
   // The join does not count rows by result column: the report reads the results once more.
   await reporting?.reportFromResults(ctx, taskIds, options.report, options.force);
 }

@@ -79,7 +79,8 @@ async function retryOne(ctx: Context, task: { client: ApiClient; id: string; dir
     ctx,
     {
       product: origin.product,
-      country: origin.settings.country,
+      // Under --country auto each task has its own country; the settings' is the one national numbers were read in.
+      country: origin.settings.anyRegion ? origin.record.submit.country : origin.settings.country,
       chunks: [retry],
       entry: { source: origin.record.submit.source, preparation: origin.settings, retry_of: task.id },
     },

@@ -14,6 +14,7 @@ import {
   examples,
   formatOption,
   requestTimeoutOption,
+  sheetOption,
   threadsOption,
   timeoutOption,
 } from "./shared/help.js";
@@ -29,16 +30,21 @@ export interface SubmitOptions extends PreparationFlags, SubmitFlags, AfterUploa
 export function submitCommand(invoke: Invoke, run = submitRun) {
   return new Command("submit")
     .description("prepare a list locally and submit it as one or more tasks")
-    .argument("<file>", "list to check (.txt, .csv, .tsv), or - for stdin")
+    .argument("<file>", "list to check (.txt, .csv, .tsv, .xlsx), or - for stdin")
     .requiredOption(
       "--type <service_type>",
       "product: number_validation_batch, number_activity_batch, number_high_value_batch, number_ecommerce_batch, carrier_batch",
     )
-    .option("--country <CC>", "ISO 3166-1 country of the numbers (optional only for carrier_batch)")
-    .option("--column <name|index>", "phone column of a CSV (name, or 1-based index)")
+    .option(
+      "--country <CC>",
+      "ISO 3166-1 country of the numbers (optional only for carrier_batch), or auto: one task per country of a mixed list",
+    )
+    .option("--default-country <CC>", "with --country auto: the country of numbers written without their country code")
+    .option("--column <name|index>", "phone column of a CSV or workbook (name, or 1-based index)")
     .option("--require-country-code", "exclude numbers written without their country code, as the service does")
     .option("--strict-region", "exclude regions that only share the calling code (e.g. GG/JE/IM for GB)")
     .option("--rejects <file>", "write every excluded row to this CSV (- for stdout; task ids then go to stderr)")
+    .addOption(sheetOption())
     .addOption(digitsAsOption())
     .addOption(encodingOption())
     .addOption(threadsOption())
@@ -62,6 +68,7 @@ export function submitCommand(invoke: Invoke, run = submitRun) {
         "bulkcheck submit list.csv --type carrier_batch --country GB",
         "ID=$(bulkcheck submit list.txt --type number_validation_batch --country GB --yes)",
         "bulkcheck submit crm.csv --type number_activity_batch --country GB --wait --join -o checked.csv",
+        "bulkcheck submit crm.xlsx --type number_activity_batch --country auto --default-country GB --dry-run",
       ]),
     )
     .action((file, options, cmd) => invoke(cmd, (ctx) => run(ctx, file, options)));
@@ -77,12 +84,12 @@ export function submitCommand(invoke: Invoke, run = submitRun) {
 export async function submitRun(ctx: Context, file: string, options: SubmitOptions): Promise<void> {
   // Loaded when the run starts, not with the command tree: preparation loads
   // libphonenumber-js, and submitting derives keys (node:crypto).
-  const { checkRejectsToStdout, countryFromFlag, prepareFromFlags, printPreparationSummary, productFromFlag } =
-    await import("./shared/preparation.js");
+  const { checkRejectsToStdout, prepareFromFlags, printPreparationSummary, productFromFlag } = await import("./shared/preparation.js");
+  const { countryChoice } = await import("./shared/country-choice.js");
   const { submitAndReport } = await import("./shared/submission.js");
   const { assertKeyLength } = await import("../../tasks/idempotency.js");
   const product = productFromFlag(options.type);
-  const country = countryFromFlag(options.country, product);
+  const { country, anyRegion } = countryChoice(options, product);
   if (options.idempotencyKey !== undefined) assertKeyLength(options.idempotencyKey);
   checkFlags(ctx, file, options);
   checkRejectsToStdout(options, options.output === "-" ? "-o -" : ctx.globals.json ? "--json" : undefined);
@@ -94,12 +101,22 @@ export async function submitRun(ctx: Context, file: string, options: SubmitOptio
   const staged: { area?: Staging } = {};
   const uploaded = await withTempDir(async (dir) => {
     const { value: prepared, source } = await readSourceFile(sourcePath, () =>
-      prepareFromFlags(ctx, file, options, country, { outputDir: dir, maxTaskSize: limits.maxTaskSize }),
+      prepareFromFlags(ctx, file, options, country, {
+        outputDir: dir,
+        ...(anyRegion
+          ? { anyRegion, countryTasks: { minTaskSize: limits.minTaskSize, maxTaskSize: limits.maxTaskSize } }
+          : { maxTaskSize: limits.maxTaskSize }),
+      }),
     );
     if (!ctx.globals.json) printPreparationSummary(ctx, prepared);
     return submitAndReport(
       ctx,
-      { product, country, chunks: prepared.chunks, entry: { source, preparation: prepared.settings, prepared: prepared.summary } },
+      {
+        product,
+        country: anyRegion ? undefined : country,
+        chunks: prepared.chunks,
+        entry: { source, preparation: prepared.settings, prepared: prepared.summary },
+      },
       options,
       {
         wait: options.wait,

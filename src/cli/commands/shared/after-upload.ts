@@ -3,7 +3,7 @@ import type { OutputFormat } from "../../../results/index.js";
 import type { StagedResults } from "../../../tasks/download.js";
 import type { Context } from "../../context.js";
 import { checkDestination } from "./destination.js";
-import { refuseXlsxJoin, resultFormat } from "./output-format.js";
+import { joinFormat, resultFormat } from "./output-format.js";
 import { checkReportFlags } from "./report-flags.js";
 import { waitAndReport } from "./waiting.js";
 
@@ -32,7 +32,7 @@ export function checkOutputFlags(ctx: Context, flags: AfterUploadFlags): void {
     });
   }
   if (flags.output !== undefined) checkDestination(ctx, flags.output, flags.force);
-  if (flags.join) refuseXlsxJoin(flags);
+  if (flags.join) joinFormat(ctx, flags);
   else if (flags.output !== undefined) resultFormat(ctx, flags);
   if (flags.report !== undefined) checkReportFlags(ctx, flags);
 }
@@ -65,7 +65,7 @@ export async function afterUpload(
   } else if (flags.join && sourcePath) {
     // The join reads the source again with libphonenumber-js: loaded only here.
     const { joinToOutput } = await import("./join-output.js");
-    await joinToOutput(ctx, ids, { ...flags, join: sourcePath }, staged);
+    await joinToOutput(ctx, ids, { ...flags, join: sourcePath, format: joinFormat(ctx, flags) }, staged);
     // The join does not count rows by result column: the report reads the results once more.
     if (flags.report !== undefined) await (await import("./report-output.js")).reportFromResults(ctx, ids, flags.report, flags.force);
   } else {

@@ -43,6 +43,14 @@ export function encodingOption() {
   ).choices(FORCEABLE_ENCODINGS);
 }
 
+/** --sheet of the commands that prepare a list. */
+export function sheetOption() {
+  return new Option(
+    "--sheet <name|n>",
+    "sheet of an Excel workbook to read: its name, or its number from 1 (default: the first visible sheet)",
+  );
+}
+
 /** --timeout of every command that talks to the service: one bound on the whole run. */
 export function timeoutOption() {
   return new Option("--timeout <sec>", "give up after this many seconds, requests in flight included (exit 8)").argParser(parseSeconds);

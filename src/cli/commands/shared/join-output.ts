@@ -14,6 +14,8 @@ export interface JoinFlags {
   join: string;
   output?: string;
   force?: boolean;
+  /** Decided by joinFormat. */
+  format: "csv" | "xlsx";
 }
 
 /**
@@ -36,6 +38,7 @@ export async function joinToOutput(ctx: Context, ids: readonly string[], flags: 
     ...(staged ? { staged } : {}),
     onWait: (taskId: string, ms: number) => ctx.printer.note(notPublished(taskId, ms)),
   };
+  const prices = await ctx.prices();
   const { summary, serviceType, tasks } = await withStagedOutput(ctx, output, (path, mode) =>
     joinTaskResults(deps, ids, {
       sourcePath,
@@ -43,6 +46,8 @@ export async function joinToOutput(ctx: Context, ids: readonly string[], flags: 
       ...(mode === undefined ? {} : { mode }),
       force: toStdout || Boolean(flags.force),
       acceptChangedSource: Boolean(flags.force),
+      format: flags.format,
+      prices,
     }),
   );
   const counts = Object.entries(summary.byStatus)
@@ -57,13 +62,14 @@ export async function joinToOutput(ctx: Context, ids: readonly string[], flags: 
       `The source already has a column named like a result column, so every added column starts with ${summary.prefix}: ${summary.addedColumns.join(", ")}.`,
     );
   }
-  const bill = billing(tasks, await ctx.prices());
+  const bill = billing(tasks, prices);
   const inFile = { checked: summary.byStatus.checked, noResult: summary.byStatus.no_result };
   for (const line of describeBilling(bill, inFile)) ctx.printer.note(line);
   if (ctx.globals.json && !toStdout) {
     ctx.printer.json({
       rows_written: summary.rows,
       path: absolutePath(ctx, output),
+      format: flags.format,
       by_status: summary.byStatus,
       added_columns: summary.addedColumns,
       ...billingJson(bill, inFile),

@@ -33,13 +33,20 @@ export function resultFormat(ctx: Pick<Context, "io" | "globals">, flags: Format
 }
 
 /**
- * The one place that refuses Excel output of a join (--join with --format xlsx or
- * -o *.xlsx), until the join can write a workbook.
+ * The format of a join (--join): an Excel workbook for --format xlsx or `-o *.xlsx`, else
+ * CSV, the source's own text format. Called before any request.
+ * @throws UsageError for any other --format, and for xlsx on a terminal.
  */
-export function refuseXlsxJoin(flags: FormatFlags): void {
-  if (flags.format === "xlsx" || (flags.format === undefined && isXlsxPath(flags.output))) {
-    throw new UsageError("--join cannot write an Excel workbook yet.", {
-      hint: "Write the join as CSV (-o checked.csv), or download the results alone as Excel: bulkcheck download ID -o results.xlsx",
+export function joinFormat(ctx: Pick<Context, "io" | "globals">, flags: FormatFlags): "csv" | "xlsx" {
+  const format = flags.format ?? (isXlsxPath(flags.output) ? "xlsx" : "csv");
+  if (format === "xlsx") {
+    resultFormat(ctx, { ...flags, format });
+    return format;
+  }
+  if (format !== "csv") {
+    throw new UsageError("--join writes the source file's own format; drop --format.", {
+      hint: "Or write the joined rows as an Excel workbook: --format xlsx, or -o FILE.xlsx.",
     });
   }
+  return format;
 }

@@ -11,11 +11,15 @@ import { createProgress } from "../../progress.js";
 
 export interface PreparationFlags {
   country?: string;
+  /** With `--country auto`: the country of the numbers written nationally. */
+  defaultCountry?: string;
   column?: string;
   requireCountryCode?: boolean;
   strictRegion?: boolean;
   digitsAs?: DigitsReading;
   encoding?: ForcedEncoding;
+  /** The sheet of an Excel workbook: a name, or a number from 1. */
+  sheet?: string;
   /** A path, or `-` for stdout. */
   rejects?: string;
   /** Worker threads for classification (default 0: in this thread). */
@@ -60,7 +64,7 @@ export async function prepareFromFlags(
   file: string,
   flags: PreparationFlags,
   country: CountryCode | undefined,
-  output: Pick<PrepareOptions, "uploadPath" | "outputDir" | "maxTaskSize">,
+  output: Pick<PrepareOptions, "uploadPath" | "outputDir" | "maxTaskSize" | "anyRegion" | "countryTasks">,
 ): Promise<PrepareResult> {
   const progress = await createProgress(ctx.printer, ctx.env);
   const started = ctx.now();
@@ -77,6 +81,7 @@ export async function prepareFromFlags(
     strictRegion: Boolean(flags.strictRegion),
     ...(flags.digitsAs === undefined ? {} : { digitsAs: flags.digitsAs }),
     ...(flags.encoding === undefined ? {} : { encoding: flags.encoding }),
+    ...(flags.sheet === undefined ? {} : { sheet: flags.sheet }),
     ...rejectsOutput(ctx, flags.rejects),
     ...(flags.threads === undefined ? {} : { workers: flags.threads }),
     ...(progress.live ? { onProgress } : {}),
@@ -129,11 +134,12 @@ function warnMixedConventions(ctx: Context, { summary }: PrepareResult): void {
   }
 }
 
-/** Says which column of a CSV the numbers were read from, and why that one. */
+/** Says which column of a CSV (or which sheet and column of a workbook) the numbers were read from, and why that one. */
 export function noteColumn(ctx: Context, { column, format }: PrepareResult): void {
-  if (format.kind !== "csv") return;
+  if (format.kind === "txt") return;
   const name = column.name === undefined ? "" : ` "${column.name}"`;
-  ctx.printer.note(`Reading phone numbers from column ${column.index + 1}${name} (chosen by ${describeChoice(column.chosenBy)}).`);
+  const sheet = format.sheet === undefined ? "" : ` of sheet "${format.sheet}"`;
+  ctx.printer.note(`Reading phone numbers from column ${column.index + 1}${name}${sheet} (chosen by ${describeChoice(column.chosenBy)}).`);
 }
 
 function describeChoice(chosenBy: PrepareResult["column"]["chosenBy"]): string {
@@ -170,6 +176,7 @@ export function preparationLines(s: PrepareSummary): string[] {
     ["no_code_cnt", s.no_code_cnt],
     ["other_country_cnt", s.other_country_cnt],
     ["duplicate_cnt", s.duplicate_cnt],
+    ["below_min_task", s.below_min_task ?? 0],
     ["blank", s.blank],
     ["extensions_dropped", s.extensions_dropped],
     ["spreadsheet_expanded", s.spreadsheet_expanded],

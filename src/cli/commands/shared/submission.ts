@@ -11,6 +11,7 @@ import {
   type SubmitPlan,
 } from "../../../tasks/submit-prepared.js";
 import type { PlannedUpload, UploadResult } from "../../../tasks/submit.js";
+import type { CountryGroupsRecord } from "../../../prepare/settings.js";
 import type { Context } from "../../context.js";
 import { canPrompt, confirm, NOTHING_UPLOADED } from "../../prompt.js";
 import { snakeCaseKeys } from "../../json-keys.js";
@@ -118,7 +119,10 @@ export async function submitAndReport(
       random: ctx.random,
       signal: ctx.signal,
       schedule,
-      onPlan: (plan) => printer.note(`Plan: ${describePlan(plan)}.`),
+      onPlan: (plan) => {
+        printer.note(`Plan: ${describePlan(plan)}.`);
+        for (const line of countryPlanLines(plan, prepared.entry.preparation?.countryGroups)) printer.note(line);
+      },
       confirmReservation: flags.yes ? undefined : (micros, balance) => confirmReservation(ctx, micros, balance),
       onTask: (result) => reportTask(ctx, result, prepared, flags),
     },
@@ -146,8 +150,27 @@ async function confirmReservation(ctx: Context, micros: number, balance: number)
 }
 
 function describePlan(plan: SubmitPlan): string {
-  const country = plan.country ? ` for ${plan.country}` : "";
+  const countries = plan.byCountry?.map((each) => each.country).join(", ") ?? plan.country;
+  const country = countries ? ` for ${countries}` : "";
   return `${count(plan.numbers)} numbers in ${plan.tasks} task(s) of ${plan.product}${country}; reservation ${formatUsd(plan.reservationMicros)} at ${formatUsd(plan.priceMicros)} per number (only checked numbers are charged)`;
+}
+
+/**
+ * `--country auto`: each country's tasks and cost, then the countries left out because
+ * they have fewer numbers than a task needs (their rows are `below_min_task`).
+ */
+function countryPlanLines(plan: SubmitPlan, groups: CountryGroupsRecord | undefined): string[] {
+  if (plan.byCountry === undefined) return [];
+  const lines = plan.byCountry.map(
+    (each) =>
+      `  ${each.country}: ${count(each.numbers)} numbers in ${each.tasks} task(s), reservation ${formatUsd(each.reservationMicros)}`,
+  );
+  for (const [country, numbers] of Object.entries(groups?.belowMin ?? {})) {
+    lines.push(
+      `  ${country}: ${count(numbers)} numbers, not submitted (below_min_task: the minimum task size is ${count(groups!.minTaskSize)})`,
+    );
+  }
+  return lines;
 }
 
 /**

@@ -1,0 +1,109 @@
+import { rm } from "node:fs/promises";
+import { createReadStream } from "node:fs";
+import { createInterface } from "node:readline";
+import { parseDigits } from "./digit-parser.js";
+import type { IdentifierKey } from "./identifier-key.js";
+import type { CountryGroupsRecord } from "./settings.js";
+import { UploadSpool, type UploadChunk, type UploadTarget } from "./upload-writer.js";
+
+/** libphonenumber's region of numbers that belong to no country (+800, +808, +870, +881…), which no country's task takes. */
+export const NON_GEOGRAPHIC = "001";
+
+/** A part of an upload list grouped by country: the numbers of one country, checked in a task of that country. */
+export interface CountryChunk extends UploadChunk {
+  country: string;
+}
+
+/**
+ * The country a kept number is checked in under `--country auto`: libphonenumber's region
+ * of the number (+44 1534 is JE, +1 416 is CA), or NON_GEOGRAPHIC.
+ */
+export function countryOfIdentifier(identifier: string): string {
+  return parseDigits("+" + identifier)?.country ?? NON_GEOGRAPHIC;
+}
+
+/** The numbers of each country in an upload list, in the order each country first appears. */
+export async function countCountries(listPath: string): Promise<Map<string, number>> {
+  const counts = new Map<string, number>();
+  for await (const identifier of lines(listPath)) {
+    const country = countryOfIdentifier(identifier);
+    counts.set(country, (counts.get(country) ?? 0) + 1);
+  }
+  return counts;
+}
+
+/**
+ * The grouping of an upload list: the countries with fewer numbers than the service's
+ * minimum task size (and numbers of no country), whose rows are then `below_min_task`.
+ */
+export function countryGroups(
+  counts: ReadonlyMap<string, number>,
+  limits: { minTaskSize: number; maxTaskSize: number },
+): CountryGroupsRecord {
+  const belowMin: Record<string, number> = {};
+  for (const [country, numbers] of counts) {
+    if (numbers < limits.minTaskSize || country === NON_GEOGRAPHIC) belowMin[country] = numbers;
+  }
+  return { minTaskSize: limits.minTaskSize, maxTaskSize: limits.maxTaskSize, belowMin };
+}
+
+/**
+ * Why a kept number is not submitted under a grouping: its country's numbers are too few
+ * for a task (or it has none). Undefined for a number that is submitted.
+ */
+export function belowMinCheck(groups: CountryGroupsRecord | undefined): ((key: IdentifierKey) => string | undefined) | undefined {
+  if (groups === undefined || Object.keys(groups.belowMin).length === 0) return undefined;
+  return (key) => {
+    const country = countryOfIdentifier(String(key));
+    const numbers = groups.belowMin[country];
+    if (numbers === undefined) return undefined;
+    if (country === NON_GEOGRAPHIC) return "number belongs to no country, so no country's task can take it";
+    return `${country} has ${numbers} numbers to check, fewer than the minimum task size of ${groups.minTaskSize}`;
+  };
+}
+
+/**
+ * Splits an upload list into one list per country, countries in the order they first
+ * appear and each list in the upload's order, each split further above `maxTaskSize` into
+ * balanced parts (as UploadSpool splits). The list itself is removed.
+ */
+export async function splitByCountry(list: UploadChunk, target: UploadTarget, maxTaskSize: number): Promise<CountryChunk[]> {
+  const spools = new Map<string, UploadSpool>();
+  try {
+    let pending = 0;
+    for await (const identifier of lines(list.path)) {
+      const country = countryOfIdentifier(identifier);
+      let spool = spools.get(country);
+      if (spool === undefined) {
+        spool = await UploadSpool.create(countryTarget(target, country));
+        spools.set(country, spool);
+      }
+      spool.add(identifier);
+      if (++pending === FLUSH_EVERY) {
+        for (const each of spools.values()) await each.flush();
+        pending = 0;
+      }
+    }
+    const chunks: CountryChunk[] = [];
+    for (const [country, spool] of spools) {
+      for (const chunk of await spool.finish(maxTaskSize)) chunks.push({ ...chunk, country });
+    }
+    spools.clear();
+    await rm(list.path, { force: true });
+    return chunks;
+  } finally {
+    for (const spool of spools.values()) await spool.discard();
+  }
+}
+
+/** Identifiers between flushes of the per-country files: memory stays that of a block of rows. */
+const FLUSH_EVERY = 65_536;
+
+function countryTarget(target: UploadTarget, country: string): UploadTarget {
+  if ("dir" in target) return { dir: target.dir, base: `${target.base}-${country}` };
+  return { file: target.file.replace(/(\.[^./]*)?$/, `-${country}$1`) };
+}
+
+function lines(path: string): AsyncIterable<string> {
+  return createInterface({ input: createReadStream(path), crlfDelay: Infinity });
+}

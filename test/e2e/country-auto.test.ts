@@ -1,0 +1,131 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { allowSmallTasks, parseDelimited } from "../helpers/results-fixtures.js";
+import { e2eSandboxes, lines, submittedIds, WAITING, type E2e } from "../helpers/sandbox.js";
+import { readWorkbook } from "../helpers/xlsx.js";
+
+const sandbox = e2eSandboxes();
+
+const GB = Array.from({ length: 10 }, (_, i) => `+44 7400 ${100_000 + i}`);
+const US = Array.from({ length: 6 }, (_, i) => `+1 212 736 ${String(100 + i).padStart(4, "0")}`);
+const FR = ["+33 6 12 34 56 78", "+33 6 12 34 56 79", "+33 1 42 68 53 00"];
+/** Written nationally: GB's with --default-country GB, else no_code. */
+const NATIONAL_GB = "07400 200000";
+
+/** A CRM export of three countries, interleaved, with a nationally written number and a blank row. */
+function crmRows(): string[][] {
+  const [gb, us, fr] = [[...GB], [...US], [...FR]];
+  const phones: string[] = [];
+  for (const c of "GUGFUGGUGFGUGUGFG") phones.push((c === "G" ? gb : c === "U" ? us : fr).shift()!);
+  phones.push(...gb, ...us);
+  phones.splice(3, 0, NATIONAL_GB);
+  phones.splice(5, 0, "");
+  return [["name", "phone"], ...phones.map((phone, i) => [`c${i}`, phone])];
+}
+
+/** min-task-size 5 leaves FR (3 numbers) out; max-task-size 8 splits GB (11) into two tasks. */
+async function mixedCountrySandbox(): Promise<{ e: E2e; crm: string }> {
+  const e = await sandbox({ minTaskSize: 1, noResultRate: 0.3 });
+  await allowSmallTasks(e, 8);
+  expect((await e.run(["config", "set", "min-task-size", "5"])).code).toBe(0);
+  const crm = e.file(
+    "crm.csv",
+    crmRows()
+      .map((row) => row.join(","))
+      .join("\n") + "\n",
+  );
+  return { e, crm };
+}
+
+const AUTO = ["--type", "number_activity_batch", "--country", "auto"];
+
+describe("submit --country auto", () => {
+  it("shows the plan and cost per country before anything is reserved, with the country below the minimum left out", async () => {
+    const { e, crm } = await mixedCountrySandbox();
+    const plan = await e.run(["submit", crm, ...AUTO, "--default-country", "GB", "--dry-run"]);
+    expect(plan.code, plan.stderr).toBe(0);
+    expect(plan.stderr).toMatch(/^Plan: 17 numbers in 3 task\(s\) of number_activity_batch for GB, US; reservation \$0\.051/m);
+    expect(plan.stderr).toMatch(/^ {2}GB: 11 numbers in 2 task\(s\), reservation \$0\.033$/m);
+    expect(plan.stderr).toMatch(/^ {2}US: 6 numbers in 1 task\(s\), reservation \$0\.018$/m);
+    expect(plan.stderr).toMatch(/^ {2}FR: 3 numbers, not submitted \(below_min_task: the minimum task size is 5\)$/m);
+    expect(plan.stderr).toMatch(/^below_min_task +3$/m);
+    expect(e.state().tasks).toEqual([]);
+    expect(e.state().reserved_micros).toBe(0);
+
+    // Without --default-country the nationally written number has no country to be read in.
+    const noDefault = await e.run(["submit", crm, ...AUTO, "--dry-run"]);
+    expect(noDefault.stderr).toMatch(/^no_code_cnt +1$/m);
+    expect(noDefault.stderr).toMatch(/^ {2}GB: 10 numbers in 2 task\(s\)/m);
+  });
+
+  it("submits one task per country, classes the small country's rows below_min_task, and joins and retries the whole run", async () => {
+    const { e, crm } = await mixedCountrySandbox();
+    const rejects = join(e.dir, "rejects.csv");
+    const submitted = await e.run(["submit", crm, ...AUTO, "--default-country", "GB", "--yes", "--json", "--rejects", rejects]);
+    expect(submitted.code, submitted.stderr).toBe(0);
+    const tasks = lines(submitted.stdout).map((line) => JSON.parse(line) as { id: string; preparation: Record<string, unknown> });
+    expect(tasks).toHaveLength(3);
+    for (const task of tasks) expect(task.preparation).toMatchObject({ rows_read: 21, kept: 17, below_min_task: 3, blank: 1 });
+    const ids = tasks.map((task) => task.id);
+    // One task per country, in list order, each with its own country; GB split in two balanced parts.
+    const created = new Map(e.state().tasks.map((task) => [task.id, task]));
+    expect(created.size).toBe(3);
+    expect(ids.map((id) => [id, created.get(id)?.country, created.get(id)?.submitted_lines])).toEqual([
+      [ids[0], "GB", 6],
+      [ids[1], "GB", 5],
+      [ids[2], "US", 6],
+    ]);
+
+    const rejected = parseDelimited(readFileSync(rejects, "utf8"));
+    const belowMin = rejected.filter((row) => row[2] === "below_min_task");
+    expect(belowMin.map((row) => row[1])).toEqual(FR);
+    for (const row of belowMin) expect(row[3]).toBe("FR has 3 numbers to check, fewer than the minimum task size of 5");
+
+    expect((await e.run(["wait", ...ids, "--interval", "0.2", "--quiet"])).code).toBe(0);
+    const joined = await e.run(["download", ...ids, "--join", crm, "-o", "joined.csv", "--json"]);
+    expect(joined.code, joined.stderr).toBe(0);
+    expect(JSON.parse(joined.stdout)).toMatchObject({ rows_written: 21, by_status: { below_min_task: 3, blank: 1 } });
+    const rows = parseDelimited(readFileSync(join(e.dir, "joined.csv"), "utf8"));
+    const source = crmRows();
+    // Every source row once, in list order, with what became of it.
+    expect(rows.map((row) => row.slice(0, 2))).toEqual(source);
+    const status = rows[0]!.indexOf("bulkcheck_status");
+    const statusOf = (phone: string) => rows.find((row) => row[1] === phone)![status];
+    for (const phone of FR) expect(statusOf(phone)).toBe("below_min_task");
+    for (const phone of [...GB, ...US, NATIONAL_GB]) expect(["checked", "no_result"]).toContain(statusOf(phone));
+    const missing = rows.filter((row) => row[status] === "no_result").length;
+    expect(missing).toBeGreaterThan(0);
+
+    // The same submit again with --wait --join: the service replays the three tasks, and the workbook holds the same rows.
+    const again = await e.run(["submit", crm, ...AUTO, "--default-country", "GB", ...WAITING, "--join", "-o", "joined.xlsx"]);
+    expect(again.code, again.stderr).toBe(0);
+    expect(submittedIds(again.stderr)).toEqual(ids);
+    const [sheet] = await readWorkbook(join(e.dir, "joined.xlsx"));
+    // The workbook's cells are the CSV join's values, `activated` as booleans.
+    const activated = rows[0]!.indexOf("activated");
+    const cells = rows.map((row, r) => row.map((value, c) => (r > 0 && c === activated && value !== "" ? value === "true" : value)));
+    expect(sheet!.rows).toEqual(cells);
+
+    // Retries go to each task's own country, and hold exactly the numbers that got no result.
+    expect((await e.run(["config", "set", "min-task-size", "1"])).code).toBe(0);
+    const retried = await e.run(["retry-failed", ...ids, "--yes", "--json"]);
+    expect(retried.code, retried.stderr).toBe(0);
+    const retries = lines(retried.stdout).map((line) => JSON.parse(line) as { id: string; country: string; total: number });
+    expect(retries.reduce((sum, task) => sum + task.total, 0)).toBe(missing);
+    const countryOf = new Map(e.state().tasks.map((task) => [task.id, task.country]));
+    expect(new Set(retries.map((task) => countryOf.get(task.id)))).toEqual(
+      new Set(rows.filter((row) => row[status] === "no_result").map((row) => (row[1]!.startsWith("+1") ? "US" : "GB"))),
+    );
+  });
+
+  it("is a usage error for carrier_batch, which takes every country without --country, and --default-country needs it", async () => {
+    const { e, crm } = await mixedCountrySandbox();
+    const carrier = await e.run(["submit", crm, "--type", "carrier_batch", "--country", "auto", "--dry-run"]);
+    expect(carrier.code).toBe(2);
+    expect(carrier.stderr).toMatch(/--country auto is for the signal products: carrier_batch already takes numbers of every country/);
+    const alone = await e.run(["validate", crm, "--country", "GB", "--default-country", "GB"]);
+    expect(alone.code).toBe(2);
+    expect(alone.stderr).toMatch(/--default-country goes with --country auto/);
+  });
+});
