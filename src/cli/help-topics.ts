@@ -59,6 +59,9 @@ pending, interrupted, terminated, unexpected).
          else the column whose values parse as numbers
   Text in UTF-8 (with or without BOM), UTF-16 with BOM (Excel's "Unicode
   text"), else windows-1252, or --encoding; CRLF, CR or LF line ends.
+  .xlsx  an Excel workbook (known by its content): the first visible sheet, or
+         --sheet NAME|N; cells as Excel shows them. .xls and .xlsb: save as
+         .xlsx or CSV first.
 
 Output of results (download, submit --wait -o; --format):
   csv    the default: the spec's header and column order, extra columns last

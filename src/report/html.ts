@@ -76,6 +76,7 @@ function preparationSection(model: ReportModel): string {
     ["Excluded: other country", prep.other_country_cnt],
     ["Excluded: duplicate", prep.duplicate_cnt],
     ["Excluded: blank", prep.blank],
+    ...(prep.below_min_task === undefined ? [] : ([["Excluded: country below the minimum task size", prep.below_min_task]] as const)),
   ];
   return `<section id="preparation"><h2>Local preparation</h2><div class="columns">${facts("preparation-table", "Rows of the list", rows)}${service}</div></section>`;
 }

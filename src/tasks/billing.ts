@@ -33,10 +33,15 @@ export function billing(tasks: readonly Task[], prices: Record<ServiceType, numb
   };
 }
 
-/** The rows local preparation kept out of an upload, by class. */
-const LOCAL_EXCLUSIONS = ["invalid_cnt", "no_code_cnt", "other_country_cnt", "duplicate_cnt", "blank"] as const satisfies ReadonlyArray<
-  keyof PrepareSummary
->;
+/** The rows local preparation kept out of an upload, by class (below_min_task only under --country auto). */
+const LOCAL_EXCLUSIONS = [
+  "invalid_cnt",
+  "no_code_cnt",
+  "other_country_cnt",
+  "duplicate_cnt",
+  "blank",
+  "below_min_task",
+] as const satisfies ReadonlyArray<keyof PrepareSummary>;
 
 export type ExcludedBeforeUpload = Partial<Record<(typeof LOCAL_EXCLUSIONS)[number], number>>;
 
@@ -57,7 +62,10 @@ export async function excludedBeforeUpload(
   if (summaries.size === 0) return undefined;
   const totals: ExcludedBeforeUpload = {};
   for (const summary of summaries.values()) {
-    for (const field of LOCAL_EXCLUSIONS) totals[field] = (totals[field] ?? 0) + summary[field];
+    for (const field of LOCAL_EXCLUSIONS) {
+      const rows = summary[field];
+      if (rows !== undefined) totals[field] = (totals[field] ?? 0) + rows;
+    }
   }
   return totals;
 }

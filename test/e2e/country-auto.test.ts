@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
+import { numberOf, parsePage, tableRows } from "../helpers/html.js";
 import { describe, expect, it } from "vitest";
 import { allowSmallTasks, parseDelimited } from "../helpers/results-fixtures.js";
 import { e2eSandboxes, lines, submittedIds, WAITING, type E2e } from "../helpers/sandbox.js";
@@ -85,7 +86,16 @@ describe("submit --country auto", () => {
     expect((await e.run(["wait", ...ids, "--interval", "0.2", "--quiet"])).code).toBe(0);
     const joined = await e.run(["download", ...ids, "--join", crm, "-o", "joined.csv", "--json"]);
     expect(joined.code, joined.stderr).toBe(0);
-    expect(JSON.parse(joined.stdout)).toMatchObject({ rows_written: 21, by_status: { below_min_task: 3, blank: 1 } });
+    expect(JSON.parse(joined.stdout)).toMatchObject({
+      rows_written: 21,
+      by_status: { below_min_task: 3, blank: 1 },
+    });
+    // The report's preparation table counts the country left out like every other excluded class.
+    expect((await e.run(["report", ...ids, "-o", "report.html"])).code).toBe(0);
+    const page = parsePage(readFileSync(join(e.dir, "report.html"), "utf8"));
+    const preparation = new Map(tableRows(page, "preparation-table").map(([label, n]) => [label, numberOf(n!)]));
+    expect(preparation.get("Excluded: country below the minimum task size")).toBe(3);
+    expect(preparation.get("Kept (uploaded)")).toBe(17);
     const rows = parseDelimited(readFileSync(join(e.dir, "joined.csv"), "utf8"));
     const source = crmRows();
     // Every source row once, in list order, with what became of it.
