@@ -1,6 +1,6 @@
 // `npm run test:package [-- --node /path/to/node]`: the package as a user gets it. Packs it,
 // installs the tarball globally into a temporary prefix, and from a directory outside the
-// repository runs `bulkcheck --version` and `bulkcheck demo` (with a temporary HOME); then
+// repository runs `bulkcheck --version`, `bulkcheck demo` (with a temporary HOME) and `validate` of a workbook; then
 // installs it into a temporary project, runs scripts/package-smoke.mjs there and compiles a
 // TypeScript consumer of its declarations. Fails on any non-zero exit, on a peer-dependency,
 // ERESOLVE or engines warning while installing, and on a file in the tarball that should
@@ -91,6 +91,19 @@ try {
 
   step("bulkcheck demo", () => {
     run(bulkcheck, ["demo", "--dir", join(temp, "demo")]);
+  });
+
+  // The workbook reader is loaded only when a workbook is read: a separate check that it installed and runs.
+  const workbook = join(temp, "list.xlsx");
+  const ExcelJS = createRequire(import.meta.url)("exceljs");
+  const book = new ExcelJS.Workbook();
+  const sheet = book.addWorksheet("Contacts");
+  sheet.addRow(["name", "mobile"]);
+  for (let i = 0; i < 20; i += 1) sheet.addRow([`person ${i}`, 447400123400 + i]);
+  await book.xlsx.writeFile(workbook);
+  step("bulkcheck validate of an Excel workbook", () => {
+    const summary = JSON.parse(run(bulkcheck, ["validate", workbook, "--country", "GB", "--json"]).stdout);
+    if (summary.kept !== 20) throw new Error(`validate of a 20-number workbook kept ${summary.kept}`);
   });
 
   const project = join(temp, "project");
