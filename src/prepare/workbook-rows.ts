@@ -7,13 +7,16 @@ import { cellText } from "./cell-text.js";
 import { detectHeader, SAMPLE_ROWS } from "./dialect.js";
 import type { ListFile } from "./input-source.js";
 import type { KnownDialect, RowSource } from "./row-reader.js";
+import { SharedStringTable, sharedStringOf } from "./shared-strings.js";
 import type { WorkbookSheet } from "./workbook-sheets.js";
 
 /**
- * exceljs's streaming reader: shared strings kept (cells hold their text), styles kept
- * (a cell's number format tells a date from a number, and shows padded digits).
+ * exceljs's streaming reader: shared strings emitted into our own compact table (cells hold
+ * their index, `{ sharedString: n }`), styles kept (a cell's number format tells a date from a
+ * number, and shows padded digits). With shared strings emitted, exceljs spools every sheet to
+ * a temp file and reads it after the zip's last entry, so the table is whole before the first row.
  */
-const READER_OPTIONS = { sharedStrings: "cache", styles: "cache", hyperlinks: "ignore", worksheets: "emit", entries: "ignore" } as const;
+const READER_OPTIONS = { sharedStrings: "emit", styles: "cache", hyperlinks: "ignore", worksheets: "emit", entries: "ignore" } as const;
 /** Rows per batch handed on: the size of a text block's worth of a typical export. */
 const BATCH_ROWS = 2048;
 
@@ -60,7 +63,9 @@ function missedPart(error: InputRejectedError): InputRejectedError {
 
 async function openSheet(file: ListFile, sheet: WorkbookSheet, known?: Partial<KnownDialect>): Promise<RowSource> {
   const input = createReadStream(file.path);
-  const rows = sheetRows(new ExcelJS.stream.xlsx.WorkbookReader(input, READER_OPTIONS), sheet, file.name);
+  const strings = new SharedStringTable();
+  const rows = sheetRows(new ExcelJS.stream.xlsx.WorkbookReader(input, READER_OPTIONS), strings, sheet, file.name);
+  const recordOf = (row: SheetRow) => recordOfRow(row, strings, file.name);
   const close = async () => {
     await rows.return(undefined);
     input.destroy();
@@ -78,7 +83,7 @@ async function openSheet(file: ListFile, sheet: WorkbookSheet, known?: Partial<K
         pending = next.value; // after blank rows that filled the sample
         break;
       }
-      first.push(recordOf(next.value, file.name));
+      first.push(recordOf(next.value));
     }
     const hasHeader = known?.hasHeader ?? detectHeader(first, "csv");
     const header = hasHeader ? first[0] : undefined;
@@ -108,7 +113,7 @@ async function openSheet(file: ListFile, sheet: WorkbookSheet, known?: Partial<K
     async function* batches(): AsyncGenerator<SourceRecord[], void, undefined> {
       try {
         if (buffered.length > 0) yield buffered;
-        yield* later(blankRecord, (value) => recordOf(value, file.name));
+        yield* later(blankRecord, recordOf);
       } finally {
         await close();
       }
@@ -129,7 +134,7 @@ async function openSheet(file: ListFile, sheet: WorkbookSheet, known?: Partial<K
       async *pieces(column) {
         try {
           if (buffered.length > 0) yield { lines: buffered.map((r) => r.line), cells: buffered.map((r) => r.fields[column] ?? "") };
-          const cell = (value: SheetRow) => ({ line: value.number, cell: cellOf(value, column, file.name) });
+          const cell = (value: SheetRow) => ({ line: value.number, cell: textOf(value.getCell(column + 1), strings, file.name) });
           for await (const batch of later((line) => ({ line, cell: "" }), cell)) {
             yield { lines: batch.map((c) => c.line), cells: batch.map((c) => c.cell) } satisfies CellBatch;
           }
@@ -164,12 +169,24 @@ export function chooseSheet(name: string, sheets: readonly WorkbookSheet[], want
   });
 }
 
-/** The chosen sheet's rows as exceljs reads them; the reader stops once the sheet is read. */
-async function* sheetRows(reader: ExcelJS.stream.xlsx.WorkbookReader, sheet: WorkbookSheet, name: string): AsyncGenerator<SheetRow> {
+/**
+ * The chosen sheet's rows as exceljs reads them, the workbook's shared strings put in `strings`
+ * on the way; the reader stops once the sheet is read.
+ */
+async function* sheetRows(
+  reader: ExcelJS.stream.xlsx.WorkbookReader,
+  strings: SharedStringTable,
+  sheet: WorkbookSheet,
+  name: string,
+): AsyncGenerator<SheetRow> {
+  const items = reader.parse() as AsyncGenerator<unknown, void, undefined>;
   try {
-    for await (const worksheet of reader) {
+    for (let next = await items.next(); !next.done; next = await items.next()) {
+      const shared = sharedStringOf(next.value);
+      if (shared !== undefined) strings.add(shared);
+      const worksheet = worksheetOf(next.value);
       // The streaming reader names a sheet from workbook.xml (exceljs 4.2's fix of its issue #1364); the typings omit `name`.
-      if ((worksheet as unknown as { name?: string }).name !== sheet.name) continue;
+      if (worksheet === undefined || (worksheet as unknown as { name?: string }).name !== sheet.name) continue;
       yield* worksheet;
       return;
     }
@@ -180,33 +197,38 @@ async function* sheetRows(reader: ExcelJS.stream.xlsx.WorkbookReader, sheet: Wor
     });
     // A TypeError is exceljs failing on its own state: a part it never read (see READ_ATTEMPTS).
     throw error instanceof TypeError ? missedPart(rejection) : rejection;
+  } finally {
+    await items.return();
   }
   throw new InputRejectedError(`Sheet "${sheet.name}" of ${name} holds no cells bulkcheck can read (a chart sheet?).`, {
     hint: "Choose a sheet of rows with --sheet.",
   });
 }
 
-function recordOf(row: SheetRow, name: string): SourceRecord {
+function worksheetOf(item: unknown): ExcelJS.stream.xlsx.WorksheetReader | undefined {
+  if (typeof item !== "object" || item === null || !("eventType" in item) || item.eventType !== "worksheet") return undefined;
+  return "value" in item ? (item.value as ExcelJS.stream.xlsx.WorksheetReader) : undefined;
+}
+
+function recordOfRow(row: SheetRow, strings: SharedStringTable, name: string): SourceRecord {
   const fields: string[] = [];
   row.eachCell((cell, column) => {
-    fields[column - 1] = textOf(cell, name);
+    fields[column - 1] = textOf(cell, strings, name);
   });
   for (let i = 0; i < fields.length; i++) fields[i] ??= "";
   return { line: row.number, fields, raw: delimitedLine(fields, ",").slice(0, -1) };
 }
 
-function cellOf(row: SheetRow, column: number, name: string): string {
-  return textOf(row.getCell(column + 1), name);
-}
-
 /**
- * A cell's text (cellText). When the reader missed the shared strings (see READ_ATTEMPTS),
- * a string cell comes back as its index, `{ sharedString: n }`: the sheet is read again, or
- * refused, rather than read as blank cells.
+ * A cell's text (cellText), a shared string's from `strings`. An index the table does not
+ * hold means the reader missed the shared strings part (see READ_ATTEMPTS): the sheet is read
+ * again, or refused, rather than read as blank cells.
  */
-function textOf(cell: ExcelJS.Cell, name: string): string {
+function textOf(cell: ExcelJS.Cell, strings: SharedStringTable, name: string): string {
   const value: unknown = cell.value;
   if (typeof value === "object" && value !== null && "sharedString" in value) {
+    const text = strings.get(value.sharedString as number);
+    if (text !== undefined) return cellText(text, undefined);
     const message = `${name} cannot be read: its shared strings (the text of its cells) were not found by the workbook reader.`;
     throw missedPart(
       new InputRejectedError(message, { hint: "Open it in Excel and save it again as Excel Workbook (.xlsx), or save it as CSV UTF-8." }),
