@@ -63,6 +63,12 @@ interface Part {
 const MAX_FAILED_CHECKS = 10;
 
 /**
+ * The timeout, held as the run's failure until the run ends: uploads under way when the
+ * time ran out are still recorded, so what is left is counted only then.
+ */
+const TIME_UP = Symbol("time up");
+
+/**
  * Uploads the parts of a list and, when asked, waits for their tasks; returns each
  * part's task (in its latest state) in list order.
  *
@@ -113,7 +119,10 @@ class Schedule {
       this.#timer.cancel();
       await Promise.all(this.#running);
     }
-    if (this.#failure) throw o.signal?.aborted ? interrupted(o.resumeCommand) : this.#failure.error;
+    if (this.#failure) {
+      if (o.signal?.aborted) throw interrupted(o.resumeCommand);
+      throw this.#failure.error === TIME_UP ? this.#timedOut() : this.#failure.error;
+    }
     const results = this.#parts.map((part) => part.result!);
     const failed = results.filter((result) => result.task.status === "failed").map((result) => result.task.id);
     if (o.untilFinished && failed.length > 0) throw failedTasksError(failed);
@@ -169,7 +178,7 @@ class Schedule {
       return false;
     }
     if (o.now() >= this.#deadline) {
-      this.#fail(this.#timedOut());
+      this.#fail(TIME_UP);
       return false;
     }
     const checking = o.untilFinished || waitingForRoom;

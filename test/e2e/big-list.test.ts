@@ -113,13 +113,20 @@ describe("a list bigger than the quota of unfinished tasks", () => {
   });
 
   it("counts the unfinished tasks an earlier run of the list created as its own: the re-run waits for them on 42900", async () => {
-    const e = await sandbox({ maxUnfinished: 2, minTaskSize: 1, maxTaskSize: 25, numbersPerSecond: 1 });
+    // The run's clock moves only when it waits, so --timeout ends the first run after some checks of its
+    // tasks, however slow the machine; a part of 25 numbers takes 100 s on that clock, so within the 60 s no
+    // task finishes and makes room for the third part. (60 s is also more than the test may take in real
+    // time, so the real timer of --timeout, which cuts requests off, never ends the run first.)
+    const e = await sandbox({ maxUnfinished: 2, minTaskSize: 1, maxTaskSize: 25, numbersPerSecond: 0.25 });
     await smallParts(e);
     const list = e.file("list.txt", listText(75));
-    const stopped = submitArgs(list, "--yes", "--timeout", "5");
+    const stopped = submitArgs(list, "--yes", "--timeout", "60");
     const first = await e.run(stopped);
     expect(first.code, first.stderr).toBe(8);
-    expect(first.stderr).toContain("Stopped after 5s with 1 of 3 part(s) not uploaded yet.");
+    // Counted once the uploads under way at the timeout are recorded: the two that got room always are,
+    // even when an upload is still running when the time runs out.
+    expect(first.stderr).toContain("Stopped after 60s with 1 of 3 part(s) not uploaded yet.");
+    expect(first.stderr).toContain("2 of 3 parts uploaded (2 processing, 0 finished)");
     expect(first.stderr).toContain(`Resume with: bulkcheck ${stopped.join(" ")}`);
     expect(e.state().tasks).toHaveLength(2);
     // Both unfinished tasks hold the quota; they are this list's, so this is a wait, not an exit 7.

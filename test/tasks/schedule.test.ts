@@ -59,7 +59,7 @@ async function setup(options: Partial<SandboxOptions> = {}, journal = new Journa
       ...extra,
     });
   };
-  return { sandbox, clock, events, journal, schedule };
+  return { sandbox, client, clock, events, journal, schedule };
 }
 
 const submits = (sandbox: Sandbox) => sandbox.inspect().stats.by_route.submit ?? 0;
@@ -145,6 +145,25 @@ describe("runSchedule", () => {
     await expect(stopped).rejects.toThrow("Stopped after 5s with 2 of 3 part(s) not uploaded yet.");
     await expect(stopped).rejects.toMatchObject({ hint: `The tasks go on by themselves. Resume with: ${RESUME}` });
     expect(sandbox.inspect().tasks).toHaveLength(1);
+  });
+
+  it("counts what is left at the timeout once the uploads under way then are recorded, as the progress does", async () => {
+    const { sandbox, client, clock, events, schedule } = await setup({ numbersPerSecond: 1 });
+    const deadline = clock.ms + 5_000;
+    let uploads = 0;
+    // The second upload is answered only once the checks of the others have moved the clock past the deadline.
+    const submitTask: typeof client.submitTask = async (request) => {
+      if (++uploads === 2) while (clock.ms < deadline) await new Promise((resolve) => setImmediate(resolve));
+      return client.submitTask(request);
+    };
+    const stopped = schedule(3, { client: { ...client, submitTask }, untilFinished: true, timeoutMs: 5_000 });
+    await expect(stopped).rejects.toThrow(PendingError);
+    const uploaded = events.flatMap((event) => (event.type === "uploaded" ? [event.result] : []));
+    expect(uploaded).toHaveLength(3);
+    // Every part has its task by the time the run ends: none is "not uploaded yet".
+    const ids = uploaded.sort((a, b) => a.upload.index - b.upload.index).map((result) => result.task.id);
+    await expect(stopped).rejects.toThrow(`Still processing after 5s: ${ids.join(", ")}.`);
+    expect(sandbox.inspect().tasks).toHaveLength(3);
   });
 
   it("says to resume with bulkcheck wait when every part is uploaded and nothing else is left to do", async () => {
