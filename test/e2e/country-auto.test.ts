@@ -111,7 +111,13 @@ describe("submit --country auto", () => {
     const again = await e.run(["submit", crm, ...AUTO, "--default-country", "GB", ...WAITING, "--join", "-o", "joined.xlsx"]);
     expect(again.code, again.stderr).toBe(0);
     expect(submittedIds(again.stderr)).toEqual(ids);
-    const [sheet] = await readWorkbook(join(e.dir, "joined.xlsx"));
+    const [sheet, summary] = await readWorkbook(join(e.dir, "joined.xlsx"));
+    // The join's Summary sheet counts the rows of the country left out among the rows by status.
+    expect(summary!.rows).toContainEqual(["below_min_task", 3]);
+    // A plain download's Summary sheet lists it with the other classes excluded before upload.
+    expect((await e.run(["download", ...ids, "-o", "results.xlsx"])).code).toBe(0);
+    const [, resultsSummary] = await readWorkbook(join(e.dir, "results.xlsx"));
+    expect(resultsSummary!.rows).toContainEqual(["Excluded before upload: below_min_task", 3]);
     // The workbook's cells are the CSV join's values, `activated` as booleans.
     const activated = rows[0]!.indexOf("activated");
     const cells = rows.map((row, r) => row.map((value, c) => (r > 0 && c === activated && value !== "" ? value === "true" : value)));
