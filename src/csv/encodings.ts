@@ -78,3 +78,14 @@ export function byteOrderMark(encoding: TextEncoding): Buffer {
       return Buffer.alloc(0);
   }
 }
+
+/** The encodings a file can name by its byte-order mark. */
+const MARKED_ENCODINGS = ["utf8-bom", "utf16le", "utf16be"] as const;
+
+/** The encoding a byte-order mark at the start of `head` names (the marks byteOrderMark writes). */
+export function byteOrderMarkOf(head: Buffer): TextEncoding | undefined {
+  return MARKED_ENCODINGS.find((encoding) => {
+    const mark = byteOrderMark(encoding);
+    return head.subarray(0, mark.length).equals(mark);
+  });
+}
