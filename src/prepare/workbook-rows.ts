@@ -128,9 +128,6 @@ async function openSheet(file: ListFile, sheet: WorkbookSheet, known?: Partial<K
       columnCount,
       sample,
       batches,
-      async *rows() {
-        for await (const batch of batches()) yield* batch;
-      },
       async *pieces(column) {
         try {
           if (buffered.length > 0) yield { lines: buffered.map((r) => r.line), cells: buffered.map((r) => r.fields[column] ?? "") };
