@@ -153,7 +153,7 @@ function notAnObject(path: string): UsageError {
  * character position (Node 20), or the position and the line (Node 22+);
  * the line and column are counted here from the position, the same on both.
  */
-export function describeSyntaxError(text: string, error: SyntaxError): string {
+function describeSyntaxError(text: string, error: SyntaxError): string {
   const what = error.message.replace(/ in JSON at position \d+.*$/, "").replace(/^Unexpected end of JSON input$/, "the text ends too soon");
   const position = /at position (\d+)/.exec(error.message)?.[1];
   const offset = position === undefined ? (/end of JSON input/.test(error.message) ? text.length : undefined) : Number(position);

@@ -11,10 +11,6 @@ export type TextEncoding = "utf8" | "utf8-bom" | "utf16le" | "utf16be" | "window
 export const FORCEABLE_ENCODINGS = ["utf8", "utf16le", "utf16be", "windows-1252", "latin1"] as const;
 export type ForcedEncoding = (typeof FORCEABLE_ENCODINGS)[number];
 
-export function isForceableEncoding(name: string): name is ForcedEncoding {
-  return (FORCEABLE_ENCODINGS as readonly string[]).includes(name);
-}
-
 let iconv: typeof Iconv | undefined;
 
 /** iconv-lite, loaded on first use: only lists in a legacy encoding need it. */
@@ -81,4 +77,15 @@ export function byteOrderMark(encoding: TextEncoding): Buffer {
     default:
       return Buffer.alloc(0);
   }
+}
+
+/** The encodings a file can name by its byte-order mark. */
+const MARKED_ENCODINGS = ["utf8-bom", "utf16le", "utf16be"] as const;
+
+/** The encoding a byte-order mark at the start of `head` names (the marks byteOrderMark writes). */
+export function byteOrderMarkOf(head: Buffer): TextEncoding | undefined {
+  return MARKED_ENCODINGS.find((encoding) => {
+    const mark = byteOrderMark(encoding);
+    return head.subarray(0, mark.length).equals(mark);
+  });
 }

@@ -69,7 +69,7 @@ export function classifyBlock(block: TextBlock, settings: BlockSettings): Classi
  * Classifies each phone cell with classifyCell. Pure; worker threads and the
  * in-thread path both run this, so they cannot disagree.
  */
-export function classifyCells({ lines, cells }: CellBatch, settings: BlockSettings): ClassifiedBlock {
+function classifyCells({ lines, cells }: CellBatch, settings: BlockSettings): ClassifiedBlock {
   const out: ClassifiedBlock = {
     lines: Int32Array.from(lines),
     codes: new Uint8Array(cells.length),

@@ -7,7 +7,7 @@ import type { CountryGroupsRecord } from "./settings.js";
 import { UploadSpool, type UploadChunk, type UploadTarget } from "./upload-writer.js";
 
 /** libphonenumber's region of numbers that belong to no country (+800, +808, +870, +881…), which no country's task takes. */
-export const NON_GEOGRAPHIC = "001";
+const NON_GEOGRAPHIC = "001";
 
 /** A part of an upload list grouped by country: the numbers of one country, checked in a task of that country. */
 export interface CountryChunk extends UploadChunk {

@@ -1,5 +1,5 @@
 import { isUtf8 } from "node:buffer";
-import { decodeSingleByte, type TextEncoding } from "../csv/encodings.js";
+import { byteOrderMark, byteOrderMarkOf, decodeSingleByte, type TextEncoding } from "../csv/encodings.js";
 import { InputRejectedError } from "../errors.js";
 
 export type { TextEncoding } from "../csv/encodings.js";
@@ -151,18 +151,10 @@ function asBuffer(bytes: Uint8Array): Buffer {
 /** The encoding to decode in, and the length of its byte-order mark at the start of `head` (0 when none). */
 function withByteOrderMark(encoding: TextEncoding, head: Buffer): [TextEncoding, number] {
   const bom = byteOrderMarkOf(head);
-  if ((encoding === "utf8" || encoding === "utf8-bom") && bom === "utf8-bom") return ["utf8-bom", 3];
+  if ((encoding === "utf8" || encoding === "utf8-bom") && bom === "utf8-bom") return ["utf8-bom", byteOrderMark(bom).length];
   if (encoding === "utf8-bom") return ["utf8", 0];
-  if (bom === encoding) return [encoding, 2];
+  if (bom === encoding) return [encoding, byteOrderMark(bom).length];
   return [encoding, 0];
-}
-
-/** The encoding a byte-order mark at the start of `head` names. */
-export function byteOrderMarkOf(head: Buffer): TextEncoding | undefined {
-  if (head[0] === 0xef && head[1] === 0xbb && head[2] === 0xbf) return "utf8-bom";
-  if (head[0] === 0xff && head[1] === 0xfe) return "utf16le";
-  if (head[0] === 0xfe && head[1] === 0xff) return "utf16be";
-  return undefined;
 }
 
 /** The user-facing error for undecodable text found on `line`. */

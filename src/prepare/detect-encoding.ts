@@ -1,7 +1,7 @@
 import { isUtf8 } from "node:buffer";
 import { createReadStream } from "node:fs";
-import type { TextEncoding } from "../csv/encodings.js";
-import { byteOrderMarkOf, completeUtf8Length } from "./decode.js";
+import { byteOrderMarkOf, type TextEncoding } from "../csv/encodings.js";
+import { completeUtf8Length } from "./decode.js";
 
 /**
  * The encoding of a list file: the one its byte-order mark names, else UTF-8

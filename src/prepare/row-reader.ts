@@ -41,7 +41,7 @@ export type ListPiece = TextBlock | CellBatch;
 
 /**
  * An opened list. Its records can be read once, either as whole records
- * (`batches`/`rows`) or as pieces for classification (`pieces`); both see the same
+ * (`batches`) or as pieces for classification (`pieces`); both see the same
  * rows and line numbers.
  */
 export interface RowSource {
@@ -60,8 +60,6 @@ export interface RowSource {
   sample: readonly SourceRecord[];
   /** Data records (header excluded) in file order, in the batches they were read in. */
   batches(): AsyncGenerator<SourceRecord[], void, undefined>;
-  /** The same records one by one. */
-  rows(): AsyncGenerator<SourceRecord, void, undefined>;
   /**
    * The same records as pieces to classify by their cells of `column` (0-based): blocks of
    * text, each starting on a record boundary (see RecordReader.pushBlock), or a workbook's cells.
@@ -180,9 +178,6 @@ async function openText(file: ListFile, known?: Partial<KnownDialect>): Promise<
       columnCount,
       sample,
       batches,
-      async *rows() {
-        for await (const batch of batches()) yield* batch;
-      },
       pieces: () =>
         stream(
           (text) => records.pushBlock(text),

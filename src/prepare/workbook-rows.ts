@@ -128,9 +128,6 @@ async function openSheet(file: ListFile, sheet: WorkbookSheet, known?: Partial<K
       columnCount,
       sample,
       batches,
-      async *rows() {
-        for await (const batch of batches()) yield* batch;
-      },
       async *pieces(column) {
         try {
           if (buffered.length > 0) yield { lines: buffered.map((r) => r.line), cells: buffered.map((r) => r.fields[column] ?? "") };
@@ -155,7 +152,7 @@ async function openSheet(file: ListFile, sheet: WorkbookSheet, known?: Partial<K
  * the first visible sheet.
  * @throws UsageError when there is no such sheet, listing those there are.
  */
-export function chooseSheet(name: string, sheets: readonly WorkbookSheet[], wanted: string | undefined): WorkbookSheet {
+function chooseSheet(name: string, sheets: readonly WorkbookSheet[], wanted: string | undefined): WorkbookSheet {
   if (sheets.length === 0) throw new InputRejectedError(`${name} is an Excel workbook without sheets.`);
   if (wanted === undefined) return sheets.find((sheet) => sheet.visible) ?? sheets[0]!;
   const lower = wanted.trim().toLowerCase();

@@ -46,14 +46,12 @@ export function isReplaceable(stats: Stats): boolean {
   return stats.isFile() || stats.isSymbolicLink();
 }
 
-/** "a directory", "a named pipe (FIFO)", …: what stands at a path that is not a regular file. */
-export function fileKind(stats: Stats): string {
+/** "a directory", "a named pipe (FIFO)", …: what stands at a path that --force may not replace (see isReplaceable). */
+function fileKind(stats: Stats): string {
   if (stats.isDirectory()) return "a directory";
   if (stats.isFIFO()) return "a named pipe (FIFO)";
   if (stats.isSocket()) return "a socket";
-  if (stats.isCharacterDevice() || stats.isBlockDevice()) return "a device";
-  if (stats.isSymbolicLink()) return "a symbolic link";
-  return stats.isFile() ? "a regular file" : "not a regular file";
+  return stats.isCharacterDevice() || stats.isBlockDevice() ? "a device" : "not a regular file";
 }
 
 /** The destination is a directory, device, FIFO or socket: --force replaces only files (a device would become one). */

@@ -70,7 +70,7 @@ function boxWidth(widths: readonly number[]): number {
  * droppable columns go first (lowest drop order first) until the rest fit;
  * only then is the widest shortenable column cut, one step at a time.
  */
-export function fitColumns(columns: readonly ColumnWidths[], maxWidth: number): ColumnFit {
+function fitColumns(columns: readonly ColumnWidths[], maxWidth: number): ColumnFit {
   let shown = columns.map((_, index) => index);
   const droppable = shown
     .filter((index) => columns[index]!.dropOrder !== undefined)

@@ -15,7 +15,7 @@ export type JoinStatus = "checked" | "no_result" | Exclude<RowClass, "kept">;
 export const JOIN_STATUS_COLUMN = "bulkcheck_status";
 
 /** Put before every added column's name when a source column already has one of those names. */
-export const RESULT_COLUMN_PREFIX = "bc_";
+const RESULT_COLUMN_PREFIX = "bc_";
 
 export interface JoinInput {
   sourcePath: string;
@@ -125,7 +125,7 @@ async function openJoinSource(input: JoinInput): Promise<{ source: JoinSource; s
  * added column gets the `bc_` prefix: one rule a script can rely on, rather
  * than renaming only the columns that clash.
  */
-export function addedColumnNames(sourceHeader: readonly string[], resultColumns: readonly string[]): { names: string[]; prefix: string } {
+function addedColumnNames(sourceHeader: readonly string[], resultColumns: readonly string[]): { names: string[]; prefix: string } {
   const added = ["identifier", ...resultColumns, JOIN_STATUS_COLUMN];
   const taken = new Set(sourceHeader.map((name) => name.trim().toLowerCase()));
   const prefix = added.some((name) => taken.has(name)) ? RESULT_COLUMN_PREFIX : "";

@@ -39,7 +39,7 @@ export function xmlText(text: string): string {
 }
 
 /** `text` as a double-quoted XML attribute value. */
-export function xmlAttribute(text: string): string {
+function xmlAttribute(text: string): string {
   return xmlText(text).replaceAll('"', "&quot;");
 }
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { settingSpec } from "../../src/config/settings.js";
 import { redactKey } from "../../src/config/redact.js";
-import { resolveApiKey, resolveBaseUrl, resolveLimits, resolvePrices } from "../../src/config/resolve.js";
+import { isLoopback, resolveApiKey, resolveBaseUrl, resolveLimits, resolvePrices } from "../../src/config/resolve.js";
 import { UsageError, AuthError } from "../../src/errors.js";
 
 describe("settings", () => {
@@ -78,5 +78,14 @@ describe("resolution", () => {
     expect(resolveLimits({})).toEqual({ minTaskSize: 500, maxTaskSize: 500000, maxFileBytes: 20971520, maxInFlight: 5 });
     expect(resolveLimits({ "min-task-size": 1000, "max-task-size": 100000 })).toMatchObject({ minTaskSize: 1000, maxTaskSize: 100000 });
     expect(resolvePrices({ "price.carrier_batch": 1500 })).toMatchObject({ carrier_batch: 1500, number_activity_batch: 3000 });
+  });
+
+  it("knows a loopback base URL (the sandbox's) from a remote one, by host only", () => {
+    for (const url of ["http://127.0.0.1:8787", "http://127.3.2.1", "http://localhost:8787/v1", "http://[::1]:8787"]) {
+      expect(isLoopback(url), url).toBe(true);
+    }
+    for (const url of ["https://api.example.com", "http://127.0.0.1.example.com", "http://10.0.0.1", "http://sub.localhost.example"]) {
+      expect(isLoopback(url), url).toBe(false);
+    }
   });
 });

@@ -2,7 +2,14 @@ import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, expect } from "vitest";
-import { prepareList, type PrepareOptions, type PrepareResult, type PrepareSummary } from "../../src/prepare/index.js";
+import {
+  prepareList,
+  type PrepareOptions,
+  type PrepareResult,
+  type PrepareSummary,
+  type RowSource,
+  type SourceRecord,
+} from "../../src/prepare/index.js";
 
 const dirs: string[] = [];
 
@@ -16,6 +23,11 @@ export async function tempDir(): Promise<string> {
 afterEach(async () => {
   await Promise.all(dirs.splice(0).map((dir) => rm(dir, { recursive: true, force: true })));
 });
+
+/** A row source's data records one by one, across the batches it reads them in. */
+export async function* recordsOf(rows: RowSource): AsyncGenerator<SourceRecord, void, undefined> {
+  for await (const batch of rows.batches()) yield* batch;
+}
 
 /** Writes `content` (text as UTF-8, or raw bytes) to `name` in a temp directory and returns the path. */
 export async function listFile(name: string, content: string | Uint8Array): Promise<string> {

@@ -2,8 +2,8 @@ import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { parse } from "csv-parse/sync";
 import { describe, expect, it } from "vitest";
-import { createRowClassifier, openRows, type SourceRecord } from "../../src/prepare/index.js";
-import { listFile, prepare, tempDir } from "./helpers.js";
+import { createRowClassifier, openRows } from "../../src/prepare/index.js";
+import { listFile, prepare, recordsOf, tempDir } from "./helpers.js";
 
 const CSV =
   [
@@ -28,7 +28,7 @@ describe("openRows (the reader the join reuses)", () => {
     expect(rows.header?.fields).toEqual(["id", "name", "phone"]);
     expect(rows.lineEnding).toBe("\r\n");
     expect(rows.columnCount).toBe(3);
-    const records = await all(rows.rows());
+    const records = await all(recordsOf(rows));
     expect(records.map((r) => r.line)).toEqual([2, 3, 5, 6, 7]);
     expect(records[1]!.fields).toEqual(["2", "Two\r\nlines", "+44 7400 100001"]);
     expect([rows.header!.raw, ...records.map((r) => r.raw)].join("\r\n") + "\r\n").toBe(CSV);
@@ -38,7 +38,7 @@ describe("openRows (the reader the join reuses)", () => {
     const path = await listFile("list.csv", "07400 100001;Amy\n07400 100002;Bob\n");
     const rows = await openRows(path, { delimiter: ";", hasHeader: true });
     expect(rows.header?.fields).toEqual(["07400 100001", "Amy"]);
-    expect((await all(rows.rows())).map((r) => r.fields)).toEqual([["07400 100002", "Bob"]]);
+    expect((await all(recordsOf(rows))).map((r) => r.fields)).toEqual([["07400 100002", "Bob"]]);
   });
 
   it("yields the same rows as text blocks, each starting on its record's line", async () => {
@@ -87,7 +87,7 @@ describe("createRowClassifier (the classifier the join reuses)", () => {
     const classifier = createRowClassifier(settings);
     const kept: string[] = [];
     const rejected: string[][] = [];
-    for await (const record of rows.rows() as AsyncIterable<SourceRecord>) {
+    for await (const record of recordsOf(rows)) {
       const cell = record.fields[settings.column.index] ?? "";
       const row = classifier.classify(cell, record.line);
       if (row.class === "kept") kept.push(row.identifier!);

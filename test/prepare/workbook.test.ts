@@ -3,10 +3,10 @@ import { join } from "node:path";
 import yazl from "yazl";
 import { describe, expect, it } from "vitest";
 import { InputRejectedError, UsageError } from "../../src/errors.js";
-import { createRowClassifier, openRows, type SourceRecord } from "../../src/prepare/index.js";
+import { createRowClassifier, openRows } from "../../src/prepare/index.js";
 import { sheetsOfWorkbookXml } from "../../src/prepare/workbook-sheets.js";
 import { writeWorkbook, type SheetSpec } from "../helpers/xlsx.js";
-import { listFile, prepare, tempDir } from "./helpers.js";
+import { listFile, prepare, recordsOf, tempDir } from "./helpers.js";
 
 async function all<T>(items: AsyncIterable<T>): Promise<T[]> {
   const out: T[] = [];
@@ -40,7 +40,7 @@ describe("openRows on an Excel workbook", () => {
     const rows = await openRows(await crmFile());
     expect(rows.format).toEqual({ kind: "xlsx", hasHeader: true, encoding: "utf8", sheet: "Contacts" });
     expect(rows.header?.fields).toEqual(["name", "phone", "mobile", "since"]);
-    const records = await all(rows.rows());
+    const records = await all(recordsOf(rows));
     expect(records.map((r) => [r.line, r.fields])).toEqual([
       [2, ["Amy", "447400100001", "+44 7400 100001", "2024-01-31"]],
       [3, ["Bob", "07400100002", "07400 100002"]],
@@ -86,7 +86,7 @@ describe("openRows on an Excel workbook", () => {
   it("reads past its sample in batches, with the same rows as one reading", async () => {
     const many = Array.from({ length: 3000 }, (_, i) => (i % 7 === 4 ? undefined : [`c${i}`, `+44 7400 ${100_000 + i}`]));
     const path = await crmFile([{ name: "Big", rows: [["name", "phone"], ...many] }]);
-    const records = await all((await openRows(path)).rows());
+    const records = await all(recordsOf(await openRows(path)));
     const cells = (await all((await openRows(path)).pieces(1))).flatMap((piece) => ("cells" in piece ? piece.cells : []));
     expect(records).toHaveLength(3000);
     expect(records.map((r) => r.line)).toEqual(Array.from({ length: 3000 }, (_, i) => i + 2));
@@ -134,7 +134,7 @@ describe("prepareList on an Excel workbook", () => {
     const rows = await openRows(path, settings);
     const classifier = createRowClassifier(settings);
     const kept: string[] = [];
-    for await (const record of rows.rows() as AsyncIterable<SourceRecord>) {
+    for await (const record of recordsOf(rows)) {
       const row = classifier.classify(record.fields[settings.column.index] ?? "", record.line);
       if (row.class === "kept") kept.push(row.identifier!);
     }
