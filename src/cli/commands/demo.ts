@@ -9,7 +9,7 @@ import { absolutePath } from "../paths.js";
 import { examples } from "./shared/help.js";
 
 /** The sample CRM export shipped with the package. */
-export const SAMPLE_LIST = packageFile("examples", "contacts.csv");
+const SAMPLE_LIST = packageFile("examples", "contacts.csv");
 /** The demo's submit, run twice to show that a re-run charges nothing twice. */
 const SUBMIT_SAMPLE = ["submit", SAMPLE_LIST, "--type", "carrier_batch", "--country", "GB", "--yes"];
 

@@ -9,7 +9,7 @@ import { removeStaleTemps } from "../../temp-dir.js";
 import { isStdout } from "./destination.js";
 
 /** Results staged for stdout are the user's data: readable by the user alone. */
-export const STAGED_FILE_MODE = 0o600;
+const STAGED_FILE_MODE = 0o600;
 
 /**
  * Produces output into a file at the path given and, when the output is stdout,
