@@ -18,7 +18,7 @@ export async function withTempDir<T>(work: (dir: string) => Promise<T>): Promise
   }
 }
 
-/** `bulkcheck-{pid}-{random}`: a withTempDir directory, or a staged stdout output (`.out`). */
+/** `bulkcheck-{pid}-{random}`: a withTempDir directory, or the staged stdout output (`.out`) of an earlier version. */
 const TEMP_NAME = /^bulkcheck-(\d+)-[0-9A-Za-z]+(\.out)?$/;
 
 /**

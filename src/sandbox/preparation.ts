@@ -31,7 +31,7 @@ export interface PreparationInput {
 }
 
 /** What the service makes of one line. */
-export type LineClass = { class: "kept"; identifier: string } | { class: "invalid" | "no_code" | "other_country" };
+type LineClass = { class: "kept"; identifier: string } | { class: "invalid" | "no_code" | "other_country" };
 
 /** Lines classified between two yields to the event loop (about 50-70 ms of work). */
 const LINES_PER_TURN = 2_000;
@@ -51,7 +51,7 @@ const FORMATTING = /[\s\-.()/]/g;
  * international prefix such as `00`, which is not the `+` the rule asks for) is
  * `no_code`; anything else is `invalid`.
  */
-export function classifyLine(line: string, country: string): LineClass {
+function classifyLine(line: string, country: string): LineClass {
   const text = line.trim();
   const digits = WITH_CODE.exec(text.replace(FORMATTING, ""))?.[1];
   const phone = digits === undefined ? undefined : parsePhoneNumberFromString("+" + digits);

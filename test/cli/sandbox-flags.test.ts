@@ -1,8 +1,16 @@
 import { describe, expect, it } from "vitest";
 import { sandboxOptionsFromFlags } from "../../src/cli/commands/shared/sandbox-options.js";
 import { UsageError } from "../../src/errors.js";
+import { resolveOptions, SANDBOX_DEFAULTS } from "../../src/sandbox/options.js";
 
 describe("bulkcheck sandbox flags", () => {
+  it("leaves the sandbox's own default for every flag not given", () => {
+    const { apiKey, log, now, ...resolved } = resolveOptions(sandboxOptionsFromFlags({ host: "127.0.0.1", port: 0 }));
+    expect(resolved).toEqual(SANDBOX_DEFAULTS);
+    expect(apiKey).toMatch(/^sk_sandbox_/);
+    expect([typeof log, typeof now]).toEqual(["function", "function"]);
+  });
+
   it("passes only the flags that were given, under the option names startSandbox takes", () => {
     expect(sandboxOptionsFromFlags({ host: "127.0.0.1", port: 0 })).toEqual({ host: "127.0.0.1", port: 0 });
     expect(

@@ -9,14 +9,9 @@ import { absolutePath } from "../paths.js";
 import { examples } from "./shared/help.js";
 
 /** The sample CRM export shipped with the package. */
-export const SAMPLE_LIST = packageFile("examples", "contacts.csv");
+const SAMPLE_LIST = packageFile("examples", "contacts.csv");
 /** The demo's submit, run twice to show that a re-run charges nothing twice. */
 const SUBMIT_SAMPLE = ["submit", SAMPLE_LIST, "--type", "carrier_batch", "--country", "GB", "--yes"];
-
-interface StepOutput {
-  code: number;
-  stdout: string;
-}
 
 export interface DemoOptions {
   dir?: string;
@@ -53,7 +48,8 @@ export async function demoRun(ctx: Context, options: DemoOptions): Promise<void>
   };
   const say = (text: string) => ctx.io.stderr.write(text + "\n");
 
-  const step = async (title: string, argv: string[]): Promise<StepOutput> => {
+  /** Runs one step; a step that fails ends the demo. Returns what it wrote to stdout. */
+  const step = async (title: string, argv: string[]): Promise<string> => {
     say(`\n${ctx.printer.style("bold", `# ${title}`)}\n${ctx.printer.style("cyan", `$ bulkcheck ${argv.join(" ")}`)}`);
     const stdout = capture();
     const stderr = capture();
@@ -61,7 +57,7 @@ export async function demoRun(ctx: Context, options: DemoOptions): Promise<void>
     const code = await main(argv, runtime);
     for (const line of (stderr.text() + stdout.text()).trimEnd().split("\n")) say(`  ${line}`);
     if (code !== 0) throw new Error(`the demo step "${title}" ended with exit code ${code}`);
-    return { code, stdout: stdout.text() };
+    return stdout.text();
   };
 
   try {
@@ -77,7 +73,7 @@ export async function demoRun(ctx: Context, options: DemoOptions): Promise<void>
       join(dir, "rejects.csv"),
     ]);
     const submitted = await step("Submit it: only the numbers that can be checked are uploaded and paid for", SUBMIT_SAMPLE);
-    const ids = submitted.stdout.trim().split("\n");
+    const ids = submitted.trim().split("\n");
     await step("Wait for the task (a local sandbox allows polling faster than the service's 30 s)", ["wait", ...ids, "--interval", "0.5"]);
     const joined = join(dir, "contacts-checked.csv");
     await step("Download the result, joined back to the source rows", ["download", ...ids, "--join", SAMPLE_LIST, "-o", joined]);

@@ -3,11 +3,10 @@ import type { ApiClient } from "../../api/types.js";
 import type { UploadedListDeps } from "../../tasks/uploaded-list.js";
 import { Command } from "../commander.js";
 import type { Context, Invoke } from "../context.js";
-import { parseSeconds, parseUsd } from "../parse-flags.js";
 import { readIds } from "../read-ids.js";
 import { withTempDir } from "../temp-dir.js";
 import { afterUpload, checkOutputFlags, type AfterUploadFlags } from "./shared/after-upload.js";
-import { examples, formatOption, requestTimeoutOption, timeoutOption } from "./shared/help.js";
+import { addReserveAndWaitOptions, examples } from "./shared/help.js";
 import type { SubmitFlags } from "./shared/submission.js";
 import { pollInterval } from "./shared/waiting.js";
 
@@ -15,20 +14,12 @@ export interface RetryFailedOptions extends SubmitFlags, AfterUploadFlags {}
 
 /** `bulkcheck retry-failed <id>`. Tests pass their own `run` to see what the flags parse into. */
 export function retryFailedCommand(invoke: Invoke, run = retryFailedRun) {
-  return new Command("retry-failed")
+  const command = new Command("retry-failed")
     .description("submit a new task with the numbers of a task that got no result")
     .argument("<ids...>", "task ids (one retry each), or - to read them from stdin")
-    .option("-y, --yes", "reserve without asking (needed where no one can answer: cron, pipes, CI)")
     .option("--resubmit", "force a new task even if these numbers were already retried")
-    .option("--dry-run", "show what would be submitted")
-    .option("--max-cost <usd>", "stop if the reservation would exceed this many USD", parseUsd)
-    .option("--wait", "wait for the new task to finish")
-    .option("--interval <sec>", "seconds between checks while waiting", parseSeconds)
-    .addOption(timeoutOption())
-    .addOption(requestTimeoutOption())
-    .option("-o, --output <file>", "with --wait: download the results here")
-    .addOption(formatOption())
-    .option("--force", "overwrite the output file")
+    .option("--dry-run", "show what would be submitted");
+  return addReserveAndWaitOptions(command)
     .addHelpText("after", examples(["bulkcheck retry-failed $ID --yes", "bulkcheck retry-failed $ID --wait -o retried.csv"]))
     .action((ids, options, cmd) => invoke(cmd, (ctx) => run(ctx, ids, options)));
 }

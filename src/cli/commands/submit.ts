@@ -4,20 +4,10 @@ import type { Staging } from "../../tasks/staging.js";
 import { Command } from "../commander.js";
 import type { Context, Invoke } from "../context.js";
 import { absolutePath } from "../paths.js";
-import { parseSeconds, parseUsd } from "../parse-flags.js";
 import { withTempDir } from "../temp-dir.js";
 import { afterUpload, checkOutputFlags, type AfterUploadFlags } from "./shared/after-upload.js";
 import { checkWritableDirectory } from "./shared/destination.js";
-import {
-  digitsAsOption,
-  encodingOption,
-  examples,
-  formatOption,
-  requestTimeoutOption,
-  sheetOption,
-  threadsOption,
-  timeoutOption,
-} from "./shared/help.js";
+import { addReserveAndWaitOptions, digitsAsOption, encodingOption, examples, sheetOption, threadsOption } from "./shared/help.js";
 import type { PreparationFlags } from "./shared/preparation.js";
 import type { SubmitFlags } from "./shared/submission.js";
 import { pollInterval } from "./shared/waiting.js";
@@ -28,7 +18,7 @@ export interface SubmitOptions extends PreparationFlags, SubmitFlags, AfterUploa
 
 /** `bulkcheck submit <file>`. Tests pass their own `run` to see what the flags parse into. */
 export function submitCommand(invoke: Invoke, run = submitRun) {
-  return new Command("submit")
+  const command = new Command("submit")
     .description("prepare a list locally and submit it as one or more tasks")
     .argument("<file>", "list to check (.txt, .csv, .tsv, .xlsx), or - for stdin")
     .requiredOption(
@@ -50,18 +40,10 @@ export function submitCommand(invoke: Invoke, run = submitRun) {
     .addOption(threadsOption())
     .option("--idempotency-key <key>", "use this key instead of the one derived from the list")
     .option("--resubmit", "force a new task for a list already submitted")
-    .option("--dry-run", "prepare and show the plan and cost; upload nothing")
-    .option("-y, --yes", "reserve without asking (needed where no one can answer: cron, pipes, CI)")
-    .option("--max-cost <usd>", "stop if the reservation would exceed this many USD", parseUsd)
-    .option("--wait", "wait for the tasks to finish")
-    .option("--interval <sec>", "seconds between checks while waiting (min 30 unless the service is local)", parseSeconds)
-    .addOption(timeoutOption())
-    .addOption(requestTimeoutOption())
-    .option("-o, --output <file>", "with --wait: download the results here (- for stdout)")
+    .option("--dry-run", "prepare and show the plan and cost; upload nothing");
+  return addReserveAndWaitOptions(command)
     .option("--join", "with --wait -o: write the source rows with the result columns beside them")
     .option("--report <file.html>", "with --wait: also write an HTML report of the run (self-contained, printable)")
-    .addOption(formatOption())
-    .option("--force", "overwrite the output file")
     .addHelpText(
       "after",
       examples([

@@ -1,6 +1,6 @@
 import { FORCEABLE_ENCODINGS } from "../../../csv/encodings.js";
-import { Option } from "../../commander.js";
-import { parseCountOrZero, parsePositiveSeconds, parseSeconds } from "../../parse-flags.js";
+import { Option, type Command, type OptionValues } from "../../commander.js";
+import { parseCountOrZero, parsePositiveSeconds, parseSeconds, parseUsd } from "../../parse-flags.js";
 
 /** The "Examples:" block of a command's help. */
 export function examples(lines: string[]): string {
@@ -62,4 +62,18 @@ export function requestTimeoutOption() {
     "--request-timeout <sec>",
     "longest wait for a response to start, and for an answer's body (default 60; result files: between chunks)",
   ).argParser(parsePositiveSeconds);
+}
+
+/** The flags of the commands that reserve new tasks and may wait for them (submit, retry-failed). */
+export function addReserveAndWaitOptions<Args extends unknown[], Opts extends OptionValues>(command: Command<Args, Opts>) {
+  return command
+    .option("-y, --yes", "reserve without asking (needed where no one can answer: cron, pipes, CI)")
+    .option("--max-cost <usd>", "stop if the reservation would exceed this many USD", parseUsd)
+    .option("--wait", "wait for the tasks to finish")
+    .option("--interval <sec>", "seconds between checks while waiting (min 30 unless the service is local)", parseSeconds)
+    .addOption(timeoutOption())
+    .addOption(requestTimeoutOption())
+    .option("-o, --output <file>", "with --wait: download the results here (- for stdout)")
+    .addOption(formatOption())
+    .option("--force", "overwrite the output file");
 }

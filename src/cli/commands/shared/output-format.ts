@@ -10,7 +10,7 @@ export interface FormatFlags {
 }
 
 /** An output path that names an Excel workbook: `.xlsx` in any case. */
-export function isXlsxPath(output: string | undefined): boolean {
+function isXlsxPath(output: string | undefined): boolean {
   return output !== undefined && output.toLowerCase().endsWith(".xlsx");
 }
 

@@ -166,7 +166,7 @@ export function printPreparationSummary(ctx: Context, result: PrepareResult): vo
   for (const line of preparationLines(result.summary)) ctx.printer.note(line);
 }
 
-export function preparationLines(s: PrepareSummary): string[] {
+function preparationLines(s: PrepareSummary): string[] {
   const rows: Array<[label: string, value: number | string, note?: string]> = [
     ["rows read", s.rows_read, notes(readNotes(s))],
     ["kept (to check)", s.kept, notes(keptNotes(s))],

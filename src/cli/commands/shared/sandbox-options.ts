@@ -32,45 +32,51 @@ export interface SandboxFlags {
   log?: string;
 }
 
-/** `bulkcheck sandbox` flags as startSandbox options; unset flags keep the sandbox's defaults. */
+/**
+ * `bulkcheck sandbox` flags as startSandbox options. A flag not given stays
+ * undefined, and the sandbox fills in its default for it.
+ */
 export function sandboxOptionsFromFlags(flags: SandboxFlags): Partial<SandboxOptions> {
-  const options: Partial<SandboxOptions> = { host: flags.host, port: flags.port };
-  const set = <K extends keyof SandboxOptions>(key: K, value: SandboxOptions[K] | undefined) => {
-    if (value !== undefined) options[key] = value;
+  return {
+    host: flags.host,
+    port: flags.port,
+    apiKey: flags.apiKey,
+    balanceMicros: flags.balanceMicros,
+    minTaskSize: flags.minTaskSize,
+    maxTaskSize: flags.maxTaskSize,
+    maxFileBytes: flags.maxFileBytes,
+    maxInFlight: flags.maxInFlight,
+    maxUnfinished: flags.maxUnfinished,
+    numbersPerSecond: flags.numbersPerSecond,
+    resultFormat: flags.resultFormat,
+    urlTtlSeconds: flags.urlTtl,
+    resultDelaySeconds: flags.resultDelay,
+    failRate: flags.failRate,
+    noResultRate: flags.resultMissRate,
+    chaos: flags.chaos,
+    chaosFaults: flags.chaosFaults === undefined ? undefined : chaosFaultsFromFlag(flags.chaosFaults),
+    retryAfterSeconds: flags.retryAfter,
+    seed: flags.seed,
+    separateResultOrigin: flags.separateResultOrigin,
+    prices: flags.prices === undefined ? undefined : pricesFromFlag(flags.prices),
   };
-  set("apiKey", flags.apiKey);
-  set("balanceMicros", flags.balanceMicros);
-  set("minTaskSize", flags.minTaskSize);
-  set("maxTaskSize", flags.maxTaskSize);
-  set("maxFileBytes", flags.maxFileBytes);
-  set("maxInFlight", flags.maxInFlight);
-  set("maxUnfinished", flags.maxUnfinished);
-  set("numbersPerSecond", flags.numbersPerSecond);
-  set("resultFormat", flags.resultFormat);
-  set("urlTtlSeconds", flags.urlTtl);
-  set("resultDelaySeconds", flags.resultDelay);
-  set("failRate", flags.failRate);
-  set("noResultRate", flags.resultMissRate);
-  set("chaos", flags.chaos);
-  set("retryAfterSeconds", flags.retryAfter);
-  if (flags.chaosFaults !== undefined) {
-    const kinds = flags.chaosFaults
-      .split(",")
-      .map((kind) => kind.trim())
-      .filter(Boolean);
-    const unknown = kinds.filter((kind) => !isFaultKind(kind));
-    if (unknown.length > 0)
-      throw new UsageError(`--chaos-faults: unknown fault ${unknown.join(", ")}.`, { hint: `Faults: ${FAULT_KINDS.join(", ")}` });
-    options.chaosFaults = kinds as FaultKind[];
+}
+
+function chaosFaultsFromFlag(list: string): FaultKind[] {
+  const kinds = list
+    .split(",")
+    .map((kind) => kind.trim())
+    .filter(Boolean);
+  const unknown = kinds.filter((kind) => !isFaultKind(kind));
+  if (unknown.length > 0)
+    throw new UsageError(`--chaos-faults: unknown fault ${unknown.join(", ")}.`, { hint: `Faults: ${FAULT_KINDS.join(", ")}` });
+  return kinds as FaultKind[];
+}
+
+function pricesFromFlag(list: string): SandboxOptions["prices"] {
+  try {
+    return parsePrices(list);
+  } catch (error) {
+    throw new UsageError(`--prices: ${(error as Error).message}`);
   }
-  set("seed", flags.seed);
-  set("separateResultOrigin", flags.separateResultOrigin);
-  if (flags.prices !== undefined) {
-    try {
-      options.prices = parsePrices(flags.prices);
-    } catch (error) {
-      throw new UsageError(`--prices: ${(error as Error).message}`);
-    }
-  }
-  return options;
 }

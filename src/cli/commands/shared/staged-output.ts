@@ -1,15 +1,13 @@
 import { createReadStream } from "node:fs";
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pipeline } from "node:stream/promises";
 import type { Context } from "../../context.js";
 import { absolutePath } from "../../paths.js";
-import { removeStaleTemps } from "../../temp-dir.js";
+import { withTempDir } from "../../temp-dir.js";
 import { isStdout } from "./destination.js";
 
 /** Results staged for stdout are the user's data: readable by the user alone. */
-export const STAGED_FILE_MODE = 0o600;
+const STAGED_FILE_MODE = 0o600;
 
 /**
  * Produces output into a file at the path given and, when the output is stdout,
@@ -24,17 +22,12 @@ export async function withStagedOutput<T>(
   produce: (path: string, mode: number | undefined) => Promise<T>,
 ): Promise<T> {
   if (!isStdout(output)) return produce(absolutePath(ctx, output), undefined);
-  await removeStaleTemps();
-  // mkdtemp makes the directory 0700 whatever the umask.
-  const dir = await mkdtemp(join(tmpdir(), `bulkcheck-${process.pid}-`));
-  const staged = join(dir, "output");
-  try {
+  return withTempDir(async (dir) => {
+    const staged = join(dir, "output");
     const value = await produce(staged, STAGED_FILE_MODE);
     await pipeline(createReadStream(staged), ctx.io.stdout, { end: false }).catch(ignoreClosedReader);
     return value;
-  } finally {
-    await rm(dir, { recursive: true, force: true });
-  }
+  });
 }
 
 /** The reader of stdout went away (`| head`): it has what it wanted, so that is not an error. */
