@@ -1,4 +1,4 @@
-import { SERVICE_TYPES } from "../spec/products.js";
+import { SERVICE_TYPE_ALIASES, SERVICE_TYPES } from "../spec/products.js";
 import type { CommandUnknownOpts } from "./commander.js";
 import { HELP_TOPICS } from "./help-topics.js";
 
@@ -10,7 +10,7 @@ const ID_COMMANDS = ["wait", "status", "download", "retry-failed", "report"];
 /** Commands whose argument is a file. */
 const FILE_COMMANDS = ["submit", "validate"];
 /** The values of flags whose values are a fixed list; commander's `choices` add the rest. */
-const FLAG_VALUES: Readonly<Record<string, readonly string[]>> = { "--type": [...SERVICE_TYPES, "global_carrier_batch"] };
+const FLAG_VALUES: Readonly<Record<string, readonly string[]>> = { "--type": [...SERVICE_TYPES, ...Object.keys(SERVICE_TYPE_ALIASES)] };
 
 interface FlagSpec {
   long?: string;

@@ -14,7 +14,7 @@ export const SERVICE_TYPES = [
 export type ServiceType = (typeof SERVICE_TYPES)[number];
 
 /** One description of the spec names the carrier product `global_carrier_batch`. */
-const SERVICE_TYPE_ALIASES: Readonly<Record<string, ServiceType>> = {
+export const SERVICE_TYPE_ALIASES: Readonly<Record<string, ServiceType>> = {
   global_carrier_batch: "carrier_batch",
 };
 
