@@ -12,7 +12,7 @@ import { summarySheet } from "./summary-sheet.js";
 export interface DownloadDeps {
   /** Built on first use: what fails before any request (a missing journal record) needs no API key. */
   client: () => Promise<Pick<ApiClient, "checkTask" | "openResult">>;
-  journal: Pick<Journal, "findByTaskId">;
+  journal: Pick<Journal, "records">;
   sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
   signal: AbortSignal;
   /** A transfer broke midway and starts again with a fresh link. */

@@ -1,6 +1,7 @@
 import { once } from "node:events";
 import type { Writable } from "node:stream";
 import { UsageError } from "../errors.js";
+import { recordOfTask } from "../journal/journal.js";
 import { LIBPHONENUMBER_VERSION, type PreparationSettings } from "../prepare/settings.js";
 import { AtomicFile } from "../results/atomic-file.js";
 import { joinResults, statusTable, type JoinSummary } from "../results/join.js";
@@ -99,8 +100,9 @@ export async function joinTaskResults(deps: JoinDeps, ids: readonly string[], ta
 async function preparationOf(deps: JoinDeps, ids: readonly string[], target: JoinTarget): Promise<PreparationSettings> {
   let settings: PreparationSettings | undefined;
   const records = [];
+  const journalled = await deps.journal.records();
   for (const id of ids) {
-    const record = await deps.journal.findByTaskId(id);
+    const record = recordOfTask(journalled, id);
     const preparation = record?.submit.preparation;
     if (!record || !preparation) {
       throw new UsageError(`There is no local record of how task ${id} was prepared, so its rows cannot be matched exactly.`, {

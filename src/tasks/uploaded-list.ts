@@ -1,7 +1,7 @@
 import { join } from "node:path";
 import type { ApiClient } from "../api/types.js";
 import { InputRejectedError, PendingError, UsageError } from "../errors.js";
-import type { Journal, JournalRecord } from "../journal/journal.js";
+import { recordOfTask, type Journal, type JournalRecord } from "../journal/journal.js";
 import { prepareList, type PrepareResult } from "../prepare/index.js";
 import type { PreparationSettings } from "../prepare/settings.js";
 import { readResults } from "../results/read-results.js";
@@ -64,7 +64,7 @@ export async function retryList(deps: UploadedListDeps, taskId: string, dir: str
 /** What the journal knows about how the first task of a lineage was made; rebuilding its list needs all of it. */
 function taskOrigin(records: readonly JournalRecord[], rootId: string, product: string): TaskOrigin {
   const canonical = canonicalServiceType(product);
-  const record = recordOf(records, rootId);
+  const record = recordOfTask(records, rootId);
   const settings = record?.submit.preparation;
   if (!canonical || !record || !settings || !record.submit.source.path) {
     throw new UsageError(`There is no local record of the list task ${rootId} was submitted from.`, {
@@ -72,10 +72,6 @@ function taskOrigin(records: readonly JournalRecord[], rootId: string, product: 
     });
   }
   return { record, settings, sourcePath: record.submit.source.path, product: canonical };
-}
-
-function recordOf(records: readonly JournalRecord[], taskId: string): JournalRecord | undefined {
-  return records.findLast((record) => record.taskId === taskId);
 }
 
 /**
@@ -118,7 +114,7 @@ async function rebuildUploadedList(
     const [id, parentId] = [lineage[step]!, lineage[step + 1]!];
     const parent = await deps.client.checkTask(parentId);
     const written = await writeWithoutResults(list.path, resultRows(deps, parent, origin.product), join(dir, `${id}.txt`));
-    if (!matches(written, recordOf(records, id)!.submit.chunk)) throw changedSince(sourcePath, id);
+    if (!matches(written, recordOfTask(records, id)!.submit.chunk)) throw changedSince(sourcePath, id);
     list = written;
   }
   return list;
