@@ -1,13 +1,13 @@
 import { join } from "node:path";
 import type { ApiClient } from "../api/types.js";
-import { InputRejectedError, PendingError, UsageError } from "../errors.js";
+import { InputRejectedError, UsageError } from "../errors.js";
 import { recordOfTask, type Journal, type JournalRecord } from "../journal/journal.js";
 import { prepareList, type PrepareResult } from "../prepare/index.js";
 import type { PreparationSettings } from "../prepare/settings.js";
 import { readResults } from "../results/read-results.js";
 import { canonicalServiceType, type ServiceType } from "../spec/products.js";
 import type { Task } from "../spec/task.js";
-import { openTaskResult } from "./fetch-result.js";
+import { openTaskResult, stillProcessing } from "./fetch-result.js";
 import { retryLineage } from "./lineage.js";
 import { matches, writeSlice, writeWithoutResults, type ChunkRecord } from "./retry-list.js";
 import type { Chunk } from "./submit.js";
@@ -50,9 +50,7 @@ export interface RetryList {
  */
 export async function retryList(deps: UploadedListDeps, taskId: string, dir: string): Promise<RetryList> {
   const task = await deps.client.checkTask(taskId);
-  if (task.status === "processing") {
-    throw new PendingError(`Task ${taskId} is still processing.`, [taskId], { hint: `Wait for it first: bulkcheck wait ${taskId}` });
-  }
+  if (task.status === "processing") throw stillProcessing(taskId);
   const records = await deps.journal.records();
   const lineage = retryLineage(records, taskId);
   const origin = taskOrigin(records, lineage.at(-1)!, task.product);
