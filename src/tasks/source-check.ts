@@ -1,7 +1,6 @@
-import { createHash } from "node:crypto";
-import { createReadStream } from "node:fs";
 import { stat } from "node:fs/promises";
 import { InputRejectedError } from "../errors.js";
+import { fileSha256 } from "./file-sha256.js";
 
 /** What identifies a source file as it was submitted: journalled beside its path. */
 export interface SourceFingerprint {
@@ -18,9 +17,7 @@ export interface SourceFingerprint {
 export async function fingerprintOf(path: string): Promise<SourceFingerprint | undefined> {
   const before = await stat(path);
   if (!before.isFile()) return undefined;
-  const hash = createHash("sha256");
-  for await (const chunk of createReadStream(path)) hash.update(chunk as Buffer);
-  const fingerprint = { size: before.size, mtime_ms: before.mtimeMs, sha256: hash.digest("hex") };
+  const fingerprint = { size: before.size, mtime_ms: before.mtimeMs, sha256: await fileSha256(path) };
   await assertUnchangedSince(path, fingerprint);
   return fingerprint;
 }
