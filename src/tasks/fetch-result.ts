@@ -57,6 +57,20 @@ export async function openTaskResult(taskId: string, options: OpenResultOptions)
   }
 }
 
+/**
+ * Opens `task`'s result each time it is called: the first time with the link of the
+ * check just made (`task` itself), afterwards (a restarted transfer) checked again for
+ * a fresh link.
+ */
+export function resultOpener(task: Task, options: Omit<OpenResultOptions, "initial">): () => Promise<Readable> {
+  let initial: Task | undefined = task;
+  return () => {
+    const first = initial;
+    initial = undefined;
+    return openTaskResult(task.id, { ...options, initial: first });
+  };
+}
+
 function assertDownloadable(task: Task): void {
   if (task.status === "failed") {
     throw new TaskFailedError(`Task ${task.id} failed, so it has no result (it was refunded in full).`, [task.id]);

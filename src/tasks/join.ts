@@ -10,8 +10,8 @@ import { TempFiles } from "../results/temp-files.js";
 import type { ServiceType } from "../spec/products.js";
 import type { Task } from "../spec/task.js";
 import { billing } from "./billing.js";
-import { productOf, type DownloadDeps } from "./download.js";
-import { openTaskResult, withTransferRetries } from "./fetch-result.js";
+import { productOf, resultLabel, resultSource, type DownloadDeps } from "./download.js";
+import { withTransferRetries } from "./fetch-result.js";
 import { runTable } from "./summary-sheet.js";
 import { checkJoinSource } from "./join-source.js";
 
@@ -59,12 +59,7 @@ export async function joinTaskResults(deps: JoinDeps, ids: readonly string[], ta
     () =>
       resultMap(
         readResults(
-          tasks.map((task) => ({
-            label: `task ${task.id}`,
-            open: () =>
-              deps.staged?.read(task) ??
-              openTaskResult(task.id, { client, sleep: deps.sleep, signal, ...(deps.onWait ? { onWait: deps.onWait } : {}) }),
-          })),
+          tasks.map((task) => ({ label: resultLabel(task.id), open: resultSource(deps, client, task) })),
           { serviceType, signal },
         ),
       ),

@@ -8,7 +8,7 @@ import type { ApiClient } from "../api/types.js";
 import type { Journal, StagedEntry } from "../journal/journal.js";
 import { isRunning } from "../results/temp-files.js";
 import type { Task } from "../spec/task.js";
-import { openTaskResult, withTransferRetries } from "./fetch-result.js";
+import { resultOpener, withTransferRetries } from "./fetch-result.js";
 import { fileSha256 } from "./file-sha256.js";
 import type { UploadResult } from "./submit.js";
 
@@ -140,17 +140,9 @@ export interface FetchDeps {
  * that breaks starts again with a fresh link (checked again), up to three times.
  */
 export async function fetchToStaging(deps: FetchDeps, staging: Staging, result: UploadResult): Promise<"reused" | "fetched"> {
-  let initial: Task | undefined = result.task;
-  return withTransferRetries(
-    () =>
-      staging.stage(result, () => {
-        const first = initial;
-        initial = undefined;
-        const { client, sleep, signal, onWait } = deps;
-        return openTaskResult(result.task.id, { client, sleep, signal, initial: first, ...(onWait ? { onWait } : {}) });
-      }),
-    deps,
-  );
+  const { client, sleep, signal, onWait } = deps;
+  const open = resultOpener(result.task, { client, sleep, signal, ...(onWait ? { onWait } : {}) });
+  return withTransferRetries(() => staging.stage(result, open), deps);
 }
 
 async function writeHashed(source: Readable, path: string): Promise<{ bytes: number; sha256: string }> {

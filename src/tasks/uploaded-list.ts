@@ -7,6 +7,7 @@ import type { PreparationSettings } from "../prepare/settings.js";
 import { readResults } from "../results/read-results.js";
 import { canonicalServiceType, type ServiceType } from "../spec/products.js";
 import type { Task } from "../spec/task.js";
+import { resultLabel } from "./download.js";
 import { openTaskResult, stillProcessing } from "./fetch-result.js";
 import { retryLineage } from "./lineage.js";
 import { matches, writeSlice, writeWithoutResults, type ChunkRecord } from "./retry-list.js";
@@ -133,5 +134,5 @@ function changedSince(sourcePath: string, taskId: string): InputRejectedError {
 function resultRows(deps: UploadedListDeps, task: Task, product: ServiceType): AsyncIterable<readonly string[]> | undefined {
   if (task.status !== "success") return undefined;
   const open = () => openTaskResult(task.id, { client: deps.client, sleep: deps.sleep, signal: deps.signal });
-  return readResults([{ label: `task ${task.id}`, open }], { serviceType: product, signal: deps.signal });
+  return readResults([{ label: resultLabel(task.id), open }], { serviceType: product, signal: deps.signal });
 }
