@@ -14,7 +14,7 @@ export interface SourceFingerprint {
  * regular file (a pipe is read once, by the preparation). A file that changes
  * while it is hashed (an exporter still writing it) is refused: no fingerprint would be true.
  */
-export async function fingerprintOf(path: string): Promise<SourceFingerprint | undefined> {
+async function fingerprintOf(path: string): Promise<SourceFingerprint | undefined> {
   const before = await stat(path);
   if (!before.isFile()) return undefined;
   const fingerprint = { size: before.size, mtime_ms: before.mtimeMs, sha256: await fileSha256(path) };
@@ -23,7 +23,7 @@ export async function fingerprintOf(path: string): Promise<SourceFingerprint | u
 }
 
 /** Refuses (exit 3) a file whose size or modification time moved since `fingerprint` was taken, e.g. while it was prepared. */
-export async function assertUnchangedSince(path: string, fingerprint: SourceFingerprint): Promise<void> {
+async function assertUnchangedSince(path: string, fingerprint: SourceFingerprint): Promise<void> {
   const now = await stat(path);
   if (now.size !== fingerprint.size || now.mtimeMs !== fingerprint.mtime_ms) {
     throw new InputRejectedError(`${path} changed while it was being read; nothing was uploaded.`, {
