@@ -1,5 +1,6 @@
 import { stat } from "node:fs/promises";
 import { InputRejectedError } from "../errors.js";
+import type { SubmitEntry } from "../journal/journal.js";
 import { fileSha256 } from "./file-sha256.js";
 
 /** What identifies a source file as it was submitted: journalled beside its path. */
@@ -72,7 +73,7 @@ export async function readSourceFile<T>(path: string | undefined, read: () => Pr
 }
 
 /** A source as the journal keeps it: its path and, when it was a regular file, its fingerprint. */
-export type JournalledSource = { path?: string } & Partial<SourceFingerprint>;
+export type JournalledSource = SubmitEntry["source"];
 
 /** The fingerprint in a journalled source, if it was recorded (entries of older versions have none). */
 export function recordedFingerprint(source: JournalledSource): SourceFingerprint | undefined {
