@@ -58,7 +58,7 @@ export async function withRetries<T>(what: string, replaySafe: boolean, attempt:
 }
 
 /** Reduces a thrown error to what the policy needs; undefined for errors the loop never retries. */
-export function toRetryFailure(error: unknown, replaySafe: boolean): RetryFailure | undefined {
+function toRetryFailure(error: unknown, replaySafe: boolean): RetryFailure | undefined {
   if (error instanceof ApiError) {
     return { type: "api", apiCode: error.apiCode, retryAfterMs: error.retryAfterMs, replaySafe };
   }

@@ -31,7 +31,7 @@ export async function openUploadFile(path: string): Promise<Blob> {
 }
 
 /** `.csv` is text/csv; anything else (the spec allows .txt) is text/plain. */
-export function contentTypeFor(path: string): string {
+function contentTypeFor(path: string): string {
   return extname(path).toLowerCase() === ".csv" ? "text/csv" : "text/plain";
 }
 

@@ -16,7 +16,7 @@ import { parseRetryAfter } from "./retry-after.js";
 import { exchange, headerValue, readText, type ExchangeResponse } from "./transport.js";
 import type { ResultDownload } from "./types.js";
 
-export const MAX_REDIRECTS = 5;
+const MAX_REDIRECTS = 5;
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 const EXPIRED_STATUSES = new Set([403, 404, 410]);
 const ERROR_BODY_BYTES = 64 * 1024;

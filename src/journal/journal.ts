@@ -158,15 +158,6 @@ export class Journal {
     return [...byKey.values()];
   }
 
-  /** The submission that used `key` with this service and profile (entries of older versions, without a base URL, never match). */
-  async findByKey(key: string, scope: JournalScope): Promise<JournalRecord | undefined> {
-    return (await this.records()).find((record) => record.submit.idempotency_key === key && inScope(record.submit, scope));
-  }
-
-  async findByTaskId(taskId: string): Promise<JournalRecord | undefined> {
-    return (await this.records()).findLast((record) => record.taskId === taskId);
-  }
-
   /** The latest staged result of each task, by task id. */
   async stagedResults(): Promise<Map<string, StagedEntry>> {
     const staged = new Map<string, StagedEntry>();
@@ -180,6 +171,20 @@ export class Journal {
     const ids = records.flatMap((record) => (record.taskId ? [record.taskId] : [])).reverse();
     return [...new Set(ids)].slice(0, limit);
   }
+}
+
+/**
+ * The submission in `records` that used `key` with this service and profile (entries
+ * of older versions, without a base URL, never match). `records()` reads the whole
+ * file: a caller looking up many keys reads it once and calls this for each.
+ */
+export function recordWithKey(records: readonly JournalRecord[], key: string, scope: JournalScope): JournalRecord | undefined {
+  return records.find((record) => record.submit.idempotency_key === key && inScope(record.submit, scope));
+}
+
+/** The latest submission in `records` that created `taskId`; for many ids, read `records()` once. */
+export function recordOfTask(records: readonly JournalRecord[], taskId: string): JournalRecord | undefined {
+  return records.findLast((record) => record.taskId === taskId);
 }
 
 /** The scope of an entry as read; entries of versions that did not record it get one that matches no service. */

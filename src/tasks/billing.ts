@@ -1,4 +1,4 @@
-import type { Journal } from "../journal/journal.js";
+import { recordOfTask, type Journal } from "../journal/journal.js";
 import type { PrepareSummary } from "../prepare/summary.js";
 import { taskCharge } from "../results/charges.js";
 import { canonicalServiceType, type ServiceType } from "../spec/products.js";
@@ -51,12 +51,13 @@ export type ExcludedBeforeUpload = Partial<Record<(typeof LOCAL_EXCLUSIONS)[numb
  * when the journal holds no summary for any of the tasks (submitted elsewhere).
  */
 export async function excludedBeforeUpload(
-  journal: Pick<Journal, "findByTaskId">,
+  journal: Pick<Journal, "records">,
   taskIds: readonly string[],
 ): Promise<ExcludedBeforeUpload | undefined> {
   const summaries = new Map<string, PrepareSummary>();
+  const records = await journal.records();
   for (const id of taskIds) {
-    const prepared = (await journal.findByTaskId(id))?.submit.prepared;
+    const prepared = recordOfTask(records, id)?.submit.prepared;
     if (prepared) summaries.set(JSON.stringify(prepared), prepared);
   }
   if (summaries.size === 0) return undefined;

@@ -6,13 +6,13 @@ import { writeResults, type OutputFormat, type ResultSummary, type SourceSummary
 import { canonicalServiceType, type ServiceType } from "../spec/products.js";
 import type { Task } from "../spec/task.js";
 import { billing, excludedBeforeUpload, type ExcludedBeforeUpload } from "./billing.js";
-import { openTaskResult, withTransferRetries } from "./fetch-result.js";
+import { resultOpener, withTransferRetries, type OpenResultOptions } from "./fetch-result.js";
 import { summarySheet } from "./summary-sheet.js";
 
 export interface DownloadDeps {
   /** Built on first use: what fails before any request (a missing journal record) needs no API key. */
   client: () => Promise<Pick<ApiClient, "checkTask" | "openResult">>;
-  journal: Pick<Journal, "findByTaskId">;
+  journal: Pick<Journal, "records">;
   sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
   signal: AbortSignal;
   /** A transfer broke midway and starts again with a fresh link. */
@@ -62,27 +62,11 @@ export async function downloadResults(deps: DownloadDeps, taskIds: readonly stri
   const checked = deps.staged ? [...deps.staged.tasks] : await Promise.all(taskIds.map((id) => client.checkTask(id)));
   const tasks = new Map(checked.map((task) => [task.id, task]));
   const serviceType = productOf(checked);
-  const sources = checked.map((task) => {
-    // The check just made serves the first open; a restarted transfer checks again for a fresh link.
-    let initial: Task | undefined = task;
-    return {
-      label: resultLabel(task.id),
-      ...(task.success_cnt === undefined ? {} : { expectedRows: task.success_cnt }),
-      open: () => {
-        if (deps.staged) return deps.staged.read(task);
-        const first = initial;
-        initial = undefined;
-        return openTaskResult(task.id, {
-          client,
-          sleep: deps.sleep,
-          signal: deps.signal,
-          initial: first,
-          onTask: (fresh) => tasks.set(fresh.id, fresh),
-          ...(deps.onWait ? { onWait: deps.onWait } : {}),
-        });
-      },
-    };
-  });
+  const sources = checked.map((task) => ({
+    label: resultLabel(task.id),
+    ...(task.success_cnt === undefined ? {} : { expectedRows: task.success_cnt }),
+    open: resultSource(deps, client, task, (fresh) => tasks.set(fresh.id, fresh)),
+  }));
   const excluded = await excludedBeforeUpload(deps.journal, taskIds);
   const { prices } = target;
   const summary = await withTransferRetries(
@@ -108,6 +92,27 @@ export async function downloadResults(deps: DownloadDeps, taskIds: readonly stri
     deps,
   );
   return { summary, tasks: [...tasks.values()], excluded };
+}
+
+/**
+ * Where a checked task's result is read from: its staged copy, or the service (see
+ * resultOpener), telling `onTask` of each fresh check a restarted transfer makes.
+ */
+export function resultSource(
+  deps: Omit<DownloadDeps, "client" | "journal">,
+  client: OpenResultOptions["client"],
+  task: Task,
+  onTask?: (task: Task) => void,
+): () => Promise<Readable> {
+  const { staged } = deps;
+  if (staged) return () => staged.read(task);
+  return resultOpener(task, {
+    client,
+    sleep: deps.sleep,
+    signal: deps.signal,
+    ...(onTask ? { onTask } : {}),
+    ...(deps.onWait ? { onWait: deps.onWait } : {}),
+  });
 }
 
 /** A stream that takes everything and keeps nothing. */

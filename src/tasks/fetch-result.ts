@@ -57,13 +57,30 @@ export async function openTaskResult(taskId: string, options: OpenResultOptions)
   }
 }
 
+/**
+ * Opens `task`'s result each time it is called: the first time with the link of the
+ * check just made (`task` itself), afterwards (a restarted transfer) checked again for
+ * a fresh link.
+ */
+export function resultOpener(task: Task, options: Omit<OpenResultOptions, "initial">): () => Promise<Readable> {
+  let initial: Task | undefined = task;
+  return () => {
+    const first = initial;
+    initial = undefined;
+    return openTaskResult(task.id, { ...options, initial: first });
+  };
+}
+
 function assertDownloadable(task: Task): void {
   if (task.status === "failed") {
     throw new TaskFailedError(`Task ${task.id} failed, so it has no result (it was refunded in full).`, [task.id]);
   }
-  if (task.status === "processing") {
-    throw new PendingError(`Task ${task.id} is still processing.`, [task.id], { hint: `Wait for it first: bulkcheck wait ${task.id}` });
-  }
+  if (task.status === "processing") throw stillProcessing(task.id);
+}
+
+/** A task asked for its result (or its numbers without one) before it has finished: exit 8, with how to wait for it. */
+export function stillProcessing(taskId: string): PendingError {
+  return new PendingError(`Task ${taskId} is still processing.`, [taskId], { hint: `Wait for it first: bulkcheck wait ${taskId}` });
 }
 
 /**

@@ -1,6 +1,7 @@
 import { once } from "node:events";
 import type { Writable } from "node:stream";
 import { UsageError } from "../errors.js";
+import { recordOfTask } from "../journal/journal.js";
 import { LIBPHONENUMBER_VERSION, type PreparationSettings } from "../prepare/settings.js";
 import { AtomicFile } from "../results/atomic-file.js";
 import { joinResults, statusTable, type JoinSummary } from "../results/join.js";
@@ -9,8 +10,8 @@ import { TempFiles } from "../results/temp-files.js";
 import type { ServiceType } from "../spec/products.js";
 import type { Task } from "../spec/task.js";
 import { billing } from "./billing.js";
-import { productOf, type DownloadDeps } from "./download.js";
-import { openTaskResult, withTransferRetries } from "./fetch-result.js";
+import { productOf, resultLabel, resultSource, type DownloadDeps } from "./download.js";
+import { withTransferRetries } from "./fetch-result.js";
 import { runTable } from "./summary-sheet.js";
 import { checkJoinSource } from "./join-source.js";
 
@@ -58,12 +59,7 @@ export async function joinTaskResults(deps: JoinDeps, ids: readonly string[], ta
     () =>
       resultMap(
         readResults(
-          tasks.map((task) => ({
-            label: `task ${task.id}`,
-            open: () =>
-              deps.staged?.read(task) ??
-              openTaskResult(task.id, { client, sleep: deps.sleep, signal, ...(deps.onWait ? { onWait: deps.onWait } : {}) }),
-          })),
+          tasks.map((task) => ({ label: resultLabel(task.id), open: resultSource(deps, client, task) })),
           { serviceType, signal },
         ),
       ),
@@ -99,8 +95,9 @@ export async function joinTaskResults(deps: JoinDeps, ids: readonly string[], ta
 async function preparationOf(deps: JoinDeps, ids: readonly string[], target: JoinTarget): Promise<PreparationSettings> {
   let settings: PreparationSettings | undefined;
   const records = [];
+  const journalled = await deps.journal.records();
   for (const id of ids) {
-    const record = await deps.journal.findByTaskId(id);
+    const record = recordOfTask(journalled, id);
     const preparation = record?.submit.preparation;
     if (!record || !preparation) {
       throw new UsageError(`There is no local record of how task ${id} was prepared, so its rows cannot be matched exactly.`, {

@@ -2,7 +2,7 @@ import { BulkcheckError } from "../errors.js";
 import type { JournalRecord } from "../journal/journal.js";
 
 /** Retries of retries deeper than this are a journal gone wrong, not a list worth another try. */
-export const MAX_RETRY_DEPTH = 100;
+const MAX_RETRY_DEPTH = 100;
 
 /**
  * A task and the tasks it retried, newest first, from the journal's `retry_of`

@@ -1,13 +1,13 @@
 import { ApiError } from "../api/errors.js";
 import type { ApiClient } from "../api/types.js";
-import { BulkcheckError, InterruptedError, type PendingError } from "../errors.js";
+import { InterruptedError, type BulkcheckError, type PendingError } from "../errors.js";
 import { ApiCode } from "../spec/codes.js";
 import type { Task } from "../spec/task.js";
 import { QuotaGate } from "./quota-gate.js";
 import { interrupted, quotaExhausted, timedOut } from "./schedule-outcomes.js";
 import { WakeTimer } from "./wake-timer.js";
 import { uploadOne, type PlannedUpload, type UploadContext, type UploadResult } from "./submit.js";
-import { failedTasksError, isFinished, jittered } from "./wait.js";
+import { failedTasksError, isFinished, jittered, MAX_FAILED_CHECKS, passing } from "./wait.js";
 
 /** What the schedule tells its caller as it goes (for progress). */
 export type ScheduleEvent =
@@ -58,9 +58,6 @@ interface Part {
   dueAt: number;
   failedChecks: number;
 }
-
-/** Consecutive failed checks of one task tolerated before giving up (as `wait` does). */
-const MAX_FAILED_CHECKS = 10;
 
 /**
  * The timeout, held as the run's failure until the run ends: uploads under way when the
@@ -263,9 +260,4 @@ class Schedule {
   #fail(error: unknown): void {
     this.#failure ??= { error };
   }
-}
-
-/** A failure that passes by itself (maintenance, capacity, connection): worth checking again later. */
-function passing(error: unknown): error is BulkcheckError {
-  return error instanceof BulkcheckError && error.kind === "unavailable";
 }

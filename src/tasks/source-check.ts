@@ -1,7 +1,7 @@
-import { createHash } from "node:crypto";
-import { createReadStream } from "node:fs";
 import { stat } from "node:fs/promises";
 import { InputRejectedError } from "../errors.js";
+import type { SubmitEntry } from "../journal/journal.js";
+import { fileSha256 } from "./file-sha256.js";
 
 /** What identifies a source file as it was submitted: journalled beside its path. */
 export interface SourceFingerprint {
@@ -15,18 +15,16 @@ export interface SourceFingerprint {
  * regular file (a pipe is read once, by the preparation). A file that changes
  * while it is hashed (an exporter still writing it) is refused: no fingerprint would be true.
  */
-export async function fingerprintOf(path: string): Promise<SourceFingerprint | undefined> {
+async function fingerprintOf(path: string): Promise<SourceFingerprint | undefined> {
   const before = await stat(path);
   if (!before.isFile()) return undefined;
-  const hash = createHash("sha256");
-  for await (const chunk of createReadStream(path)) hash.update(chunk as Buffer);
-  const fingerprint = { size: before.size, mtime_ms: before.mtimeMs, sha256: hash.digest("hex") };
+  const fingerprint = { size: before.size, mtime_ms: before.mtimeMs, sha256: await fileSha256(path) };
   await assertUnchangedSince(path, fingerprint);
   return fingerprint;
 }
 
 /** Refuses (exit 3) a file whose size or modification time moved since `fingerprint` was taken, e.g. while it was prepared. */
-export async function assertUnchangedSince(path: string, fingerprint: SourceFingerprint): Promise<void> {
+async function assertUnchangedSince(path: string, fingerprint: SourceFingerprint): Promise<void> {
   const now = await stat(path);
   if (now.size !== fingerprint.size || now.mtimeMs !== fingerprint.mtime_ms) {
     throw new InputRejectedError(`${path} changed while it was being read; nothing was uploaded.`, {
@@ -75,7 +73,7 @@ export async function readSourceFile<T>(path: string | undefined, read: () => Pr
 }
 
 /** A source as the journal keeps it: its path and, when it was a regular file, its fingerprint. */
-export type JournalledSource = { path?: string } & Partial<SourceFingerprint>;
+export type JournalledSource = SubmitEntry["source"];
 
 /** The fingerprint in a journalled source, if it was recorded (entries of older versions have none). */
 export function recordedFingerprint(source: JournalledSource): SourceFingerprint | undefined {

@@ -8,7 +8,8 @@ import type { ApiClient } from "../api/types.js";
 import type { Journal, StagedEntry } from "../journal/journal.js";
 import { isRunning } from "../results/temp-files.js";
 import type { Task } from "../spec/task.js";
-import { openTaskResult, withTransferRetries } from "./fetch-result.js";
+import { resultOpener, withTransferRetries } from "./fetch-result.js";
+import { fileSha256 } from "./file-sha256.js";
 import type { UploadResult } from "./submit.js";
 
 /** A process's own directory inside a run's staging directory: `{pid}-{random}`. */
@@ -112,7 +113,7 @@ export class Staging {
     if (!entry || !STAGED_FILE.test(entry.file)) return false;
     const staged = join(this.dir, entry.file);
     try {
-      if ((await stat(staged)).size !== entry.bytes || (await sha256Of(staged)) !== entry.sha256) return false;
+      if ((await stat(staged)).size !== entry.bytes || (await fileSha256(staged)) !== entry.sha256) return false;
       if (staged !== path) {
         await rm(path, { force: true });
         await link(staged, path);
@@ -139,17 +140,9 @@ export interface FetchDeps {
  * that breaks starts again with a fresh link (checked again), up to three times.
  */
 export async function fetchToStaging(deps: FetchDeps, staging: Staging, result: UploadResult): Promise<"reused" | "fetched"> {
-  let initial: Task | undefined = result.task;
-  return withTransferRetries(
-    () =>
-      staging.stage(result, () => {
-        const first = initial;
-        initial = undefined;
-        const { client, sleep, signal, onWait } = deps;
-        return openTaskResult(result.task.id, { client, sleep, signal, initial: first, ...(onWait ? { onWait } : {}) });
-      }),
-    deps,
-  );
+  const { client, sleep, signal, onWait } = deps;
+  const open = resultOpener(result.task, { client, sleep, signal, ...(onWait ? { onWait } : {}) });
+  return withTransferRetries(() => staging.stage(result, open), deps);
 }
 
 async function writeHashed(source: Readable, path: string): Promise<{ bytes: number; sha256: string }> {
@@ -168,10 +161,4 @@ async function writeHashed(source: Readable, path: string): Promise<{ bytes: num
     handle.createWriteStream({ flush: true }),
   );
   return { bytes, sha256: hash.digest("hex") };
-}
-
-async function sha256Of(path: string): Promise<string> {
-  const hash = createHash("sha256");
-  for await (const chunk of createReadStream(path)) hash.update(chunk as Buffer);
-  return hash.digest("hex");
 }

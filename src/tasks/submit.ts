@@ -1,7 +1,7 @@
 import { ApiError } from "../api/errors.js";
 import type { ApiClient } from "../api/types.js";
 import { InputRejectedError, ProtocolError } from "../errors.js";
-import type { Journal, JournalRecord, JournalScope, SubmitEntry } from "../journal/journal.js";
+import { recordWithKey, type Journal, type JournalRecord, type JournalScope, type SubmitEntry } from "../journal/journal.js";
 import { ApiCode } from "../spec/codes.js";
 import type { Task } from "../spec/task.js";
 import { deriveIdempotencyKey, userKeyForChunk } from "./idempotency.js";
@@ -33,7 +33,7 @@ export interface PlanInput {
   userKey?: string;
   /** --resubmit: a fresh nonce, so the keys differ from every earlier run. */
   nonce?: string;
-  journal: Journal;
+  journal: Pick<Journal, "records">;
   /** Where the uploads go: keys are looked up for this service and profile only. */
   scope: JournalScope;
   /** For retry-failed: the task whose numbers these are, which the derived keys include. */
@@ -49,6 +49,7 @@ export interface PlanInput {
 export async function planUploads(input: PlanInput): Promise<PlannedUpload[]> {
   const of = input.chunks.length;
   const planned: PlannedUpload[] = [];
+  const records = await input.journal.records();
   for (const [index, chunk] of input.chunks.entries()) {
     const idempotencyKey = input.userKey
       ? userKeyForChunk(input.userKey, index, of)
@@ -62,7 +63,7 @@ export async function planUploads(input: PlanInput): Promise<PlannedUpload[]> {
           },
           input.nonce,
         );
-    const known = await input.journal.findByKey(idempotencyKey, input.scope);
+    const known = recordWithKey(records, idempotencyKey, input.scope);
     if (known && known.submit.chunk.sha256 !== chunk.sha256) throw keyReused(idempotencyKey, known);
     planned.push({ ...chunk, index, of, idempotencyKey, ...(known?.taskId ? { knownTaskId: known.taskId } : {}) });
   }

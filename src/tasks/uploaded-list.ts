@@ -1,13 +1,14 @@
 import { join } from "node:path";
 import type { ApiClient } from "../api/types.js";
-import { InputRejectedError, PendingError, UsageError } from "../errors.js";
-import type { Journal, JournalRecord } from "../journal/journal.js";
+import { InputRejectedError, UsageError } from "../errors.js";
+import { recordOfTask, type Journal, type JournalRecord } from "../journal/journal.js";
 import { prepareList, type PrepareResult } from "../prepare/index.js";
 import type { PreparationSettings } from "../prepare/settings.js";
 import { readResults } from "../results/read-results.js";
 import { canonicalServiceType, type ServiceType } from "../spec/products.js";
 import type { Task } from "../spec/task.js";
-import { openTaskResult } from "./fetch-result.js";
+import { resultLabel } from "./download.js";
+import { openTaskResult, stillProcessing } from "./fetch-result.js";
 import { retryLineage } from "./lineage.js";
 import { matches, writeSlice, writeWithoutResults, type ChunkRecord } from "./retry-list.js";
 import type { Chunk } from "./submit.js";
@@ -50,9 +51,7 @@ export interface RetryList {
  */
 export async function retryList(deps: UploadedListDeps, taskId: string, dir: string): Promise<RetryList> {
   const task = await deps.client.checkTask(taskId);
-  if (task.status === "processing") {
-    throw new PendingError(`Task ${taskId} is still processing.`, [taskId], { hint: `Wait for it first: bulkcheck wait ${taskId}` });
-  }
+  if (task.status === "processing") throw stillProcessing(taskId);
   const records = await deps.journal.records();
   const lineage = retryLineage(records, taskId);
   const origin = taskOrigin(records, lineage.at(-1)!, task.product);
@@ -64,7 +63,7 @@ export async function retryList(deps: UploadedListDeps, taskId: string, dir: str
 /** What the journal knows about how the first task of a lineage was made; rebuilding its list needs all of it. */
 function taskOrigin(records: readonly JournalRecord[], rootId: string, product: string): TaskOrigin {
   const canonical = canonicalServiceType(product);
-  const record = recordOf(records, rootId);
+  const record = recordOfTask(records, rootId);
   const settings = record?.submit.preparation;
   if (!canonical || !record || !settings || !record.submit.source.path) {
     throw new UsageError(`There is no local record of the list task ${rootId} was submitted from.`, {
@@ -72,10 +71,6 @@ function taskOrigin(records: readonly JournalRecord[], rootId: string, product: 
     });
   }
   return { record, settings, sourcePath: record.submit.source.path, product: canonical };
-}
-
-function recordOf(records: readonly JournalRecord[], taskId: string): JournalRecord | undefined {
-  return records.findLast((record) => record.taskId === taskId);
 }
 
 /**
@@ -118,7 +113,7 @@ async function rebuildUploadedList(
     const [id, parentId] = [lineage[step]!, lineage[step + 1]!];
     const parent = await deps.client.checkTask(parentId);
     const written = await writeWithoutResults(list.path, resultRows(deps, parent, origin.product), join(dir, `${id}.txt`));
-    if (!matches(written, recordOf(records, id)!.submit.chunk)) throw changedSince(sourcePath, id);
+    if (!matches(written, recordOfTask(records, id)!.submit.chunk)) throw changedSince(sourcePath, id);
     list = written;
   }
   return list;
@@ -139,5 +134,5 @@ function changedSince(sourcePath: string, taskId: string): InputRejectedError {
 function resultRows(deps: UploadedListDeps, task: Task, product: ServiceType): AsyncIterable<readonly string[]> | undefined {
   if (task.status !== "success") return undefined;
   const open = () => openTaskResult(task.id, { client: deps.client, sleep: deps.sleep, signal: deps.signal });
-  return readResults([{ label: `task ${task.id}`, open }], { serviceType: product, signal: deps.signal });
+  return readResults([{ label: resultLabel(task.id), open }], { serviceType: product, signal: deps.signal });
 }

@@ -15,7 +15,7 @@ export interface WaitOptions {
   onCheck?: (task: Task) => void;
   /** A check failed with a transient error; polling goes on. */
   onTransientError?: (id: string, error: BulkcheckError) => void;
-  /** Consecutive failed checks of one task tolerated before giving up (default 10). */
+  /** Consecutive failed checks of one task tolerated before giving up (default MAX_FAILED_CHECKS). */
   maxConsecutiveErrors?: number;
 }
 
@@ -23,6 +23,14 @@ export interface WaitOutcome {
   tasks: Map<string, Task>;
   /** True when the timeout ran out with some task still processing. */
   timedOut: boolean;
+}
+
+/** Consecutive failed checks of one task tolerated before giving up, by `wait` and by the schedule of `submit --wait`. */
+export const MAX_FAILED_CHECKS = 10;
+
+/** A failure that passes by itself (maintenance, capacity, connection): the task is not affected, so it is checked again later. */
+export function passing(error: unknown): error is BulkcheckError {
+  return error instanceof BulkcheckError && error.kind === "unavailable";
 }
 
 /** Extra delay between 0 and 10% of the interval: spreads clients out and never polls sooner than asked. */
@@ -39,7 +47,7 @@ export function jittered(intervalMs: number, random: () => number): number {
 export async function waitForTasks(options: WaitOptions): Promise<WaitOutcome> {
   const tasks = new Map<string, Task>();
   const errors = new Map<string, number>();
-  const limit = options.maxConsecutiveErrors ?? 10;
+  const limit = options.maxConsecutiveErrors ?? MAX_FAILED_CHECKS;
   const deadline = options.timeoutMs === undefined ? Infinity : options.now() + options.timeoutMs;
   for (;;) {
     for (const id of options.ids) {
@@ -50,7 +58,7 @@ export async function waitForTasks(options: WaitOptions): Promise<WaitOutcome> {
         tasks.set(id, task);
         options.onCheck?.(task);
       } catch (error) {
-        if (!(error instanceof BulkcheckError) || error.kind !== "unavailable") throw error;
+        if (!passing(error)) throw error;
         const count = (errors.get(id) ?? 0) + 1;
         if (count >= limit) throw error;
         errors.set(id, count);

@@ -1,6 +1,6 @@
 import { appendFileSync, readFileSync, statSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { Journal, type JournalScope, type SubmitEntry, type TaskEntry } from "../../src/journal/journal.js";
+import { Journal, recordOfTask, recordWithKey, type JournalScope, type SubmitEntry, type TaskEntry } from "../../src/journal/journal.js";
 import type { PreparationSettings } from "../../src/prepare/settings.js";
 import { tempDir } from "../helpers/cli.js";
 
@@ -32,9 +32,9 @@ describe("Journal", () => {
     await journal.append(submit("k1"));
     await journal.append(task("k1", "t1"));
     await journal.append(submit("k2"));
-    expect((await journal.findByKey("k1", SCOPE))?.taskId).toBe("t1");
-    expect((await journal.findByKey("k2", SCOPE))?.taskId).toBeUndefined();
-    expect((await journal.findByTaskId("t1"))?.submit.source.path).toBe("/data/list.csv");
+    expect(recordWithKey(await journal.records(), "k1", SCOPE)?.taskId).toBe("t1");
+    expect(recordWithKey(await journal.records(), "k2", SCOPE)?.taskId).toBeUndefined();
+    expect(recordOfTask(await journal.records(), "t1")?.submit.source.path).toBe("/data/list.csv");
     expect(await journal.recentTaskIds(SCOPE)).toEqual(["t1"]);
   });
 
@@ -45,9 +45,9 @@ describe("Journal", () => {
     await journal.append(submit("k1", sandbox));
     await journal.append(task("k1", "sandbox-task", sandbox));
     await journal.append(submit("k1", prod));
-    expect((await journal.findByKey("k1", sandbox))?.taskId).toBe("sandbox-task");
-    expect(await journal.findByKey("k1", prod)).toMatchObject({ submit: { base_url: prod.base_url }, taskId: undefined });
-    expect(await journal.findByKey("k1", { ...prod, profile: "default" })).toBeUndefined();
+    expect(recordWithKey(await journal.records(), "k1", sandbox)?.taskId).toBe("sandbox-task");
+    expect(recordWithKey(await journal.records(), "k1", prod)).toMatchObject({ submit: { base_url: prod.base_url }, taskId: undefined });
+    expect(recordWithKey(await journal.records(), "k1", { ...prod, profile: "default" })).toBeUndefined();
     await journal.append(task("k1", "prod-task", prod));
     expect(await journal.recentTaskIds(prod)).toEqual(["prod-task"]);
     expect(await journal.recentTaskIds(sandbox)).toEqual(["sandbox-task"]);
@@ -67,7 +67,7 @@ describe("Journal", () => {
     const journal = new Journal(tempDir());
     const { base_url: _url, ...older } = submit("k1");
     appendFileSync(journal.path, JSON.stringify(older) + "\n");
-    expect(await journal.findByKey("k1", SCOPE)).toBeUndefined();
+    expect(recordWithKey(await journal.records(), "k1", SCOPE)).toBeUndefined();
     expect((await journal.records())[0]?.submit.idempotency_key).toBe("k1");
   });
 
@@ -96,7 +96,7 @@ describe("Journal", () => {
     await journal.append(submit("k1"));
     appendFileSync(journal.path, '{"type":"task","idempotency_key":"k1","task_\n');
     await journal.append(task("k1", "t9"));
-    expect((await journal.findByKey("k1", SCOPE))?.taskId).toBe("t9");
+    expect(recordWithKey(await journal.records(), "k1", SCOPE)?.taskId).toBe("t9");
     expect(corrupt).toEqual([2]);
   });
 
@@ -139,7 +139,7 @@ describe("Journal", () => {
       encoding_source: "detected" as const,
     };
     await journal.append({ ...submit("k1"), preparation, prepared });
-    expect((await journal.findByKey("k1", SCOPE))?.submit).toMatchObject({ preparation, prepared });
+    expect(recordWithKey(await journal.records(), "k1", SCOPE)?.submit).toMatchObject({ preparation, prepared });
   });
 
   it("keeps the key of an entry whose preparation or summary it cannot read, without them", async () => {
@@ -148,7 +148,7 @@ describe("Journal", () => {
       journal.path,
       JSON.stringify({ ...submit("k1"), preparation: { version: 2, columns: [1] }, prepared: { kept: "many" } }) + "\n",
     );
-    const record = await journal.findByKey("k1", SCOPE);
+    const record = recordWithKey(await journal.records(), "k1", SCOPE);
     expect(record?.submit.idempotency_key).toBe("k1");
     expect(record?.submit).not.toHaveProperty("preparation");
     expect(record?.submit).not.toHaveProperty("prepared");

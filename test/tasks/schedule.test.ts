@@ -200,4 +200,11 @@ describe("runSchedule", () => {
     expect(results[0]!.task.status).toBe("success");
     expect(events.filter((event) => event.type === "check-failed")).toHaveLength(1);
   });
+
+  it("gives up on the tenth failed check of a task in a row, as wait does, with the failure itself", async () => {
+    const { sandbox, events, schedule } = await setup();
+    sandbox.scriptFaults(Array.from({ length: 10 }, () => ({ route: "check" as const, fault: "50300" as const })));
+    await expect(schedule(1, { untilFinished: true })).rejects.toMatchObject({ kind: "unavailable", apiCode: 50300 });
+    expect(events.filter((event) => event.type === "check-failed")).toHaveLength(9);
+  });
 });

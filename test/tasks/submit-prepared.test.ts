@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { createClient } from "../../src/api/client.js";
 import type { ApiClient, SubmitTaskInput } from "../../src/api/types.js";
 import { InsufficientBalanceError, InputRejectedError, InterruptedError } from "../../src/errors.js";
-import { Journal } from "../../src/journal/journal.js";
+import { Journal, recordWithKey } from "../../src/journal/journal.js";
 import { startSandbox, type Sandbox } from "../../src/sandbox/index.js";
 import type { Task } from "../../src/spec/task.js";
 import type { Chunk } from "../../src/tasks/submit.js";
@@ -80,7 +80,7 @@ describe("submitPrepared", () => {
         .sort(),
     ).toEqual([2, 3, 4]);
     for (const result of results ?? []) {
-      const record = await deps.journal.findByKey(result.upload.idempotencyKey, SCOPE);
+      const record = recordWithKey(await deps.journal.records(), result.upload.idempotencyKey, SCOPE);
       expect(record?.taskId).toBe(result.task.id);
       expect(record?.submit).toMatchObject({
         profile: "default",
