@@ -1,8 +1,7 @@
+import { TASK_ID } from "../api/resources.js";
 import { UsageError } from "../errors.js";
 import type { Context } from "./context.js";
 import { readAllStdin } from "./prompt.js";
-
-const TASK_ID = /^[A-Za-z0-9_-]{1,128}$/;
 
 /**
  * Task ids wherever they come from: arguments, `-` for stdin (`bulkcheck submit
