@@ -1,0 +1,129 @@
+import { chmodSync, closeSync, mkdirSync, openSync } from "node:fs";
+import { dirname } from "node:path";
+import Database from "libsql";
+import { SQLITE_MIGRATIONS } from "./sqlite-schema.js";
+
+/** A value SQLite binds or returns. */
+export type SqlValue = string | number | null | Buffer;
+
+/**
+ * How long a statement waits for another bulkcheck process to finish its write before
+ * failing: recording a big result writes in batches of a fraction of a second each, and a
+ * wait here blocks only this process.
+ */
+const BUSY_TIMEOUT_MS = 30_000;
+
+/**
+ * One SQLite database file through libsql (SQLite with prebuilt binaries in npm packages:
+ * no compiler, no install script, Node 20 and later). Every statement is prepared once and
+ * returns rows as arrays (`raw`): libsql's row objects carry a `_metadata` field of their
+ * own, and a single `null` parameter outside an array is taken for named parameters, so
+ * parameters always go in an array too.
+ *
+ * The file is written ahead (WAL) with every commit synced (`synchronous=FULL`): a run's
+ * task written before its upload survives a power cut, not only a killed process.
+ * `secure_delete` overwrites what is deleted, so erased numbers leave no bytes behind.
+ */
+export class SqliteDb {
+  readonly #db: Database.Database;
+  readonly #statements = new Map<string, Database.Statement>();
+
+  private constructor(
+    readonly path: string,
+    db: Database.Database,
+  ) {
+    this.#db = db;
+  }
+
+  /**
+   * Opens (creating) the database at `path`: the directory 0700, the file 0600 before
+   * SQLite first writes it (its -wal and -shm files take the same mode), then migrates.
+   */
+  static open(path: string): SqliteDb {
+    mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+    chmodSync(dirname(path), 0o700);
+    closeSync(openSync(path, "a", 0o600));
+    chmodSync(path, 0o600);
+    const db = new SqliteDb(path, new Database(path, { timeout: BUSY_TIMEOUT_MS }));
+    db.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
+    db.exec("PRAGMA journal_mode = WAL");
+    db.exec("PRAGMA synchronous = FULL");
+    db.exec("PRAGMA secure_delete = ON");
+    db.exec("PRAGMA foreign_keys = ON");
+    db.migrate();
+    return db;
+  }
+
+  exec(sql: string): void {
+    this.#db.exec(sql);
+  }
+
+  run(sql: string, params: readonly SqlValue[] = []): { changes: number; lastInsertRowid: number } {
+    const { changes, lastInsertRowid } = this.#statement(sql).run([...params]);
+    return { changes, lastInsertRowid: Number(lastInsertRowid) };
+  }
+
+  row(sql: string, params: readonly SqlValue[] = []): SqlValue[] | undefined {
+    return this.#statement(sql).get([...params]) as SqlValue[] | undefined;
+  }
+
+  rows(sql: string, params: readonly SqlValue[] = []): SqlValue[][] {
+    return this.#statement(sql).all([...params]) as SqlValue[][];
+  }
+
+  /**
+   * Runs `work` in one transaction that takes the write lock at once (IMMEDIATE), so two
+   * processes reading then writing the same rows cannot both decide on what they read.
+   */
+  transaction<T>(work: () => T): T {
+    this.#db.exec("BEGIN IMMEDIATE");
+    try {
+      const value = work();
+      this.#db.exec("COMMIT");
+      return value;
+    } catch (error) {
+      if (this.#db.inTransaction) this.#db.exec("ROLLBACK");
+      throw error;
+    }
+  }
+
+  /** Moves everything written ahead into the file and empties the write-ahead log (what erasure needs). */
+  checkpoint(): void {
+    this.row("PRAGMA wal_checkpoint(TRUNCATE)");
+  }
+
+  close(): void {
+    this.#statements.clear();
+    this.#db.close();
+  }
+
+  #statement(sql: string): Database.Statement {
+    let statement = this.#statements.get(sql);
+    if (!statement) {
+      statement = this.#db.prepare(sql);
+      if (statement.reader) statement.raw(true);
+      this.#statements.set(sql, statement);
+    }
+    return statement;
+  }
+
+  /** Runs the migrations this file has not had yet, each in its own transaction. */
+  private migrate(): void {
+    for (;;) {
+      const applied = this.transaction(() => {
+        const version = Number(this.row("PRAGMA user_version")![0]);
+        const next = SQLITE_MIGRATIONS[version];
+        if (next === undefined) return false;
+        this.exec(next);
+        this.exec(`PRAGMA user_version = ${version + 1}`);
+        return true;
+      });
+      if (!applied) return;
+    }
+  }
+
+  /** The schema version: how many migrations have run. */
+  get schemaVersion(): number {
+    return Number(this.row("PRAGMA user_version")![0]);
+  }
+}

@@ -1,0 +1,97 @@
+/**
+ * The embedded store's schema, as numbered migrations: the database's `user_version` says
+ * how many have run, and each runs once, in its own transaction, in order.
+ *
+ * Results are one row per number and task, clustered by task (a task's rows are written
+ * and read together), with an index by number for lookups, changes and erasure. Numbers
+ * are stored as integers (an E.164 identifier has at most 15 digits, exact in SQLite's
+ * 64-bit integers and in a JavaScript number); a task's date and scope live once, in its
+ * task row, not in each result.
+ */
+export const SQLITE_MIGRATIONS: readonly string[] = [
+  `
+  CREATE TABLE scopes (
+    id INTEGER PRIMARY KEY,
+    base_url TEXT NOT NULL,
+    profile TEXT NOT NULL,
+    UNIQUE (base_url, profile)
+  );
+  CREATE TABLE runs (
+    id TEXT PRIMARY KEY,
+    scope_id INTEGER NOT NULL REFERENCES scopes (id),
+    identity TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    state TEXT NOT NULL,
+    started_at TEXT NOT NULL,
+    finished_at TEXT,
+    product TEXT NOT NULL,
+    country TEXT,
+    source TEXT NOT NULL,
+    settings TEXT NOT NULL,
+    prepared TEXT,
+    plan TEXT,
+    output TEXT,
+    host TEXT,
+    os_user TEXT,
+    lease_host TEXT,
+    lease_pid INTEGER,
+    lease_nonce TEXT,
+    heartbeat_at TEXT,
+    note TEXT
+  );
+  CREATE UNIQUE INDEX runs_open ON runs (scope_id, identity) WHERE state = 'open';
+  CREATE INDEX runs_started ON runs (started_at);
+  CREATE TABLE tasks (
+    ref INTEGER PRIMARY KEY,
+    scope_id INTEGER NOT NULL REFERENCES scopes (id),
+    run_id TEXT REFERENCES runs (id),
+    part INTEGER,
+    parts INTEGER,
+    idempotency_key TEXT,
+    task_id TEXT,
+    product TEXT NOT NULL,
+    country TEXT,
+    count INTEGER,
+    sha256 TEXT,
+    submitted_at TEXT,
+    created_at TEXT,
+    status TEXT,
+    total INTEGER,
+    success_cnt INTEGER,
+    failure_cnt INTEGER,
+    checked_at TEXT,
+    retry_of TEXT,
+    replayed INTEGER,
+    columns TEXT,
+    recorded_at TEXT,
+    staged_file TEXT,
+    staged_bytes INTEGER,
+    staged_sha256 TEXT
+  );
+  CREATE UNIQUE INDEX tasks_key ON tasks (scope_id, idempotency_key) WHERE idempotency_key IS NOT NULL;
+  CREATE INDEX tasks_task_id ON tasks (task_id);
+  CREATE INDEX tasks_run ON tasks (run_id);
+  CREATE INDEX tasks_checked ON tasks (scope_id, product, checked_at);
+  CREATE TABLE results (
+    task_ref INTEGER NOT NULL REFERENCES tasks (ref),
+    identifier INTEGER NOT NULL,
+    activated TEXT,
+    carrier TEXT,
+    underlying_carrier TEXT,
+    number_type TEXT,
+    country_code TEXT,
+    region TEXT,
+    city TEXT,
+    extra TEXT,
+    PRIMARY KEY (task_ref, identifier)
+  ) WITHOUT ROWID;
+  CREATE INDEX results_identifier ON results (identifier);
+  CREATE TABLE meta (
+    key TEXT PRIMARY KEY,
+    value TEXT NOT NULL
+  );
+  `,
+];
+
+/** The result columns the ledger keeps in columns of their own; any other column the service sends goes into `extra` (JSON). */
+export const RESULT_VALUE_COLUMNS = ["activated", "carrier", "underlying_carrier", "number_type", "country_code", "region", "city"] as const;

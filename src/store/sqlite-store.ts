@@ -1,0 +1,649 @@
+import { statSync } from "node:fs";
+import { SqliteDb, type SqlValue } from "./sqlite-db.js";
+import { RESULT_VALUE_COLUMNS } from "./sqlite-schema.js";
+import type {
+  FreshResult,
+  Lease,
+  LedgerFilter,
+  LedgerRow,
+  LedgerStats,
+  NewRun,
+  NewTask,
+  ResultRow,
+  RunPatch,
+  RunRecord,
+  Scope,
+  Store,
+  TaskPatch,
+  TaskRecord,
+} from "./store.js";
+import { identifierNumber, rowValues, splitValues, STORED_IDENTIFIER } from "./result-values.js";
+
+/** Rows written per transaction when recording, and read per query when streaming. */
+const BATCH_ROWS = 5000;
+
+const RUN_COLUMNS =
+  "r.id, s.base_url, s.profile, r.identity, r.kind, r.state, r.started_at, r.finished_at, r.product, r.country, r.source, r.settings, r.prepared, r.plan, r.output, r.host, r.os_user, r.lease_host, r.lease_pid, r.lease_nonce, r.heartbeat_at, r.note";
+
+const TASK_COLUMNS =
+  "t.ref, s.base_url, s.profile, t.run_id, t.part, t.parts, t.idempotency_key, t.task_id, t.product, t.country, t.count, t.sha256, t.submitted_at, t.created_at, t.status, t.total, t.success_cnt, t.failure_cnt, t.checked_at, t.retry_of, t.replayed, t.recorded_at, t.staged_file, t.staged_bytes, t.staged_sha256";
+
+const VALUE_COLUMNS = RESULT_VALUE_COLUMNS.map((column) => `r.${column}`).join(", ");
+
+/** The embedded store: one SQLite file in the state directory (see SqliteDb). */
+export class SqliteStore implements Store {
+  readonly kind = "sqlite";
+  readonly #db: SqliteDb;
+  readonly #scopes = new Map<string, number>();
+
+  private constructor(db: SqliteDb) {
+    this.#db = db;
+  }
+
+  static open(path: string): SqliteStore {
+    return new SqliteStore(SqliteDb.open(path));
+  }
+
+  get location(): string {
+    return this.#db.path;
+  }
+
+  get schemaVersion(): number {
+    return this.#db.schemaVersion;
+  }
+
+  /** A value of the store's own bookkeeping (e.g. that a journal was imported), or undefined. */
+  meta(key: string): string | undefined {
+    const row = this.#db.row("SELECT value FROM meta WHERE key = ?", [key]);
+    return row ? String(row[0]) : undefined;
+  }
+
+  setMeta(key: string, value: string): void {
+    this.#db.run("INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value", [key, value]);
+  }
+
+  /** Runs `work` in one write transaction (see SqliteDb.transaction). */
+  transaction<T>(work: () => T): T {
+    return this.#db.transaction(work);
+  }
+
+  #scopeId(scope: Scope): number {
+    const key = `${scope.baseUrl}\n${scope.profile}`;
+    let id = this.#scopes.get(key);
+    if (id === undefined) {
+      this.#db.run("INSERT INTO scopes (base_url, profile) VALUES (?, ?) ON CONFLICT DO NOTHING", [scope.baseUrl, scope.profile]);
+      id = Number(this.#db.row("SELECT id FROM scopes WHERE base_url = ? AND profile = ?", [scope.baseUrl, scope.profile])![0]);
+      this.#scopes.set(key, id);
+    }
+    return id;
+  }
+
+  // Runs
+
+  openRun(scope: Scope, identity: string): Promise<RunRecord | undefined> {
+    const row = this.#db.row(
+      `SELECT ${RUN_COLUMNS} FROM runs r JOIN scopes s ON s.id = r.scope_id WHERE r.scope_id = ? AND r.identity = ? AND r.state = 'open'`,
+      [this.#scopeId(scope), identity],
+    );
+    return Promise.resolve(row && runOf(row));
+  }
+
+  createRun(run: NewRun, lease: Lease): Promise<RunRecord | "exists"> {
+    const heartbeatAt = run.startedAt;
+    try {
+      this.#db.run(
+        `INSERT INTO runs (id, scope_id, identity, kind, state, started_at, product, country, source, settings, prepared, plan, output,
+           host, os_user, lease_host, lease_pid, lease_nonce, heartbeat_at, note)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        [
+          run.id,
+          this.#scopeId(run.scope),
+          run.identity,
+          run.kind,
+          run.state,
+          run.startedAt,
+          run.product,
+          run.country ?? null,
+          JSON.stringify(run.source),
+          JSON.stringify(run.settings),
+          json(run.prepared),
+          json(run.plan),
+          json(run.output),
+          run.host ?? null,
+          run.user ?? null,
+          lease.host,
+          lease.pid,
+          lease.nonce,
+          heartbeatAt,
+          run.note ?? null,
+        ],
+      );
+    } catch (error) {
+      if ((error as { code?: string }).code === "SQLITE_CONSTRAINT_UNIQUE") return Promise.resolve("exists");
+      throw error;
+    }
+    return Promise.resolve({ ...run, lease: { ...lease, heartbeatAt } });
+  }
+
+  claimRun(runId: string, lease: Lease, now: string, staleBefore: string, isAlive: (holder: Lease) => boolean): Promise<Lease | undefined> {
+    return Promise.resolve(
+      this.#db.transaction(() => {
+        const row = this.#db.row("SELECT lease_host, lease_pid, lease_nonce, heartbeat_at FROM runs WHERE id = ?", [runId]);
+        if (!row) throw new Error(`run ${runId} is not in the store`);
+        const holder = leaseOf(row[0], row[1], row[2]);
+        const heartbeat = row[3] as string | null;
+        if (holder && !sameLease(holder, lease) && heartbeat !== null && heartbeat >= staleBefore && isAlive(holder)) return holder;
+        this.#db.run("UPDATE runs SET lease_host = ?, lease_pid = ?, lease_nonce = ?, heartbeat_at = ? WHERE id = ?", [
+          lease.host,
+          lease.pid,
+          lease.nonce,
+          now,
+          runId,
+        ]);
+        return undefined;
+      }),
+    );
+  }
+
+  heartbeat(runId: string, lease: Lease, now: string): Promise<void> {
+    this.#db.run("UPDATE runs SET heartbeat_at = ? WHERE id = ? AND lease_host = ? AND lease_pid = ? AND lease_nonce = ?", [
+      now,
+      runId,
+      lease.host,
+      lease.pid,
+      lease.nonce,
+    ]);
+    return Promise.resolve();
+  }
+
+  releaseRun(runId: string, lease: Lease): Promise<void> {
+    this.#db.run(
+      "UPDATE runs SET lease_host = NULL, lease_pid = NULL, lease_nonce = NULL, heartbeat_at = NULL WHERE id = ? AND lease_host = ? AND lease_pid = ? AND lease_nonce = ?",
+      [runId, lease.host, lease.pid, lease.nonce],
+    );
+    return Promise.resolve();
+  }
+
+  updateRun(runId: string, patch: RunPatch): Promise<void> {
+    const sets: string[] = [];
+    const values: SqlValue[] = [];
+    const set = (column: string, value: SqlValue) => {
+      sets.push(`${column} = ?`);
+      values.push(value);
+    };
+    if (patch.state !== undefined) set("state", patch.state);
+    if (patch.finishedAt !== undefined) set("finished_at", patch.finishedAt);
+    if (patch.plan !== undefined) set("plan", JSON.stringify(patch.plan));
+    if (patch.output !== undefined) set("output", JSON.stringify(patch.output));
+    if (patch.source !== undefined) set("source", JSON.stringify(patch.source));
+    if (patch.prepared !== undefined) set("prepared", JSON.stringify(patch.prepared));
+    if (patch.note !== undefined) set("note", patch.note);
+    if (sets.length > 0) this.#db.run(`UPDATE runs SET ${sets.join(", ")} WHERE id = ?`, [...values, runId]);
+    return Promise.resolve();
+  }
+
+  run(idOrPrefix: string): Promise<RunRecord | undefined> {
+    const rows = this.#db.rows(
+      `SELECT ${RUN_COLUMNS} FROM runs r JOIN scopes s ON s.id = r.scope_id WHERE r.id = ? OR r.id LIKE ? ESCAPE '\\' ORDER BY r.id = ? DESC LIMIT 2`,
+      [idOrPrefix, `${idOrPrefix.replace(/[\\%_]/g, "\\$&")}%`, idOrPrefix],
+    );
+    const exact = rows.find((row) => row[0] === idOrPrefix);
+    return Promise.resolve(exact ? runOf(exact) : rows.length === 1 ? runOf(rows[0]!) : undefined);
+  }
+
+  runs(filter: { scope?: Scope; limit?: number }): Promise<RunRecord[]> {
+    const where = filter.scope ? "WHERE r.scope_id = ?" : "";
+    const params: SqlValue[] = filter.scope ? [this.#scopeId(filter.scope)] : [];
+    const rows = this.#db.rows(
+      `SELECT ${RUN_COLUMNS} FROM runs r JOIN scopes s ON s.id = r.scope_id ${where} ORDER BY r.started_at DESC, r.rowid DESC LIMIT ?`,
+      [...params, filter.limit ?? -1],
+    );
+    return Promise.resolve(rows.map(runOf));
+  }
+
+  // Tasks
+
+  addTask(task: NewTask): Promise<TaskRecord> {
+    const { lastInsertRowid } = this.#db.run(
+      `INSERT INTO tasks (scope_id, run_id, part, parts, idempotency_key, task_id, product, country, count, sha256, submitted_at,
+         created_at, status, total, success_cnt, failure_cnt, checked_at, retry_of, replayed, recorded_at, staged_file, staged_bytes, staged_sha256)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      [
+        this.#scopeId(task.scope),
+        task.runId ?? null,
+        task.part ?? null,
+        task.parts ?? null,
+        task.idempotencyKey ?? null,
+        task.taskId ?? null,
+        task.product,
+        task.country ?? null,
+        task.count ?? null,
+        task.sha256 ?? null,
+        task.submittedAt ?? null,
+        task.createdAt ?? null,
+        task.status ?? null,
+        task.total ?? null,
+        task.successCnt ?? null,
+        task.failureCnt ?? null,
+        task.checkedAt ?? null,
+        task.retryOf ?? null,
+        task.replayed === undefined ? null : Number(task.replayed),
+        task.recordedAt ?? null,
+        task.staged?.file ?? null,
+        task.staged?.bytes ?? null,
+        task.staged?.sha256 ?? null,
+      ],
+    );
+    return Promise.resolve({ ...task, ref: lastInsertRowid });
+  }
+
+  updateTask(ref: number, patch: TaskPatch): Promise<void> {
+    const columns: Array<[string, SqlValue | undefined]> = [
+      ["task_id", patch.taskId],
+      ["created_at", patch.createdAt],
+      ["status", patch.status],
+      ["total", patch.total],
+      ["success_cnt", patch.successCnt],
+      ["failure_cnt", patch.failureCnt],
+      ["replayed", patch.replayed === undefined ? undefined : Number(patch.replayed)],
+      ["recorded_at", patch.recordedAt],
+      ["country", patch.country],
+      ["staged_file", patch.staged?.file],
+      ["staged_bytes", patch.staged?.bytes],
+      ["staged_sha256", patch.staged?.sha256],
+    ];
+    const given = columns.filter(([, value]) => value !== undefined);
+    const sets = given.map(([column]) => `${column} = ?`);
+    const values = given.map(([, value]) => value!);
+    // The first check that saw the task succeed dates its results; later checks never move it.
+    if (patch.checkedAt !== undefined) {
+      sets.push("checked_at = COALESCE(checked_at, ?)");
+      values.push(patch.checkedAt);
+    }
+    if (sets.length > 0) this.#db.run(`UPDATE tasks SET ${sets.join(", ")} WHERE ref = ?`, [...values, ref]);
+    return Promise.resolve();
+  }
+
+  tasksOfRun(runId: string): Promise<TaskRecord[]> {
+    return Promise.resolve(
+      this.#db
+        .rows(`SELECT ${TASK_COLUMNS} FROM tasks t JOIN scopes s ON s.id = t.scope_id WHERE t.run_id = ? ORDER BY t.part, t.ref`, [runId])
+        .map(taskOf),
+    );
+  }
+
+  taskById(scope: Scope, taskId: string): Promise<TaskRecord | undefined> {
+    const row = this.#db.row(
+      `SELECT ${TASK_COLUMNS} FROM tasks t JOIN scopes s ON s.id = t.scope_id WHERE t.scope_id = ? AND t.task_id = ? ORDER BY t.ref DESC LIMIT 1`,
+      [this.#scopeId(scope), taskId],
+    );
+    return Promise.resolve(row && taskOf(row));
+  }
+
+  taskWithKey(scope: Scope, key: string): Promise<TaskRecord | undefined> {
+    const row = this.#db.row(
+      `SELECT ${TASK_COLUMNS} FROM tasks t JOIN scopes s ON s.id = t.scope_id WHERE t.scope_id = ? AND t.idempotency_key = ?`,
+      [this.#scopeId(scope), key],
+    );
+    return Promise.resolve(row && taskOf(row));
+  }
+
+  recentTasks(scope: Scope, limit: number): Promise<TaskRecord[]> {
+    return Promise.resolve(
+      this.#db
+        .rows(
+          `SELECT ${TASK_COLUMNS} FROM tasks t JOIN scopes s ON s.id = t.scope_id WHERE t.scope_id = ? AND t.task_id IS NOT NULL ORDER BY t.ref DESC LIMIT ?`,
+          [this.#scopeId(scope), Number.isFinite(limit) ? limit : -1],
+        )
+        .map(taskOf),
+    );
+  }
+
+  // Ledger
+
+  async recordResults(
+    taskRef: number,
+    columns: readonly string[],
+    batches: AsyncIterable<readonly ResultRow[]>,
+    now: string,
+  ): Promise<number> {
+    const split = splitValues(columns);
+    let recorded = 0;
+    let pending: SqlValue[] = [];
+    let pendingRows = 0;
+    // Full batches go in one statement each (one call into SQLite per thousand rows); the rest one row at a time.
+    const flush = () => {
+      const full = pendingRows === RECORD_ROWS_PER_STATEMENT;
+      this.#db.transaction(() => {
+        if (full) this.#db.run(INSERT_MANY_RESULTS, pending);
+        else for (let row = 0; row < pendingRows; row++) this.#db.run(INSERT_ONE_RESULT, pending.slice(row * ROW_VALUES, (row + 1) * ROW_VALUES));
+      });
+      recorded += pendingRows;
+      pending = [];
+      pendingRows = 0;
+    };
+    for await (const batch of batches) {
+      for (const row of batch) {
+        const identifier = identifierNumber(row.identifier);
+        if (identifier === undefined) continue;
+        pending.push(taskRef, identifier, ...split(row.values));
+        if (++pendingRows === RECORD_ROWS_PER_STATEMENT) flush();
+      }
+    }
+    if (pendingRows > 0) flush();
+    this.#db.run("UPDATE tasks SET recorded_at = ?, columns = ? WHERE ref = ?", [now, JSON.stringify(columns), taskRef]);
+    return recorded;
+  }
+
+  async *freshResults(scope: Scope, product: string, since: string, maxTaskRef?: number): AsyncIterable<readonly FreshResult[]> {
+    const tasks = this.#db.rows(
+      `SELECT ref FROM tasks WHERE scope_id = ? AND product = ? AND checked_at >= ? AND recorded_at IS NOT NULL AND ref <= ?
+       ORDER BY checked_at DESC, ref DESC`,
+      [this.#scopeId(scope), product, since, maxTaskRef ?? Number.MAX_SAFE_INTEGER],
+    );
+    for (const [ref] of tasks) {
+      const taskRef = Number(ref);
+      for (let after = -1; ; ) {
+        const rows = this.#db.rows("SELECT identifier FROM results WHERE task_ref = ? AND identifier > ? ORDER BY identifier LIMIT ?", [
+          taskRef,
+          after,
+          BATCH_ROWS,
+        ]);
+        if (rows.length === 0) break;
+        after = Number(rows.at(-1)![0]);
+        yield rows.map(([identifier]) => ({ identifier: Number(identifier), taskRef }));
+      }
+    }
+  }
+
+  maxTaskRef(): Promise<number> {
+    return Promise.resolve(Number(this.#db.row("SELECT COALESCE(max(ref), 0) FROM tasks")![0]));
+  }
+
+  async *taskResults(taskRef: number, identifiers?: ReadonlySet<number>): AsyncIterable<readonly LedgerRow[]> {
+    const task = this.#taskContext(taskRef);
+    if (!task) return;
+    for (let after = -1; ; ) {
+      const rows = this.#db.rows(
+        `SELECT r.identifier, ${VALUE_COLUMNS}, r.extra FROM results r WHERE r.task_ref = ? AND r.identifier > ? ORDER BY r.identifier LIMIT ?`,
+        [taskRef, after, BATCH_ROWS],
+      );
+      if (rows.length === 0) return;
+      after = Number(rows.at(-1)![0]);
+      const kept = identifiers ? rows.filter((row) => identifiers.has(Number(row[0]))) : rows;
+      if (kept.length > 0) yield kept.map((row) => ledgerRowOf(row, 0, task));
+    }
+  }
+
+  lookup(identifiers: readonly string[], filter: LedgerFilter = {}): Promise<LedgerRow[]> {
+    const numbers = identifiers.map(identifierNumber).filter((n) => n !== undefined);
+    const rows: LedgerRow[] = [];
+    for (let at = 0; at < numbers.length; at += BATCH_ROWS) {
+      const { where, params } = this.#filterClause(filter);
+      const found = this.#db.rows(
+        `SELECT r.identifier, ${VALUE_COLUMNS}, r.extra, ${TASK_CONTEXT} FROM results r JOIN tasks t ON t.ref = r.task_ref JOIN scopes s ON s.id = t.scope_id
+         WHERE r.identifier IN (SELECT value FROM json_each(?)) ${where} ORDER BY t.checked_at DESC, t.ref DESC`,
+        [JSON.stringify(numbers.slice(at, at + BATCH_ROWS)), ...params],
+      );
+      for (const row of found) rows.push(ledgerRowOf(row, 0, taskContextOf(row, RESULT_VALUE_COLUMNS.length + 2)));
+    }
+    return Promise.resolve(rows);
+  }
+
+  async *previousResults(taskRef: number): AsyncIterable<ReadonlyArray<{ current: LedgerRow; previous: LedgerRow }>> {
+    const task = this.#taskContext(taskRef);
+    const position = this.#db.row("SELECT scope_id, product, checked_at FROM tasks WHERE ref = ?", [taskRef]);
+    if (!task || !position || position[2] === null) return;
+    const [scopeId, product, checkedAt] = position;
+    for (let after = -1; ; ) {
+      const current = this.#db.rows(
+        `SELECT r.identifier, ${VALUE_COLUMNS}, r.extra FROM results r WHERE r.task_ref = ? AND r.identifier > ? ORDER BY r.identifier LIMIT ?`,
+        [taskRef, after, BATCH_ROWS],
+      );
+      if (current.length === 0) return;
+      after = Number(current.at(-1)![0]);
+      const earlier = this.#db.rows(
+        `SELECT r.identifier, ${VALUE_COLUMNS}, r.extra, ${TASK_CONTEXT} FROM results r JOIN tasks t ON t.ref = r.task_ref JOIN scopes s ON s.id = t.scope_id
+         WHERE r.identifier IN (SELECT value FROM json_each(?)) AND t.scope_id = ? AND t.product = ? AND (t.checked_at, t.ref) < (?, ?)
+         ORDER BY r.identifier, t.checked_at DESC, t.ref DESC`,
+        [JSON.stringify(current.map((row) => row[0])), scopeId!, product!, checkedAt!, taskRef],
+      );
+      const latest = new Map<number, LedgerRow>();
+      for (const row of earlier) {
+        const identifier = Number(row[0]);
+        if (!latest.has(identifier)) latest.set(identifier, ledgerRowOf(row, 0, taskContextOf(row, RESULT_VALUE_COLUMNS.length + 2)));
+      }
+      const pairs = current.flatMap((row) => {
+        const previous = latest.get(Number(row[0]));
+        return previous ? [{ current: ledgerRowOf(row, 0, task), previous }] : [];
+      });
+      if (pairs.length > 0) yield pairs;
+    }
+  }
+
+  forget(identifiers: readonly string[]): Promise<number> {
+    const numbers = identifiers.map(identifierNumber).filter((n) => n !== undefined);
+    let removed = 0;
+    for (let at = 0; at < numbers.length; at += BATCH_ROWS) {
+      const batch = JSON.stringify(numbers.slice(at, at + BATCH_ROWS));
+      removed += this.#db.transaction(
+        () => this.#db.run("DELETE FROM results WHERE identifier IN (SELECT value FROM json_each(?))", [batch]).changes,
+      );
+    }
+    // secure_delete zeroed the rows in the file; the write-ahead log still holds the pages as they were.
+    this.#db.checkpoint();
+    return Promise.resolve(removed);
+  }
+
+  prune(before: string): Promise<number> {
+    const removed = this.#db.transaction(
+      () => this.#db.run("DELETE FROM results WHERE task_ref IN (SELECT ref FROM tasks WHERE checked_at < ?)", [before]).changes,
+    );
+    if (removed > 0) this.#db.checkpoint();
+    return Promise.resolve(removed);
+  }
+
+  stats(): Promise<LedgerStats> {
+    const [results, numbers, tasks, oldest, newest] = this.#db.row(
+      `SELECT (SELECT count(*) FROM results), (SELECT count(DISTINCT identifier) FROM results),
+              (SELECT count(*) FROM tasks WHERE recorded_at IS NOT NULL),
+              (SELECT min(t.checked_at) FROM tasks t WHERE EXISTS (SELECT 1 FROM results r WHERE r.task_ref = t.ref)),
+              (SELECT max(t.checked_at) FROM tasks t WHERE EXISTS (SELECT 1 FROM results r WHERE r.task_ref = t.ref))`,
+    )!;
+    const groups = this.#db
+      .rows(
+        `SELECT s.base_url, s.profile, t.product, count(*), count(DISTINCT r.identifier), min(t.checked_at), max(t.checked_at)
+         FROM results r JOIN tasks t ON t.ref = r.task_ref JOIN scopes s ON s.id = t.scope_id
+         GROUP BY s.base_url, s.profile, t.product ORDER BY s.base_url, s.profile, t.product`,
+      )
+      .map(([baseUrl, profile, product, count, distinct, first, last]) => ({
+        scope: { baseUrl: String(baseUrl), profile: String(profile) },
+        product: String(product),
+        results: Number(count),
+        numbers: Number(distinct),
+        oldest: String(first),
+        newest: String(last),
+      }));
+    const bytes = ["", "-wal"].reduce((sum, suffix) => sum + (statSync(this.#db.path + suffix, { throwIfNoEntry: false })?.size ?? 0), 0);
+    return Promise.resolve({
+      results: Number(results),
+      numbers: Number(numbers),
+      tasks: Number(tasks),
+      ...(oldest === null ? {} : { oldest: String(oldest) }),
+      ...(newest === null ? {} : { newest: String(newest) }),
+      groups,
+      bytes,
+    });
+  }
+
+  async *exportResults(filter: LedgerFilter): AsyncIterable<readonly LedgerRow[]> {
+    const { where, params } = this.#filterClause(filter);
+    const tasks = this.#db.rows(
+      `SELECT t.ref FROM tasks t WHERE t.recorded_at IS NOT NULL ${where} ORDER BY t.checked_at, t.ref`,
+      params,
+    );
+    for (const [ref] of tasks) yield* this.taskResults(Number(ref));
+  }
+
+  close(): Promise<void> {
+    this.#db.close();
+    return Promise.resolve();
+  }
+
+  /** A WHERE fragment (starting with AND) for a ledger filter over `t` (tasks) and `s` (scopes). */
+  #filterClause(filter: LedgerFilter): { where: string; params: SqlValue[] } {
+    const clauses: string[] = [];
+    const params: SqlValue[] = [];
+    if (filter.scope) {
+      clauses.push("t.scope_id = ?");
+      params.push(this.#scopeId(filter.scope));
+    }
+    if (filter.product) {
+      clauses.push("t.product = ?");
+      params.push(filter.product);
+    }
+    if (filter.since) {
+      clauses.push("t.checked_at >= ?");
+      params.push(filter.since);
+    }
+    return { where: clauses.map((clause) => `AND ${clause}`).join(" "), params };
+  }
+
+  #taskContext(taskRef: number): TaskContext | undefined {
+    const row = this.#db.row(
+      `SELECT ${TASK_CONTEXT} FROM tasks t JOIN scopes s ON s.id = t.scope_id WHERE t.ref = ? AND t.checked_at IS NOT NULL`,
+      [taskRef],
+    );
+    return row && taskContextOf(row, 0);
+  }
+}
+
+/** Values bound per result row: its task, its number, the value columns and `extra`. */
+const ROW_VALUES = RESULT_VALUE_COLUMNS.length + 3;
+/** Rows per multi-row INSERT: far fewer calls into SQLite, and well under its limit of 32,766 bound values. */
+const RECORD_ROWS_PER_STATEMENT = 1000;
+const INSERT_RESULT = `INSERT OR IGNORE INTO results (task_ref, identifier, ${RESULT_VALUE_COLUMNS.join(", ")}, extra) VALUES `;
+const ROW_PLACEHOLDERS = `(${Array(ROW_VALUES).fill("?").join(", ")})`;
+const INSERT_ONE_RESULT = INSERT_RESULT + ROW_PLACEHOLDERS;
+const INSERT_MANY_RESULTS = INSERT_RESULT + Array(RECORD_ROWS_PER_STATEMENT).fill(ROW_PLACEHOLDERS).join(", ");
+
+/** What a ledger row takes from its task: selected with TASK_CONTEXT, read with taskContextOf. */
+interface TaskContext {
+  scope: Scope;
+  product: string;
+  taskId: string | undefined;
+  checkedAt: string;
+  columns: readonly string[];
+}
+
+const TASK_CONTEXT = "s.base_url, s.profile, t.product, t.task_id, t.checked_at, t.columns";
+
+function taskContextOf(row: readonly SqlValue[], at: number): TaskContext {
+  const [baseUrl, profile, product, taskId, checkedAt, columns] = row.slice(at, at + 6);
+  return {
+    scope: { baseUrl: String(baseUrl), profile: String(profile) },
+    product: String(product),
+    taskId: taskId === null ? undefined : String(taskId),
+    checkedAt: String(checkedAt),
+    columns: columns === null ? [] : (JSON.parse(String(columns)) as string[]),
+  };
+}
+
+/** A result row selected as `identifier, <value columns>, extra` starting at `at`. */
+function ledgerRowOf(row: readonly SqlValue[], at: number, task: TaskContext): LedgerRow {
+  const identifier = String(row[at]);
+  const stored = row.slice(at + 1, at + 1 + RESULT_VALUE_COLUMNS.length);
+  const extra = row[at + 1 + RESULT_VALUE_COLUMNS.length];
+  return {
+    identifier: STORED_IDENTIFIER.test(identifier) ? identifier : String(Number(identifier)),
+    product: task.product,
+    scope: task.scope,
+    ...(task.taskId === undefined ? {} : { taskId: task.taskId }),
+    checkedAt: task.checkedAt,
+    values: rowValues(task.columns, stored, extra === null ? undefined : String(extra)),
+  };
+}
+
+function json(value: unknown): string | null {
+  return value === undefined ? null : JSON.stringify(value);
+}
+
+function parsed(value: SqlValue | undefined): unknown {
+  return value === null || value === undefined ? undefined : JSON.parse(String(value));
+}
+
+function optional<T>(value: SqlValue | undefined, as: (value: SqlValue) => T): T | undefined {
+  return value === null || value === undefined ? undefined : as(value);
+}
+
+function leaseOf(host: SqlValue | undefined, pid: SqlValue | undefined, nonce: SqlValue | undefined): Lease | undefined {
+  return host === null || host === undefined ? undefined : { host: String(host), pid: Number(pid), nonce: String(nonce) };
+}
+
+function sameLease(a: Lease, b: Lease): boolean {
+  return a.host === b.host && a.pid === b.pid && a.nonce === b.nonce;
+}
+
+function runOf(row: readonly SqlValue[]): RunRecord {
+  const [id, baseUrl, profile, identity, kind, state, startedAt, finishedAt, product, country, source, settings, prepared, plan, output] = row;
+  const [host, user, leaseHost, leasePid, leaseNonce, heartbeatAt, note] = row.slice(15);
+  const lease = leaseOf(leaseHost, leasePid, leaseNonce);
+  return {
+    id: String(id),
+    scope: { baseUrl: String(baseUrl), profile: String(profile) },
+    identity: String(identity),
+    kind: String(kind) as RunRecord["kind"],
+    state: String(state) as RunRecord["state"],
+    startedAt: String(startedAt),
+    ...optionalField("finishedAt", optional(finishedAt, String)),
+    product: String(product),
+    ...optionalField("country", optional(country, String)),
+    source: parsed(source) as RunRecord["source"],
+    settings: parsed(settings),
+    ...optionalField("prepared", parsed(prepared)),
+    ...optionalField("plan", parsed(plan)),
+    ...optionalField("output", parsed(output)),
+    ...optionalField("host", optional(host, String)),
+    ...optionalField("user", optional(user, String)),
+    ...optionalField("lease", lease && heartbeatAt !== null ? { ...lease, heartbeatAt: String(heartbeatAt) } : undefined),
+    ...optionalField("note", optional(note, String)),
+  };
+}
+
+function taskOf(row: readonly SqlValue[]): TaskRecord {
+  const [ref, baseUrl, profile, runId, part, parts, key, taskId, product, country, count, sha256, submittedAt, createdAt] = row;
+  const [status, total, successCnt, failureCnt, checkedAt, retryOf, replayed, recordedAt, stagedFile, stagedBytes, stagedSha256] =
+    row.slice(14);
+  return {
+    ref: Number(ref),
+    scope: { baseUrl: String(baseUrl), profile: String(profile) },
+    ...optionalField("runId", optional(runId, String)),
+    ...optionalField("part", optional(part, Number)),
+    ...optionalField("parts", optional(parts, Number)),
+    ...optionalField("idempotencyKey", optional(key, String)),
+    ...optionalField("taskId", optional(taskId, String)),
+    product: String(product),
+    ...optionalField("country", optional(country, String)),
+    ...optionalField("count", optional(count, Number)),
+    ...optionalField("sha256", optional(sha256, String)),
+    ...optionalField("submittedAt", optional(submittedAt, String)),
+    ...optionalField("createdAt", optional(createdAt, String)),
+    ...optionalField("status", optional(status, String)),
+    ...optionalField("total", optional(total, Number)),
+    ...optionalField("successCnt", optional(successCnt, Number)),
+    ...optionalField("failureCnt", optional(failureCnt, Number)),
+    ...optionalField("checkedAt", optional(checkedAt, String)),
+    ...optionalField("retryOf", optional(retryOf, String)),
+    ...optionalField("replayed", optional(replayed, (value) => Number(value) === 1)),
+    ...optionalField("recordedAt", optional(recordedAt, String)),
+    ...optionalField(
+      "staged",
+      stagedFile === null ? undefined : { file: String(stagedFile), bytes: Number(stagedBytes), sha256: String(stagedSha256) },
+    ),
+  };
+}
+
+/** `{ [name]: value }`, or nothing when the value is undefined (the records' optional fields are absent, never undefined). */
+function optionalField<K extends string, V>(name: K, value: V | undefined): { [key in K]?: V } {
+  return (value === undefined ? {} : { [name]: value }) as { [key in K]?: V };
+}

@@ -1,0 +1,232 @@
+/**
+ * What bulkcheck remembers, behind one small interface: runs (what one `submit` does,
+ * until its output exists), their tasks (each part uploaded, with its idempotency key
+ * written before the first attempt), and the result ledger (every result row downloaded,
+ * with when its task finished). SQLite in the state directory by default; a team's
+ * PostgreSQL implements the same interface. Every operation is batched: no caller makes
+ * a round trip per number.
+ */
+
+/** Which service and account a record belongs to: a task id or a result means something only to the service it came from. */
+export interface Scope {
+  /** The service's base URL as the client addresses it, without a trailing slash. */
+  baseUrl: string;
+  profile: string;
+}
+
+export type RunState = "open" | "finished" | "abandoned";
+
+/** How a run came to be: a submit, a retry-failed, or a submission imported from the journal of version 0.1. */
+export type RunKind = "submit" | "retry" | "legacy";
+
+/** The source list as the run read it. */
+export interface RunSource {
+  /** Absolute path; absent for stdin. */
+  path?: string;
+  size?: number;
+  mtimeMs?: number;
+  /** sha256 of the file's (or stdin's) bytes. */
+  sha256?: string;
+}
+
+/** Who holds a run while it is worked on: one process on one machine. */
+export interface Lease {
+  host: string;
+  pid: number;
+  /** Tells two processes with the same pid apart (containers, pid reuse). */
+  nonce: string;
+}
+
+export interface RunRecord {
+  id: string;
+  scope: Scope;
+  /** What makes two commands "the same command" (see runIdentity): an open run with it is continued, not started again. */
+  identity: string;
+  kind: RunKind;
+  state: RunState;
+  startedAt: string;
+  finishedAt?: string;
+  product: string;
+  /** An ISO 3166-1 code, `auto` (one task per country), or absent (carrier_batch without --country). */
+  country?: string;
+  source: RunSource;
+  /** How the list was read and classified (PreparationSettings), so joins and retries read it the same way. */
+  settings: unknown;
+  /** The preparation summary (PrepareSummary) of the whole list. */
+  prepared?: unknown;
+  /** What the run decided before its first upload (RunPlan): journalled, never recomputed. */
+  plan?: unknown;
+  /** Where its output goes: path, format, join. */
+  output?: unknown;
+  /** The machine and OS user that started it. */
+  host?: string;
+  user?: string;
+  lease?: Lease & { heartbeatAt: string };
+  /** Why it was abandoned, or other notes for `runs show`. */
+  note?: string;
+}
+
+export type NewRun = Omit<RunRecord, "lease" | "finishedAt">;
+
+export interface RunPatch {
+  state?: RunState;
+  finishedAt?: string;
+  plan?: unknown;
+  output?: unknown;
+  source?: RunSource;
+  prepared?: unknown;
+  note?: string;
+}
+
+/** One task: a part of a run (or a retry) written before its upload, or a task met only by downloading it. */
+export interface TaskRecord {
+  /** The store's own reference, by which ledger rows name their task. */
+  ref: number;
+  scope: Scope;
+  runId?: string;
+  /** 0-based part of its run, and how many parts the run has. */
+  part?: number;
+  parts?: number;
+  idempotencyKey?: string;
+  /** The service's task id, once known. */
+  taskId?: string;
+  product: string;
+  country?: string;
+  /** Numbers uploaded, and the sha256 of the uploaded bytes. */
+  count?: number;
+  sha256?: string;
+  /** When the key was written, before the first upload attempt. */
+  submittedAt?: string;
+  /** The service's created_at. */
+  createdAt?: string;
+  status?: string;
+  total?: number;
+  successCnt?: number;
+  failureCnt?: number;
+  /** When a check first saw the task succeeded: the results' date in the ledger. */
+  checkedAt?: string;
+  /** For a retry: the task whose numbers without a result it holds. */
+  retryOf?: string;
+  /** Whether the service returned a task this key had already created. */
+  replayed?: boolean;
+  /** When its result rows were written to the ledger (all of them, in one go). */
+  recordedAt?: string;
+  /** Its result file, fetched as the task finished and kept until the run's output is written. */
+  staged?: { file: string; bytes: number; sha256: string };
+}
+
+export type NewTask = Omit<TaskRecord, "ref">;
+
+export type TaskPatch = Partial<
+  Pick<
+    TaskRecord,
+    "taskId" | "createdAt" | "status" | "total" | "successCnt" | "failureCnt" | "checkedAt" | "replayed" | "recordedAt" | "staged" | "country"
+  >
+>;
+
+/** One result row: the identifier (digits with the country code) and the values of the task's other columns. */
+export interface ResultRow {
+  identifier: string;
+  values: readonly string[];
+}
+
+/** A stored result with where it came from. */
+export interface LedgerRow {
+  identifier: string;
+  product: string;
+  scope: Scope;
+  taskId?: string;
+  checkedAt: string;
+  /** Column name → value, the product's columns and any the service added. */
+  values: Record<string, string>;
+}
+
+/** A number whose result is reused: the identifier and the task whose result it takes. */
+export interface FreshResult {
+  identifier: number;
+  taskRef: number;
+}
+
+export interface LedgerStats {
+  results: number;
+  numbers: number;
+  tasks: number;
+  oldest?: string;
+  newest?: string;
+  /** Per product and scope. */
+  groups: Array<{ scope: Scope; product: string; results: number; numbers: number; oldest: string; newest: string }>;
+  /** Bytes on disk (or in the database) the store takes. */
+  bytes?: number;
+}
+
+export interface LedgerFilter {
+  scope?: Scope;
+  product?: string;
+  /** Only results checked at or after this ISO time. */
+  since?: string;
+}
+
+export interface Store {
+  /** "sqlite" or "postgres", and where it is (a path, or the URL without its password). */
+  readonly kind: "sqlite" | "postgres";
+  readonly location: string;
+
+  /** The open run of a command in a scope, if any. */
+  openRun(scope: Scope, identity: string): Promise<RunRecord | undefined>;
+  /** Records a new open run; "exists" when another process opened a run of the same command meanwhile. */
+  createRun(run: NewRun, lease: Lease): Promise<RunRecord | "exists">;
+  /**
+   * Takes the lease of a run for `lease`, unless a live holder has it: one whose heartbeat
+   * is newer than `staleBefore` and that `isAlive` does not declare dead. Returns the
+   * holder when it could not be taken.
+   */
+  claimRun(runId: string, lease: Lease, now: string, staleBefore: string, isAlive: (holder: Lease) => boolean): Promise<Lease | undefined>;
+  heartbeat(runId: string, lease: Lease, now: string): Promise<void>;
+  releaseRun(runId: string, lease: Lease): Promise<void>;
+  updateRun(runId: string, patch: RunPatch): Promise<void>;
+  /** A run by its id, or by a prefix that names only one. */
+  run(idOrPrefix: string): Promise<RunRecord | undefined>;
+  /** Runs newest first. */
+  runs(filter: { scope?: Scope; limit?: number }): Promise<RunRecord[]>;
+
+  addTask(task: NewTask): Promise<TaskRecord>;
+  updateTask(ref: number, patch: TaskPatch): Promise<void>;
+  tasksOfRun(runId: string): Promise<TaskRecord[]>;
+  /** The latest record of a service task id in a scope. */
+  taskById(scope: Scope, taskId: string): Promise<TaskRecord | undefined>;
+  /** The task of an idempotency key in a scope. */
+  taskWithKey(scope: Scope, key: string): Promise<TaskRecord | undefined>;
+  /** Tasks with a service id, newest first. */
+  recentTasks(scope: Scope, limit: number): Promise<TaskRecord[]>;
+
+  /**
+   * Writes a task's result rows to the ledger (columns: the names of `values`) and marks
+   * the task recorded. Rows already there (a recording cut short) are kept, not doubled.
+   */
+  recordResults(taskRef: number, columns: readonly string[], batches: AsyncIterable<readonly ResultRow[]>, now: string): Promise<number>;
+  /**
+   * The fresh results of a product in a scope, newest first: for every number with a
+   * result checked at or after `since` (from tasks up to `maxTaskRef`, when given), one
+   * row per result. The first row of a number is its latest.
+   */
+  freshResults(scope: Scope, product: string, since: string, maxTaskRef?: number): AsyncIterable<readonly FreshResult[]>;
+  /** The largest task reference so far (a run's plan records it, so the same results are reused when it continues). */
+  maxTaskRef(): Promise<number>;
+  /** The rows of one task's result, in batches; `identifiers` keeps only those. */
+  taskResults(taskRef: number, identifiers?: ReadonlySet<number>): AsyncIterable<readonly LedgerRow[]>;
+  /** Every stored result of these numbers, newest first. */
+  lookup(identifiers: readonly string[], filter?: LedgerFilter): Promise<LedgerRow[]>;
+  /**
+   * For each result of `taskRef`, the latest earlier result of the same number (same product
+   * and scope), for the numbers that had one.
+   */
+  previousResults(taskRef: number): AsyncIterable<ReadonlyArray<{ current: LedgerRow; previous: LedgerRow }>>;
+  /** Erases every result of these numbers, leaving no trace of their digits in the store's files. */
+  forget(identifiers: readonly string[]): Promise<number>;
+  /** Removes results checked before `before`; returns how many. */
+  prune(before: string): Promise<number>;
+  stats(): Promise<LedgerStats>;
+  exportResults(filter: LedgerFilter): AsyncIterable<readonly LedgerRow[]>;
+
+  close(): Promise<void>;
+}
