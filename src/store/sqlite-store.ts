@@ -356,6 +356,17 @@ export class SqliteStore implements Store {
     }
   }
 
+  checkedAtOf(taskRefs: readonly number[]): Promise<Map<number, string>> {
+    const found = new Map<number, string>();
+    for (let at = 0; at < taskRefs.length; at += BATCH_ROWS) {
+      const rows = this.#db.rows("SELECT ref, checked_at FROM tasks WHERE ref IN (SELECT value FROM json_each(?)) AND checked_at IS NOT NULL", [
+        JSON.stringify(taskRefs.slice(at, at + BATCH_ROWS)),
+      ]);
+      for (const [ref, checkedAt] of rows) found.set(Number(ref), String(checkedAt));
+    }
+    return Promise.resolve(found);
+  }
+
   maxTaskRef(): Promise<number> {
     return Promise.resolve(Number(this.#db.row("SELECT COALESCE(max(ref), 0) FROM tasks")![0]));
   }

@@ -210,6 +210,8 @@ export interface Store {
    * row per result. The first row of a number is its latest.
    */
   freshResults(scope: Scope, product: string, since: string, maxTaskRef?: number): AsyncIterable<readonly FreshResult[]>;
+  /** When each of these tasks was first seen succeeded (tasks not yet seen so are left out). */
+  checkedAtOf(taskRefs: readonly number[]): Promise<Map<number, string>>;
   /** The largest task reference so far (a run's plan records it, so the same results are reused when it continues). */
   maxTaskRef(): Promise<number>;
   /** The rows of one task's result, in batches; `identifiers` keeps only those. */
