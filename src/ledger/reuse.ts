@@ -94,9 +94,7 @@ export async function splitByFreshness(options: SplitOptions): Promise<ReuseSpli
   }
   const toUpload = kept - reused;
   const padded = toUpload > 0 && toUpload < options.minTaskSize ? Math.min(options.minTaskSize - toUpload, reused) : 0;
-  const checkedAgain = new Set(
-    Array.from(renewalOrder.subarray(0, reused).sort().subarray(0, padded), (order) => order % 2 ** 32),
-  );
+  const checkedAgain = new Set(Array.from(renewalOrder.subarray(0, reused).sort().subarray(0, padded), (order) => order % 2 ** 32));
   const spool = await UploadSpool.create(options.target);
   try {
     for await (const [position, identifier] of numbered(options.list.path)) {

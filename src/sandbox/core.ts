@@ -53,7 +53,7 @@ export function createCore(options: SandboxOptions, env: CoreEnvironment): Sandb
     faults: new FaultPlan(options.chaos, options.chaosFaults, options.seed),
     stats: new Stats(),
     links,
-    files: new ResultFiles(env.tempDir, options.resultFormat, options.seed, options.noResultRate, env.lifetime),
+    files: new ResultFiles(env.tempDir, options.resultFormat, options.seed, options.noResultRate, options.drift, env.lifetime),
     keyMatches: createKeyCheck(options.apiKey),
     lifetime: env.lifetime,
     viewAt: (nowMs) => ({ links, resultFormat: options.resultFormat, resultDelaySeconds: options.resultDelaySeconds, nowMs }),

@@ -36,6 +36,12 @@ export interface SandboxOptions {
   failRate: number;
   /** Share (0..1) of kept numbers without a result (failure_cnt); which ones is fixed by `seed`. */
   noResultRate: number;
+  /**
+   * Share (0..1) of numbers whose result, in each task, differs from the number's usual one
+   * (a signal turned the other way, a carrier changed): which ones is fixed by `seed` and the
+   * task's submission order, so results "drift" between two checks of the same list.
+   */
+  drift: number;
   /** Share (0..1) of requests answered with a fault drawn from `chaosFaults`. */
   chaos: number;
   chaosFaults: FaultKind[];
@@ -69,6 +75,7 @@ export const SANDBOX_DEFAULTS: Omit<SandboxOptions, "apiKey" | "log" | "now"> = 
   resultDelaySeconds: 0,
   failRate: 0,
   noResultRate: 0.02,
+  drift: 0,
   chaos: 0,
   chaosFaults: [...FAULT_KINDS],
   retryAfterSeconds: 1,
@@ -121,7 +128,7 @@ export function resolveOptions(partial: Partial<SandboxOptions>): SandboxOptions
   checkInteger("resultDelaySeconds", o.resultDelaySeconds, 0);
   checkInteger("retryAfterSeconds", o.retryAfterSeconds, 0);
   checkInteger("seed", o.seed, -(2 ** 31), 2 ** 32 - 1);
-  for (const name of ["failRate", "noResultRate", "chaos"] as const) checkShare(name, o[name]);
+  for (const name of ["failRate", "noResultRate", "drift", "chaos"] as const) checkShare(name, o[name]);
   if (o.resultFormat !== "csv" && o.resultFormat !== "zip") fail("resultFormat", "must be csv or zip", o.resultFormat);
   if (!Array.isArray(o.chaosFaults) || !o.chaosFaults.every(isFaultKind)) {
     fail("chaosFaults", `must list fault kinds from ${FAULT_KINDS.join(", ")}`, o.chaosFaults);

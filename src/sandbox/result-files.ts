@@ -18,6 +18,8 @@ export interface ResultFile {
 
 export interface ResultSource {
   id: string;
+  /** 1-based submission order: with the seed, which numbers' results drift in this task. */
+  ordinal: number;
   product: ServiceType;
   createdAtMs: number;
   prepared: Prepared;
@@ -43,6 +45,8 @@ export class ResultFiles {
     private readonly format: "csv" | "zip",
     private readonly seed: number,
     private readonly noResultRate: number,
+    /** Share of numbers whose result differs from their usual one in a task (see resultRowInTask). */
+    private readonly drift: number,
     private readonly signal: AbortSignal,
   ) {}
 
@@ -82,7 +86,7 @@ export class ResultFiles {
     // Released only once a build succeeded, and a built file is never built again.
     if (!kept) throw new Error(`the numbers of task ${source.id} were released before its result file was built`);
     let rows: Array<readonly string[]> = [resultColumns(source.product)];
-    for (const row of resultRows(this.seed, source.product, kept, this.noResultRate)) {
+    for (const row of resultRows(this.seed, source.product, kept, this.noResultRate, { ordinal: source.ordinal, drift: this.drift })) {
       if (rows.push(row) < ROWS_PER_TURN) continue;
       yield csvText(rows);
       rows = [];

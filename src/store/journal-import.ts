@@ -160,7 +160,10 @@ function groupSubmissions(entries: ReadonlyArray<SubmitEntry | TaskEntry | Stage
       groups.set(key, group);
     }
     group.parts.push(part);
-    const latest = [submit.at, part.task?.at, part.staged?.at].filter((at) => at !== undefined).sort().at(-1)!;
+    const latest = [submit.at, part.task?.at, part.staged?.at]
+      .filter((at) => at !== undefined)
+      .sort()
+      .at(-1)!;
     if (latest > group.at) group.at = latest;
   }
   for (const group of groups.values()) {

@@ -18,7 +18,9 @@ type StoredValue = string | null;
  */
 export function splitValues(columns: readonly string[]): (values: readonly string[]) => StoredValue[] {
   const known = RESULT_VALUE_COLUMNS.map((name) => columns.indexOf(name));
-  const extra = columns.flatMap((name, index) => ((RESULT_VALUE_COLUMNS as readonly string[]).includes(name) ? [] : [[name, index] as const]));
+  const extra = columns.flatMap((name, index) =>
+    (RESULT_VALUE_COLUMNS as readonly string[]).includes(name) ? [] : [[name, index] as const],
+  );
   return (values) => {
     const stored: StoredValue[] = known.map((index) => (index === -1 ? null : (values[index] ?? "")));
     stored.push(extra.length === 0 ? null : JSON.stringify(Object.fromEntries(extra.map(([name, index]) => [name, values[index] ?? ""]))));

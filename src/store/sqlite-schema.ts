@@ -94,4 +94,12 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
 ];
 
 /** The result columns the ledger keeps in columns of their own; any other column the service sends goes into `extra` (JSON). */
-export const RESULT_VALUE_COLUMNS = ["activated", "carrier", "underlying_carrier", "number_type", "country_code", "region", "city"] as const;
+export const RESULT_VALUE_COLUMNS = [
+  "activated",
+  "carrier",
+  "underlying_carrier",
+  "number_type",
+  "country_code",
+  "region",
+  "city",
+] as const;

@@ -316,7 +316,9 @@ export class SqliteStore implements Store {
       const full = pendingRows === RECORD_ROWS_PER_STATEMENT;
       this.#db.transaction(() => {
         if (full) this.#db.run(INSERT_MANY_RESULTS, pending);
-        else for (let row = 0; row < pendingRows; row++) this.#db.run(INSERT_ONE_RESULT, pending.slice(row * ROW_VALUES, (row + 1) * ROW_VALUES));
+        else
+          for (let row = 0; row < pendingRows; row++)
+            this.#db.run(INSERT_ONE_RESULT, pending.slice(row * ROW_VALUES, (row + 1) * ROW_VALUES));
       });
       recorded += pendingRows;
       pending = [];
@@ -343,7 +345,7 @@ export class SqliteStore implements Store {
     );
     for (const [ref] of tasks) {
       const taskRef = Number(ref);
-      for (let after = -1; ; ) {
+      for (let after = -1; ;) {
         const rows = this.#db.rows("SELECT identifier FROM results WHERE task_ref = ? AND identifier > ? ORDER BY identifier LIMIT ?", [
           taskRef,
           after,
@@ -359,9 +361,10 @@ export class SqliteStore implements Store {
   checkedAtOf(taskRefs: readonly number[]): Promise<Map<number, string>> {
     const found = new Map<number, string>();
     for (let at = 0; at < taskRefs.length; at += BATCH_ROWS) {
-      const rows = this.#db.rows("SELECT ref, checked_at FROM tasks WHERE ref IN (SELECT value FROM json_each(?)) AND checked_at IS NOT NULL", [
-        JSON.stringify(taskRefs.slice(at, at + BATCH_ROWS)),
-      ]);
+      const rows = this.#db.rows(
+        "SELECT ref, checked_at FROM tasks WHERE ref IN (SELECT value FROM json_each(?)) AND checked_at IS NOT NULL",
+        [JSON.stringify(taskRefs.slice(at, at + BATCH_ROWS))],
+      );
       for (const [ref, checkedAt] of rows) found.set(Number(ref), String(checkedAt));
     }
     return Promise.resolve(found);
@@ -374,7 +377,7 @@ export class SqliteStore implements Store {
   async *taskResults(taskRef: number, identifiers?: ReadonlySet<number>): AsyncIterable<readonly LedgerRow[]> {
     const task = this.#taskContext(taskRef);
     if (!task) return;
-    for (let after = -1; ; ) {
+    for (let after = -1; ;) {
       const rows = this.#db.rows(
         `SELECT r.identifier, ${VALUE_COLUMNS}, r.extra FROM results r WHERE r.task_ref = ? AND r.identifier > ? ORDER BY r.identifier LIMIT ?`,
         [taskRef, after, BATCH_ROWS],
@@ -406,7 +409,7 @@ export class SqliteStore implements Store {
     const position = this.#db.row("SELECT scope_id, product, checked_at FROM tasks WHERE ref = ?", [taskRef]);
     if (!task || !position || position[2] === null) return;
     const [scopeId, product, checkedAt] = position;
-    for (let after = -1; ; ) {
+    for (let after = -1; ;) {
       const current = this.#db.rows(
         `SELECT r.identifier, ${VALUE_COLUMNS}, r.extra FROM results r WHERE r.task_ref = ? AND r.identifier > ? ORDER BY r.identifier LIMIT ?`,
         [taskRef, after, BATCH_ROWS],
@@ -489,10 +492,7 @@ export class SqliteStore implements Store {
 
   async *exportResults(filter: LedgerFilter): AsyncIterable<readonly LedgerRow[]> {
     const { where, params } = this.#filterClause(filter);
-    const tasks = this.#db.rows(
-      `SELECT t.ref FROM tasks t WHERE t.recorded_at IS NOT NULL ${where} ORDER BY t.checked_at, t.ref`,
-      params,
-    );
+    const tasks = this.#db.rows(`SELECT t.ref FROM tasks t WHERE t.recorded_at IS NOT NULL ${where} ORDER BY t.checked_at, t.ref`, params);
     for (const [ref] of tasks) yield* this.taskResults(Number(ref));
   }
 
@@ -596,7 +596,8 @@ function sameLease(a: Lease, b: Lease): boolean {
 }
 
 function runOf(row: readonly SqlValue[]): RunRecord {
-  const [id, baseUrl, profile, identity, kind, state, startedAt, finishedAt, product, country, source, settings, prepared, plan, output] = row;
+  const [id, baseUrl, profile, identity, kind, state, startedAt, finishedAt, product, country, source, settings, prepared, plan, output] =
+    row;
   const [host, user, leaseHost, leasePid, leaseNonce, heartbeatAt, note] = row.slice(15);
   const lease = leaseOf(leaseHost, leasePid, leaseNonce);
   return {
@@ -645,7 +646,10 @@ function taskOf(row: readonly SqlValue[]): TaskRecord {
     ...optionalField("failureCnt", optional(failureCnt, Number)),
     ...optionalField("checkedAt", optional(checkedAt, String)),
     ...optionalField("retryOf", optional(retryOf, String)),
-    ...optionalField("replayed", optional(replayed, (value) => Number(value) === 1)),
+    ...optionalField(
+      "replayed",
+      optional(replayed, (value) => Number(value) === 1),
+    ),
     ...optionalField("recordedAt", optional(recordedAt, String)),
     ...optionalField(
       "staged",

@@ -120,7 +120,17 @@ export type NewTask = Omit<TaskRecord, "ref">;
 export type TaskPatch = Partial<
   Pick<
     TaskRecord,
-    "taskId" | "createdAt" | "status" | "total" | "successCnt" | "failureCnt" | "checkedAt" | "replayed" | "recordedAt" | "staged" | "country"
+    | "taskId"
+    | "createdAt"
+    | "status"
+    | "total"
+    | "successCnt"
+    | "failureCnt"
+    | "checkedAt"
+    | "replayed"
+    | "recordedAt"
+    | "staged"
+    | "country"
   >
 >;
 

@@ -1,3 +1,5 @@
+import { resultRow, resultRowInTask } from "../../src/sandbox/result-values.js";
+import type { ServiceType } from "../../src/spec/products.js";
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import type { Prepared } from "../../src/sandbox/preparation.js";
@@ -144,10 +146,10 @@ describe("result files", () => {
 describe("ResultFiles", () => {
   it("releases a task's numbers once its file is built, and serves that file again without them", async () => {
     const dir = tempDir();
-    const files = new ResultFiles(dir, "csv", 1, 0, new AbortController().signal);
+    const files = new ResultFiles(dir, "csv", 1, 0, 0, new AbortController().signal);
     const kept = ["447400100000", "447500100001"];
     const prepared: Prepared = { invalid: 0, noCode: 0, otherCountry: 0, duplicate: 0, keptCount: kept.length, kept, noResult: 0 };
-    const source = { id: "a".repeat(32), product: "number_activity_batch" as const, createdAtMs: 0, prepared };
+    const source = { id: "a".repeat(32), ordinal: 1, product: "number_activity_batch" as const, createdAtMs: 0, prepared };
     const built = await files.file(source);
     expect(prepared.kept).toBeUndefined();
     expect(prepared.keptCount).toBe(2);
@@ -159,5 +161,32 @@ describe("ResultFiles", () => {
         .slice(1)
         .map((row) => row.split(",")[0]),
     ).toEqual(kept);
+  });
+});
+
+describe("drift", () => {
+  const numbers = Array.from({ length: 4000 }, (_, i) => String(447400100000 + i));
+  const rows = (product: ServiceType, ordinal: number, drift: number, seed = 1) =>
+    numbers.map((identifier) => resultRowInTask(seed, product, identifier, ordinal, drift).join(","));
+
+  it("changes about the drift share of the results between two tasks, the same ones for the same seed", () => {
+    const first = rows("number_activity_batch", 1, 0.05);
+    const second = rows("number_activity_batch", 2, 0.05);
+    const changed = first.filter((row, i) => row !== second[i]).length;
+    // Each task draws its own 5%: a number differs when exactly one of the two drew it (~9.5%).
+    expect(changed / numbers.length).toBeGreaterThan(0.07);
+    expect(changed / numbers.length).toBeLessThan(0.12);
+    expect(rows("number_activity_batch", 2, 0.05)).toEqual(second);
+    expect(rows("number_activity_batch", 2, 0.05, 2)).not.toEqual(second);
+  });
+
+  it("leaves every result as it is without drift, and moves a drifted mobile number to another carrier", () => {
+    expect(rows("carrier_batch", 1, 0)).toEqual(rows("carrier_batch", 2, 0));
+    const usual = numbers.map((identifier) => resultRow(1, "carrier_batch", identifier));
+    const drifted = numbers.map((identifier) => resultRowInTask(1, "carrier_batch", identifier, 3, 1));
+    for (const [i, row] of drifted.entries()) {
+      expect(row[1]).not.toBe(usual[i]![1]);
+      expect(row.slice(3)).toEqual(usual[i]!.slice(3));
+    }
   });
 });

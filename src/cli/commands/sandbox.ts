@@ -24,6 +24,7 @@ export function sandboxCommand(invoke: Invoke, run = sandboxRun) {
     .option("--result-delay <sec>", "seconds result_url stays absent after success", parseSeconds)
     .option("--fail-rate <share>", "share of tasks that end failed (0..1)", parseShare)
     .option("--result-miss-rate <share>", "share of numbers that get no result (0..1)", parseShare)
+    .option("--drift <share>", "share of numbers whose result differs from their usual one in each task (0..1; seeded)", parseShare)
     .option("--chaos <share>", "share of requests answered with a fault (0..1)", parseShare)
     .option("--chaos-faults <list>", "faults chaos draws from, e.g. 42901,50303,drop (default: all)")
     .option("--retry-after <sec>", "Retry-After sent with 42901 and 50303", parseSeconds)

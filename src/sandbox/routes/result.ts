@@ -25,7 +25,13 @@ export async function handleResult(ex: Exchange, core: SandboxCore, name: string
   if (verdict === "expired") return ex.xml(403, "AccessDenied", "Request has expired");
   const phase = await core.tasks.observe(task, nowMs);
   if (phase.status !== "success") return ex.xml(404, "NoSuchKey", "The specified key does not exist.");
-  const file = await core.files.file({ id: task.id, product: task.product, createdAtMs: task.createdAtMs, prepared: phase.prepared });
+  const file = await core.files.file({
+    id: task.id,
+    ordinal: task.ordinal,
+    product: task.product,
+    createdAtMs: task.createdAtMs,
+    prepared: phase.prepared,
+  });
   if (ex.closed) return;
   ex.setOutcome("http=200");
   ex.res.writeHead(200, {

@@ -22,6 +22,7 @@ export interface SandboxFlags {
   resultDelay?: number;
   failRate?: number;
   resultMissRate?: number;
+  drift?: number;
   chaos?: number;
   chaosFaults?: string;
   retryAfter?: number;
@@ -53,6 +54,7 @@ export function sandboxOptionsFromFlags(flags: SandboxFlags): Partial<SandboxOpt
     resultDelaySeconds: flags.resultDelay,
     failRate: flags.failRate,
     noResultRate: flags.resultMissRate,
+    drift: flags.drift,
     chaos: flags.chaos,
     chaosFaults: flags.chaosFaults === undefined ? undefined : chaosFaultsFromFlag(flags.chaosFaults),
     retryAfterSeconds: flags.retryAfter,
