@@ -1,0 +1,85 @@
+import type { LedgerRow, Store } from "../store/store.js";
+
+/** The header of a changes file: one row per number and column whose result changed. */
+export const CHANGE_COLUMNS = ["identifier", "column", "previous", "current", "previous_checked_at", "checked_at"] as const;
+
+/** How many transitions of a column a summary keeps by name; the rest are counted together. */
+const TOP_TRANSITIONS = 10;
+
+/** What changed in one column: how many numbers, and the most common transitions (`true → false`). */
+export interface ColumnChanges {
+  column: string;
+  numbers: number;
+  transitions: Array<{ previous: string; current: string; count: number }>;
+}
+
+export interface ChangesSummary {
+  /** Numbers with at least one changed column. */
+  numbers: number;
+  /** Numbers compared: those with an earlier result. */
+  compared: number;
+  columns: ColumnChanges[];
+}
+
+/**
+ * The changes of a run's results against the ledger: for every result of `taskRefs`
+ * whose number had an earlier result (same product and scope), one row per column whose
+ * value differs, in the result's column order. Numbers checked for the first time are
+ * not changes. Yields the table: header first, then rows in batches.
+ */
+export async function* changesTable(store: Store, taskRefs: readonly number[], summary?: ChangesTally): AsyncGenerator<readonly string[]> {
+  yield CHANGE_COLUMNS;
+  for (const ref of taskRefs) {
+    for await (const pairs of store.previousResults(ref)) {
+      for (const { current, previous } of pairs) {
+        const rows = changedColumns(current, previous);
+        summary?.add(rows);
+        yield* rows;
+      }
+    }
+  }
+}
+
+/** One change row per column whose value differs between the two results of a number. */
+function changedColumns(current: LedgerRow, previous: LedgerRow): string[][] {
+  const columns = [...new Set([...Object.keys(current.values), ...Object.keys(previous.values)])];
+  return columns.flatMap((column) => {
+    const [before, after] = [previous.values[column] ?? "", current.values[column] ?? ""];
+    return before === after ? [] : [[current.identifier, column, before, after, previous.checkedAt, current.checkedAt]];
+  });
+}
+
+/** Counts change rows as they are written, for the run's summary and the report. */
+export class ChangesTally {
+  #numbers = 0;
+  #compared = 0;
+  readonly #byColumn = new Map<string, Map<string, number>>();
+
+  /** The change rows of one compared number (none when nothing changed). */
+  add(rows: readonly (readonly string[])[]): void {
+    this.#compared++;
+    if (rows.length === 0) return;
+    this.#numbers++;
+    for (const [, column, previous, current] of rows) {
+      const transitions = this.#byColumn.get(column!) ?? new Map<string, number>();
+      const key = JSON.stringify([previous, current]);
+      transitions.set(key, (transitions.get(key) ?? 0) + 1);
+      this.#byColumn.set(column!, transitions);
+    }
+  }
+
+  summary(): ChangesSummary {
+    const columns = [...this.#byColumn].map(([column, transitions]) => {
+      const sorted = [...transitions].sort(([, a], [, b]) => b - a);
+      return {
+        column,
+        numbers: sorted.reduce((sum, [, count]) => sum + count, 0),
+        transitions: sorted.slice(0, TOP_TRANSITIONS).map(([key, count]) => {
+          const [previous, current] = JSON.parse(key) as [string, string];
+          return { previous, current, count };
+        }),
+      };
+    });
+    return { numbers: this.#numbers, compared: this.#compared, columns };
+  }
+}
