@@ -125,7 +125,7 @@ export async function splitByFreshness(options: SplitOptions): Promise<ReuseSpli
 }
 
 /** The earliest and latest of some ISO dates, and how many there were. */
-class DateRange {
+export class DateRange {
   count = 0;
   #oldest: string | undefined;
   #newest: string | undefined;
