@@ -14,6 +14,7 @@ export const EXIT_CODES = {
   task_failed: 6,
   unavailable: 7,
   pending: 8,
+  busy: 10,
   interrupted: 130,
   terminated: 143,
 } as const satisfies Record<ErrorKind | "ok" | "terminated", number>;
@@ -34,6 +35,7 @@ export const EXIT_CODE_MEANINGS: ReadonlyArray<readonly [number, string]> = [
   [EXIT_CODES.task_failed, "a task ended with status failed"],
   [EXIT_CODES.unavailable, "service unavailable after retries (42900, 42901, 50300, 50303, 50400, connection)"],
   [EXIT_CODES.pending, "a --timeout ran out (tasks still processing, or the service too slow to answer)"],
+  [EXIT_CODES.busy, "another bulkcheck process (on this machine or, with a shared store, another) is carrying on the same run; nothing was done"],
   [EXIT_CODES.interrupted, "interrupted (Ctrl-C, or Ctrl-C/Ctrl-D at a prompt)"],
   [EXIT_CODES.terminated, "terminated (SIGTERM), with the same clean-up as Ctrl-C"],
 ];

@@ -171,6 +171,7 @@ export class SqliteStore implements Store {
       sets.push(`${column} = ?`);
       values.push(value);
     };
+    if (patch.identity !== undefined) set("identity", patch.identity);
     if (patch.state !== undefined) set("state", patch.state);
     if (patch.finishedAt !== undefined) set("finished_at", patch.finishedAt);
     if (patch.plan !== undefined) set("plan", JSON.stringify(patch.plan));

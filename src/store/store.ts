@@ -69,6 +69,8 @@ export interface RunRecord {
 export type NewRun = Omit<RunRecord, "lease" | "finishedAt">;
 
 export interface RunPatch {
+  /** A run of 0.1 adopted by the command that continues it takes that command's identity. */
+  identity?: string;
   state?: RunState;
   finishedAt?: string;
   plan?: unknown;

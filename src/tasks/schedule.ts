@@ -6,7 +6,7 @@ import type { Task } from "../spec/task.js";
 import { QuotaGate } from "./quota-gate.js";
 import { interrupted, quotaExhausted, timedOut } from "./schedule-outcomes.js";
 import { WakeTimer } from "./wake-timer.js";
-import { uploadOne, type PlannedUpload, type UploadContext, type UploadResult } from "./submit.js";
+import type { PlannedUpload, UploadResult } from "./submit.js";
 import { failedTasksError, isFinished, jittered, MAX_FAILED_CHECKS, passing } from "./wait.js";
 
 /** What the schedule tells its caller as it goes (for progress). */
@@ -20,9 +20,12 @@ export type ScheduleEvent =
   /** A check failed with a passing condition; it is tried again at the next interval. */
   | { type: "check-failed"; taskId: string; error: BulkcheckError };
 
-export interface ScheduleOptions extends UploadContext {
-  client: Pick<ApiClient, "submitTask" | "checkTask">;
+export interface ScheduleOptions {
+  client: Pick<ApiClient, "checkTask">;
   uploads: readonly PlannedUpload[];
+  /** Uploads one part (its key is in the store already) and returns its task. */
+  upload: (upload: PlannedUpload) => Promise<UploadResult>;
+  now: () => number;
   /** Uploads at once (the service's request slots). */
   maxInFlight: number;
   /** Time between two checks of one task (the polling floor, or --interval). */
@@ -107,7 +110,7 @@ class Schedule {
     const interrupt = () => this.#timer.cancel();
     o.signal?.addEventListener("abort", interrupt, { once: true });
     try {
-      await this.#findKnown();
+      this.#findKnown();
       while (await this.#turn());
     } catch (error) {
       this.#fail(error);
@@ -126,32 +129,12 @@ class Schedule {
     return results;
   }
 
-  /** Parts whose task the journal holds are checked instead of uploaded; the others wait their turn. */
-  async #findKnown(): Promise<void> {
+  /** Parts with a task already (checked by the caller) are followed; the others wait their turn. */
+  #findKnown(): void {
     for (const part of this.#parts) {
-      const known = part.upload.knownTaskId;
-      const task = known === undefined ? undefined : await this.#checkKnown(known);
+      const task = part.upload.knownTask;
       if (task) this.#record(part, { upload: part.upload, task, replayed: true });
       else this.#pending.push(part);
-    }
-  }
-
-  /**
-   * A journalled task, checked; undefined when the service does not know it (its part is
-   * uploaded again, under the same key). A check that fails for a passing reason is tried
-   * again at the next interval, as polling does.
-   */
-  async #checkKnown(id: string): Promise<Task | undefined> {
-    for (let failed = 1; ; failed++) {
-      try {
-        return await this.o.client.checkTask(id);
-      } catch (error) {
-        if (error instanceof ApiError && error.apiCode === ApiCode.UNSUPPORTED_OR_CONFLICT) return undefined;
-        if (!passing(error) || failed >= MAX_FAILED_CHECKS) throw error;
-        if (this.o.now() >= this.#deadline) throw this.#timedOut();
-        this.o.onEvent?.({ type: "check-failed", taskId: id, error });
-        await this.o.sleep(jittered(this.o.pollIntervalMs, this.o.random), this.o.signal);
-      }
     }
   }
 
@@ -189,7 +172,7 @@ class Schedule {
 
   #upload(part: Part): void {
     this.#uploading++;
-    const job = uploadOne(this.o, part.upload).then(
+    const job = this.o.upload(part.upload).then(
       (result) => this.#record(part, result),
       (error: unknown) => {
         if (!(error instanceof ApiError) || error.apiCode !== ApiCode.QUOTA_EXHAUSTED) throw error;

@@ -1,0 +1,497 @@
+import { randomBytes } from "node:crypto";
+import { hostname, userInfo } from "node:os";
+import { ApiError } from "../api/errors.js";
+import type { ApiClient } from "../api/types.js";
+import type { Limits } from "../config/resolve.js";
+import { InputRejectedError, InsufficientBalanceError, InterruptedError } from "../errors.js";
+import { IdentifierSet } from "../prepare/identifier-set.js";
+import { prepareList, type PrepareOptions, type PrepareResult } from "../prepare/index.js";
+import { ApiCode } from "../spec/codes.js";
+import type { ServiceType } from "../spec/products.js";
+import type { Task } from "../spec/task.js";
+import type { Lease, RunRecord, Scope, Store, TaskRecord } from "../store/store.js";
+import { legacyIdentity } from "../store/journal-import.js";
+import { formatUsd, usdToMicros } from "../tasks/cost.js";
+import { runSchedule, type ScheduleEvent } from "../tasks/schedule.js";
+import type { PlannedUpload, UploadResult } from "../tasks/submit.js";
+import { listFingerprint, partKey, runIdentity, type RunCommand } from "./identity.js";
+import { RunBusyError, RunLease } from "./lease.js";
+import { planRun, samePlan, type PlannedRun, type RunPlan } from "./plan.js";
+import { noteTaskState, uploadPart } from "./uploads.js";
+
+/** What one `submit` asks for. */
+export interface SubmitRunOptions {
+  /** What makes this command the same command as an earlier one (see runIdentity). */
+  command: RunCommand;
+  product: ServiceType;
+  /** The task country; undefined under --country auto (each part has its own) and for carrier_batch without --country. */
+  country: string | undefined;
+  /** Preparation as the flags ask: the source, country, column, and the rest. */
+  prepare: Omit<PrepareOptions, "outputDir" | "uploadPath" | "maxTaskSize" | "countryTasks">;
+  /** --idempotency-key: the parts' keys, numbered when split, instead of keys derived from the run. */
+  userKey?: string;
+  dryRun: boolean;
+  maxCostMicros?: number;
+  /** Results younger than this are reused (0: none); ignored without the ledger. */
+  maxAgeMs: number;
+  ledger: boolean;
+  /** Wait until every task has finished, or only until every part is uploaded. */
+  wait: boolean;
+  pollIntervalMs: number;
+  timeoutMs?: number;
+  timeoutSeconds?: number;
+  /** The command that carries on, for the hints of errors that stop the run. */
+  resumeCommand: string;
+}
+
+/** What a run tells its caller as it goes, in order. */
+export type RunEvent =
+  | { type: "prepared"; result: PrepareResult }
+  | { type: "continuing"; run: RunRecord; tasks: number }
+  /** The run's list changed: it is abandoned (with --dry-run: it would be). */
+  | { type: "abandoned"; run: RunRecord; reason: string }
+  | { type: "plan"; plan: RunPlan; continued: boolean }
+  | { type: "task"; result: UploadResult }
+  | { type: "schedule"; event: ScheduleEvent }
+  | { type: "imported"; runs: number; tasks: number };
+
+export interface SubmitRunDeps {
+  store: Store;
+  scope: Scope;
+  client: () => Promise<ApiClient>;
+  limits: Limits;
+  priceMicros: number;
+  /** A private directory for the prepared list and the parts' files, removed by the caller. */
+  workDir: string;
+  lease: Lease;
+  now: () => number;
+  sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
+  random: () => number;
+  signal: AbortSignal;
+  /** Asked before money is reserved; without it (--yes) the reservation goes ahead. True goes ahead. */
+  confirm?: (reservationMicros: number, balanceMicros: number) => Promise<boolean>;
+  onEvent: (event: RunEvent) => void;
+  /** Called once for each task seen succeeded while the run waits, e.g. to fetch and record its result. */
+  onSucceeded?: (result: UploadResult, run: RunRecord) => Promise<void>;
+}
+
+/** Where a run stands once its parts are uploaded (and, when waiting, finished). */
+export interface RunOutcome {
+  run: RunRecord;
+  plan: RunPlan;
+  /** Each part's task in its latest state, in list order. */
+  results: UploadResult[];
+  /** The numbers the ledger serves, each with the store reference of the task whose result it takes. */
+  reused: IdentifierSet;
+  prepared: PrepareResult;
+  lease: RunLease;
+}
+
+/**
+ * One `submit`, from the list to its tasks: prepares the list; continues this command's
+ * unfinished run if there is one (its journalled plan, its keys, its tasks) or plans a new
+ * one (reusing fresh ledger results); checks the money before anything is reserved; writes
+ * the run and its parts' keys before the first upload; and schedules the uploads (and,
+ * with `wait`, follows the tasks to the end). Undefined for a dry run. The caller writes
+ * the output and then finishes the run (finishRun), or leaves it open for the next run of
+ * the same command to carry on.
+ */
+export async function submitRun(options: SubmitRunOptions, deps: SubmitRunDeps): Promise<RunOutcome | undefined> {
+  const { store, scope } = deps;
+  const identity = runIdentity(scope, options.command);
+  let open = await store.openRun(scope, identity);
+  // A dry run changes nothing, a run's lease included.
+  const claim = async (run: RunRecord) => (options.dryRun ? undefined : RunLease.claim(store, run, deps.lease, deps.now));
+  let lease = open && (await claim(open));
+  try {
+    const prepared = await prepare(options, deps, (open?.plan as RunPlan | undefined)?.limits ?? deps.limits);
+    deps.onEvent({ type: "prepared", result: prepared });
+    if (!open) {
+      open = await legacyRun(store, scope, options, prepared);
+      lease = open && (await claim(open));
+      if (open && !options.dryRun) await store.updateRun(open.id, { identity });
+    }
+    if (open) {
+      const continued = await continueRun(open, prepared, options, deps);
+      if (continued === "dry run") return undefined;
+      if (continued) return { ...continued, prepared, lease: lease! };
+      await lease?.release();
+      lease = undefined;
+    }
+    const planned = await planRun({
+      lists: prepared.chunks,
+      limits: { minTaskSize: deps.limits.minTaskSize, maxTaskSize: deps.limits.maxTaskSize, maxFileBytes: deps.limits.maxFileBytes },
+      priceMicros: deps.priceMicros,
+      dir: deps.workDir,
+      ...(options.ledger && options.maxAgeMs > 0
+        ? {
+            reuse: {
+              store,
+              scope,
+              product: options.product,
+              rule: {
+                maxAgeMs: options.maxAgeMs,
+                freshSince: new Date(deps.now() - options.maxAgeMs).toISOString(),
+                asOfTaskRef: await store.maxTaskRef(),
+              },
+            },
+          }
+        : {}),
+    });
+    deps.onEvent({ type: "plan", plan: planned.plan, continued: false });
+    checkPlan(planned.plan, options);
+    if (options.dryRun) return undefined;
+    await reserve(planned.plan.reservationMicros, deps);
+    const created = await createRun(options, deps, identity, prepared, planned);
+    lease = created.lease;
+    const rows = await addParts(store, created.run, planned.plan, options, deps.now);
+    const results = await schedule(created.run, planned, rows, new Map(), options, deps);
+    return { run: created.run, plan: planned.plan, results, reused: planned.reused, prepared, lease };
+  } catch (error) {
+    await lease?.release();
+    throw error;
+  }
+}
+
+/** Prepares the list: whole, or one list per country under --country auto (countries too small for a task left out). */
+async function prepare(options: SubmitRunOptions, deps: SubmitRunDeps, limits: RunPlan["limits"]): Promise<PrepareResult> {
+  return prepareList({
+    ...options.prepare,
+    outputDir: deps.workDir,
+    ...(options.prepare.anyRegion ? { countryTasks: { minTaskSize: limits.minTaskSize, maxTaskSize: Number.MAX_SAFE_INTEGER } } : {}),
+    signal: deps.signal,
+  });
+}
+
+/**
+ * A run of 0.1 imported from its journal (see importLegacyJournal) that read the same
+ * source the same way: this command's unfinished run. 0.1 kept no flags, so it is found
+ * by what they resolved to.
+ */
+async function legacyRun(store: Store, scope: Scope, options: SubmitRunOptions, prepared: PrepareResult): Promise<RunRecord | undefined> {
+  const countryMode = options.prepare.anyRegion ? "auto" : options.country;
+  const legacy = await store.openRun(scope, legacyIdentity(scope, options.command.sourcePath, options.product, countryMode));
+  return legacy && sameSettings(legacy.settings, prepared.settings) ? legacy : undefined;
+}
+
+/** Settings as far as they decide which numbers are kept (a run of 0.1 recorded no country grouping's sizes the same way). */
+function sameSettings(a: unknown, b: unknown): boolean {
+  const comparable = (settings: unknown) => {
+    const { countryGroups: _groups, digitsAs, ...rest } = (settings ?? {}) as Record<string, unknown>;
+    return JSON.stringify({ ...rest, digitsAs: digitsAs ?? "international" });
+  };
+  return comparable(a) === comparable(b);
+}
+
+/**
+ * Carries on an unfinished run with its journalled plan: the list must still keep the
+ * same numbers and split into the same parts, or the run is abandoned (its tasks' results
+ * still reach the ledger as they finish) and undefined is returned for a new run.
+ */
+async function continueRun(
+  run: RunRecord,
+  prepared: PrepareResult,
+  options: SubmitRunOptions,
+  deps: SubmitRunDeps,
+): Promise<Omit<RunOutcome, "prepared" | "lease"> | "dry run" | undefined> {
+  const { store } = deps;
+  const tasks = await store.tasksOfRun(run.id);
+  const journalled = (run.plan as RunPlan | undefined) ?? legacyPlan(tasks, deps.priceMicros);
+  const again = await planRun({
+    lists: prepared.chunks,
+    limits: journalled.limits,
+    priceMicros: journalled.priceMicros,
+    dir: deps.workDir,
+    ...(journalled.reuse ? { reuse: { store, scope: deps.scope, product: options.product, rule: journalled.reuse } } : {}),
+  });
+  const reason =
+    run.plan && journalled.list !== again.plan.list
+      ? "the list keeps other numbers than when the run began"
+      : !samePlan(journalled, again.plan)
+        ? "its parts could not be made again as planned (the ledger results it reused have changed)"
+        : undefined;
+  if (reason) {
+    if (!options.dryRun) {
+      await store.updateRun(run.id, { state: "abandoned", finishedAt: new Date(deps.now()).toISOString(), note: reason });
+    }
+    deps.onEvent({ type: "abandoned", run, reason });
+    return undefined;
+  }
+  deps.onEvent({ type: "continuing", run, tasks: tasks.filter((task) => task.taskId).length });
+  deps.onEvent({ type: "plan", plan: journalled, continued: true });
+  if (options.dryRun) return "dry run";
+  const rows = await addParts(store, run, journalled, options, deps.now, tasks);
+  const known = await knownTasks(await deps.client(), rows, deps);
+  const unknown = rows.filter((row) => !known.has(row.ref));
+  await reserve(unknown.reduce((sum, row) => sum + (row.count ?? 0), 0) * journalled.priceMicros, deps);
+  const results = await schedule(run, again, rows, known, options, deps);
+  return { run, plan: journalled, results, reused: again.reused };
+}
+
+/** A run of 0.1 planned nothing: its parts are its plan. */
+function legacyPlan(tasks: readonly TaskRecord[], priceMicros: number): RunPlan {
+  const parts = tasks.map((task, index) => ({
+    index,
+    count: task.count ?? 0,
+    bytes: 0,
+    sha256: task.sha256 ?? "",
+    ...(task.country === undefined ? {} : { country: task.country }),
+  }));
+  const uploaded = parts.reduce((sum, part) => sum + part.count, 0);
+  return {
+    version: 1,
+    list: "",
+    kept: uploaded,
+    reused: 0,
+    padded: 0,
+    parts,
+    limits: { minTaskSize: 1, maxTaskSize: Math.max(1, ...parts.map((part) => part.count)), maxFileBytes: Number.MAX_SAFE_INTEGER },
+    priceMicros,
+    reservationMicros: uploaded * priceMicros,
+    savedMicros: 0,
+  };
+}
+
+/** Refuses, before anything is reserved, a plan the service cannot take or the user would not pay for. */
+function checkPlan(plan: RunPlan, options: SubmitRunOptions): void {
+  if (plan.kept === 0) {
+    throw new InputRejectedError("No number in the list can be checked, so nothing was uploaded.", {
+      hint: "See why with --rejects rejects.csv, or bulkcheck validate.",
+    });
+  }
+  const small = plan.parts.find((part) => part.count < plan.limits.minTaskSize);
+  if (small) {
+    throw new InputRejectedError(`A task needs at least ${plan.limits.minTaskSize} numbers; this list has ${small.count} to check.`, {
+      hint: "Add numbers, or if your account allows smaller tasks: bulkcheck config set min-task-size N",
+    });
+  }
+  const large = plan.parts.find((part) => part.bytes > plan.limits.maxFileBytes);
+  if (large) {
+    throw new InputRejectedError(`The upload file would be ${large.bytes} bytes, over the service's limit of ${plan.limits.maxFileBytes}.`, {
+      hint: "Lower max-task-size so the list is split into smaller tasks: bulkcheck config set max-task-size N",
+    });
+  }
+  if (options.maxCostMicros !== undefined && plan.reservationMicros > options.maxCostMicros) {
+    throw new InsufficientBalanceError(
+      `The reservation ${formatUsd(plan.reservationMicros)} is over --max-cost ${formatUsd(options.maxCostMicros)}.`,
+      { hint: "Raise --max-cost, or split the list." },
+    );
+  }
+}
+
+/**
+ * Money is reserved only when the balance covers it and someone said yes: --yes, or a
+ * person at a terminal. Checked whenever anything is to be uploaded, a continued run's
+ * parts that never reached the service included.
+ */
+async function reserve(micros: number, deps: SubmitRunDeps): Promise<void> {
+  if (micros === 0) return;
+  const client = await deps.client();
+  const { balance_micros } = await client.getBalance();
+  if (balance_micros < micros) {
+    throw new InsufficientBalanceError(`The balance ${formatUsd(balance_micros)} cannot cover the reservation of ${formatUsd(micros)}.`, {
+      hint: "Top up the account, or submit a smaller list.",
+    });
+  }
+  if (deps.confirm && !(await deps.confirm(micros, balance_micros))) throw new InterruptedError("Cancelled; nothing was uploaded.");
+}
+
+/** Records the new run (open, leased to this process); another process that opened the same command's run first wins. */
+async function createRun(
+  options: SubmitRunOptions,
+  deps: SubmitRunDeps,
+  identity: string,
+  prepared: PrepareResult,
+  planned: PlannedRun,
+): Promise<{ run: RunRecord; lease: RunLease }> {
+  const { store, scope } = deps;
+  const startedAt = new Date(deps.now()).toISOString();
+  const run = await store.createRun(
+    {
+      id: newRunId(deps.now()),
+      scope,
+      identity,
+      kind: options.command.retryOf ? "retry" : "submit",
+      state: "open",
+      startedAt,
+      product: options.product,
+      ...(options.prepare.anyRegion ? { country: "auto" } : options.country ? { country: options.country } : {}),
+      source: { ...(options.command.sourcePath ? { path: options.command.sourcePath } : {}) },
+      settings: prepared.settings,
+      prepared: prepared.summary,
+      plan: planned.plan,
+      ...hostAndUser(),
+    },
+    deps.lease,
+  );
+  if (run === "exists") {
+    // Another process opened this command's run a moment ago, and holds it.
+    const other = await store.openRun(scope, identity);
+    throw new RunBusyError(other?.id ?? "?", other?.lease ?? deps.lease);
+  }
+  return { run, lease: RunLease.created(store, run.id, deps.lease, deps.now) };
+}
+
+/** The run's task rows, one per planned part, each with its idempotency key: written before any upload. */
+async function addParts(
+  store: Store,
+  run: RunRecord,
+  plan: RunPlan,
+  options: SubmitRunOptions,
+  now: () => number,
+  existing: readonly TaskRecord[] = [],
+): Promise<TaskRecord[]> {
+  const rows: TaskRecord[] = [];
+  for (const part of plan.parts) {
+    const found = existing.find((task) => task.part === part.index);
+    if (found) {
+      rows.push(found);
+      continue;
+    }
+    const key = options.userKey ? userPartKey(options.userKey, part.index, plan.parts.length) : partKey(run.id, part.index, part.sha256);
+    const taken = await store.taskWithKey(run.scope, key);
+    if (taken) throw keyUsedBefore(key, taken);
+    rows.push(
+      await store.addTask({
+        scope: run.scope,
+        runId: run.id,
+        part: part.index,
+        parts: plan.parts.length,
+        idempotencyKey: key,
+        product: options.product,
+        ...(part.country ?? options.country ? { country: part.country ?? options.country } : {}),
+        count: part.count,
+        sha256: part.sha256,
+        submittedAt: new Date(now()).toISOString(),
+        ...(options.command.retryOf ? { retryOf: options.command.retryOf } : {}),
+      }),
+    );
+  }
+  return rows;
+}
+
+/** A user's key covers one task; with several parts each gets a numbered suffix. */
+function userPartKey(key: string, index: number, parts: number): string {
+  return parts === 1 ? key : `${key}-${index + 1}`;
+}
+
+function keyUsedBefore(key: string, earlier: TaskRecord): InputRejectedError {
+  const task = earlier.taskId ? `task ${earlier.taskId}` : "no task id recorded";
+  return new InputRejectedError(
+    `The idempotency key "${key}" was used on ${earlier.submittedAt ?? "an earlier day"} (${task}${earlier.runId ? `, run ${earlier.runId}` : ""}). ` +
+      "The service would return that task instead of checking this list, so nothing was uploaded.",
+    { hint: "Give each run its own --idempotency-key (for example with the date in it), or leave it out: every run derives its own." },
+  );
+}
+
+/**
+ * The tasks this run's parts already have, checked now: a task the service no longer
+ * knows (a restarted sandbox, another account's key) is uploaded again, after the same
+ * money checks as any upload.
+ */
+async function knownTasks(client: Pick<ApiClient, "checkTask">, rows: readonly TaskRecord[], deps: SubmitRunDeps): Promise<Map<number, Task>> {
+  const known = new Map<number, Task>();
+  for (const row of rows) {
+    if (!row.taskId) continue;
+    try {
+      const task = await client.checkTask(row.taskId);
+      await noteTaskState(deps.store, row.ref, task, deps.now);
+      known.set(row.ref, task);
+    } catch (error) {
+      if (!(error instanceof ApiError && error.apiCode === ApiCode.UNSUPPORTED_OR_CONFLICT)) throw error;
+    }
+  }
+  return known;
+}
+
+/** Uploads what has no task yet and follows the tasks: until every part is uploaded, or with `wait` until every task has finished. */
+async function schedule(
+  run: RunRecord,
+  planned: PlannedRun,
+  rows: readonly TaskRecord[],
+  known: ReadonlyMap<number, Task>,
+  options: SubmitRunOptions,
+  deps: SubmitRunDeps,
+): Promise<UploadResult[]> {
+  const client = await deps.client();
+  const uploads: PlannedUpload[] = planned.files.map((file, index) => {
+    const row = rows[index]!;
+    const task = known.get(row.ref);
+    return {
+      ...file,
+      index,
+      of: planned.files.length,
+      idempotencyKey: row.idempotencyKey!,
+      ref: row.ref,
+      ...(task ? { knownTask: task } : {}),
+    };
+  });
+  const refOfTask = new Map<string, number>();
+  for (const row of rows) if (row.taskId) refOfTask.set(row.taskId, row.ref);
+  const context = { client, store: deps.store, product: options.product, country: options.country, now: deps.now };
+  const waiting = new Map<number, UploadResult>();
+  let next = 0;
+  return runSchedule({
+    client: {
+      // Every check the schedule makes is kept in the store: the first to see a task succeeded dates its results.
+      checkTask: async (id) => {
+        const task = await client.checkTask(id);
+        const ref = refOfTask.get(id);
+        if (ref !== undefined) await noteTaskState(deps.store, ref, task, deps.now);
+        return task;
+      },
+    },
+    uploads,
+    upload: async (upload) => {
+      const result = await uploadPart({ ...context, ...(options.command.retryOf ? { retryOf: options.command.retryOf } : {}) }, upload);
+      refOfTask.set(result.task.id, upload.ref);
+      return result;
+    },
+    now: deps.now,
+    sleep: deps.sleep,
+    random: deps.random,
+    signal: deps.signal,
+    maxInFlight: deps.limits.maxInFlight,
+    pollIntervalMs: options.pollIntervalMs,
+    untilFinished: options.wait,
+    ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
+    ...(options.timeoutSeconds === undefined ? {} : { timeoutSeconds: options.timeoutSeconds }),
+    resumeCommand: options.resumeCommand,
+    waitResumes: deps.onSucceeded === undefined,
+    onEvent(event) {
+      // Tasks are reported in list order, each as soon as those before it are known.
+      if (event.type === "uploaded") {
+        waiting.set(event.result.upload.index, event.result);
+        for (let ready = waiting.get(next); ready; ready = waiting.get(next)) {
+          waiting.delete(next++);
+          deps.onEvent({ type: "task", result: ready });
+        }
+      }
+      deps.onEvent({ type: "schedule", event });
+    },
+    ...(deps.onSucceeded ? { onSucceeded: (result: UploadResult) => deps.onSucceeded!(result, run) } : {}),
+  }).finally(() => {
+    // After a failure, still report every task that was created, in list order.
+    for (const index of [...waiting.keys()].sort((a, b) => a - b)) deps.onEvent({ type: "task", result: waiting.get(index)! });
+  });
+}
+
+/** Ends a run: its output is written (or, without one, its tasks are submitted or finished as asked). */
+export async function finishRun(store: Store, outcome: Pick<RunOutcome, "run" | "lease">, now: () => number, output?: unknown): Promise<void> {
+  await store.updateRun(outcome.run.id, { state: "finished", finishedAt: new Date(now()).toISOString(), ...(output ? { output } : {}) });
+  await outcome.lease.release();
+}
+
+/** A run id people can read, sort and type: when it began (UTC), and a random tail. */
+function newRunId(nowMs: number): string {
+  const stamp = new Date(nowMs).toISOString().replace(/[-:]/g, "").replace("T", "-").slice(0, 15);
+  return `${stamp}-${randomBytes(3).toString("hex")}`;
+}
+
+function hostAndUser(): { host?: string; user?: string } {
+  try {
+    return { host: hostname(), user: userInfo().username };
+  } catch {
+    return { host: hostname() };
+  }
+}

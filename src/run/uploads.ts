@@ -1,0 +1,97 @@
+import { ApiError } from "../api/errors.js";
+import type { ApiClient } from "../api/types.js";
+import { InputRejectedError, ProtocolError } from "../errors.js";
+import { ApiCode } from "../spec/codes.js";
+import type { Task } from "../spec/task.js";
+import type { Store } from "../store/store.js";
+import type { PlannedUpload, UploadResult } from "../tasks/submit.js";
+
+/** What uploading a run's part needs. */
+export interface UploadContext {
+  client: Pick<ApiClient, "submitTask">;
+  store: Store;
+  product: string;
+  country: string | undefined;
+  /** For a retry: the task whose numbers it holds (the service must not answer with that same task). */
+  retryOf?: string;
+  now: () => number;
+}
+
+/**
+ * Uploads one part of a run. Its task row, with its idempotency key, was written when
+ * the run was planned, before any attempt; the task id is written as soon as the
+ * service answers, so a run killed at any moment is continued without a second task.
+ */
+export async function uploadPart(context: UploadContext, upload: PlannedUpload): Promise<UploadResult> {
+  const country = upload.country ?? context.country;
+  const { task, replayed } = await context.client
+    .submitTask({
+      serviceType: context.product,
+      ...(country ? { country } : {}),
+      file: upload.path,
+      fileName: upload.of === 1 ? "numbers.txt" : `numbers-${upload.index + 1}-of-${upload.of}.txt`,
+      idempotencyKey: upload.idempotencyKey,
+    })
+    .catch((error: unknown) => {
+      throw explainKeyConflict(error, upload.idempotencyKey);
+    });
+  if (context.retryOf === task.id) {
+    throw new ProtocolError(`The service answered a retry of task ${task.id} with that same task; it was not recorded as its own retry.`, {
+      hint: "Check that --base-url points at the bulk-checking service.",
+    });
+  }
+  // A replay of a key this run never saw answered may be the service's task for another list (a fixed
+  // --idempotency-key used elsewhere): it must at least be a task of this product, country and size.
+  if (replayed && upload.knownTask === undefined) assertSamePart(task, upload, context.product, country);
+  await context.store.updateTask(upload.ref, {
+    taskId: task.id,
+    createdAt: task.created_at,
+    status: task.status,
+    replayed,
+    ...(task.total === undefined ? {} : { total: task.total }),
+  });
+  return { upload, task, replayed };
+}
+
+/**
+ * Refuses (exit 3) a task the service returned for this part's key that cannot be this
+ * part's: another product or country, or another number of lines than were uploaded.
+ */
+function assertSamePart(task: Task, upload: PlannedUpload, product: string, country: string | undefined): void {
+  const lines = task.submitted_lines ?? task.total;
+  const differs = [
+    task.product !== product && `product ${task.product}`,
+    country !== undefined && task.country !== country && `country ${task.country}`,
+    (task.submitted_lines === undefined ? task.total > upload.count : lines !== upload.count) && `${lines} lines`,
+  ].filter(Boolean);
+  if (differs.length === 0) return;
+  throw new InputRejectedError(
+    `The service returned task ${task.id} for the idempotency key "${upload.idempotencyKey}", but that task has ${differs.join(", ")}, ` +
+      `not this part's ${product}${country ? ` ${country}` : ""} of ${upload.count} lines: the key was used before for another list. Nothing was reserved for this part.`,
+    { hint: "Give each list its own --idempotency-key, or leave it out: bulkcheck derives a new key for every run." },
+  );
+}
+
+/**
+ * The service holds the key for another file (one submitted elsewhere, so the store
+ * could not tell): it answers 42200 naming the Idempotency-Key. Still a rejected input
+ * (exit 3), said in terms of the key rather than the file's form.
+ */
+function explainKeyConflict(error: unknown, key: string): unknown {
+  if (!(error instanceof ApiError) || error.apiCode !== ApiCode.UNPROCESSABLE || !/idempotency/i.test(error.serviceMessage)) return error;
+  return new InputRejectedError(
+    `The service already holds the idempotency key "${key}" for a different file (42200: "${error.serviceMessage}"); nothing was uploaded.`,
+    { hint: "Give each list its own --idempotency-key, or leave it out: bulkcheck derives a new key for every run.", cause: error },
+  );
+}
+
+/** Keeps a task's latest state in the store; the first check that sees it succeeded dates its results. */
+export async function noteTaskState(store: Store, ref: number, task: Task, now: () => number): Promise<void> {
+  await store.updateTask(ref, {
+    status: task.status,
+    total: task.total,
+    ...(task.success_cnt === undefined ? {} : { successCnt: task.success_cnt }),
+    ...(task.failure_cnt === undefined ? {} : { failureCnt: task.failure_cnt }),
+    ...(task.status === "success" ? { checkedAt: new Date(now()).toISOString() } : {}),
+  });
+}
