@@ -2,6 +2,7 @@ import { setTimeout as delay } from "node:timers/promises";
 import type { ApiClient } from "../api/types.js";
 import type { ConfigStore } from "../config/store.js";
 import type { Journal, JournalScope } from "../journal/journal.js";
+import type { Scope, Store } from "../store/store.js";
 import type { Limits } from "../config/resolve.js";
 import type { ServiceType } from "../spec/products.js";
 import type { CommandUnknownOpts } from "./commander.js";
@@ -48,6 +49,13 @@ export interface Context extends Runtime {
   profileName: string;
   config(): Promise<ConfigStore>;
   journal(): Promise<Journal>;
+  /**
+   * The store of runs, tasks and the ledger (the embedded SQLite file in the state
+   * directory), opened on first use; the journal of 0.1 is imported into it once.
+   */
+  store(): Promise<Store>;
+  /** The service (base URL as the client addresses it) and profile that runs, tasks and results belong to. */
+  scope(): Promise<Scope>;
   /** The service (base URL as the client addresses it) and profile this run's journal entries belong to. */
   journalScope(): Promise<JournalScope>;
   /** Resolves the API key and base URL (flag > environment > profile) and builds a client. */

@@ -1,9 +1,11 @@
+import { join } from "node:path";
 import type { ApiClient, ClientEvent } from "../api/types.js";
 import { configDir, stateDir } from "../config/paths.js";
 import { redactKey } from "../config/redact.js";
 import { DEFAULT_PROFILE, isLoopback, resolveApiKey, resolveBaseUrl, resolveLimits, resolvePrices } from "../config/resolve.js";
 import type { ConfigStore } from "../config/store.js";
 import { Journal } from "../journal/journal.js";
+import type { Store } from "../store/store.js";
 import type { Context, GlobalOptions, Runtime } from "./context.js";
 import { CommandDeadline } from "./deadline.js";
 import type { Printer } from "./printer.js";
@@ -17,6 +19,7 @@ export function buildContext(runtime: Runtime, globals: GlobalOptions, printer: 
   const profileName = globals.profile || runtime.env.BULKCHECK_PROFILE || DEFAULT_PROFILE;
   let store: ConfigStore | undefined;
   let journal: Journal | undefined;
+  let opened: Promise<Store> | undefined;
   let client: ApiClient | undefined;
   const deadline = new CommandDeadline(runtime, globals.timeout);
 
@@ -56,6 +59,14 @@ export function buildContext(runtime: Runtime, globals: GlobalOptions, printer: 
       const { normaliseBaseUrl } = await import("../api/client.js");
       return { base_url: normaliseBaseUrl(await baseUrl()).href.replace(/\/+$/, ""), profile: profileName };
     },
+    store() {
+      opened ??= openStore(runtime, printer);
+      return opened;
+    },
+    async scope() {
+      const { base_url, profile } = await this.journalScope();
+      return { baseUrl: base_url, profile };
+    },
     async client() {
       if (client) return client;
       const input = await resolveInput();
@@ -85,9 +96,29 @@ export function buildContext(runtime: Runtime, globals: GlobalOptions, printer: 
     async dispose() {
       deadline.dispose();
       await client?.close();
+      await (await opened?.catch(() => undefined))?.close();
     },
   };
 }
+
+/** The embedded store in the state directory, with the journal of 0.1 imported into it on first use. */
+async function openStore(runtime: Runtime, printer: Printer): Promise<Store> {
+  const { SqliteStore } = await import("../store/sqlite-store.js");
+  const { importLegacyJournal } = await import("../store/journal-import.js");
+  const { ownLease } = await import("../run/lease.js");
+  const dir = stateDir(runtime.env);
+  const store = SqliteStore.open(join(dir, STORE_FILE));
+  const imported = await importLegacyJournal(store, dir, runtime.now(), ownLease());
+  if (imported) {
+    printer.note(
+      `Imported ${imported.runs} submission(s) with ${imported.tasks} task(s) from the journal of bulkcheck 0.1 into ${store.location}; the journal is kept as ${imported.movedTo}.`,
+    );
+  }
+  return store;
+}
+
+/** The embedded store's file in the state directory. */
+export const STORE_FILE = "bulkcheck.db";
 
 function warnIfClearText(printer: Printer, baseUrl: string): void {
   if (new URL(baseUrl).protocol === "http:" && !isLoopback(baseUrl)) {
