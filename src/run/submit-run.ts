@@ -267,9 +267,12 @@ function checkPlan(plan: RunPlan, options: SubmitRunOptions): void {
   }
   const large = plan.parts.find((part) => part.bytes > plan.limits.maxFileBytes);
   if (large) {
-    throw new InputRejectedError(`The upload file would be ${large.bytes} bytes, over the service's limit of ${plan.limits.maxFileBytes}.`, {
-      hint: "Lower max-task-size so the list is split into smaller tasks: bulkcheck config set max-task-size N",
-    });
+    throw new InputRejectedError(
+      `The upload file would be ${large.bytes} bytes, over the service's limit of ${plan.limits.maxFileBytes}.`,
+      {
+        hint: "Lower max-task-size so the list is split into smaller tasks: bulkcheck config set max-task-size N",
+      },
+    );
   }
   if (options.maxCostMicros !== undefined && plan.reservationMicros > options.maxCostMicros) {
     throw new InsufficientBalanceError(
@@ -359,7 +362,7 @@ async function addParts(
         parts: plan.parts.length,
         idempotencyKey: key,
         product: options.product,
-        ...(part.country ?? options.country ? { country: part.country ?? options.country } : {}),
+        ...((part.country ?? options.country) ? { country: part.country ?? options.country } : {}),
         count: part.count,
         sha256: part.sha256,
         submittedAt: new Date(now()).toISOString(),
@@ -389,7 +392,11 @@ function keyUsedBefore(key: string, earlier: TaskRecord): InputRejectedError {
  * knows (a restarted sandbox, another account's key) is uploaded again, after the same
  * money checks as any upload.
  */
-async function knownTasks(client: Pick<ApiClient, "checkTask">, rows: readonly TaskRecord[], deps: SubmitRunDeps): Promise<Map<number, Task>> {
+async function knownTasks(
+  client: Pick<ApiClient, "checkTask">,
+  rows: readonly TaskRecord[],
+  deps: SubmitRunDeps,
+): Promise<Map<number, Task>> {
   const known = new Map<number, Task>();
   for (const row of rows) {
     if (!row.taskId) continue;
@@ -477,7 +484,12 @@ async function schedule(
 }
 
 /** Ends a run: its output is written (or, without one, its tasks are submitted or finished as asked). */
-export async function finishRun(store: Store, outcome: Pick<RunOutcome, "run" | "lease">, now: () => number, output?: unknown): Promise<void> {
+export async function finishRun(
+  store: Store,
+  outcome: Pick<RunOutcome, "run" | "lease">,
+  now: () => number,
+  output?: unknown,
+): Promise<void> {
   await store.updateRun(outcome.run.id, { state: "finished", finishedAt: new Date(now()).toISOString(), ...(output ? { output } : {}) });
   await outcome.lease.release();
 }

@@ -54,6 +54,7 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
     count INTEGER,
     sha256 TEXT,
     submitted_at TEXT,
+    upload_started_at TEXT,
     created_at TEXT,
     status TEXT,
     total INTEGER,

@@ -255,6 +255,8 @@ export class SqliteStore implements Store {
     ];
     const given = columns.filter(([, value]) => value !== undefined);
     const sets = given.map(([column]) => `${column} = ?`);
+    // A task id ends the upload that got it.
+    if (patch.taskId !== undefined) sets.push("upload_started_at = NULL");
     const values = given.map(([, value]) => value!);
     // The first check that saw the task succeed dates its results; later checks never move it.
     if (patch.checkedAt !== undefined) {
@@ -298,6 +300,21 @@ export class SqliteStore implements Store {
         )
         .map(taskOf),
     );
+  }
+
+  markUploading(ref: number, at: string | undefined): Promise<void> {
+    this.#db.run("UPDATE tasks SET upload_started_at = ? WHERE ref = ?", [at ?? null, ref]);
+    return Promise.resolve();
+  }
+
+  activity(scope: Scope, since: string): Promise<{ uploading: number; unfinished: number }> {
+    const [uploading, unfinished] = this.#db.row(
+      `SELECT count(*) FILTER (WHERE task_id IS NULL AND upload_started_at >= ?),
+              count(*) FILTER (WHERE task_id IS NOT NULL AND (status IS NULL OR status = 'processing'))
+       FROM tasks WHERE scope_id = ?`,
+      [since, this.#scopeId(scope)],
+    )!;
+    return Promise.resolve({ uploading: Number(uploading), unfinished: Number(unfinished) });
   }
 
   // Ledger

@@ -210,6 +210,15 @@ export interface Store {
   taskWithKey(scope: Scope, key: string): Promise<TaskRecord | undefined>;
   /** Tasks with a service id, newest first. */
   recentTasks(scope: Scope, limit: number): Promise<TaskRecord[]>;
+  /** Marks a task's upload as under way (`at`), or no longer (undefined) when it failed without a task. */
+  markUploading(ref: number, at: string | undefined): Promise<void>;
+  /**
+   * What the account has going on, as far as the store knows (every machine sharing it):
+   * uploads under way that began at or after `since` (older ones are taken for dead), and
+   * tasks created and not yet seen finished. The scheduler keeps both within the service's
+   * limits across machines.
+   */
+  activity(scope: Scope, since: string): Promise<{ uploading: number; unfinished: number }>;
 
   /**
    * Writes a task's result rows to the ledger (columns: the names of `values`) and marks

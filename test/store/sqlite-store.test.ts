@@ -117,6 +117,22 @@ describe("the embedded store", () => {
     expect((await store.taskById(SCOPE, "t1"))?.ref).toBe(task.ref);
   });
 
+  it("counts the uploads under way (since a moment) and the tasks not yet seen finished", async () => {
+    const store = openStore();
+    const a = await store.addTask({ scope: SCOPE, product: "carrier_batch", idempotencyKey: "a" });
+    const b = await store.addTask({ scope: SCOPE, product: "carrier_batch", idempotencyKey: "b" });
+    const c = await store.addTask({ scope: SCOPE, product: "carrier_batch", idempotencyKey: "c" });
+    await store.markUploading(a.ref, "2026-11-27T10:00:00.000Z");
+    await store.markUploading(b.ref, "2026-11-27T09:00:00.000Z");
+    await store.markUploading(c.ref, "2026-11-27T10:00:00.000Z");
+    await store.updateTask(c.ref, { taskId: "tc", status: "processing" });
+    expect(await store.activity(SCOPE, "2026-11-27T09:30:00.000Z")).toEqual({ uploading: 1, unfinished: 1 });
+    await store.updateTask(c.ref, { status: "success", checkedAt: "2026-11-27T10:05:00.000Z" });
+    await store.markUploading(a.ref, undefined);
+    expect(await store.activity(SCOPE, "2026-11-27T09:30:00.000Z")).toEqual({ uploading: 0, unfinished: 0 });
+    expect(await store.activity(OTHER_SCOPE, "2026-11-27T09:30:00.000Z")).toEqual({ uploading: 0, unfinished: 0 });
+  });
+
   it("records a task's rows once, with the columns the service added, and reads them back", async () => {
     const store = openStore();
     const columns = ["carrier", "underlying_carrier", "number_type", "country_code", "region", "city", "ported"];

@@ -42,7 +42,11 @@ export async function runsRun(ctx: Context, options: RunsOptions): Promise<void>
     ctx.printer.note("No runs yet. Start one with: bulkcheck submit <file> --type <service_type> --country <CC>");
     return;
   }
-  printTable(ctx.printer, RUN_COLUMNS, runs.map((run) => runRow(run, formatUsd)));
+  printTable(
+    ctx.printer,
+    RUN_COLUMNS,
+    runs.map((run) => runRow(run, formatUsd)),
+  );
 }
 
 const RUN_COLUMNS = [
