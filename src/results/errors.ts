@@ -41,6 +41,18 @@ export class DestinationExistsError extends UsageError {
   }
 }
 
+/** The destination is a file the command reads (the list, a join's source), by this name or another: writing it would destroy the input. */
+export class DestinationIsSourceError extends UsageError {
+  constructor(
+    readonly path: string,
+    readonly source: string,
+  ) {
+    super(`${path} is the list being read${path === source ? "" : ` (${source})`}; bulkcheck never writes over its input.`, {
+      hint: "Give the output a path of its own.",
+    });
+  }
+}
+
 /** What --force may replace: a regular file, or a symbolic link (the link itself, not what it points to). */
 export function isReplaceable(stats: Stats): boolean {
   return stats.isFile() || stats.isSymbolicLink();
@@ -83,11 +95,9 @@ export class OutputWriteError extends InputRejectedError {
     readonly path: string,
     readonly systemCode: string,
     cause: unknown,
+    hint = "Free some space or choose another path, then run the same command again.",
   ) {
-    super(`Cannot write ${path}: ${WRITE_FAILURES[systemCode]} (${systemCode}); nothing was written.`, {
-      hint: "Free some space or choose another path, then run the same command again.",
-      cause,
-    });
+    super(`Cannot write ${path}: ${WRITE_FAILURES[systemCode]} (${systemCode}); nothing was written.`, { hint, cause });
   }
 }
 
