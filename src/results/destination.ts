@@ -1,6 +1,6 @@
 import { constants, type Stats } from "node:fs";
 import { access, lstat, stat } from "node:fs/promises";
-import { dirname, join } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { UsageError } from "../errors.js";
 import { DestinationExistsError, DestinationIsSourceError, DestinationNotReplaceableError, isReplaceable } from "./errors.js";
 import { removeStaleTempFiles } from "./temp-files.js";
@@ -41,7 +41,9 @@ export async function checkDestination(path: string, rules: DestinationRules = {
   const pointedTo = existing?.isSymbolicLink() ? await statsOrNothing(stat(path)) : existing;
   for (const source of rules.reading ?? []) {
     const read = await statsOrNothing(stat(source));
-    if (read && [existing, pointedTo].some((entry) => entry && sameFile(entry, read))) throw new DestinationIsSourceError(name, source);
+    if (read && [existing, pointedTo].some((entry) => entry && sameFile(entry, read))) {
+      throw new DestinationIsSourceError(name, resolve(source) === resolve(path) ? undefined : source);
+    }
   }
   if (pointedTo?.isDirectory()) {
     throw new UsageError(`${name} is a directory; bulkcheck writes a file there.`, {

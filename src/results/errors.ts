@@ -41,13 +41,17 @@ export class DestinationExistsError extends UsageError {
   }
 }
 
-/** The destination is a file the command reads (the list, a join's source), by this name or another: writing it would destroy the input. */
+/**
+ * The destination is a file the command reads (the list, a join's source): writing it
+ * would destroy the input. `otherName` is the list's own path when the destination
+ * reaches it by another name (a hard or symbolic link).
+ */
 export class DestinationIsSourceError extends UsageError {
   constructor(
     readonly path: string,
-    readonly source: string,
+    readonly otherName?: string,
   ) {
-    super(`${path} is the list being read${path === source ? "" : ` (${source})`}; bulkcheck never writes over its input.`, {
+    super(`${path} is the list being read${otherName === undefined ? "" : ` (${otherName})`}; bulkcheck never writes over its input.`, {
       hint: "Give the output a path of its own.",
     });
   }
