@@ -109,13 +109,19 @@ class HashedFile {
     return new HashedFile(path, await openOutput(path, "upload file", mode));
   }
 
-  /** @throws OutputWriteError naming the file when the file system refuses the write (no space, a quota). */
+  /**
+   * Writes all of `buffer`: a disk that is filling up writes part of it, and only the
+   * next write says why.
+   * @throws OutputWriteError naming the file when the file system refuses the write (no space, a quota).
+   */
   async write(buffer: Buffer): Promise<void> {
     this.hash.update(buffer);
     this.bytes += buffer.length;
-    await this.handle!.write(buffer).catch((error: unknown) => {
+    try {
+      for (let written = 0; written < buffer.length; ) written += (await this.handle!.write(buffer, written)).bytesWritten;
+    } catch (error) {
       throw asOutputWriteError(error, this.path);
-    });
+    }
   }
 
   /** Closes the file; closing again does nothing. */

@@ -152,6 +152,22 @@ describe("a full disk (issue 18, point 4; a small tmpfs, so root only)", () => {
     }
   });
 
+  it("a full temp directory stops the upload list being prepared with exit 3 naming the file, instead of leaving it short", async (context) => {
+    const e = await sandbox();
+    const tmp = mountSmallDisk(join(e.dir, "tmp"), 64);
+    if (!tmp) context.skip("mounting a tmpfs needs root");
+    try {
+      e.file("list.csv", crmText(20_000));
+      const out = await e.bin(["validate", "list.csv", "--country", "GB", "-o", "-"], { env: { TMPDIR: tmp!.dir } });
+      expect(out.code, out.stderr).toBe(3);
+      expect(out.stderr).toMatch(/error: Cannot write \S+list-upload\.txt: no space left on the device \(ENOSPC\)/);
+      expect(out.stdout).toBe("");
+      expect(readdirSync(tmp!.dir)).toEqual([]);
+    } finally {
+      tmp?.remove();
+    }
+  });
+
   it("submit --wait -o with no space to stage a result or write the output exits 3 naming the file, says the task goes on, and the same command carries on", async (context) => {
     const e = await sandbox({ fakeClock: false, numbersPerSecond: 100_000 });
     const staging = mountSmallDisk(join(e.configDir, "staging"), 16);
