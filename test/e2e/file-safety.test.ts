@@ -55,7 +55,9 @@ describe("an output is never the list being read (issue 18, points 1 and 2)", ()
         ["-o", "hard.csv"],
         ["--rejects", "big.csv"],
         ["--rejects", "soft.csv"],
-      ].map(([flag, output]) => e.bin(["validate", "big.csv", "--country", "GB", flag!, output!, "--force"]).then((out) => ({ out, output }))),
+      ].map(([flag, output]) =>
+        e.bin(["validate", "big.csv", "--country", "GB", flag!, output!, "--force"]).then((out) => ({ out, output })),
+      ),
     );
     for (const { out, output } of runs) {
       expect(out.code, out.stderr).toBe(2);
