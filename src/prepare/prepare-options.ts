@@ -82,7 +82,11 @@ export function classifyOptionsOf(options: PrepareOptions): ClassifyOptions {
   if (options.rejectsPath !== undefined && options.rejectsStream !== undefined) {
     throw new UsageError("Give either a rejects file or a rejects stream, not both.");
   }
-  if (options.uploadPath !== undefined && options.rejectsPath !== undefined && resolve(options.uploadPath) === resolve(options.rejectsPath)) {
+  if (
+    options.uploadPath !== undefined &&
+    options.rejectsPath !== undefined &&
+    resolve(options.uploadPath) === resolve(options.rejectsPath)
+  ) {
     throw new UsageError("The upload file and the rejects file are the same file; give each its own path.");
   }
   if (options.countryTasks !== undefined && !options.anyRegion) {

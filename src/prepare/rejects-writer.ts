@@ -12,7 +12,7 @@ import type { RowClass } from "./classify.js";
  */
 export class RejectsWriter {
   private rows: Array<[number, string, string, string]> = [];
-  private failure: unknown;
+  private failure: Error | undefined;
 
   private constructor(
     path: string,
@@ -36,7 +36,7 @@ export class RejectsWriter {
 
   /** Writes what was added, waiting while the file is behind. */
   async flush(): Promise<void> {
-    if (this.failure !== undefined) throw this.failure;
+    if (this.failure) throw this.failure;
     if (this.rows.length === 0) return;
     const text = csvText(this.rows);
     this.rows = [];

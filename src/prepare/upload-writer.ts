@@ -118,7 +118,7 @@ class HashedFile {
     this.hash.update(buffer);
     this.bytes += buffer.length;
     try {
-      for (let written = 0; written < buffer.length; ) written += (await this.handle!.write(buffer, written)).bytesWritten;
+      for (let written = 0; written < buffer.length;) written += (await this.handle!.write(buffer, written)).bytesWritten;
     } catch (error) {
       throw asOutputWriteError(error, this.path);
     }

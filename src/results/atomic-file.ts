@@ -73,7 +73,7 @@ export class AtomicFile {
   readonly staleTempFilesRemoved: readonly string[];
   readonly #rules: DestinationRules;
   readonly #temps: TempFiles;
-  #failure: unknown;
+  #failure: Error | undefined;
 
   private constructor(path: string, tempPath: string, handle: FileHandle, rules: DestinationRules, temps: TempFiles, stale: string[]) {
     this.path = path;

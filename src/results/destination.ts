@@ -73,7 +73,9 @@ async function statsOrNothing(pending: Promise<Stats>): Promise<Stats | undefine
 async function checkWritableDirectory(path: string, name: string): Promise<void> {
   const dir = dirname(path);
   if (!(await statsOrNothing(stat(dir)))?.isDirectory()) {
-    throw new UsageError(`Cannot write ${name}: the directory ${dir} does not exist.`, { hint: "Create it first, or choose another path." });
+    throw new UsageError(`Cannot write ${name}: the directory ${dir} does not exist.`, {
+      hint: "Create it first, or choose another path.",
+    });
   }
   try {
     await access(dir, constants.W_OK);

@@ -106,7 +106,7 @@ export class OutputWriteError extends InputRejectedError {
 }
 
 /** An OutputWriteError for `path` when `error` is a file-system refusal of the write; otherwise `error` as it was. */
-export function asOutputWriteError(error: unknown, path: string): unknown {
+export function asOutputWriteError<E>(error: E, path: string): E | OutputWriteError {
   const code = (error as NodeJS.ErrnoException | undefined)?.code;
   return typeof code === "string" && code in WRITE_FAILURES ? new OutputWriteError(path, code, error) : error;
 }

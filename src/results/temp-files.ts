@@ -40,7 +40,13 @@ export async function removeStaleTempFiles(target: string, dir = dirname(target)
     const match = TEMP_NAME.exec(name);
     if (!match || match[1] !== basename(target) || isRunning(Number(match[2]))) continue;
     const path = join(dir, name);
-    if (await rm(path, { force: true }).then(() => true, () => false)) removed.push(path);
+    if (
+      await rm(path, { force: true }).then(
+        () => true,
+        () => false,
+      )
+    )
+      removed.push(path);
   }
   return removed;
 }

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { setTimeout as delay } from "node:timers/promises";
 import { describe, expect, it } from "vitest";
 import { spreadDelays } from "../helpers/fault-fixtures.js";
-import { e2eSandboxes, gbList, lines, listText, submitArgs, submittedIds, type E2e } from "../helpers/sandbox.js";
+import { crmText, e2eSandboxes, lines, listText, submitArgs, submittedIds, type E2e } from "../helpers/sandbox.js";
 
 /**
  * SIGKILL at random points (nothing can be cleaned up or flushed), then the same
@@ -45,12 +45,6 @@ function leftInTemp(dir: string): string[] {
 /** Whether a writer of `output` has its temp file open in `dir`. */
 function writing(dir: string, output: string): boolean {
   return readdirSync(dir).some((name) => name.startsWith(`.${output}.bulkcheck-`));
-}
-
-/** A CSV of `count` valid GB numbers, each followed by a row that is not a number. */
-function crmText(count: number): string {
-  const rows = gbList(count).flatMap((number, i) => [`Contact ${i},${number}`, `Nobody ${i},not a number`]);
-  return ["name,phone", ...rows].join("\n") + "\n";
 }
 
 /** Names in `dir` that are neither the given files nor temp files of a download. */
@@ -179,7 +173,7 @@ describe("SIGKILL during download -o", () => {
 describe("SIGKILL during validate -o and --rejects", () => {
   it("never leaves a partial upload list or rejects file, and the same command then writes both whole", async () => {
     const e = await sandbox({ fakeClock: false });
-    e.file("list.csv", crmText(100_000));
+    e.file("list.csv", crmText(50_000));
     const outputsOf = (run: number | string) => [`upload-${run}.txt`, `rejects-${run}.csv`] as const;
     const argvOf = ([upload, rejects]: readonly [string, string]) => [
       "validate",

@@ -2,7 +2,7 @@ import { linkSync, lstatSync, readdirSync, readFileSync, symlinkSync } from "nod
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { mountSmallDisk } from "../helpers/small-disk.js";
-import { e2eSandboxes, gbList, lines, listText, submitArgs, submittedIds, WAITING } from "../helpers/sandbox.js";
+import { crmText, e2eSandboxes, lines, listText, submitArgs, submittedIds, WAITING } from "../helpers/sandbox.js";
 
 /**
  * Issue 18, points 1–5: no file lost or overwritten. One rule decides whether a path
@@ -11,12 +11,6 @@ import { e2eSandboxes, gbList, lines, listText, submitArgs, submittedIds, WAITIN
  * writer left is removed by the next one. Real CLI against a real sandbox on 127.0.0.1.
  */
 const sandbox = e2eSandboxes();
-
-/** A CSV of `count` valid GB numbers, each followed by a row that is not a number: a list with as many rejects. */
-function crmText(count: number): string {
-  const rows = gbList(count).flatMap((number, i) => [`Contact ${i},${number}`, `Nobody ${i},not a number`]);
-  return ["name,phone", ...rows].join("\n") + "\n";
-}
 
 /** The temp files of writers (`.NAME.bulkcheck-PID-RANDOM[.zip].tmp`) in `dir`. */
 function tempFiles(dir: string): string[] {

@@ -39,7 +39,11 @@ export async function checkOutputFlags(ctx: Context, flags: AfterUploadFlags & {
   checkReportFlags(flags);
   if (flags.join) joinFormat(ctx, flags);
   else if (flags.output !== undefined) resultFormat(ctx, flags);
-  await checkOutputs(ctx, { "-o": flags.output, "--report": flags.report, "--rejects": flags.rejects }, { force: flags.force, reading: [reading] });
+  await checkOutputs(
+    ctx,
+    { "-o": flags.output, "--report": flags.report, "--rejects": flags.rejects },
+    { force: flags.force, reading: [reading] },
+  );
 }
 
 /** A submit whose schedule waited for its tasks already; with -o it fetched each result as its task finished. */

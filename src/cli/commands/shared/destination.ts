@@ -25,7 +25,9 @@ export interface OutputRules {
  * for nothing; the atomic writer asks checkDestination again when it writes.
  */
 export async function checkOutputs(ctx: Pick<Context, "cwd">, outputs: Outputs, rules: OutputRules): Promise<void> {
-  const files = Object.entries(outputs).flatMap(([flag, output]) => (isStdout(output) ? [] : [{ flag, output, path: absolutePath(ctx, output) }]));
+  const files = Object.entries(outputs).flatMap(([flag, output]) =>
+    isStdout(output) ? [] : [{ flag, output, path: absolutePath(ctx, output) }],
+  );
   const reading = (rules.reading ?? []).flatMap((path) => (path === undefined || path === "-" ? [] : [absolutePath(ctx, path)]));
   for (const [index, { flag, output, path }] of files.entries()) {
     const twin = files.slice(0, index).find((earlier) => earlier.path === path);
