@@ -148,16 +148,7 @@ async function preparePass(
       keepValues: rejects !== undefined,
     };
     pool = createBlockPool(blockSettings, options.workers ?? 0);
-    await classifyRows({
-      rows,
-      column: column.index,
-      pool,
-      classifier,
-      summary,
-      rejects,
-      upload: spool,
-      onProgress: options.onProgress,
-    });
+    await classifyRows({ rows, column: column.index, pool, classifier, summary, rejects, upload: spool, onProgress: options.onProgress });
     await rejects?.close();
     const chunks = await spool.finish(options.countryTasks ? undefined : options.maxTaskSize);
     upload = undefined;
