@@ -42,9 +42,10 @@ export interface PrepareResult {
  */
 export async function prepareList(options: PrepareOptions): Promise<PrepareResult> {
   const classifyOptions = classifyOptionsOf(options);
+  options.signal?.throwIfAborted();
   const work = await mkdtemp(join(tmpdir(), `bulkcheck-${process.pid}-`));
   try {
-    const file = await listFile(options.source, work);
+    const file = await listFile(options.source, work, options.signal);
     const outputs = {
       upload: await uploadTarget(options, file.name),
       // A pass may be redone, and what went to a stream cannot be taken back: the rejects wait in a file.
@@ -65,7 +66,7 @@ export async function prepareList(options: PrepareOptions): Promise<PrepareResul
     result.summary.encoding_source = options.encoding === undefined || result.format.kind === "xlsx" ? "detected" : "forced";
     result.settings.digitsAs = digitsAs;
     if (options.rejectsStream && outputs.rejectsPath) {
-      await pipeline(createReadStream(outputs.rejectsPath), options.rejectsStream, { end: false });
+      await pipeline(createReadStream(outputs.rejectsPath), options.rejectsStream, { end: false, signal: options.signal });
     }
     return result;
   } finally {
@@ -119,7 +120,7 @@ async function preparePass(
         sheet: earlier.format.sheet,
       }
     : { encoding: options.encoding, sheet: options.sheet };
-  const rows = await openRows(file, known);
+  const rows = await openRows(file, known, options.signal);
   let pool: BlockPool | undefined;
   let rejects: RejectsWriter | undefined;
   let upload: UploadSpool | undefined;
