@@ -48,11 +48,12 @@ export interface PrepareResult {
  */
 export async function prepareList(options: PrepareOptions): Promise<PrepareResult> {
   const classifyOptions = classifyOptionsOf(options);
+  options.signal?.throwIfAborted();
   const destination = { force: options.force ?? false, reading: typeof options.source === "string" ? [options.source] : [] };
   for (const path of [options.uploadPath, options.rejectsPath]) if (path !== undefined) await checkDestination(path, destination);
   const work = await mkdtemp(join(tmpdir(), `bulkcheck-${process.pid}-`));
   try {
-    const file = await listFile(options.source, work);
+    const file = await listFile(options.source, work, options.signal);
     const outputs = {
       upload: await uploadTarget(options, file.name, work),
       // A pass may be redone, and what went out cannot be taken back: the rejects wait here until the end.
@@ -73,10 +74,13 @@ export async function prepareList(options: PrepareOptions): Promise<PrepareResul
     result.summary.encoding_source = options.encoding === undefined || result.format.kind === "xlsx" ? "detected" : "forced";
     result.settings.digitsAs = digitsAs;
     if (outputs.rejectsPath !== undefined) {
-      if (options.rejectsStream) await pipeline(createReadStream(outputs.rejectsPath), options.rejectsStream, { end: false });
-      else await copyAtomically(outputs.rejectsPath, options.rejectsPath!, destination);
+      const { signal } = options;
+      if (options.rejectsStream) await pipeline(createReadStream(outputs.rejectsPath), options.rejectsStream, { end: false, signal });
+      else await copyAtomically(outputs.rejectsPath, options.rejectsPath!, destination, signal);
     }
-    if (options.uploadPath !== undefined) result.chunks = await publishUploads(result.chunks, options.uploadPath, destination);
+    if (options.uploadPath !== undefined) {
+      result.chunks = await publishUploads(result.chunks, options.uploadPath, destination, options.signal);
+    }
     return result;
   } finally {
     await rm(work, { recursive: true, force: true });
@@ -129,7 +133,7 @@ async function preparePass(
         sheet: earlier.format.sheet,
       }
     : { encoding: options.encoding, sheet: options.sheet };
-  const rows = await openRows(file, known);
+  const rows = await openRows(file, known, options.signal);
   let pool: BlockPool | undefined;
   let rejects: RejectsWriter | undefined;
   let upload: UploadSpool | undefined;
@@ -251,17 +255,26 @@ async function uploadTarget(options: PrepareOptions, sourceName: string, work: s
 }
 
 /** Puts each finished upload file beside uploadPath under its own name (split parts are named after uploadPath). */
-async function publishUploads(chunks: readonly UploadChunk[], uploadPath: string, rules: DestinationRules): Promise<UploadChunk[]> {
+async function publishUploads(
+  chunks: readonly UploadChunk[],
+  uploadPath: string,
+  rules: DestinationRules,
+  signal: AbortSignal | undefined,
+): Promise<UploadChunk[]> {
   const published: UploadChunk[] = [];
   for (const chunk of chunks) {
     const path = join(dirname(uploadPath), basename(chunk.path));
-    await copyAtomically(chunk.path, path, rules);
+    await copyAtomically(chunk.path, path, rules, signal);
     published.push({ ...chunk, path });
   }
   return published;
 }
 
 /** Copies a finished file to `path` through the atomic writer: complete or not at all. */
-async function copyAtomically(from: string, path: string, rules: DestinationRules): Promise<void> {
-  await AtomicFile.write(path, rules, (out) => pipeline(createReadStream(from), out));
+async function copyAtomically(from: string, path: string, rules: DestinationRules, signal: AbortSignal | undefined): Promise<void> {
+  await AtomicFile.write(path, rules, (out) => pipeline(createReadStream(from), out, { signal })).catch((error: unknown) => {
+    // An abort rejects the pipeline with an AbortError; what stopped it is the signal's reason.
+    signal?.throwIfAborted();
+    throw error;
+  });
 }

@@ -62,6 +62,13 @@ export interface PrepareOptions {
   workers?: number;
   /** Called after each batch with the number of data rows read so far. */
   onProgress?: (rowsRead: number) => void;
+  /**
+   * Stops preparation when aborted (a command's --timeout, Ctrl-C, SIGTERM): reading
+   * stops promptly, whatever the list is (a file, a stdin that is still open, a
+   * workbook), nothing is written where the caller asked, and prepareList rejects with
+   * the signal's reason.
+   */
+  signal?: AbortSignal;
 }
 
 /** Checks the options a user can get wrong and returns the classifier's. */

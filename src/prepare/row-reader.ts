@@ -76,10 +76,10 @@ const SAMPLE_CHARS = 64 * 1024;
  * rows of one sheet (openWorkbookRows; its reader is loaded only then), anything else as
  * text. Preparation and the join back to the source both read rows through here, so they
  * see the same rows, fields and line numbers; pass `known` (from PreparationSettings) to
- * skip the guessing.
+ * skip the guessing. Once `signal` aborts, reading stops and rejects with its reason.
  * @throws UsageError for `known.sheet` when the file is no workbook.
  */
-export async function openRows(file: string | ListFile, known?: Partial<KnownDialect>): Promise<RowSource> {
+export async function openRows(file: string | ListFile, known?: Partial<KnownDialect>, signal?: AbortSignal): Promise<RowSource> {
   const listed = typeof file === "string" ? { path: file, name: file } : file;
   if (await startsLikeZip(listed.path)) {
     const { workbookSheets } = await import("./workbook-sheets.js");
@@ -91,14 +91,15 @@ export async function openRows(file: string | ListFile, known?: Partial<KnownDia
       hint: "Pass --sheet only with an .xlsx workbook.",
     });
   }
-  return openText(listed, known);
+  return openText(listed, known, signal);
 }
 
 /**
  * A text list: finds its encoding (detectEncoding, unless given) and reads its dialect
  * from the first 64 KiB: delimiter, header. Records then stream with flat memory.
+ * `signal` is checked before every read (64 KiB), so stopping is prompt however long the list.
  */
-async function openText(file: ListFile, known?: Partial<KnownDialect>): Promise<RowSource> {
+async function openText(file: ListFile, known: Partial<KnownDialect> | undefined, signal: AbortSignal | undefined): Promise<RowSource> {
   // A file that cannot be read fails detection; openSource then says why, in the user's words.
   const encoding = known?.encoding ?? (await detectEncoding(file.path).catch(() => "utf8" as const));
   const opened = await openSource(file);
@@ -119,6 +120,7 @@ async function openText(file: ListFile, known?: Partial<KnownDialect>): Promise<
   try {
     let complete = false;
     while (start.length < SAMPLE_CHARS) {
+      signal?.throwIfAborted();
       const next = await chunks.next().catch(rethrow);
       if (next.done) {
         complete = true;
@@ -146,6 +148,7 @@ async function openText(file: ListFile, known?: Partial<KnownDialect>): Promise<
         yield hasHeader ? skipHeader(read(start)) : read(start);
         if (!complete) {
           for (;;) {
+            signal?.throwIfAborted();
             const next = await chunks.next().catch(rethrow);
             if (next.done) break;
             yield read(next.value);

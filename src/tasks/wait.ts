@@ -1,4 +1,5 @@
 import type { Task } from "../spec/task.js";
+import { MAX_TIMER_MS } from "../config/duration.js";
 import { BulkcheckError, InterruptedError, PendingError, TaskFailedError } from "../errors.js";
 
 export interface WaitOptions {
@@ -33,9 +34,13 @@ export function passing(error: unknown): error is BulkcheckError {
   return error instanceof BulkcheckError && error.kind === "unavailable";
 }
 
-/** Extra delay between 0 and 10% of the interval: spreads clients out and never polls sooner than asked. */
+/**
+ * Extra delay between 0 and 10% of the interval: spreads clients out and never polls sooner
+ * than asked. Never past what a timer holds, which would fire at once instead (the interval
+ * itself is at most that: see config/duration.ts).
+ */
 export function jittered(intervalMs: number, random: () => number): number {
-  return Math.round(intervalMs * (1 + random() * 0.1));
+  return Math.min(MAX_TIMER_MS, Math.round(intervalMs * (1 + random() * 0.1)));
 }
 
 /**

@@ -126,6 +126,7 @@ const ELSEWHERE = new Set([
   "InvalidArgumentError", // a flag's parser: commander's usage error, which main maps to 2
   "SignalStop", // only ever the abort reason of a signal: 130 or 143
   "BodyDeadlineError", // an envelope's body too slow: transport classifies its code as a timeout, a ConnectionError
+  "TransferTooSlowError", // a result file below its minimum rate: a broken transfer, restarted, then exit 7 (test/e2e/bounds.test.ts)
 ]);
 
 /** Node's errors a user's files, disk, ports or pipes can cause. */
@@ -205,7 +206,9 @@ describe("describeFailure", () => {
   it("leaves a flag parser's InvalidArgumentError to commander: exit 2 with its message", async () => {
     const out = await runCli(["wait", "3f2a91c0e4b14d0f9a7e2b6c8d1f0a53", "--interval", "soon"]);
     expect(out.code).toBe(2);
-    expect(out.stderr).toContain('expected a number of seconds, got "soon"');
+    expect(out.stderr).toContain(
+      'expected a duration: a number of seconds (90), or one with a unit: s, m, h or d (90s, 15m, 12h, 7d); got "soon"',
+    );
   });
 
   it("counts an abort without a signal's reason (a test's own controller) as Ctrl-C", () => {

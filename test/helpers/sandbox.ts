@@ -40,7 +40,7 @@ export interface E2e {
   /** Spawns the built binary and checks the output is clean. */
   bin(argv: string[], options?: SpawnOptions): Promise<CliResult>;
   /** Spawns the built binary; the caller awaits `done` (output is checked when it settles). */
-  spawn(argv: string[], options?: { env?: Record<string, string | undefined>; stdin?: string }): ReturnType<typeof spawnCli>;
+  spawn(argv: string[], options?: Pick<SpawnOptions, "env" | "stdin" | "stdinOpen">): ReturnType<typeof spawnCli>;
   state(): SandboxState;
   /** Writes a file into `dir` and returns its path. */
   file(name: string, content: string): string;

@@ -1,7 +1,7 @@
 import { lstat, readdir, readFile, stat, symlink, writeFile } from "node:fs/promises";
 import { createHash } from "node:crypto";
 import { join } from "node:path";
-import { Readable } from "node:stream";
+import { PassThrough, Readable } from "node:stream";
 import { parse } from "csv-parse/sync";
 import { describe, expect, it } from "vitest";
 import { InputRejectedError, UsageError } from "../../src/errors.js";
@@ -433,5 +433,53 @@ describe("prepareList usage errors", () => {
     const run = prepareList({ source, country: "GB", workers: 0, rejectsPath: join(await tempDir(), "no", "such", "dir.csv") });
     await expect(run).rejects.toBeInstanceOf(UsageError);
     await expect(run).rejects.toThrow(/Cannot write .*dir\.csv: the directory .* does not exist/);
+  });
+});
+
+describe("prepareList stops when its signal aborts (issue 18, points 7 and 10)", () => {
+  it("gives up a stdin that stays open, rejecting with the signal's reason and leaving nothing behind", async () => {
+    const stdin = new PassThrough();
+    stdin.write("+447400100001\n");
+    const controller = new AbortController();
+    const dir = await tempDir();
+    const uploadPath = join(dir, "upload.txt");
+    const run = prepareList({ source: { stream: stdin, name: "stdin" }, country: "GB", workers: 0, uploadPath, signal: controller.signal });
+    const reason = new Error("--timeout 3 ran out");
+    setTimeout(() => controller.abort(reason), 50);
+    await expect(run).rejects.toBe(reason);
+    expect(stdin.destroyed).toBe(true);
+    expect(await readdir(dir)).toEqual([]);
+  });
+
+  it("stops reading a file midway, rejecting with the signal's reason and leaving no upload file", async () => {
+    const source = await listFile(
+      "big.txt",
+      `${Array.from({ length: 200_000 }, (_, i) => `+44 7400 ${100_000 + (i % 800_000)}`).join("\n")}\n`,
+    );
+    const controller = new AbortController();
+    const reason = new Error("stopped");
+    const dir = await tempDir();
+    const progress: number[] = [];
+    const run = prepareList({
+      source,
+      country: "GB",
+      workers: 0,
+      uploadPath: join(dir, "upload.txt"),
+      signal: controller.signal,
+      onProgress: (rows) => {
+        progress.push(rows);
+        controller.abort(reason);
+      },
+    });
+    await expect(run).rejects.toBe(reason);
+    expect(progress).toHaveLength(1);
+    expect(progress[0]).toBeLessThan(200_000);
+    expect(await readdir(dir)).toEqual([]);
+  });
+
+  it("does not start when the signal has already aborted", async () => {
+    const source = await listFile("list.txt", "07400 100001\n");
+    const reason = new Error("already");
+    await expect(prepareList({ source, country: "GB", workers: 0, signal: AbortSignal.abort(reason) })).rejects.toBe(reason);
   });
 });

@@ -63,7 +63,9 @@ export async function validateRun(ctx: Context, file: string, options: ValidateO
     };
     const prepared = await prepareFromFlags(ctx, file, options, country, output);
     if (listToStdout) {
-      for (const chunk of prepared.chunks) await pipeline(createReadStream(chunk.path), ctx.io.stdout, { end: false });
+      for (const chunk of prepared.chunks) {
+        await pipeline(createReadStream(chunk.path), ctx.io.stdout, { end: false, signal: ctx.signal });
+      }
     }
     return prepared;
   });

@@ -88,6 +88,8 @@ export async function prepareFromFlags(
     ...(flags.force ? { force: true } : {}),
     ...(flags.threads === undefined ? {} : { workers: flags.threads }),
     ...(progress.live ? { onProgress } : {}),
+    // --timeout bounds the whole command, reading the list included; Ctrl-C and SIGTERM stop it too.
+    signal: ctx.signal,
     ...output,
   }).finally(() => progress.stop());
   noteColumn(ctx, result);
