@@ -148,16 +148,24 @@ describe("a full disk (issue 18, point 4; a small tmpfs, so root only)", () => {
     }
   });
 
-  it("a full temp directory stops the upload list being prepared with exit 3 naming the file, instead of leaving it short", async (context) => {
+  it('a full temp directory stops preparation with exit 3 naming the file, instead of a short upload list or "Cannot use write"', async (context) => {
     const e = await sandbox();
     const tmp = mountSmallDisk(join(e.dir, "tmp"), 64);
     if (!tmp) context.skip("mounting a tmpfs needs root");
     try {
-      e.file("list.csv", crmText(20_000));
-      const out = await e.bin(["validate", "list.csv", "--country", "GB", "-o", "-"], { env: { TMPDIR: tmp!.dir } });
-      expect(out.code, out.stderr).toBe(3);
-      expect(out.stderr).toMatch(/error: Cannot write \S+list-upload\.txt: no space left on the device \(ENOSPC\)/);
-      expect(out.stdout).toBe("");
+      const list = crmText(20_000);
+      e.file("list.csv", list);
+      const env = { TMPDIR: tmp!.dir };
+      const [fromFile, fromStdin] = await Promise.all([
+        e.bin(["validate", "list.csv", "--country", "GB", "-o", "-"], { env }),
+        e.bin(["validate", "-", "--country", "GB", "-o", "-"], { env, stdin: list.repeat(3) }),
+      ]);
+      expect(fromFile.code, fromFile.stderr).toBe(3);
+      expect(fromFile.stderr).toMatch(/error: Cannot write \S+list-upload\.txt: no space left on the device \(ENOSPC\)/);
+      // Stdin is copied to the temp directory first (a list may be read twice), and that copy fills it.
+      expect(fromStdin.code, fromStdin.stderr).toBe(3);
+      expect(fromStdin.stderr).toMatch(/error: Cannot write \S+spooled: no space left on the device \(ENOSPC\)/);
+      for (const out of [fromFile, fromStdin]) expect(out.stdout).toBe("");
       expect(readdirSync(tmp!.dir)).toEqual([]);
     } finally {
       tmp?.remove();
