@@ -185,7 +185,7 @@ describe("a full disk (issue 18, point 4; a small tmpfs, so root only)", () => {
       expect(noStaging.stderr).toContain(`error: Cannot write ${staging!.dir}/`);
       expect(noStaging.stderr).toContain("/part-1.result: no space left on the device (ENOSPC)");
       expect(noStaging.stderr).toContain(
-        "The tasks were submitted and go on at the service. Free some space, then run the same command again: it carries on with these tasks",
+        "The tasks were submitted and go on at the service. Free some space (or fix the permissions), then run the same command again: it carries on with these tasks",
       );
       const [id] = submittedIds(noStaging.stderr);
       staging!.remove();

@@ -68,7 +68,7 @@ export async function afterUpload(
 }
 
 const TASKS_GO_ON =
-  "The tasks were submitted and go on at the service. Free some space, then run the same command again: " +
+  "The tasks were submitted and go on at the service. Free some space (or fix the permissions), then run the same command again: " +
   "it carries on with these tasks, and nothing is submitted or charged twice.";
 
 /**
