@@ -80,6 +80,9 @@ Other files:
   validate -o FILE      the upload list: one identifier a line, first-seen order
   --rejects FILE        every excluded row: CSV line,value,class,reason
   --report FILE.html    the run's report: one self-contained HTML page
+  Each is written whole or not at all (a temporary file beside it, renamed into
+  place), never over the list being read; a file that exists is replaced only
+  with --force (a symbolic link by the file itself, never through it).
 
 On stdout: data only (task ids, results, --json objects); people's text goes to
 stderr. Tables are boxed at a terminal and tab-separated when piped.

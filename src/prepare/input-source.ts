@@ -3,6 +3,7 @@ import { open, type FileHandle } from "node:fs/promises";
 import { basename, extname, join } from "node:path";
 import { pipeline } from "node:stream/promises";
 import { UsageError } from "../errors.js";
+import { asOutputWriteError } from "../results/errors.js";
 
 /** A list file: a path, or a stream such as stdin (`name` is used in messages and to read the extension). */
 export type ListSource = string | { stream: NodeJS.ReadableStream; name?: string };
@@ -42,12 +43,14 @@ export async function listFile(source: ListSource, dir: string, signal?: AbortSi
   if (typeof source === "string") return { path: source, name: source };
   const name = source.name ?? "stdin";
   const path = join(dir, `spooled${extname(basename(name))}`);
+  const spool = createWriteStream(path, { mode: 0o600, flags: "wx" });
   try {
-    await pipeline(source.stream, createWriteStream(path, { mode: 0o600, flags: "wx" }), { signal });
+    await pipeline(source.stream, spool, { signal });
   } catch (error) {
     // pipeline rejects with an AbortError; the caller tells a timeout from Ctrl-C by the reason.
     signal?.throwIfAborted();
-    throw error;
+    // The copy's own refusals (no space, a quota) name it; a stream that failed is its own story.
+    throw spool.errored ? asOutputWriteError(error, path) : error;
   }
   return { path, name };
 }

@@ -1,8 +1,10 @@
 import { createReadStream } from "node:fs";
 import { mkdir, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { basename, extname, join } from "node:path";
+import { basename, dirname, extname, join } from "node:path";
 import { pipeline } from "node:stream/promises";
+import { AtomicFile } from "../results/atomic-file.js";
+import { checkDestination, type DestinationRules } from "../results/destination.js";
 import { admitBlock, type ClassifiedBlock } from "./block-classifier.js";
 import { createBlockPool, type BlockPool } from "./block-pool.js";
 import { classifyCell, type Classification, type ClassifyOptions, type DigitsReading } from "./classify.js";
@@ -39,17 +41,23 @@ export interface PrepareResult {
  * when the majority reads nationally and there were ambiguous rows, once more with
  * that fixed: the second pass is exact, as the join is. A stream is spooled to a
  * private temp file first, since it can be read only once.
+ *
+ * An uploadPath or rejectsPath is refused before the list is read when checkDestination
+ * says no (the list itself, a file that exists without `force`, …); the passes write
+ * into a private directory, and each file is put in place complete once all is done.
  */
 export async function prepareList(options: PrepareOptions): Promise<PrepareResult> {
   const classifyOptions = classifyOptionsOf(options);
   options.signal?.throwIfAborted();
+  const destination = { force: options.force ?? false, reading: typeof options.source === "string" ? [options.source] : [] };
+  for (const path of [options.uploadPath, options.rejectsPath]) if (path !== undefined) await checkDestination(path, destination);
   const work = await mkdtemp(join(tmpdir(), `bulkcheck-${process.pid}-`));
   try {
     const file = await listFile(options.source, work, options.signal);
     const outputs = {
-      upload: await uploadTarget(options, file.name),
-      // A pass may be redone, and what went to a stream cannot be taken back: the rejects wait in a file.
-      rejectsPath: options.rejectsStream === undefined ? options.rejectsPath : join(work, "rejects.csv"),
+      upload: await uploadTarget(options, file.name, work),
+      // A pass may be redone, and what went out cannot be taken back: the rejects wait here until the end.
+      rejectsPath: options.rejectsStream === undefined && options.rejectsPath === undefined ? undefined : join(work, "rejects.csv"),
     };
     const first = await preparePass(file, options, { ...classifyOptions, digitsAs: options.digitsAs ?? "international" }, outputs);
     const { votes, total } = first.summary.ambiguous;
@@ -65,8 +73,13 @@ export async function prepareList(options: PrepareOptions): Promise<PrepareResul
     result.summary.encoding = result.format.encoding;
     result.summary.encoding_source = options.encoding === undefined || result.format.kind === "xlsx" ? "detected" : "forced";
     result.settings.digitsAs = digitsAs;
-    if (options.rejectsStream && outputs.rejectsPath) {
-      await pipeline(createReadStream(outputs.rejectsPath), options.rejectsStream, { end: false, signal: options.signal });
+    if (outputs.rejectsPath !== undefined) {
+      const { signal } = options;
+      if (options.rejectsStream) await pipeline(createReadStream(outputs.rejectsPath), options.rejectsStream, { end: false, signal });
+      else await copyAtomically(outputs.rejectsPath, options.rejectsPath!, destination, signal);
+    }
+    if (options.uploadPath !== undefined) {
+      result.chunks = await publishUploads(result.chunks, options.uploadPath, destination, options.signal);
     }
     return result;
   } finally {
@@ -221,9 +234,17 @@ function settingsOf(options: ClassifyOptions, column: ColumnChoice, format: List
   };
 }
 
-/** uploadPath as given; else `<source>-upload.txt` in outputDir (created) or in a new temp directory. */
-async function uploadTarget(options: PrepareOptions, sourceName: string): Promise<UploadTarget> {
-  if (options.uploadPath !== undefined) return { file: options.uploadPath };
+/**
+ * Where the passes write the upload list: for uploadPath, a file of its name in the private
+ * `work` directory (published when complete); else `<source>-upload.txt` in outputDir
+ * (created) or in a new temp directory.
+ */
+async function uploadTarget(options: PrepareOptions, sourceName: string, work: string): Promise<UploadTarget> {
+  if (options.uploadPath !== undefined) {
+    const dir = join(work, "upload");
+    await mkdir(dir);
+    return { file: join(dir, basename(options.uploadPath)) };
+  }
   const stem = basename(sourceName, extname(sourceName)).replace(/[^\w.-]+/g, "_") || "list";
   const base = `${stem}-upload`;
   if (options.outputDir !== undefined) {
@@ -231,4 +252,29 @@ async function uploadTarget(options: PrepareOptions, sourceName: string): Promis
     return { dir: options.outputDir, base };
   }
   return { dir: await mkdtemp(join(tmpdir(), "bulkcheck-")), base };
+}
+
+/** Puts each finished upload file beside uploadPath under its own name (split parts are named after uploadPath). */
+async function publishUploads(
+  chunks: readonly UploadChunk[],
+  uploadPath: string,
+  rules: DestinationRules,
+  signal: AbortSignal | undefined,
+): Promise<UploadChunk[]> {
+  const published: UploadChunk[] = [];
+  for (const chunk of chunks) {
+    const path = join(dirname(uploadPath), basename(chunk.path));
+    await copyAtomically(chunk.path, path, rules, signal);
+    published.push({ ...chunk, path });
+  }
+  return published;
+}
+
+/** Copies a finished file to `path` through the atomic writer: complete or not at all. */
+async function copyAtomically(from: string, path: string, rules: DestinationRules, signal: AbortSignal | undefined): Promise<void> {
+  await AtomicFile.write(path, rules, (out) => pipeline(createReadStream(from), out, { signal })).catch((error: unknown) => {
+    // An abort rejects the pipeline with an AbortError; what stopped it is the signal's reason.
+    signal?.throwIfAborted();
+    throw error;
+  });
 }

@@ -1,3 +1,4 @@
+import { resolve } from "node:path";
 import type { CountryCode } from "libphonenumber-js/max";
 import { UsageError } from "../errors.js";
 import type { TextEncoding } from "../csv/encodings.js";
@@ -29,7 +30,10 @@ export interface PrepareOptions {
   sheet?: string;
   /** Directory for the upload file(s), created if missing; a new temp directory when neither this nor uploadPath is given. */
   outputDir?: string;
-  /** One explicit upload file (validate -o). When split, the parts are named after it. Not together with outputDir. */
+  /**
+   * One explicit upload file (validate -o), written when preparation is complete, whole or
+   * not at all. When split, the parts are named after it. Not together with outputDir.
+   */
   uploadPath?: string;
   /** Split the kept list into balanced files of at most this many numbers; default: one file. */
   maxTaskSize?: number;
@@ -39,10 +43,16 @@ export interface PrepareOptions {
    * `below_min_task`. Replaces maxTaskSize.
    */
   countryTasks?: { minTaskSize: number; maxTaskSize: number };
-  /** Write every row not in the upload to this CSV (`line,value,class,reason`). */
+  /** Write every row not in the upload to this CSV (`line,value,class,reason`), when preparation is complete, whole or not at all. */
   rejectsPath?: string;
   /** Or to this stream (stdout), once preparation is complete; it is not ended. */
   rejectsStream?: NodeJS.WritableStream;
+  /**
+   * Replace an uploadPath or rejectsPath that exists (a regular file, or a symbolic link:
+   * the link itself). Whatever this says, neither may be the list itself, by any name;
+   * both are refused before the list is read (see checkDestination).
+   */
+  force?: boolean;
   /**
    * Worker threads for classification; 0 (the default) = in this thread. The
    * digit fast path made classifying cheaper than reading and deduplicating, so
@@ -78,6 +88,13 @@ export function classifyOptionsOf(options: PrepareOptions): ClassifyOptions {
   }
   if (options.rejectsPath !== undefined && options.rejectsStream !== undefined) {
     throw new UsageError("Give either a rejects file or a rejects stream, not both.");
+  }
+  if (
+    options.uploadPath !== undefined &&
+    options.rejectsPath !== undefined &&
+    resolve(options.uploadPath) === resolve(options.rejectsPath)
+  ) {
+    throw new UsageError("The upload file and the rejects file are the same file; give each its own path.");
   }
   if (options.countryTasks !== undefined && !options.anyRegion) {
     throw new UsageError("Tasks by country are for lists of every country (--country auto).");

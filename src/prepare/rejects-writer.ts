@@ -1,6 +1,7 @@
 import { once } from "node:events";
 import type { WriteStream } from "node:fs";
 import { csvText } from "../csv/write.js";
+import { asOutputWriteError } from "../results/errors.js";
 import { openOutput } from "./output-file.js";
 import type { RowClass } from "./classify.js";
 
@@ -13,15 +14,18 @@ export class RejectsWriter {
   private rows: Array<[number, string, string, string]> = [];
   private failure: Error | undefined;
 
-  private constructor(private readonly out: WriteStream) {
+  private constructor(
+    path: string,
+    private readonly out: WriteStream,
+  ) {
     out.on("error", (error) => {
-      this.failure = error;
+      this.failure = asOutputWriteError(error, path);
     });
   }
 
   static async create(path: string): Promise<RejectsWriter> {
     const handle = await openOutput(path, "rejects file");
-    const writer = new RejectsWriter(handle.createWriteStream());
+    const writer = new RejectsWriter(path, handle.createWriteStream());
     writer.out.write("line,value,class,reason\n");
     return writer;
   }
@@ -36,13 +40,20 @@ export class RejectsWriter {
     if (this.rows.length === 0) return;
     const text = csvText(this.rows);
     this.rows = [];
-    if (!this.out.write(text)) await once(this.out, "drain");
+    if (!this.out.write(text)) await this.settled("drain");
   }
 
   async close(): Promise<void> {
     await this.flush();
     this.out.end();
-    await once(this.out, "finish");
+    await this.settled("finish");
+  }
+
+  /** Waits for `event`; a write the file system refused (no space, a quota) is an OutputWriteError naming the file. */
+  private async settled(event: "drain" | "finish"): Promise<void> {
+    await once(this.out, event).catch((error: unknown) => {
+      throw this.failure ?? error;
+    });
   }
 
   /** Releases the file without finishing it (after a failure); harmless after close(). */

@@ -30,6 +30,7 @@ import { unreadableList } from "../../src/prepare/csv-errors.js";
 import { undecodableError, UndecodableText } from "../../src/prepare/decode.js";
 import {
   DestinationExistsError,
+  DestinationIsSourceError,
   DestinationNotReplaceableError,
   OutputWriteError,
   ResultFileError,
@@ -91,6 +92,7 @@ const EXAMPLES: Record<string, ReadonlyArray<[what: string, error: unknown]>> = 
   ],
   ResponseFormatError: [["a base URL that is some other server (404 page)", new ResponseFormatError("html", 404, "text/html")]],
   DestinationExistsError: [["-o FILE that exists", new DestinationExistsError("/tmp/x.csv")]],
+  DestinationIsSourceError: [["-o onto the list being read", new DestinationIsSourceError("big.csv")]],
   DestinationNotReplaceableError: [["--force onto a FIFO", new DestinationNotReplaceableError("/tmp/fifo", lstatSync("/dev/null"))]],
   OutputWriteError: [["a full disk while writing -o", new OutputWriteError("/data/out.csv", "ENOSPC", undefined)]],
   TimeoutExpiredError: [["--timeout ran out with a request in flight", new TimeoutExpiredError("took too long")]],

@@ -102,9 +102,9 @@ export function spawnCli(argv: string[], options: SpawnOptions = {}) {
   let stderr = "";
   child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString("utf8")));
   child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString("utf8")));
+  // A child that stops reading its stdin (it failed, or the list was open) closes the pipe under what the test writes.
+  child.stdin.on("error", () => undefined);
   if (options.stdinOpen) {
-    // A child that stops reading an open stdin closes the pipe under what the test writes next.
-    child.stdin.on("error", () => undefined);
     child.stdin.write(options.stdin ?? "");
   } else {
     child.stdin.end(options.stdin ?? "");

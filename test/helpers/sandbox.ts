@@ -195,6 +195,12 @@ export function listText(count: number, offset = 0): string {
   return gbList(count, offset).join("\n") + "\n";
 }
 
+/** A CSV (`name,phone`) of `count` valid GB numbers, each followed by a row that is not a number: as many rejects as numbers. */
+export function crmText(count: number): string {
+  const rows = gbList(count).flatMap((number, i) => [`Contact ${i},${number}`, `Nobody ${i},not a number`]);
+  return ["name,phone", ...rows].join("\n") + "\n";
+}
+
 /** The task ids a submit with -o announced on stderr ("Task … submitted."): with -o, stdout is for the results. */
 export function submittedIds(stderr: string): string[] {
   return [...stderr.matchAll(/^Task ([0-9a-f]{32}) submitted\.$/gm)].map((match) => match[1]!);

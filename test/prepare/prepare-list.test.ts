@@ -1,4 +1,4 @@
-import { readdir, readFile, stat } from "node:fs/promises";
+import { lstat, readdir, readFile, stat, symlink, writeFile } from "node:fs/promises";
 import { createHash } from "node:crypto";
 import { join } from "node:path";
 import { PassThrough, Readable } from "node:stream";
@@ -6,6 +6,7 @@ import { parse } from "csv-parse/sync";
 import { describe, expect, it } from "vitest";
 import { InputRejectedError, UsageError } from "../../src/errors.js";
 import { prepareList } from "../../src/prepare/index.js";
+import { DestinationIsSourceError } from "../../src/results/errors.js";
 import { listFile, prepare, prepareText, tempDir } from "./helpers.js";
 
 const CONTACTS = [
@@ -303,14 +304,16 @@ describe("prepareList output", () => {
       uploadPath: join(dir, "out.txt"),
     });
     expect(single.chunks.map((c) => c.path)).toEqual([join(dir, "out.txt")]);
+    const other = await tempDir();
     const split = await prepareList({
       source: await listFile("list.txt", numbers.join("\n")),
       country: "GB",
       workers: 0,
-      uploadPath: join(dir, "out.txt"),
+      uploadPath: join(other, "out.txt"),
       maxTaskSize: 5,
     });
-    expect(split.chunks.map((c) => c.path)).toEqual([join(dir, "out-1-of-2.txt"), join(dir, "out-2-of-2.txt")]);
+    expect(split.chunks.map((c) => c.path)).toEqual([join(other, "out-1-of-2.txt"), join(other, "out-2-of-2.txt")]);
+    expect((await readdir(other)).sort()).toEqual(["out-1-of-2.txt", "out-2-of-2.txt"]);
   });
 
   it("splits a list larger than a read into parts that rejoin byte for byte, with the whole file removed", async () => {
@@ -330,15 +333,12 @@ describe("prepareList output", () => {
     await expect(readFile(join(dir, "part.txt"))).rejects.toThrow(/ENOENT/);
   });
 
-  it("writes to a device such as /dev/null, refuses to split into one, and never removes it", async () => {
+  it("refuses a device such as /dev/null as the upload file, even with force, and leaves it", async () => {
     const source = await listFile("list.txt", numbers.join("\n"));
-    const written = await prepareList({ source, country: "GB", workers: 0, uploadPath: "/dev/null" });
-    expect(written.chunks).toEqual([expect.objectContaining({ path: "/dev/null", count: written.summary.kept })]);
-    await expect(prepareList({ source, country: "GB", workers: 0, uploadPath: "/dev/null", maxTaskSize: 5 })).rejects.toThrow(
-      /not a regular file/,
+    await expect(prepareList({ source, country: "GB", workers: 0, uploadPath: "/dev/null" })).rejects.toThrow(/already exists/);
+    await expect(prepareList({ source, country: "GB", workers: 0, uploadPath: "/dev/null", force: true })).rejects.toThrow(
+      /is a device: --force replaces only a regular file/,
     );
-    const broken = await listFile("broken.csv", 'name,phone\n"unclosed,07400 100001\n');
-    await expect(prepareList({ source: broken, country: "GB", workers: 0, uploadPath: "/dev/null" })).rejects.toThrow();
     expect((await stat("/dev/null")).isCharacterDevice()).toBe(true);
   });
 
@@ -347,6 +347,44 @@ describe("prepareList output", () => {
     const source = await listFile("broken.csv", 'name,phone\n"unclosed,07400 100001\n');
     await expect(prepareList({ source, country: "GB", workers: 0, uploadPath: join(dir, "out.txt") })).rejects.toThrow();
     await expect(readFile(join(dir, "out.txt"))).rejects.toThrow(/ENOENT/);
+  });
+
+  it("refuses, before reading, an upload or rejects file that is the list itself, by its name or through a link", async () => {
+    const source = await listFile("list.csv", "phone\n07400 100001\n");
+    const link = join(await tempDir(), "link.csv");
+    await symlink(source, link);
+    const before = await readFile(source, "utf8");
+    for (const output of [{ uploadPath: source }, { rejectsPath: source }, { rejectsPath: link }]) {
+      const run = prepareList({ source, country: "GB", workers: 0, force: true, ...output });
+      await expect(run).rejects.toBeInstanceOf(DestinationIsSourceError);
+      await expect(run).rejects.toThrow(/is the list being read/);
+    }
+    expect(await readFile(source, "utf8")).toBe(before);
+    expect((await lstat(link)).isSymbolicLink()).toBe(true);
+  });
+
+  it("refuses an existing upload or rejects file without force, and with force replaces it whole", async () => {
+    const dir = await tempDir();
+    const [upload, rejects] = [join(dir, "upload.txt"), join(dir, "rejects.csv")];
+    for (const path of [upload, rejects]) await writeFile(path, "precious\n");
+    const source = await listFile("list.csv", "phone\n07400 100001\nnot a number\n");
+    await expect(prepareList({ source, country: "GB", workers: 0, uploadPath: upload })).rejects.toThrow(/upload\.txt already exists/);
+    await expect(prepareList({ source, country: "GB", workers: 0, rejectsPath: rejects })).rejects.toThrow(/rejects\.csv already exists/);
+    expect(await readFile(upload, "utf8")).toBe("precious\n");
+    await prepareList({ source, country: "GB", workers: 0, uploadPath: upload, rejectsPath: rejects, force: true });
+    expect(await readFile(upload, "utf8")).toBe("447400100001\n");
+    expect(await readFile(rejects, "utf8")).toMatch(/^line,value,class,reason.*\n3,not a number,invalid,/);
+    expect((await readdir(dir)).sort()).toEqual(["rejects.csv", "upload.txt"]);
+  });
+
+  it("leaves a file it would replace as it was when preparation fails", async () => {
+    const dir = await tempDir();
+    const rejects = join(dir, "rejects.csv");
+    await writeFile(rejects, "precious\n");
+    const source = await listFile("broken.csv", 'name,phone\n"unclosed,07400 100001\n');
+    await expect(prepareList({ source, country: "GB", workers: 0, rejectsPath: rejects, force: true })).rejects.toThrow();
+    expect(await readdir(dir)).toEqual(["rejects.csv"]);
+    expect(await readFile(rejects, "utf8")).toBe("precious\n");
   });
 
   it("writes one empty upload file when nothing is kept", async () => {
@@ -393,7 +431,8 @@ describe("prepareList usage errors", () => {
   it("rejects a rejects path in a missing directory with a UsageError", async () => {
     const source = await listFile("list.txt", "07400 100001\n");
     const run = prepareList({ source, country: "GB", workers: 0, rejectsPath: join(await tempDir(), "no", "such", "dir.csv") });
-    await expect(run).rejects.toThrow(/Cannot write the rejects file .*its directory does not exist/);
+    await expect(run).rejects.toBeInstanceOf(UsageError);
+    await expect(run).rejects.toThrow(/Cannot write .*dir\.csv: the directory .* does not exist/);
   });
 });
 

@@ -113,7 +113,7 @@ describe("prepareList on an Excel workbook", () => {
         "Cy,4.47400100003123E+15,=1+1\n\nDi,447400100002,+44 7400 100004\n",
     );
     for (const column of ["phone", "mobile"]) {
-      const rejects = [await listFile("a.csv", ""), await listFile("b.csv", "")];
+      const rejects = [join(await tempDir(), "a.csv"), join(await tempDir(), "b.csv")];
       const fromXlsx = await prepare(xlsx, { column, rejectsPath: rejects[0], workers: 0 });
       const fromCsv = await prepare(csv, { column, rejectsPath: rejects[1] });
       expect(fromXlsx.kept).toEqual(fromCsv.kept);

@@ -45,7 +45,9 @@ export async function downloadRun(ctx: Context, ids: string[], options: Download
   const { joinFormat } = await import("./shared/output-format.js");
   const format = joinFormat(ctx, options);
   const { checkReportFlags } = await import("./shared/report-flags.js");
-  checkReportFlags(ctx, options);
+  checkReportFlags(options);
+  const { checkOutputs } = await import("./shared/destination.js");
+  await checkOutputs(ctx, { "-o": options.output, "--report": options.report }, { force: options.force, reading: [options.join] });
   const reporting = options.report === undefined ? undefined : await import("./shared/report-output.js");
   // The join re-reads the source with libphonenumber-js (~90 ms to load): only --join pays for it.
   const { joinToOutput } = await import("./shared/join-output.js");

@@ -6,14 +6,13 @@ import type { Context, Invoke } from "../context.js";
 import { snakeCaseKeys } from "../json-keys.js";
 import { absolutePath } from "../paths.js";
 import { withTempDir } from "../temp-dir.js";
-import { checkDestination } from "./shared/destination.js";
+import { checkOutputs } from "./shared/destination.js";
 import { digitsAsOption, encodingOption, examples, sheetOption, threadsOption } from "./shared/help.js";
 import type { PreparationFlags } from "./shared/preparation.js";
 
 export interface ValidateOptions extends PreparationFlags {
   type?: string;
   output?: string;
-  force?: boolean;
 }
 
 /** `bulkcheck validate <file>`. Tests pass their own `run` to see what the flags parse into. */
@@ -56,7 +55,7 @@ export async function validateRun(ctx: Context, file: string, options: ValidateO
   if (listToStdout && ctx.globals.json) throw new UsageError("-o - and --json both want stdout; write the list to a file, or drop --json.");
   checkRejectsToStdout(options, listToStdout ? "-o -" : ctx.globals.json ? "--json" : undefined);
   const rejectsToStdout = options.rejects === "-";
-  for (const path of [options.output, options.rejects]) checkDestination(ctx, path, options.force);
+  await checkOutputs(ctx, { "-o": options.output, "--rejects": options.rejects }, { force: options.force, reading: [file] });
   const result = await withTempDir(async (dir) => {
     const output = {
       ...(options.output === undefined || listToStdout ? { outputDir: dir } : { uploadPath: absolutePath(ctx, options.output) }),

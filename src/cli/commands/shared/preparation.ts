@@ -22,6 +22,8 @@ export interface PreparationFlags {
   sheet?: string;
   /** A path, or `-` for stdout. */
   rejects?: string;
+  /** Replace a --rejects file (and validate's -o) that exists. */
+  force?: boolean;
   /** Worker threads for classification (default 0: in this thread). */
   threads?: number;
 }
@@ -83,6 +85,7 @@ export async function prepareFromFlags(
     ...(flags.encoding === undefined ? {} : { encoding: flags.encoding }),
     ...(flags.sheet === undefined ? {} : { sheet: flags.sheet }),
     ...rejectsOutput(ctx, flags.rejects),
+    ...(flags.force ? { force: true } : {}),
     ...(flags.threads === undefined ? {} : { workers: flags.threads }),
     ...(progress.live ? { onProgress } : {}),
     // --timeout bounds the whole command, reading the list included; Ctrl-C and SIGTERM stop it too.

@@ -17,6 +17,7 @@ import { canPrompt, confirm, NOTHING_UPLOADED } from "../../prompt.js";
 import { snakeCaseKeys } from "../../json-keys.js";
 import { taskJson } from "../../task-view.js";
 import { commandLine } from "../../command-line.js";
+import { tasksGoOn } from "./after-upload.js";
 import { brokeOff, notPublished } from "./download-output.js";
 import { createSubmitProgress, type SubmitProgress } from "./submit-progress.js";
 import { pollInterval } from "./waiting.js";
@@ -100,7 +101,9 @@ export async function submitAndReport(
       ...(staging
         ? {
             onSucceeded: async (result: UploadResult) => {
-              await fetchToStaging(fetchDeps, staging, result);
+              await fetchToStaging(fetchDeps, staging, result).catch((error: unknown) => {
+                throw tasksGoOn(error);
+              });
             },
           }
         : {}),
