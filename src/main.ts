@@ -36,7 +36,7 @@ export async function main(argv: readonly string[], runtime: Runtime = processRu
     try {
       await run(context);
     } catch (error) {
-      throw context.deadline.explain(error, resumeHint(cmd.name(), argv));
+      throw context.explain(error, resumeHint(cmd.name(), argv));
     }
   };
   try {
