@@ -1,8 +1,8 @@
 import { rm } from "node:fs/promises";
 import { createReadStream } from "node:fs";
 import { createInterface } from "node:readline";
-import { parseDigits } from "./digit-parser.js";
 import type { IdentifierKey } from "./identifier-key.js";
+import { callingCodePlans } from "./numbering-plans.js";
 import type { CountryGroupsRecord } from "./settings.js";
 import { UploadSpool, type UploadChunk, type UploadTarget } from "./upload-writer.js";
 
@@ -15,12 +15,23 @@ export interface CountryChunk extends UploadChunk {
 }
 
 /**
- * The country a kept number is checked in under `--country auto`: libphonenumber's region
- * of the number (+44 1534 is JE, +1 416 is CA), or NON_GEOGRAPHIC.
+ * The country whose task checks a kept number under `--country auto`: the main country
+ * of its calling code (+44 1534, Jersey, is GB's; +1 416, Toronto, is US's; +7 7…,
+ * Kazakhstan, is RU's), or NON_GEOGRAPHIC. The service routes on the calling code and
+ * keeps a number whose code is the task country's, so a GB list keeps the same numbers
+ * under `--country auto` as under `--country GB`, instead of splitting off JE, GG and IM
+ * into groups too small for a task.
  */
 export function countryOfIdentifier(identifier: string): string {
-  return parseDigits("+" + identifier)?.country ?? NON_GEOGRAPHIC;
+  // Calling codes are prefix-free: the first 1–3 digit prefix that is one is the number's.
+  for (let length = 1; length <= MAX_CALLING_CODE_LENGTH; length++) {
+    const plans = callingCodePlans(Number(identifier.slice(0, length)));
+    if (plans !== undefined) return plans.main.country ?? NON_GEOGRAPHIC;
+  }
+  return NON_GEOGRAPHIC;
 }
+
+const MAX_CALLING_CODE_LENGTH = 3;
 
 /** The numbers of each country in an upload list, in the order each country first appears. */
 export async function countCountries(listPath: string): Promise<Map<string, number>> {

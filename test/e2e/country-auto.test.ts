@@ -41,6 +41,48 @@ async function mixedCountrySandbox(): Promise<{ e: E2e; crm: string }> {
 
 const AUTO = ["--type", "number_activity_batch", "--country", "auto"];
 
+describe("--country auto groups by the calling code's main country, which the service routes on", () => {
+  /** A GB list as CRMs hold them: mainland numbers with a few from Jersey, Guernsey and the Isle of Man (all +44). */
+  const CROWN_DEPENDENCIES = ["+44 1534 456789", "+44 1534 456790", "+44 7781 123456", "+44 1481 712345", "+44 7624 123456"];
+  /** A US list with Canadian and Jamaican numbers (all +1). */
+  const NANP_NEIGHBOURS = ["+1 416 736 0100", "+1 416 736 0101", "+1 876 234 5678"];
+
+  it("keeps a GB list's JE, GG and IM numbers in GB's task, as --country GB and validate do", async () => {
+    const e = await sandbox({ minTaskSize: 1, fakeClock: false });
+    await allowSmallTasks(e, 100);
+    expect((await e.bin(["config", "set", "min-task-size", "5"])).code).toBe(0);
+    const gb = [...GB, ...CROWN_DEPENDENCIES];
+    const us = [...US, ...NANP_NEIGHBOURS];
+    const list = e.file("mixed.txt", [...gb, ...us].join("\n") + "\n");
+    const kept = async (argv: string[]) => {
+      const out = await e.bin(["validate", list, ...argv, "--json"]);
+      expect(out.code, out.stderr).toBe(0);
+      return (JSON.parse(out.stdout) as { kept: number }).kept;
+    };
+    expect(await kept(["--country", "auto"])).toBe(gb.length + us.length);
+    expect(await kept(["--country", "GB"])).toBe(gb.length); // the US numbers are other_country there
+
+    const plan = await e.bin(["submit", list, ...AUTO, "--dry-run"]);
+    expect(plan.code, plan.stderr).toBe(0);
+    expect(plan.stderr).toMatch(new RegExp(`^ {2}GB: ${gb.length} numbers in 1 task\\(s\\)`, "m"));
+    expect(plan.stderr).toMatch(new RegExp(`^ {2}US: ${us.length} numbers in 1 task\\(s\\)`, "m"));
+    expect(plan.stderr).not.toMatch(/below_min_task|\b(JE|GG|IM|CA|JM):/);
+
+    const submitted = await e.bin(["submit", list, ...AUTO, "--yes", "--json"]);
+    expect(submitted.code, submitted.stderr).toBe(0);
+    const tasks = lines(submitted.stdout).map((line) => JSON.parse(line) as { id: string; preparation: Record<string, unknown> });
+    expect(tasks[0]!.preparation).toMatchObject({ kept: gb.length + us.length });
+    expect(tasks[0]!.preparation.below_min_task ?? 0).toBe(0);
+    // The service, by its own rule, keeps every number it is given in its task country.
+    expect((await e.bin(["wait", ...tasks.map((task) => task.id), "--interval", "0.2", "--quiet"])).code).toBe(0);
+    const created = new Map(e.state().tasks.map((task) => [task.id, task]));
+    expect(tasks.map((task) => created.get(task.id))).toMatchObject([
+      { country: "GB", submitted_lines: gb.length, total: gb.length, other_country_cnt: 0 },
+      { country: "US", submitted_lines: us.length, total: us.length, other_country_cnt: 0 },
+    ]);
+  });
+});
+
 describe("submit --country auto", () => {
   it("shows the plan and cost per country before anything is reserved, with the country below the minimum left out", async () => {
     const { e, crm } = await mixedCountrySandbox();
