@@ -2,6 +2,7 @@ import type { CountryCode } from "libphonenumber-js/max";
 import { UsageError } from "../errors.js";
 import type { TextEncoding } from "../csv/encodings.js";
 import { isKnownCountry, type ClassifyOptions, type DigitsReading } from "./classify.js";
+import type { RecordedColumn } from "./column.js";
 import type { ListSource } from "./input-source.js";
 
 export interface PrepareOptions {
@@ -9,8 +10,11 @@ export interface PrepareOptions {
   source: ListSource;
   /** Task country; absent only for the carrier product without --country (numbers must then carry their code). */
   country?: CountryCode;
-  /** Phone column: a header name (case-insensitive) or a 1-based column number. */
-  column?: string;
+  /**
+   * Phone column: a header name (case-insensitive) or a 1-based column number (`--column`),
+   * or the column a journalled preparation of the same list read (retry-failed rebuilding it).
+   */
+  column?: string | RecordedColumn;
   /** Class national-format numbers as `no_code` (the service's rule) instead of adding the country's code. */
   requireCountryCode?: boolean;
   /** Class regions sharing the task's calling code (GG/JE/IM under +44) as `other_country`. */

@@ -139,21 +139,23 @@ export function noteColumn(ctx: Context, { column, format }: PrepareResult): voi
   if (format.kind === "txt") return;
   const name = column.name === undefined ? "" : ` "${column.name}"`;
   const sheet = format.sheet === undefined ? "" : ` of sheet "${format.sheet}"`;
-  ctx.printer.note(`Reading phone numbers from column ${column.index + 1}${name}${sheet} (chosen by ${describeChoice(column.chosenBy)}).`);
+  ctx.printer.note(`Reading phone numbers from column ${column.index + 1}${name}${sheet} (${describeChoice(column.chosenBy)}).`);
 }
 
 function describeChoice(chosenBy: PrepareResult["column"]["chosenBy"]): string {
   switch (chosenBy) {
     case "option":
-      return "--column";
+      return "chosen by --column";
+    case "record":
+      return "the column the list was submitted with";
     case "header":
-      return "its header name; use --column to pick another";
+      return "chosen by its header name; use --column to pick another";
     case "content":
-      return "its content; use --column to pick another";
+      return "chosen by its content; use --column to pick another";
     case "only-column":
-      return "being the only column";
+      return "chosen by being the only column";
     case "first-column":
-      return "default: first column of a file without header; use --column to pick another";
+      return "chosen by default: first column of a file without header; use --column to pick another";
   }
 }
 
