@@ -43,6 +43,28 @@ export async function countCountries(listPath: string): Promise<Map<string, numb
   return counts;
 }
 
+/** The country that holds most of a prepared list's numbers, with their count and the list's. */
+export interface MainCountry {
+  country: string;
+  numbers: number;
+  of: number;
+}
+
+/**
+ * The country (as `countryOfIdentifier` names it) holding more than half of the numbers
+ * of these upload lists; undefined when none does. The evidence for reading a list's
+ * nationally written numbers as that country's.
+ */
+export async function mainCountryOf(lists: readonly UploadChunk[]): Promise<MainCountry | undefined> {
+  const counts = new Map<string, number>();
+  for (const list of lists) {
+    for (const [country, numbers] of await countCountries(list.path)) counts.set(country, (counts.get(country) ?? 0) + numbers);
+  }
+  const of = [...counts.values()].reduce((sum, numbers) => sum + numbers, 0);
+  const [country, numbers] = [...counts].reduce((best, each) => (each[1] > best[1] ? each : best), ["", 0]);
+  return numbers * 2 > of && country !== NON_GEOGRAPHIC ? { country, numbers, of } : undefined;
+}
+
 /**
  * The grouping of an upload list: the countries with fewer numbers than the service's
  * minimum task size (and numbers of no country), whose rows are then `below_min_task`.

@@ -48,7 +48,8 @@ export function validateCommand(invoke: Invoke, run = validateRun) {
 /** Local only: no key, no network. Summary on stderr (or JSON on stdout), upload list to -o, rejects to --rejects. */
 export async function validateRun(ctx: Context, file: string, options: ValidateOptions): Promise<void> {
   // Preparation loads libphonenumber-js: when the run starts, not with the command tree.
-  const { checkRejectsToStdout, prepareFromFlags, printPreparationSummary, productFromFlag } = await import("./shared/preparation.js");
+  const { checkRejectsToStdout, noCodeHint, prepareFromFlags, printPreparationSummary, productFromFlag } =
+    await import("./shared/preparation.js");
   const { countryChoice } = await import("./shared/country-choice.js");
   const product = options.type === undefined ? undefined : productFromFlag(options.type);
   const { country, anyRegion } = countryChoice(options, product);
@@ -57,7 +58,7 @@ export async function validateRun(ctx: Context, file: string, options: ValidateO
   checkRejectsToStdout(options, listToStdout ? "-o -" : ctx.globals.json ? "--json" : undefined);
   const rejectsToStdout = options.rejects === "-";
   for (const path of [options.output, options.rejects]) checkDestination(ctx, path, options.force);
-  const result = await withTempDir(async (dir) => {
+  const outcome = await withTempDir(async (dir) => {
     const output = {
       ...(options.output === undefined || listToStdout ? { outputDir: dir } : { uploadPath: absolutePath(ctx, options.output) }),
       ...(anyRegion ? { anyRegion } : {}),
@@ -66,13 +67,17 @@ export async function validateRun(ctx: Context, file: string, options: ValidateO
     if (listToStdout) {
       for (const chunk of prepared.chunks) await pipeline(createReadStream(chunk.path), ctx.io.stdout, { end: false });
     }
-    return prepared;
+    // While the upload list still exists: the hint reads it.
+    return { prepared, hint: await noCodeHint(prepared, anyRegion) };
   });
+  const { prepared: result, hint } = outcome;
   if (ctx.globals.json) {
     ctx.printer.json(snakeCaseKeys({ ...result.summary, column: result.column, format: result.format }));
+    if (hint) ctx.printer.note(hint);
     return;
   }
   printPreparationSummary(ctx, result);
+  if (hint) ctx.printer.note(hint);
   if (options.output && !listToStdout) ctx.printer.note(`Upload list (${result.summary.kept} numbers) written to ${options.output}.`);
   if (options.rejects && !rejectsToStdout) ctx.printer.note(`Excluded rows written to ${options.rejects}.`);
 }

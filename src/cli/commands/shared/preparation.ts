@@ -2,6 +2,7 @@ import type { CountryCode } from "libphonenumber-js/max";
 import type { ForcedEncoding } from "../../../csv/encodings.js";
 import { UsageError } from "../../../errors.js";
 import { isKnownCountry, prepareList, type DigitsReading, type PrepareOptions, type PrepareResult } from "../../../prepare/index.js";
+import { mainCountryOf } from "../../../prepare/country-groups.js";
 import type { PrepareSummary } from "../../../prepare/summary.js";
 import { count } from "../../../results/summary.js";
 import { canonicalServiceType, isCarrierProduct, SERVICE_TYPES, type ServiceType } from "../../../spec/products.js";
@@ -157,6 +158,33 @@ function describeChoice(chosenBy: PrepareResult["column"]["chosenBy"]): string {
     case "first-column":
       return "chosen by default: first column of a file without header; use --column to pick another";
   }
+}
+
+/** No country code in at least this share of the lines: worth saying how to keep them. */
+const NO_CODE_SHARE = 0.05;
+
+/**
+ * With no country to read nationally written numbers in (carrier_batch without --country,
+ * or --country auto without --default-country), they are all `no_code`. When they are a
+ * good share of the list, the hint names the flag that keeps them, and the country most
+ * numbers written with a code belong to, when most do. Call it while the upload lists
+ * still exist. Undefined when there is nothing to say.
+ */
+export async function noCodeHint(result: PrepareResult, anyRegion: boolean): Promise<string | undefined> {
+  const { no_code_cnt, submitted_lines } = result.summary;
+  if (result.settings.country !== undefined || no_code_cnt === 0 || no_code_cnt < NO_CODE_SHARE * submitted_lines) return undefined;
+  const flag = anyRegion ? "--default-country" : "--country";
+  const found = `${count(no_code_cnt)} of ${count(submitted_lines)} numbers have no country code, so they are excluded (no_code).`;
+  const main = await mainCountryOf(result.chunks);
+  if (main === undefined) return `${found} If they are of one country, ${flag} CC reads them as its numbers and keeps them.`;
+  const { country, numbers, of } = main;
+  const foreign = of - numbers;
+  // Under --country auto every country is kept anyway; with one task country the others are then excluded.
+  const then =
+    anyRegion || foreign === 0
+      ? ""
+      : ` (the ${count(foreign)} of ${foreign === 1 ? "another country" : "other countries"} would then be excluded as other_country)`;
+  return `${found} ${count(numbers)} of the ${count(of)} numbers written with a code are ${country}'s: ${flag} ${country} would read the ${count(no_code_cnt)} as ${country} numbers and keep them${then}.`;
 }
 
 /**
