@@ -164,3 +164,28 @@ describe("bulkcheck validate", () => {
     expect(JSON.parse(result.stdout)).toMatchObject({ kept: 300_000 });
   });
 });
+
+describe("a --type or --country that is nearly right", () => {
+  it.each([
+    [["--type", "Carrier_Batch"], 'Unknown --type "Carrier_Batch". Did you mean carrier_batch?'],
+    [["--type", "carier_batch"], 'Unknown --type "carier_batch". Did you mean carrier_batch?'],
+    [["--country", "UK"], "--country UK is not an ISO 3166-1 alpha-2 country code. Did you mean GB?"],
+    [["--country", "Germany"], "--country Germany is not an ISO 3166-1 alpha-2 country code. Did you mean DE?"],
+    [
+      ["--country", "auto", "--default-country", "+44"],
+      "--default-country +44 is not an ISO 3166-1 alpha-2 country code. Did you mean GB?",
+    ],
+  ])("%j exits 2 with the value it probably meant", async (flags, message) => {
+    const { path } = listFile();
+    const out = await runBin(["validate", path, ...(flags.includes("--country") ? [] : ["--country", "GB"]), ...flags], LOCAL_ONLY);
+    expect(out.code).toBe(2);
+    expect(out.stderr).toContain(`error: ${message}`);
+    expect(out.stdout).toBe("");
+  });
+
+  it("suggests a setting for config set with a misspelt name", async () => {
+    const out = await runBin(["config", "set", "min-task-sise", "1000"], LOCAL_ONLY);
+    expect(out.code).toBe(2);
+    expect(out.stderr).toContain('Unknown setting "min-task-sise". Did you mean min-task-size?');
+  });
+});

@@ -2,7 +2,9 @@ import type { CountryCode } from "libphonenumber-js/max";
 import type { ForcedEncoding } from "../../../csv/encodings.js";
 import { UsageError } from "../../../errors.js";
 import { isKnownCountry, prepareList, type DigitsReading, type PrepareOptions, type PrepareResult } from "../../../prepare/index.js";
+import { didYouMean } from "../../../did-you-mean.js";
 import { mainCountryOf } from "../../../prepare/country-groups.js";
+import { suggestCountry } from "../../../prepare/country-names.js";
 import type { PrepareSummary } from "../../../prepare/summary.js";
 import { count } from "../../../results/summary.js";
 import { canonicalServiceType, isCarrierProduct, SERVICE_TYPES, type ServiceType } from "../../../spec/products.js";
@@ -27,10 +29,12 @@ export interface PreparationFlags {
   threads?: number;
 }
 
-/** --type as the service's canonical product code; unknown → usage error (exit 2) listing the products. */
+/** --type as the service's canonical product code; unknown → usage error (exit 2) with the likely product and the list of them. */
 export function productFromFlag(type: string): ServiceType {
   const product = canonicalServiceType(type.trim());
-  if (!product) throw new UsageError(`Unknown --type "${type}".`, { hint: `Products: ${SERVICE_TYPES.join(", ")}` });
+  if (!product) {
+    throw new UsageError(`Unknown --type "${type}".${didYouMean(type, SERVICE_TYPES)}`, { hint: `Products: ${SERVICE_TYPES.join(", ")}` });
+  }
   return product;
 }
 
@@ -42,11 +46,20 @@ export function countryFromFlag(country: string | undefined, product: ServiceTyp
       hint: "Give the ISO 3166-1 code of the numbers' country, e.g. --country GB.",
     });
   }
-  const code = country.trim().toUpperCase();
-  if (!isKnownCountry(code)) {
-    throw new UsageError(`--country ${country} is not an ISO 3166-1 alpha-2 country code.`, { hint: "Use a code such as GB, US or DE." });
-  }
-  return code;
+  return countryCode("--country", country);
+}
+
+/** A country flag's value as an ISO 3166-1 alpha-2 code (any case); anything else is a usage error naming the likely code. */
+export function countryCode(flag: string, value: string): CountryCode {
+  const code = value.trim().toUpperCase();
+  if (isKnownCountry(code)) return code;
+  const meant = suggestCountry(value);
+  throw new UsageError(
+    `${flag} ${value} is not an ISO 3166-1 alpha-2 country code.${meant === undefined ? "" : ` Did you mean ${meant}?`}`,
+    {
+      hint: "Use a code such as GB, US or DE.",
+    },
+  );
 }
 
 /** The file argument as a source: `-` is stdin, a relative path is taken from the working directory. */
