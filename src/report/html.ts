@@ -81,6 +81,14 @@ function preparationSection(model: ReportModel): string {
   return `<section id="preparation"><h2>Local preparation</h2><div class="columns">${facts("preparation-table", "Rows of the list", rows)}${service}</div></section>`;
 }
 
+/** "$0.051 less than estimated (98.5% of the estimate)": the difference in words, never a bare minus sign. */
+function comparedWithEstimate(chargedMicros: number, estimateMicros: number): string {
+  const difference = chargedMicros - estimateMicros;
+  const share = `${percent(chargedMicros, estimateMicros)} of the estimate`;
+  if (difference === 0) return `as estimated (${share})`;
+  return `${formatUsd(Math.abs(difference))} ${difference < 0 ? "less" : "more"} than estimated (${share})`;
+}
+
 function moneySection(model: ReportModel): string {
   const m = model.money;
   const pairs: Array<readonly [string, string]> = [["Price per number", formatUsd(m.priceMicros)]];
@@ -91,10 +99,7 @@ function moneySection(model: ReportModel): string {
     [`Refunded (${count(m.noResult)} without result, and what the service did not check)`, formatUsd(m.refundedMicros)],
   );
   if (m.estimateMicros !== undefined)
-    pairs.push([
-      "Charged against the estimate",
-      `${formatUsd(m.chargedMicros - m.estimateMicros)} (${percent(m.chargedMicros, m.estimateMicros)} of it)`,
-    ]);
+    pairs.push(["Charged, compared with the estimate", comparedWithEstimate(m.chargedMicros, m.estimateMicros)]);
   return `<section id="money"><h2>Money</h2>${facts("money-table", "USD, at the configured prices", pairs)}</section>`;
 }
 
