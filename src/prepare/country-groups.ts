@@ -5,6 +5,7 @@ import type { IdentifierKey } from "./identifier-key.js";
 import { callingCodePlans } from "./numbering-plans.js";
 import type { CountryGroupsRecord } from "./settings.js";
 import { UploadSpool, type UploadChunk, type UploadTarget } from "./upload-writer.js";
+import { count } from "../format-count.js";
 
 /** libphonenumber's region of numbers that belong to no country (+800, +808, +870, +881…), which no country's task takes. */
 const NON_GEOGRAPHIC = "001";
@@ -91,7 +92,7 @@ export function belowMinCheck(groups: CountryGroupsRecord | undefined): ((key: I
     const numbers = groups.belowMin[country];
     if (numbers === undefined) return undefined;
     if (country === NON_GEOGRAPHIC) return "number belongs to no country, so no country's task can take it";
-    return `${country} has ${numbers} numbers to check, fewer than the minimum task size of ${groups.minTaskSize}`;
+    return `${country} has ${count(numbers)} numbers to check, fewer than the minimum task size of ${count(groups.minTaskSize)}`;
   };
 }
 

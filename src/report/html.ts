@@ -1,4 +1,4 @@
-import { count } from "../results/summary.js";
+import { count } from "../format-count.js";
 import { EMPTY_VALUE } from "../results/summary-tables.js";
 import type { SignalCounts, ValueCount } from "../results/tally.js";
 import { formatUsd } from "../tasks/cost.js";
@@ -191,7 +191,7 @@ export function renderReport(model: ReportModel): string {
     '<html lang="en"><head><meta charset="utf-8">',
     '<meta name="viewport" content="width=device-width, initial-scale=1">',
     `<title>${h(title)}</title><style>${REPORT_CSS}</style></head><body>`,
-    `<header><h1>${h(title)}</h1><p class="meta">${model.tasks.length} task(s) · made ${h(readableTime(model.generatedAt))}</p></header>`,
+    `<header><h1>${h(title)}</h1><p class="meta">${count(model.tasks.length)} task(s) · made ${h(readableTime(model.generatedAt))}</p></header>`,
     runSection(model),
     preparationSection(model),
     moneySection(model),

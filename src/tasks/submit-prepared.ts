@@ -3,7 +3,7 @@ import type { Limits } from "../config/resolve.js";
 import { InputRejectedError, InsufficientBalanceError, InterruptedError } from "../errors.js";
 import type { Journal, JournalScope, SubmitEntry } from "../journal/journal.js";
 import type { ServiceType } from "../spec/products.js";
-import { count } from "../results/summary.js";
+import { count } from "../format-count.js";
 import { formatUsd, reservationMicros, usdToMicros } from "./cost.js";
 import { countryPlans, type CountryPlan } from "./country-plan.js";
 import { freshNonce } from "./idempotency.js";
@@ -180,15 +180,21 @@ function checkSizes({ chunks, entry }: PreparedSubmission, limits: Pick<Limits, 
   const small = chunks.find((chunk) => chunk.count < limits.minTaskSize);
   if (small && entry.retry_of !== undefined) throw tooFewToRetry(entry.retry_of, small.count, limits.minTaskSize, entry.source.path);
   if (small) {
-    throw new InputRejectedError(`A task needs at least ${limits.minTaskSize} numbers; this list has ${small.count} to check.`, {
-      hint: "Add numbers, or if your account allows smaller tasks: bulkcheck config set min-task-size N",
-    });
+    throw new InputRejectedError(
+      `A task needs at least ${count(limits.minTaskSize)} numbers; this list has ${count(small.count)} to check.`,
+      {
+        hint: "Add numbers, or if your account allows smaller tasks: bulkcheck config set min-task-size N",
+      },
+    );
   }
   const large = chunks.find((chunk) => chunk.bytes > limits.maxFileBytes);
   if (large) {
-    throw new InputRejectedError(`The upload file would be ${large.bytes} bytes, over the service's limit of ${limits.maxFileBytes}.`, {
-      hint: "Lower max-task-size so the list is split into smaller tasks: bulkcheck config set max-task-size N",
-    });
+    throw new InputRejectedError(
+      `The upload file would be ${count(large.bytes)} bytes, over the service's limit of ${count(limits.maxFileBytes)}.`,
+      {
+        hint: "Lower max-task-size so the list is split into smaller tasks: bulkcheck config set max-task-size N",
+      },
+    );
   }
 }
 

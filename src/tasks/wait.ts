@@ -1,3 +1,4 @@
+import { count } from "../format-count.js";
 import type { Task } from "../spec/task.js";
 import { BulkcheckError, InterruptedError, PendingError, TaskFailedError } from "../errors.js";
 
@@ -115,7 +116,7 @@ export async function waitUntilFinished(options: WaitAllOptions): Promise<Task[]
 
 /** The outcome of a wait in which some tasks failed (once the final states of all are known). */
 export function failedTasksError(failed: readonly string[]): TaskFailedError {
-  return new TaskFailedError(`${failed.length} task(s) failed: ${failed.join(", ")}. Failed tasks are refunded in full.`, failed, {
+  return new TaskFailedError(`${count(failed.length)} task(s) failed: ${failed.join(", ")}. Failed tasks are refunded in full.`, failed, {
     hint: retryFailedHint(failed),
   });
 }

@@ -9,6 +9,7 @@ import { afterUpload, checkOutputFlags, type AfterUploadFlags } from "./shared/a
 import { addReserveAndWaitOptions, examples } from "./shared/help.js";
 import type { SubmitFlags } from "./shared/submission.js";
 import { pollInterval } from "./shared/waiting.js";
+import { count } from "../../format-count.js";
 
 export interface RetryFailedOptions extends SubmitFlags, AfterUploadFlags {}
 
@@ -59,11 +60,11 @@ async function retryOne(ctx: Context, task: { client: ApiClient; id: string; dir
     onPrepared: (result) => noteColumn(ctx, result),
   };
   const { origin, uploadedCount, retry, lineage } = await retryList(deps, task.id, task.dir);
-  ctx.printer.note(`${retry.count} of ${uploadedCount} numbers of task ${task.id} got no result.`);
+  ctx.printer.note(`${count(retry.count)} of ${count(uploadedCount)} numbers of task ${task.id} got no result.`);
   if (retry.count === 0) return undefined;
   if (lineage.length > 1) {
     ctx.printer.note(
-      `Already retried: these ${retry.count} numbers got no result in ${lineage.length} tasks in a row (${lineage.join(", ")}); the service may not be able to check them, so this retry may get no result either.`,
+      `Already retried: these ${count(retry.count)} numbers got no result in ${count(lineage.length)} tasks in a row (${lineage.join(", ")}); the service may not be able to check them, so this retry may get no result either.`,
     );
   }
   return submitAndReport(

@@ -9,6 +9,7 @@ import { withTempDir } from "../temp-dir.js";
 import { checkDestination } from "./shared/destination.js";
 import { digitsAsOption, encodingOption, examples, sheetOption, threadsOption } from "./shared/help.js";
 import type { PreparationFlags } from "./shared/preparation.js";
+import { count } from "../../format-count.js";
 
 export interface ValidateOptions extends PreparationFlags {
   type?: string;
@@ -78,6 +79,7 @@ export async function validateRun(ctx: Context, file: string, options: ValidateO
   }
   printPreparationSummary(ctx, result);
   if (hint) ctx.printer.note(hint);
-  if (options.output && !listToStdout) ctx.printer.note(`Upload list (${result.summary.kept} numbers) written to ${options.output}.`);
+  if (options.output && !listToStdout)
+    ctx.printer.note(`Upload list (${count(result.summary.kept)} numbers) written to ${options.output}.`);
   if (options.rejects && !rejectsToStdout) ctx.printer.note(`Excluded rows written to ${options.rejects}.`);
 }

@@ -6,7 +6,7 @@ import { didYouMean } from "../../../did-you-mean.js";
 import { mainCountryOf } from "../../../prepare/country-groups.js";
 import { suggestCountry } from "../../../prepare/country-names.js";
 import type { PrepareSummary } from "../../../prepare/summary.js";
-import { count } from "../../../results/summary.js";
+import { count } from "../../../format-count.js";
 import { canonicalServiceType, isCarrierProduct, SERVICE_TYPES, type ServiceType } from "../../../spec/products.js";
 import type { Context } from "../../context.js";
 import { absolutePath } from "../../paths.js";
@@ -137,12 +137,12 @@ function warnMixedConventions(ctx: Context, { summary }: PrepareResult): void {
   const way = summary.ambiguous.national > 0 ? "read nationally" : "read with their country code";
   if (Math.min(votes.international, votes.national) / all >= MIXED_SHARE) {
     ctx.printer.warn(
-      `the list mixes conventions: ${votes.international} cells read with their country code, ${votes.national} read nationally; ` +
-        `${total} ambiguous rows were ${way}. Pass --digits-as to decide.`,
+      `the list mixes conventions: ${count(votes.international)} cells read with their country code, ${count(votes.national)} read nationally; ` +
+        `${count(total)} ambiguous rows were ${way}. Pass --digits-as to decide.`,
     );
   } else if (summary.ambiguous.national > votes.national) {
     ctx.printer.warn(
-      `${summary.ambiguous.national} ambiguous rows were read nationally on the evidence of only ${votes.national} ` +
+      `${count(summary.ambiguous.national)} ambiguous rows were read nationally on the evidence of only ${count(votes.national)} ` +
         `nationally written cells. Pass --digits-as to decide.`,
     );
   }

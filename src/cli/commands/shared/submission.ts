@@ -1,6 +1,6 @@
 import { join } from "node:path";
 import { UsageError } from "../../../errors.js";
-import { count } from "../../../results/summary.js";
+import { count } from "../../../format-count.js";
 import { formatUsd } from "../../../tasks/cost.js";
 import { fetchToStaging, Staging } from "../../../tasks/staging.js";
 import {
@@ -152,7 +152,7 @@ async function confirmReservation(ctx: Context, micros: number, balance: number)
 function describePlan(plan: SubmitPlan): string {
   const countries = plan.byCountry?.map((each) => each.country).join(", ") ?? plan.country;
   const country = countries ? ` for ${countries}` : "";
-  return `${count(plan.numbers)} numbers in ${plan.tasks} task(s) of ${plan.product}${country}; reservation ${formatUsd(plan.reservationMicros)} at ${formatUsd(plan.priceMicros)} per number (only checked numbers are charged)`;
+  return `${count(plan.numbers)} numbers in ${count(plan.tasks)} task(s) of ${plan.product}${country}; reservation ${formatUsd(plan.reservationMicros)} at ${formatUsd(plan.priceMicros)} per number (only checked numbers are charged)`;
 }
 
 /**
@@ -163,7 +163,7 @@ function countryPlanLines(plan: SubmitPlan, groups: CountryGroupsRecord | undefi
   if (plan.byCountry === undefined) return [];
   const lines = plan.byCountry.map(
     (each) =>
-      `  ${each.country}: ${count(each.numbers)} numbers in ${each.tasks} task(s), reservation ${formatUsd(each.reservationMicros)}`,
+      `  ${each.country}: ${count(each.numbers)} numbers in ${count(each.tasks)} task(s), reservation ${formatUsd(each.reservationMicros)}`,
   );
   for (const [country, numbers] of Object.entries(groups?.belowMin ?? {})) {
     lines.push(
