@@ -77,7 +77,9 @@ Output of results (download, submit --wait -o; --format):
 
 Other files:
   validate -o FILE      the upload list: one identifier a line, first-seen order
-  --rejects FILE        every excluded row: CSV line,value,class,reason
+  --rejects FILE        every excluded row: CSV line,value,class,reason, then
+                        record (its number among the data rows) and the
+                        source's id column (source:NAME), when it has one
   --report FILE.html    the run's report: one self-contained HTML page
 
 On stdout: data only (task ids, results, --json objects); people's text goes to

@@ -108,3 +108,36 @@ function listColumns(input: ColumnInput): string {
 function withName(choice: ColumnChoice, name: string | undefined): ColumnChoice {
   return name === undefined ? choice : { ...choice, name };
 }
+
+/** The column whose cells tell which record of the source a row of the rejects file is. */
+export interface IdColumn {
+  /** 0-based. */
+  index: number;
+  /** As the rejects file's header names it: the source's header name, or `column N`. */
+  label: string;
+}
+
+/** Words of a header name that mark an identifier (`id`, `Customer ID`, `contactId`, `crm_ref`, `uuid`). */
+const ID_WORDS = new Set(["id", "uid", "uuid", "guid", "ref", "reference", "key"]);
+
+/**
+ * The column that identifies a record for a person reading the rejects: the leftmost
+ * column whose header name marks an identifier, else the first column that is not the
+ * phone column; undefined for a list of one column.
+ */
+export function chooseIdColumn(header: readonly string[] | undefined, columnCount: number, phoneIndex: number): IdColumn | undefined {
+  const candidates = Array.from({ length: columnCount }, (_, i) => i).filter((index) => index !== phoneIndex);
+  const named = candidates.find((index) => isIdName(header?.[index] ?? ""));
+  const index = named ?? candidates[0];
+  if (index === undefined) return undefined;
+  const name = header?.[index]?.trim();
+  return { index, label: name ? name : `column ${index + 1}` };
+}
+
+function isIdName(name: string): boolean {
+  const words = name
+    .replace(/([a-z])([A-Z])/g, "$1 $2")
+    .toLowerCase()
+    .split(/[^a-z0-9]+/);
+  return words.some((word) => ID_WORDS.has(word));
+}

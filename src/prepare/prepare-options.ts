@@ -43,7 +43,7 @@ export interface PrepareOptions {
    * `below_min_task`. Replaces maxTaskSize.
    */
   countryTasks?: { minTaskSize: number; maxTaskSize: number };
-  /** Write every row not in the upload to this CSV (`line,value,class,reason`). */
+  /** Write every row not in the upload to this CSV (`line,value,class,reason,record` and the source's id column; see RejectsWriter). */
   rejectsPath?: string;
   /** Or to this stream (stdout), once preparation is complete; it is not ended. */
   rejectsStream?: NodeJS.WritableStream;

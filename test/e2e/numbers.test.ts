@@ -113,9 +113,9 @@ describe("validate on spreadsheet notation, encodings and --rejects -", () => {
     const out = await runBin(["validate", list, "--country", "GB", "--rejects", "-"], LOCAL_ONLY);
     expect(out.code, out.stderr).toBe(0);
     expect(parse(out.stdout)).toEqual([
-      ["line", "value", "class", "reason"],
-      ["3", "n/a", "invalid", "contains characters that are not part of a phone number"],
-      ["4", "+1 212 555 0142", "other_country", "number belongs to +1 (US), not GB"],
+      ["line", "value", "class", "reason", "record"],
+      ["3", "n/a", "invalid", "contains characters that are not part of a phone number", "2"],
+      ["4", "+1 212 555 0142", "other_country", "number belongs to +1 (US), not GB", "3"],
     ]);
     expect(out.stderr).toMatch(/kept \(to check\)\s+1/);
   });
@@ -178,8 +178,8 @@ describe("submit and join with the new rules", () => {
     const out = await e.run(["submit", path, "--type", "number_validation_batch", "--country", "GB", "--yes", "--rejects", "-"]);
     expect(out.code, out.stderr).toBe(0);
     expect(parse(out.stdout)).toEqual([
-      ["line", "value", "class", "reason"],
-      ["3", "n/a", "invalid", "contains characters that are not part of a phone number"],
+      ["line", "value", "class", "reason", "record"],
+      ["3", "n/a", "invalid", "contains characters that are not part of a phone number", "2"],
     ]);
     expect(out.stderr).toMatch(/Task [0-9a-f]{32} submitted/);
   });

@@ -94,6 +94,8 @@ describe("createRowClassifier (the classifier the join reuses)", () => {
       else rejected.push([String(record.line), cell, row.class, row.reason ?? ""]);
     }
     expect(kept).toEqual(prepared.kept);
-    expect(rejected).toEqual(parse(await readFile(rejectsPath, "utf8")).slice(1));
+    // The rejects' own columns (record and id come after them).
+    const written = (parse(await readFile(rejectsPath, "utf8")) as string[][]).slice(1).map((row) => row.slice(0, 4));
+    expect(rejected).toEqual(written);
   });
 });
