@@ -213,7 +213,7 @@ describe("the rejects file names each record", () => {
       const rejects = join(dir, `rejects-${threads}.csv`);
       const out = await runBin(["validate", path, "--country", "GB", "--rejects", rejects, "--threads", threads], LOCAL_ONLY);
       expect(out.code, out.stderr).toBe(0);
-      const rows = parse(readFileSync(rejects, "utf8")) as string[][];
+      const rows: string[][] = parse(readFileSync(rejects, "utf8"));
       expect(rows[0]).toEqual(["line", "value", "class", "reason", "record", "source:customer_id"]);
       expect(rows.slice(1).map((row) => [row[1], row[2], row[4], row[5]])).toEqual(
         bad.map(({ record, id }) => ["n/a", "invalid", String(record), id]),

@@ -95,7 +95,8 @@ describe("createRowClassifier (the classifier the join reuses)", () => {
     }
     expect(kept).toEqual(prepared.kept);
     // The rejects' own columns (record and id come after them).
-    const written = (parse(await readFile(rejectsPath, "utf8")) as string[][]).slice(1).map((row) => row.slice(0, 4));
+    const records: string[][] = parse(await readFile(rejectsPath, "utf8"));
+    const written = records.slice(1).map((row) => row.slice(0, 4));
     expect(rejected).toEqual(written);
   });
 });
