@@ -102,6 +102,48 @@ describe("submit --country auto", () => {
     expect(noDefault.stderr).toMatch(/^ {2}GB: 10 numbers in 2 task\(s\)/m);
   });
 
+  it("prints the plan as one JSON object on stdout with --dry-run --json: per country, what is left out and why, price and totals", async () => {
+    const { e, crm } = await mixedCountrySandbox();
+    const out = await e.bin(["submit", crm, ...AUTO, "--default-country", "GB", "--dry-run", "--json"]);
+    expect(out.code, out.stderr).toBe(0);
+    expect(lines(out.stdout)).toHaveLength(1);
+    const plan = JSON.parse(out.stdout) as Record<string, unknown>;
+    expect(plan).toMatchObject({
+      dry_run: true,
+      product: "number_activity_batch",
+      country: "auto",
+      price_micros: 3000,
+      price_usd: 0.003,
+      numbers: 17,
+      tasks: 3,
+      reservation_micros: 51_000,
+      reservation_usd: 0.051,
+      countries: [
+        { country: "GB", numbers: 11, tasks: 2, reservation_micros: 33_000, reservation_usd: 0.033 },
+        { country: "US", numbers: 6, tasks: 1, reservation_micros: 18_000, reservation_usd: 0.018 },
+      ],
+      not_submitted: {
+        rows: 4,
+        by_class: { invalid_cnt: 0, no_code_cnt: 0, other_country_cnt: 0, duplicate_cnt: 0, blank: 1, below_min_task: 3 },
+        below_min_task: { min_task_size: 5, countries: [{ country: "FR", numbers: 3 }] },
+      },
+      preparation: { rows_read: 21, kept: 17, below_min_task: 3, blank: 1 },
+    });
+    // The people's plan stays on stderr, and nothing was reserved.
+    expect(out.stderr).toMatch(/^Plan: 17 numbers in 3 task\(s\)/m);
+    expect(e.state().tasks).toEqual([]);
+
+    // One country, or none (carrier_batch): the same shape, one entry in countries.
+    const carrier = await e.bin(["submit", crm, "--type", "carrier_batch", "--dry-run", "--json"]);
+    expect(carrier.code, carrier.stderr).toBe(0);
+    expect(JSON.parse(carrier.stdout)).toMatchObject({
+      country: null,
+      numbers: 19,
+      countries: [{ country: null, numbers: 19, tasks: 3 }],
+      not_submitted: { rows: 2, by_class: { no_code_cnt: 1, blank: 1 }, below_min_task: null },
+    });
+  });
+
   it("submits one task per country, classes the small country's rows below_min_task, and joins and retries the whole run", async () => {
     const { e, crm } = await mixedCountrySandbox();
     const rejects = join(e.dir, "rejects.csv");
