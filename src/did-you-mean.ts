@@ -26,10 +26,9 @@ export function closestMatch(input: string, candidates: readonly string[]): stri
   return containing.length === 1 ? containing[0] : undefined;
 }
 
-/** ` did you mean X?` for a message, or "" when nothing is close. */
-export function didYouMean(input: string, candidates: readonly string[]): string {
-  const match = closestMatch(input, candidates);
-  return match === undefined ? "" : ` Did you mean ${match}?`;
+/** " Did you mean X?" to end a message with, or "" when nothing was meant. */
+export function didYouMean(meant: string | undefined): string {
+  return meant === undefined ? "" : ` Did you mean ${meant}?`;
 }
 
 /** Lower case, accents dropped, and every run of spaces, dashes or dots one `_`. */

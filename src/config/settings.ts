@@ -1,4 +1,4 @@
-import { didYouMean } from "../did-you-mean.js";
+import { closestMatch, didYouMean } from "../did-you-mean.js";
 import { DEFAULT_LIMITS, DEFAULT_PRICE_MICROS, MICROS_PER_USD, SERVICE_TYPES, type ServiceType } from "../spec/products.js";
 import { UsageError } from "../errors.js";
 
@@ -90,7 +90,9 @@ export function isSettingKey(name: string): name is SettingKey {
 export function settingSpec(name: string): SettingSpec & { key: SettingKey } {
   if (!isSettingKey(name)) {
     const settings = Object.keys(SETTINGS);
-    throw new UsageError(`Unknown setting "${name}".${didYouMean(name, settings)}`, { hint: `Settings: ${settings.join(", ")}` });
+    throw new UsageError(`Unknown setting "${name}".${didYouMean(closestMatch(name, settings))}`, {
+      hint: `Settings: ${settings.join(", ")}`,
+    });
   }
   return { ...SETTINGS[name], key: name };
 }

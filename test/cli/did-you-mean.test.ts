@@ -17,7 +17,7 @@ describe("closestMatch", () => {
     expect(closestMatch(typed, SERVICE_TYPES)).toBe(meant);
   });
 
-  it.each(["number", "batch", "sms", "x", ""])("suggests nothing for %j, which could be many or none", (typed) => {
+  it.each(["number", "batch", "sms", "x", "", "global_carrier_batch"])("suggests nothing for %j, which could be many or none", (typed) => {
     expect(closestMatch(typed, SERVICE_TYPES)).toBeUndefined();
   });
 });

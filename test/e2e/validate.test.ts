@@ -171,6 +171,7 @@ describe("a --type or --country that is nearly right", () => {
   it.each([
     [["--type", "Carrier_Batch"], 'Unknown --type "Carrier_Batch". Did you mean carrier_batch?'],
     [["--type", "carier_batch"], 'Unknown --type "carier_batch". Did you mean carrier_batch?'],
+    [["--type", "Global_Carrier_Batch"], 'Unknown --type "Global_Carrier_Batch". Did you mean carrier_batch?'],
     [["--country", "UK"], "--country UK is not an ISO 3166-1 alpha-2 country code. Did you mean GB?"],
     [["--country", "Germany"], "--country Germany is not an ISO 3166-1 alpha-2 country code. Did you mean DE?"],
     [

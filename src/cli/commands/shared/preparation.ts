@@ -2,12 +2,12 @@ import type { CountryCode } from "libphonenumber-js/max";
 import type { ForcedEncoding } from "../../../csv/encodings.js";
 import { UsageError } from "../../../errors.js";
 import { isKnownCountry, prepareList, type DigitsReading, type PrepareOptions, type PrepareResult } from "../../../prepare/index.js";
-import { didYouMean } from "../../../did-you-mean.js";
+import { closestMatch, didYouMean } from "../../../did-you-mean.js";
 import { mainCountryOf } from "../../../prepare/country-groups.js";
 import { suggestCountry } from "../../../prepare/country-names.js";
 import type { PrepareSummary } from "../../../prepare/summary.js";
 import { count } from "../../../format-count.js";
-import { canonicalServiceType, isCarrierProduct, SERVICE_TYPES, type ServiceType } from "../../../spec/products.js";
+import { canonicalServiceType, isCarrierProduct, SERVICE_TYPE_ALIASES, SERVICE_TYPES, type ServiceType } from "../../../spec/products.js";
 import type { Context } from "../../context.js";
 import { absolutePath } from "../../paths.js";
 import { createProgress } from "../../progress.js";
@@ -33,7 +33,11 @@ export interface PreparationFlags {
 export function productFromFlag(type: string): ServiceType {
   const product = canonicalServiceType(type.trim());
   if (!product) {
-    throw new UsageError(`Unknown --type "${type}".${didYouMean(type, SERVICE_TYPES)}`, { hint: `Products: ${SERVICE_TYPES.join(", ")}` });
+    // An alias in another case or misspelt (Global_Carrier_Batch) means its product too.
+    const meant = closestMatch(type, SERVICE_TYPES) ?? canonicalServiceType(closestMatch(type, Object.keys(SERVICE_TYPE_ALIASES)) ?? "");
+    throw new UsageError(`Unknown --type "${type}".${didYouMean(meant)}`, {
+      hint: `Products: ${SERVICE_TYPES.join(", ")}`,
+    });
   }
   return product;
 }
@@ -53,13 +57,9 @@ export function countryFromFlag(country: string | undefined, product: ServiceTyp
 export function countryCode(flag: string, value: string): CountryCode {
   const code = value.trim().toUpperCase();
   if (isKnownCountry(code)) return code;
-  const meant = suggestCountry(value);
-  throw new UsageError(
-    `${flag} ${value} is not an ISO 3166-1 alpha-2 country code.${meant === undefined ? "" : ` Did you mean ${meant}?`}`,
-    {
-      hint: "Use a code such as GB, US or DE.",
-    },
-  );
+  throw new UsageError(`${flag} ${value} is not an ISO 3166-1 alpha-2 country code.${didYouMean(suggestCountry(value))}`, {
+    hint: "Use a code such as GB, US or DE.",
+  });
 }
 
 /** The file argument as a source: `-` is stdin, a relative path is taken from the working directory. */
