@@ -26,7 +26,7 @@ const CODE_TEXT: Readonly<Record<number, CodeText>> = {
   [ApiCode.UNAUTHORIZED]: {
     kind: "auth",
     // What to do depends on where the key came from, which only the caller knows (the CLI adds it as the hint).
-    text: "The service refused the API key (40100).",
+    text: "The service rejected the API key (40100).",
   },
   [ApiCode.INSUFFICIENT_BALANCE]: {
     kind: "balance",

@@ -121,7 +121,7 @@ describe("the edges of the world", () => {
     const e = await sandbox();
     const fromVariable = await e.bin(["balance"], { env: { BULKCHECK_API_KEY: "sk_wrong_0000000000000000" } });
     expect(fromVariable.code).toBe(4);
-    expect(fromVariable.stderr).toContain("The service refused the API key (40100).");
+    expect(fromVariable.stderr).toContain("The service rejected the API key (40100).");
     expect(fromVariable.stderr).toContain("The key came from BULKCHECK_API_KEY");
     expect(fromVariable.stderr).not.toContain("config set api-key");
 
@@ -173,7 +173,15 @@ describe("--json failures", () => {
     expect(badKey.code).toBe(4);
     expect(badKey.stdout).toBe("");
     const error = JSON.parse(lines(badKey.stderr).at(-1)!) as { error: Record<string, unknown> };
-    expect(error).toEqual({ error: { code: "auth", exit_code: 4, message: expect.stringContaining("(40100)"), hint: null } });
+    // The hint says where the refused key came from (it was null).
+    expect(error).toEqual({
+      error: {
+        code: "auth",
+        exit_code: 4,
+        message: expect.stringContaining("(40100)"),
+        hint: expect.stringContaining("BULKCHECK_API_KEY"),
+      },
+    });
 
     const usage = await e.bin(["balance", "--frobnicate", "--json"]);
     expect(usage.code).toBe(2);
