@@ -8,7 +8,7 @@ import { checkDestination, type DestinationRules } from "../results/destination.
 import { admitBlock, type ClassifiedBlock } from "./block-classifier.js";
 import { createBlockPool, type BlockPool } from "./block-pool.js";
 import { classifyCell, type Classification, type ClassifyOptions, type DigitsReading } from "./classify.js";
-import { chooseColumn, type ColumnChoice } from "./column.js";
+import { chooseColumn, chooseIdColumn, type ColumnChoice } from "./column.js";
 import { countCountries, countryGroups, splitByCountry } from "./country-groups.js";
 import { listFile, type ListFile } from "./input-source.js";
 import { classifyOptionsOf, type PrepareOptions } from "./prepare-options.js";
@@ -153,15 +153,27 @@ async function preparePass(
     upload = spool;
     const classifier = createRowClassifier(settings, (key) => spool.add(key));
     const summary = emptySummary();
-    rejects = outputs.rejectsPath === undefined ? undefined : await RejectsWriter.create(outputs.rejectsPath);
+    const idColumn = outputs.rejectsPath === undefined ? undefined : chooseIdColumn(rows.header?.fields, rows.columnCount, column.index);
+    rejects = outputs.rejectsPath === undefined ? undefined : await RejectsWriter.create(outputs.rejectsPath, idColumn?.label);
     const blockSettings = {
       delimiter: rows.format.delimiter,
       column: column.index,
       classify: classifyOptions,
       keepValues: rejects !== undefined,
+      idColumn: idColumn?.index,
     };
     pool = createBlockPool(blockSettings, options.workers ?? 0);
-    await classifyRows({ rows, column: column.index, pool, classifier, summary, rejects, upload: spool, onProgress: options.onProgress });
+    await classifyRows({
+      rows,
+      column: column.index,
+      idColumn: idColumn?.index,
+      pool,
+      classifier,
+      summary,
+      rejects,
+      upload: spool,
+      onProgress: options.onProgress,
+    });
     await rejects?.close();
     const chunks = await spool.finish(options.countryTasks ? undefined : options.maxTaskSize);
     upload = undefined;
@@ -177,6 +189,7 @@ async function preparePass(
 interface RowLoop {
   rows: RowSource;
   column: number;
+  idColumn: number | undefined;
   pool: BlockPool;
   classifier: RowClassifier;
   summary: PrepareSummary;
@@ -196,13 +209,14 @@ async function classifyRows(loop: RowLoop): Promise<void> {
   const settle = async (result: Promise<ClassifiedBlock>): Promise<void> => {
     admitBlock(await result, loop.classifier, (row) => {
       countRow(loop.summary, row);
-      if (row.class !== "kept") loop.rejects?.add(row.line, row.value ?? "", row.class, row.reason);
+      // The record's number among the data rows: rows_read once this one is counted.
+      if (row.class !== "kept") loop.rejects?.add(row, loop.summary.rows_read);
     });
     await loop.rejects?.flush();
     await loop.upload.flush();
     loop.onProgress?.(loop.summary.rows_read);
   };
-  for await (const piece of loop.rows.pieces(loop.column)) {
+  for await (const piece of loop.rows.pieces(loop.column, loop.idColumn)) {
     if ("text" in piece ? piece.text === "" : piece.cells.length === 0) continue;
     const result = loop.pool.classify(piece);
     // A failing worker rejects all its blocks at once; the first is rethrown when settled, the rest must not go unhandled.

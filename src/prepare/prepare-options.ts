@@ -3,6 +3,7 @@ import type { CountryCode } from "libphonenumber-js/max";
 import { UsageError } from "../errors.js";
 import type { TextEncoding } from "../csv/encodings.js";
 import { isKnownCountry, type ClassifyOptions, type DigitsReading } from "./classify.js";
+import type { RecordedColumn } from "./column.js";
 import type { ListSource } from "./input-source.js";
 
 export interface PrepareOptions {
@@ -10,8 +11,11 @@ export interface PrepareOptions {
   source: ListSource;
   /** Task country; absent only for the carrier product without --country (numbers must then carry their code). */
   country?: CountryCode;
-  /** Phone column: a header name (case-insensitive) or a 1-based column number. */
-  column?: string;
+  /**
+   * Phone column: a header name (case-insensitive) or a 1-based column number (`--column`),
+   * or the column a journalled preparation of the same list read (retry-failed rebuilding it).
+   */
+  column?: string | RecordedColumn;
   /** Class national-format numbers as `no_code` (the service's rule) instead of adding the country's code. */
   requireCountryCode?: boolean;
   /** Class regions sharing the task's calling code (GG/JE/IM under +44) as `other_country`. */
@@ -43,7 +47,10 @@ export interface PrepareOptions {
    * `below_min_task`. Replaces maxTaskSize.
    */
   countryTasks?: { minTaskSize: number; maxTaskSize: number };
-  /** Write every row not in the upload to this CSV (`line,value,class,reason`), when preparation is complete, whole or not at all. */
+  /**
+   * Write every row not in the upload to this CSV (`line,value,class,reason,record` and the source's id column; see
+   * RejectsWriter), when preparation is complete, whole or not at all.
+   */
   rejectsPath?: string;
   /** Or to this stream (stdout), once preparation is complete; it is not ended. */
   rejectsStream?: NodeJS.WritableStream;

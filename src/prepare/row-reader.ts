@@ -62,9 +62,10 @@ export interface RowSource {
   batches(): AsyncGenerator<SourceRecord[], void, undefined>;
   /**
    * The same records as pieces to classify by their cells of `column` (0-based): blocks of
-   * text, each starting on a record boundary (see RecordReader.pushBlock), or a workbook's cells.
+   * text, each starting on a record boundary (see RecordReader.pushBlock), or a workbook's
+   * cells, with `idColumn`'s cells as `ids` when one is given (text blocks carry every column).
    */
-  pieces(column: number): AsyncGenerator<ListPiece, void, undefined>;
+  pieces(column: number, idColumn?: number): AsyncGenerator<ListPiece, void, undefined>;
   /** Releases the file when the rows are not read to the end. */
   close(): Promise<void>;
 }

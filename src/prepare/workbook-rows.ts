@@ -128,12 +128,22 @@ async function openSheet(file: ListFile, sheet: WorkbookSheet, known?: Partial<K
       columnCount,
       sample,
       batches,
-      async *pieces(column) {
+      async *pieces(column, idColumn) {
+        const withIds = (batch: CellBatch, id: () => string[]): CellBatch => (idColumn === undefined ? batch : { ...batch, ids: id() });
         try {
-          if (buffered.length > 0) yield { lines: buffered.map((r) => r.line), cells: buffered.map((r) => r.fields[column] ?? "") };
-          const cell = (value: SheetRow) => ({ line: value.number, cell: textOf(value.getCell(column + 1), strings, file.name) });
-          for await (const batch of later((line) => ({ line, cell: "" }), cell)) {
-            yield { lines: batch.map((c) => c.line), cells: batch.map((c) => c.cell) } satisfies CellBatch;
+          if (buffered.length > 0) {
+            const cells = { lines: buffered.map((r) => r.line), cells: buffered.map((r) => r.fields[column] ?? "") };
+            yield withIds(cells, () => buffered.map((r) => r.fields[idColumn!] ?? ""));
+          }
+          const textAt = (value: SheetRow, index: number) => textOf(value.getCell(index + 1), strings, file.name);
+          const cell = (value: SheetRow) => ({
+            line: value.number,
+            cell: textAt(value, column),
+            id: idColumn === undefined ? "" : textAt(value, idColumn),
+          });
+          for await (const batch of later((line) => ({ line, cell: "", id: "" }), cell)) {
+            const cells = { lines: batch.map((c) => c.line), cells: batch.map((c) => c.cell) };
+            yield withIds(cells, () => batch.map((c) => c.id));
           }
         } finally {
           await close();

@@ -111,10 +111,13 @@ export function asOutputWriteError<E>(error: E, path: string): E | OutputWriteEr
   return typeof code === "string" && code in WRITE_FAILURES ? new OutputWriteError(path, code, error) : error;
 }
 
-/** Rows in the result differ from what the task reported (`success_cnt`). Raised only on request (`--strict`). */
+/**
+ * Rows in the result differ from what the task reported (`success_cnt`). Raised only on
+ * request (`--strict`), after the output was written: an outcome of its own (exit 9).
+ */
 export class RowCountMismatchError extends BulkcheckError {
   constructor(message: string) {
-    super("unexpected", message, {
+    super("count_mismatch", message, {
       hint: "The output was written. Download again, or drop --strict to accept it with a warning.",
     });
   }

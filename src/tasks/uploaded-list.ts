@@ -93,7 +93,7 @@ async function rebuildUploadedList(
   const prepared = await prepareList({
     source: sourcePath,
     ...(settings.country ? { country: settings.country } : {}),
-    column: String(settings.column.index + 1),
+    column: { recordedIndex: settings.column.index },
     requireCountryCode: settings.requireCountryCode,
     strictRegion: settings.strictRegion,
     digitsAs: settings.digitsAs ?? "international",

@@ -1,3 +1,4 @@
+import { count } from "../format-count.js";
 import type { Task } from "../spec/task.js";
 import { MAX_TIMER_MS } from "../config/duration.js";
 import { BulkcheckError, InterruptedError, PendingError, TaskFailedError } from "../errors.js";
@@ -120,9 +121,14 @@ export async function waitUntilFinished(options: WaitAllOptions): Promise<Task[]
 
 /** The outcome of a wait in which some tasks failed (once the final states of all are known). */
 export function failedTasksError(failed: readonly string[]): TaskFailedError {
-  return new TaskFailedError(`${failed.length} task(s) failed: ${failed.join(", ")}. Failed tasks are refunded in full.`, failed, {
-    hint: "Submit the list again with --resubmit to try once more.",
+  return new TaskFailedError(`${count(failed.length)} task(s) failed: ${failed.join(", ")}. Failed tasks are refunded in full.`, failed, {
+    hint: retryFailedHint(failed),
   });
+}
+
+/** What to do about failed tasks (exit 6), as the README's exit-code tables say: check their numbers again in new tasks. */
+export function retryFailedHint(taskIds: readonly string[]): string {
+  return `Check their numbers again in new tasks: bulkcheck retry-failed ${taskIds.join(" ")}`;
 }
 
 export function isFinished(task: Task | undefined): boolean {

@@ -96,6 +96,7 @@ const EXAMPLES: Record<string, ReadonlyArray<[what: string, error: unknown]>> = 
   DestinationNotReplaceableError: [["--force onto a FIFO", new DestinationNotReplaceableError("/tmp/fifo", lstatSync("/dev/null"))]],
   OutputWriteError: [["a full disk while writing -o", new OutputWriteError("/data/out.csv", "ENOSPC", undefined)]],
   TimeoutExpiredError: [["--timeout ran out with a request in flight", new TimeoutExpiredError("took too long")]],
+  RowCountMismatchError: [["--strict with too few rows", new RowCountMismatchError("2 rows; 3 expected")]],
   CsvSyntaxError: [["a list with an unclosed quote, as preparation words it", unreadableList("crm.csv", unclosedQuote(3))]],
   UndecodableText: [
     ["a binary file as a list, as preparation words it", undecodableError("x.xlsx", new UndecodableText("nul", "utf8", ""), 1)],
@@ -109,8 +110,6 @@ const EXIT_1: Record<string, ReadonlyArray<[what: string, error: unknown]>> = {
   ResponseFormatError: [["truncated JSON with 200", new ResponseFormatError("truncated", 200, "application/json")]],
   // The result file is unusable as sent: "report the result file to the service".
   ResultFileError: [["a zip without a CSV", new ResultFileError("ZIP_NO_CSV", "no csv")]],
-  // Only with --strict, documented as exit 1 in the README.
-  RowCountMismatchError: [["--strict with too few rows", new RowCountMismatchError("2 rows; 3 expected")]],
   // A 4xx without an envelope that is not "not found": an answer the client cannot read.
   HttpStatusError: [["a proxy's 400 page", new HttpStatusError("400", 400, undefined)]],
   // An envelope code the spec does not list.
@@ -151,6 +150,9 @@ const SYSTEM_ERRORS = [
   "EPIPE",
 ];
 
+/** Node's errors that only writing can meet. */
+const WRITE_TIME_ERRORS = new Set(["ENOSPC", "EDQUOT", "EFBIG"]);
+
 function systemError(code: string): NodeJS.ErrnoException {
   return Object.assign(new Error(`${code}: something, open '/data/out.csv'`), { code, syscall: "open", path: "/data/out.csv" });
 }
@@ -178,16 +180,27 @@ describe("describeFailure", () => {
     },
   );
 
-  it.each(SYSTEM_ERRORS)("Node's %s is the user's to fix (exit 2), or for EPIPE a reader that left (exit 0, silent)", (code) => {
-    const failure = describeFailure(systemError(code), running);
-    if (code === "EPIPE") {
-      expect(failure).toMatchObject({ exitCode: 0, silent: true });
-      return;
-    }
-    expect(failure).toMatchObject({ code: "usage", exitCode: 2 });
-    expect(failure.message).toContain("/data/out.csv");
-    expect(failure.message).toContain(code);
-    expect(failure.hint).toBeTruthy();
+  it.each(SYSTEM_ERRORS)(
+    "Node's %s is the user's to fix (exit 2; exit 3 for a full disk or quota), or for EPIPE a reader that left (exit 0, silent)",
+    (code) => {
+      const failure = describeFailure(systemError(code), running);
+      if (code === "EPIPE") {
+        expect(failure).toMatchObject({ exitCode: 0, silent: true });
+        return;
+      }
+      // A disk fills up only while writing, maybe after an upload: never exit 2, which promises nothing was uploaded.
+      expect(failure).toMatchObject(WRITE_TIME_ERRORS.has(code) ? { code: "input", exitCode: 3 } : { code: "usage", exitCode: 2 });
+      expect(failure.message).toContain("/data/out.csv");
+      expect(failure.message).toContain(code);
+      expect(failure.hint).toBeTruthy();
+    },
+  );
+
+  it("--strict's row-count mismatch is an outcome of its own, exit 9, not a bug's exit 1", () => {
+    expect(describeFailure(new RowCountMismatchError("2 rows; 3 expected"), running)).toMatchObject({
+      code: "count_mismatch",
+      exitCode: 9,
+    });
   });
 
   it.each([

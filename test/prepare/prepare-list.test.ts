@@ -1,3 +1,4 @@
+import { chooseIdColumn } from "../../src/prepare/column.js";
 import { lstat, readdir, readFile, stat, symlink, writeFile } from "node:fs/promises";
 import { createHash } from "node:crypto";
 import { join } from "node:path";
@@ -55,26 +56,48 @@ describe("prepareList on a CRM export", () => {
     expect(format).toEqual({ kind: "csv", delimiter: ",", hasHeader: true, encoding: "utf8" });
   });
 
-  it("writes every excluded row to the rejects CSV with its physical line, raw value, class and reason", async () => {
+  it("writes every excluded row to the rejects CSV with its physical line, raw value, class and reason, then its record and id", async () => {
     const rejectsPath = join(await tempDir(), "rejects.csv");
     const { summary } = await prepareText("contacts.csv", CONTACTS, { rejectsPath });
     const rows = parse(await readFile(rejectsPath, "utf8"));
+    // The record number differs from the line after the quoted cell that spans two lines; "id" names the record.
     expect(rows).toEqual([
-      ["line", "value", "class", "reason"],
-      ["7", "", "blank", "empty cell"],
-      ["8", "+44 7400 100001", "duplicate", "duplicate of line 2"],
-      ["9", "n/a", "invalid", "contains characters that are not part of a phone number"],
-      ["10", "+1 212 555 0142", "other_country", "number belongs to +1 (US), not GB"],
-      ["12", "4.47911E+11", "invalid", "spreadsheet scientific notation lost digits; format the column as text and export again"],
+      ["line", "value", "class", "reason", "record", "source:id"],
+      ["7", "", "blank", "empty cell", "5", "5"],
+      ["8", "+44 7400 100001", "duplicate", "duplicate of line 2", "6", "6"],
+      ["9", "n/a", "invalid", "contains characters that are not part of a phone number", "7", "7"],
+      ["10", "+1 212 555 0142", "other_country", "number belongs to +1 (US), not GB", "8", "8"],
+      [
+        "12",
+        "4.47911E+11",
+        "invalid",
+        "spreadsheet scientific notation lost digits; format the column as text and export again",
+        "10",
+        "10",
+      ],
     ]);
     expect(rows.length - 1 + summary.kept).toBe(summary.rows_read);
+  });
+
+  it.each([
+    [["name", "Customer ID", "phone"], 2, { index: 1, label: "Customer ID" }],
+    [["contactId", "phone"], 1, { index: 0, label: "contactId" }],
+    [["phone", "name", "crm_ref"], 0, { index: 2, label: "crm_ref" }],
+    [["phone", "name", "paid"], 0, { index: 1, label: "name" }],
+    [undefined, 0, { index: 1, label: "column 2" }],
+  ] as const)("identifies rejected records by %j (phone column %i) with %j", (header, phone, expected) => {
+    expect(chooseIdColumn(header, header?.length ?? 3, phone)).toEqual(expected);
+  });
+
+  it("has no id column for a list of one column", () => {
+    expect(chooseIdColumn(["phone"], 1, 0)).toBeUndefined();
   });
 
   it("quotes rejects values the way csv-stringify does", async () => {
     const rejectsPath = join(await tempDir(), "rejects.csv");
     await prepareText("list.csv", 'name,phone\nA,"12, ""34"""\n', { rejectsPath });
     expect(await readFile(rejectsPath, "utf8")).toBe(
-      'line,value,class,reason\n2,"12, ""34""",invalid,contains characters that are not part of a phone number\n',
+      'line,value,class,reason,record,source:name\n2,"12, ""34""",invalid,contains characters that are not part of a phone number,1,A\n',
     );
   });
 

@@ -17,7 +17,7 @@ export function downloadCommand(invoke: Invoke, run = downloadRun) {
     .option("--force", "overwrite an existing file")
     .addOption(formatOption())
     .option("--join <source>", "write the source file's rows with the result columns beside them")
-    .option("--strict", "exit 1 when the row count disagrees with the task's success_cnt")
+    .option("--strict", "exit 9 when the row count disagrees with the task's success_cnt (the output is still written)")
     .option("--report <file.html>", "also write an HTML report of the run (self-contained, printable)")
     .addOption(timeoutOption())
     .addOption(requestTimeoutOption())

@@ -10,6 +10,7 @@ import { checkOutputs } from "./shared/destination.js";
 import { addReserveAndWaitOptions, examples } from "./shared/help.js";
 import type { SubmitFlags } from "./shared/submission.js";
 import { pollInterval } from "./shared/waiting.js";
+import { count } from "../../format-count.js";
 
 export interface RetryFailedOptions extends SubmitFlags, AfterUploadFlags {}
 
@@ -62,11 +63,11 @@ async function retryOne(ctx: Context, task: { client: ApiClient; id: string; dir
   const { origin, uploadedCount, retry, lineage } = await retryList(deps, task.id, task.dir);
   // The list the retry was rebuilt from is known only now: the output may not be it, and nothing is uploaded yet.
   await checkOutputs(ctx, { "-o": options.output }, { force: options.force, reading: [origin.sourcePath] });
-  ctx.printer.note(`${retry.count} of ${uploadedCount} numbers of task ${task.id} got no result.`);
+  ctx.printer.note(`${count(retry.count)} of ${count(uploadedCount)} numbers of task ${task.id} got no result.`);
   if (retry.count === 0) return undefined;
   if (lineage.length > 1) {
     ctx.printer.note(
-      `Already retried: these ${retry.count} numbers got no result in ${lineage.length} tasks in a row (${lineage.join(", ")}); the service may not be able to check them, so this retry may get no result either.`,
+      `Already retried: these ${count(retry.count)} numbers got no result in ${count(lineage.length)} tasks in a row (${lineage.join(", ")}); the service may not be able to check them, so this retry may get no result either.`,
     );
   }
   return submitAndReport(

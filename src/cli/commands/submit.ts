@@ -65,7 +65,8 @@ export function submitCommand(invoke: Invoke, run = submitRun) {
 export async function submitRun(ctx: Context, file: string, options: SubmitOptions): Promise<void> {
   // Loaded when the run starts, not with the command tree: preparation loads
   // libphonenumber-js, and submitting derives keys (node:crypto).
-  const { checkRejectsToStdout, prepareFromFlags, printPreparationSummary, productFromFlag } = await import("./shared/preparation.js");
+  const { checkRejectsToStdout, noCodeHint, prepareFromFlags, printPreparationSummary, productFromFlag } =
+    await import("./shared/preparation.js");
   const { countryChoice } = await import("./shared/country-choice.js");
   const { submitAndReport } = await import("./shared/submission.js");
   const { assertKeyLength } = await import("../../tasks/idempotency.js");
@@ -90,6 +91,8 @@ export async function submitRun(ctx: Context, file: string, options: SubmitOptio
       }),
     );
     if (!ctx.globals.json) printPreparationSummary(ctx, prepared);
+    const hint = await noCodeHint(prepared, anyRegion);
+    if (hint) ctx.printer.note(hint);
     return submitAndReport(
       ctx,
       {

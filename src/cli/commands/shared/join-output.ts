@@ -2,7 +2,7 @@ import type { StagedResults } from "../../../tasks/download.js";
 import { joinTaskResults } from "../../../tasks/join.js";
 import { billing } from "../../../tasks/billing.js";
 import type { JoinSummary } from "../../../results/join.js";
-import { count } from "../../../results/summary.js";
+import { count } from "../../../format-count.js";
 import type { Context } from "../../context.js";
 import { absolutePath } from "../../paths.js";
 import { billingJson, describeBilling } from "./billing-report.js";
