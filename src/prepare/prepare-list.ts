@@ -119,7 +119,7 @@ async function preparePass(
         sheet: earlier.format.sheet,
       }
     : { encoding: options.encoding, sheet: options.sheet };
-  const rows = await openRows(file, known);
+  const rows = await openRows(file, known, options.signal);
   let pool: BlockPool | undefined;
   let rejects: RejectsWriter | undefined;
   let upload: UploadSpool | undefined;

@@ -52,6 +52,8 @@ export interface PrepareOptions {
   workers?: number;
   /** Called after each batch with the number of data rows read so far. */
   onProgress?: (rowsRead: number) => void;
+  /** Aborting it stops reading the list promptly, rejecting with the signal's reason. */
+  signal?: AbortSignal;
 }
 
 /** Checks the options a user can get wrong and returns the classifier's. */
