@@ -1,6 +1,7 @@
 import { writeFile } from "node:fs/promises";
 import { constants, deflateRawSync } from "node:zlib";
 import yazl from "yazl";
+import { mulberry32 } from "../../src/sandbox/random.js";
 
 /**
  * Workbooks written part by part, for what no spreadsheet writer here produces on demand:
@@ -80,6 +81,14 @@ export async function zipParts(parts: Record<string, string | Buffer>): Promise<
 export async function writeWorkbookParts(path: string, spec: WorkbookSpec): Promise<string> {
   await writeFile(path, await zipParts(workbookParts(spec)));
   return path;
+}
+
+/** `length` characters of base64 that deflate hardly shrinks (seeded random bytes), for parts no ratio limit stops. */
+export function noise(length: number, seed = 0): string {
+  const random = mulberry32(seed);
+  const bytes = Buffer.alloc(Math.ceil((length * 3) / 4), 0);
+  for (let i = 0; i < bytes.length; i++) bytes[i] = Math.floor(random() * 256);
+  return bytes.toString("base64").slice(0, length);
 }
 
 /** A zip entry's raw deflate data and the size it inflates to (its CRC is left 0: nothing reads that far). */
