@@ -31,7 +31,7 @@ export interface KnownDialect {
   hasHeader: boolean;
   /** The encoding to read in; detected (detectEncoding) when absent. */
   encoding?: TextEncoding;
-  /** For a workbook: the sheet's name, or its number from 1 (default: the first visible sheet). */
+  /** For a workbook: the sheet's name, or its number from 1 (default: the first visible worksheet). */
   sheet?: string;
 }
 

@@ -37,10 +37,12 @@ export class SharedStringTable {
       this.#offsets = grown;
     }
     while (this.#chunks.length * CHUNK_BYTES < end) this.#chunks.push(Buffer.allocUnsafe(CHUNK_BYTES));
-    const chunk = this.#chunks[Math.floor(start / CHUNK_BYTES)]!;
     const at = start % CHUNK_BYTES;
-    if (at + (end - start) <= CHUNK_BYTES) chunk.write(text, at, "utf8");
-    else this.#copyIn(Buffer.from(text, "utf8"), start);
+    // An empty string has no bytes to write, and may start where no chunk is yet (first in the table, or at a chunk's end).
+    if (end > start) {
+      if (at + (end - start) <= CHUNK_BYTES) this.#chunks[Math.floor(start / CHUNK_BYTES)]!.write(text, at, "utf8");
+      else this.#copyIn(Buffer.from(text, "utf8"), start);
+    }
     this.#offsets[++this.#count] = end;
   }
 

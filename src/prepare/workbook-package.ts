@@ -132,8 +132,8 @@ export class WorkbookPackage {
    * counts them against the size the zip declares, as yauzl's validateEntrySizes would.
    */
   async #inflate(entry: Entry): Promise<Readable> {
+    if (entry.compressionMethod === STORED) return this.zip.openReadStreamPromise(entry);
     const compressed = await this.zip.openReadStreamPromise(entry, { decompress: false });
-    if (entry.compressionMethod === STORED) return compressed;
     return pipeline(compressed, createInflateRaw({ chunkSize: INFLATE_CHUNK_BYTES }), () => {
       // an error reaches the reader through the inflating stream, which pipeline destroys with it
     });

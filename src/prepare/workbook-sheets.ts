@@ -91,22 +91,28 @@ export interface ListedSheet {
 export class WorkbookXml implements XmlHandlers {
   readonly sheets: ListedSheet[] = [];
   date1904 = false;
-  #depth = 0;
+  /**
+   * The elements open, outermost first. Elements count only where the schema puts them: an
+   * extension (`<extLst>`, `<mc:AlternateContent>`) may hold its own of the same local
+   * name, as Excel's `<x14:workbookPr defaultImageDpi=…/>` after the real `<workbookPr>`.
+   */
+  readonly #open: string[] = [];
 
   /** @throws NotAWorkbook at once when the root element is not `workbook`. */
   open(name: string, attributes: Readonly<Record<string, string>>): void {
-    if (this.#depth++ === 0 && name !== "workbook") throw new NotAWorkbook();
-    if (name === "sheet" && attributes.name !== undefined) {
+    const depth = this.#open.push(name);
+    if (depth === 1 && name !== "workbook") throw new NotAWorkbook();
+    if (depth === 3 && name === "sheet" && this.#open[1] === "sheets" && attributes.name !== undefined) {
       const state = attributes.state;
       const relationship = Object.entries(attributes).find(([key]) => key.endsWith(":id"))?.[1];
       this.sheets.push({ name: attributes.name, visible: state !== "hidden" && state !== "veryHidden", relationship });
-    } else if (name === "workbookPr") {
+    } else if (depth === 2 && name === "workbookPr") {
       this.date1904 = attributes.date1904 === "1" || attributes.date1904 === "true";
     }
   }
 
   close(): void {
-    this.#depth--;
+    this.#open.pop();
   }
 
   text(): void {}

@@ -56,16 +56,20 @@ export async function readCellFormats(workbook: WorkbookPackage, part: string, s
 export class StylesPart implements XmlHandlers {
   readonly #codes = new Map<number, string>();
   readonly #styleFormatIds: number[] = [];
-  /** The elements open, outermost first: a `numFmt` counts only in `numFmts` (a `dxf` has its own), an `xf` only in `cellXfs`. */
+  /**
+   * The elements open, outermost first: a `numFmt` counts only in the style sheet's `numFmts`
+   * (a `dxf` has its own), an `xf` only in its `cellXfs` (not `cellStyleXfs`), and nothing in
+   * an extension.
+   */
   readonly #open: string[] = [];
 
   open(name: string, attributes: Readonly<Record<string, string>>): void {
-    const parent = this.#open.at(-1);
-    this.#open.push(name);
-    if (name === "numFmt" && parent === "numFmts") {
+    const depth = this.#open.push(name);
+    if (depth !== 3) return;
+    if (name === "numFmt" && this.#open[1] === "numFmts") {
       const id = Number(attributes.numFmtId);
       if (Number.isInteger(id) && attributes.formatCode !== undefined) this.#codes.set(id, attributes.formatCode);
-    } else if (name === "xf" && parent === "cellXfs") {
+    } else if (name === "xf" && this.#open[1] === "cellXfs") {
       this.#styleFormatIds.push(Number(attributes.numFmtId ?? 0));
     }
   }

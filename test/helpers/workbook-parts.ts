@@ -1,6 +1,4 @@
-import { writeFile } from "node:fs/promises";
 import { constants, deflateRawSync } from "node:zlib";
-import yazl from "yazl";
 import { mulberry32 } from "../../src/sandbox/random.js";
 
 /**
@@ -67,22 +65,6 @@ export function workbookParts(spec: WorkbookSpec): Record<string, string> {
   return parts;
 }
 
-/** `parts` zipped with yazl, in their order. */
-export async function zipParts(parts: Record<string, string | Buffer>): Promise<Buffer> {
-  const zip = new yazl.ZipFile();
-  for (const [name, content] of Object.entries(parts)) zip.addBuffer(Buffer.from(content), name);
-  zip.end();
-  const chunks: Buffer[] = [];
-  for await (const chunk of zip.outputStream as AsyncIterable<Buffer>) chunks.push(chunk);
-  return Buffer.concat(chunks);
-}
-
-/** Writes a workbook of `spec` to `path`. */
-export async function writeWorkbookParts(path: string, spec: WorkbookSpec): Promise<string> {
-  await writeFile(path, await zipParts(workbookParts(spec)));
-  return path;
-}
-
 /** `length` characters of base64 that deflate hardly shrinks (seeded random bytes), for parts no ratio limit stops. */
 export function noise(length: number, seed = 0): string {
   const random = mulberry32(seed);
@@ -113,16 +95,26 @@ export function deflatedRepeat(head: string, unit: string, times: number, tail: 
 /** A final deflate block with fixed codes holding only its end: the bits 1, 01, 0000000. */
 const FINAL_EMPTY_BLOCK = Buffer.from([0x03, 0x00]);
 
+/** A zip entry stored as it is, without compression (as some writers store small parts). */
+export interface StoredEntry {
+  stored: string;
+}
+
 /**
  * A zip of `parts` written by hand (yazl deflates what it is given, and a bomb must not be
- * inflated to be made): plain text deflated as usual, a DeflatedEntry as it is.
+ * inflated to be made): plain text deflated as usual, a DeflatedEntry as it is, a StoredEntry uncompressed.
  */
-export function zipWithDeflated(parts: Record<string, string | DeflatedEntry>): Buffer {
+export function zipWithDeflated(parts: Record<string, string | DeflatedEntry | StoredEntry>): Buffer {
   const locals: Buffer[] = [];
   const central: Buffer[] = [];
   let offset = 0;
   for (const [name, content] of Object.entries(parts)) {
-    const entry = typeof content === "string" ? { data: deflateRawSync(content), size: Buffer.byteLength(content) } : content;
+    const entry =
+      typeof content === "string"
+        ? { data: deflateRawSync(content), size: Buffer.byteLength(content), method: 8 }
+        : "stored" in content
+          ? { data: Buffer.from(content.stored), size: Buffer.byteLength(content.stored), method: 0 }
+          : { ...content, method: 8 };
     const fileName = Buffer.from(name);
     const header = (signature: number, length: number) => {
       const buffer = Buffer.alloc(length);
@@ -131,7 +123,7 @@ export function zipWithDeflated(parts: Record<string, string | DeflatedEntry>): 
     };
     const local = header(0x04034b50, 30);
     local.writeUInt16LE(20, 4); // version needed
-    local.writeUInt16LE(8, 8); // deflate
+    local.writeUInt16LE(entry.method, 8);
     local.writeUInt16LE(0x21, 12); // 1980-01-01
     local.writeUInt32LE(entry.data.length, 18);
     local.writeUInt32LE(entry.size, 22);
@@ -139,7 +131,7 @@ export function zipWithDeflated(parts: Record<string, string | DeflatedEntry>): 
     const record = header(0x02014b50, 46);
     record.writeUInt16LE(20, 4); // made by
     record.writeUInt16LE(20, 6); // needed
-    record.writeUInt16LE(8, 10);
+    record.writeUInt16LE(entry.method, 10);
     record.writeUInt16LE(0x21, 14);
     record.writeUInt32LE(entry.data.length, 20);
     record.writeUInt32LE(entry.size, 24);

@@ -18,6 +18,12 @@ describe("SharedStringTable", () => {
     expect(strings.map((_, i) => table.get(i))).toEqual(strings);
   });
 
+  it("holds an empty string first, or where its buffers end", () => {
+    const strings = ["", "a", "x".repeat(8 * MiB - 1), "", "b"];
+    const table = tableOf(strings);
+    expect(strings.map((_, i) => table.get(i))).toEqual(strings);
+  });
+
   it("holds no string outside the indexes it was given (how a missed shared-strings part shows)", () => {
     const table = tableOf(["a", "b"]);
     expect([table.get(-1), table.get(2), table.get(1.5), table.get(Number.NaN)]).toEqual([undefined, undefined, undefined, undefined]);

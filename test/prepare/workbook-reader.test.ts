@@ -3,21 +3,13 @@ import { InputRejectedError } from "../../src/errors.js";
 import { openRows, type RowSource } from "../../src/prepare/index.js";
 import { resolveTarget } from "../../src/prepare/workbook-package.js";
 import { isDateFormat } from "../../src/prepare/workbook-styles.js";
-import {
-  deflatedRepeat,
-  MAIN_NS,
-  noise,
-  REL_TYPE,
-  workbookParts,
-  zipParts,
-  zipWithDeflated,
-  type WorkbookSpec,
-} from "../helpers/workbook-parts.js";
+import { deflatedRepeat, MAIN_NS, noise, REL_TYPE, workbookParts, zipWithDeflated, type WorkbookSpec } from "../helpers/workbook-parts.js";
+import { zipOf } from "../helpers/results-fixtures.js";
 import { listFile, recordsOf } from "./helpers.js";
 
 async function bookFile(spec: WorkbookSpec | Record<string, string>): Promise<string> {
   const parts = "xl/workbook.xml" in spec ? (spec as Record<string, string>) : workbookParts(spec as WorkbookSpec);
-  return listFile("book.xlsx", await zipParts(parts));
+  return listFile("book.xlsx", await zipOf(parts));
 }
 
 /** Every row the first visible sheet holds (header included), as [line, fields]. */
@@ -124,9 +116,10 @@ describe("a workbook's cells", () => {
     ]);
   });
 
-  it("reads dates in the 1904 date system when the workbook says so", async () => {
-    const cells = await cellsOf('<c r="A1" s="2"><v>43860</v></c>', { styles: STYLES, workbookPr: '<workbookPr date1904="1"/>' });
-    expect(cells).toEqual(["2024-01-31"]);
+  it("reads dates in the 1904 date system when the workbook says so, whatever an extension of the same name says", async () => {
+    const workbookPr =
+      '<workbookPr date1904="1"/><extLst><ext uri="{x}"><x14:workbookPr xmlns:x14="x14" defaultImageDpi="32767"/></ext></extLst>';
+    expect(await cellsOf('<c r="A1" s="2"><v>43860</v></c>', { styles: STYLES, workbookPr })).toEqual(["2024-01-31"]);
   });
 
   it.each<[string, boolean]>([
@@ -169,6 +162,18 @@ describe("a workbook's parts", () => {
     const parts = Object.entries(workbookParts(spec)).reverse();
     const shuffled = Object.fromEntries(parts.map(([name, xml]) => [name === "xl/styles.xml" ? "XL/Styles.XML" : name, xml]));
     expect(await rowsOf(await bookFile(shuffled))).toEqual([[1, ["+44 7400 100001"]]]);
+  });
+
+  it("reads relationships under any namespace prefix, and parts stored without compression", async () => {
+    const parts: Record<string, string | { stored: string }> = workbookParts({
+      sheets: [{ name: "S", rows: '<row r="1"><c r="A1" t="s"><v>0</v></c></row>' }],
+      sharedStrings: ["+44 7400 100001"],
+    });
+    parts["xl/_rels/workbook.xml.rels"] = (parts["xl/_rels/workbook.xml.rels"] as string)
+      .replace(/<(\/?)Relationship/g, "<$1ns0:Relationship")
+      .replace("xmlns=", "xmlns:ns0=");
+    parts["xl/sharedStrings.xml"] = { stored: parts["xl/sharedStrings.xml"] as string };
+    expect(await rowsOf(await listFile("book.xlsx", zipWithDeflated(parts)))).toEqual([[1, ["+44 7400 100001"]]]);
   });
 
   it("reads the first visible worksheet by default, and says a chart sheet holds no cells", async () => {
