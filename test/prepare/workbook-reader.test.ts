@@ -7,9 +7,13 @@ import { deflatedRepeat, MAIN_NS, noise, REL_TYPE, workbookParts, zipWithDeflate
 import { zipOf } from "../helpers/results-fixtures.js";
 import { listFile, recordsOf } from "./helpers.js";
 
-async function bookFile(spec: WorkbookSpec | Record<string, string>): Promise<string> {
-  const parts = "xl/workbook.xml" in spec ? (spec as Record<string, string>) : workbookParts(spec as WorkbookSpec);
+/** A workbook of `parts` (name → XML) in a temp file. */
+async function partsFile(parts: Record<string, string>): Promise<string> {
   return listFile("book.xlsx", await zipOf(parts));
+}
+
+async function bookFile(spec: WorkbookSpec): Promise<string> {
+  return partsFile(workbookParts(spec));
 }
 
 /** Every row the first visible sheet holds (header included), as [line, fields]. */
@@ -108,7 +112,7 @@ describe("a workbook's cells", () => {
       '<x:row><x:c t="inlineStr"><x:is><x:t>a</x:t></x:is></x:c><x:c><x:v>1</x:v></x:c></x:row>' +
       '<x:row r="3"><x:c r="C3"><x:v>2</x:v></x:c><x:c><x:v>3</x:v></x:c></x:row><x:row><x:c><x:v>4</x:v></x:c></x:row>' +
       "</x:sheetData></x:worksheet>";
-    expect(await rowsOf(await bookFile(parts))).toEqual([
+    expect(await rowsOf(await partsFile(parts))).toEqual([
       [1, ["a", "1"]],
       [2, []],
       [3, ["", "", "2", "3"]],
@@ -161,7 +165,7 @@ describe("a workbook's parts", () => {
     };
     const parts = Object.entries(workbookParts(spec)).reverse();
     const shuffled = Object.fromEntries(parts.map(([name, xml]) => [name === "xl/styles.xml" ? "XL/Styles.XML" : name, xml]));
-    expect(await rowsOf(await bookFile(shuffled))).toEqual([[1, ["+44 7400 100001"]]]);
+    expect(await rowsOf(await partsFile(shuffled))).toEqual([[1, ["+44 7400 100001"]]]);
   });
 
   it("reads relationships under any namespace prefix, and parts stored without compression", async () => {
@@ -187,7 +191,7 @@ describe("a workbook's parts", () => {
       `${REL_TYPE}/worksheet" Target="worksheets/sheet1.xml`,
       `${REL_TYPE}/chartsheet" Target="chartsheets/sheet1.xml`,
     );
-    const path = await bookFile(parts);
+    const path = await partsFile(parts);
     expect((await openRows(path)).format.sheet).toBe("Contacts");
     const chart = openRows(path, { sheet: "Chart1" });
     await expect(chart).rejects.toThrow('Sheet "Chart1" of');
@@ -201,7 +205,7 @@ describe("a workbook's parts", () => {
     };
     const missingSheet = workbookParts(spec);
     delete missingSheet["xl/worksheets/sheet1.xml"];
-    expect((await refusal(await bookFile(missingSheet))).message).toMatch(
+    expect((await refusal(await partsFile(missingSheet))).message).toMatch(
       /cannot be read as an Excel workbook: xl\/worksheets\/sheet1\.xml is missing\.$/,
     );
     expect((await refusal(await bookFile(spec))).message).toContain(
@@ -209,7 +213,7 @@ describe("a workbook's parts", () => {
     );
     const broken = workbookParts(spec);
     broken["xl/sharedStrings.xml"] = "<sst><si><t>a</si></sst>";
-    expect((await refusal(await bookFile(broken))).message).toMatch(/xl\/sharedStrings\.xml is not well-formed XML \(.*\)\.$/);
+    expect((await refusal(await partsFile(broken))).message).toMatch(/xl\/sharedStrings\.xml is not well-formed XML \(.*\)\.$/);
     const unordered = await bookFile({ sheets: [{ name: "Contacts", rows: '<row r="5"/><row r="3"/>' }] });
     expect((await refusal(unordered)).message).toContain("has row 3 after row 5: its rows are out of order.");
     const farRow = await bookFile({ sheets: [{ name: "Contacts", rows: '<row r="2000000000"/>' }] });
@@ -227,7 +231,7 @@ describe("a workbook's parts", () => {
     for (const xml of [laughs, xxe]) {
       const parts = workbookParts({ sharedStrings: [] });
       parts["xl/sharedStrings.xml"] = xml;
-      expect((await refusal(await bookFile(parts))).message).toContain("xl/sharedStrings.xml declares a DOCTYPE");
+      expect((await refusal(await partsFile(parts))).message).toContain("xl/sharedStrings.xml declares a DOCTYPE");
     }
   });
 
