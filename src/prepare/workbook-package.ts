@@ -1,4 +1,5 @@
 import { pipeline, type Readable } from "node:stream";
+import { StringDecoder } from "node:string_decoder";
 import { TextDecoder } from "node:util";
 import { createInflateRaw } from "node:zlib";
 import yauzl, { type Entry, type ZipFile } from "yauzl";
@@ -16,7 +17,7 @@ export interface Relationship {
 }
 
 /** Small parts (workbook.xml, relationships, styles): a few KiB, tens of MiB for a bloated styles part. */
-export const SMALL_PART_LIMITS: ZipLimits = { maxUncompressedBytes: 64 * 1024 ** 2, maxCompressionRatio: 200 };
+const SMALL_PART_LIMITS: ZipLimits = { maxUncompressedBytes: 64 * 1024 ** 2, maxCompressionRatio: 200 };
 const STORED = 0;
 const INFLATE_CHUNK_BYTES = 64 * 1024;
 /** More parts than any workbook has (one sheet is two or three); the central directory is read whole. */
@@ -101,7 +102,7 @@ export class WorkbookPackage {
     signal?.throwIfAborted();
     const stream = await this.#inflate(entry);
     try {
-      let decoder: TextDecoder | undefined;
+      let decoder: PartDecoder | undefined;
       let inflated = 0;
       for await (const bytes of stream as AsyncIterable<Buffer>) {
         signal?.throwIfAborted();
@@ -109,18 +110,20 @@ export class WorkbookPackage {
         if (inflated > entry.uncompressedSize) {
           throw this.unreadable(`${part} inflates past the ${entry.uncompressedSize} bytes its zip entry declares`);
         }
-        decoder ??= new TextDecoder(encodingOf(bytes), { fatal: true });
-        yield decoder.decode(bytes, { stream: true });
+        if (decoder === undefined) {
+          decoder = partDecoder(bytes);
+          yield decoder.write(bytes).replace(BYTE_ORDER_MARK, "");
+        } else {
+          yield decoder.write(bytes);
+        }
       }
       if (inflated < entry.uncompressedSize) {
         throw this.unreadable(`${part} is cut short: ${inflated} of the ${entry.uncompressedSize} bytes its zip entry declares`);
       }
-      yield decoder?.decode() ?? "";
+      yield decoder?.end() ?? "";
     } catch (error) {
       if (error instanceof InputRejectedError || signal?.aborted) throw error;
-      // zlib (corrupt compressed data) or the decoder (bytes that are not the text's encoding).
-      const problem = error instanceof TypeError ? "is not valid UTF-8 or UTF-16 text" : `cannot be inflated (${(error as Error).message})`;
-      throw this.unreadable(`${part} ${problem}`, error);
+      throw this.unreadable(`${part} cannot be inflated (${(error as Error).message})`, error); // corrupt compressed data
     } finally {
       stream.destroy();
     }
@@ -198,9 +201,24 @@ export function resolveTarget(source: string, target: string): string | undefine
 const PACKAGE_ORIGIN = "http://package.invalid";
 const PACKAGE_ROOT = `${PACKAGE_ORIGIN}/`;
 
-/** The encoding a part's first bytes declare by their byte-order mark; UTF-8 without one. */
-function encodingOf(bytes: Buffer): string {
-  if (bytes[0] === 0xff && bytes[1] === 0xfe) return "utf-16le";
-  if (bytes[0] === 0xfe && bytes[1] === 0xff) return "utf-16be";
-  return "utf-8";
+interface PartDecoder {
+  write(bytes: Buffer): string;
+  end(): string;
+}
+
+const BYTE_ORDER_MARK = /^\uFEFF/;
+
+/**
+ * A decoder for a part's text in the encoding its first bytes' byte-order mark says: UTF-8
+ * without one, as workbooks are written, or UTF-16 (the other encoding the format allows).
+ * Bytes that are not the encoding's become U+FFFD, as in a text list. StringDecoder, not
+ * TextDecoder: a third of the time on an 82 MB sheet (0.2 s against 0.4–0.8 s).
+ */
+function partDecoder(first: Buffer): PartDecoder {
+  if (first[0] === 0xfe && first[1] === 0xff) {
+    const decoder = new TextDecoder("utf-16be");
+    return { write: (bytes) => decoder.decode(bytes, { stream: true }), end: () => decoder.decode() };
+  }
+  const decoder = new StringDecoder(first[0] === 0xff && first[1] === 0xfe ? "utf16le" : "utf8");
+  return { write: (bytes) => decoder.write(bytes), end: () => decoder.end() };
 }

@@ -31,9 +31,10 @@ export async function openWorkbookRows(
   signal?: AbortSignal,
 ): Promise<RowSource> {
   const pkg = workbook.package;
-  let parts: AsyncGenerator<void, void, undefined> | undefined;
+  /** The sheet's XML as it is read, once it is. */
+  let sheetXml: AsyncGenerator<void, void, undefined> | undefined;
   const close = async () => {
-    await parts?.return();
+    await sheetXml?.return();
     pkg.close();
   };
   try {
@@ -47,11 +48,11 @@ export async function openWorkbookRows(
       date1904: workbook.date1904,
       refuse: (problem) => pkg.unreadable(`sheet "${sheet.name}" (${part}) ${problem}`),
     });
-    const pieces = pkg.readXml(part, cells, DEFAULT_ZIP_LIMITS, signal);
-    parts = pieces;
+    const xml = pkg.readXml(part, cells, DEFAULT_ZIP_LIMITS, signal);
+    sheetXml = xml;
     /** The next rows the sheet's XML finishes (none when it ends). */
     const nextRows = async (): Promise<SheetRow[] | undefined> => {
-      for (let next = await pieces.next(); !next.done; next = await pieces.next()) {
+      for (let next = await xml.next(); !next.done; next = await xml.next()) {
         const rows = cells.take();
         if (rows.length > 0) return rows;
       }

@@ -1,9 +1,11 @@
 import { SaxesParser } from "saxes";
 
 /**
- * What a reader of one workbook part does with its XML: elements by their local name (the
- * namespace prefix dropped: SpreadsheetML is read by element names, whatever prefix a
- * writer chose, `x:c` as `c`), and the text between them, entities decoded.
+ * What a reader of one workbook part does with its XML: the elements and the text between
+ * them, entities decoded. The part's own elements (those of its root element's namespace)
+ * come by their local name, whatever prefix the writer chose for that namespace (`x:c` as
+ * `c` under `<x:worksheet>`); other namespaces' elements keep their prefix, so that an
+ * extension's `x14:workbookPr` is never taken for the workbook's own.
  */
 export interface XmlHandlers {
   open(name: string, attributes: Readonly<Record<string, string>>): void;
@@ -33,6 +35,8 @@ export class XmlReader {
   /** Where the parser was at the last event: what lies after it is one token still being read. */
   #markedAt = 0;
   #depth = 0;
+  /** The root element's namespace prefix with its colon (`x:`), or "" for the default namespace. */
+  #prefix = "";
 
   constructor(
     handlers: XmlHandlers,
@@ -42,12 +46,13 @@ export class XmlReader {
     parser.on("opentag", (tag) => {
       if (++this.#depth > MAX_DEPTH) throw refuse(`nests elements more than ${MAX_DEPTH} deep`);
       this.#markedAt = parser.position;
-      handlers.open(localName(tag.name), tag.attributes);
+      if (this.#depth === 1) this.#prefix = tag.name.slice(0, tag.name.indexOf(":") + 1);
+      handlers.open(this.#ownName(tag.name), tag.attributes);
     });
     parser.on("closetag", (tag) => {
       this.#depth--;
       this.#markedAt = parser.position;
-      handlers.close(localName(tag.name));
+      handlers.close(this.#ownName(tag.name));
     });
     const text = (content: string) => {
       this.#markedAt = parser.position;
@@ -75,10 +80,9 @@ export class XmlReader {
   close(): void {
     this.#parser.close();
   }
-}
 
-/** `x:c` → `c`. */
-function localName(name: string): string {
-  const colon = name.indexOf(":");
-  return colon < 0 ? name : name.slice(colon + 1);
+  /** An element's name as the handlers see it: `x:c` → `c` when the root is `x:worksheet`. */
+  #ownName(name: string): string {
+    return this.#prefix !== "" && name.startsWith(this.#prefix) ? name.slice(this.#prefix.length) : name;
+  }
 }

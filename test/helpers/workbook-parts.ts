@@ -97,7 +97,7 @@ const FINAL_EMPTY_BLOCK = Buffer.from([0x03, 0x00]);
 
 /** A zip entry stored as it is, without compression (as some writers store small parts). */
 export interface StoredEntry {
-  stored: string;
+  stored: string | Buffer;
 }
 
 /**
@@ -113,7 +113,7 @@ export function zipWithDeflated(parts: Record<string, string | DeflatedEntry | S
       typeof content === "string"
         ? { data: deflateRawSync(content), size: Buffer.byteLength(content), method: 8 }
         : "stored" in content
-          ? { data: Buffer.from(content.stored), size: Buffer.byteLength(content.stored), method: 0 }
+          ? { data: Buffer.from(content.stored), size: Buffer.from(content.stored).length, method: 0 }
           : { ...content, method: 8 };
     const fileName = Buffer.from(name);
     const header = (signature: number, length: number) => {

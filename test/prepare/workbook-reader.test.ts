@@ -180,6 +180,37 @@ describe("a workbook's parts", () => {
     expect(await rowsOf(await listFile("book.xlsx", zipWithDeflated(parts)))).toEqual([[1, ["+44 7400 100001"]]]);
   });
 
+  it("reads parts in UTF-8 with or without a byte-order mark and in UTF-16, bytes of no character as U+FFFD", async () => {
+    const parts: Record<string, string | { stored: string | Buffer }> = workbookParts({
+      sheets: [{ name: "S", rows: '<row r="1"><c r="A1" t="s"><v>0</v></c><c r="B1" t="inlineStr"><is><t>caf\u00e9 ☎</t></is></c></row>' }],
+      sharedStrings: ["Zoë ☎"],
+    });
+    const sheet = parts["xl/worksheets/sheet1.xml"] as string;
+    const strings = parts["xl/sharedStrings.xml"] as string;
+    const utf16 = (bom: number[], text: string, swap: boolean) => {
+      const bytes = Buffer.from(text, "utf16le");
+      if (swap) bytes.swap16();
+      return Buffer.concat([Buffer.from(bom), bytes]);
+    };
+    const read = async (sheetBytes: Buffer, stringBytes: Buffer) =>
+      rowsOf(
+        await listFile(
+          "book.xlsx",
+          zipWithDeflated({
+            ...parts,
+            "xl/worksheets/sheet1.xml": { stored: sheetBytes },
+            "xl/sharedStrings.xml": { stored: stringBytes },
+          }),
+        ),
+      );
+    const expected = [[1, ["Zoë ☎", "café ☎"]]];
+    expect(await read(Buffer.from(`\ufeff${sheet}`), Buffer.from(strings))).toEqual(expected);
+    expect(await read(utf16([0xff, 0xfe], sheet, false), utf16([0xfe, 0xff], strings, true))).toEqual(expected);
+    const [before, after] = sheet.split("\u00e9") as [string, string];
+    const latin1 = Buffer.concat([Buffer.from(before), Buffer.from([0xe9]), Buffer.from(after)]); // é as Windows-1252 writes it
+    expect((await read(latin1, Buffer.from(strings)))[0]![1][1]).toBe("caf\ufffd ☎");
+  });
+
   it("reads the first visible worksheet by default, and says a chart sheet holds no cells", async () => {
     const parts = workbookParts({
       sheets: [
