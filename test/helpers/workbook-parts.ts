@@ -1,4 +1,5 @@
 import { constants, deflateRawSync } from "node:zlib";
+import { XmlReader, type XmlHandlers } from "../../src/prepare/workbook-xml.js";
 import { mulberry32 } from "../../src/sandbox/random.js";
 
 /**
@@ -63,6 +64,14 @@ export function workbookParts(spec: WorkbookSpec): Record<string, string> {
     parts["xl/sharedStrings.xml"] = `<sst xmlns="${MAIN_NS}">${items}</sst>`;
   }
   return parts;
+}
+
+/** Reads one part's XML text through `handlers`, as the workbook reader does (a problem thrown as a plain Error); returns them. */
+export function readPartXml<T extends XmlHandlers>(xml: string, handlers: T): T {
+  const reader = new XmlReader(handlers, (problem) => new Error(problem));
+  reader.write(xml);
+  reader.close();
+  return handlers;
 }
 
 /** `length` characters of base64 that deflate hardly shrinks (seeded random bytes), for parts no ratio limit stops. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { SharedStringTable, SharedStringsPart } from "../../src/prepare/shared-strings.js";
-import { XmlReader } from "../../src/prepare/workbook-xml.js";
+import { readPartXml } from "../helpers/workbook-parts.js";
 
 const MiB = 1024 * 1024;
 
@@ -48,10 +48,7 @@ describe("SharedStringTable", () => {
 
 /** The strings a shared strings part holds, read as the workbook reader reads them. */
 function stringsOf(xml: string): string[] {
-  const part = new SharedStringsPart((index) => new Error(`string ${index + 1} is too long`));
-  const reader = new XmlReader(part, (problem) => new Error(problem));
-  reader.write(xml);
-  reader.close();
+  const part = readPartXml(xml, new SharedStringsPart((index) => new Error(`string ${index + 1} is too long`)));
   return Array.from({ length: part.table.size }, (_, i) => part.table.get(i)!);
 }
 

@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 import { InputRejectedError, UsageError } from "../../src/errors.js";
 import { createRowClassifier, openRows } from "../../src/prepare/index.js";
 import { WorkbookXml } from "../../src/prepare/workbook-sheets.js";
-import { XmlReader } from "../../src/prepare/workbook-xml.js";
+import { readPartXml } from "../helpers/workbook-parts.js";
 import { writeWorkbook, type SheetSpec } from "../helpers/xlsx.js";
 import { listFile, prepare, recordsOf, tempDir } from "./helpers.js";
 
@@ -174,11 +174,7 @@ describe("prepareList on an Excel workbook", () => {
 
 /** The sheets a workbook part lists, as openWorkbook reads them. */
 function sheetsOfWorkbookXml(xml: string): Array<{ name: string; visible: boolean }> {
-  const workbook = new WorkbookXml();
-  const reader = new XmlReader(workbook, (problem) => new Error(problem));
-  reader.write(xml);
-  reader.close();
-  return workbook.sheets.map(({ name, visible }) => ({ name, visible }));
+  return readPartXml(xml, new WorkbookXml()).sheets.map(({ name, visible }) => ({ name, visible }));
 }
 
 describe("the workbook part", () => {
