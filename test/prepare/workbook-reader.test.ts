@@ -168,6 +168,36 @@ describe("a workbook's parts", () => {
     expect(await rowsOf(await partsFile(shuffled))).toEqual([[1, ["+44 7400 100001"]]]);
   });
 
+  it("reads a workbook laid out as Google Sheets writes it: sheet parts numbered apart from the tabs, the workbook part last", async () => {
+    const cell = (text: string) => `<row r="1"><c r="A1" t="s"><v>${text}</v></c></row>`;
+    const parts = workbookParts({
+      sheets: [
+        { name: "Africa", rows: cell("0") },
+        { name: "Americas", rows: cell("1") },
+      ],
+      sharedStrings: ["Algeria", "Argentina"],
+    });
+    const [africa, americas] = [parts["xl/worksheets/sheet1.xml"]!, parts["xl/worksheets/sheet2.xml"]!];
+    const rels = parts["xl/_rels/workbook.xml.rels"]!.replace("worksheets/sheet1.xml", "worksheets/sheetA.xml").replace(
+      "worksheets/sheet2.xml",
+      "worksheets/sheet1.xml",
+    );
+    const google = {
+      "xl/worksheets/sheet1.xml": americas,
+      "xl/worksheets/sheetA.xml": africa,
+      "xl/sharedStrings.xml": parts["xl/sharedStrings.xml"]!,
+      "xl/workbook.xml": parts["xl/workbook.xml"]!.replace('<sheet name="Africa"', '<sheet state="visible" name="Africa"'),
+      "xl/_rels/workbook.xml.rels": rels.replace(/rIdStrings/g, "rId0"),
+      "_rels/.rels": parts["_rels/.rels"]!,
+      "[Content_Types].xml": parts["[Content_Types].xml"]!,
+    };
+    const path = await partsFile(google);
+    expect(await rowsOf(path)).toEqual([[1, ["Algeria"]]]);
+    const second = await openRows(path, { sheet: "2", hasHeader: false });
+    expect((await recordsOf(second).next()).value).toMatchObject({ fields: ["Argentina"] });
+    await second.close();
+  });
+
   it("reads relationships under any namespace prefix, and parts stored without compression", async () => {
     const parts: Record<string, string | { stored: string }> = workbookParts({
       sheets: [{ name: "S", rows: '<row r="1"><c r="A1" t="s"><v>0</v></c></row>' }],
