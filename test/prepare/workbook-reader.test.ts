@@ -198,6 +198,22 @@ describe("a workbook's parts", () => {
     await second.close();
   });
 
+  it("reads a Strict Open XML workbook (ISO/IEC 29500 Strict namespaces and relationship types)", async () => {
+    const parts = workbookParts({
+      sheets: [{ name: "S", rows: '<row r="1"><c r="A1" t="d"><v>2024-01-31</v></c><c r="B1" t="s"><v>0</v></c></row>' }],
+      sharedStrings: ["+44 7400 100001"],
+    });
+    const strict = Object.fromEntries(
+      Object.entries(parts).map(([name, xml]) => [
+        name,
+        xml
+          .replaceAll(MAIN_NS, "http://purl.oclc.org/ooxml/spreadsheetml/main")
+          .replaceAll(REL_TYPE, "http://purl.oclc.org/ooxml/officeDocument/relationships"),
+      ]),
+    );
+    expect(await rowsOf(await partsFile(strict))).toEqual([[1, ["2024-01-31", "+44 7400 100001"]]]);
+  });
+
   it("reads relationships under any namespace prefix, and parts stored without compression", async () => {
     const parts: Record<string, string | { stored: string }> = workbookParts({
       sheets: [{ name: "S", rows: '<row r="1"><c r="A1" t="s"><v>0</v></c></row>' }],
