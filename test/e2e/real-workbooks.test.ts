@@ -1,4 +1,4 @@
-import { copyFileSync, readFileSync, writeFileSync } from "node:fs";
+import { copyFileSync, mkdtempSync, readdirSync, readFileSync, watch, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
@@ -119,6 +119,28 @@ describe("workbooks written by openpyxl, pandas and LibreOffice", () => {
       expect(parseDelimited(readFileSync(join(e.dir, "joined.csv"), "utf8"))).toEqual(results!.rows.map((row) => row.map(String)));
     },
   );
+});
+
+describe("reading a workbook", () => {
+  it("writes nothing to $TMPDIR but preparation's own work directory, even with the shared strings after the sheet", async () => {
+    // exceljs's streaming reader spooled such a sheet to a temp file there, which vanished under it at times (issue 18, point 5).
+    const e = await smallTaskSandbox();
+    const tmp = mkdtempSync(join(e.dir, "tmp-"));
+    const created: string[] = [];
+    const watcher = watch(tmp, (_event, name) => {
+      if (name !== null) created.push(name);
+    });
+    try {
+      const out = await e.bin(["validate", fixture(e, "libreoffice.xlsx"), "--country", "GB", "--column", "mobile", "-o", "mobile.txt"], {
+        env: { TMPDIR: tmp },
+      });
+      expect(out.code, out.stderr).toBe(0);
+    } finally {
+      watcher.close();
+    }
+    expect(created.filter((name) => !name.startsWith("bulkcheck-"))).toEqual([]);
+    expect(readdirSync(tmp)).toEqual([]);
+  });
 });
 
 describe("workbook bombs", () => {

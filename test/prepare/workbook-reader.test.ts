@@ -105,6 +105,15 @@ describe("a workbook's cells", () => {
     expect(await cellsOf(row, { sharedStrings: rich })).toEqual(["+44 7400 123456", "東京", "a & b\nline\rend", "+44 7400 100004"]);
   });
 
+  it("reads a hyperlink's cell as its text, and nothing outside sheetData as cells", async () => {
+    const parts = workbookParts({ sheets: [{ name: "Sheet1", rows: "" }], sharedStrings: ["+44 7400 123456"] });
+    parts["xl/worksheets/sheet1.xml"] =
+      `<worksheet xmlns="${MAIN_NS}" xmlns:r="${REL_TYPE}"><sheetData><row r="1"><c r="A1" t="s"><v>0</v></c></row></sheetData>` +
+      '<hyperlinks><hyperlink ref="A1" r:id="rId1"/></hyperlinks><headerFooter><oddHeader>&amp;CPage</oddHeader></headerFooter>' +
+      `<extLst><ext uri="{x}"><row r="9"><c r="A9"><v>1</v></c></row></ext></extLst></worksheet>`;
+    expect(await rowsOf(await partsFile(parts))).toEqual([[1, ["+44 7400 123456"]]]);
+  });
+
   it("places cells and rows without an r after the ones before, and reads any namespace prefix", async () => {
     const parts = workbookParts({ sheets: [{ name: "Sheet1", rows: "" }] });
     parts["xl/worksheets/sheet1.xml"] =
