@@ -58,8 +58,10 @@ ${wrapWords(`code is one of ${jsonErrorCodes().join(", ")}.`, 80).join("\n")}
          else the column whose values parse as numbers
   Text in UTF-8 (with or without BOM), UTF-16 with BOM (Excel's "Unicode
   text"), else windows-1252, or --encoding; CRLF, CR or LF line ends.
-  .xlsx  an Excel workbook (known by its content): the first visible sheet, or
-         --sheet NAME|N; cells as Excel shows them. .xls and .xlsb: save as
+  .xlsx  an Excel workbook (known by its content): the first visible worksheet,
+         or --sheet NAME|N; cells as Excel shows them. A part past its size or
+         compression limits (a zip bomb), or a cell past Excel's 32,767
+         characters, refuses the workbook (exit 3). .xls and .xlsb: save as
          .xlsx or CSV first.
 
 Output of results (download, submit --wait -o; --format):

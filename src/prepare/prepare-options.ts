@@ -30,7 +30,7 @@ export interface PrepareOptions {
   digitsAs?: DigitsReading;
   /** Read the list in this encoding; default: its byte-order mark's, UTF-8 when valid, else Windows-1252. Not for a workbook. */
   encoding?: TextEncoding;
-  /** The sheet of an Excel workbook to read: its name, or its number from 1; default: the first visible sheet. */
+  /** The sheet of an Excel workbook to read: its name, or its number from 1; default: the first visible worksheet. */
   sheet?: string;
   /** Directory for the upload file(s), created if missing; a new temp directory when neither this nor uploadPath is given. */
   outputDir?: string;

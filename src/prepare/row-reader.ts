@@ -7,6 +7,8 @@ import { countLineBreaks, lineEndAfter } from "../csv/record-boundaries.js";
 import { RecordReader, type CellBatch, type SourceRecord, type TextBlock } from "../csv/record-reader.js";
 import { InputRejectedError } from "../errors.js";
 import { unreadableList } from "./csv-errors.js";
+import { openWorkbookRows } from "./workbook-rows.js";
+import { openWorkbook } from "./workbook-sheets.js";
 
 export interface ListFormat {
   /**
@@ -29,7 +31,7 @@ export interface KnownDialect {
   hasHeader: boolean;
   /** The encoding to read in; detected (detectEncoding) when absent. */
   encoding?: TextEncoding;
-  /** For a workbook: the sheet's name, or its number from 1 (default: the first visible sheet). */
+  /** For a workbook: the sheet's name, or its number from 1 (default: the first visible worksheet). */
   sheet?: string;
 }
 
@@ -73,19 +75,18 @@ export interface RowSource {
 const SAMPLE_CHARS = 64 * 1024;
 
 /**
- * Opens a list file: an Excel workbook (known by its content, see workbookSheets) as the
- * rows of one sheet (openWorkbookRows; its reader is loaded only then), anything else as
- * text. Preparation and the join back to the source both read rows through here, so they
- * see the same rows, fields and line numbers; pass `known` (from PreparationSettings) to
- * skip the guessing. Once `signal` aborts, reading stops and rejects with its reason.
+ * Opens a list file: an Excel workbook (known by its content, see openWorkbook) as the
+ * rows of one sheet (openWorkbookRows), anything else as text. Preparation and the join
+ * back to the source both read rows through here, so they see the same rows, fields and
+ * line numbers; pass `known` (from PreparationSettings) to skip the guessing. Once
+ * `signal` aborts, reading stops and rejects with its reason.
  * @throws UsageError for `known.sheet` when the file is no workbook.
  */
 export async function openRows(file: string | ListFile, known?: Partial<KnownDialect>, signal?: AbortSignal): Promise<RowSource> {
   const listed = typeof file === "string" ? { path: file, name: file } : file;
   if (await startsLikeZip(listed.path)) {
-    const { workbookSheets } = await import("./workbook-sheets.js");
-    const sheets = await workbookSheets(listed.path, listed.name);
-    if (sheets) return (await import("./workbook-rows.js")).openWorkbookRows(listed, sheets, known);
+    const workbook = await openWorkbook(listed.path, listed.name, signal);
+    if (workbook) return openWorkbookRows(listed, workbook, known, signal);
   }
   if (known?.sheet !== undefined) {
     throw new InputRejectedError(`${listed.name} is not an Excel workbook, so it has no sheet "${known.sheet}".`, {

@@ -28,6 +28,7 @@ import {
 } from "../../src/errors.js";
 import { unreadableList } from "../../src/prepare/csv-errors.js";
 import { undecodableError, UndecodableText } from "../../src/prepare/decode.js";
+import { NotAWorkbook } from "../../src/prepare/workbook-sheets.js";
 import {
   DestinationExistsError,
   DestinationIsSourceError,
@@ -118,6 +119,10 @@ const EXIT_1: Record<string, ReadonlyArray<[what: string, error: unknown]>> = {
   BulkcheckError: [["a bug", new BulkcheckError("unexpected", "bug")]],
   // Plain Errors: internal invariants of the sandbox and the worker pool, a broken install, a failed demo step.
   Error: [["an internal invariant", new Error("ledger settled twice")]],
+  // The workbook reader's own signal that a zip's main part is another Office document's; openWorkbook catches it.
+  NotAWorkbook: [["the signal escaping openWorkbook", new NotAWorkbook()]],
+  // The shared strings table past 4 GiB, which the shared strings part's 1 GiB limit keeps out of reach.
+  RangeError: [["the shared strings table overflowing", new RangeError("shared strings past 4 GiB")]],
 };
 
 /** Classes whose way to an exit code is not describeFailure's, each checked in its own test below. */

@@ -47,7 +47,7 @@ export function encodingOption() {
 export function sheetOption() {
   return new Option(
     "--sheet <name|n>",
-    "sheet of an Excel workbook to read: its name, or its number from 1 (default: the first visible sheet)",
+    "sheet of an Excel workbook to read: its name, or its number from 1 (default: the first visible worksheet)",
   );
 }
 
