@@ -2,7 +2,7 @@
 // phone typed as numbers, name, email and mobile as distinct strings, a repeating city, a
 // created date with a date format) and a second small sheet. Two shapes of the same cells:
 // - "shared": as Excel saves it, every string a shared string, the shared strings after
-//   the sheet (Excel's order, which makes a streaming reader spool the sheet first);
+//   the sheet (Excel's order: a reader that streams the zip in order must spool the sheet);
 // - "inline": strings written in their cells (inlineStr), as bulkcheck's own writer and
 //   many exporters write them, with no shared-strings part.
 // Written streaming with yazl, so a million rows take seconds and flat memory. Also writes

@@ -2,10 +2,10 @@
 // runs, on a 1,000,000-row × 7-column CRM workbook (bench/gen-workbook.js) in both shapes a
 // reader meets, beside the same cells as CSV (the reference):
 // - "inline": strings in their cells, as bulkcheck's own writer and many exporters write;
-// - "shared": as Excel saves it, 3,000,000 distinct shared strings after the sheet: exceljs's
-//   streaming reader (WorkbookReader, sharedStrings "emit") spools the sheet to a temp file,
-//   and bulkcheck holds the strings as UTF-8 bytes in a few Buffers with one offset each
-//   (src/prepare/shared-strings.ts) while it reads the sheet.
+// - "shared": as Excel saves it, 3,000,000 distinct shared strings after the sheet: the reader
+//   reads them first through the zip's directory (src/prepare/workbook-package.ts) and holds
+//   them as UTF-8 bytes in a few Buffers with one offset each (src/prepare/shared-strings.ts)
+//   while it streams the sheet.
 // Target (issue 13): peak RSS ≤ 500 MB. Each run must keep every row (the mobile column is
 // a string column, so a lost shared-strings part shows as a failed or short run).
 //

@@ -13,6 +13,7 @@ export type ErrorKind =
   | "task_failed" // a task ended with status `failed`
   | "unavailable" // the service stayed unavailable through every retry
   | "pending" // still processing when the wait ran out, or the command's --timeout ran out
+  | "count_mismatch" // --strict: the result's rows disagree with the service's counts
   | "busy" // another bulkcheck process is carrying on the same run
   | "interrupted"; // Ctrl-C / SIGTERM
 

@@ -27,16 +27,17 @@ export async function main(argv: readonly string[], runtime: Runtime = processRu
   }
   const { buildProgram } = await import("./cli/program.js");
   // With --json a failure is one JSON object on stderr, commander's own usage errors included.
-  const jsonErrors = wantsJson(argv);
+  const jsonErrors = wantsOption(argv, "--json");
   let context: Context | undefined;
-  let globals: GlobalOptions = { json: jsonErrors };
+  // Until the flags are parsed (a usage error may stop that), the two that shape how an error is printed.
+  let globals: GlobalOptions = { json: jsonErrors, ...(wantsOption(argv, "--no-color") ? { color: false } : {}) };
   const invoke: Invoke = async (cmd, run) => {
     globals = cmd.optsWithGlobals();
     context = await createContext(runtime, globals, argv);
     try {
       await run(context);
     } catch (error) {
-      throw context.deadline.explain(error, resumeHint(cmd.name(), argv));
+      throw context.explain(error, resumeHint(cmd.name(), argv));
     }
   };
   try {
@@ -49,18 +50,17 @@ export async function main(argv: readonly string[], runtime: Runtime = processRu
   }
 }
 
-/** `--json` among the options (not after `--`, where arguments are only arguments). */
-function wantsJson(argv: readonly string[]): boolean {
+/** `option` among the options (not after `--`, where arguments are only arguments). */
+function wantsOption(argv: readonly string[], option: string): boolean {
   const end = argv.indexOf("--");
-  return (end === -1 ? argv : argv.slice(0, end)).includes("--json");
+  return (end === -1 ? argv : argv.slice(0, end)).includes(option);
 }
 
 async function report(error: unknown, printer: Printer, signal: AbortSignal): Promise<number> {
   const { CommanderError } = await import("./cli/commander.js");
   if (error instanceof CommanderError) {
     if (error.exitCode === 0) return EXIT_CODES.ok; // help and --version end here too
-    // Without --json commander has already printed its message.
-    if (printer.options.json) printer.failure(usageFailure(error.code, error.message));
+    printer.failure(usageFailure(error.code, error.message));
     return EXIT_CODES.usage;
   }
   const { describeFailure } = await import("./cli/failure.js");
@@ -71,8 +71,14 @@ async function report(error: unknown, printer: Printer, signal: AbortSignal): Pr
 }
 
 function usageFailure(code: string, message: string) {
-  const text = code === "commander.help" ? "No command given." : message.replace(/^error: /, "");
-  return { code: "usage" as const, exitCode: EXIT_CODES.usage, message: text, hint: "Run bulkcheck --help for usage." };
+  // Without a command, commander has just printed the help itself.
+  if (code === "commander.help") return { code: "usage" as const, exitCode: EXIT_CODES.usage, message: "No command given." };
+  return {
+    code: "usage" as const,
+    exitCode: EXIT_CODES.usage,
+    message: message.replace(/^error: /, ""),
+    hint: "Run bulkcheck --help for usage.",
+  };
 }
 
 /** How to go on after --timeout stopped a command: the same command again, which repeats nothing already done. */

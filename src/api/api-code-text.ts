@@ -25,7 +25,8 @@ const CODE_TEXT: Readonly<Record<number, CodeText>> = {
   },
   [ApiCode.UNAUTHORIZED]: {
     kind: "auth",
-    text: "The service rejected the API key (40100). Set a valid key with `bulkcheck config set api-key`.",
+    // What to do depends on where the key came from, which only the caller knows (the CLI adds it as the hint).
+    text: "The service rejected the API key (40100).",
   },
   [ApiCode.INSUFFICIENT_BALANCE]: {
     kind: "balance",

@@ -45,7 +45,7 @@ export function toConnectionError(
       text = `The connection to ${where} closed before a complete response arrived${code}.`;
       break;
     case "timeout":
-      text = `${where} did not answer in time${code}; the limits are ${formatDuration(timeouts.headersMs)} for the response to start and ${formatDuration(timeouts.bodyMs)} for an answer (between chunks of a result file). --request-timeout sets both.`;
+      text = `${where} did not answer in time${code}; the limits are ${formatDuration(timeouts.headersMs)} for the response to start and ${formatDuration(timeouts.bodyMs)} for an answer (for a result file: at least 1 KiB/s over that long). --request-timeout sets both.`;
       break;
     case "other":
       text = `The request to ${where} failed${code}: ${scrub(messageOf(error))}.`;

@@ -13,6 +13,7 @@ import { parseEnvelope } from "./envelope.js";
 import { ApiError, HttpStatusError, ResponseFormatError, ResultUrlExpiredError } from "./errors.js";
 import { sanitizeSnippet, stripQuery } from "./redact.js";
 import { parseRetryAfter } from "./retry-after.js";
+import { withMinimumRate } from "./transfer-rate.js";
 import { exchange, headerValue, readText, type ExchangeResponse } from "./transport.js";
 import type { ResultDownload } from "./types.js";
 
@@ -104,7 +105,9 @@ async function finish(ctx: ClientContext, url: URL, response: ExchangeResponse):
   const shown = stripQuery(url);
 
   if (response.status >= 200 && response.status < 300) {
-    if (!contentType?.toLowerCase().includes("json")) return download(response.body, contentType, response.headers);
+    if (!contentType?.toLowerCase().includes("json")) {
+      return download(withMinimumRate(response.body, ctx.timeouts.bodyMs), contentType, response.headers);
+    }
     const { text, truncated } = await readBody(ctx, url, response, MAX_ENVELOPE_BYTES, true);
     const envelope = truncated ? undefined : parseEnvelope(text);
     if (envelope && envelope.code !== 0) throw apiError(ctx, envelope, response.status, retryAfterMs);

@@ -13,7 +13,11 @@ export interface Timeouts {
   connectMs: number;
   /** From sending the request to receiving the response headers. */
   headersMs: number;
-  /** Longest silence between two chunks of the response body. */
+  /**
+   * Longest silence between two chunks of the response body; also the whole deadline of a
+   * small body (readText), and the window over which a result file must keep its minimum
+   * rate (transfer-rate.ts).
+   */
   bodyMs: number;
 }
 
@@ -160,6 +164,7 @@ const MAYBE_SENT: Readonly<Record<string, ConnectionReason>> = {
   UND_ERR_HEADERS_TIMEOUT: "timeout",
   UND_ERR_BODY_TIMEOUT: "timeout",
   ERR_BULKCHECK_BODY_DEADLINE: "timeout", // readText's whole-body deadline
+  ERR_BULKCHECK_TRANSFER_TOO_SLOW: "timeout", // a result file below the minimum rate (transfer-rate.ts)
 };
 
 const TLS_CODE = /^(ERR_TLS_|ERR_SSL_|CERT_|UNABLE_TO_|DEPTH_ZERO_|SELF_SIGNED_|HOSTNAME_MISMATCH)/;

@@ -63,6 +63,12 @@ export interface Context extends Runtime {
   baseUrl(): Promise<string>;
   limits(): Promise<Limits>;
   prices(): Promise<Record<ServiceType, number>>;
+  /**
+   * What a failure of this run means to the user: once --timeout ran out, its abort
+   * becomes exit 8 with `resume` (see CommandDeadline.explain); a key the service
+   * refused gets the hint that fits where the key came from.
+   */
+  explain(error: unknown, resume: string): unknown;
   /** Closes what the run opened (the HTTP client's sockets). */
   dispose(): Promise<void>;
 }

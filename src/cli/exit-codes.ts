@@ -1,8 +1,9 @@
 import type { ErrorKind } from "../errors.js";
 
 /**
- * The one table of exit codes. README's "Exit codes" section and `bulkcheck help
- * exit-codes` print this same table.
+ * The one table of exit codes. `bulkcheck help exit-codes`, the root help and the
+ * README's "Exit codes" section are all rendered from it (test/cli/exit-codes.test.ts
+ * fails when the README's copy differs).
  */
 export const EXIT_CODES = {
   ok: 0,
@@ -14,46 +15,79 @@ export const EXIT_CODES = {
   task_failed: 6,
   unavailable: 7,
   pending: 8,
+  count_mismatch: 9,
   busy: 10,
   interrupted: 130,
   terminated: 143,
 } as const satisfies Record<ErrorKind | "ok" | "terminated", number>;
 
-export const EXIT_CODE_MEANINGS: ReadonlyArray<readonly [number, string]> = [
-  [EXIT_CODES.ok, "success"],
-  [EXIT_CODES.unexpected, "unexpected error (a bug, or a response the client cannot read)"],
-  [
-    EXIT_CODES.usage,
-    "usage error: bad flags or arguments, missing or broken configuration, no --yes where no prompt is possible, or a file, directory or port that cannot be used (missing, a directory, no permission, disk full, in use)",
-  ],
-  [
-    EXIT_CODES.input,
-    "input rejected, locally or by the service (40000, 40001, 40002, 42200); a key or source that changed; an output that cannot be written",
-  ],
-  [EXIT_CODES.auth, "authentication: no API key, or the service refused it (40100)"],
-  [EXIT_CODES.balance, "insufficient balance (40200), or the estimate is over --max-cost"],
-  [EXIT_CODES.task_failed, "a task ended with status failed"],
-  [EXIT_CODES.unavailable, "service unavailable after retries (42900, 42901, 50300, 50303, 50400, connection)"],
-  [EXIT_CODES.pending, "a --timeout ran out (tasks still processing, or the service too slow to answer)"],
-  [EXIT_CODES.busy, "another bulkcheck process (on this machine or, with a shared store, another) is carrying on the same run; nothing was done"],
-  [EXIT_CODES.interrupted, "interrupted (Ctrl-C, or Ctrl-C/Ctrl-D at a prompt)"],
-  [EXIT_CODES.terminated, "terminated (SIGTERM), with the same clean-up as Ctrl-C"],
-];
+type Outcome = keyof typeof EXIT_CODES;
+
+/**
+ * What each code means, in Markdown (`code` spans): the README shows it as it is,
+ * help without the backticks. Every outcome has one, or this does not compile.
+ */
+const MEANINGS: Readonly<Record<Outcome, string>> = {
+  ok: "success",
+  unexpected: "unexpected error: a bug, or a response the client cannot read. Never a situation you can cause",
+  usage:
+    "usage error, found before anything is uploaded or reserved: bad flags or arguments, missing or broken configuration, no `--yes` where no prompt is possible, or a file, directory or port that cannot be used (missing, a directory, no permission, in use)",
+  input:
+    "input rejected, locally or by the service (40000, 40001, 40002, 42200); a key or source that changed; an output that cannot be written while writing it (disk full, quota, permission; the path is named)",
+  auth: "authentication: no API key (a blank `BULKCHECK_API_KEY` included), or the service refused it (40100)",
+  balance: "insufficient balance (40200), or the estimate is over `--max-cost`",
+  task_failed: "a task ended with status `failed` (refunded in full); `bulkcheck retry-failed ID` checks its numbers again",
+  unavailable: "service unavailable after retries (42900, 42901, 50300, 50303, 50400, connection)",
+  pending: "a `--timeout` ran out (tasks still processing, or the service too slow to answer); the command to carry on is printed",
+  count_mismatch: "`--strict`: the result's rows disagree with the service's counts (the output was written)",
+  busy: "another bulkcheck process, on this machine or (with a shared store) another, is carrying on the same run; nothing was done here",
+  interrupted: 'interrupted: Ctrl-C, or Ctrl-C/Ctrl-D at a prompt ("Cancelled; nothing was uploaded.")',
+  terminated: "terminated (SIGTERM), with the same clean-up as Ctrl-C",
+};
+
+interface ExitCodeRow {
+  exitCode: number;
+  /** The `code` of a `--json` error object; none for success. */
+  jsonCode: string | undefined;
+  /** Markdown. */
+  meaning: string;
+}
+
+/** The table, by exit code. */
+export const EXIT_CODE_TABLE: readonly ExitCodeRow[] = (Object.keys(EXIT_CODES) as Outcome[])
+  .map((outcome) => ({ exitCode: EXIT_CODES[outcome], jsonCode: outcome === "ok" ? undefined : outcome, meaning: MEANINGS[outcome] }))
+  .sort((a, b) => a.exitCode - b.exitCode);
 
 export function exitCodeFor(kind: ErrorKind): number {
   return EXIT_CODES[kind];
 }
 
+const plain = (markdown: string): string => markdown.replaceAll("`", "");
+
+/** The JSON codes a failure can carry, in exit-code order, as help and the README list them. */
+export function jsonErrorCodes(): string[] {
+  return EXIT_CODE_TABLE.flatMap((row) => (row.jsonCode === undefined ? [] : [row.jsonCode]));
+}
+
 /** The table as help prints it, each meaning wrapped under itself to fit 80 columns. */
 export function exitCodesHelp(): string {
   const indent = " ".repeat(7);
-  const rows = EXIT_CODE_MEANINGS.map(
-    ([code, meaning]) => `  ${String(code).padStart(3)}  ${wrapWords(meaning, 80 - indent.length).join(`\n${indent}`)}`,
+  const rows = EXIT_CODE_TABLE.map(
+    ({ exitCode, meaning }) => `  ${String(exitCode).padStart(3)}  ${wrapWords(plain(meaning), 80 - indent.length).join(`\n${indent}`)}`,
   );
   return ["Exit codes:", ...rows].join("\n");
 }
 
-function wrapWords(text: string, width: number): string[] {
+/** The table as the README's "Exit codes" section holds it. */
+export function exitCodesMarkdown(): string {
+  const rows = EXIT_CODE_TABLE.map(
+    ({ exitCode, jsonCode, meaning }) => `| ${exitCode} | ${meaning} | ${jsonCode === undefined ? "" : `\`${jsonCode}\``} |`,
+  );
+  return ["| Code | Meaning | `--json` error code |", "|---|---|---|", ...rows].join("\n");
+}
+
+/** Words joined into lines of at most `width` characters (a longer word gets a line of its own). */
+export function wrapWords(text: string, width: number): string[] {
   const lines: string[] = [];
   let line = "";
   for (const word of text.split(" ")) {

@@ -51,6 +51,11 @@ const NOT_THE_SERVICE = new Set([404, 405]);
 interface SystemCase {
   what: string;
   hint: string;
+  /**
+   * "input" (exit 3) for what happens only while writing (a full disk, a quota): by
+   * then something may have been uploaded, and exit 2 promises nothing was. Default "usage".
+   */
+  kind?: "input";
 }
 
 /** Node's error codes a user's files, disk, ports or terminal can cause, with what to do about each. */
@@ -64,9 +69,9 @@ const SYSTEM_CASES: Readonly<Record<string, SystemCase>> = {
   EEXIST: { what: "already exists", hint: "Choose another path, or pass --force to replace it." },
   ENAMETOOLONG: { what: "the name is too long", hint: "Choose a shorter path." },
   ELOOP: { what: "too many symbolic links", hint: "Check the path." },
-  ENOSPC: { what: "no space left on the device", hint: "Free some space, or write somewhere else." },
-  EDQUOT: { what: "disk quota exceeded", hint: "Free some space, or write somewhere else." },
-  EFBIG: { what: "file too large for this file system", hint: "Write somewhere else." },
+  ENOSPC: { what: "no space left on the device", hint: "Free some space, or write somewhere else.", kind: "input" },
+  EDQUOT: { what: "disk quota exceeded", hint: "Free some space, or write somewhere else.", kind: "input" },
+  EFBIG: { what: "file too large for this file system", hint: "Write somewhere else.", kind: "input" },
   EMFILE: { what: "too many open files", hint: "Raise the limit (ulimit -n) or close other programs." },
   ENFILE: { what: "too many open files on this system", hint: "Close other programs and try again." },
   EIO: { what: "input/output error", hint: "Check the disk or device." },
@@ -83,5 +88,6 @@ function systemFailure(error: unknown): Failure | undefined {
   const known = SYSTEM_CASES[code];
   if (!known) return undefined;
   const subject = path ?? (syscall ? `${syscall}` : "a file");
-  return { code: "usage", exitCode: EXIT_CODES.usage, message: `Cannot use ${subject}: ${known.what} (${code}).`, hint: known.hint };
+  const kind = known.kind ?? "usage";
+  return { code: kind, exitCode: EXIT_CODES[kind], message: `Cannot use ${subject}: ${known.what} (${code}).`, hint: known.hint };
 }

@@ -1,4 +1,4 @@
-import { exitCodesHelp } from "./exit-codes.js";
+import { exitCodesHelp, jsonErrorCodes, wrapWords } from "./exit-codes.js";
 
 /**
  * `bulkcheck help <topic>`: what a person looks up rather than a command's
@@ -14,8 +14,7 @@ A run that succeeds with --quiet prints nothing but the data asked for (task
 ids without -o, results with -o -), so cron mails only failures. With --json,
 a failure is also one JSON object on the last line of stderr:
   {"error": {"code": "auth", "exit_code": 4, "message": "...", "hint": null}}
-code is the error kind (usage, input, auth, balance, task_failed, unavailable,
-pending, interrupted, terminated, unexpected).
+${wrapWords(`code is one of ${jsonErrorCodes().join(", ")}.`, 80).join("\n")}
 `,
   },
   environment: {
@@ -59,8 +58,10 @@ pending, interrupted, terminated, unexpected).
          else the column whose values parse as numbers
   Text in UTF-8 (with or without BOM), UTF-16 with BOM (Excel's "Unicode
   text"), else windows-1252, or --encoding; CRLF, CR or LF line ends.
-  .xlsx  an Excel workbook (known by its content): the first visible sheet, or
-         --sheet NAME|N; cells as Excel shows them. .xls and .xlsb: save as
+  .xlsx  an Excel workbook (known by its content): the first visible worksheet,
+         or --sheet NAME|N; cells as Excel shows them. A part past its size or
+         compression limits (a zip bomb), or a cell past Excel's 32,767
+         characters, refuses the workbook (exit 3). .xls and .xlsb: save as
          .xlsx or CSV first.
 
 Output of results (download, submit --wait -o; --format):
@@ -78,8 +79,13 @@ Output of results (download, submit --wait -o; --format):
 
 Other files:
   validate -o FILE      the upload list: one identifier a line, first-seen order
-  --rejects FILE        every excluded row: CSV line,value,class,reason
+  --rejects FILE        every excluded row: CSV line,value,class,reason, then
+                        record (its number among the data rows) and the
+                        source's id column (source:NAME), when it has one
   --report FILE.html    the run's report: one self-contained HTML page
+  Each is written whole or not at all (a temporary file beside it, renamed into
+  place), never over the list being read; a file that exists is replaced only
+  with --force (a symbolic link by the file itself, never through it).
 
 On stdout: data only (task ids, results, --json objects); people's text goes to
 stderr. Tables are boxed at a terminal and tab-separated when piped.

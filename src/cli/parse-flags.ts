@@ -1,10 +1,15 @@
+import { parseDuration, type DurationRule } from "../config/duration.js";
+import { UsageError } from "../errors.js";
 import { InvalidArgumentError } from "./commander.js";
 
-/** Flag parsers: commander reports their errors as usage errors (exit 2). */
+/**
+ * Flag parsers: commander reports their errors as usage errors (exit 2).
+ *
+ * Every duration flag is read here, by config/duration.ts: seconds, or with a unit
+ * (90s, 15m, 12h, 7d), never longer than a timer can hold. Returns seconds.
+ */
 export function parseSeconds(value: string): number {
-  const seconds = Number(value);
-  if (!Number.isFinite(seconds) || seconds < 0) throw new InvalidArgumentError(`expected a number of seconds, got "${value}"`);
-  return seconds;
+  return durationFlag(value, {});
 }
 
 export function parseCount(value: string): number {
@@ -30,9 +35,15 @@ export function parseShare(value: string): number {
   return share;
 }
 
-/** Seconds that must be more than 0 (a deadline of 0 would mean "none" to undici). */
+/** A duration that must be more than 0 (a deadline of 0 would mean "none" to undici). */
 export function parsePositiveSeconds(value: string): number {
-  const seconds = parseSeconds(value);
-  if (seconds === 0) throw new InvalidArgumentError(`expected a number of seconds above 0, got "${value}"`);
-  return seconds;
+  return durationFlag(value, { aboveZero: true });
+}
+
+function durationFlag(value: string, rule: DurationRule): number {
+  try {
+    return parseDuration(value, rule);
+  } catch (error) {
+    throw error instanceof UsageError ? new InvalidArgumentError(error.message) : error;
+  }
 }

@@ -31,7 +31,6 @@ export function buildProgram(runtime: Runtime, invoke: Invoke, version: string, 
     .option("--base-url <url>", "service base URL (overrides BULKCHECK_BASE_URL and the profile)")
     .option("--profile <name>", 'config profile (default: BULKCHECK_PROFILE or "default")')
     .option("--verbose", "log each request on stderr (keys redacted) and show stack traces")
-    .showHelpAfterError("(run with --help for usage)")
     .addHelpText(
       "after",
       `\nThe API key is read from BULKCHECK_API_KEY or the profile (bulkcheck config set api-key).\n\n${exitCodesHelp()}\n\n${helpTopicsList()}\n`,
@@ -41,8 +40,9 @@ export function buildProgram(runtime: Runtime, invoke: Invoke, version: string, 
     .exitOverride()
     .configureOutput({
       writeOut: (text) => runtime.io.stdout.write(text),
-      // With --json, main reports usage errors as one JSON object instead.
       writeErr: (text) => (options.jsonErrors ? undefined : runtime.io.stderr.write(text)),
+      // main reports commander's usage errors through the printer, as every other error: one prefix, one colour.
+      outputError: () => undefined,
     });
   const commands = [
     submitCommand,

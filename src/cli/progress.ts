@@ -39,6 +39,8 @@ export async function createProgress(printer: Printer, env: Env): Promise<Progre
     isEnabled: true,
     discardStdin: false,
   }).start();
+  // Every other line printed meanwhile clears the spinner first and draws it again below.
+  const release = printer.holdLiveLine(spinner);
   let shownAt = -Infinity;
   return {
     live: true,
@@ -51,11 +53,10 @@ export async function createProgress(printer: Printer, env: Env): Promise<Progre
       spinner.render();
     },
     persist(text) {
-      spinner.clear();
-      printer.io.stderr.write(text + "\n");
-      spinner.render();
+      printer.note(text);
     },
     stop() {
+      release();
       spinner.stop();
     },
   };

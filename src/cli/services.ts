@@ -1,10 +1,22 @@
 import { join } from "node:path";
+import { ApiError } from "../api/errors.js";
 import type { ApiClient, ClientEvent } from "../api/types.js";
 import { configDir, stateDir } from "../config/paths.js";
 import { redactKey } from "../config/redact.js";
-import { DEFAULT_PROFILE, isLoopback, resolveApiKey, resolveBaseUrl, resolveLimits, resolvePrices } from "../config/resolve.js";
+import {
+  DEFAULT_PROFILE,
+  isLoopback,
+  refusedKeyHint,
+  resolveApiKey,
+  resolveBaseUrl,
+  resolveLimits,
+  resolvePrices,
+  type Source,
+} from "../config/resolve.js";
 import type { ConfigStore } from "../config/store.js";
+import { AuthError } from "../errors.js";
 import { Journal } from "../journal/journal.js";
+import { ApiCode } from "../spec/codes.js";
 import type { Store } from "../store/store.js";
 import type { Context, GlobalOptions, Runtime } from "./context.js";
 import { CommandDeadline } from "./deadline.js";
@@ -21,6 +33,7 @@ export function buildContext(runtime: Runtime, globals: GlobalOptions, printer: 
   let journal: Journal | undefined;
   let opened: Promise<Store> | undefined;
   let client: ApiClient | undefined;
+  let keySource: Source | undefined;
   const deadline = new CommandDeadline(runtime, globals.timeout);
 
   const config = async () => {
@@ -72,6 +85,7 @@ export function buildContext(runtime: Runtime, globals: GlobalOptions, printer: 
       const input = await resolveInput();
       const url = resolveBaseUrl(input);
       const key = resolveApiKey(input);
+      keySource = key.source;
       warnIfClearText(printer, url.value);
       printer.debug(`using ${url.value} (from ${url.source}) with key ${redactKey(key.value)} (from ${key.source})`);
       const { createClient } = await import("../api/client.js");
@@ -92,6 +106,11 @@ export function buildContext(runtime: Runtime, globals: GlobalOptions, printer: 
     },
     async prices() {
       return resolvePrices((await resolveInput()).profile);
+    },
+    explain(error, resume) {
+      const explained = deadline.explain(error, resume);
+      if (keySource === undefined || !(explained instanceof ApiError) || explained.apiCode !== ApiCode.UNAUTHORIZED) return explained;
+      return new AuthError(explained.message, { hint: refusedKeyHint(keySource, profileName), cause: explained });
     },
     async dispose() {
       deadline.dispose();

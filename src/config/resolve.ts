@@ -27,10 +27,15 @@ export interface ResolveInput {
   baseUrlFlag?: string;
 }
 
-/** API key: environment (BULKCHECK_API_KEY), then the profile. There is no flag, so a key never lands in `ps` or shell history. */
+/**
+ * API key: environment (BULKCHECK_API_KEY), then the profile. There is no flag, so a key
+ * never lands in `ps` or shell history. A variable that is set wins even when blank (an
+ * authentication error): a script that exported an empty key must not spend the
+ * profile's account instead.
+ */
 export function resolveApiKey(input: ResolveInput): Resolved<string> {
   const fromEnv = input.env.BULKCHECK_API_KEY;
-  if (fromEnv !== undefined && fromEnv !== "") {
+  if (fromEnv !== undefined) {
     if (fromEnv.trim() === "") {
       throw new AuthError("BULKCHECK_API_KEY is set but blank.", {
         hint: "Export the key itself (export BULKCHECK_API_KEY=...), or unset BULKCHECK_API_KEY to use the profile's key.",
@@ -43,6 +48,17 @@ export function resolveApiKey(input: ResolveInput): Resolved<string> {
   throw new AuthError(`No API key is set for profile "${input.profileName}".`, {
     hint: 'Set it with: bulkcheck config set api-key   (prompts, or reads stdin: echo "$KEY" | bulkcheck config set api-key -)\nor export BULKCHECK_API_KEY for this shell.',
   });
+}
+
+/**
+ * What to do about a key the service refused (40100), by where it came from: while
+ * BULKCHECK_API_KEY is set it wins, so setting the profile's key cannot help.
+ */
+export function refusedKeyHint(source: Source, profileName: string): string {
+  if (source === "environment") {
+    return "The key came from BULKCHECK_API_KEY, which wins over the profile's: export the right key there, or unset BULKCHECK_API_KEY to use the key of the profile.";
+  }
+  return `Set the right key for profile "${profileName}" with: bulkcheck config set api-key   (prompts, or reads stdin with -)`;
 }
 
 /** Base URL: --base-url, then BULKCHECK_BASE_URL, then the profile. */

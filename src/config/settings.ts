@@ -1,3 +1,4 @@
+import { closestMatch, didYouMean } from "../did-you-mean.js";
 import { DEFAULT_LIMITS, DEFAULT_PRICE_MICROS, MICROS_PER_USD, SERVICE_TYPES, type ServiceType } from "../spec/products.js";
 import { UsageError } from "../errors.js";
 
@@ -88,7 +89,10 @@ export function isSettingKey(name: string): name is SettingKey {
 
 export function settingSpec(name: string): SettingSpec & { key: SettingKey } {
   if (!isSettingKey(name)) {
-    throw new UsageError(`Unknown setting "${name}".`, { hint: `Settings: ${Object.keys(SETTINGS).join(", ")}` });
+    const settings = Object.keys(SETTINGS);
+    throw new UsageError(`Unknown setting "${name}".${didYouMean(closestMatch(name, settings))}`, {
+      hint: `Settings: ${settings.join(", ")}`,
+    });
   }
   return { ...SETTINGS[name], key: name };
 }

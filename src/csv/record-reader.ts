@@ -15,6 +15,8 @@ export interface CellBatch {
   lines: number[];
   /** The column's field of each record; "" when the record is shorter. */
   cells: string[];
+  /** When asked for: a second column's field of each record (the source's id, for the rejects file). */
+  ids?: string[];
 }
 
 /** Complete records as one piece of the source text, for a reader elsewhere (a worker) to parse. */
@@ -25,7 +27,8 @@ export interface TextBlock {
 }
 
 /** Where a reader puts what it finds: whole records, or one column of them. */
-type Sink = { whole: true; column: -1; records: SourceRecord[] } | { whole: false; column: number; batch: CellBatch };
+type CellSink = { whole: false; column: number; idColumn: number; batch: CellBatch };
+type Sink = { whole: true; column: -1; idColumn: -1; records: SourceRecord[] } | CellSink;
 const NO_FIELDS: string[] = [];
 
 const QUOTE = 34;
@@ -62,28 +65,28 @@ export class RecordReader {
 
   /** The records completed by this chunk. */
   push(chunk: string): SourceRecord[] {
-    const sink: Sink = { whole: true, column: -1, records: [] };
+    const sink: Sink = { whole: true, column: -1, idColumn: -1, records: [] };
     this.read(this.pending + chunk, false, sink);
     return sink.records;
   }
 
   /** The last record, if the text did not end with a line end. */
   end(): SourceRecord[] {
-    const sink: Sink = { whole: true, column: -1, records: [] };
+    const sink: Sink = { whole: true, column: -1, idColumn: -1, records: [] };
     this.read(this.pending, true, sink);
     return sink.records;
   }
 
-  /** Like push, keeping only one column (0-based) of each record. */
-  pushCells(chunk: string, column: number): CellBatch {
-    const sink: Sink = { whole: false, column, batch: { lines: [], cells: [] } };
+  /** Like push, keeping only one column (0-based) of each record, and `idColumn`'s too when it is one (≥ 0). */
+  pushCells(chunk: string, column: number, idColumn = -1): CellBatch {
+    const sink = cellSink(column, idColumn);
     this.read(this.pending + chunk, false, sink);
     return sink.batch;
   }
 
-  /** Like end, keeping only one column. */
-  endCells(column: number): CellBatch {
-    const sink: Sink = { whole: false, column, batch: { lines: [], cells: [] } };
+  /** Like end, keeping only one column (and `idColumn`'s). */
+  endCells(column: number, idColumn = -1): CellBatch {
+    const sink = cellSink(column, idColumn);
     this.read(this.pending, true, sink);
     return sink.batch;
   }
@@ -149,6 +152,7 @@ export class RecordReader {
       } else {
         sink.batch.lines.push(this.line);
         sink.batch.cells.push(sink.column === 0 ? text.slice(pos, end) : "");
+        sink.batch.ids?.push(sink.idColumn === 0 ? text.slice(pos, end) : "");
       }
       this.line++;
       pos = lineEndAfter(text, end);
@@ -164,6 +168,7 @@ export class RecordReader {
     const delimiter = this.delimiter!;
     const ends = new FieldEnds(text, String.fromCharCode(delimiter));
     const wanted = sink.column;
+    const wantedId = sink.idColumn;
     const length = text.length;
     let pos = 0;
     let consumed = 0;
@@ -172,8 +177,9 @@ export class RecordReader {
       let line = this.line;
       const fields: string[] = sink.whole ? [] : NO_FIELDS;
       let cell = "";
+      let id = "";
       for (let index = 0; ; index++) {
-        const keep = wanted === -1 || wanted === index;
+        const keep = wanted === -1 || wanted === index || wantedId === index;
         let value = "";
         if (text.charCodeAt(pos) === QUOTE) {
           const openedOn = line;
@@ -207,7 +213,8 @@ export class RecordReader {
           pos = end;
         }
         if (wanted === -1) fields.push(value);
-        else if (keep) cell = value;
+        else if (wanted === index) cell = value;
+        if (wantedId === index) id = value;
         if (pos >= length && !final) break records;
         const c = text.charCodeAt(pos);
         if (pos < length && c === delimiter) {
@@ -219,6 +226,7 @@ export class RecordReader {
         else {
           sink.batch.lines.push(this.line);
           sink.batch.cells.push(cell);
+          sink.batch.ids?.push(id);
         }
         this.line = line + 1;
         pos = pos < length ? lineEndAfter(text, pos) : length;
@@ -228,6 +236,10 @@ export class RecordReader {
     }
     return consumed;
   }
+}
+
+function cellSink(column: number, idColumn: number): CellSink {
+  return { whole: false, column, idColumn, batch: idColumn >= 0 ? { lines: [], cells: [], ids: [] } : { lines: [], cells: [] } };
 }
 
 /**

@@ -14,6 +14,8 @@ export interface BlockSettings {
   classify: ClassifyOptions;
   /** Send every cell back too: the rejects file shows values. */
   keepValues: boolean;
+  /** With keepValues: the column (0-based) whose cells identify a row in the rejects file; none when undefined. */
+  idColumn?: number | undefined;
 }
 
 /**
@@ -36,6 +38,8 @@ export interface ClassifiedBlock {
   extras: Array<[number, string, string]>;
   /** The cells joined with NUL (which never occurs in a decoded list), when keepValues. */
   values: string | undefined;
+  /** The id column's cells, joined the same way, when keepValues and the settings name one. */
+  ids: string | undefined;
 }
 
 const CELL_CLASSES: readonly CellClass[] = ["kept", "blank", "invalid", "no_code", "other_country"];
@@ -57,19 +61,21 @@ export function classifyPiece(piece: ListPiece, settings: BlockSettings): Classi
  */
 export function classifyBlock(block: TextBlock, settings: BlockSettings): ClassifiedBlock {
   const reader = new RecordReader(settings.delimiter, block.firstLine);
-  const { lines, cells } = reader.pushCells(block.text, settings.column);
+  const idColumn = settings.keepValues ? (settings.idColumn ?? -1) : -1;
+  const batch = reader.pushCells(block.text, settings.column, idColumn);
   // Only a block at the end of a file can hold a record without a line end.
-  const tail = reader.endCells(settings.column);
-  lines.push(...tail.lines);
-  cells.push(...tail.cells);
-  return classifyCells({ lines, cells }, settings);
+  const tail = reader.endCells(settings.column, idColumn);
+  batch.lines.push(...tail.lines);
+  batch.cells.push(...tail.cells);
+  batch.ids?.push(...tail.ids!);
+  return classifyCells(batch, settings);
 }
 
 /**
  * Classifies each phone cell with classifyCell. Pure; worker threads and the
  * in-thread path both run this, so they cannot disagree.
  */
-function classifyCells({ lines, cells }: CellBatch, settings: BlockSettings): ClassifiedBlock {
+function classifyCells({ lines, cells, ids }: CellBatch, settings: BlockSettings): ClassifiedBlock {
   const out: ClassifiedBlock = {
     lines: Int32Array.from(lines),
     codes: new Uint8Array(cells.length),
@@ -79,6 +85,7 @@ function classifyCells({ lines, cells }: CellBatch, settings: BlockSettings): Cl
     reasons: [""],
     extras: [],
     values: settings.keepValues ? cells.join(SEPARATOR) : undefined,
+    ids: settings.keepValues ? ids?.join(SEPARATOR) : undefined,
   };
   const reasonNumbers = new Map<string, number>();
   for (let i = 0; i < cells.length; i++) {
@@ -122,6 +129,8 @@ export interface AdmittedRow extends RowTally {
   reason: string | undefined;
   /** The cell as read, when the block kept values. */
   value: string | undefined;
+  /** The row's id cell as read, when the block kept ids. */
+  id: string | undefined;
 }
 
 /**
@@ -131,6 +140,7 @@ export interface AdmittedRow extends RowTally {
  */
 export function admitBlock(block: ClassifiedBlock, classifier: RowClassifier, visit: (row: Readonly<AdmittedRow>) => void): void {
   const values = block.values?.split(SEPARATOR);
+  const ids = block.ids?.split(SEPARATOR);
   const row: AdmittedRow = {
     line: 0,
     class: "kept",
@@ -142,6 +152,7 @@ export function admitBlock(block: ClassifiedBlock, classifier: RowClassifier, vi
     extension: undefined,
     reason: undefined,
     value: undefined,
+    id: undefined,
   };
   let extra = 0;
   let long = 0;
@@ -155,6 +166,7 @@ export function admitBlock(block: ClassifiedBlock, classifier: RowClassifier, vi
     row.vote = code & FLAGS.voteNational ? "national" : code & FLAGS.voteInternational ? "international" : undefined;
     row.reason = block.reasonIndex[i] === 0 ? undefined : block.reasons[block.reasonIndex[i]!];
     row.value = values?.[i];
+    row.id = ids?.[i];
     row.sharedRegion = undefined;
     row.extension = undefined;
     if (block.extras[extra]?.[0] === i) {

@@ -2,7 +2,13 @@ import { UsageError } from "../errors.js";
 import { headerScore } from "./header-names.js";
 import type { SourceRecord } from "../csv/record-reader.js";
 
-export type ColumnChosenBy = "option" | "header" | "content" | "only-column" | "first-column";
+/** `record`: the column an earlier preparation of the same list chose, as its journal kept it (a retry reads that list again). */
+export type ColumnChosenBy = "option" | "record" | "header" | "content" | "only-column" | "first-column";
+
+/** The column an earlier preparation chose (0-based), to read the same list the same way again. */
+export interface RecordedColumn {
+  recordedIndex: number;
+}
 
 export interface ColumnChoice {
   /** 0-based index into a record's fields (the `column` option and messages count from 1). */
@@ -13,8 +19,8 @@ export interface ColumnChoice {
 }
 
 export interface ColumnInput {
-  /** The `column` option: a header name (case-insensitive) or a 1-based number. */
-  option: string | undefined;
+  /** The `column` option: a header name (case-insensitive) or a 1-based number; or the column recorded by an earlier preparation. */
+  option: string | RecordedColumn | undefined;
   header: readonly string[] | undefined;
   columnCount: number;
   sample: readonly SourceRecord[];
@@ -24,7 +30,7 @@ export interface ColumnInput {
 }
 
 /**
- * Picks the phone column. `option` wins: all digits is a 1-based index, anything
+ * Picks the phone column. A recorded column is taken as it is. `option` wins: all digits is a 1-based index, anything
  * else a header name (case-insensitive, trimmed); a column that does not exist is
  * a UsageError listing the columns there are. Without it: the only column; else,
  * with a header, the best phone-like header name (ties broken by content, then
@@ -34,6 +40,7 @@ export interface ColumnInput {
 export function chooseColumn(input: ColumnInput): ColumnChoice {
   const { option, header, columnCount } = input;
   const named = (index: number): ColumnChoice["name"] => header?.[index];
+  if (typeof option === "object") return withName({ index: option.recordedIndex, chosenBy: "record" }, named(option.recordedIndex));
   if (option !== undefined) {
     const index = optionIndex(input, option.trim());
     return withName({ index, chosenBy: "option" }, named(index));
@@ -100,4 +107,37 @@ function listColumns(input: ColumnInput): string {
 
 function withName(choice: ColumnChoice, name: string | undefined): ColumnChoice {
   return name === undefined ? choice : { ...choice, name };
+}
+
+/** The column whose cells tell which record of the source a row of the rejects file is. */
+export interface IdColumn {
+  /** 0-based. */
+  index: number;
+  /** As the rejects file's header names it: the source's header name, or `column N`. */
+  label: string;
+}
+
+/** Words of a header name that mark an identifier (`id`, `Customer ID`, `contactId`, `crm_ref`, `uuid`). */
+const ID_WORDS = new Set(["id", "uid", "uuid", "guid", "ref", "reference", "key"]);
+
+/**
+ * The column that identifies a record for a person reading the rejects: the leftmost
+ * column whose header name marks an identifier, else the first column that is not the
+ * phone column; undefined for a list of one column.
+ */
+export function chooseIdColumn(header: readonly string[] | undefined, columnCount: number, phoneIndex: number): IdColumn | undefined {
+  const candidates = Array.from({ length: columnCount }, (_, i) => i).filter((index) => index !== phoneIndex);
+  const named = candidates.find((index) => isIdName(header?.[index] ?? ""));
+  const index = named ?? candidates[0];
+  if (index === undefined) return undefined;
+  const name = header?.[index]?.trim();
+  return { index, label: name ? name : `column ${index + 1}` };
+}
+
+function isIdName(name: string): boolean {
+  const words = name
+    .replace(/([a-z])([A-Z])/g, "$1 $2")
+    .toLowerCase()
+    .split(/[^a-z0-9]+/);
+  return words.some((word) => ID_WORDS.has(word));
 }

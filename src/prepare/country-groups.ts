@@ -1,10 +1,11 @@
 import { rm } from "node:fs/promises";
 import { createReadStream } from "node:fs";
 import { createInterface } from "node:readline";
-import { parseDigits } from "./digit-parser.js";
 import type { IdentifierKey } from "./identifier-key.js";
+import { callingCodePlans } from "./numbering-plans.js";
 import type { CountryGroupsRecord } from "./settings.js";
 import { UploadSpool, type UploadChunk, type UploadTarget } from "./upload-writer.js";
+import { count } from "../format-count.js";
 
 /** libphonenumber's region of numbers that belong to no country (+800, +808, +870, +881…), which no country's task takes. */
 const NON_GEOGRAPHIC = "001";
@@ -15,12 +16,23 @@ export interface CountryChunk extends UploadChunk {
 }
 
 /**
- * The country a kept number is checked in under `--country auto`: libphonenumber's region
- * of the number (+44 1534 is JE, +1 416 is CA), or NON_GEOGRAPHIC.
+ * The country whose task checks a kept number under `--country auto`: the main country
+ * of its calling code (+44 1534, Jersey, is GB's; +1 416, Toronto, is US's; +7 7…,
+ * Kazakhstan, is RU's), or NON_GEOGRAPHIC. The service routes on the calling code and
+ * keeps a number whose code is the task country's, so a GB list keeps the same numbers
+ * under `--country auto` as under `--country GB`, instead of splitting off JE, GG and IM
+ * into groups too small for a task.
  */
 export function countryOfIdentifier(identifier: string): string {
-  return parseDigits("+" + identifier)?.country ?? NON_GEOGRAPHIC;
+  // Calling codes are prefix-free: the first 1–3 digit prefix that is one is the number's.
+  for (let length = 1; length <= MAX_CALLING_CODE_LENGTH; length++) {
+    const plans = callingCodePlans(Number(identifier.slice(0, length)));
+    if (plans !== undefined) return plans.main.country ?? NON_GEOGRAPHIC;
+  }
+  return NON_GEOGRAPHIC;
 }
+
+const MAX_CALLING_CODE_LENGTH = 3;
 
 /** The numbers of each country in an upload list, in the order each country first appears. */
 export async function countCountries(listPath: string): Promise<Map<string, number>> {
@@ -30,6 +42,28 @@ export async function countCountries(listPath: string): Promise<Map<string, numb
     counts.set(country, (counts.get(country) ?? 0) + 1);
   }
   return counts;
+}
+
+/** The country that holds most of a prepared list's numbers, with their count and the list's. */
+export interface MainCountry {
+  country: string;
+  numbers: number;
+  of: number;
+}
+
+/**
+ * The country (as `countryOfIdentifier` names it) holding more than half of the numbers
+ * of these upload lists; undefined when none does. The evidence for reading a list's
+ * nationally written numbers as that country's.
+ */
+export async function mainCountryOf(lists: readonly UploadChunk[]): Promise<MainCountry | undefined> {
+  const counts = new Map<string, number>();
+  for (const list of lists) {
+    for (const [country, numbers] of await countCountries(list.path)) counts.set(country, (counts.get(country) ?? 0) + numbers);
+  }
+  const of = [...counts.values()].reduce((sum, numbers) => sum + numbers, 0);
+  const [country, numbers] = [...counts].reduce((best, each) => (each[1] > best[1] ? each : best), ["", 0]);
+  return numbers * 2 > of && country !== NON_GEOGRAPHIC ? { country, numbers, of } : undefined;
 }
 
 /**
@@ -58,7 +92,7 @@ export function belowMinCheck(groups: CountryGroupsRecord | undefined): ((key: I
     const numbers = groups.belowMin[country];
     if (numbers === undefined) return undefined;
     if (country === NON_GEOGRAPHIC) return "number belongs to no country, so no country's task can take it";
-    return `${country} has ${numbers} numbers to check, fewer than the minimum task size of ${groups.minTaskSize}`;
+    return `${country} has ${count(numbers)} numbers to check, fewer than the minimum task size of ${count(groups.minTaskSize)}`;
   };
 }
 

@@ -3,6 +3,7 @@ import { open, type FileHandle } from "node:fs/promises";
 import { basename, extname, join } from "node:path";
 import { pipeline } from "node:stream/promises";
 import { UsageError } from "../errors.js";
+import { asOutputWriteError } from "../results/errors.js";
 
 /** A list file: a path, or a stream such as stdin (`name` is used in messages and to read the extension). */
 export type ListSource = string | { stream: NodeJS.ReadableStream; name?: string };
@@ -35,13 +36,22 @@ const READ_CHUNK_BYTES = 1 << 16;
  * (stdin) copied first into `dir` (which the caller keeps private and removes),
  * readable only by its owner. Preparation may read a list twice (once to learn
  * its encoding and its convention for bare digits, once more when that changes
- * how rows read), and a stream can be read only once.
+ * how rows read), and a stream can be read only once. A stream that stays open
+ * (a producer that stalls) is given up when `signal` aborts, rejecting with its reason.
  */
-export async function listFile(source: ListSource, dir: string): Promise<ListFile> {
+export async function listFile(source: ListSource, dir: string, signal?: AbortSignal): Promise<ListFile> {
   if (typeof source === "string") return { path: source, name: source };
   const name = source.name ?? "stdin";
   const path = join(dir, `spooled${extname(basename(name))}`);
-  await pipeline(source.stream, createWriteStream(path, { mode: 0o600, flags: "wx" }));
+  const spool = createWriteStream(path, { mode: 0o600, flags: "wx" });
+  try {
+    await pipeline(source.stream, spool, { signal });
+  } catch (error) {
+    // pipeline rejects with an AbortError; the caller tells a timeout from Ctrl-C by the reason.
+    signal?.throwIfAborted();
+    // The copy's own refusals (no space, a quota) name it; a stream that failed is its own story.
+    throw spool.errored ? asOutputWriteError(error, path) : error;
+  }
   return { path, name };
 }
 

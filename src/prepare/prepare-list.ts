@@ -1,12 +1,14 @@
 import { createReadStream } from "node:fs";
 import { mkdir, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { basename, extname, join } from "node:path";
+import { basename, dirname, extname, join } from "node:path";
 import { pipeline } from "node:stream/promises";
+import { AtomicFile } from "../results/atomic-file.js";
+import { checkDestination, type DestinationRules } from "../results/destination.js";
 import { admitBlock, type ClassifiedBlock } from "./block-classifier.js";
 import { createBlockPool, type BlockPool } from "./block-pool.js";
 import { classifyCell, type Classification, type ClassifyOptions, type DigitsReading } from "./classify.js";
-import { chooseColumn, type ColumnChoice } from "./column.js";
+import { chooseColumn, chooseIdColumn, type ColumnChoice } from "./column.js";
 import { countCountries, countryGroups, splitByCountry } from "./country-groups.js";
 import { listFile, type ListFile } from "./input-source.js";
 import { classifyOptionsOf, type PrepareOptions } from "./prepare-options.js";
@@ -39,16 +41,23 @@ export interface PrepareResult {
  * when the majority reads nationally and there were ambiguous rows, once more with
  * that fixed: the second pass is exact, as the join is. A stream is spooled to a
  * private temp file first, since it can be read only once.
+ *
+ * An uploadPath or rejectsPath is refused before the list is read when checkDestination
+ * says no (the list itself, a file that exists without `force`, …); the passes write
+ * into a private directory, and each file is put in place complete once all is done.
  */
 export async function prepareList(options: PrepareOptions): Promise<PrepareResult> {
   const classifyOptions = classifyOptionsOf(options);
+  options.signal?.throwIfAborted();
+  const destination = { force: options.force ?? false, reading: typeof options.source === "string" ? [options.source] : [] };
+  for (const path of [options.uploadPath, options.rejectsPath]) if (path !== undefined) await checkDestination(path, destination);
   const work = await mkdtemp(join(tmpdir(), `bulkcheck-${process.pid}-`));
   try {
-    const file = await listFile(options.source, work);
+    const file = await listFile(options.source, work, options.signal);
     const outputs = {
-      upload: await uploadTarget(options, file.name),
-      // A pass may be redone, and what went to a stream cannot be taken back: the rejects wait in a file.
-      rejectsPath: options.rejectsStream === undefined ? options.rejectsPath : join(work, "rejects.csv"),
+      upload: await uploadTarget(options, file.name, work),
+      // A pass may be redone, and what went out cannot be taken back: the rejects wait here until the end.
+      rejectsPath: options.rejectsStream === undefined && options.rejectsPath === undefined ? undefined : join(work, "rejects.csv"),
     };
     const first = await preparePass(file, options, { ...classifyOptions, digitsAs: options.digitsAs ?? "international" }, outputs);
     const { votes, total } = first.summary.ambiguous;
@@ -64,8 +73,13 @@ export async function prepareList(options: PrepareOptions): Promise<PrepareResul
     result.summary.encoding = result.format.encoding;
     result.summary.encoding_source = options.encoding === undefined || result.format.kind === "xlsx" ? "detected" : "forced";
     result.settings.digitsAs = digitsAs;
-    if (options.rejectsStream && outputs.rejectsPath) {
-      await pipeline(createReadStream(outputs.rejectsPath), options.rejectsStream, { end: false });
+    if (outputs.rejectsPath !== undefined) {
+      const { signal } = options;
+      if (options.rejectsStream) await pipeline(createReadStream(outputs.rejectsPath), options.rejectsStream, { end: false, signal });
+      else await copyAtomically(outputs.rejectsPath, options.rejectsPath!, destination, signal);
+    }
+    if (options.uploadPath !== undefined) {
+      result.chunks = await publishUploads(result.chunks, options.uploadPath, destination, options.signal);
     }
     return result;
   } finally {
@@ -119,7 +133,7 @@ async function preparePass(
         sheet: earlier.format.sheet,
       }
     : { encoding: options.encoding, sheet: options.sheet };
-  const rows = await openRows(file, known);
+  const rows = await openRows(file, known, options.signal);
   let pool: BlockPool | undefined;
   let rejects: RejectsWriter | undefined;
   let upload: UploadSpool | undefined;
@@ -139,15 +153,27 @@ async function preparePass(
     upload = spool;
     const classifier = createRowClassifier(settings, (key) => spool.add(key));
     const summary = emptySummary();
-    rejects = outputs.rejectsPath === undefined ? undefined : await RejectsWriter.create(outputs.rejectsPath);
+    const idColumn = outputs.rejectsPath === undefined ? undefined : chooseIdColumn(rows.header?.fields, rows.columnCount, column.index);
+    rejects = outputs.rejectsPath === undefined ? undefined : await RejectsWriter.create(outputs.rejectsPath, idColumn?.label);
     const blockSettings = {
       delimiter: rows.format.delimiter,
       column: column.index,
       classify: classifyOptions,
       keepValues: rejects !== undefined,
+      idColumn: idColumn?.index,
     };
     pool = createBlockPool(blockSettings, options.workers ?? 0);
-    await classifyRows({ rows, column: column.index, pool, classifier, summary, rejects, upload: spool, onProgress: options.onProgress });
+    await classifyRows({
+      rows,
+      column: column.index,
+      idColumn: idColumn?.index,
+      pool,
+      classifier,
+      summary,
+      rejects,
+      upload: spool,
+      onProgress: options.onProgress,
+    });
     await rejects?.close();
     const chunks = await spool.finish(options.countryTasks ? undefined : options.maxTaskSize);
     upload = undefined;
@@ -163,6 +189,7 @@ async function preparePass(
 interface RowLoop {
   rows: RowSource;
   column: number;
+  idColumn: number | undefined;
   pool: BlockPool;
   classifier: RowClassifier;
   summary: PrepareSummary;
@@ -182,13 +209,14 @@ async function classifyRows(loop: RowLoop): Promise<void> {
   const settle = async (result: Promise<ClassifiedBlock>): Promise<void> => {
     admitBlock(await result, loop.classifier, (row) => {
       countRow(loop.summary, row);
-      if (row.class !== "kept") loop.rejects?.add(row.line, row.value ?? "", row.class, row.reason);
+      // The record's number among the data rows: rows_read once this one is counted.
+      if (row.class !== "kept") loop.rejects?.add(row, loop.summary.rows_read);
     });
     await loop.rejects?.flush();
     await loop.upload.flush();
     loop.onProgress?.(loop.summary.rows_read);
   };
-  for await (const piece of loop.rows.pieces(loop.column)) {
+  for await (const piece of loop.rows.pieces(loop.column, loop.idColumn)) {
     if ("text" in piece ? piece.text === "" : piece.cells.length === 0) continue;
     const result = loop.pool.classify(piece);
     // A failing worker rejects all its blocks at once; the first is rethrown when settled, the rest must not go unhandled.
@@ -220,9 +248,17 @@ function settingsOf(options: ClassifyOptions, column: ColumnChoice, format: List
   };
 }
 
-/** uploadPath as given; else `<source>-upload.txt` in outputDir (created) or in a new temp directory. */
-async function uploadTarget(options: PrepareOptions, sourceName: string): Promise<UploadTarget> {
-  if (options.uploadPath !== undefined) return { file: options.uploadPath };
+/**
+ * Where the passes write the upload list: for uploadPath, a file of its name in the private
+ * `work` directory (published when complete); else `<source>-upload.txt` in outputDir
+ * (created) or in a new temp directory.
+ */
+async function uploadTarget(options: PrepareOptions, sourceName: string, work: string): Promise<UploadTarget> {
+  if (options.uploadPath !== undefined) {
+    const dir = join(work, "upload");
+    await mkdir(dir);
+    return { file: join(dir, basename(options.uploadPath)) };
+  }
   const stem = basename(sourceName, extname(sourceName)).replace(/[^\w.-]+/g, "_") || "list";
   const base = `${stem}-upload`;
   if (options.outputDir !== undefined) {
@@ -230,4 +266,29 @@ async function uploadTarget(options: PrepareOptions, sourceName: string): Promis
     return { dir: options.outputDir, base };
   }
   return { dir: await mkdtemp(join(tmpdir(), "bulkcheck-")), base };
+}
+
+/** Puts each finished upload file beside uploadPath under its own name (split parts are named after uploadPath). */
+async function publishUploads(
+  chunks: readonly UploadChunk[],
+  uploadPath: string,
+  rules: DestinationRules,
+  signal: AbortSignal | undefined,
+): Promise<UploadChunk[]> {
+  const published: UploadChunk[] = [];
+  for (const chunk of chunks) {
+    const path = join(dirname(uploadPath), basename(chunk.path));
+    await copyAtomically(chunk.path, path, rules, signal);
+    published.push({ ...chunk, path });
+  }
+  return published;
+}
+
+/** Copies a finished file to `path` through the atomic writer: complete or not at all. */
+async function copyAtomically(from: string, path: string, rules: DestinationRules, signal: AbortSignal | undefined): Promise<void> {
+  await AtomicFile.write(path, rules, (out) => pipeline(createReadStream(from), out, { signal })).catch((error: unknown) => {
+    // An abort rejects the pipeline with an AbortError; what stopped it is the signal's reason.
+    signal?.throwIfAborted();
+    throw error;
+  });
 }

@@ -1,7 +1,9 @@
+import { resolve } from "node:path";
 import type { CountryCode } from "libphonenumber-js/max";
 import { UsageError } from "../errors.js";
 import type { TextEncoding } from "../csv/encodings.js";
 import { isKnownCountry, type ClassifyOptions, type DigitsReading } from "./classify.js";
+import type { RecordedColumn } from "./column.js";
 import type { ListSource } from "./input-source.js";
 
 export interface PrepareOptions {
@@ -9,8 +11,11 @@ export interface PrepareOptions {
   source: ListSource;
   /** Task country; absent only for the carrier product without --country (numbers must then carry their code). */
   country?: CountryCode;
-  /** Phone column: a header name (case-insensitive) or a 1-based column number. */
-  column?: string;
+  /**
+   * Phone column: a header name (case-insensitive) or a 1-based column number (`--column`),
+   * or the column a journalled preparation of the same list read (retry-failed rebuilding it).
+   */
+  column?: string | RecordedColumn;
   /** Class national-format numbers as `no_code` (the service's rule) instead of adding the country's code. */
   requireCountryCode?: boolean;
   /** Class regions sharing the task's calling code (GG/JE/IM under +44) as `other_country`. */
@@ -25,11 +30,14 @@ export interface PrepareOptions {
   digitsAs?: DigitsReading;
   /** Read the list in this encoding; default: its byte-order mark's, UTF-8 when valid, else Windows-1252. Not for a workbook. */
   encoding?: TextEncoding;
-  /** The sheet of an Excel workbook to read: its name, or its number from 1; default: the first visible sheet. */
+  /** The sheet of an Excel workbook to read: its name, or its number from 1; default: the first visible worksheet. */
   sheet?: string;
   /** Directory for the upload file(s), created if missing; a new temp directory when neither this nor uploadPath is given. */
   outputDir?: string;
-  /** One explicit upload file (validate -o). When split, the parts are named after it. Not together with outputDir. */
+  /**
+   * One explicit upload file (validate -o), written when preparation is complete, whole or
+   * not at all. When split, the parts are named after it. Not together with outputDir.
+   */
   uploadPath?: string;
   /** Split the kept list into balanced files of at most this many numbers; default: one file. */
   maxTaskSize?: number;
@@ -39,10 +47,19 @@ export interface PrepareOptions {
    * `below_min_task`. Replaces maxTaskSize.
    */
   countryTasks?: { minTaskSize: number; maxTaskSize: number };
-  /** Write every row not in the upload to this CSV (`line,value,class,reason`). */
+  /**
+   * Write every row not in the upload to this CSV (`line,value,class,reason,record` and the source's id column; see
+   * RejectsWriter), when preparation is complete, whole or not at all.
+   */
   rejectsPath?: string;
   /** Or to this stream (stdout), once preparation is complete; it is not ended. */
   rejectsStream?: NodeJS.WritableStream;
+  /**
+   * Replace an uploadPath or rejectsPath that exists (a regular file, or a symbolic link:
+   * the link itself). Whatever this says, neither may be the list itself, by any name;
+   * both are refused before the list is read (see checkDestination).
+   */
+  force?: boolean;
   /**
    * Worker threads for classification; 0 (the default) = in this thread. The
    * digit fast path made classifying cheaper than reading and deduplicating, so
@@ -52,6 +69,13 @@ export interface PrepareOptions {
   workers?: number;
   /** Called after each batch with the number of data rows read so far. */
   onProgress?: (rowsRead: number) => void;
+  /**
+   * Stops preparation when aborted (a command's --timeout, Ctrl-C, SIGTERM): reading
+   * stops promptly, whatever the list is (a file, a stdin that is still open, a
+   * workbook), nothing is written where the caller asked, and prepareList rejects with
+   * the signal's reason.
+   */
+  signal?: AbortSignal;
 }
 
 /** Checks the options a user can get wrong and returns the classifier's. */
@@ -71,6 +95,13 @@ export function classifyOptionsOf(options: PrepareOptions): ClassifyOptions {
   }
   if (options.rejectsPath !== undefined && options.rejectsStream !== undefined) {
     throw new UsageError("Give either a rejects file or a rejects stream, not both.");
+  }
+  if (
+    options.uploadPath !== undefined &&
+    options.rejectsPath !== undefined &&
+    resolve(options.uploadPath) === resolve(options.rejectsPath)
+  ) {
+    throw new UsageError("The upload file and the rejects file are the same file; give each its own path.");
   }
   if (options.countryTasks !== undefined && !options.anyRegion) {
     throw new UsageError("Tasks by country are for lists of every country (--country auto).");

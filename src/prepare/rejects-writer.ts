@@ -1,33 +1,45 @@
 import { once } from "node:events";
 import type { WriteStream } from "node:fs";
 import { csvText } from "../csv/write.js";
+import { asOutputWriteError } from "../results/errors.js";
 import { openOutput } from "./output-file.js";
-import type { RowClass } from "./classify.js";
+import type { AdmittedRow } from "./block-classifier.js";
 
 /**
- * The rejects CSV: `line,value,class,reason`, one row for every row not in the
- * upload (blanks included, so rejects + kept = rows_read), `line` being the
- * physical line the source row starts on and `value` the cell exactly as read.
+ * The rejects CSV: `line,value,class,reason,record` and the source's id column, one row
+ * for every row not in the upload (blanks included, so rejects + kept = rows_read):
+ * `line` is the physical line the source row starts on (a quoted cell may span lines),
+ * `value` the cell exactly as read, `record` the row's number among the data rows (1 =
+ * the first after the header; the last is rows_read), and the last column, headed
+ * `source:` and the source column's name, that column's cell (see chooseIdColumn), so a
+ * person can find the record. The first four columns stay first and in this order.
  */
 export class RejectsWriter {
-  private rows: Array<[number, string, string, string]> = [];
+  private rows: string[][] = [];
   private failure: Error | undefined;
 
-  private constructor(private readonly out: WriteStream) {
+  private constructor(
+    path: string,
+    private readonly out: WriteStream,
+    private readonly withId: boolean,
+  ) {
     out.on("error", (error) => {
-      this.failure = error;
+      this.failure = asOutputWriteError(error, path);
     });
   }
 
-  static async create(path: string): Promise<RejectsWriter> {
+  /** `idLabel`: the name of the source column that identifies a record; none for a list of one column. */
+  static async create(path: string, idLabel?: string): Promise<RejectsWriter> {
     const handle = await openOutput(path, "rejects file");
-    const writer = new RejectsWriter(handle.createWriteStream());
-    writer.out.write("line,value,class,reason\n");
+    const writer = new RejectsWriter(path, handle.createWriteStream(), idLabel !== undefined);
+    writer.out.write(csvText([["line", "value", "class", "reason", "record", ...(idLabel === undefined ? [] : [`source:${idLabel}`])]]));
     return writer;
   }
 
-  add(line: number, value: string, rowClass: RowClass, reason: string | undefined): void {
-    this.rows.push([line, value, rowClass, reason ?? ""]);
+  add(row: Pick<AdmittedRow, "line" | "value" | "class" | "reason" | "id">, record: number): void {
+    const fields = [String(row.line), row.value ?? "", row.class, row.reason ?? "", String(record)];
+    if (this.withId) fields.push(row.id ?? "");
+    this.rows.push(fields);
   }
 
   /** Writes what was added, waiting while the file is behind. */
@@ -36,13 +48,20 @@ export class RejectsWriter {
     if (this.rows.length === 0) return;
     const text = csvText(this.rows);
     this.rows = [];
-    if (!this.out.write(text)) await once(this.out, "drain");
+    if (!this.out.write(text)) await this.settled("drain");
   }
 
   async close(): Promise<void> {
     await this.flush();
     this.out.end();
-    await once(this.out, "finish");
+    await this.settled("finish");
+  }
+
+  /** Waits for `event`; a write the file system refused (no space, a quota) is an OutputWriteError naming the file. */
+  private async settled(event: "drain" | "finish"): Promise<void> {
+    await once(this.out, event).catch((error: unknown) => {
+      throw this.failure ?? error;
+    });
   }
 
   /** Releases the file without finishing it (after a failure); harmless after close(). */

@@ -7,6 +7,8 @@ import { countLineBreaks, lineEndAfter } from "../csv/record-boundaries.js";
 import { RecordReader, type CellBatch, type SourceRecord, type TextBlock } from "../csv/record-reader.js";
 import { InputRejectedError } from "../errors.js";
 import { unreadableList } from "./csv-errors.js";
+import { openWorkbookRows } from "./workbook-rows.js";
+import { openWorkbook } from "./workbook-sheets.js";
 
 export interface ListFormat {
   /**
@@ -29,7 +31,7 @@ export interface KnownDialect {
   hasHeader: boolean;
   /** The encoding to read in; detected (detectEncoding) when absent. */
   encoding?: TextEncoding;
-  /** For a workbook: the sheet's name, or its number from 1 (default: the first visible sheet). */
+  /** For a workbook: the sheet's name, or its number from 1 (default: the first visible worksheet). */
   sheet?: string;
 }
 
@@ -62,9 +64,10 @@ export interface RowSource {
   batches(): AsyncGenerator<SourceRecord[], void, undefined>;
   /**
    * The same records as pieces to classify by their cells of `column` (0-based): blocks of
-   * text, each starting on a record boundary (see RecordReader.pushBlock), or a workbook's cells.
+   * text, each starting on a record boundary (see RecordReader.pushBlock), or a workbook's
+   * cells, with `idColumn`'s cells as `ids` when one is given (text blocks carry every column).
    */
-  pieces(column: number): AsyncGenerator<ListPiece, void, undefined>;
+  pieces(column: number, idColumn?: number): AsyncGenerator<ListPiece, void, undefined>;
   /** Releases the file when the rows are not read to the end. */
   close(): Promise<void>;
 }
@@ -72,33 +75,33 @@ export interface RowSource {
 const SAMPLE_CHARS = 64 * 1024;
 
 /**
- * Opens a list file: an Excel workbook (known by its content, see workbookSheets) as the
- * rows of one sheet (openWorkbookRows; its reader is loaded only then), anything else as
- * text. Preparation and the join back to the source both read rows through here, so they
- * see the same rows, fields and line numbers; pass `known` (from PreparationSettings) to
- * skip the guessing.
+ * Opens a list file: an Excel workbook (known by its content, see openWorkbook) as the
+ * rows of one sheet (openWorkbookRows), anything else as text. Preparation and the join
+ * back to the source both read rows through here, so they see the same rows, fields and
+ * line numbers; pass `known` (from PreparationSettings) to skip the guessing. Once
+ * `signal` aborts, reading stops and rejects with its reason.
  * @throws UsageError for `known.sheet` when the file is no workbook.
  */
-export async function openRows(file: string | ListFile, known?: Partial<KnownDialect>): Promise<RowSource> {
+export async function openRows(file: string | ListFile, known?: Partial<KnownDialect>, signal?: AbortSignal): Promise<RowSource> {
   const listed = typeof file === "string" ? { path: file, name: file } : file;
   if (await startsLikeZip(listed.path)) {
-    const { workbookSheets } = await import("./workbook-sheets.js");
-    const sheets = await workbookSheets(listed.path, listed.name);
-    if (sheets) return (await import("./workbook-rows.js")).openWorkbookRows(listed, sheets, known);
+    const workbook = await openWorkbook(listed.path, listed.name, signal);
+    if (workbook) return openWorkbookRows(listed, workbook, known, signal);
   }
   if (known?.sheet !== undefined) {
     throw new InputRejectedError(`${listed.name} is not an Excel workbook, so it has no sheet "${known.sheet}".`, {
       hint: "Pass --sheet only with an .xlsx workbook.",
     });
   }
-  return openText(listed, known);
+  return openText(listed, known, signal);
 }
 
 /**
  * A text list: finds its encoding (detectEncoding, unless given) and reads its dialect
  * from the first 64 KiB: delimiter, header. Records then stream with flat memory.
+ * `signal` is checked before every read (64 KiB), so stopping is prompt however long the list.
  */
-async function openText(file: ListFile, known?: Partial<KnownDialect>): Promise<RowSource> {
+async function openText(file: ListFile, known: Partial<KnownDialect> | undefined, signal: AbortSignal | undefined): Promise<RowSource> {
   // A file that cannot be read fails detection; openSource then says why, in the user's words.
   const encoding = known?.encoding ?? (await detectEncoding(file.path).catch(() => "utf8" as const));
   const opened = await openSource(file);
@@ -119,6 +122,7 @@ async function openText(file: ListFile, known?: Partial<KnownDialect>): Promise<
   try {
     let complete = false;
     while (start.length < SAMPLE_CHARS) {
+      signal?.throwIfAborted();
       const next = await chunks.next().catch(rethrow);
       if (next.done) {
         complete = true;
@@ -146,6 +150,7 @@ async function openText(file: ListFile, known?: Partial<KnownDialect>): Promise<
         yield hasHeader ? skipHeader(read(start)) : read(start);
         if (!complete) {
           for (;;) {
+            signal?.throwIfAborted();
             const next = await chunks.next().catch(rethrow);
             if (next.done) break;
             yield read(next.value);

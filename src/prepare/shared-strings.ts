@@ -1,4 +1,8 @@
-import { InputRejectedError } from "../errors.js";
+import type { ZipLimits } from "../results/zip-limits.js";
+import { MAX_CELL_CHARS } from "../results/xlsx-xml.js";
+import { MAX_STORED_CELL_CHARS, showsMoreThanACell } from "./cell-text.js";
+import type { WorkbookPackage } from "./workbook-package.js";
+import type { XmlHandlers } from "./workbook-xml.js";
 
 /**
  * A workbook's shared strings, held compactly: Excel keeps every distinct text of a workbook
@@ -6,7 +10,6 @@ import { InputRejectedError } from "../errors.js";
  * strings they cost several times their text (hundreds of MB, and a large live heap that makes
  * V8's growth, hence the peak, swing from run to run); here they are their UTF-8 bytes in a few
  * large Buffers, with one offset per string, and a string is made only when a cell asks for it.
- * sharedStringOf reads a string from what exceljs's streaming reader emits.
  */
 export class SharedStringTable {
   /** The bytes of all strings one after another, split across chunks of CHUNK_BYTES (a string may straddle two or more). */
@@ -22,23 +25,24 @@ export class SharedStringTable {
 
   /**
    * Adds the next string (index `size`).
-   * @throws InputRejectedError when the strings' text would pass 4 GiB (more than any workbook
-   * Excel writes; the workbook reader refuses the file with this as the reason).
+   * @throws RangeError past 4 GiB of text, which the shared strings part's size limit keeps it from.
    */
   add(text: string): void {
     const start = this.#offsets[this.#count]!;
     const end = start + Buffer.byteLength(text, "utf8");
-    if (end > MAX_BYTES) throw new InputRejectedError("its shared strings hold more than 4 GiB of text");
+    if (end > MAX_BYTES) throw new RangeError("shared strings past 4 GiB");
     if (this.#count + 1 === this.#offsets.length) {
       const grown = new Uint32Array(this.#offsets.length * 2);
       grown.set(this.#offsets);
       this.#offsets = grown;
     }
     while (this.#chunks.length * CHUNK_BYTES < end) this.#chunks.push(Buffer.allocUnsafe(CHUNK_BYTES));
-    const chunk = this.#chunks[Math.floor(start / CHUNK_BYTES)]!;
     const at = start % CHUNK_BYTES;
-    if (at + (end - start) <= CHUNK_BYTES) chunk.write(text, at, "utf8");
-    else this.#copyIn(Buffer.from(text, "utf8"), start);
+    // An empty string has no bytes to write, and may start where no chunk is yet (first in the table, or at a chunk's end).
+    if (end > start) {
+      if (at + (end - start) <= CHUNK_BYTES) this.#chunks[Math.floor(start / CHUNK_BYTES)]!.write(text, at, "utf8");
+      else this.#copyIn(Buffer.from(text, "utf8"), start);
+    }
     this.#offsets[++this.#count] = end;
   }
 
@@ -73,28 +77,62 @@ export class SharedStringTable {
 }
 
 /**
- * The text of the shared string an item of exceljs's `reader.parse()` carries, else undefined.
- * Its README documents `{ eventType: "shared-strings", value }`; exceljs 4.4.0 yields
- * `{ index, text }` without an eventType (workbook-reader.js, _parseSharedStrings). Both come in
- * index order, so the table's order is theirs.
+ * The shared strings part's limits: it is held whole (as UTF-8, about its text's size), so
+ * it is bounded below the table's 4 GiB; Excel's own for a million rows of distinct text in
+ * three columns is about 100 MB.
  */
-export function sharedStringOf(item: unknown): string | undefined {
-  if (typeof item !== "object" || item === null) return undefined;
-  if ("eventType" in item) return item.eventType === "shared-strings" && "value" in item ? sharedText(item.value) : undefined;
-  return "index" in item && "text" in item ? sharedText(item.text) : undefined;
-}
+const SHARED_STRINGS_LIMITS: ZipLimits = { maxUncompressedBytes: 1024 ** 3, maxCompressionRatio: 200 };
 
 /**
- * A shared string as exceljs emits it (text, `{ richText }` whose runs are joined as the cache
- * path joins them, null when empty, or wrapped as `{ index, text }`), with its `_xHHHH_`
- * escapes left for cellText to decode once, when a cell is read.
+ * Reads a workbook's shared strings part into a table: each `<si>`'s text, rich text's runs
+ * joined, its phonetic guide (`<rPh>`, the reading of Japanese text) left out, as Excel shows
+ * it; `_xHHHH_` escapes are left for cellText to decode when a cell is read.
+ * @throws InputRejectedError for a string longer than Excel allows in a cell, or a part
+ *   that cannot be read.
  */
-function sharedText(value: unknown): string {
-  if (typeof value === "string") return value;
-  if (typeof value !== "object" || value === null) return "";
-  const runs: unknown = "richText" in value ? value.richText : undefined;
-  if (Array.isArray(runs)) return runs.map((run: { text?: unknown }) => sharedText(run.text)).join("");
-  return "text" in value ? sharedText(value.text) : "";
+export async function readSharedStrings(workbook: WorkbookPackage, part: string, signal?: AbortSignal): Promise<SharedStringTable> {
+  const strings = new SharedStringsPart((index) =>
+    workbook.unreadable(
+      `${part} holds a string (number ${index + 1}) of more than ${MAX_CELL_CHARS.toLocaleString("en-US")} characters, Excel's limit for a cell`,
+    ),
+  );
+  for await (const _ of workbook.readXml(part, strings, SHARED_STRINGS_LIMITS, signal)) {
+    // the handlers fill the table
+  }
+  return strings.table;
+}
+
+/** The handlers filling a table from a shared strings part (`<sst><si><t>…</t></si>…`). */
+export class SharedStringsPart implements XmlHandlers {
+  readonly table = new SharedStringTable();
+  /** The text of the `<si>` being read; undefined outside one. */
+  #text: string | undefined;
+  #inText = false;
+  #inPhonetic = false;
+
+  constructor(private readonly tooLong: (index: number) => Error) {}
+
+  open(name: string): void {
+    if (name === "si") this.#text = "";
+    else if (name === "t") this.#inText = this.#text !== undefined && !this.#inPhonetic;
+    else if (name === "rPh") this.#inPhonetic = true;
+  }
+
+  close(name: string): void {
+    if (name === "t") this.#inText = false;
+    else if (name === "rPh") this.#inPhonetic = false;
+    else if (name === "si" && this.#text !== undefined) {
+      if (showsMoreThanACell(this.#text)) throw this.tooLong(this.table.size);
+      this.table.add(this.#text);
+      this.#text = undefined;
+    }
+  }
+
+  text(text: string): void {
+    if (!this.#inText) return;
+    this.#text += text;
+    if (this.#text!.length > MAX_STORED_CELL_CHARS) throw this.tooLong(this.table.size);
+  }
 }
 
 /** 8 MiB: a few chunks for a million-row workbook's strings, little left unused at the end. */

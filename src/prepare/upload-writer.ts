@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import { createReadStream } from "node:fs";
 import { rm, type FileHandle } from "node:fs/promises";
 import { basename, dirname, extname, join } from "node:path";
-import { UsageError } from "../errors.js";
+import { asOutputWriteError } from "../results/errors.js";
 import { MAX_NUMERIC_IDENTIFIER_BYTES, writeIdentifier, type IdentifierKey } from "./identifier-key.js";
 import { openOutput } from "./output-file.js";
 
@@ -39,18 +39,10 @@ export class UploadSpool {
   private constructor(
     private readonly target: UploadTarget,
     private readonly file: HashedFile,
-    /** False for a device such as `-o /dev/null`: it is never read back, split or removed. */
-    private readonly regularFile: boolean,
   ) {}
 
   static async create(target: UploadTarget): Promise<UploadSpool> {
-    const file = await HashedFile.open(chunkPath(target, 1, 1), modeFor(target));
-    try {
-      return new UploadSpool(target, file, await file.isRegular());
-    } catch (error) {
-      await file.close();
-      throw error;
-    }
+    return new UploadSpool(target, await HashedFile.open(chunkPath(target, 1, 1), modeFor(target)));
   }
 
   /** Appends one identifier; written out by the next flush. */
@@ -78,11 +70,6 @@ export class UploadSpool {
     const whole = await this.file.finish(this.count);
     const parts = maxTaskSize === undefined ? 1 : Math.max(1, Math.ceil(whole.count / maxTaskSize));
     if (parts === 1) return [whole];
-    if (!this.regularFile) {
-      throw new UsageError(`${whole.path} is not a regular file, so the list cannot be split from it.`, {
-        hint: "Write the upload list to a file.",
-      });
-    }
     const sizes = Array.from({ length: parts }, (_, part) => Math.floor(whole.count / parts) + (part < whole.count % parts ? 1 : 0));
     const chunks = await splitLines(whole.path, sizes, (part) => chunkPath(this.target, part + 1, parts), modeFor(this.target));
     await rm(whole.path, { force: true });
@@ -92,7 +79,7 @@ export class UploadSpool {
   /** Removes the partial file after a failure. */
   async discard(): Promise<void> {
     await this.file.close();
-    if (this.regularFile) await rm(this.file.path, { force: true });
+    await rm(this.file.path, { force: true });
   }
 }
 
@@ -122,14 +109,19 @@ class HashedFile {
     return new HashedFile(path, await openOutput(path, "upload file", mode));
   }
 
-  async isRegular(): Promise<boolean> {
-    return (await this.handle!.stat()).isFile();
-  }
-
+  /**
+   * Writes all of `buffer`: a disk that is filling up writes part of it, and only the
+   * next write says why.
+   * @throws OutputWriteError naming the file when the file system refuses the write (no space, a quota).
+   */
   async write(buffer: Buffer): Promise<void> {
     this.hash.update(buffer);
     this.bytes += buffer.length;
-    await this.handle!.write(buffer);
+    try {
+      for (let written = 0; written < buffer.length;) written += (await this.handle!.write(buffer, written)).bytesWritten;
+    } catch (error) {
+      throw asOutputWriteError(error, this.path);
+    }
   }
 
   /** Closes the file; closing again does nothing. */

@@ -1,89 +1,86 @@
-import { createReadStream } from "node:fs";
-import ExcelJS from "exceljs";
 import { delimitedLine } from "../csv/write.js";
 import type { CellBatch, SourceRecord } from "../csv/record-reader.js";
-import { InputRejectedError, UsageError } from "../errors.js";
-import { cellText } from "./cell-text.js";
+import { DEFAULT_ZIP_LIMITS } from "../results/zip-limits.js";
 import { detectHeader, SAMPLE_ROWS } from "./dialect.js";
 import type { ListFile } from "./input-source.js";
 import type { KnownDialect, RowSource } from "./row-reader.js";
-import { SharedStringTable, sharedStringOf } from "./shared-strings.js";
-import type { WorkbookSheet } from "./workbook-sheets.js";
+import { readSharedStrings } from "./shared-strings.js";
+import { SheetCells, type SheetRow } from "./workbook-cells.js";
+import { chooseSheet, kindName, sheetList, type Workbook, type WorkbookSheet } from "./workbook-sheets.js";
+import { GENERAL_FORMATS, readCellFormats } from "./workbook-styles.js";
+import { InputRejectedError } from "../errors.js";
 
-/**
- * exceljs's streaming reader: shared strings emitted into our own compact table (cells hold
- * their index, `{ sharedString: n }`), styles kept (a cell's number format tells a date from a
- * number, and shows padded digits). With shared strings emitted, exceljs spools every sheet to
- * a temp file and reads it after the zip's last entry, so the table is whole before the first row.
- */
-const READER_OPTIONS = { sharedStrings: "emit", styles: "cache", hyperlinks: "ignore", worksheets: "emit", entries: "ignore" } as const;
 /** Rows per batch handed on: the size of a text block's worth of a typical export. */
 const BATCH_ROWS = 2048;
-
-/** One row of the sheet: its number, and its cells by 1-based column. */
-type SheetRow = Pick<ExcelJS.Row, "number" | "eachCell" | "getCell">;
+/** Text per batch (and in the sample) past which it is handed on sooner: rows of many long cells. */
+const BATCH_CHARS = 1 << 20;
 
 /**
- * Opens one sheet of a workbook as rows, streaming (exceljs's WorkbookReader): the sheet
- * named or numbered by `known.sheet`, else the first visible one. Each row's cells are read
- * as cellText shows them; rows are numbered as in Excel, a row the sheet skips is a blank
- * record (as an empty CSV line is), and the empty rows above the first filled one are not
- * read. The header is detected as in a CSV. A record's `raw` is its fields as a CSV line.
+ * Opens one sheet of a workbook as rows: the sheet named or numbered by `known.sheet`, else
+ * the first visible worksheet. The shared strings and styles are read first (wherever the
+ * zip holds them), then the sheet streams: each row's cells read as cellText shows them,
+ * rows numbered as in Excel, a row the sheet skips a blank record (as an empty CSV line
+ * is), and the empty rows above the first filled one not read. The header is detected as
+ * in a CSV. A record's `raw` is its fields as a CSV line. Aborting `signal` stops the
+ * reading (with its reason) within a piece of the zip. Takes over `workbook.package`.
  */
 export async function openWorkbookRows(
   file: ListFile,
-  sheets: readonly WorkbookSheet[],
+  workbook: Workbook,
   known?: Partial<KnownDialect>,
+  signal?: AbortSignal,
 ): Promise<RowSource> {
-  const sheet = chooseSheet(file.name, sheets, known?.sheet);
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await openSheet(file, sheet, known);
-    } catch (error) {
-      if (!missedParts.has(error as Error) || attempt === READ_ATTEMPTS) throw error;
-    }
-  }
-}
-
-/**
- * exceljs 4.4's streaming reader sometimes misses the zip's last entry (exceljs issues #683,
- * #3064: its loop over the entries races the end of the zip stream, more often on a busy
- * machine). When that entry is workbook.xml or the shared strings, the sheet cannot be read;
- * nothing has been handed on yet when that shows, so the workbook is read again from the start.
- */
-const READ_ATTEMPTS = 3;
-
-/** The refusals of a workbook the reader read without one of its parts (see READ_ATTEMPTS). */
-const missedParts = new WeakSet<Error>();
-
-function missedPart(error: InputRejectedError): InputRejectedError {
-  missedParts.add(error);
-  return error;
-}
-
-async function openSheet(file: ListFile, sheet: WorkbookSheet, known?: Partial<KnownDialect>): Promise<RowSource> {
-  const input = createReadStream(file.path);
-  const strings = new SharedStringTable();
-  const rows = sheetRows(new ExcelJS.stream.xlsx.WorkbookReader(input, READER_OPTIONS), strings, sheet, file.name);
-  const recordOf = (row: SheetRow) => recordOfRow(row, strings, file.name);
+  const pkg = workbook.package;
+  /** The sheet's XML as it is read, once it is. */
+  let sheetXml: AsyncGenerator<void, void, undefined> | undefined;
   const close = async () => {
-    await rows.return(undefined);
-    input.destroy();
+    await sheetXml?.return();
+    pkg.close();
   };
   try {
-    const first: SourceRecord[] = [];
-    let pending: SheetRow | undefined;
-    while (first.length <= SAMPLE_ROWS) {
-      const next = await rows.next();
-      if (next.done) break;
-      if (first.length === 0 && isEmpty(next.value)) continue;
-      const line = first.length === 0 ? next.value.number : first.at(-1)!.line + 1;
-      for (let blank = line; blank < next.value.number && first.length <= SAMPLE_ROWS; blank++) first.push(blankRecord(blank));
-      if (first.length > SAMPLE_ROWS) {
-        pending = next.value; // after blank rows that filled the sample
-        break;
+    const sheet = chooseSheet(file.name, workbook.sheets, known?.sheet);
+    const part = worksheetPart(workbook, sheet);
+    const strings = workbook.sharedStrings === undefined ? undefined : await readSharedStrings(pkg, workbook.sharedStrings, signal);
+    const formats = workbook.styles === undefined ? GENERAL_FORMATS : await readCellFormats(pkg, workbook.styles, signal);
+    const cells = new SheetCells({
+      strings,
+      formats,
+      date1904: workbook.date1904,
+      refuse: (problem) => pkg.unreadable(`sheet "${sheet.name}" (${part}) ${problem}`),
+    });
+    const xml = pkg.readXml(part, cells, DEFAULT_ZIP_LIMITS, signal);
+    sheetXml = xml;
+    /** The next rows the sheet's XML finishes (none when it ends). */
+    const nextRows = async (): Promise<SheetRow[] | undefined> => {
+      for (let next = await xml.next(); !next.done; next = await xml.next()) {
+        const rows = cells.take();
+        if (rows.length > 0) return rows;
       }
-      first.push(recordOf(next.value));
+      const rows = cells.take();
+      return rows.length > 0 ? rows : undefined;
+    };
+    const first: SourceRecord[] = [];
+    let sampled = 0;
+    /** Rows read past the sample, handed on first. */
+    let rest: SheetRow[] = [];
+    sampling: for (let rows = await nextRows(); rows !== undefined; rows = await nextRows()) {
+      for (let i = 0; i < rows.length; i++) {
+        const row = rows[i]!;
+        if (first.length === 0 && row.fields.length === 0) continue;
+        const line = first.length === 0 ? row.number : first.at(-1)!.line + 1;
+        for (let blank = line; blank < row.number && first.length <= SAMPLE_ROWS; blank++) first.push(blankRecord(blank));
+        if (first.length > SAMPLE_ROWS) {
+          rest = rows.slice(i); // after blank rows that filled the sample
+          break sampling;
+        }
+        const record = recordOfRow(row);
+        first.push(record);
+        sampled += record.raw.length;
+        if (first.length > SAMPLE_ROWS || sampled > BATCH_CHARS) {
+          rest = rows.slice(i + 1);
+          break sampling;
+        }
+      }
     }
     const hasHeader = known?.hasHeader ?? detectHeader(first, "csv");
     const header = hasHeader ? first[0] : undefined;
@@ -93,19 +90,20 @@ async function openSheet(file: ListFile, sheet: WorkbookSheet, known?: Partial<K
     let nextLine = (first.at(-1)?.line ?? 0) + 1;
 
     /** The rows after the buffered ones, with the sheet's skipped rows as blank ones, in batches. */
-    async function* later<T>(blank: (line: number) => T, row: (value: SheetRow) => T): AsyncGenerator<T[], void, undefined> {
+    async function* later<T>(blank: (line: number) => T, item: (row: SheetRow) => T): AsyncGenerator<T[], void, undefined> {
       let batch: T[] = [];
-      const add = (value: SheetRow) => {
-        for (; nextLine < value.number; nextLine++) batch.push(blank(nextLine));
-        batch.push(row(value));
-        nextLine = value.number + 1;
-      };
-      if (pending) add(pending);
-      for (let next = await rows.next(); !next.done; next = await rows.next()) {
-        add(next.value);
-        if (batch.length >= BATCH_ROWS) {
+      let chars = 0;
+      for (let rows: SheetRow[] | undefined = rest; rows !== undefined; rows = await nextRows()) {
+        for (const row of rows) {
+          for (; nextLine < row.number; nextLine++) batch.push(blank(nextLine));
+          batch.push(item(row));
+          chars += row.chars;
+          nextLine = row.number + 1;
+        }
+        if (batch.length >= BATCH_ROWS || chars >= BATCH_CHARS) {
           yield batch;
           batch = [];
+          chars = 0;
         }
       }
       if (batch.length > 0) yield batch;
@@ -113,7 +111,7 @@ async function openSheet(file: ListFile, sheet: WorkbookSheet, known?: Partial<K
     async function* batches(): AsyncGenerator<SourceRecord[], void, undefined> {
       try {
         if (buffered.length > 0) yield buffered;
-        yield* later(blankRecord, recordOf);
+        yield* later(blankRecord, recordOfRow);
       } finally {
         await close();
       }
@@ -128,12 +126,22 @@ async function openSheet(file: ListFile, sheet: WorkbookSheet, known?: Partial<K
       columnCount,
       sample,
       batches,
-      async *pieces(column) {
+      async *pieces(column, idColumn) {
+        const withIds = (batch: CellBatch, id: () => string[]): CellBatch => (idColumn === undefined ? batch : { ...batch, ids: id() });
         try {
-          if (buffered.length > 0) yield { lines: buffered.map((r) => r.line), cells: buffered.map((r) => r.fields[column] ?? "") };
-          const cell = (value: SheetRow) => ({ line: value.number, cell: textOf(value.getCell(column + 1), strings, file.name) });
-          for await (const batch of later((line) => ({ line, cell: "" }), cell)) {
-            yield { lines: batch.map((c) => c.line), cells: batch.map((c) => c.cell) } satisfies CellBatch;
+          if (buffered.length > 0) {
+            const sampled = { lines: buffered.map((r) => r.line), cells: buffered.map((r) => r.fields[column] ?? "") };
+            yield withIds(sampled, () => buffered.map((r) => r.fields[idColumn!] ?? ""));
+          }
+          cells.columns = new Set(idColumn === undefined ? [column] : [column, idColumn]);
+          const cell = (row: SheetRow) => ({
+            line: row.number,
+            cell: row.fields[column] ?? "",
+            id: idColumn === undefined ? "" : (row.fields[idColumn] ?? ""),
+          });
+          for await (const batch of later((line) => ({ line, cell: "", id: "" }), cell)) {
+            const read = { lines: batch.map((c) => c.line), cells: batch.map((c) => c.cell) } satisfies CellBatch;
+            yield withIds(read, () => batch.map((c) => c.id));
           }
         } finally {
           await close();
@@ -148,100 +156,25 @@ async function openSheet(file: ListFile, sheet: WorkbookSheet, known?: Partial<K
 }
 
 /**
- * The sheet `wanted` names (its name, any case) or numbers (from 1, in tab order), else
- * the first visible sheet.
- * @throws UsageError when there is no such sheet, listing those there are.
+ * The part holding a sheet's cells.
+ * @throws InputRejectedError for a chart (or dialog, or macro) sheet, or one whose part the workbook does not name.
  */
-function chooseSheet(name: string, sheets: readonly WorkbookSheet[], wanted: string | undefined): WorkbookSheet {
-  if (sheets.length === 0) throw new InputRejectedError(`${name} is an Excel workbook without sheets.`);
-  if (wanted === undefined) return sheets.find((sheet) => sheet.visible) ?? sheets[0]!;
-  const lower = wanted.trim().toLowerCase();
-  const named = sheets.find((sheet) => sheet.name.toLowerCase() === lower);
-  if (named) return named;
-  const number = /^\d+$/.test(lower) ? Number(lower) : 0;
-  if (number >= 1 && number <= sheets.length) return sheets[number - 1]!;
-  const list = sheets.map((sheet, i) => `${i + 1} "${sheet.name}"${sheet.visible ? "" : " (hidden)"}`).join(", ");
-  throw new UsageError(`${name} has no sheet "${wanted}" (sheets: ${list}).`, {
-    hint: "Pass --sheet with one of the names listed, or a sheet number from 1.",
-  });
-}
-
-/**
- * The chosen sheet's rows as exceljs reads them, the workbook's shared strings put in `strings`
- * on the way; the reader stops once the sheet is read.
- */
-async function* sheetRows(
-  reader: ExcelJS.stream.xlsx.WorkbookReader,
-  strings: SharedStringTable,
-  sheet: WorkbookSheet,
-  name: string,
-): AsyncGenerator<SheetRow> {
-  const items = reader.parse() as AsyncGenerator<unknown, void, undefined>;
-  try {
-    for (let next = await items.next(); !next.done; next = await items.next()) {
-      const shared = sharedStringOf(next.value);
-      if (shared !== undefined) strings.add(shared);
-      const worksheet = worksheetOf(next.value);
-      // The streaming reader names a sheet from workbook.xml (exceljs 4.2's fix of its issue #1364); the typings omit `name`.
-      if (worksheet === undefined || (worksheet as unknown as { name?: string }).name !== sheet.name) continue;
-      yield* worksheet;
-      return;
-    }
-  } catch (error) {
-    const rejection = new InputRejectedError(`${name} cannot be read as an Excel workbook: ${(error as Error).message}.`, {
-      hint: "Open it in Excel and save it again as Excel Workbook (.xlsx), or as CSV UTF-8.",
-      cause: error,
+function worksheetPart(workbook: Workbook, sheet: WorkbookSheet): string {
+  if (sheet.kind !== "worksheet") {
+    throw new InputRejectedError(`Sheet "${sheet.name}" of ${workbook.package.name} is a ${kindName(sheet.kind)}, which holds no cells.`, {
+      hint: `Choose a sheet of rows with --sheet (sheets: ${sheetList(workbook.sheets)}).`,
     });
-    // A TypeError is exceljs failing on its own state: a part it never read (see READ_ATTEMPTS).
-    throw error instanceof TypeError ? missedPart(rejection) : rejection;
-  } finally {
-    await items.return();
   }
-  throw new InputRejectedError(`Sheet "${sheet.name}" of ${name} holds no cells bulkcheck can read (a chart sheet?).`, {
-    hint: "Choose a sheet of rows with --sheet.",
-  });
+  if (sheet.part === undefined) throw workbook.package.unreadable(`sheet "${sheet.name}" names no part that holds its cells`);
+  return sheet.part;
 }
 
-function worksheetOf(item: unknown): ExcelJS.stream.xlsx.WorksheetReader | undefined {
-  if (typeof item !== "object" || item === null || !("eventType" in item) || item.eventType !== "worksheet") return undefined;
-  return "value" in item ? (item.value as ExcelJS.stream.xlsx.WorksheetReader) : undefined;
-}
-
-function recordOfRow(row: SheetRow, strings: SharedStringTable, name: string): SourceRecord {
-  const fields: string[] = [];
-  row.eachCell((cell, column) => {
-    fields[column - 1] = textOf(cell, strings, name);
-  });
+function recordOfRow(row: SheetRow): SourceRecord {
+  const fields = row.fields;
   for (let i = 0; i < fields.length; i++) fields[i] ??= "";
   return { line: row.number, fields, raw: delimitedLine(fields, ",").slice(0, -1) };
 }
 
-/**
- * A cell's text (cellText), a shared string's from `strings`. An index the table does not
- * hold means the reader missed the shared strings part (see READ_ATTEMPTS): the sheet is read
- * again, or refused, rather than read as blank cells.
- */
-function textOf(cell: ExcelJS.Cell, strings: SharedStringTable, name: string): string {
-  const value: unknown = cell.value;
-  if (typeof value === "object" && value !== null && "sharedString" in value) {
-    const text = strings.get(value.sharedString as number);
-    if (text !== undefined) return cellText(text, undefined);
-    const message = `${name} cannot be read: its shared strings (the text of its cells) were not found by the workbook reader.`;
-    throw missedPart(
-      new InputRejectedError(message, { hint: "Open it in Excel and save it again as Excel Workbook (.xlsx), or save it as CSV UTF-8." }),
-    );
-  }
-  return cellText(cell.value, cell.numFmt);
-}
-
 function blankRecord(line: number): SourceRecord {
   return { line, fields: [], raw: "" };
-}
-
-function isEmpty(row: SheetRow): boolean {
-  let empty = true;
-  row.eachCell(() => {
-    empty = false;
-  });
-  return empty;
 }

@@ -1,4 +1,4 @@
-import { count } from "../results/summary.js";
+import { count } from "../format-count.js";
 import { EMPTY_VALUE } from "../results/summary-tables.js";
 import type { SignalCounts, ValueCount } from "../results/tally.js";
 import { formatUsd } from "../tasks/cost.js";
@@ -81,6 +81,14 @@ function preparationSection(model: ReportModel): string {
   return `<section id="preparation"><h2>Local preparation</h2><div class="columns">${facts("preparation-table", "Rows of the list", rows)}${service}</div></section>`;
 }
 
+/** "$0.051 less than estimated (98.5% of the estimate)": the difference in words, never a bare minus sign. */
+function comparedWithEstimate(chargedMicros: number, estimateMicros: number): string {
+  const difference = chargedMicros - estimateMicros;
+  const share = `${percent(chargedMicros, estimateMicros)} of the estimate`;
+  if (difference === 0) return `as estimated (${share})`;
+  return `${formatUsd(Math.abs(difference))} ${difference < 0 ? "less" : "more"} than estimated (${share})`;
+}
+
 function moneySection(model: ReportModel): string {
   const m = model.money;
   const pairs: Array<readonly [string, string]> = [["Price per number", formatUsd(m.priceMicros)]];
@@ -91,10 +99,7 @@ function moneySection(model: ReportModel): string {
     [`Refunded (${count(m.noResult)} without result, and what the service did not check)`, formatUsd(m.refundedMicros)],
   );
   if (m.estimateMicros !== undefined)
-    pairs.push([
-      "Charged against the estimate",
-      `${formatUsd(m.chargedMicros - m.estimateMicros)} (${percent(m.chargedMicros, m.estimateMicros)} of it)`,
-    ]);
+    pairs.push(["Charged, compared with the estimate", comparedWithEstimate(m.chargedMicros, m.estimateMicros)]);
   return `<section id="money"><h2>Money</h2>${facts("money-table", "USD, at the configured prices", pairs)}</section>`;
 }
 
@@ -186,7 +191,7 @@ export function renderReport(model: ReportModel): string {
     '<html lang="en"><head><meta charset="utf-8">',
     '<meta name="viewport" content="width=device-width, initial-scale=1">',
     `<title>${h(title)}</title><style>${REPORT_CSS}</style></head><body>`,
-    `<header><h1>${h(title)}</h1><p class="meta">${model.tasks.length} task(s) · made ${h(readableTime(model.generatedAt))}</p></header>`,
+    `<header><h1>${h(title)}</h1><p class="meta">${count(model.tasks.length)} task(s) · made ${h(readableTime(model.generatedAt))}</p></header>`,
     runSection(model),
     preparationSection(model),
     moneySection(model),

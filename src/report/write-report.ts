@@ -1,5 +1,4 @@
 import { AtomicFile } from "../results/atomic-file.js";
-import { TempFiles } from "../results/temp-files.js";
 
 /**
  * Writes `html` to `path` so that it appears whole or not at all, like every file
@@ -7,12 +6,7 @@ import { TempFiles } from "../results/temp-files.js";
  * @throws DestinationExistsError when `path` exists and `force` is false.
  */
 export async function writeReportFile(path: string, html: string, force: boolean): Promise<void> {
-  const file = await AtomicFile.create(path, { force, temps: new TempFiles() });
-  try {
-    await new Promise<void>((resolve, reject) => file.stream.once("error", reject).end(html, resolve));
-    await file.commit();
-  } catch (error) {
-    await file.discard();
-    throw error;
-  }
+  await AtomicFile.write(path, { force }, (out) => {
+    out.end(html);
+  });
 }

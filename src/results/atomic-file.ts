@@ -1,10 +1,11 @@
-import type { Writable } from "node:stream";
 import { constants } from "node:fs";
-import { access, link, lstat, open, rename, unlink, type FileHandle } from "node:fs/promises";
-import type { Stats } from "node:fs";
+import { access, link, open, rename, unlink, type FileHandle } from "node:fs/promises";
 import { dirname, resolve } from "node:path";
-import { asOutputWriteError, DestinationExistsError, DestinationNotReplaceableError, isReplaceable } from "./errors.js";
-import { tempPathFor, type TempFiles } from "./temp-files.js";
+import type { Writable } from "node:stream";
+import { finished } from "node:stream/promises";
+import { checkDestination, type DestinationRules } from "./destination.js";
+import { asOutputWriteError, DestinationExistsError } from "./errors.js";
+import { TempFiles, tempPathFor } from "./temp-files.js";
 
 /**
  * Bytes the output stream buffers before it asks for a pause. The default (16 KiB) is
@@ -43,25 +44,9 @@ function closed(stream: Writable): Promise<void> {
   return new Promise((resolve) => (stream.closed ? resolve() : stream.once("close", () => resolve())));
 }
 
-/** What stands at `path` (a symbolic link itself, not its target), or undefined when nothing does. */
-async function entryAt(path: string): Promise<Stats | undefined> {
-  return lstat(path).catch((error: NodeJS.ErrnoException) => {
-    if (error.code === "ENOENT") return undefined;
-    throw error;
-  });
-}
-
-/** What `force` may replace at `path`: nothing, a regular file or a symbolic link. A device, FIFO, socket or directory is refused. */
-async function replaceableEntry(path: string): Promise<Stats | undefined> {
-  const entry = await entryAt(path);
-  if (entry && !isReplaceable(entry)) throw new DestinationNotReplaceableError(path, entry);
-  return entry;
-}
-
-export interface AtomicFileOptions {
-  /** Replace a regular file or symbolic link that exists (never a device, FIFO, socket or directory). */
-  force?: boolean;
-  temps: TempFiles;
+export interface AtomicFileOptions extends DestinationRules {
+  /** Where the temp file is registered, so an exit handler can remove it (default: a registry of its own). */
+  temps?: TempFiles;
   /**
    * The file's mode. By default a file it replaces keeps that file's mode, and a
    * new one gets the umask's, as `cp` and `curl -o` do.
@@ -70,27 +55,32 @@ export interface AtomicFileOptions {
 }
 
 /**
- * A file that appears at its path complete or not at all. Bytes go to a temp file in
- * the destination's own directory (a rename across filesystems is not atomic); the
- * stream fsyncs it before closing, `commit()` renames it into place and syncs the
- * directory, `discard()` removes it. A SIGKILL can leave the temp file behind, never a
- * partial destination. The file system's refusals (no space, permissions) are
- * OutputWriteErrors naming the path.
+ * A file that appears at its path complete or not at all. Whether the path may be
+ * written at all is checkDestination's decision, asked when the file is created and
+ * again before it is put in place. Bytes go to a temp file in the destination's own
+ * directory (a rename across filesystems is not atomic); the stream fsyncs it before
+ * closing, `commit()` puts it in place and syncs the directory, `discard()` removes
+ * it. A SIGKILL can leave the temp file behind, never a partial destination, and the
+ * next writer of the path removes it. The file system's refusals (no space,
+ * permissions) are OutputWriteErrors naming the path.
  */
 export class AtomicFile {
   readonly path: string;
   readonly tempPath: string;
   /** Write the content here and end it; it fsyncs the file before it closes. */
   readonly stream: Writable;
-  readonly #force: boolean;
+  /** Temp files of dead writers removed beside the path when this one was created. */
+  readonly staleTempFilesRemoved: readonly string[];
+  readonly #rules: DestinationRules;
   readonly #temps: TempFiles;
-  #failure: unknown;
+  #failure: Error | undefined;
 
-  private constructor(path: string, tempPath: string, handle: FileHandle, force: boolean, temps: TempFiles) {
+  private constructor(path: string, tempPath: string, handle: FileHandle, rules: DestinationRules, temps: TempFiles, stale: string[]) {
     this.path = path;
     this.tempPath = tempPath;
-    this.#force = force;
+    this.#rules = rules;
     this.#temps = temps;
+    this.staleTempFilesRemoved = stale;
     this.stream = handle.createWriteStream({ flush: true, highWaterMark: WRITE_BUFFER_BYTES });
     this.stream.once("error", (error) => (this.#failure = error));
   }
@@ -105,19 +95,19 @@ export class AtomicFile {
   }
 
   /**
-   * Opens the temp file for `path`, so an unwritable directory fails before any download.
-   * @throws DestinationExistsError when `path` exists and `force` is false;
-   *   DestinationNotReplaceableError when it is not a file `force` may replace.
+   * Opens the temp file for `path` once checkDestination allows it, so a refusal or
+   * an unwritable directory comes before any byte is produced.
+   * @throws what checkDestination throws (DestinationExistsError, DestinationIsSourceError, …);
+   *   an OutputWriteError when the file system refuses the temp file.
    */
-  static async create(path: string, options: AtomicFileOptions): Promise<AtomicFile> {
+  static async create(path: string, options: AtomicFileOptions = {}): Promise<AtomicFile> {
     const target = resolve(path);
-    const force = options.force ?? false;
-    if (!force && (await exists(target))) throw new DestinationExistsError(path);
-    const replaced = force ? await replaceableEntry(target) : undefined;
-    const mode = options.mode ?? (replaced?.isFile() ? replaced.mode & 0o7777 : undefined);
+    const { temps = new TempFiles(), mode: askedMode, ...rules } = options;
+    const { existing, staleTempFilesRemoved } = await checkDestination(target, rules);
+    const mode = askedMode ?? (existing?.isFile() ? existing.mode & 0o7777 : undefined);
     const tempPath = tempPathFor(target);
     // Registered before it exists, so an exit handler never misses it.
-    options.temps.add(tempPath);
+    temps.add(tempPath);
     let handle: FileHandle | undefined;
     try {
       handle = await open(tempPath, "wx", mode ?? 0o666);
@@ -125,28 +115,46 @@ export class AtomicFile {
       if (mode !== undefined) await handle.chmod(mode);
     } catch (error) {
       await handle?.close();
-      await options.temps.remove(tempPath);
+      await temps.remove(tempPath);
       throw asOutputWriteError(error, target);
     }
-    return new AtomicFile(target, tempPath, handle, force, options.temps);
+    return new AtomicFile(target, tempPath, handle, rules, temps, staleTempFilesRemoved);
+  }
+
+  /**
+   * Writes the file at `path` with `write`, which writes into the stream it is given
+   * (ending it or not), and puts it in place once `write` has resolved; on any
+   * failure the temp file is removed and `path` is left as it was.
+   */
+  static async write<T>(path: string, options: AtomicFileOptions, write: (out: Writable) => T | Promise<T>): Promise<T> {
+    const file = await AtomicFile.create(path, options);
+    try {
+      const value = await write(file.stream);
+      if (!file.stream.writableEnded) file.stream.end();
+      await finished(file.stream);
+      await file.commit();
+      return value;
+    } catch (error) {
+      await file.discard();
+      throw file.explain(error);
+    }
   }
 
   /**
    * Puts the written file at `path`, once the stream has ended and closed. Without
    * `force` the file is hard-linked into place, which fails if someone created `path`
    * meanwhile; filesystems without hard links fall back to check-then-rename.
-   * @throws DestinationExistsError when `path` appeared during the write.
+   * @throws DestinationExistsError when `path` appeared during the write; an
+   *   OutputWriteError when the write itself failed.
    */
   async commit(): Promise<void> {
     await closed(this.stream);
+    if (this.#failure !== undefined) throw asOutputWriteError(this.#failure, this.path);
     try {
-      if (this.#force) {
-        // Checked again: what was a file when the write began may have been swapped for a device since.
-        await replaceableEntry(this.path);
-        await rename(this.tempPath, this.path);
-      } else {
-        await this.#placeWithoutClobbering();
-      }
+      // Asked again: what was a file when the write began may since have been swapped for a device, or a link to the list.
+      await checkDestination(this.path, this.#rules);
+      if (this.#rules.force) await rename(this.tempPath, this.path);
+      else await this.#placeWithoutClobbering();
     } catch (error) {
       throw asOutputWriteError(error, this.path);
     }

@@ -41,6 +41,22 @@ export class DestinationExistsError extends UsageError {
   }
 }
 
+/**
+ * The destination is a file the command reads (the list, a join's source): writing it
+ * would destroy the input. `otherName` is the list's own path when the destination
+ * reaches it by another name (a hard or symbolic link).
+ */
+export class DestinationIsSourceError extends UsageError {
+  constructor(
+    readonly path: string,
+    readonly otherName?: string,
+  ) {
+    super(`${path} is the list being read${otherName === undefined ? "" : ` (${otherName})`}; bulkcheck never writes over its input.`, {
+      hint: "Give the output a path of its own.",
+    });
+  }
+}
+
 /** What --force may replace: a regular file, or a symbolic link (the link itself, not what it points to). */
 export function isReplaceable(stats: Stats): boolean {
   return stats.isFile() || stats.isSymbolicLink();
@@ -83,24 +99,25 @@ export class OutputWriteError extends InputRejectedError {
     readonly path: string,
     readonly systemCode: string,
     cause: unknown,
+    hint = "Free some space or choose another path, then run the same command again.",
   ) {
-    super(`Cannot write ${path}: ${WRITE_FAILURES[systemCode]} (${systemCode}); nothing was written.`, {
-      hint: "Free some space or choose another path, then run the same command again.",
-      cause,
-    });
+    super(`Cannot write ${path}: ${WRITE_FAILURES[systemCode]} (${systemCode}); nothing was written.`, { hint, cause });
   }
 }
 
 /** An OutputWriteError for `path` when `error` is a file-system refusal of the write; otherwise `error` as it was. */
-export function asOutputWriteError(error: unknown, path: string): unknown {
+export function asOutputWriteError<E>(error: E, path: string): E | OutputWriteError {
   const code = (error as NodeJS.ErrnoException | undefined)?.code;
   return typeof code === "string" && code in WRITE_FAILURES ? new OutputWriteError(path, code, error) : error;
 }
 
-/** Rows in the result differ from what the task reported (`success_cnt`). Raised only on request (`--strict`). */
+/**
+ * Rows in the result differ from what the task reported (`success_cnt`). Raised only on
+ * request (`--strict`), after the output was written: an outcome of its own (exit 9).
+ */
 export class RowCountMismatchError extends BulkcheckError {
   constructor(message: string) {
-    super("unexpected", message, {
+    super("count_mismatch", message, {
       hint: "The output was written. Download again, or drop --strict to accept it with a warning.",
     });
   }

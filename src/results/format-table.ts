@@ -2,6 +2,7 @@ import { createRequire } from "node:module";
 import type TableConstructor from "cli-table3";
 import type stringWidthFunction from "string-width";
 import { styled } from "../ansi.js";
+import { count } from "../format-count.js";
 
 export interface TableRenderOptions {
   /** Data rows shown; the rest are read (so the summary counts them) but not shown. */
@@ -39,6 +40,8 @@ export interface TableColumn {
   dropOrder?: number;
   /** Never shortened with "…" (an id a user copies). */
   whole?: boolean;
+  /** Counts: shown with thousands separators in the boxed table (tab-separated output keeps the plain digits). */
+  count?: boolean;
 }
 
 export interface ColumnFit {
@@ -113,10 +116,11 @@ export function boxedTable(
   Table ??= require("cli-table3") as typeof TableConstructor;
   stringWidth ??= require("string-width") as typeof stringWidthFunction;
   const measure = stringWidth;
-  const specs = columns.map((column) => (typeof column === "string" ? { header: column } : column));
+  const specs: TableColumn[] = columns.map((column) => (typeof column === "string" ? { header: column } : column));
+  const cells = rows.map((row) => row.map((cell, index) => (specs[index]?.count && /^\d+$/.test(cell) ? count(Number(cell)) : cell)));
   const { shown, widths } = fitColumns(
     specs.map((spec, index) => ({
-      natural: Math.max(measure(spec.header), ...rows.map((row) => measure(row[index] ?? ""))),
+      natural: Math.max(measure(spec.header), ...cells.map((row) => measure(row[index] ?? ""))),
       dropOrder: spec.dropOrder,
       whole: spec.whole,
     })),
@@ -127,7 +131,7 @@ export function boxedTable(
     return options.colour ? styled("bold", styled("cyan", text)) : text;
   });
   const table = new Table({ head, chars: NO_ROW_LINES, style: { head: [], border: [] } });
-  for (const row of rows) table.push(shown.map((index, position) => shorten(row[index] ?? "", widths[position]!, measure)));
+  for (const row of cells) table.push(shown.map((index, position) => shorten(row[index] ?? "", widths[position]!, measure)));
   const [top = "", header = "", ...rest] = table.toString().split("\n");
   return [top, header, top.replace("┌", "├").replaceAll("┬", "┼").replace("┐", "┤"), ...rest].join("\n");
 }

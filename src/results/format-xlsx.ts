@@ -1,3 +1,4 @@
+import { count } from "../format-count.js";
 import { Readable } from "node:stream";
 import { finished } from "node:stream/promises";
 import yazl from "yazl";
@@ -96,7 +97,7 @@ class RowFormat {
       if (value.length > MAX_CELL_CHARS) {
         throw new ResultFileError(
           "CELL_TOO_LONG",
-          `Row ${number} has a value of ${value.length} characters in column ${column + 1}; an Excel cell holds at most ${MAX_CELL_CHARS}.`,
+          `Row ${count(number)} has a value of ${count(value.length)} characters in column ${column + 1}; an Excel cell holds at most ${count(MAX_CELL_CHARS)}.`,
           { hint: "Nothing was written. Write CSV instead (--format csv), which has no such limit." },
         );
       }

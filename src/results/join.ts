@@ -86,12 +86,16 @@ export async function joinResults(input: JoinInput): Promise<JoinSummary> {
 
 async function openJoinSource(input: JoinInput): Promise<{ source: JoinSource; summary: JoinSummary }> {
   const { settings } = input;
-  const rows = await openRows(input.sourcePath, {
-    ...(settings.delimiter === undefined ? {} : { delimiter: settings.delimiter }),
-    hasHeader: settings.hasHeader,
-    encoding: settings.encoding,
-    ...(settings.sheet === undefined ? {} : { sheet: settings.sheet }),
-  });
+  const rows = await openRows(
+    input.sourcePath,
+    {
+      ...(settings.delimiter === undefined ? {} : { delimiter: settings.delimiter }),
+      hasHeader: settings.hasHeader,
+      encoding: settings.encoding,
+      ...(settings.sheet === undefined ? {} : { sheet: settings.sheet }),
+    },
+    input.signal,
+  );
   const classifier = createRowClassifier(settings);
   const empty = input.results.columns.map(() => "");
   const { names: addedColumns, prefix } = addedColumnNames(rows.header?.fields ?? [], input.results.columns);

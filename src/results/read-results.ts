@@ -2,25 +2,29 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { ServiceType } from "../spec/products.js";
 import { resultTable, type ResultSource } from "./result-table.js";
-import { TempFiles, tempPathFor } from "./temp-files.js";
+import { TempFiles, removeStaleTempFiles, tempPathFor } from "./temp-files.js";
 import { DEFAULT_ZIP_LIMITS } from "./zip-limits.js";
 
 /**
  * The rows of one or more results (header first, spec column order), for code
  * that consumes results rather than writing them out: the join and retry-failed.
- * A zipped body is spooled to the OS temp directory and removed afterwards.
+ * A zipped body is spooled to the OS temp directory and removed afterwards (or, after
+ * a kill, by the next reader).
  */
 export async function* readResults(
   sources: readonly ResultSource[],
   options: { serviceType: ServiceType; signal?: AbortSignal },
 ): AsyncGenerator<readonly string[]> {
   const temps = new TempFiles();
+  const spoolTarget = join(tmpdir(), "bulkcheck-result");
+  // What a killed reader spooled is recognisable by its name: the next reader removes it.
+  await removeStaleTempFiles(spoolTarget);
   try {
     yield* resultTable(sources, {
       ...DEFAULT_ZIP_LIMITS,
       serviceType: options.serviceType,
       temps,
-      spoolPath: () => tempPathFor(join(tmpdir(), "bulkcheck-result"), ".zip"),
+      spoolPath: () => tempPathFor(spoolTarget, ".zip"),
       sources: [],
       signal: options.signal,
     });

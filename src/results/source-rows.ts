@@ -1,3 +1,4 @@
+import { count } from "../format-count.js";
 import type { ServiceType } from "../spec/products.js";
 import { ResultFileError } from "./errors.js";
 import { arrangeRow, outputColumns, projection, sourceLayout } from "./header.js";
@@ -89,7 +90,7 @@ export class SourceRows {
     if (fieldCount > this.shape.width) {
       throw new ResultFileError(
         "ROW_TOO_WIDE",
-        `In the result of ${this.label}, data row ${this.summary.rows + 1} has ${fieldCount} fields; the first row has ${this.shape.width}.`,
+        `In the result of ${this.label}, data row ${count(this.summary.rows + 1)} has ${count(fieldCount)} fields; the first row has ${count(this.shape.width)}.`,
       );
     }
     this.summary.rows += 1;

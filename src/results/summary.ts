@@ -1,3 +1,4 @@
+import { count } from "../format-count.js";
 import type { ServiceType } from "../spec/products.js";
 import { RowCountMismatchError } from "./errors.js";
 import type { OutputFormat } from "./render.js";
@@ -38,14 +39,6 @@ export function rowCountMismatches(sources: readonly SourceSummary[], rows: numb
     mismatches.push({ label: "total", expected: expectedTotal, actual: rows });
   }
   return mismatches;
-}
-
-/**
- * 1234567 → "1,234,567". Not toLocaleString: its first call loads ICU's number
- * formatting, 13–34 ms of every download on the machine measured.
- */
-export function count(n: number): string {
-  return String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ",");
 }
 
 export function describeMismatch(mismatch: RowCountMismatch): string {

@@ -4,7 +4,7 @@ import { readdir, rm } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 
 /**
- * Temporary files of a result download: the output being written and a spooled zip.
+ * Temporary files of an output being written (see AtomicFile) and of a spooled zip.
  * They live next to the destination and carry the writer's pid in their name,
  * `.{basename}.bulkcheck-{pid}-{random}{suffix}.tmp`, so a process killed outright
  * (SIGKILL) leaves files a later run can recognise as stale and remove.
@@ -31,16 +31,22 @@ export function isRunning(pid: number): boolean {
 /**
  * Removes temp files that a dead bulkcheck process left for `target` in `dir`
  * (default: the target's directory). Files of running processes, this one
- * included, are kept. Returns the paths removed.
+ * included, are kept. Best effort: what cannot be listed or removed (another
+ * user's file) is left for the writer to fail on, if it must. Returns the paths removed.
  */
 export async function removeStaleTempFiles(target: string, dir = dirname(target)): Promise<string[]> {
   const removed: string[] = [];
-  for (const name of await readdir(dir)) {
+  for (const name of await readdir(dir).catch(() => [])) {
     const match = TEMP_NAME.exec(name);
     if (!match || match[1] !== basename(target) || isRunning(Number(match[2]))) continue;
     const path = join(dir, name);
-    await rm(path, { force: true });
-    removed.push(path);
+    if (
+      await rm(path, { force: true }).then(
+        () => true,
+        () => false,
+      )
+    )
+      removed.push(path);
   }
   return removed;
 }

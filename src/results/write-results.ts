@@ -1,5 +1,5 @@
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import type { Writable } from "node:stream";
 import { InterruptedError } from "../errors.js";
 import type { ServiceType } from "../spec/products.js";
@@ -105,11 +105,9 @@ export async function writeResults(
   const temps = options.temps ?? new TempFiles();
   const format = options.format ?? "csv";
   const { signal } = options;
-  let staleTempFilesRemoved: string[] = [];
   let file: AtomicFile | undefined;
   let out: Writable;
   if ("path" in destination) {
-    staleTempFilesRemoved = await removeStaleTempFiles(resolve(destination.path));
     file = await AtomicFile.create(destination.path, {
       force: destination.force ?? false,
       temps,
@@ -120,6 +118,8 @@ export async function writeResults(
     out = destination.stream;
   }
   const spoolTarget = file?.path ?? join(options.tempDir ?? tmpdir(), "stdout");
+  // Beside a file, creating it removed what killed writers spooled; elsewhere that is done here.
+  if (!file) await removeStaleTempFiles(spoolTarget);
   const sourceSummaries: SourceSummary[] = [];
   const tally = new RowTally(options.serviceType);
   const tableRows = options.tableRows ?? DEFAULT_TABLE_ROWS;
@@ -170,6 +170,6 @@ export async function writeResults(
     sources: sourceSummaries,
     expectedRows: options.expectedRows,
     mismatches: rowCountMismatches(sourceSummaries, counts.rows, options.expectedRows),
-    staleTempFilesRemoved,
+    staleTempFilesRemoved: [...(file?.staleTempFilesRemoved ?? [])],
   };
 }

@@ -1,3 +1,5 @@
+import { MICROS_PER_USD } from "../spec/products.js";
+
 /**
  * The SpreadsheetML pieces of an .xlsx written by hand (ECMA-376 Part 1): cells, rows
  * and the workbook's fixed parts. Every string is an inline string cell and every
@@ -8,8 +10,13 @@
 export const MAX_SHEET_ROWS = 1_048_576;
 export const MAX_CELL_CHARS = 32_767;
 
-/** A cell's value: text, a count, or a boolean. */
-export type CellValue = string | number | boolean;
+/** A cell's value: text, a count, a boolean, or an amount of money. */
+export type CellValue = string | number | boolean | UsdAmount;
+
+/** An amount in USD, written as a number with a currency format (USD_FORMAT), so a spreadsheet can add it up. */
+export interface UsdAmount {
+  micros: number;
+}
 
 /**
  * Characters XML 1.0 cannot hold even as references (C0 controls but tab, line feed and
@@ -62,6 +69,7 @@ function lettersOf(index: number): string {
  * An empty string writes no cell at all: Excel's blank.
  */
 export function cellXml(ref: string, value: CellValue, style = 0): string {
+  if (typeof value === "object") return `<c r="${ref}" s="${USD}"><v>${value.micros / MICROS_PER_USD}</v></c>`;
   const s = style === 0 ? "" : ` s="${style}"`;
   if (typeof value === "boolean") return `<c r="${ref}"${s} t="b"><v>${value ? 1 : 0}</v></c>`;
   if (typeof value === "number") return `<c r="${ref}"${s}><v>${value}</v></c>`;
@@ -84,6 +92,8 @@ const PACKAGE_REL_NS = "http://schemas.openxmlformats.org/package/2006/relations
 
 /** Style index of a bold cell (a header) in STYLES_XML. */
 export const BOLD = 1;
+/** Style index of a USD amount: "$" and thousands separators, at least two decimals and up to six (exact to the micro). */
+const USD = 2;
 
 /**
  * A worksheet's opening: the header row frozen when `freezeHeader`, and column widths
@@ -131,14 +141,16 @@ export function workbookParts(sheetNames: readonly string[]): Record<string, str
   };
 }
 
-/** Two cell formats: 0 plain, 1 bold (BOLD). */
+/** Three cell formats: 0 plain, 1 bold (BOLD), 2 USD (USD, number format 164, the first custom one). */
 const STYLES_XML =
   `${XML_DECLARATION}<styleSheet xmlns="${MAIN_NS}">` +
+  '<numFmts count="1"><numFmt numFmtId="164" formatCode="&quot;$&quot;#,##0.00####"/></numFmts>' +
   '<fonts count="2"><font><sz val="11"/><name val="Calibri"/></font><font><b/><sz val="11"/><name val="Calibri"/></font></fonts>' +
   '<fills count="2"><fill><patternFill patternType="none"/></fill><fill><patternFill patternType="gray125"/></fill></fills>' +
   '<borders count="1"><border><left/><right/><top/><bottom/><diagonal/></border></borders>' +
   '<cellStyleXfs count="1"><xf numFmtId="0" fontId="0" fillId="0" borderId="0"/></cellStyleXfs>' +
-  '<cellXfs count="2"><xf numFmtId="0" fontId="0" fillId="0" borderId="0" xfId="0"/>' +
-  '<xf numFmtId="0" fontId="1" fillId="0" borderId="0" xfId="0" applyFont="1"/></cellXfs>' +
+  '<cellXfs count="3"><xf numFmtId="0" fontId="0" fillId="0" borderId="0" xfId="0"/>' +
+  '<xf numFmtId="0" fontId="1" fillId="0" borderId="0" xfId="0" applyFont="1"/>' +
+  '<xf numFmtId="164" fontId="0" fillId="0" borderId="0" xfId="0" applyNumberFormat="1"/></cellXfs>' +
   '<cellStyles count="1"><cellStyle name="Normal" xfId="0" builtinId="0"/></cellStyles>' +
   "</styleSheet>";

@@ -1,10 +1,7 @@
 import type { Readable } from "node:stream";
 import yauzl, { type Entry, type ZipFile } from "yauzl";
 import { ResultFileError } from "./errors.js";
-import type { ZipLimits } from "./zip-limits.js";
-
-/** Small entries are exempt from the ratio check: a tiny, repetitive CSV compresses well and harms nobody. */
-const RATIO_CHECK_FLOOR = 1024 * 1024;
+import { zipEntryOverLimits, type ZipLimits } from "./zip-limits.js";
 
 export type EntryKind = "directory" | "junk" | "csv" | "other";
 
@@ -64,20 +61,8 @@ function checkEntry(entry: Entry, limits: ZipLimits): void {
       `${entry.fileName} in the zipped result is encrypted or uses an unsupported compression method.`,
     );
   }
-  const size = entry.uncompressedSize;
-  if (size > limits.maxUncompressedBytes) {
-    throw new ResultFileError(
-      "ZIP_TOO_LARGE",
-      `${entry.fileName} would expand to ${size} bytes, over the ${limits.maxUncompressedBytes}-byte limit.`,
-    );
-  }
-  const ratio = size / Math.max(1, entry.compressedSize);
-  if (size > RATIO_CHECK_FLOOR && ratio > limits.maxCompressionRatio) {
-    throw new ResultFileError(
-      "ZIP_TOO_LARGE",
-      `${entry.fileName} expands ${Math.round(ratio)}-fold, over the ${limits.maxCompressionRatio}-fold limit; it looks like a zip bomb.`,
-    );
-  }
+  const overLimits = zipEntryOverLimits(entry, limits);
+  if (overLimits !== undefined) throw new ResultFileError("ZIP_TOO_LARGE", `${overLimits}.`);
 }
 
 /**

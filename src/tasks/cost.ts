@@ -1,4 +1,4 @@
-import { count } from "../results/summary.js";
+import { count } from "../format-count.js";
 import { MICROS_PER_USD } from "../spec/products.js";
 
 /** The service reserves every uploaded line at the product's price. */

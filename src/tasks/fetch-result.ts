@@ -5,6 +5,7 @@ import { classifyConnectionError } from "../api/transport.js";
 import type { ApiClient } from "../api/types.js";
 import { BulkcheckError, PendingError, ServiceUnavailableError, TaskFailedError } from "../errors.js";
 import type { Task } from "../spec/task.js";
+import { retryFailedHint } from "./wait.js";
 
 export interface OpenResultOptions {
   client: Pick<ApiClient, "checkTask" | "openResult">;
@@ -73,7 +74,9 @@ export function resultOpener(task: Task, options: Omit<OpenResultOptions, "initi
 
 function assertDownloadable(task: Task): void {
   if (task.status === "failed") {
-    throw new TaskFailedError(`Task ${task.id} failed, so it has no result (it was refunded in full).`, [task.id]);
+    throw new TaskFailedError(`Task ${task.id} failed, so it has no result (it was refunded in full).`, [task.id], {
+      hint: retryFailedHint([task.id]),
+    });
   }
   if (task.status === "processing") throw stillProcessing(task.id);
 }

@@ -1,12 +1,9 @@
-import { once } from "node:events";
-import type { Writable } from "node:stream";
 import { UsageError } from "../errors.js";
 import { recordOfTask } from "../journal/journal.js";
 import { LIBPHONENUMBER_VERSION, type PreparationSettings } from "../prepare/settings.js";
 import { AtomicFile } from "../results/atomic-file.js";
 import { joinResults, statusTable, type JoinSummary } from "../results/join.js";
 import { readResults, resultMap } from "../results/read-results.js";
-import { TempFiles } from "../results/temp-files.js";
 import type { ServiceType } from "../spec/products.js";
 import type { Task } from "../spec/task.js";
 import { billing } from "./billing.js";
@@ -66,7 +63,13 @@ export async function joinTaskResults(deps: JoinDeps, ids: readonly string[], ta
     deps,
   );
   const { prices } = target;
-  const summary = await writeAtomically(target, (out) =>
+  const destination = {
+    force: target.force,
+    // The source is read while the file is written: it may not be the file written, under any name.
+    reading: [target.sourcePath],
+    ...(target.mode === undefined ? {} : { mode: target.mode }),
+  };
+  const summary = await AtomicFile.write(target.path, destination, (out) =>
     joinResults({
       sourcePath: target.sourcePath,
       settings,
@@ -123,23 +126,4 @@ async function preparationOf(deps: JoinDeps, ids: readonly string[], target: Joi
     );
   }
   return settings;
-}
-
-/** Writes a file that appears complete or not at all (temp file, fsync, rename). */
-async function writeAtomically<T>(target: JoinTarget, write: (out: Writable) => Promise<T>): Promise<T> {
-  const file = await AtomicFile.create(target.path, {
-    force: target.force,
-    temps: new TempFiles(),
-    ...(target.mode === undefined ? {} : { mode: target.mode }),
-  });
-  try {
-    const value = await write(file.stream);
-    file.stream.end();
-    await once(file.stream, "finish");
-    await file.commit();
-    return value;
-  } catch (error) {
-    await file.discard();
-    throw file.explain(error);
-  }
 }

@@ -1,3 +1,4 @@
+import { count } from "../format-count.js";
 import type { ApiError } from "../api/errors.js";
 import { InterruptedError, PendingError, ServiceUnavailableError } from "../errors.js";
 
@@ -26,7 +27,7 @@ export function timedOut(o: TimeoutSettings, at: { parts: number; notUploaded: n
   const seconds = o.timeoutSeconds ?? Math.round((o.timeoutMs ?? 0) / 1000);
   const message =
     notUploaded > 0
-      ? `Stopped after ${seconds}s with ${notUploaded} of ${parts} part(s) not uploaded yet.`
+      ? `Stopped after ${seconds}s with ${count(notUploaded)} of ${count(parts)} part(s) not uploaded yet.`
       : processing.length > 0
         ? `Still processing after ${seconds}s: ${processing.join(", ")}.`
         : `Stopped after ${seconds}s while fetching the results.`;

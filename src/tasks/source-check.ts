@@ -1,3 +1,4 @@
+import { count } from "../format-count.js";
 import { stat } from "node:fs/promises";
 import { InputRejectedError } from "../errors.js";
 import type { SubmitEntry } from "../journal/journal.js";
@@ -49,7 +50,7 @@ export async function sourceChanges(submitted: SourceFingerprint, path: string):
   if (!now) return ["it is no longer a regular file"];
   if (now.sha256 === submitted.sha256) return [];
   const changes: string[] = [];
-  if (now.size !== submitted.size) changes.push(`size ${submitted.size} → ${now.size} bytes`);
+  if (now.size !== submitted.size) changes.push(`size ${count(submitted.size)} → ${count(now.size)} bytes`);
   if (now.mtime_ms !== submitted.mtime_ms) {
     changes.push(`modified ${new Date(submitted.mtime_ms).toISOString()} → ${new Date(now.mtime_ms).toISOString()}`);
   }

@@ -6,6 +6,7 @@ import type { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import type { ApiClient } from "../api/types.js";
 import type { Journal, StagedEntry } from "../journal/journal.js";
+import { asOutputWriteError } from "../results/errors.js";
 import { isRunning } from "../results/temp-files.js";
 import type { Task } from "../spec/task.js";
 import { resultOpener, withTransferRetries } from "./fetch-result.js";
@@ -68,7 +69,7 @@ export class Staging {
       await rename(temp, path);
     } catch (error) {
       await rm(temp, { force: true });
-      throw error;
+      throw asOutputWriteError(error, path);
     }
     const entry: StagedEntry = {
       type: "staged",

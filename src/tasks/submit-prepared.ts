@@ -3,6 +3,7 @@ import type { Limits } from "../config/resolve.js";
 import { InputRejectedError, InsufficientBalanceError, InterruptedError } from "../errors.js";
 import type { Journal, JournalScope, SubmitEntry } from "../journal/journal.js";
 import type { ServiceType } from "../spec/products.js";
+import { count } from "../format-count.js";
 import { formatUsd, reservationMicros, usdToMicros } from "./cost.js";
 import { countryPlans, type CountryPlan } from "./country-plan.js";
 import { freshNonce } from "./idempotency.js";
@@ -80,7 +81,7 @@ export async function submitPrepared(
   prepared: PreparedSubmission,
   options: SubmitOptions,
 ): Promise<UploadResult[] | undefined> {
-  checkSizes(prepared.chunks, deps.limits);
+  checkSizes(prepared, deps.limits);
   const price = deps.priceMicros;
   const numbers = prepared.chunks.reduce((sum, chunk) => sum + chunk.count, 0);
   const estimate = reservationMicros(numbers, price);
@@ -169,7 +170,7 @@ export async function submitPrepared(
   }
 }
 
-function checkSizes(chunks: readonly Chunk[], limits: Pick<Limits, "minTaskSize" | "maxFileBytes">): void {
+function checkSizes({ chunks, entry }: PreparedSubmission, limits: Pick<Limits, "minTaskSize" | "maxFileBytes">): void {
   const total = chunks.reduce((sum, chunk) => sum + chunk.count, 0);
   if (total === 0) {
     throw new InputRejectedError("No number in the list can be checked, so nothing was uploaded.", {
@@ -177,15 +178,36 @@ function checkSizes(chunks: readonly Chunk[], limits: Pick<Limits, "minTaskSize"
     });
   }
   const small = chunks.find((chunk) => chunk.count < limits.minTaskSize);
+  if (small && entry.retry_of !== undefined) throw tooFewToRetry(entry.retry_of, small.count, limits.minTaskSize, entry.source.path);
   if (small) {
-    throw new InputRejectedError(`A task needs at least ${limits.minTaskSize} numbers; this list has ${small.count} to check.`, {
-      hint: "Add numbers, or if your account allows smaller tasks: bulkcheck config set min-task-size N",
-    });
+    throw new InputRejectedError(
+      `A task needs at least ${count(limits.minTaskSize)} numbers; this list has ${count(small.count)} to check.`,
+      {
+        hint: "Add numbers, or if your account allows smaller tasks: bulkcheck config set min-task-size N",
+      },
+    );
   }
   const large = chunks.find((chunk) => chunk.bytes > limits.maxFileBytes);
   if (large) {
-    throw new InputRejectedError(`The upload file would be ${large.bytes} bytes, over the service's limit of ${limits.maxFileBytes}.`, {
-      hint: "Lower max-task-size so the list is split into smaller tasks: bulkcheck config set max-task-size N",
-    });
+    throw new InputRejectedError(
+      `The upload file would be ${count(large.bytes)} bytes, over the service's limit of ${count(limits.maxFileBytes)}.`,
+      {
+        hint: "Lower max-task-size so the list is split into smaller tasks: bulkcheck config set max-task-size N",
+      },
+    );
   }
+}
+
+/**
+ * A retry below the service's minimum task size: nothing the user can add to it, since it
+ * holds exactly the numbers that got no result. Say so, and what can be done instead.
+ */
+function tooFewToRetry(taskId: string, numbers: number, minTaskSize: number, sourcePath: string | undefined): InputRejectedError {
+  const list = sourcePath ?? "the list";
+  return new InputRejectedError(
+    `The ${count(numbers)} numbers of task ${taskId} that got no result cannot be retried on their own: the service's minimum task size is ${count(minTaskSize)} numbers, so nothing was uploaded.`,
+    {
+      hint: `Keep them for the next run: they are still in ${list}, and the next submit of it checks them again with the rest (add --resubmit if the list has not changed). If your account allows smaller tasks: bulkcheck config set min-task-size N`,
+    },
+  );
 }

@@ -1,10 +1,10 @@
 import type { SummaryTable } from "../results/format-xlsx.js";
 import { tallyTables } from "../results/summary-tables.js";
 import type { Tally } from "../results/tally.js";
+import type { CellValue } from "../results/xlsx-xml.js";
 import type { Task } from "../spec/task.js";
 import type { Billing, ExcludedBeforeUpload } from "./billing.js";
 import type { ResultCounts } from "./download.js";
-import { formatUsd } from "./cost.js";
 
 /** What a download knows of its run beyond the rows: the tasks, what they cost, what preparation left out. */
 export interface RunFacts {
@@ -31,14 +31,14 @@ export function summarySheet(run: RunFacts, tally: Tally): SummaryTable[] {
 
 /** The run as the first table of a Summary sheet (a download's, or a join's). */
 export function runTable(run: RunFacts): SummaryTable {
-  const rows: Array<readonly [string, string | number]> = [
+  const rows: Array<readonly [string, CellValue]> = [
     ["Product", run.product],
     ["Tasks", run.tasks.map((task) => task.id).join(" ")],
     ["Countries", [...new Set(run.tasks.map((task) => task.country).filter(Boolean))].join(" ")],
   ];
   rows.push(["Checked", run.counts.checked], ["No result", run.counts.noResult]);
   if (run.bill) {
-    rows.push(["Charged", formatUsd(run.bill.chargedMicros)], ["Refunded", formatUsd(run.bill.refundedMicros)]);
+    rows.push(["Charged", { micros: run.bill.chargedMicros }], ["Refunded", { micros: run.bill.refundedMicros }]);
     for (const [field, n] of Object.entries(run.bill.excluded)) rows.push([`Excluded by the service: ${className(field)}`, n]);
   }
   for (const [field, n] of Object.entries(run.excluded ?? {})) rows.push([`Excluded before upload: ${className(field)}`, n]);

@@ -93,7 +93,7 @@ async function rebuildUploadedList(
   const prepared = await prepareList({
     source: sourcePath,
     ...(settings.country ? { country: settings.country } : {}),
-    column: String(settings.column.index + 1),
+    column: { recordedIndex: settings.column.index },
     requireCountryCode: settings.requireCountryCode,
     strictRegion: settings.strictRegion,
     digitsAs: settings.digitsAs ?? "international",
@@ -102,6 +102,7 @@ async function rebuildUploadedList(
     ...(settings.anyRegion ? { anyRegion: true } : {}),
     ...(countryGroups ? { countryTasks: { minTaskSize: countryGroups.minTaskSize, maxTaskSize: countryGroups.maxTaskSize } } : {}),
     outputDir: join(dir, `${rootId}-source`),
+    signal: deps.signal,
   });
   deps.onPrepared?.(prepared);
   // Grouped by country (--country auto), the task's part is one of the grouping's parts, by its place in the run.

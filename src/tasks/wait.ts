@@ -1,4 +1,6 @@
+import { count } from "../format-count.js";
 import type { Task } from "../spec/task.js";
+import { MAX_TIMER_MS } from "../config/duration.js";
 import { BulkcheckError, InterruptedError, PendingError, TaskFailedError } from "../errors.js";
 
 export interface WaitOptions {
@@ -33,9 +35,13 @@ export function passing(error: unknown): error is BulkcheckError {
   return error instanceof BulkcheckError && error.kind === "unavailable";
 }
 
-/** Extra delay between 0 and 10% of the interval: spreads clients out and never polls sooner than asked. */
+/**
+ * Extra delay between 0 and 10% of the interval: spreads clients out and never polls sooner
+ * than asked. Never past what a timer holds, which would fire at once instead (the interval
+ * itself is at most that: see config/duration.ts).
+ */
 export function jittered(intervalMs: number, random: () => number): number {
-  return Math.round(intervalMs * (1 + random() * 0.1));
+  return Math.min(MAX_TIMER_MS, Math.round(intervalMs * (1 + random() * 0.1)));
 }
 
 /**
@@ -115,9 +121,14 @@ export async function waitUntilFinished(options: WaitAllOptions): Promise<Task[]
 
 /** The outcome of a wait in which some tasks failed (once the final states of all are known). */
 export function failedTasksError(failed: readonly string[]): TaskFailedError {
-  return new TaskFailedError(`${failed.length} task(s) failed: ${failed.join(", ")}. Failed tasks are refunded in full.`, failed, {
-    hint: "Submit the list again with --resubmit to try once more.",
+  return new TaskFailedError(`${count(failed.length)} task(s) failed: ${failed.join(", ")}. Failed tasks are refunded in full.`, failed, {
+    hint: retryFailedHint(failed),
   });
+}
+
+/** What to do about failed tasks (exit 6), as the README's exit-code tables say: check their numbers again in new tasks. */
+export function retryFailedHint(taskIds: readonly string[]): string {
+  return `Check their numbers again in new tasks: bulkcheck retry-failed ${taskIds.join(" ")}`;
 }
 
 export function isFinished(task: Task | undefined): boolean {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { CommanderError, type CommandUnknownOpts } from "../../src/cli/commander.js";
+import { CommanderError, InvalidArgumentError, type CommandUnknownOpts, type Option } from "../../src/cli/commander.js";
 import { balanceCommand } from "../../src/cli/commands/balance.js";
 import { configCommand, type ConfigRuns } from "../../src/cli/commands/config.js";
 import { demoCommand } from "../../src/cli/commands/demo.js";
@@ -12,6 +12,7 @@ import { submitCommand } from "../../src/cli/commands/submit.js";
 import { validateCommand } from "../../src/cli/commands/validate.js";
 import { waitCommand, waitRun } from "../../src/cli/commands/wait.js";
 import { createContext, type Context, type Invoke } from "../../src/cli/context.js";
+import { buildProgram } from "../../src/cli/program.js";
 import { testRuntime } from "../helpers/cli.js";
 import { allowSmallTasks } from "../helpers/results-fixtures.js";
 import { e2eSandboxes, lines, listText, submitArgs } from "../helpers/sandbox.js";
@@ -232,6 +233,51 @@ describe("--timeout and --request-timeout", () => {
   it("refuses a --request-timeout of 0, which would mean no deadline at all, and a timeout that is not a number", async () => {
     expect(await refusal(balanceCommand, ["--request-timeout", "0"])).toBe("commander.invalidArgument");
     expect(await refusal(balanceCommand, ["--timeout", "soon"])).toBe("commander.invalidArgument");
+  });
+
+  it("reads durations with a unit, in seconds", async () => {
+    const flags = await contextFlags(waitCommand, ["a1", "--timeout", "12h", "--request-timeout", "90s"]);
+    expect(flags).toMatchObject({ timeout: 43_200, requestTimeout: 90 });
+  });
+});
+
+describe("every duration flag (issue 18, point 6)", () => {
+  /** Every option of every command (config's subcommands included) whose value is a duration. */
+  function durationOptions(): Array<{ command: string; option: Option }> {
+    const program = buildProgram(testRuntime().runtime, invoke, "0.0.0");
+    const walk = (command: CommandUnknownOpts): Array<{ command: string; option: Option }> => [
+      ...command.options.filter((option) => option.flags.includes("<sec>")).map((option) => ({ command: command.name(), option })),
+      ...command.commands.flatMap(walk),
+    ];
+    return walk(program);
+  }
+
+  it("are the flags that take a time, each on one parser", () => {
+    const names = new Set(durationOptions().map(({ option }) => option.long));
+    expect([...names].sort()).toEqual(["--interval", "--request-timeout", "--result-delay", "--retry-after", "--timeout", "--url-ttl"]);
+    for (const { command, option } of durationOptions()) {
+      expect(option.parseArg, `${command} ${option.long}`).toBeDefined();
+      expect(option.description, `${command} ${option.long} says its unit`).toContain("seconds, or with a unit: 90s, 15m, 12h");
+    }
+  });
+
+  it("reads a bare number as seconds and a unit as named, everywhere", () => {
+    for (const { command, option } of durationOptions()) {
+      const parse = (text: string): unknown => option.parseArg!(text, undefined);
+      expect(parse("45"), `${command} ${option.long}`).toBe(45);
+      expect([parse("90s"), parse("15m"), parse("2h"), parse("1d")], `${command} ${option.long}`).toEqual([90, 900, 7200, 86_400]);
+    }
+  });
+
+  it("refuses, everywhere, milliseconds typed as seconds and anything longer than a timer holds, saying the unit", () => {
+    for (const { command, option } of durationOptions()) {
+      for (const text of ["3600000", "2592000", "30d"]) {
+        expect(() => option.parseArg!(text, undefined), `${command} ${option.long} ${text}`).toThrow(InvalidArgumentError);
+      }
+      expect(() => option.parseArg!("3600000", undefined)).toThrow(
+        "3600000 is read as seconds (41.7 days); the longest is 2147483 seconds (24.8 days).",
+      );
+    }
   });
 });
 

@@ -28,8 +28,10 @@ import {
 } from "../../src/errors.js";
 import { unreadableList } from "../../src/prepare/csv-errors.js";
 import { undecodableError, UndecodableText } from "../../src/prepare/decode.js";
+import { NotAWorkbook } from "../../src/prepare/workbook-sheets.js";
 import {
   DestinationExistsError,
+  DestinationIsSourceError,
   DestinationNotReplaceableError,
   OutputWriteError,
   ResultFileError,
@@ -91,9 +93,11 @@ const EXAMPLES: Record<string, ReadonlyArray<[what: string, error: unknown]>> = 
   ],
   ResponseFormatError: [["a base URL that is some other server (404 page)", new ResponseFormatError("html", 404, "text/html")]],
   DestinationExistsError: [["-o FILE that exists", new DestinationExistsError("/tmp/x.csv")]],
+  DestinationIsSourceError: [["-o onto the list being read", new DestinationIsSourceError("big.csv")]],
   DestinationNotReplaceableError: [["--force onto a FIFO", new DestinationNotReplaceableError("/tmp/fifo", lstatSync("/dev/null"))]],
   OutputWriteError: [["a full disk while writing -o", new OutputWriteError("/data/out.csv", "ENOSPC", undefined)]],
   TimeoutExpiredError: [["--timeout ran out with a request in flight", new TimeoutExpiredError("took too long")]],
+  RowCountMismatchError: [["--strict with too few rows", new RowCountMismatchError("2 rows; 3 expected")]],
   CsvSyntaxError: [["a list with an unclosed quote, as preparation words it", unreadableList("crm.csv", unclosedQuote(3))]],
   UndecodableText: [
     ["a binary file as a list, as preparation words it", undecodableError("x.xlsx", new UndecodableText("nul", "utf8", ""), 1)],
@@ -107,8 +111,6 @@ const EXIT_1: Record<string, ReadonlyArray<[what: string, error: unknown]>> = {
   ResponseFormatError: [["truncated JSON with 200", new ResponseFormatError("truncated", 200, "application/json")]],
   // The result file is unusable as sent: "report the result file to the service".
   ResultFileError: [["a zip without a CSV", new ResultFileError("ZIP_NO_CSV", "no csv")]],
-  // Only with --strict, documented as exit 1 in the README.
-  RowCountMismatchError: [["--strict with too few rows", new RowCountMismatchError("2 rows; 3 expected")]],
   // A 4xx without an envelope that is not "not found": an answer the client cannot read.
   HttpStatusError: [["a proxy's 400 page", new HttpStatusError("400", 400, undefined)]],
   // An envelope code the spec does not list.
@@ -117,6 +119,10 @@ const EXIT_1: Record<string, ReadonlyArray<[what: string, error: unknown]>> = {
   BulkcheckError: [["a bug", new BulkcheckError("unexpected", "bug")]],
   // Plain Errors: internal invariants of the sandbox and the worker pool, a broken install, a failed demo step.
   Error: [["an internal invariant", new Error("ledger settled twice")]],
+  // The workbook reader's own signal that a zip's main part is another Office document's; openWorkbook catches it.
+  NotAWorkbook: [["the signal escaping openWorkbook", new NotAWorkbook()]],
+  // The shared strings table past 4 GiB, which the shared strings part's 1 GiB limit keeps out of reach.
+  RangeError: [["the shared strings table overflowing", new RangeError("shared strings past 4 GiB")]],
 };
 
 /** Classes whose way to an exit code is not describeFailure's, each checked in its own test below. */
@@ -124,6 +130,7 @@ const ELSEWHERE = new Set([
   "InvalidArgumentError", // a flag's parser: commander's usage error, which main maps to 2
   "SignalStop", // only ever the abort reason of a signal: 130 or 143
   "BodyDeadlineError", // an envelope's body too slow: transport classifies its code as a timeout, a ConnectionError
+  "TransferTooSlowError", // a result file below its minimum rate: a broken transfer, restarted, then exit 7 (test/e2e/bounds.test.ts)
 ]);
 
 /** Node's errors a user's files, disk, ports or pipes can cause. */
@@ -147,6 +154,9 @@ const SYSTEM_ERRORS = [
   "EADDRNOTAVAIL",
   "EPIPE",
 ];
+
+/** Node's errors that only writing can meet. */
+const WRITE_TIME_ERRORS = new Set(["ENOSPC", "EDQUOT", "EFBIG"]);
 
 function systemError(code: string): NodeJS.ErrnoException {
   return Object.assign(new Error(`${code}: something, open '/data/out.csv'`), { code, syscall: "open", path: "/data/out.csv" });
@@ -175,16 +185,27 @@ describe("describeFailure", () => {
     },
   );
 
-  it.each(SYSTEM_ERRORS)("Node's %s is the user's to fix (exit 2), or for EPIPE a reader that left (exit 0, silent)", (code) => {
-    const failure = describeFailure(systemError(code), running);
-    if (code === "EPIPE") {
-      expect(failure).toMatchObject({ exitCode: 0, silent: true });
-      return;
-    }
-    expect(failure).toMatchObject({ code: "usage", exitCode: 2 });
-    expect(failure.message).toContain("/data/out.csv");
-    expect(failure.message).toContain(code);
-    expect(failure.hint).toBeTruthy();
+  it.each(SYSTEM_ERRORS)(
+    "Node's %s is the user's to fix (exit 2; exit 3 for a full disk or quota), or for EPIPE a reader that left (exit 0, silent)",
+    (code) => {
+      const failure = describeFailure(systemError(code), running);
+      if (code === "EPIPE") {
+        expect(failure).toMatchObject({ exitCode: 0, silent: true });
+        return;
+      }
+      // A disk fills up only while writing, maybe after an upload: never exit 2, which promises nothing was uploaded.
+      expect(failure).toMatchObject(WRITE_TIME_ERRORS.has(code) ? { code: "input", exitCode: 3 } : { code: "usage", exitCode: 2 });
+      expect(failure.message).toContain("/data/out.csv");
+      expect(failure.message).toContain(code);
+      expect(failure.hint).toBeTruthy();
+    },
+  );
+
+  it("--strict's row-count mismatch is an outcome of its own, exit 9, not a bug's exit 1", () => {
+    expect(describeFailure(new RowCountMismatchError("2 rows; 3 expected"), running)).toMatchObject({
+      code: "count_mismatch",
+      exitCode: 9,
+    });
   });
 
   it.each([
@@ -203,7 +224,9 @@ describe("describeFailure", () => {
   it("leaves a flag parser's InvalidArgumentError to commander: exit 2 with its message", async () => {
     const out = await runCli(["wait", "3f2a91c0e4b14d0f9a7e2b6c8d1f0a53", "--interval", "soon"]);
     expect(out.code).toBe(2);
-    expect(out.stderr).toContain('expected a number of seconds, got "soon"');
+    expect(out.stderr).toContain(
+      'expected a duration: a number of seconds (90), or one with a unit: s, m, h or d (90s, 15m, 12h, 7d); got "soon"',
+    );
   });
 
   it("counts an abort without a signal's reason (a test's own controller) as Ctrl-C", () => {

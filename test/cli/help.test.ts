@@ -23,7 +23,7 @@ describe("bulkcheck help", () => {
   it("prints the exit-code table, 143 included, for `help exit-codes`", async () => {
     const out = await runCli(["help", "exit-codes"]);
     expect(out.code).toBe(0);
-    for (const code of ["0", "1", "2", "3", "4", "5", "6", "7", "8", "130", "143"])
+    for (const code of ["0", "1", "2", "3", "4", "5", "6", "7", "8", "9", "130", "143"])
       expect(out.stdout).toMatch(new RegExp(`^\\s+${code}  \\S`, "m"));
     expect(out.stdout).toContain('{"error": {"code": "auth", "exit_code": 4');
   });

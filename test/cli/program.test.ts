@@ -37,7 +37,21 @@ describe("the assembled program", () => {
     expect(code).toBe(2);
     expect(stdout).toBe("");
     expect(stderr).toContain(message);
-    expect(stderr).toContain("(run with --help for usage)");
+    // Printed as every other error is (it was commander's own "(run with --help for usage)").
+    expect(stderr).toContain("Run bulkcheck --help for usage.");
+  });
+
+  it("prints commander's usage errors with the same prefix and colour as every other error", async () => {
+    const terminal = { tty: true, colors: true };
+    const commanders = await runCli(["status", "--limit", "0"], terminal);
+    const ours = await runCli(["validate", "list.txt", "--country", "UK"], terminal);
+    const prefix = "\u001b[31merror:\u001b[39m ";
+    for (const out of [commanders, ours]) {
+      expect(out.code).toBe(2);
+      expect(out.stderr.startsWith(prefix), JSON.stringify(out.stderr)).toBe(true);
+    }
+    const plain = await runCli(["status", "--limit", "0", "--no-color"], terminal);
+    expect(plain.stderr).toMatch(/^error: option '--limit <n>'/);
   });
 
   it("writes a subcommand's help to the injected stdout", async () => {

@@ -63,6 +63,10 @@ describe("resolution", () => {
     expect(resolveApiKey({ ...base, env: {} })).toEqual({ value: "profile-key-123456", source: "profile" });
   });
 
+  it.each(["", " ", "\t"])("refuses a set but blank BULKCHECK_API_KEY (%j) even when the profile has a key", (blank) => {
+    expect(() => resolveApiKey({ ...base, env: { BULKCHECK_API_KEY: blank } })).toThrow("BULKCHECK_API_KEY is set but blank.");
+  });
+
   it("explains how to set a missing key (auth) and a missing base URL (usage)", () => {
     const empty = { profileName: "prod", profile: {}, env: {} };
     expect(() => resolveApiKey(empty)).toThrow(AuthError);

@@ -41,6 +41,48 @@ async function mixedCountrySandbox(): Promise<{ e: E2e; crm: string }> {
 
 const AUTO = ["--type", "number_activity_batch", "--country", "auto"];
 
+describe("--country auto groups by the calling code's main country, which the service routes on", () => {
+  /** A GB list as CRMs hold them: mainland numbers with a few from Jersey, Guernsey and the Isle of Man (all +44). */
+  const CROWN_DEPENDENCIES = ["+44 1534 456789", "+44 1534 456790", "+44 7781 123456", "+44 1481 712345", "+44 7624 123456"];
+  /** A US list with Canadian and Jamaican numbers (all +1). */
+  const NANP_NEIGHBOURS = ["+1 416 736 0100", "+1 416 736 0101", "+1 876 234 5678"];
+
+  it("keeps a GB list's JE, GG and IM numbers in GB's task, as --country GB and validate do", async () => {
+    const e = await sandbox({ minTaskSize: 1, fakeClock: false });
+    await allowSmallTasks(e, 100);
+    expect((await e.bin(["config", "set", "min-task-size", "5"])).code).toBe(0);
+    const gb = [...GB, ...CROWN_DEPENDENCIES];
+    const us = [...US, ...NANP_NEIGHBOURS];
+    const list = e.file("mixed.txt", [...gb, ...us].join("\n") + "\n");
+    const kept = async (argv: string[]) => {
+      const out = await e.bin(["validate", list, ...argv, "--json"]);
+      expect(out.code, out.stderr).toBe(0);
+      return (JSON.parse(out.stdout) as { kept: number }).kept;
+    };
+    expect(await kept(["--country", "auto"])).toBe(gb.length + us.length);
+    expect(await kept(["--country", "GB"])).toBe(gb.length); // the US numbers are other_country there
+
+    const plan = await e.bin(["submit", list, ...AUTO, "--dry-run"]);
+    expect(plan.code, plan.stderr).toBe(0);
+    expect(plan.stderr).toMatch(new RegExp(`^ {2}GB: ${gb.length} numbers in 1 task\\(s\\)`, "m"));
+    expect(plan.stderr).toMatch(new RegExp(`^ {2}US: ${us.length} numbers in 1 task\\(s\\)`, "m"));
+    expect(plan.stderr).not.toMatch(/below_min_task|\b(JE|GG|IM|CA|JM):/);
+
+    const submitted = await e.bin(["submit", list, ...AUTO, "--yes", "--json"]);
+    expect(submitted.code, submitted.stderr).toBe(0);
+    const tasks = lines(submitted.stdout).map((line) => JSON.parse(line) as { id: string; preparation: Record<string, unknown> });
+    expect(tasks[0]!.preparation).toMatchObject({ kept: gb.length + us.length });
+    expect(tasks[0]!.preparation.below_min_task ?? 0).toBe(0);
+    // The service, by its own rule, keeps every number it is given in its task country.
+    expect((await e.bin(["wait", ...tasks.map((task) => task.id), "--interval", "0.2", "--quiet"])).code).toBe(0);
+    const created = new Map(e.state().tasks.map((task) => [task.id, task]));
+    expect(tasks.map((task) => created.get(task.id))).toMatchObject([
+      { country: "GB", submitted_lines: gb.length, total: gb.length, other_country_cnt: 0 },
+      { country: "US", submitted_lines: us.length, total: us.length, other_country_cnt: 0 },
+    ]);
+  });
+});
+
 describe("submit --country auto", () => {
   it("shows the plan and cost per country before anything is reserved, with the country below the minimum left out", async () => {
     const { e, crm } = await mixedCountrySandbox();
@@ -58,6 +100,48 @@ describe("submit --country auto", () => {
     const noDefault = await e.run(["submit", crm, ...AUTO, "--dry-run"]);
     expect(noDefault.stderr).toMatch(/^no_code_cnt +1$/m);
     expect(noDefault.stderr).toMatch(/^ {2}GB: 10 numbers in 2 task\(s\)/m);
+  });
+
+  it("prints the plan as one JSON object on stdout with --dry-run --json: per country, what is left out and why, price and totals", async () => {
+    const { e, crm } = await mixedCountrySandbox();
+    const out = await e.bin(["submit", crm, ...AUTO, "--default-country", "GB", "--dry-run", "--json"]);
+    expect(out.code, out.stderr).toBe(0);
+    expect(lines(out.stdout)).toHaveLength(1);
+    const plan = JSON.parse(out.stdout) as Record<string, unknown>;
+    expect(plan).toMatchObject({
+      dry_run: true,
+      product: "number_activity_batch",
+      country: "auto",
+      price_micros: 3000,
+      price_usd: 0.003,
+      numbers: 17,
+      tasks: 3,
+      reservation_micros: 51_000,
+      reservation_usd: 0.051,
+      countries: [
+        { country: "GB", numbers: 11, tasks: 2, reservation_micros: 33_000, reservation_usd: 0.033 },
+        { country: "US", numbers: 6, tasks: 1, reservation_micros: 18_000, reservation_usd: 0.018 },
+      ],
+      not_submitted: {
+        rows: 4,
+        by_class: { invalid_cnt: 0, no_code_cnt: 0, other_country_cnt: 0, duplicate_cnt: 0, blank: 1, below_min_task: 3 },
+        below_min_task: { min_task_size: 5, countries: [{ country: "FR", numbers: 3 }] },
+      },
+      preparation: { rows_read: 21, kept: 17, below_min_task: 3, blank: 1 },
+    });
+    // The people's plan stays on stderr, and nothing was reserved.
+    expect(out.stderr).toMatch(/^Plan: 17 numbers in 3 task\(s\)/m);
+    expect(e.state().tasks).toEqual([]);
+
+    // One country, or none (carrier_batch): the same shape, one entry in countries.
+    const carrier = await e.bin(["submit", crm, "--type", "carrier_batch", "--dry-run", "--json"]);
+    expect(carrier.code, carrier.stderr).toBe(0);
+    expect(JSON.parse(carrier.stdout)).toMatchObject({
+      country: null,
+      numbers: 19,
+      countries: [{ country: null, numbers: 19, tasks: 3 }],
+      not_submitted: { rows: 2, by_class: { no_code_cnt: 1, blank: 1 }, below_min_task: null },
+    });
   });
 
   it("submits one task per country, classes the small country's rows below_min_task, and joins and retries the whole run", async () => {

@@ -1,9 +1,9 @@
-import { existsSync, mkdirSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { setTimeout as delay } from "node:timers/promises";
 import { describe, expect, it } from "vitest";
 import { spreadDelays } from "../helpers/fault-fixtures.js";
-import { e2eSandboxes, lines, listText, submitArgs, submittedIds, type E2e } from "../helpers/sandbox.js";
+import { crmText, e2eSandboxes, lines, listText, submitArgs, submittedIds, type E2e } from "../helpers/sandbox.js";
 
 /**
  * SIGKILL at random points (nothing can be cleaned up or flushed), then the same
@@ -19,8 +19,11 @@ async function inBatches<T>(jobs: Array<() => Promise<T>>, width: number): Promi
   return results;
 }
 
+/** When to SIGKILL a run: after a delay, or once a condition holds (polled every 2 ms). */
+type Kill = { afterMs: number } | { when: () => boolean };
+
 /** Spawns `argv`, SIGKILLs it after `kill.afterMs` (or once `kill.when()` holds), and returns what it had printed. */
-async function killed(e: E2e, argv: string[], env: Record<string, string>, kill: { afterMs: number } | { when: () => boolean }) {
+async function killed(e: E2e, argv: string[], env: Record<string, string>, kill: Kill) {
   const run = e.spawn(argv, { env });
   const exited = run.done.then(() => true);
   if ("afterMs" in kill) {
@@ -37,6 +40,11 @@ async function killed(e: E2e, argv: string[], env: Record<string, string>, kill:
 /** What bulkcheck left in a temp directory: Node 22+ keeps its compile cache there too. */
 function leftInTemp(dir: string): string[] {
   return readdirSync(dir).filter((name) => name !== "node-compile-cache");
+}
+
+/** Whether a writer of `output` has its temp file open in `dir`. */
+function writing(dir: string, output: string): boolean {
+  return readdirSync(dir).some((name) => name.startsWith(`.${output}.bulkcheck-`));
 }
 
 /** Names in `dir` that are neither the given files nor temp files of a download. */
@@ -128,39 +136,108 @@ describe("SIGKILL during download -o", () => {
     const expected = readFileSync(join(e.dir, "reference.csv"));
     expect(lines(expected.toString("utf8")).length).toBeGreaterThan(15_000);
 
-    const tempOf = (output: string) => () =>
-      readdirSync(e.dir).some(
-        (name) => name.startsWith(`.${output}.bulkcheck-`) && statSync(join(e.dir, name), { throwIfNoEntry: false })?.size,
-      );
-    const kills: Array<{ afterMs: number } | { when: () => boolean }> = [
-      ...spreadDelays(6, 1500).map((afterMs) => ({ afterMs })),
-      // Deterministically mid-write: as soon as the temp file has bytes.
-      { when: tempOf("out-6.csv") },
-      { when: tempOf("out-7.csv") },
-    ];
+    /** Kills `download -o output` as `kill` says, then runs it again: whatever the moment, the file is complete or absent, then complete. */
+    const killAndRunAgain = async (output: string, kill: Kill) => {
+      const argv = ["download", id, "-o", output];
+      const first = await killed(e, argv, {}, kill);
+      const path = join(e.dir, output);
+      const left = existsSync(path);
+      if (left) expect(readFileSync(path).equals(expected), `a partial ${output} was left`).toBe(true);
+      const again = await e.bin(argv);
+      if (left) {
+        // The killed run had put the file in place (its temp file may still have been there): the same command refuses to overwrite it.
+        expect(again.code).toBe(2);
+        expect(again.stderr).toContain("already exists");
+      } else {
+        expect(again.code, again.stderr).toBe(0);
+      }
+      expect(readFileSync(path).equals(expected)).toBe(true);
+      return { killedBeforeDone: first.killed && !left, afterMs: "afterMs" in kill ? kill.afterMs : "mid-write" };
+    };
     const outcomes = await inBatches(
-      kills.map((kill, i) => async () => {
-        const output = `out-${i}.csv`;
-        const argv = ["download", id, "-o", output];
-        const first = await killed(e, argv, {}, kill);
-        const path = join(e.dir, output);
-        const left = existsSync(path);
-        if (left) expect(readFileSync(path).equals(expected), `a partial ${output} was left`).toBe(true);
-        const again = await e.bin(argv);
-        if (left) {
-          // The killed run had finished: the file is complete, and the same command refuses to overwrite it.
-          expect(again.code).toBe(2);
-          expect(again.stderr).toContain("already exists");
-        } else {
-          expect(again.code, again.stderr).toBe(0);
-        }
-        expect(readFileSync(path).equals(expected)).toBe(true);
-        return { killedBeforeDone: first.killed && !left, afterMs: "afterMs" in kill ? kill.afterMs : "temp file written" };
-      }),
+      spreadDelays(6, 1500).map((afterMs, i) => () => killAndRunAgain(`out-${i}.csv`, { afterMs })),
       4,
     );
+    // Deterministically mid-write, on a machine however busy: the service holds the result back while the temp file is open.
+    for (const output of ["held-1.csv", "held-2.csv"]) {
+      e.sandbox.scriptFaults([{ route: "result", fault: "slow", delayMs: 60_000 }]);
+      const held = () => e.state().scripted_faults_pending === 0 && writing(e.dir, output);
+      outcomes.push(await killAndRunAgain(output, { when: held }));
+    }
     console.info(`download kills: ${JSON.stringify(outcomes)}`);
     expect(outcomes.filter((outcome) => outcome.killedBeforeDone).length).toBeGreaterThanOrEqual(2);
+    expect(readdirSync(e.dir).filter((name) => name.endsWith(".tmp"))).toEqual([]);
+  }, 120_000);
+});
+
+describe("SIGKILL during validate -o and --rejects", () => {
+  it("never leaves a partial upload list or rejects file, and the same command then writes both whole", async () => {
+    const e = await sandbox({ fakeClock: false });
+    e.file("list.csv", crmText(50_000));
+    const outputsOf = (run: number | string) => [`upload-${run}.txt`, `rejects-${run}.csv`] as const;
+    const argvOf = ([upload, rejects]: readonly [string, string]) => [
+      "validate",
+      "list.csv",
+      "--country",
+      "GB",
+      "-o",
+      upload,
+      "--rejects",
+      rejects,
+      "--force",
+    ];
+    const reference = await e.bin(argvOf(outputsOf("reference")));
+    expect(reference.code, reference.stderr).toBe(0);
+    const expected = outputsOf("reference").map((name) => readFileSync(join(e.dir, name)));
+    const kills: Kill[] = [
+      // The moment either file (or its temp file) appears.
+      ...[0, 1].map((run) => ({ when: () => outputsOf(run).some((name) => existsSync(join(e.dir, name)) || writing(e.dir, name)) })),
+      ...spreadDelays(2, 1500).map((afterMs) => ({ afterMs })),
+    ];
+    await inBatches(
+      kills.map((kill, run) => async () => {
+        const outputs = outputsOf(run);
+        await killed(e, argvOf(outputs), {}, kill);
+        outputs.forEach((name, i) => {
+          const path = join(e.dir, name);
+          if (existsSync(path)) expect(readFileSync(path).equals(expected[i]!), `a partial ${name} was left`).toBe(true);
+        });
+        const again = await e.bin(argvOf(outputs));
+        expect(again.code, again.stderr).toBe(0);
+        outputs.forEach((name, i) => expect(readFileSync(join(e.dir, name)).equals(expected[i]!), name).toBe(true));
+      }),
+      2,
+    );
+    expect(readdirSync(e.dir).filter((name) => name.endsWith(".tmp"))).toEqual([]);
+  }, 120_000);
+});
+
+describe("SIGKILL during download --join", () => {
+  it("never leaves a partial joined file, and the next run removes the temp file the killed one left", async () => {
+    const e = await sandbox({ fakeClock: false, numbersPerSecond: 1_000_000, balanceMicros: 1_000_000_000 });
+    e.file("crm.csv", crmText(20_000));
+    const submitted = await e.bin(submitArgs("crm.csv", "--quiet", "--wait", "--interval", "0.2"));
+    expect(submitted.code, submitted.stderr).toBe(0);
+    const id = submitted.stdout.trim();
+    const argvOf = (output: string) => ["download", id, "--join", "crm.csv", "-o", output, "--force"];
+    expect((await e.bin(argvOf("reference.csv"))).code).toBe(0);
+    const expected = readFileSync(join(e.dir, "reference.csv"));
+    const kills: Kill[] = [
+      ...[0, 1].map((run) => ({ when: () => writing(e.dir, `joined-${run}.csv`) })),
+      ...spreadDelays(2, 1500).map((afterMs) => ({ afterMs })),
+    ];
+    await inBatches(
+      kills.map((kill, run) => async () => {
+        const output = `joined-${run}.csv`;
+        await killed(e, argvOf(output), {}, kill);
+        const path = join(e.dir, output);
+        if (existsSync(path)) expect(readFileSync(path).equals(expected), `a partial ${output} was left`).toBe(true);
+        const again = await e.bin(argvOf(output));
+        expect(again.code, again.stderr).toBe(0);
+        expect(readFileSync(path).equals(expected)).toBe(true);
+      }),
+      2,
+    );
     expect(readdirSync(e.dir).filter((name) => name.endsWith(".tmp"))).toEqual([]);
   }, 120_000);
 });

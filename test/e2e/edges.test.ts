@@ -100,6 +100,40 @@ describe("the edges of the world", () => {
     expect(out.stderr).toContain("BULKCHECK_API_KEY is set but blank.");
     expect(e.state().stats.requests).toBe(0);
   });
+
+  it("an empty BULKCHECK_API_KEY is that authentication error too, never a silent fall back to the profile's key", async () => {
+    const e = await sandbox();
+    const stored = await e.bin(["config", "set", "api-key", "-"], {
+      env: { BULKCHECK_API_KEY: undefined },
+      stdin: `${e.env.BULKCHECK_API_KEY}\n`,
+    });
+    expect(stored.code, stored.stderr).toBe(0);
+    const out = await e.bin(["balance"], { env: { BULKCHECK_API_KEY: "" } });
+    expect(out.code).toBe(4);
+    expect(out.stderr).toContain("BULKCHECK_API_KEY is set but blank.");
+    expect(e.state().stats.requests).toBe(0);
+    // config list says which key is in force: the blank variable's.
+    const list = await e.bin(["config", "list", "--json"], { env: { BULKCHECK_API_KEY: "" } });
+    expect(JSON.parse(list.stdout)).toMatchObject({ settings: { "api-key": { source: "environment" } } });
+  });
+
+  it("a key the service refuses (40100) gets the hint that fits where it came from: the variable, or the profile", async () => {
+    const e = await sandbox();
+    const fromVariable = await e.bin(["balance"], { env: { BULKCHECK_API_KEY: "sk_wrong_0000000000000000" } });
+    expect(fromVariable.code).toBe(4);
+    expect(fromVariable.stderr).toContain("The service rejected the API key (40100).");
+    expect(fromVariable.stderr).toContain("The key came from BULKCHECK_API_KEY");
+    expect(fromVariable.stderr).not.toContain("config set api-key");
+
+    const noVariable = { BULKCHECK_API_KEY: undefined };
+    expect((await e.bin(["config", "set", "api-key", "-"], { env: noVariable, stdin: "sk_wrong_0000000000000000\n" })).code).toBe(0);
+    const fromProfile = await e.bin(["balance", "--json"], { env: noVariable });
+    expect(fromProfile.code).toBe(4);
+    const { error } = JSON.parse(lines(fromProfile.stderr).at(-1)!) as { error: { code: string; hint: string } };
+    expect(error.code).toBe("auth");
+    expect(error.hint).toContain("bulkcheck config set api-key");
+    expect(error.hint).not.toContain("BULKCHECK_API_KEY");
+  });
 });
 
 describe("no silent spending", () => {
@@ -139,7 +173,15 @@ describe("--json failures", () => {
     expect(badKey.code).toBe(4);
     expect(badKey.stdout).toBe("");
     const error = JSON.parse(lines(badKey.stderr).at(-1)!) as { error: Record<string, unknown> };
-    expect(error).toEqual({ error: { code: "auth", exit_code: 4, message: expect.stringContaining("(40100)"), hint: null } });
+    // The hint says where the refused key came from (it was null).
+    expect(error).toEqual({
+      error: {
+        code: "auth",
+        exit_code: 4,
+        message: expect.stringContaining("(40100)"),
+        hint: expect.stringContaining("BULKCHECK_API_KEY"),
+      },
+    });
 
     const usage = await e.bin(["balance", "--frobnicate", "--json"]);
     expect(usage.code).toBe(2);

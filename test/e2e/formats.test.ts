@@ -307,7 +307,7 @@ describe("the summary", () => {
     );
   });
 
-  it("warns when the file has fewer rows than success_cnt, and with --strict exits 1", async () => {
+  it("warns when the file has fewer rows than success_cnt, and with --strict exits 9 (its own code) after writing the output", async () => {
     const service = await oneTaskService({
       body: "identifier,activated\n447400100000,true\n447500100001,false\n",
       task: { success_cnt: 3, total: 3 },
@@ -319,7 +319,8 @@ describe("the summary", () => {
       expect(lenient.code, lenient.stderr).toBe(0);
       expect(lenient.stderr).toContain(`The result of task ${service.id} has 2 rows; 3 were expected.`);
       const strict = await e.run(["download", service.id, "-o", "strict.csv", "--strict", "--json"], { env });
-      expect(strict.code).toBe(1);
+      expect(strict.code).toBe(9);
+      expect(JSON.parse(lines(strict.stderr).at(-1)!)).toMatchObject({ error: { code: "count_mismatch", exit_code: 9 } });
       expect(strict.stderr).toContain("has 2 rows; 3 were expected.");
       expect(JSON.parse(strict.stdout)).toMatchObject({ mismatches: [{ label: `task ${service.id}`, expected: 3, actual: 2 }] });
       expect(existsSync(join(e.dir, "strict.csv"))).toBe(true); // written, then reported

@@ -239,6 +239,8 @@ describe("global output flags", () => {
     expect(missingArg.code).toBe(2);
     const badNumber = await e.run(["wait", "3f2a91c0e4b14d0f9a7e2b6c8d1f0a53", "--interval", "soon"]);
     expect(badNumber.code).toBe(2);
-    expect(badNumber.stderr).toContain('expected a number of seconds, got "soon"');
+    expect(badNumber.stderr).toContain(
+      'expected a duration: a number of seconds (90), or one with a unit: s, m, h or d (90s, 15m, 12h, 7d); got "soon"',
+    );
   });
 });

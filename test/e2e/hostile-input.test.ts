@@ -67,7 +67,7 @@ const listCases: ListCase[] = [
       return submitArgs(e.file("list.txt", listText(500)));
     },
     code: 3,
-    error: /The upload file would be \d+ bytes, over the service's limit of 1000/,
+    error: /The upload file would be [\d,]+ bytes, over the service's limit of 1,000/,
   },
   {
     name: "a single 10 MB line",

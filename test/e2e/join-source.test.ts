@@ -32,7 +32,7 @@ describe("a join only with the list that was uploaded (issue 12, problem 3)", ()
     expect(out.stdout).toBe("");
     const id = submittedIds(out.stderr)[0]!;
     expect(out.stderr).toMatch(
-      new RegExp(`error: source changed since submit: ${file} \\(size \\d+ → \\d+ bytes, modified .+, content differs\\)`),
+      new RegExp(`error: source changed since submit: ${file} \\(size [\\d,]+ → [\\d,]+ bytes, modified .+, content differs\\)`),
     );
     expect(out.stderr).toContain(`The results are there to download without the join: bulkcheck download ${id} -o results.csv`);
     expect(existsSync(join(e.dir, "checked.csv"))).toBe(false);

@@ -113,9 +113,9 @@ describe("validate on spreadsheet notation, encodings and --rejects -", () => {
     const out = await runBin(["validate", list, "--country", "GB", "--rejects", "-"], LOCAL_ONLY);
     expect(out.code, out.stderr).toBe(0);
     expect(parse(out.stdout)).toEqual([
-      ["line", "value", "class", "reason"],
-      ["3", "n/a", "invalid", "contains characters that are not part of a phone number"],
-      ["4", "+1 212 555 0142", "other_country", "number belongs to +1 (US), not GB"],
+      ["line", "value", "class", "reason", "record"],
+      ["3", "n/a", "invalid", "contains characters that are not part of a phone number", "2"],
+      ["4", "+1 212 555 0142", "other_country", "number belongs to +1 (US), not GB", "3"],
     ]);
     expect(out.stderr).toMatch(/kept \(to check\)\s+1/);
   });
@@ -178,9 +178,54 @@ describe("submit and join with the new rules", () => {
     const out = await e.run(["submit", path, "--type", "number_validation_batch", "--country", "GB", "--yes", "--rejects", "-"]);
     expect(out.code, out.stderr).toBe(0);
     expect(parse(out.stdout)).toEqual([
-      ["line", "value", "class", "reason"],
-      ["3", "n/a", "invalid", "contains characters that are not part of a phone number"],
+      ["line", "value", "class", "reason", "record"],
+      ["3", "n/a", "invalid", "contains characters that are not part of a phone number", "2"],
     ]);
     expect(out.stderr).toMatch(/Task [0-9a-f]{32} submitted/);
+  });
+});
+
+describe("numbers without a country code where no country reads them", () => {
+  /** A carrier list mostly of GB numbers, half of them written nationally, and two US numbers. */
+  const GB_WITH_CODE = Array.from({ length: 12 }, (_, i) => `+44 7400 ${100_000 + i}`);
+  const GB_NATIONAL = Array.from({ length: 10 }, (_, i) => `07500 ${200_000 + i}`);
+  const US = ["+1 212 736 0100", "+1 212 736 0101"];
+  const list = () => file("carrier.txt", [...GB_WITH_CODE, ...GB_NATIONAL, ...US].join("\n") + "\n");
+
+  it("hints that --country GB keeps them, naming GB because most numbers with a code are GB's", async () => {
+    const path = list();
+    const out = await runBin(["validate", path, "--type", "carrier_batch"], LOCAL_ONLY);
+    expect(out.code, out.stderr).toBe(0);
+    expect(out.stderr).toMatch(/^no_code_cnt +10$/m);
+    expect(out.stderr).toContain(
+      "10 of 24 numbers have no country code, so they are excluded (no_code). 12 of the 14 numbers written with a code are GB's: " +
+        "--country GB would read the 10 as GB numbers and keep them (the 2 of other countries would then be excluded as other_country).",
+    );
+    // And it would: the ten are kept, the two US numbers are then another country's.
+    const withCountry = await runBin(["validate", path, "--type", "carrier_batch", "--country", "GB", "--json"], LOCAL_ONLY);
+    expect(JSON.parse(withCountry.stdout)).toMatchObject({ kept: 22, no_code_cnt: 0, other_country_cnt: 2 });
+    expect(withCountry.stderr).not.toContain("no country code");
+  });
+
+  it("gives the same hint before a carrier_batch submit, and --default-country for --country auto", async () => {
+    const e = await sandbox({ minTaskSize: 1, fakeClock: false });
+    await allowSmallTasks(e);
+    const path = list();
+    const carrier = await e.bin(["submit", path, "--type", "carrier_batch", "--dry-run"]);
+    expect(carrier.code, carrier.stderr).toBe(0);
+    expect(carrier.stderr).toContain("--country GB would read the 10 as GB numbers and keep them (the 2 of other countries");
+    const auto = await e.bin(["submit", path, "--type", "number_activity_batch", "--country", "auto", "--dry-run"]);
+    expect(auto.code, auto.stderr).toBe(0);
+    expect(auto.stderr).toContain("--default-country GB would read the 10 as GB numbers and keep them.");
+  });
+
+  it("names no country when the numbers with a code are of many, and says nothing when few lack one", async () => {
+    const mixed = file("mixed.txt", [...GB_WITH_CODE.slice(0, 3), ...US, "+33 6 12 34 56 78", ...GB_NATIONAL].join("\n") + "\n");
+    const out = await runBin(["validate", mixed, "--type", "carrier_batch"], LOCAL_ONLY);
+    expect(out.stderr).toContain("If they are of one country, --country CC reads them as its numbers and keeps them.");
+    const few = file("few.txt", [...Array.from({ length: 40 }, (_, i) => `+44 7400 ${300_000 + i}`), GB_NATIONAL[0]].join("\n") + "\n");
+    const quiet = await runBin(["validate", few, "--type", "carrier_batch"], LOCAL_ONLY);
+    expect(quiet.stderr).toMatch(/^no_code_cnt +1$/m);
+    expect(quiet.stderr).not.toContain("no country code");
   });
 });

@@ -177,6 +177,27 @@ describe("bulkcheck retry-failed", () => {
     expect(uploadLines(s.proxy.uploads[1])).toEqual(uploadLines(s.proxy.uploads[0]));
   });
 
+  it("says plainly that the service's minimum task size prevents retrying a few numbers, and what can be done instead", async () => {
+    const s = await setup();
+    expect((await s.run(["config", "set", "min-task-size", "25"])).code).toBe(0);
+    const file = s.e.file("crm.csv", crmCsv(30));
+    const [id] = await submitAndWait(s, file);
+    const missing = withoutResult(uploadLines(s.proxy.uploads[0]));
+    expect(missing.length).toBeGreaterThan(0);
+    expect(missing.length).toBeLessThan(25);
+    const out = await s.e.bin(["retry-failed", id!, "--yes"], { env: { BULKCHECK_BASE_URL: s.proxy.url } });
+    expect(out.code).toBe(3);
+    expect(out.stderr).toContain(
+      `The ${missing.length} numbers of task ${id} that got no result cannot be retried on their own: the service's minimum task size is 25 numbers, so nothing was uploaded.`,
+    );
+    expect(out.stderr).toContain(`Keep them for the next run: they are still in ${file}`);
+    expect(out.stderr).not.toContain("Add numbers");
+    // The column is the one the list was submitted with, not a --column nobody gave.
+    expect(out.stderr).toContain('Reading phone numbers from column 3 "phone" (the column the list was submitted with).');
+    expect(out.stderr).not.toContain("--column");
+    expect(s.proxy.uploads).toHaveLength(1);
+  });
+
   it("submits nothing when every number got a result", async () => {
     const s = await setup({ noResultRate: 0 });
     const [id] = await submitAndWait(s, s.e.file("crm.csv", crmCsv(20)));

@@ -174,7 +174,9 @@ describe("bulkcheck wait", () => {
     expect(out.stdout).toBe("");
     expect(out.stderr).toContain(`task ${id} failed (fully refunded)`);
     expect(out.stderr).toContain(`error: 1 task(s) failed: ${id}.`);
-    expect(out.stderr).toContain("--resubmit");
+    // What to do, as the README's exit-code tables say: retry-failed (not a --resubmit of the whole list).
+    expect(out.stderr).toContain(`bulkcheck retry-failed ${id}`);
+    expect(out.stderr).not.toContain("--resubmit");
     expect(e.state().ledger.filter((entry) => entry.kind === "refund")).toEqual([
       expect.objectContaining({ task_id: id, micros: 500_000 }),
     ]);

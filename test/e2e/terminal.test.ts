@@ -6,7 +6,7 @@ import { describe, expect, it, vi } from "vitest";
 import { BIN } from "../helpers/cli.js";
 import { allowSmallTasks, parseBoxedTable, parseDelimited } from "../helpers/results-fixtures.js";
 import { API_KEY, e2eSandboxes, gbList, lines, listText, submitArgs, TASK_ID, type E2e } from "../helpers/sandbox.js";
-import { bulkcheckCommand, startInTerminal } from "../helpers/terminal.js";
+import { bulkcheckCommand, renderScreen, startInTerminal } from "../helpers/terminal.js";
 
 /** Issue 14: bulkcheck at a terminal and in cron. */
 const sandbox = e2eSandboxes();
@@ -251,6 +251,26 @@ describe("progress where it takes time", () => {
     const out = await e.run(["wait", id, "--interval", "5"], { tty: true });
     expect(out.code).toBe(0);
     expect(out.stderr).toMatch(/waiting for 1 task\(s\), \d+s elapsed; next check in [56]s/);
+  });
+});
+
+describe("progress at a terminal", () => {
+  it("leaves no spinner frame on a line printed while it spins, such as Task … submitted", async () => {
+    const e = await sandbox({ fakeClock: false, numbersPerSecond: 400 });
+    const list = e.file("list.txt", listText(1500));
+    const argv = [...submitArgs(list, "--wait", "--interval", "0.2", "-o", "out.csv")];
+    // A pseudo-terminal with a width: without one no spinner is drawn.
+    const session = startInTerminal(`stty cols 120 rows 40; exec ${bulkcheckCommand(argv)}`, { env: e.env, cwd: e.dir });
+    const { code, screen } = await session.done;
+    expect(code, screen).toBe(0);
+    const shown = renderScreen(screen);
+    const [id] = e.state().tasks.map((task) => task.id);
+    expect(shown).toContain(`Task ${id} submitted.`);
+    expect(shown).toContain(`task ${id} success: 1,500 checked, 0 without result`);
+    // The spinner ran (its frames are braille dots) and none of its frames stayed on a line.
+    // eslint-disable-next-line no-control-regex -- colour escapes are what it drops
+    expect(screen.replace(/\u001b\[[\d;]*m/g, "")).toMatch(/[\u2800-\u28ff] \d of 1 part uploaded/u);
+    expect(shown.filter((line) => /[\u2800-\u28ff]/u.test(line))).toEqual([]);
   });
 });
 

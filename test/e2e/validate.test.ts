@@ -2,7 +2,9 @@ import { spawnSync } from "node:child_process";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { parse } from "csv-parse/sync";
 import { BIN, runBin, runCli, tempDir } from "../helpers/cli.js";
+import { writeWorkbook } from "../helpers/xlsx.js";
 
 const CSV = [
   "name,phone,notes",
@@ -60,11 +62,11 @@ describe("bulkcheck validate", () => {
     expect(readFileSync(join(dir, "upload.txt"), "utf8")).toBe("447400100001\n447400100002\n447781123456\n");
     expect(readFileSync(join(dir, "rejects.csv"), "utf8")).toBe(
       [
-        "line,value,class,reason",
-        "4,07400 100001,duplicate,duplicate of line 2",
-        "5,n/a,invalid,contains characters that are not part of a phone number",
-        '6,+1 212 555 0142,other_country,"number belongs to +1 (US), not GB"',
-        "7,,blank,empty cell",
+        "line,value,class,reason,record,source:name",
+        "4,07400 100001,duplicate,duplicate of line 2,3,Cat",
+        "5,n/a,invalid,contains characters that are not part of a phone number,4,Dan",
+        '6,+1 212 555 0142,other_country,"number belongs to +1 (US), not GB",5,Eve',
+        "7,,blank,empty cell,6,Fay",
         "",
       ].join("\n"),
     );
@@ -162,5 +164,81 @@ describe("bulkcheck validate", () => {
     );
     expect(result.status, result.stderr).toBe(0);
     expect(JSON.parse(result.stdout)).toMatchObject({ kept: 300_000 });
+  });
+});
+
+describe("a --type or --country that is nearly right", () => {
+  it.each([
+    [["--type", "Carrier_Batch"], 'Unknown --type "Carrier_Batch". Did you mean carrier_batch?'],
+    [["--type", "carier_batch"], 'Unknown --type "carier_batch". Did you mean carrier_batch?'],
+    [["--type", "Global_Carrier_Batch"], 'Unknown --type "Global_Carrier_Batch". Did you mean carrier_batch?'],
+    [["--country", "UK"], "--country UK is not an ISO 3166-1 alpha-2 country code. Did you mean GB?"],
+    [["--country", "Germany"], "--country Germany is not an ISO 3166-1 alpha-2 country code. Did you mean DE?"],
+    [
+      ["--country", "auto", "--default-country", "+44"],
+      "--default-country +44 is not an ISO 3166-1 alpha-2 country code. Did you mean GB?",
+    ],
+  ])("%j exits 2 with the value it probably meant", async (flags, message) => {
+    const { path } = listFile();
+    const out = await runBin(["validate", path, ...(flags.includes("--country") ? [] : ["--country", "GB"]), ...flags], LOCAL_ONLY);
+    expect(out.code).toBe(2);
+    expect(out.stderr).toContain(`error: ${message}`);
+    expect(out.stdout).toBe("");
+  });
+
+  it("suggests a setting for config set with a misspelt name", async () => {
+    const out = await runBin(["config", "set", "min-task-sise", "1000"], LOCAL_ONLY);
+    expect(out.code).toBe(2);
+    expect(out.stderr).toContain('Unknown setting "min-task-sise". Did you mean min-task-size?');
+  });
+});
+
+describe("the rejects file names each record", () => {
+  /** 1,201 rows whose notes span two lines every third row, so physical lines run far past the records. */
+  function crm(): { text: string; bad: Array<{ record: number; id: string }> } {
+    const rows = ["customer_id,name,phone,notes"];
+    const bad: Array<{ record: number; id: string }> = [];
+    for (let record = 1; record <= 1201; record++) {
+      const id = `C-${10_000 + record}`;
+      const phone = record % 100 === 0 ? "n/a" : `+44 7400 ${100_000 + record}`;
+      if (phone === "n/a") bad.push({ record, id });
+      rows.push(`${id},Person ${record},${phone},${record % 3 === 0 ? '"called twice,\nno answer"' : "ok"}`);
+    }
+    return { text: rows.join("\n") + "\n", bad };
+  }
+
+  it("by its record number and the source's id column, after the line, value, class and reason it always had", async () => {
+    const { text, bad } = crm();
+    const { dir, path } = listFile(text, "crm.csv");
+    for (const threads of ["0", "2"]) {
+      const rejects = join(dir, `rejects-${threads}.csv`);
+      const out = await runBin(["validate", path, "--country", "GB", "--rejects", rejects, "--threads", threads], LOCAL_ONLY);
+      expect(out.code, out.stderr).toBe(0);
+      const rows: string[][] = parse(readFileSync(rejects, "utf8"));
+      expect(rows[0]).toEqual(["line", "value", "class", "reason", "record", "source:customer_id"]);
+      expect(rows.slice(1).map((row) => [row[1], row[2], row[4], row[5]])).toEqual(
+        bad.map(({ record, id }) => ["n/a", "invalid", String(record), id]),
+      );
+      // The physical line of the last bad record is far past the 1,201 records, as an editor counts lines.
+      expect(Number(rows.at(-1)![0])).toBeGreaterThan(1500);
+    }
+  });
+
+  it("for a workbook too, by the sheet's id column", async () => {
+    const dir = tempDir();
+    const path = await writeWorkbook(join(dir, "crm.xlsx"), [
+      {
+        name: "Contacts",
+        rows: [["name", "phone", "Account ID"], ["Ann", "+44 7400 100001", "A-1"], ["Bob", "n/a", "A-2"], undefined, ["Cy", "0", "A-4"]],
+      },
+    ]);
+    const out = await runBin(["validate", path, "--country", "GB", "--rejects", "-"], LOCAL_ONLY);
+    expect(out.code, out.stderr).toBe(0);
+    expect(parse(out.stdout)).toEqual([
+      ["line", "value", "class", "reason", "record", "source:Account ID"],
+      ["3", "n/a", "invalid", "contains characters that are not part of a phone number", "2", "A-2"],
+      ["4", "", "blank", "empty cell", "3", ""],
+      ["5", "0", "invalid", expect.any(String), "4", "A-4"],
+    ]);
   });
 });

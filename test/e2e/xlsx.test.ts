@@ -3,7 +3,6 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { ServiceType } from "../../src/spec/products.js";
-import { formatUsd } from "../../src/tasks/cost.js";
 import { BIN } from "../helpers/cli.js";
 import { allowSmallTasks, oneTaskService, parseDelimited } from "../helpers/results-fixtures.js";
 import { e2eSandboxes, gbList, submitAs, submittedIds, WAITING, type E2e } from "../helpers/sandbox.js";
@@ -85,8 +84,14 @@ describe("Excel output", () => {
       expect(pairs.get("Rows written")).toBe(expected.length - 1);
       expect(pairs.get("Checked")).toBe(summary.checked);
       expect(pairs.get("No result")).toBe(summary.no_result);
-      expect(pairs.get("Charged")).toBe(formatUsd(summary.charged_micros as number));
-      expect(pairs.get("Refunded")).toBe(formatUsd(summary.refunded_micros as number));
+      // Money as numbers in a currency format, exact to the micro, which a spreadsheet can add up (it was text).
+      expect(pairs.get("Charged")).toBe((summary.charged_micros as number) / 1_000_000);
+      expect(pairs.get("Refunded")).toBe((summary.refunded_micros as number) / 1_000_000);
+      for (const label of ["Charged", "Refunded"]) {
+        const row = sheet!.rows.findIndex((cells) => cells[0] === label);
+        expect(sheet!.kinds[row]![1]).toBe("number");
+        expect(sheet!.numFmts[row]![1]).toBe('"$"#,##0.00####');
+      }
       if (product === "carrier_batch") {
         for (const { value, count } of summary.top_carriers as Array<{ value: string; count: number }>) {
           expect(sheet!.rows).toContainEqual([value === "" ? "(empty)" : value, count, ""]);

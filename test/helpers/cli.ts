@@ -83,6 +83,8 @@ export async function runCli(argv: string[], options: RunOptions = {}): Promise<
 export interface SpawnOptions {
   env?: Record<string, string | undefined>;
   stdin?: string;
+  /** Write `stdin` but leave it open, like a producer that has not finished; the test ends it (`child.stdin.end()`). */
+  stdinOpen?: boolean;
   cwd?: string;
   /** A command the binary runs under, e.g. ["prlimit", "--fsize=16384"]. */
   prefix?: readonly string[];
@@ -100,7 +102,13 @@ export function spawnCli(argv: string[], options: SpawnOptions = {}) {
   let stderr = "";
   child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString("utf8")));
   child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString("utf8")));
-  child.stdin.end(options.stdin ?? "");
+  // A child that stops reading its stdin (it failed, or the list was open) closes the pipe under what the test writes.
+  child.stdin.on("error", () => undefined);
+  if (options.stdinOpen) {
+    child.stdin.write(options.stdin ?? "");
+  } else {
+    child.stdin.end(options.stdin ?? "");
+  }
   const done = new Promise<CliResult>((resolve, reject) => {
     child.once("error", reject);
     child.once("close", (code, signal) => resolve({ code: code ?? (signal ? 128 : -1), stdout, stderr }));

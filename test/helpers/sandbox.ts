@@ -40,7 +40,7 @@ export interface E2e {
   /** Spawns the built binary and checks the output is clean. */
   bin(argv: string[], options?: SpawnOptions): Promise<CliResult>;
   /** Spawns the built binary; the caller awaits `done` (output is checked when it settles). */
-  spawn(argv: string[], options?: { env?: Record<string, string | undefined>; stdin?: string }): ReturnType<typeof spawnCli>;
+  spawn(argv: string[], options?: Pick<SpawnOptions, "env" | "stdin" | "stdinOpen">): ReturnType<typeof spawnCli>;
   state(): SandboxState;
   /** Writes a file into `dir` and returns its path. */
   file(name: string, content: string): string;
@@ -193,6 +193,12 @@ export function identifier(number: string): string {
 /** A .txt list of `count` numbers (one per line). */
 export function listText(count: number, offset = 0): string {
   return gbList(count, offset).join("\n") + "\n";
+}
+
+/** A CSV (`name,phone`) of `count` valid GB numbers, each followed by a row that is not a number: as many rejects as numbers. */
+export function crmText(count: number): string {
+  const rows = gbList(count).flatMap((number, i) => [`Contact ${i},${number}`, `Nobody ${i},not a number`]);
+  return ["name,phone", ...rows].join("\n") + "\n";
 }
 
 /** The task ids a submit with -o announced on stderr ("Task … submitted."): with -o, stdout is for the results. */

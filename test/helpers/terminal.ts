@@ -81,3 +81,43 @@ export function startInTerminal(command: string, options: TerminalOptions): Term
 export function runInTerminal(argv: readonly string[], options: TerminalOptions): Promise<TerminalRun> {
   return startInTerminal(`exec ${bulkcheckCommand(argv)}`, options).done;
 }
+
+/**
+ * The lines a terminal shows after `output` (as `script` records it): printable text,
+ * CR, LF, backspace, and the cursor and erase sequences spinners use (CSI n A/B/C/D/G,
+ * K, J); other sequences (colours, cursor visibility) change nothing on the lines.
+ */
+export function renderScreen(output: string): string[] {
+  const screen: string[][] = [[]];
+  let row = 0;
+  let column = 0;
+  const line = () => (screen[row] ??= []);
+  // eslint-disable-next-line no-control-regex -- terminal control sequences are what it reads
+  const tokens = output.matchAll(/\u001b\[([?\d;]*)([A-Za-z])|\u001b[()][A-Za-z0-9]|\u001b.|[\s\S]/gu);
+  for (const [token, parameters, command] of tokens) {
+    if (command !== undefined) {
+      const n = Number(parameters?.split(";")[0] || 1);
+      if (command === "A") row = Math.max(0, row - n);
+      else if (command === "B") row += n;
+      else if (command === "C") column += n;
+      else if (command === "D") column = Math.max(0, column - n);
+      else if (command === "G") column = n - 1;
+      else if (command === "K") {
+        const mode = Number(parameters || 0);
+        if (mode === 0) line().splice(column);
+        else if (mode === 1) line().fill(" ", 0, column + 1);
+        else screen[row] = [];
+      } else if (command === "J") screen.splice(row + 1);
+    } else if (token === "\r") column = 0;
+    else if (token === "\n") {
+      row++;
+      column = 0;
+    } else if (token === "\b") column = Math.max(0, column - 1);
+    else if (!token.startsWith("\u001b")) {
+      const cells = line();
+      while (cells.length < column) cells.push(" ");
+      cells[column++] = token;
+    }
+  }
+  return Array.from({ length: screen.length }, (_, i) => (screen[i] ?? []).join("").trimEnd());
+}

@@ -9,6 +9,8 @@ export interface SheetContent {
   name: string;
   rows: Array<Array<string | number | boolean>>;
   kinds: Array<Array<"string" | "number" | "boolean" | "blank" | "other">>;
+  /** Each cell's number format ("" for General). */
+  numFmts: string[][];
   formulas: number;
 }
 
@@ -17,14 +19,16 @@ export async function readWorkbook(source: string | Buffer): Promise<SheetConten
   if (typeof source === "string") await workbook.xlsx.readFile(source);
   else await workbook.xlsx.load(source as unknown as ArrayBuffer);
   return workbook.worksheets.map((sheet) => {
-    const content: SheetContent = { name: sheet.name, rows: [], kinds: [], formulas: 0 };
+    const content: SheetContent = { name: sheet.name, rows: [], kinds: [], numFmts: [], formulas: 0 };
     const width = sheet.columnCount;
     for (let r = 1; r <= sheet.rowCount; r++) {
       const row = sheet.getRow(r);
       const values: Array<string | number | boolean> = [];
       const kinds: SheetContent["kinds"][number] = [];
+      const numFmts: string[] = [];
       for (let c = 1; c <= width; c++) {
         const cell = row.getCell(c);
+        numFmts.push(cell.numFmt ?? "");
         if (cell.type === ExcelJS.ValueType.Formula) content.formulas++;
         const value = cell.value;
         if (value === null || value === undefined) {
@@ -41,6 +45,7 @@ export async function readWorkbook(source: string | Buffer): Promise<SheetConten
       // A row that is all blank (between Summary tables) reads as no row.
       content.rows.push(values);
       content.kinds.push(kinds);
+      content.numFmts.push(numFmts);
     }
     return content;
   });

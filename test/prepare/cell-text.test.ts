@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { cellText, numberText, type WorkbookValue } from "../../src/prepare/cell-text.js";
+import { cellText, excelDate, isoDate, numberText, showsMoreThanACell, type WorkbookValue } from "../../src/prepare/cell-text.js";
 import { classifyCell, REASONS } from "../../src/prepare/index.js";
 
 describe("cellText (a workbook cell as the text preparation reads)", () => {
@@ -23,17 +23,6 @@ describe("cellText (a workbook cell as the text preparation reads)", () => {
     ["a date with a time", new Date(Date.UTC(2024, 0, 31, 9, 30, 5)), "yyyy-mm-dd hh:mm:ss", "2024-01-31 09:30:05"],
     ["a boolean", true, undefined, "TRUE"],
     ["an error", { error: "#N/A" }, undefined, "#N/A"],
-    ["a formula's cached number", { formula: "A1*1", result: 447400123456 } as WorkbookValue, undefined, "447400123456"],
-    [
-      "a formula's cached text",
-      { formula: 'CONCAT("+44 ","7400 123456")', result: "+44 7400 123456" } as WorkbookValue,
-      undefined,
-      "+44 7400 123456",
-    ],
-    ["a formula with no cached result", { formula: "A1" } as WorkbookValue, undefined, ""],
-    ["a formula whose result is an error", { formula: "1/0", result: Number.NaN } as WorkbookValue, undefined, ""],
-    ["rich text, its runs joined", { richText: [{ text: "+44 7400 " }, { text: "123456" }] }, undefined, "+44 7400 123456"],
-    ["a hyperlink's text", { text: "+44 7400 123456", hyperlink: "tel:+447400123456" } as WorkbookValue, undefined, "+44 7400 123456"],
     ["an escaped character decoded", "line_x000D_end", undefined, "line\rend"],
     ["an empty cell", null, undefined, ""],
   ])("%s", (_what, value, numFmt, expected) => {
@@ -53,5 +42,31 @@ describe("cellText (a workbook cell as the text preparation reads)", () => {
       class: "kept",
       identifier: "447400123456",
     });
+  });
+
+  it.each<[string, number, boolean, string]>([
+    ["serial 45322 in the 1900 system", 45322, false, "2024-01-31"],
+    ["a serial with a time", 45323.39589120371, false, "2024-02-01 09:30:05"],
+    ["the 1904 system's serial for the same day", 43860, true, "2024-01-31"],
+    ["serial 1, which Excel shows as 1900-01-01 (it counts a 29 February 1900)", 1, false, "1900-01-01"],
+    ["serial 61, the first after that day", 61, false, "1900-03-01"],
+  ])("shows a date-formatted number: %s", (_what, serial, date1904, expected) => {
+    expect(cellText(excelDate(serial, date1904), "yyyy-mm-dd")).toBe(expected);
+  });
+
+  it("leaves a date serial Excel cannot show (it shows ####) to be shown as a number", () => {
+    expect([excelDate(-1, false), excelDate(2_958_466, false)]).toEqual([undefined, undefined]);
+  });
+
+  it("reads an ISO 8601 date cell (type d) with its clock time as written", () => {
+    expect(cellText(isoDate("2024-01-31T00:00:00Z"), undefined)).toBe("2024-01-31");
+    expect(cellText(isoDate("2024-02-01T09:30:05"), undefined)).toBe("2024-02-01 09:30:05");
+    expect(isoDate("31/01/2024")).toBeUndefined();
+  });
+
+  it("counts a cell's characters as Excel does, an escape as the one character it stands for", () => {
+    expect(showsMoreThanACell("x".repeat(32_767))).toBe(false);
+    expect(showsMoreThanACell("x".repeat(32_768))).toBe(true);
+    expect(showsMoreThanACell("_x000D_".repeat(32_767))).toBe(false);
   });
 });

@@ -28,6 +28,10 @@ describe("chooseColumn", () => {
     expect(chooseColumn(input({ option }))).toMatchObject({ index, chosenBy: "option" });
   });
 
+  it("takes a recorded column as it is, and says it was recorded rather than given by --column", () => {
+    expect(chooseColumn(input({ option: { recordedIndex: 2 } }))).toEqual({ index: 2, name: "phone", chosenBy: "record" });
+  });
+
   it("names the column taken by number when there is a header", () => {
     expect(chooseColumn(input({ option: "3" }))).toEqual({ index: 2, name: "phone", chosenBy: "option" });
   });

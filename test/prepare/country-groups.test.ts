@@ -3,12 +3,20 @@ import { belowMinCheck, countryGroups, countryOfIdentifier } from "../../src/pre
 import { prepareText } from "./helpers.js";
 
 describe("countryOfIdentifier", () => {
+  // The main country of the calling code, which the service routes on: Jersey, Guernsey and
+  // the Isle of Man go with GB, Canada and the Caribbean with the US, Kazakhstan with RU.
   it.each([
     ["447400123456", "GB"],
-    ["441534123456", "JE"],
-    ["14167360100", "CA"],
+    ["441534123456", "GB"],
+    ["447781123456", "GB"],
+    ["447624123456", "GB"],
+    ["14167360100", "US"],
+    ["18762345678", "US"],
     ["12127360100", "US"],
+    ["77012345678", "RU"],
+    ["79123456789", "RU"],
     ["33612345678", "FR"],
+    ["5906901234567", "GP"],
     ["80012345678", "001"],
   ])("puts %s in %s", (identifier, country) => {
     expect(countryOfIdentifier(identifier)).toBe(country);
@@ -53,12 +61,12 @@ describe("prepareList with anyRegion (--country auto)", () => {
       country: "GB",
       countryTasks: { minTaskSize: 1, maxTaskSize: 4 },
     });
+    // The Jersey number is in GB's group (+44), the Toronto one is the US's (+1).
     expect(prepared.chunks.map((chunk) => [chunk.country, chunk.count])).toEqual([
       ["GB", 3],
-      ["GB", 2],
+      ["GB", 3],
       ["FR", 1],
-      ["CA", 1],
-      ["JE", 1],
+      ["US", 1],
     ]);
     const strict = await prepareText("list.txt", `${many}\n${list}`, {
       anyRegion: true,
@@ -66,8 +74,8 @@ describe("prepareList with anyRegion (--country auto)", () => {
       countryTasks: { minTaskSize: 2, maxTaskSize: 10 },
     });
     // The list repeats two of the five GB numbers: duplicates, as in any list.
-    expect(strict.chunks.map((chunk) => [chunk.country, chunk.count])).toEqual([["GB", 5]]);
-    expect(strict.summary).toMatchObject({ kept: 5, duplicate_cnt: 2, below_min_task: 3 });
-    expect(strict.settings.countryGroups).toEqual({ minTaskSize: 2, maxTaskSize: 10, belowMin: { FR: 1, CA: 1, JE: 1 } });
+    expect(strict.chunks.map((chunk) => [chunk.country, chunk.count])).toEqual([["GB", 6]]);
+    expect(strict.summary).toMatchObject({ kept: 6, duplicate_cnt: 2, below_min_task: 2 });
+    expect(strict.settings.countryGroups).toEqual({ minTaskSize: 2, maxTaskSize: 10, belowMin: { FR: 1, US: 1 } });
   });
 });

@@ -1,11 +1,13 @@
-import { readFile, stat } from "node:fs/promises";
+import { chooseIdColumn } from "../../src/prepare/column.js";
+import { lstat, readdir, readFile, stat, symlink, writeFile } from "node:fs/promises";
 import { createHash } from "node:crypto";
 import { join } from "node:path";
-import { Readable } from "node:stream";
+import { PassThrough, Readable } from "node:stream";
 import { parse } from "csv-parse/sync";
 import { describe, expect, it } from "vitest";
 import { InputRejectedError, UsageError } from "../../src/errors.js";
 import { prepareList } from "../../src/prepare/index.js";
+import { DestinationIsSourceError } from "../../src/results/errors.js";
 import { listFile, prepare, prepareText, tempDir } from "./helpers.js";
 
 const CONTACTS = [
@@ -54,26 +56,48 @@ describe("prepareList on a CRM export", () => {
     expect(format).toEqual({ kind: "csv", delimiter: ",", hasHeader: true, encoding: "utf8" });
   });
 
-  it("writes every excluded row to the rejects CSV with its physical line, raw value, class and reason", async () => {
+  it("writes every excluded row to the rejects CSV with its physical line, raw value, class and reason, then its record and id", async () => {
     const rejectsPath = join(await tempDir(), "rejects.csv");
     const { summary } = await prepareText("contacts.csv", CONTACTS, { rejectsPath });
     const rows = parse(await readFile(rejectsPath, "utf8"));
+    // The record number differs from the line after the quoted cell that spans two lines; "id" names the record.
     expect(rows).toEqual([
-      ["line", "value", "class", "reason"],
-      ["7", "", "blank", "empty cell"],
-      ["8", "+44 7400 100001", "duplicate", "duplicate of line 2"],
-      ["9", "n/a", "invalid", "contains characters that are not part of a phone number"],
-      ["10", "+1 212 555 0142", "other_country", "number belongs to +1 (US), not GB"],
-      ["12", "4.47911E+11", "invalid", "spreadsheet scientific notation lost digits; format the column as text and export again"],
+      ["line", "value", "class", "reason", "record", "source:id"],
+      ["7", "", "blank", "empty cell", "5", "5"],
+      ["8", "+44 7400 100001", "duplicate", "duplicate of line 2", "6", "6"],
+      ["9", "n/a", "invalid", "contains characters that are not part of a phone number", "7", "7"],
+      ["10", "+1 212 555 0142", "other_country", "number belongs to +1 (US), not GB", "8", "8"],
+      [
+        "12",
+        "4.47911E+11",
+        "invalid",
+        "spreadsheet scientific notation lost digits; format the column as text and export again",
+        "10",
+        "10",
+      ],
     ]);
     expect(rows.length - 1 + summary.kept).toBe(summary.rows_read);
+  });
+
+  it.each([
+    [["name", "Customer ID", "phone"], 2, { index: 1, label: "Customer ID" }],
+    [["contactId", "phone"], 1, { index: 0, label: "contactId" }],
+    [["phone", "name", "crm_ref"], 0, { index: 2, label: "crm_ref" }],
+    [["phone", "name", "paid"], 0, { index: 1, label: "name" }],
+    [undefined, 0, { index: 1, label: "column 2" }],
+  ] as const)("identifies rejected records by %j (phone column %i) with %j", (header, phone, expected) => {
+    expect(chooseIdColumn(header, header?.length ?? 3, phone)).toEqual(expected);
+  });
+
+  it("has no id column for a list of one column", () => {
+    expect(chooseIdColumn(["phone"], 1, 0)).toBeUndefined();
   });
 
   it("quotes rejects values the way csv-stringify does", async () => {
     const rejectsPath = join(await tempDir(), "rejects.csv");
     await prepareText("list.csv", 'name,phone\nA,"12, ""34"""\n', { rejectsPath });
     expect(await readFile(rejectsPath, "utf8")).toBe(
-      'line,value,class,reason\n2,"12, ""34""",invalid,contains characters that are not part of a phone number\n',
+      'line,value,class,reason,record,source:name\n2,"12, ""34""",invalid,contains characters that are not part of a phone number,1,A\n',
     );
   });
 
@@ -303,14 +327,16 @@ describe("prepareList output", () => {
       uploadPath: join(dir, "out.txt"),
     });
     expect(single.chunks.map((c) => c.path)).toEqual([join(dir, "out.txt")]);
+    const other = await tempDir();
     const split = await prepareList({
       source: await listFile("list.txt", numbers.join("\n")),
       country: "GB",
       workers: 0,
-      uploadPath: join(dir, "out.txt"),
+      uploadPath: join(other, "out.txt"),
       maxTaskSize: 5,
     });
-    expect(split.chunks.map((c) => c.path)).toEqual([join(dir, "out-1-of-2.txt"), join(dir, "out-2-of-2.txt")]);
+    expect(split.chunks.map((c) => c.path)).toEqual([join(other, "out-1-of-2.txt"), join(other, "out-2-of-2.txt")]);
+    expect((await readdir(other)).sort()).toEqual(["out-1-of-2.txt", "out-2-of-2.txt"]);
   });
 
   it("splits a list larger than a read into parts that rejoin byte for byte, with the whole file removed", async () => {
@@ -330,15 +356,12 @@ describe("prepareList output", () => {
     await expect(readFile(join(dir, "part.txt"))).rejects.toThrow(/ENOENT/);
   });
 
-  it("writes to a device such as /dev/null, refuses to split into one, and never removes it", async () => {
+  it("refuses a device such as /dev/null as the upload file, even with force, and leaves it", async () => {
     const source = await listFile("list.txt", numbers.join("\n"));
-    const written = await prepareList({ source, country: "GB", workers: 0, uploadPath: "/dev/null" });
-    expect(written.chunks).toEqual([expect.objectContaining({ path: "/dev/null", count: written.summary.kept })]);
-    await expect(prepareList({ source, country: "GB", workers: 0, uploadPath: "/dev/null", maxTaskSize: 5 })).rejects.toThrow(
-      /not a regular file/,
+    await expect(prepareList({ source, country: "GB", workers: 0, uploadPath: "/dev/null" })).rejects.toThrow(/already exists/);
+    await expect(prepareList({ source, country: "GB", workers: 0, uploadPath: "/dev/null", force: true })).rejects.toThrow(
+      /is a device: --force replaces only a regular file/,
     );
-    const broken = await listFile("broken.csv", 'name,phone\n"unclosed,07400 100001\n');
-    await expect(prepareList({ source: broken, country: "GB", workers: 0, uploadPath: "/dev/null" })).rejects.toThrow();
     expect((await stat("/dev/null")).isCharacterDevice()).toBe(true);
   });
 
@@ -347,6 +370,44 @@ describe("prepareList output", () => {
     const source = await listFile("broken.csv", 'name,phone\n"unclosed,07400 100001\n');
     await expect(prepareList({ source, country: "GB", workers: 0, uploadPath: join(dir, "out.txt") })).rejects.toThrow();
     await expect(readFile(join(dir, "out.txt"))).rejects.toThrow(/ENOENT/);
+  });
+
+  it("refuses, before reading, an upload or rejects file that is the list itself, by its name or through a link", async () => {
+    const source = await listFile("list.csv", "phone\n07400 100001\n");
+    const link = join(await tempDir(), "link.csv");
+    await symlink(source, link);
+    const before = await readFile(source, "utf8");
+    for (const output of [{ uploadPath: source }, { rejectsPath: source }, { rejectsPath: link }]) {
+      const run = prepareList({ source, country: "GB", workers: 0, force: true, ...output });
+      await expect(run).rejects.toBeInstanceOf(DestinationIsSourceError);
+      await expect(run).rejects.toThrow(/is the list being read/);
+    }
+    expect(await readFile(source, "utf8")).toBe(before);
+    expect((await lstat(link)).isSymbolicLink()).toBe(true);
+  });
+
+  it("refuses an existing upload or rejects file without force, and with force replaces it whole", async () => {
+    const dir = await tempDir();
+    const [upload, rejects] = [join(dir, "upload.txt"), join(dir, "rejects.csv")];
+    for (const path of [upload, rejects]) await writeFile(path, "precious\n");
+    const source = await listFile("list.csv", "phone\n07400 100001\nnot a number\n");
+    await expect(prepareList({ source, country: "GB", workers: 0, uploadPath: upload })).rejects.toThrow(/upload\.txt already exists/);
+    await expect(prepareList({ source, country: "GB", workers: 0, rejectsPath: rejects })).rejects.toThrow(/rejects\.csv already exists/);
+    expect(await readFile(upload, "utf8")).toBe("precious\n");
+    await prepareList({ source, country: "GB", workers: 0, uploadPath: upload, rejectsPath: rejects, force: true });
+    expect(await readFile(upload, "utf8")).toBe("447400100001\n");
+    expect(await readFile(rejects, "utf8")).toMatch(/^line,value,class,reason.*\n3,not a number,invalid,/);
+    expect((await readdir(dir)).sort()).toEqual(["rejects.csv", "upload.txt"]);
+  });
+
+  it("leaves a file it would replace as it was when preparation fails", async () => {
+    const dir = await tempDir();
+    const rejects = join(dir, "rejects.csv");
+    await writeFile(rejects, "precious\n");
+    const source = await listFile("broken.csv", 'name,phone\n"unclosed,07400 100001\n');
+    await expect(prepareList({ source, country: "GB", workers: 0, rejectsPath: rejects, force: true })).rejects.toThrow();
+    expect(await readdir(dir)).toEqual(["rejects.csv"]);
+    expect(await readFile(rejects, "utf8")).toBe("precious\n");
   });
 
   it("writes one empty upload file when nothing is kept", async () => {
@@ -393,6 +454,55 @@ describe("prepareList usage errors", () => {
   it("rejects a rejects path in a missing directory with a UsageError", async () => {
     const source = await listFile("list.txt", "07400 100001\n");
     const run = prepareList({ source, country: "GB", workers: 0, rejectsPath: join(await tempDir(), "no", "such", "dir.csv") });
-    await expect(run).rejects.toThrow(/Cannot write the rejects file .*its directory does not exist/);
+    await expect(run).rejects.toBeInstanceOf(UsageError);
+    await expect(run).rejects.toThrow(/Cannot write .*dir\.csv: the directory .* does not exist/);
+  });
+});
+
+describe("prepareList stops when its signal aborts (issue 18, points 7 and 10)", () => {
+  it("gives up a stdin that stays open, rejecting with the signal's reason and leaving nothing behind", async () => {
+    const stdin = new PassThrough();
+    stdin.write("+447400100001\n");
+    const controller = new AbortController();
+    const dir = await tempDir();
+    const uploadPath = join(dir, "upload.txt");
+    const run = prepareList({ source: { stream: stdin, name: "stdin" }, country: "GB", workers: 0, uploadPath, signal: controller.signal });
+    const reason = new Error("--timeout 3 ran out");
+    setTimeout(() => controller.abort(reason), 50);
+    await expect(run).rejects.toBe(reason);
+    expect(stdin.destroyed).toBe(true);
+    expect(await readdir(dir)).toEqual([]);
+  });
+
+  it("stops reading a file midway, rejecting with the signal's reason and leaving no upload file", async () => {
+    const source = await listFile(
+      "big.txt",
+      `${Array.from({ length: 200_000 }, (_, i) => `+44 7400 ${100_000 + (i % 800_000)}`).join("\n")}\n`,
+    );
+    const controller = new AbortController();
+    const reason = new Error("stopped");
+    const dir = await tempDir();
+    const progress: number[] = [];
+    const run = prepareList({
+      source,
+      country: "GB",
+      workers: 0,
+      uploadPath: join(dir, "upload.txt"),
+      signal: controller.signal,
+      onProgress: (rows) => {
+        progress.push(rows);
+        controller.abort(reason);
+      },
+    });
+    await expect(run).rejects.toBe(reason);
+    expect(progress).toHaveLength(1);
+    expect(progress[0]).toBeLessThan(200_000);
+    expect(await readdir(dir)).toEqual([]);
+  });
+
+  it("does not start when the signal has already aborted", async () => {
+    const source = await listFile("list.txt", "07400 100001\n");
+    const reason = new Error("already");
+    await expect(prepareList({ source, country: "GB", workers: 0, signal: AbortSignal.abort(reason) })).rejects.toBe(reason);
   });
 });

@@ -94,6 +94,9 @@ describe("createRowClassifier (the classifier the join reuses)", () => {
       else rejected.push([String(record.line), cell, row.class, row.reason ?? ""]);
     }
     expect(kept).toEqual(prepared.kept);
-    expect(rejected).toEqual(parse(await readFile(rejectsPath, "utf8")).slice(1));
+    // The rejects' own columns (record and id come after them).
+    const records: string[][] = parse(await readFile(rejectsPath, "utf8"));
+    const written = records.slice(1).map((row) => row.slice(0, 4));
+    expect(rejected).toEqual(written);
   });
 });

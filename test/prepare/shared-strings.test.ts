@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { SharedStringTable, sharedStringOf } from "../../src/prepare/shared-strings.js";
+import { SharedStringTable, SharedStringsPart } from "../../src/prepare/shared-strings.js";
+import { readPartXml } from "../helpers/workbook-parts.js";
 
 const MiB = 1024 * 1024;
 
@@ -14,6 +15,12 @@ describe("SharedStringTable", () => {
     const strings = ["mobile", "", "+44 7400 100001", "Zoë Ångström", "电话 📞", "_x000D_", "a\u0000b"];
     const table = tableOf(strings);
     expect(table.size).toBe(strings.length);
+    expect(strings.map((_, i) => table.get(i))).toEqual(strings);
+  });
+
+  it("holds an empty string first, or where its buffers end", () => {
+    const strings = ["", "a", "x".repeat(8 * MiB - 1), "", "b"];
+    const table = tableOf(strings);
     expect(strings.map((_, i) => table.get(i))).toEqual(strings);
   });
 
@@ -39,25 +46,30 @@ describe("SharedStringTable", () => {
   });
 });
 
-describe("sharedStringOf", () => {
-  it("reads a shared string in exceljs 4.4.0's shape, { index, text }, plain, rich (runs joined) or empty", () => {
-    expect(sharedStringOf({ index: 0, text: "+44 7400 100001" })).toBe("+44 7400 100001");
-    expect(
-      sharedStringOf({ index: 1, text: { richText: [{ text: "+44 " }, { font: { bold: true }, text: "7400 100004" }, { text: null }] } }),
-    ).toBe("+44 7400 100004");
-    expect(sharedStringOf({ index: 2, text: null })).toBe("");
+/** The strings a shared strings part holds, read as the workbook reader reads them. */
+function stringsOf(xml: string): string[] {
+  const part = readPartXml(xml, new SharedStringsPart((index) => new Error(`string ${index + 1} is too long`)));
+  return Array.from({ length: part.table.size }, (_, i) => part.table.get(i)!);
+}
+
+describe("SharedStringsPart", () => {
+  it("reads each string: plain, rich (runs joined), empty, and with its phonetic guide left out", () => {
+    const xml =
+      '<sst xmlns="main" count="5" uniqueCount="5"><si><t>+44 7400 100001</t></si>' +
+      '<si><r><t>+44 </t></r><r><rPr><b/></rPr><t xml:space="preserve">7400 100004</t></r></si>' +
+      "<si><t/></si><si/>" +
+      '<si><t>東京</t><rPh sb="0" eb="2"><t>トウキョウ</t></rPh><phoneticPr fontId="1"/></si></sst>';
+    expect(stringsOf(xml)).toEqual(["+44 7400 100001", "+44 7400 100004", "", "", "東京"]);
   });
 
-  it("reads one in the shape exceljs's README documents, { eventType: 'shared-strings', value }", () => {
-    expect(sharedStringOf({ eventType: "shared-strings", value: { index: 0, text: "07400 100002" } })).toBe("07400 100002");
-    expect(sharedStringOf({ eventType: "shared-strings", value: "07400 100002" })).toBe("07400 100002");
-    expect(sharedStringOf({ eventType: "shared-strings", value: { richText: [{ text: "a" }, { text: "b" }] } })).toBe("ab");
+  it("decodes XML's entities and leaves Excel's _xHHHH_ escapes for cellText, under any namespace prefix", () => {
+    const xml = '<x:sst xmlns:x="main"><x:si><x:t>a &amp; b_x000D_&#233;</x:t></x:si><x:si><x:t><![CDATA[<c>]]></x:t></x:si></x:sst>';
+    expect(stringsOf(xml)).toEqual(["a & b_x000D_é", "<c>"]);
   });
 
-  it("leaves escapes for cellText, and is undefined for the reader's other items", () => {
-    expect(sharedStringOf({ index: 0, text: "a_x000D_b" })).toBe("a_x000D_b");
-    expect(sharedStringOf({ eventType: "worksheet", value: {} })).toBeUndefined();
-    expect(sharedStringOf({ eventType: "hyperlinks", value: {} })).toBeUndefined();
-    expect(sharedStringOf(undefined)).toBeUndefined();
+  it("refuses a string longer than Excel's 32,767 characters in a cell, naming it", () => {
+    const xml = `<sst><si><t>ok</t></si><si><t>${"x".repeat(32_768)}</t></si></sst>`;
+    expect(() => stringsOf(xml)).toThrow("string 2 is too long");
+    expect(stringsOf(`<sst><si><t>${"_x000D_".repeat(10_000)}</t></si></sst>`)[0]).toHaveLength(70_000);
   });
 });

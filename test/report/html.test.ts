@@ -122,7 +122,8 @@ describe("the HTML report", () => {
       ["Reserved at submit", "$0.012"],
       ["Charged (9 checked)", "$0.009"],
       ["Refunded (1 without result, and what the service did not check)", "$0.003"],
-      ["Charged against the estimate", "-$0.001 (90.0% of it)"],
+      // Said in words a reader takes in at once (it was "-$0.001 (90.0% of it)").
+      ["Charged, compared with the estimate", "$0.001 less than estimated (90.0% of the estimate)"],
     ]);
   });
 

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { MAX_TIMER_MS } from "../../src/config/duration.js";
 import { jittered, waitForTasks, waitUntilFinished } from "../../src/tasks/wait.js";
 import { InterruptedError, PendingError, ServiceUnavailableError, TaskFailedError, UsageError } from "../../src/errors.js";
 import type { Task } from "../../src/spec/task.js";
@@ -117,6 +118,13 @@ describe("waitForTasks", () => {
     expect(jittered(30_000, () => 0)).toBe(30_000);
     expect(jittered(30_000, () => 0.999)).toBeLessThanOrEqual(33_000);
     expect(jittered(30_000, () => 0.5)).toBe(31_500);
+  });
+
+  it("never lengthens the longest interval past what a timer holds, where it would fire after 1 ms", () => {
+    // --interval 2147483 is accepted (the longest a timer holds); 10% more overflowed to a 1 ms poll.
+    expect(jittered(MAX_TIMER_MS - 647, () => 0.999)).toBe(MAX_TIMER_MS);
+    expect(jittered(MAX_TIMER_MS, () => 0.5)).toBe(MAX_TIMER_MS);
+    expect(jittered(MAX_TIMER_MS, () => 0)).toBe(MAX_TIMER_MS);
   });
 });
 

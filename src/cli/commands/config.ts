@@ -120,11 +120,13 @@ export async function configListRun(ctx: Context): Promise<void> {
       const env = fromEnv[key];
       const stored = profile[key];
       const fallback = spec.defaultValue === undefined ? undefined : display(key, spec.defaultValue);
-      const [value, source]: [string | undefined, SettingSource] = env
-        ? [display(key, env), "environment"]
-        : stored !== undefined
-          ? [display(key, stored), `profile ${ctx.profileName}`]
-          : [fallback, fallback === undefined ? "not set" : "default"];
+      // A blank BULKCHECK_API_KEY is in force (an authentication error), as resolveApiKey decides; a blank base URL is not.
+      const [value, source]: [string | undefined, SettingSource] =
+        env !== undefined && (key === "api-key" || env !== "")
+          ? [env.trim() === "" ? "(blank)" : display(key, env), "environment"]
+          : stored !== undefined
+            ? [display(key, stored), `profile ${ctx.profileName}`]
+            : [fallback, fallback === undefined ? "not set" : "default"];
       return { key, value, fallback, source };
     });
   if (ctx.globals.json) {

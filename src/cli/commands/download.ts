@@ -17,7 +17,7 @@ export function downloadCommand(invoke: Invoke, run = downloadRun) {
     .option("--force", "overwrite an existing file")
     .addOption(formatOption())
     .option("--join <source>", "write the source file's rows with the result columns beside them")
-    .option("--strict", "exit 1 when the row count disagrees with the task's success_cnt")
+    .option("--strict", "exit 9 when the row count disagrees with the task's success_cnt (the output is still written)")
     .option("--report <file.html>", "also write an HTML report of the run (self-contained, printable)")
     .addOption(timeoutOption())
     .addOption(requestTimeoutOption())
@@ -45,7 +45,9 @@ export async function downloadRun(ctx: Context, ids: string[], options: Download
   const { joinFormat } = await import("./shared/output-format.js");
   const format = joinFormat(ctx, options);
   const { checkReportFlags } = await import("./shared/report-flags.js");
-  checkReportFlags(ctx, options);
+  checkReportFlags(options);
+  const { checkOutputs } = await import("./shared/destination.js");
+  await checkOutputs(ctx, { "-o": options.output, "--report": options.report }, { force: options.force, reading: [options.join] });
   const reporting = options.report === undefined ? undefined : await import("./shared/report-output.js");
   // The join re-reads the source with libphonenumber-js (~90 ms to load): only --join pays for it.
   const { joinToOutput } = await import("./shared/join-output.js");

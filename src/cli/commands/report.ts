@@ -35,8 +35,8 @@ export function reportCommand(invoke: Invoke, run = reportRun) {
  */
 export async function reportRun(ctx: Context, ids: string[], options: ReportOptions): Promise<void> {
   const taskIds = await readIds(ctx, ids);
-  const { checkDestination } = await import("./shared/destination.js");
-  checkDestination(ctx, options.output, options.force);
+  const { checkOutputs } = await import("./shared/destination.js");
+  await checkOutputs(ctx, { "-o": options.output }, { force: options.force });
   // The report and result handling are loaded when a report runs, not with the command tree.
   const { reportFromResults } = await import("./shared/report-output.js");
   const written = await reportFromResults(ctx, taskIds, options.output, options.force);

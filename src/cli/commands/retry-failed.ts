@@ -6,9 +6,11 @@ import type { Context, Invoke } from "../context.js";
 import { readIds } from "../read-ids.js";
 import { withTempDir } from "../temp-dir.js";
 import { afterUpload, checkOutputFlags, type AfterUploadFlags } from "./shared/after-upload.js";
+import { checkOutputs } from "./shared/destination.js";
 import { addReserveAndWaitOptions, examples } from "./shared/help.js";
 import type { SubmitFlags } from "./shared/submission.js";
 import { pollInterval } from "./shared/waiting.js";
+import { count } from "../../format-count.js";
 
 export interface RetryFailedOptions extends SubmitFlags, AfterUploadFlags {}
 
@@ -31,7 +33,7 @@ export function retryFailedCommand(invoke: Invoke, run = retryFailedRun) {
  */
 export async function retryFailedRun(ctx: Context, ids: string[], options: RetryFailedOptions): Promise<void> {
   const taskIds = await readIds(ctx, ids);
-  checkOutputFlags(ctx, options);
+  await checkOutputFlags(ctx, options);
   if (options.wait) await pollInterval(ctx, options.interval);
   const client = await ctx.client();
   const created = await withTempDir(async (dir) => {
@@ -59,11 +61,13 @@ async function retryOne(ctx: Context, task: { client: ApiClient; id: string; dir
     onPrepared: (result) => noteColumn(ctx, result),
   };
   const { origin, uploadedCount, retry, lineage } = await retryList(deps, task.id, task.dir);
-  ctx.printer.note(`${retry.count} of ${uploadedCount} numbers of task ${task.id} got no result.`);
+  // The list the retry was rebuilt from is known only now: the output may not be it, and nothing is uploaded yet.
+  await checkOutputs(ctx, { "-o": options.output }, { force: options.force, reading: [origin.sourcePath] });
+  ctx.printer.note(`${count(retry.count)} of ${count(uploadedCount)} numbers of task ${task.id} got no result.`);
   if (retry.count === 0) return undefined;
   if (lineage.length > 1) {
     ctx.printer.note(
-      `Already retried: these ${retry.count} numbers got no result in ${lineage.length} tasks in a row (${lineage.join(", ")}); the service may not be able to check them, so this retry may get no result either.`,
+      `Already retried: these ${count(retry.count)} numbers got no result in ${count(lineage.length)} tasks in a row (${lineage.join(", ")}); the service may not be able to check them, so this retry may get no result either.`,
     );
   }
   return submitAndReport(

@@ -1,8 +1,8 @@
 import { UsageError } from "../../errors.js";
 import { Command, Option } from "../commander.js";
 import type { Context, Invoke } from "../context.js";
-import { parseCount, parseCountOrZero, parseSeconds, parseShare } from "../parse-flags.js";
-import { examples } from "./shared/help.js";
+import { parseCount, parseCountOrZero, parsePositiveSeconds, parseSeconds, parseShare } from "../parse-flags.js";
+import { DURATION_UNITS, examples } from "./shared/help.js";
 import type { SandboxFlags } from "./shared/sandbox-options.js";
 
 /** `bulkcheck sandbox`. Tests pass their own `run` to see what the flags parse into. */
@@ -20,14 +20,14 @@ export function sandboxCommand(invoke: Invoke, run = sandboxRun) {
     .option("--max-unfinished <n>", "unfinished tasks per key before 42900", parseCount)
     .option("--numbers-per-second <n>", "processing speed", parseCount)
     .addOption(new Option("--result-format <format>", "result files as csv or zip").choices(["csv", "zip"] as const))
-    .option("--url-ttl <sec>", "seconds a result_url stays valid", parseSeconds)
-    .option("--result-delay <sec>", "seconds result_url stays absent after success", parseSeconds)
+    .option("--url-ttl <sec>", `how long a result_url stays valid (${DURATION_UNITS})`, parsePositiveSeconds)
+    .option("--result-delay <sec>", `how long result_url stays absent after success (whole seconds; ${DURATION_UNITS})`, parseSeconds)
     .option("--fail-rate <share>", "share of tasks that end failed (0..1)", parseShare)
     .option("--result-miss-rate <share>", "share of numbers that get no result (0..1)", parseShare)
     .option("--drift <share>", "share of numbers whose result differs from their usual one in each task (0..1; seeded)", parseShare)
     .option("--chaos <share>", "share of requests answered with a fault (0..1)", parseShare)
     .option("--chaos-faults <list>", "faults chaos draws from, e.g. 42901,50303,drop (default: all)")
-    .option("--retry-after <sec>", "Retry-After sent with 42901 and 50303", parseSeconds)
+    .option("--retry-after <sec>", `Retry-After sent with 42901 and 50303 (whole seconds; ${DURATION_UNITS})`, parseSeconds)
     .option("--seed <n>", "makes chaos and results reproducible", parseCountOrZero)
     .option("--prices <list>", "per-product micros, e.g. carrier_batch=1500,number_activity_batch=2000")
     .option("--separate-result-origin", "serve result files from a second port, like a CDN")

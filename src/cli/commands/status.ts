@@ -7,6 +7,7 @@ import { readIds } from "../read-ids.js";
 import { printTable } from "../table.js";
 import { TASK_COLUMNS, taskJson, taskRow } from "../task-view.js";
 import { examples, requestTimeoutOption, timeoutOption } from "./shared/help.js";
+import { count } from "../../format-count.js";
 
 export interface StatusOptions {
   limit?: number;
@@ -57,7 +58,7 @@ export async function statusRun(ctx: Context, ids: string[], options: StatusOpti
   const unknown = tasks.filter(isUnknown).length;
   if (unknown > 0) {
     ctx.printer.note(
-      `${unknown} of these tasks ${unknown === 1 ? "is" : "are"} not known to ${await ctx.baseUrl()} (a restarted sandbox forgets its tasks).`,
+      `${count(unknown)} of these tasks ${unknown === 1 ? "is" : "are"} not known to ${await ctx.baseUrl()} (a restarted sandbox forgets its tasks).`,
     );
   }
 }

@@ -6,7 +6,6 @@ import type { Context, Invoke } from "../context.js";
 import { absolutePath } from "../paths.js";
 import { withTempDir } from "../temp-dir.js";
 import { afterUpload, checkOutputFlags, type AfterUploadFlags } from "./shared/after-upload.js";
-import { checkWritableDirectory } from "./shared/destination.js";
 import { addReserveAndWaitOptions, digitsAsOption, encodingOption, examples, sheetOption, threadsOption } from "./shared/help.js";
 import type { PreparationFlags } from "./shared/preparation.js";
 import type { SubmitFlags } from "./shared/submission.js";
@@ -66,14 +65,15 @@ export function submitCommand(invoke: Invoke, run = submitRun) {
 export async function submitRun(ctx: Context, file: string, options: SubmitOptions): Promise<void> {
   // Loaded when the run starts, not with the command tree: preparation loads
   // libphonenumber-js, and submitting derives keys (node:crypto).
-  const { checkRejectsToStdout, prepareFromFlags, printPreparationSummary, productFromFlag } = await import("./shared/preparation.js");
+  const { checkRejectsToStdout, noCodeHint, prepareFromFlags, printPreparationSummary, productFromFlag } =
+    await import("./shared/preparation.js");
   const { countryChoice } = await import("./shared/country-choice.js");
   const { submitAndReport } = await import("./shared/submission.js");
   const { assertKeyLength } = await import("../../tasks/idempotency.js");
   const product = productFromFlag(options.type);
   const { country, anyRegion } = countryChoice(options, product);
   if (options.idempotencyKey !== undefined) assertKeyLength(options.idempotencyKey);
-  checkFlags(ctx, file, options);
+  await checkFlags(ctx, file, options);
   checkRejectsToStdout(options, options.output === "-" ? "-o -" : ctx.globals.json ? "--json" : undefined);
   // A refused --interval must stop the run before anything is reserved, not after the upload.
   if (options.wait) await pollInterval(ctx, options.interval);
@@ -91,6 +91,8 @@ export async function submitRun(ctx: Context, file: string, options: SubmitOptio
       }),
     );
     if (!ctx.globals.json) printPreparationSummary(ctx, prepared);
+    const hint = await noCodeHint(prepared, anyRegion);
+    if (hint) ctx.printer.note(hint);
     return submitAndReport(
       ctx,
       {
@@ -125,10 +127,9 @@ export async function submitRun(ctx: Context, file: string, options: SubmitOptio
   await area?.remove();
 }
 
-function checkFlags(ctx: Context, file: string, options: SubmitOptions): void {
+async function checkFlags(ctx: Context, file: string, options: SubmitOptions): Promise<void> {
   if (options.join && (file === "-" || options.output === undefined)) {
     throw new UsageError("--join needs a source file (not stdin) and -o FILE.");
   }
-  checkOutputFlags(ctx, options);
-  if (options.rejects !== undefined) checkWritableDirectory(ctx, options.rejects);
+  await checkOutputFlags(ctx, options, file);
 }

@@ -6,14 +6,14 @@ import type { Context, Invoke } from "../context.js";
 import { snakeCaseKeys } from "../json-keys.js";
 import { absolutePath } from "../paths.js";
 import { withTempDir } from "../temp-dir.js";
-import { checkDestination } from "./shared/destination.js";
+import { checkOutputs } from "./shared/destination.js";
 import { digitsAsOption, encodingOption, examples, sheetOption, threadsOption } from "./shared/help.js";
 import type { PreparationFlags } from "./shared/preparation.js";
+import { count } from "../../format-count.js";
 
 export interface ValidateOptions extends PreparationFlags {
   type?: string;
   output?: string;
-  force?: boolean;
 }
 
 /** `bulkcheck validate <file>`. Tests pass their own `run` to see what the flags parse into. */
@@ -48,7 +48,8 @@ export function validateCommand(invoke: Invoke, run = validateRun) {
 /** Local only: no key, no network. Summary on stderr (or JSON on stdout), upload list to -o, rejects to --rejects. */
 export async function validateRun(ctx: Context, file: string, options: ValidateOptions): Promise<void> {
   // Preparation loads libphonenumber-js: when the run starts, not with the command tree.
-  const { checkRejectsToStdout, prepareFromFlags, printPreparationSummary, productFromFlag } = await import("./shared/preparation.js");
+  const { checkRejectsToStdout, noCodeHint, prepareFromFlags, printPreparationSummary, productFromFlag } =
+    await import("./shared/preparation.js");
   const { countryChoice } = await import("./shared/country-choice.js");
   const product = options.type === undefined ? undefined : productFromFlag(options.type);
   const { country, anyRegion } = countryChoice(options, product);
@@ -56,23 +57,30 @@ export async function validateRun(ctx: Context, file: string, options: ValidateO
   if (listToStdout && ctx.globals.json) throw new UsageError("-o - and --json both want stdout; write the list to a file, or drop --json.");
   checkRejectsToStdout(options, listToStdout ? "-o -" : ctx.globals.json ? "--json" : undefined);
   const rejectsToStdout = options.rejects === "-";
-  for (const path of [options.output, options.rejects]) checkDestination(ctx, path, options.force);
-  const result = await withTempDir(async (dir) => {
+  await checkOutputs(ctx, { "-o": options.output, "--rejects": options.rejects }, { force: options.force, reading: [file] });
+  const outcome = await withTempDir(async (dir) => {
     const output = {
       ...(options.output === undefined || listToStdout ? { outputDir: dir } : { uploadPath: absolutePath(ctx, options.output) }),
       ...(anyRegion ? { anyRegion } : {}),
     };
     const prepared = await prepareFromFlags(ctx, file, options, country, output);
     if (listToStdout) {
-      for (const chunk of prepared.chunks) await pipeline(createReadStream(chunk.path), ctx.io.stdout, { end: false });
+      for (const chunk of prepared.chunks) {
+        await pipeline(createReadStream(chunk.path), ctx.io.stdout, { end: false, signal: ctx.signal });
+      }
     }
-    return prepared;
+    // While the upload list still exists: the hint reads it.
+    return { prepared, hint: await noCodeHint(prepared, anyRegion) };
   });
+  const { prepared: result, hint } = outcome;
   if (ctx.globals.json) {
     ctx.printer.json(snakeCaseKeys({ ...result.summary, column: result.column, format: result.format }));
+    if (hint) ctx.printer.note(hint);
     return;
   }
   printPreparationSummary(ctx, result);
-  if (options.output && !listToStdout) ctx.printer.note(`Upload list (${result.summary.kept} numbers) written to ${options.output}.`);
+  if (hint) ctx.printer.note(hint);
+  if (options.output && !listToStdout)
+    ctx.printer.note(`Upload list (${count(result.summary.kept)} numbers) written to ${options.output}.`);
   if (options.rejects && !rejectsToStdout) ctx.printer.note(`Excluded rows written to ${options.rejects}.`);
 }

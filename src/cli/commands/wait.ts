@@ -1,9 +1,8 @@
 import { Command } from "../commander.js";
 import type { Context, Invoke } from "../context.js";
-import { parseSeconds } from "../parse-flags.js";
 import { readIds } from "../read-ids.js";
 import { taskJson } from "../task-view.js";
-import { examples, requestTimeoutOption, timeoutOption } from "./shared/help.js";
+import { examples, intervalOption, requestTimeoutOption, timeoutOption } from "./shared/help.js";
 import { waitAndReport, type WaitFlags } from "./shared/waiting.js";
 
 /** `bulkcheck wait <ids...>`. Tests pass their own `run` to see what the flags parse into. */
@@ -11,7 +10,7 @@ export function waitCommand(invoke: Invoke, run = waitRun) {
   return new Command("wait")
     .description("wait until tasks finish (exit 0 all succeeded, 6 one failed, 8 timed out)")
     .argument("<ids...>", "task ids, or - to read them from stdin")
-    .option("--interval <sec>", "seconds between checks (min 30 unless the service is local)", parseSeconds)
+    .addOption(intervalOption())
     .addOption(timeoutOption())
     .addOption(requestTimeoutOption())
     .addHelpText(

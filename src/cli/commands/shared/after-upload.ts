@@ -1,8 +1,9 @@
 import { UsageError } from "../../../errors.js";
+import { OutputWriteError } from "../../../results/errors.js";
 import type { OutputFormat } from "../../../results/index.js";
 import type { StagedResults } from "../../../tasks/download.js";
 import type { Context } from "../../context.js";
-import { checkDestination } from "./destination.js";
+import { checkOutputs } from "./destination.js";
 import { joinFormat, resultFormat } from "./output-format.js";
 import { checkReportFlags } from "./report-flags.js";
 import { waitAndReport } from "./waiting.js";
@@ -19,8 +20,12 @@ export interface AfterUploadFlags {
   report?: string;
 }
 
-/** -o needs --wait, an existing file needs --force, and its directory must exist: checked before anything is uploaded. */
-export function checkOutputFlags(ctx: Context, flags: AfterUploadFlags): void {
+/**
+ * -o needs --wait, and every file the command writes (-o, --report, submit's --rejects)
+ * must be one it may write (see checkOutputs): checked before anything is uploaded.
+ * `reading` is the list the command reads, which no output may be.
+ */
+export async function checkOutputFlags(ctx: Context, flags: AfterUploadFlags & { rejects?: string }, reading?: string): Promise<void> {
   if ((flags.output !== undefined || flags.join) && !flags.wait) {
     throw new UsageError("-o and --join need --wait (results do not exist until the task has finished).", {
       hint: "Add --wait, or download later: bulkcheck download <id> -o FILE",
@@ -31,10 +36,14 @@ export function checkOutputFlags(ctx: Context, flags: AfterUploadFlags): void {
       hint: "Add --wait, or write the report later: bulkcheck report <id> -o report.html",
     });
   }
-  if (flags.output !== undefined) checkDestination(ctx, flags.output, flags.force);
+  checkReportFlags(flags);
   if (flags.join) joinFormat(ctx, flags);
   else if (flags.output !== undefined) resultFormat(ctx, flags);
-  if (flags.report !== undefined) checkReportFlags(ctx, flags);
+  await checkOutputs(
+    ctx,
+    { "-o": flags.output, "--report": flags.report, "--rejects": flags.rejects },
+    { force: flags.force, reading: [reading] },
+  );
 }
 
 /** A submit whose schedule waited for its tasks already; with -o it fetched each result as its task finished. */
@@ -52,6 +61,30 @@ export async function afterUpload(
   flags: AfterUploadFlags,
   sourcePath?: string,
   scheduled?: Scheduled,
+): Promise<void> {
+  await followTasks(ctx, ids, flags, sourcePath, scheduled).catch((error: unknown) => {
+    throw tasksGoOn(error);
+  });
+}
+
+const TASKS_GO_ON =
+  "The tasks were submitted and go on at the service. Free some space (or fix the permissions), then run the same command again: " +
+  "it carries on with these tasks, and nothing is submitted or charged twice.";
+
+/**
+ * An output that could not be written once the tasks exist (no space, a quota) is still
+ * exit 3 naming the path, and its hint says that nothing is lost and how to carry on.
+ */
+export function tasksGoOn(error: unknown): unknown {
+  return error instanceof OutputWriteError ? new OutputWriteError(error.path, error.systemCode, error.cause, TASKS_GO_ON) : error;
+}
+
+async function followTasks(
+  ctx: Context,
+  ids: readonly string[],
+  flags: AfterUploadFlags,
+  sourcePath: string | undefined,
+  scheduled: Scheduled | undefined,
 ): Promise<void> {
   if (!flags.wait) {
     ctx.printer.note(`Next: bulkcheck wait ${ids.join(" ")}   then: bulkcheck download ${ids.join(" ")} -o results.csv`);

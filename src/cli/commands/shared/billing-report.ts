@@ -1,4 +1,4 @@
-import { count } from "../../../results/summary.js";
+import { count } from "../../../format-count.js";
 import type { Billing, ExcludedBeforeUpload } from "../../../tasks/billing.js";
 import { formatUsd } from "../../../tasks/cost.js";
 

@@ -1,8 +1,7 @@
 import type { CountryCode } from "libphonenumber-js/max";
 import { UsageError } from "../../../errors.js";
-import { isKnownCountry } from "../../../prepare/index.js";
 import { isCarrierProduct, type ServiceType } from "../../../spec/products.js";
-import { countryFromFlag } from "./preparation.js";
+import { countryCode, countryFromFlag } from "./preparation.js";
 
 /** The country flags of a command that prepares a list. */
 export interface CountryFlags {
@@ -38,11 +37,5 @@ export function countryChoice(flags: CountryFlags, product: ServiceType | undefi
     });
   }
   if (flags.defaultCountry === undefined) return { country: undefined, anyRegion: true };
-  const code = flags.defaultCountry.trim().toUpperCase();
-  if (!isKnownCountry(code)) {
-    throw new UsageError(`--default-country ${flags.defaultCountry} is not an ISO 3166-1 alpha-2 country code.`, {
-      hint: "Use a code such as GB, US or DE.",
-    });
-  }
-  return { country: code, anyRegion: true };
+  return { country: countryCode("--default-country", flags.defaultCountry), anyRegion: true };
 }

@@ -1,7 +1,5 @@
-import { accessSync, constants, lstatSync, statSync } from "node:fs";
-import { dirname, join } from "node:path";
 import { UsageError } from "../../../errors.js";
-import { DestinationNotReplaceableError, isReplaceable } from "../../../results/errors.js";
+import { checkDestination } from "../../../results/destination.js";
 import type { Context } from "../../context.js";
 import { absolutePath } from "../../paths.js";
 
@@ -10,45 +8,30 @@ export function isStdout(output: string | undefined): output is "-" | undefined 
   return output === undefined || output === "-";
 }
 
-/**
- * Refuses, before any request, an -o FILE that exists (without --force), that
- * --force may not replace (a directory, device, FIFO or socket), or whose
- * directory does not exist or is not writable: found after an upload and a wait,
- * any of them would have cost money for nothing.
- */
-export function checkDestination(ctx: Pick<Context, "cwd">, output: string | undefined, force: boolean | undefined): void {
-  if (isStdout(output)) return;
-  const path = absolutePath(ctx, output);
-  if (statSync(path, { throwIfNoEntry: false })?.isDirectory()) {
-    throw new UsageError(`${output} is a directory; bulkcheck writes a file there.`, {
-      hint: `Give a file path, such as ${join(output, "results.csv")}.`,
-    });
-  }
-  const existing = lstatSync(path, { throwIfNoEntry: false });
-  if (existing && !force) {
-    throw new UsageError(`${output} already exists.`, { hint: "Choose another path, or pass --force to replace it." });
-  }
-  if (existing && !isReplaceable(existing)) throw new DestinationNotReplaceableError(output, existing);
-  checkWritableDirectory(ctx, output);
+/** The files a command writes, by the flag that names each (`-o`, `--rejects`, `--report`); `-` or nothing is not a file. */
+export type Outputs = Readonly<Record<string, string | undefined>>;
+
+export interface OutputRules {
+  force?: boolean | undefined;
+  /** The files the command reads (the list, a join's source); `-` (stdin) or nothing is none. */
+  reading?: ReadonlyArray<string | undefined>;
 }
 
 /**
- * Refuses a file path whose directory does not exist or cannot be written
- * (`access(W_OK)`: for root, only a read-only file system says no).
+ * Refuses, before anything is read, reserved or uploaded, every file of `outputs` that
+ * checkDestination refuses (the list being read, a file that exists without --force, a
+ * directory or device, a directory that is missing or not writable), and two flags
+ * naming one file. Found after an upload and a wait, any of them would have cost money
+ * for nothing; the atomic writer asks checkDestination again when it writes.
  */
-export function checkWritableDirectory(ctx: Pick<Context, "cwd">, output: string): void {
-  const dir = dirname(absolutePath(ctx, output));
-  if (!statSync(dir, { throwIfNoEntry: false })?.isDirectory()) {
-    throw new UsageError(`Cannot write ${output}: the directory ${dir} does not exist.`, {
-      hint: "Create it first, or choose another path.",
-    });
-  }
-  try {
-    accessSync(dir, constants.W_OK);
-  } catch (error) {
-    throw new UsageError(`Cannot write ${output}: the directory ${dir} is not writable (${(error as NodeJS.ErrnoException).code}).`, {
-      hint: "Choose a writable directory, or change its permissions.",
-      cause: error,
-    });
+export async function checkOutputs(ctx: Pick<Context, "cwd">, outputs: Outputs, rules: OutputRules): Promise<void> {
+  const files = Object.entries(outputs).flatMap(([flag, output]) =>
+    isStdout(output) ? [] : [{ flag, output, path: absolutePath(ctx, output) }],
+  );
+  const reading = (rules.reading ?? []).flatMap((path) => (path === undefined || path === "-" ? [] : [absolutePath(ctx, path)]));
+  for (const [index, { flag, output, path }] of files.entries()) {
+    const twin = files.slice(0, index).find((earlier) => earlier.path === path);
+    if (twin) throw new UsageError(`${flag} and ${twin.flag} name the same file.`, { hint: `Give ${flag} a path of its own.` });
+    await checkDestination(path, { force: Boolean(rules.force), reading, name: output });
   }
 }

@@ -7,7 +7,7 @@ import { billing, type ExcludedBeforeUpload } from "../../../tasks/billing.js";
 import { downloadResults, resultCounts, type DownloadDeps, type StagedResults } from "../../../tasks/download.js";
 import type { Context } from "../../context.js";
 import { billingJson, describeBilling, describeExcluded } from "./billing-report.js";
-import { checkDestination, isStdout } from "./destination.js";
+import { checkOutputs, isStdout } from "./destination.js";
 import { resultFormat } from "./output-format.js";
 import { checkReportFlags } from "./report-flags.js";
 import { withStagedOutput } from "./staged-output.js";
@@ -34,8 +34,8 @@ export async function downloadToOutput(
   flags: DownloadFlags,
   staged?: StagedResults,
 ): Promise<ResultSummary> {
-  checkDestination(ctx, flags.output, flags.force);
-  checkReportFlags(ctx, flags);
+  checkReportFlags(flags);
+  await checkOutputs(ctx, { "-o": flags.output, "--report": flags.report }, { force: flags.force });
   // The report's code is loaded only for --report.
   const report = flags.report === undefined ? undefined : await import("./report-output.js");
   const toStdout = isStdout(flags.output);

@@ -47,21 +47,32 @@ export function encodingOption() {
 export function sheetOption() {
   return new Option(
     "--sheet <name|n>",
-    "sheet of an Excel workbook to read: its name, or its number from 1 (default: the first visible sheet)",
+    "sheet of an Excel workbook to read: its name, or its number from 1 (default: the first visible worksheet)",
   );
 }
 
-/** --timeout of every command that talks to the service: one bound on the whole run. */
+/** How every duration flag's help says its unit (config/duration.ts reads them all). */
+export const DURATION_UNITS = "seconds, or with a unit: 90s, 15m, 12h";
+
+/** --timeout of every command that talks to the service: one bound on the whole run, from its start. */
 export function timeoutOption() {
-  return new Option("--timeout <sec>", "give up after this many seconds, requests in flight included (exit 8)").argParser(parseSeconds);
+  return new Option(
+    "--timeout <sec>",
+    `give up after this long, whatever the command is doing: reading a list, requests in flight (exit 8); ${DURATION_UNITS}`,
+  ).argParser(parseSeconds);
 }
 
 /** --request-timeout of every command that talks to the service. */
 export function requestTimeoutOption() {
   return new Option(
     "--request-timeout <sec>",
-    "longest wait for a response to start, and for an answer's body (default 60; result files: between chunks)",
+    `longest wait for a response to start, and for an answer's body; a result file must keep up 1 KiB/s over this long (default 60; ${DURATION_UNITS})`,
   ).argParser(parsePositiveSeconds);
+}
+
+/** --interval of the commands that wait for tasks (wait, and submit/retry-failed --wait). */
+export function intervalOption(what = "between checks") {
+  return new Option("--interval <sec>", `time ${what} (min 30 s unless the service is local; ${DURATION_UNITS})`).argParser(parseSeconds);
 }
 
 /** The flags of the commands that reserve new tasks and may wait for them (submit, retry-failed). */
@@ -70,7 +81,7 @@ export function addReserveAndWaitOptions<Args extends unknown[], Opts extends Op
     .option("-y, --yes", "reserve without asking (needed where no one can answer: cron, pipes, CI)")
     .option("--max-cost <usd>", "stop if the reservation would exceed this many USD", parseUsd)
     .option("--wait", "wait for the tasks to finish")
-    .option("--interval <sec>", "seconds between checks while waiting (min 30 unless the service is local)", parseSeconds)
+    .addOption(intervalOption("between checks while waiting"))
     .addOption(timeoutOption())
     .addOption(requestTimeoutOption())
     .option("-o, --output <file>", "with --wait: download the results here (- for stdout)")

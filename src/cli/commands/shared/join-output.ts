@@ -2,11 +2,11 @@ import type { StagedResults } from "../../../tasks/download.js";
 import { joinTaskResults } from "../../../tasks/join.js";
 import { billing } from "../../../tasks/billing.js";
 import type { JoinSummary } from "../../../results/join.js";
-import { count } from "../../../results/summary.js";
+import { count } from "../../../format-count.js";
 import type { Context } from "../../context.js";
 import { absolutePath } from "../../paths.js";
 import { billingJson, describeBilling } from "./billing-report.js";
-import { checkDestination, isStdout } from "./destination.js";
+import { checkOutputs, isStdout } from "./destination.js";
 import { brokeOff, notPublished } from "./download-output.js";
 import { withStagedOutput } from "./staged-output.js";
 
@@ -24,7 +24,7 @@ export interface JoinFlags {
  * `staged` results are read from where they were fetched to.
  */
 export async function joinToOutput(ctx: Context, ids: readonly string[], flags: JoinFlags, staged?: StagedResults): Promise<JoinSummary> {
-  checkDestination(ctx, flags.output, flags.force);
+  await checkOutputs(ctx, { "-o": flags.output }, { force: flags.force, reading: [flags.join] });
   const sourcePath = absolutePath(ctx, flags.join);
   const { output } = flags;
   const toStdout = isStdout(output);

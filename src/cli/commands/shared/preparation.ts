@@ -2,9 +2,12 @@ import type { CountryCode } from "libphonenumber-js/max";
 import type { ForcedEncoding } from "../../../csv/encodings.js";
 import { UsageError } from "../../../errors.js";
 import { isKnownCountry, prepareList, type DigitsReading, type PrepareOptions, type PrepareResult } from "../../../prepare/index.js";
+import { closestMatch, didYouMean } from "../../../did-you-mean.js";
+import { mainCountryOf } from "../../../prepare/country-groups.js";
+import { suggestCountry } from "../../../prepare/country-names.js";
 import type { PrepareSummary } from "../../../prepare/summary.js";
-import { count } from "../../../results/summary.js";
-import { canonicalServiceType, isCarrierProduct, SERVICE_TYPES, type ServiceType } from "../../../spec/products.js";
+import { count } from "../../../format-count.js";
+import { canonicalServiceType, isCarrierProduct, SERVICE_TYPE_ALIASES, SERVICE_TYPES, type ServiceType } from "../../../spec/products.js";
 import type { Context } from "../../context.js";
 import { absolutePath } from "../../paths.js";
 import { createProgress } from "../../progress.js";
@@ -22,14 +25,22 @@ export interface PreparationFlags {
   sheet?: string;
   /** A path, or `-` for stdout. */
   rejects?: string;
+  /** Replace a --rejects file (and validate's -o) that exists. */
+  force?: boolean;
   /** Worker threads for classification (default 0: in this thread). */
   threads?: number;
 }
 
-/** --type as the service's canonical product code; unknown → usage error (exit 2) listing the products. */
+/** --type as the service's canonical product code; unknown → usage error (exit 2) with the likely product and the list of them. */
 export function productFromFlag(type: string): ServiceType {
   const product = canonicalServiceType(type.trim());
-  if (!product) throw new UsageError(`Unknown --type "${type}".`, { hint: `Products: ${SERVICE_TYPES.join(", ")}` });
+  if (!product) {
+    // An alias in another case or misspelt (Global_Carrier_Batch) means its product too.
+    const meant = closestMatch(type, SERVICE_TYPES) ?? canonicalServiceType(closestMatch(type, Object.keys(SERVICE_TYPE_ALIASES)) ?? "");
+    throw new UsageError(`Unknown --type "${type}".${didYouMean(meant)}`, {
+      hint: `Products: ${SERVICE_TYPES.join(", ")}`,
+    });
+  }
   return product;
 }
 
@@ -41,11 +52,16 @@ export function countryFromFlag(country: string | undefined, product: ServiceTyp
       hint: "Give the ISO 3166-1 code of the numbers' country, e.g. --country GB.",
     });
   }
-  const code = country.trim().toUpperCase();
-  if (!isKnownCountry(code)) {
-    throw new UsageError(`--country ${country} is not an ISO 3166-1 alpha-2 country code.`, { hint: "Use a code such as GB, US or DE." });
-  }
-  return code;
+  return countryCode("--country", country);
+}
+
+/** A country flag's value as an ISO 3166-1 alpha-2 code (any case); anything else is a usage error naming the likely code. */
+export function countryCode(flag: string, value: string): CountryCode {
+  const code = value.trim().toUpperCase();
+  if (isKnownCountry(code)) return code;
+  throw new UsageError(`${flag} ${value} is not an ISO 3166-1 alpha-2 country code.${didYouMean(suggestCountry(value))}`, {
+    hint: "Use a code such as GB, US or DE.",
+  });
 }
 
 /** The file argument as a source: `-` is stdin, a relative path is taken from the working directory. */
@@ -83,8 +99,11 @@ export async function prepareFromFlags(
     ...(flags.encoding === undefined ? {} : { encoding: flags.encoding }),
     ...(flags.sheet === undefined ? {} : { sheet: flags.sheet }),
     ...rejectsOutput(ctx, flags.rejects),
+    ...(flags.force ? { force: true } : {}),
     ...(flags.threads === undefined ? {} : { workers: flags.threads }),
     ...(progress.live ? { onProgress } : {}),
+    // --timeout bounds the whole command, reading the list included; Ctrl-C and SIGTERM stop it too.
+    signal: ctx.signal,
     ...output,
   }).finally(() => progress.stop());
   noteColumn(ctx, result);
@@ -123,12 +142,12 @@ function warnMixedConventions(ctx: Context, { summary }: PrepareResult): void {
   const way = summary.ambiguous.national > 0 ? "read nationally" : "read with their country code";
   if (Math.min(votes.international, votes.national) / all >= MIXED_SHARE) {
     ctx.printer.warn(
-      `the list mixes conventions: ${votes.international} cells read with their country code, ${votes.national} read nationally; ` +
-        `${total} ambiguous rows were ${way}. Pass --digits-as to decide.`,
+      `the list mixes conventions: ${count(votes.international)} cells read with their country code, ${count(votes.national)} read nationally; ` +
+        `${count(total)} ambiguous rows were ${way}. Pass --digits-as to decide.`,
     );
   } else if (summary.ambiguous.national > votes.national) {
     ctx.printer.warn(
-      `${summary.ambiguous.national} ambiguous rows were read nationally on the evidence of only ${votes.national} ` +
+      `${count(summary.ambiguous.national)} ambiguous rows were read nationally on the evidence of only ${count(votes.national)} ` +
         `nationally written cells. Pass --digits-as to decide.`,
     );
   }
@@ -139,22 +158,51 @@ export function noteColumn(ctx: Context, { column, format }: PrepareResult): voi
   if (format.kind === "txt") return;
   const name = column.name === undefined ? "" : ` "${column.name}"`;
   const sheet = format.sheet === undefined ? "" : ` of sheet "${format.sheet}"`;
-  ctx.printer.note(`Reading phone numbers from column ${column.index + 1}${name}${sheet} (chosen by ${describeChoice(column.chosenBy)}).`);
+  ctx.printer.note(`Reading phone numbers from column ${column.index + 1}${name}${sheet} (${describeChoice(column.chosenBy)}).`);
 }
 
 function describeChoice(chosenBy: PrepareResult["column"]["chosenBy"]): string {
   switch (chosenBy) {
     case "option":
-      return "--column";
+      return "chosen by --column";
+    case "record":
+      return "the column the list was submitted with";
     case "header":
-      return "its header name; use --column to pick another";
+      return "chosen by its header name; use --column to pick another";
     case "content":
-      return "its content; use --column to pick another";
+      return "chosen by its content; use --column to pick another";
     case "only-column":
-      return "being the only column";
+      return "chosen by being the only column";
     case "first-column":
-      return "default: first column of a file without header; use --column to pick another";
+      return "chosen by default: first column of a file without header; use --column to pick another";
   }
+}
+
+/** No country code in at least this share of the lines: worth saying how to keep them. */
+const NO_CODE_SHARE = 0.05;
+
+/**
+ * With no country to read nationally written numbers in (carrier_batch without --country,
+ * or --country auto without --default-country), they are all `no_code`. When they are a
+ * good share of the list, the hint names the flag that keeps them, and the country most
+ * numbers written with a code belong to, when most do. Call it while the upload lists
+ * still exist. Undefined when there is nothing to say.
+ */
+export async function noCodeHint(result: PrepareResult, anyRegion: boolean): Promise<string | undefined> {
+  const { no_code_cnt, submitted_lines } = result.summary;
+  if (result.settings.country !== undefined || no_code_cnt === 0 || no_code_cnt < NO_CODE_SHARE * submitted_lines) return undefined;
+  const flag = anyRegion ? "--default-country" : "--country";
+  const found = `${count(no_code_cnt)} of ${count(submitted_lines)} numbers have no country code, so they are excluded (no_code).`;
+  const main = await mainCountryOf(result.chunks);
+  if (main === undefined) return `${found} If they are of one country, ${flag} CC reads them as its numbers and keeps them.`;
+  const { country, numbers, of } = main;
+  const foreign = of - numbers;
+  // Under --country auto every country is kept anyway; with one task country the others are then excluded.
+  const then =
+    anyRegion || foreign === 0
+      ? ""
+      : ` (the ${count(foreign)} of ${foreign === 1 ? "another country" : "other countries"} would then be excluded as other_country)`;
+  return `${found} ${count(numbers)} of the ${count(of)} numbers written with a code are ${country}'s: ${flag} ${country} would read the ${count(no_code_cnt)} as ${country} numbers and keep them${then}.`;
 }
 
 /**

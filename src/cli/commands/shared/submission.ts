@@ -1,23 +1,17 @@
 import { join } from "node:path";
 import { UsageError } from "../../../errors.js";
-import { count } from "../../../results/summary.js";
 import { formatUsd } from "../../../tasks/cost.js";
 import { fetchToStaging, Staging } from "../../../tasks/staging.js";
-import {
-  submitPrepared,
-  type PreparedSubmission,
-  type ScheduleSettings,
-  type SubmitOptions,
-  type SubmitPlan,
-} from "../../../tasks/submit-prepared.js";
+import { submitPrepared, type PreparedSubmission, type ScheduleSettings, type SubmitOptions } from "../../../tasks/submit-prepared.js";
 import type { PlannedUpload, UploadResult } from "../../../tasks/submit.js";
-import type { CountryGroupsRecord } from "../../../prepare/settings.js";
 import type { Context } from "../../context.js";
 import { canPrompt, confirm, NOTHING_UPLOADED } from "../../prompt.js";
 import { snakeCaseKeys } from "../../json-keys.js";
 import { taskJson } from "../../task-view.js";
 import { commandLine } from "../../command-line.js";
+import { tasksGoOn } from "./after-upload.js";
 import { brokeOff, notPublished } from "./download-output.js";
+import { countryPlanLines, describePlan, planJson } from "./plan-view.js";
 import { createSubmitProgress, type SubmitProgress } from "./submit-progress.js";
 import { pollInterval } from "./waiting.js";
 
@@ -100,7 +94,9 @@ export async function submitAndReport(
       ...(staging
         ? {
             onSucceeded: async (result: UploadResult) => {
-              await fetchToStaging(fetchDeps, staging, result);
+              await fetchToStaging(fetchDeps, staging, result).catch((error: unknown) => {
+                throw tasksGoOn(error);
+              });
             },
           }
         : {}),
@@ -121,7 +117,8 @@ export async function submitAndReport(
       schedule,
       onPlan: (plan) => {
         printer.note(`Plan: ${describePlan(plan)}.`);
-        for (const line of countryPlanLines(plan, prepared.entry.preparation?.countryGroups)) printer.note(line);
+        for (const line of countryPlanLines(plan, prepared)) printer.note(line);
+        if (flags.dryRun && ctx.globals.json) printer.json(planJson(plan, prepared));
       },
       confirmReservation: flags.yes ? undefined : (micros, balance) => confirmReservation(ctx, micros, balance),
       onTask: (result) => reportTask(ctx, result, prepared, flags),
@@ -147,30 +144,6 @@ async function confirmReservation(ctx: Context, micros: number, balance: number)
       hint: `Nothing was uploaded. The reservation would be ${formatUsd(micros)} (balance ${formatUsd(balance)}).`,
     },
   );
-}
-
-function describePlan(plan: SubmitPlan): string {
-  const countries = plan.byCountry?.map((each) => each.country).join(", ") ?? plan.country;
-  const country = countries ? ` for ${countries}` : "";
-  return `${count(plan.numbers)} numbers in ${plan.tasks} task(s) of ${plan.product}${country}; reservation ${formatUsd(plan.reservationMicros)} at ${formatUsd(plan.priceMicros)} per number (only checked numbers are charged)`;
-}
-
-/**
- * `--country auto`: each country's tasks and cost, then the countries left out because
- * they have fewer numbers than a task needs (their rows are `below_min_task`).
- */
-function countryPlanLines(plan: SubmitPlan, groups: CountryGroupsRecord | undefined): string[] {
-  if (plan.byCountry === undefined) return [];
-  const lines = plan.byCountry.map(
-    (each) =>
-      `  ${each.country}: ${count(each.numbers)} numbers in ${each.tasks} task(s), reservation ${formatUsd(each.reservationMicros)}`,
-  );
-  for (const [country, numbers] of Object.entries(groups?.belowMin ?? {})) {
-    lines.push(
-      `  ${country}: ${count(numbers)} numbers, not submitted (below_min_task: the minimum task size is ${count(groups!.minTaskSize)})`,
-    );
-  }
-  return lines;
 }
 
 /**

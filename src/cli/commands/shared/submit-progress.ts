@@ -1,5 +1,5 @@
 import { formatDuration } from "../../../api/attempts.js";
-import { count } from "../../../results/summary.js";
+import { count } from "../../../format-count.js";
 import type { Task } from "../../../spec/task.js";
 import type { ScheduleEvent } from "../../../tasks/schedule.js";
 import type { PlannedUpload } from "../../../tasks/submit.js";
@@ -41,7 +41,7 @@ export class SubmitTally {
     const finished = tasks.filter(isFinished);
     const checked = finished.reduce((sum, task) => sum + (task.success_cnt ?? 0), 0);
     const parts = this.#counts.size;
-    const head = `${tasks.length} of ${parts} part${parts === 1 ? "" : "s"} uploaded (${tasks.length - finished.length} processing, ${finished.length} finished); ${count(checked)} of ${count(this.#numbers)} numbers checked`;
+    const head = `${count(tasks.length)} of ${count(parts)} part${parts === 1 ? "" : "s"} uploaded (${count(tasks.length - finished.length)} processing, ${count(finished.length)} finished); ${count(checked)} of ${count(this.#numbers)} numbers checked`;
     const left = estimate ? this.#timeLeft(now) : undefined;
     return left === undefined ? head : `${head}; about ${formatDuration(Math.max(left, 1000))} left`;
   }

@@ -6,6 +6,7 @@ import { waitUntilFinished } from "../../../tasks/wait.js";
 import type { Context } from "../../context.js";
 import { createProgress } from "../../progress.js";
 import { describeTask } from "../../task-view.js";
+import { count } from "../../../format-count.js";
 
 export interface WaitFlags {
   interval?: number;
@@ -41,7 +42,7 @@ export async function waitAndReport(ctx: Context, taskIds: readonly string[], fl
   const describe = () => {
     const elapsed = Math.round((ctx.now() - started) / 1000);
     const next = nextCheckAt === undefined ? "" : `; next check in ${Math.max(0, Math.round((nextCheckAt - ctx.now()) / 1000))}s`;
-    return `waiting for ${taskIds.length} task(s), ${elapsed}s elapsed${next}`;
+    return `waiting for ${count(taskIds.length)} task(s), ${elapsed}s elapsed${next}`;
   };
   // The countdown moves every second between checks, on a terminal only.
   const ticker = progress.live ? setInterval(() => progress.update(describe()), 1000) : undefined;

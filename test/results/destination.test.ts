@@ -1,0 +1,70 @@
+import { execFileSync } from "node:child_process";
+import { linkSync, mkdirSync, readdirSync, symlinkSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { UsageError } from "../../src/errors.js";
+import { checkDestination } from "../../src/results/destination.js";
+import { DestinationExistsError, DestinationIsSourceError, DestinationNotReplaceableError } from "../../src/results/errors.js";
+import { tempDir } from "../helpers/cli.js";
+
+/** Above any pid_max: the pid of a writer that is no longer running. */
+const DEAD_PID = 2 ** 30;
+
+describe("checkDestination", () => {
+  it("allows a new file in a writable directory, and says nothing stands there", async () => {
+    const dir = tempDir();
+    await expect(checkDestination(join(dir, "out.csv"))).resolves.toEqual({ existing: undefined, staleTempFilesRemoved: [] });
+  });
+
+  it.each([
+    ["by its own name", (list: string) => list, undefined],
+    ["through a hard link", (list: string, dir: string) => (linkSync(list, join(dir, "hard.csv")), join(dir, "hard.csv")), "list"],
+    ["through a symbolic link", (list: string, dir: string) => (symlinkSync(list, join(dir, "soft.csv")), join(dir, "soft.csv")), "list"],
+  ])("refuses the list being read %s, even with force", async (_how, destinationOf, otherName) => {
+    const dir = tempDir();
+    const list = join(dir, "list.csv");
+    writeFileSync(list, "phone\n");
+    const check = checkDestination(destinationOf(list, dir), { force: true, reading: [join(dir, "missing.csv"), list] });
+    await expect(check).rejects.toBeInstanceOf(DestinationIsSourceError);
+    await expect(check).rejects.toMatchObject({ otherName: otherName && list });
+  });
+
+  it("lets force replace a symbolic link to another file, or one that points nowhere, and keeps what the link points to out of it", async () => {
+    const dir = tempDir();
+    writeFileSync(join(dir, "target.csv"), "target\n");
+    symlinkSync(join(dir, "target.csv"), join(dir, "link.csv"));
+    symlinkSync(join(dir, "nowhere.csv"), join(dir, "dangling.csv"));
+    for (const name of ["link.csv", "dangling.csv"]) {
+      await expect(checkDestination(join(dir, name))).rejects.toBeInstanceOf(DestinationExistsError);
+      const { existing } = await checkDestination(join(dir, name), { force: true });
+      expect(existing?.isSymbolicLink()).toBe(true);
+    }
+  });
+
+  it("refuses a directory (or a link to one) with or without force, and a FIFO with force", async () => {
+    const dir = tempDir();
+    mkdirSync(join(dir, "sub"));
+    symlinkSync(join(dir, "sub"), join(dir, "sub-link"));
+    execFileSync("mkfifo", [join(dir, "fifo")]);
+    for (const name of ["sub", "sub-link"]) {
+      await expect(checkDestination(join(dir, name), { force: true, name })).rejects.toThrow(`${name} is a directory`);
+    }
+    await expect(checkDestination(join(dir, "fifo"), { force: true })).rejects.toBeInstanceOf(DestinationNotReplaceableError);
+  });
+
+  it("refuses a path whose directory does not exist, naming it as it was given", async () => {
+    const dir = tempDir();
+    const check = checkDestination(join(dir, "missing", "out.csv"), { name: "missing/out.csv" });
+    await expect(check).rejects.toBeInstanceOf(UsageError);
+    await expect(check).rejects.toThrow(`Cannot write missing/out.csv: the directory ${join(dir, "missing")} does not exist.`);
+  });
+
+  it("removes what dead writers left for the path before refusing a file that exists, and keeps everything else", async () => {
+    const dir = tempDir();
+    const stale = [`.out.csv.bulkcheck-${DEAD_PID}-0a1b2c.tmp`, `.out.csv.bulkcheck-${DEAD_PID}-0a1b2d.zip.tmp`];
+    const kept = [`.out.csv.bulkcheck-${process.pid}-0a1b2c.tmp`, `.other.csv.bulkcheck-${DEAD_PID}-0a1b2c.tmp`, "out.csv"];
+    for (const name of [...stale, ...kept]) writeFileSync(join(dir, name), "x");
+    await expect(checkDestination(join(dir, "out.csv"))).rejects.toBeInstanceOf(DestinationExistsError);
+    expect(readdirSync(dir).sort()).toEqual([...kept].sort());
+  });
+});
