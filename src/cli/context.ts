@@ -3,7 +3,7 @@ import type { ApiClient } from "../api/types.js";
 import type { ConfigStore } from "../config/store.js";
 import type { Journal, JournalScope } from "../journal/journal.js";
 import type { Scope, Store } from "../store/store.js";
-import type { Limits } from "../config/resolve.js";
+import type { LedgerSettings, Limits } from "../config/resolve.js";
 import type { ServiceType } from "../spec/products.js";
 import type { CommandUnknownOpts } from "./commander.js";
 import { colourEnabled, processIO, type Env, type IO } from "./io.js";
@@ -63,6 +63,8 @@ export interface Context extends Runtime {
   baseUrl(): Promise<string>;
   limits(): Promise<Limits>;
   prices(): Promise<Record<ServiceType, number>>;
+  /** The profile's ledger settings: kept or not, the default --max-age, the retention. */
+  ledgerSettings(): Promise<LedgerSettings>;
   /**
    * What a failure of this run means to the user: once --timeout ran out, its abort
    * becomes exit 8 with `resume` (see CommandDeadline.explain); a key the service

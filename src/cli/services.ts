@@ -9,6 +9,7 @@ import {
   refusedKeyHint,
   resolveApiKey,
   resolveBaseUrl,
+  resolveLedger,
   resolveLimits,
   resolvePrices,
   type Source,
@@ -106,6 +107,9 @@ export function buildContext(runtime: Runtime, globals: GlobalOptions, printer: 
     },
     async prices() {
       return resolvePrices((await resolveInput()).profile);
+    },
+    async ledgerSettings() {
+      return resolveLedger((await resolveInput()).profile);
     },
     explain(error, resume) {
       const explained = deadline.explain(error, resume);

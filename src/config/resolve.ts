@@ -1,7 +1,7 @@
 import { AuthError, UsageError } from "../errors.js";
 import type { Env } from "./paths.js";
 import { DEFAULT_LIMITS, DEFAULT_PRICE_MICROS, SERVICE_TYPES, type ServiceType } from "../spec/products.js";
-import { settingSpec, type ProfileSettings } from "./settings.js";
+import { DEFAULT_MAX_AGE_SECONDS, settingSpec, type ProfileSettings } from "./settings.js";
 
 /** The profile used when neither --profile nor BULKCHECK_PROFILE names one. */
 export const DEFAULT_PROFILE = "default";
@@ -101,4 +101,24 @@ export function resolvePrices(profile: ProfileSettings): Record<ServiceType, num
     if (typeof value === "number") prices[product] = value;
   }
   return prices;
+}
+
+/** What the ledger keeps and how runs use it: from the profile, before any flag. */
+export interface LedgerSettings {
+  /** Keep every downloaded result (config set ledger on|off; --no-ledger for one command). */
+  on: boolean;
+  /** Reuse results younger than this (config set max-age; --max-age for one run). */
+  maxAgeSeconds: number;
+  /** Remove results older than this after each run; undefined keeps them. */
+  retentionSeconds: number | undefined;
+}
+
+export function resolveLedger(profile: ProfileSettings): LedgerSettings {
+  const maxAge = profile["max-age"];
+  const retention = profile["ledger-retention"];
+  return {
+    on: profile.ledger !== "off",
+    maxAgeSeconds: typeof maxAge === "number" ? maxAge : DEFAULT_MAX_AGE_SECONDS,
+    retentionSeconds: typeof retention === "number" ? retention : undefined,
+  };
 }

@@ -1,12 +1,22 @@
 import { closestMatch, didYouMean } from "../did-you-mean.js";
 import { DEFAULT_LIMITS, DEFAULT_PRICE_MICROS, MICROS_PER_USD, SERVICE_TYPES, type ServiceType } from "../spec/products.js";
 import { UsageError } from "../errors.js";
+import { formatAge, parseDuration } from "./duration.js";
 
 /** What one profile stores. Keys are the names users type in `bulkcheck config set`. */
 export type ProfileSettings = Partial<Record<SettingKey, string | number>>;
 
 export type SettingKey =
-  "api-key" | "base-url" | "min-task-size" | "max-task-size" | "max-file-bytes" | "max-in-flight" | `price.${ServiceType}`;
+  | "api-key"
+  | "base-url"
+  | "min-task-size"
+  | "max-task-size"
+  | "max-file-bytes"
+  | "max-in-flight"
+  | `price.${ServiceType}`
+  | "max-age"
+  | "ledger"
+  | "ledger-retention";
 
 interface SettingSpec {
   describe: string;
@@ -16,8 +26,31 @@ interface SettingSpec {
   /** How the stored value is shown. */
   show?(value: string | number): string;
   /** The value in force when neither the environment nor the profile sets one (none for the key and the URL). */
-  defaultValue?: number;
+  defaultValue?: string | number;
 }
+
+/**
+ * How old a result may be and still be reused instead of checked again, by default: long
+ * enough that a list run again the same working day (a re-run, another format, a second
+ * list with the same numbers) pays nothing twice; short enough that a job run every day,
+ * whenever in the night it starts, always checks again. A schedule that wants reuse says
+ * so (`--max-age 7d`).
+ */
+export const DEFAULT_MAX_AGE_SECONDS = 12 * 3600;
+
+/** An age as the user typed it (`12h`, `7d`, `0`), stored in seconds and shown back the same way. */
+const ageSetting = (name: string, describe: string, defaultValue?: number): SettingSpec => ({
+  describe,
+  ...(defaultValue === undefined ? {} : { defaultValue }),
+  parse(text) {
+    try {
+      return parseDuration(text, { age: true });
+    } catch (error) {
+      throw new UsageError(`${name}: ${(error as Error).message}`);
+    }
+  },
+  show: (seconds) => formatAge(Number(seconds)),
+});
 
 const positiveInteger = (name: string) => (text: string) => {
   const value = Number(text.replace(/_/g, ""));
@@ -81,6 +114,21 @@ export const SETTINGS: Readonly<Record<SettingKey, SettingSpec>> = {
     parse: positiveInteger("max-in-flight"),
   },
   ...(Object.fromEntries(SERVICE_TYPES.map((p) => [`price.${p}`, priceSetting(p)])) as Record<`price.${ServiceType}`, SettingSpec>),
+  "max-age": ageSetting(
+    "max-age",
+    `reuse a ledger result younger than this instead of checking the number again (default 12h; 0 never reuses)`,
+    DEFAULT_MAX_AGE_SECONDS,
+  ),
+  ledger: {
+    describe: "keep every downloaded result in the ledger (on, the default) or keep no result at all (off)",
+    defaultValue: "on",
+    parse(text) {
+      const value = text.trim().toLowerCase();
+      if (value !== "on" && value !== "off") throw new UsageError(`ledger is on or off, got "${text}".`);
+      return value;
+    },
+  },
+  "ledger-retention": ageSetting("ledger-retention", "remove ledger results older than this after each run (e.g. 180d; default: keep them)"),
 };
 
 export function isSettingKey(name: string): name is SettingKey {
