@@ -35,6 +35,11 @@ export function parseShare(value: string): number {
   return share;
 }
 
+/** An age (--max-age 7d, --older-than 180d): compared with dates, so it may be longer than a timer holds. */
+export function parseAge(value: string): number {
+  return durationFlag(value, { age: true });
+}
+
 /** A duration that must be more than 0 (a deadline of 0 would mean "none" to undici). */
 export function parsePositiveSeconds(value: string): number {
   return durationFlag(value, { aboveZero: true });

@@ -66,7 +66,11 @@ function days(ms: number, round: (tenths: number) => number = Math.round): strin
 /** Seconds as the shortest way to type them back: `12h`, `7d`, `90s`, `0`. */
 export function formatAge(seconds: number): string {
   if (seconds === 0) return "0";
-  for (const [unit, size] of [["d", 86_400], ["h", 3600], ["m", 60]] as const) {
+  for (const [unit, size] of [
+    ["d", 86_400],
+    ["h", 3600],
+    ["m", 60],
+  ] as const) {
     if (seconds % size === 0) return `${seconds / size}${unit}`;
   }
   return `${seconds}s`;

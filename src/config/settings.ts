@@ -128,7 +128,10 @@ export const SETTINGS: Readonly<Record<SettingKey, SettingSpec>> = {
       return value;
     },
   },
-  "ledger-retention": ageSetting("ledger-retention", "remove ledger results older than this after each run (e.g. 180d; default: keep them)"),
+  "ledger-retention": ageSetting(
+    "ledger-retention",
+    "remove ledger results older than this after each run (e.g. 180d; default: keep them)",
+  ),
 };
 
 export function isSettingKey(name: string): name is SettingKey {
