@@ -139,7 +139,10 @@ async function preparePass(
     upload = spool;
     const classifier = createRowClassifier(settings, (key) => spool.add(key));
     const summary = emptySummary();
-    rejects = outputs.rejectsPath === undefined ? undefined : await RejectsWriter.create(outputs.rejectsPath);
+    rejects =
+      outputs.rejectsPath === undefined
+        ? undefined
+        : await RejectsWriter.create(outputs.rejectsPath, { safeCsv: options.safeCsv ?? false });
     const blockSettings = {
       delimiter: rows.format.delimiter,
       column: column.index,

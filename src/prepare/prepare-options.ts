@@ -43,6 +43,8 @@ export interface PrepareOptions {
   rejectsPath?: string;
   /** Or to this stream (stdout), once preparation is complete; it is not ended. */
   rejectsStream?: NodeJS.WritableStream;
+  /** --safe-csv: the rejected values that look like a formula get a `'` in front (see neutraliseFormula); default as read. */
+  safeCsv?: boolean;
   /**
    * Worker threads for classification; 0 (the default) = in this thread. The
    * digit fast path made classifying cheaper than reading and deduplicating, so

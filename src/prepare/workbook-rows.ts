@@ -213,7 +213,7 @@ function recordOfRow(row: SheetRow, strings: SharedStringTable, name: string): S
     fields[column - 1] = textOf(cell, strings, name);
   });
   for (let i = 0; i < fields.length; i++) fields[i] ??= "";
-  return { line: row.number, fields, raw: delimitedLine(fields, ",").slice(0, -1) };
+  return { line: row.number, fields, raw: delimitedLine(fields, ",", true).slice(0, -1) };
 }
 
 /**

@@ -1,7 +1,7 @@
 import { createRequire } from "node:module";
 import type TableConstructor from "cli-table3";
 import type stringWidthFunction from "string-width";
-import { styled } from "../ansi.js";
+import { styled, terminalText } from "../ansi.js";
 
 export interface TableRenderOptions {
   /** Data rows shown; the rest are read (so the summary counts them) but not shown. */
@@ -113,10 +113,17 @@ export function boxedTable(
   Table ??= require("cli-table3") as typeof TableConstructor;
   stringWidth ??= require("string-width") as typeof stringWidthFunction;
   const measure = stringWidth;
-  const specs = columns.map((column) => (typeof column === "string" ? { header: column } : column));
+  // A boxed table is for a terminal, and its cells and headers are the service's or a file's text.
+  const specs = columns
+    .map((column) => (typeof column === "string" ? { header: column } : column))
+    .map((spec) => ({
+      ...spec,
+      header: cellText(spec.header),
+    }));
+  const cells = rows.map((row) => specs.map((_, index) => cellText(row[index] ?? "")));
   const { shown, widths } = fitColumns(
     specs.map((spec, index) => ({
-      natural: Math.max(measure(spec.header), ...rows.map((row) => measure(row[index] ?? ""))),
+      natural: Math.max(measure(spec.header), ...cells.map((row) => measure(row[index]!))),
       dropOrder: spec.dropOrder,
       whole: spec.whole,
     })),
@@ -127,14 +134,18 @@ export function boxedTable(
     return options.colour ? styled("bold", styled("cyan", text)) : text;
   });
   const table = new Table({ head, chars: NO_ROW_LINES, style: { head: [], border: [] } });
-  for (const row of rows) table.push(shown.map((index, position) => shorten(row[index] ?? "", widths[position]!, measure)));
+  for (const row of cells) table.push(shown.map((index, position) => shorten(row[index]!, widths[position]!, measure)));
   const [top = "", header = "", ...rest] = table.toString().split("\n");
   return [top, header, top.replace("┌", "├").replaceAll("┬", "┼").replace("┐", "┤"), ...rest].join("\n");
 }
 
-/** `text` cut to `width` display columns, ending in "…" when cut. */
-function shorten(text: string, width: number, measure: (text: string) => number): string {
-  const flat = text.replace(/[\r\n\t]/g, " ");
+/** A cell as a terminal may show it: on one line, every control character a visible escape (see terminalText). */
+function cellText(text: string): string {
+  return terminalText(text.replace(/[\r\n\t]/g, " "), { singleLine: true });
+}
+
+/** `text` (a cell's text, see cellText) cut to `width` display columns, ending in "…" when cut. */
+function shorten(flat: string, width: number, measure: (text: string) => number): string {
   if (measure(flat) <= width) return flat;
   let cut = "";
   for (const char of flat) {

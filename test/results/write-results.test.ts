@@ -85,7 +85,7 @@ describe("writeResults to a file", () => {
 
   it("leaves no destination and no temp file when the source fails midway", async () => {
     const path = join(dir, "out.csv");
-    const rows = "identifier,activated\n" + "4915112345678,true\n".repeat(5000);
+    const rows = "identifier,activated\n" + Array.from({ length: 5000 }, (_, i) => `49151${10_000_000 + i},true\n`).join("");
     await expect(writeResults([failingSourceOf(rows)], { path }, SIGNAL)).rejects.toThrow("connection reset");
     expect(await readdir(dir)).toEqual([]);
   });

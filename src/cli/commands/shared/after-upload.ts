@@ -17,6 +17,8 @@ export interface AfterUploadFlags {
   force?: boolean;
   /** --report FILE.html (submit --wait). */
   report?: string;
+  /** --safe-csv (submit --wait --join): neutralise the source's formula-like cells too. */
+  safeCsv?: boolean;
 }
 
 /** -o needs --wait, an existing file needs --force, and its directory must exist: checked before anything is uploaded. */

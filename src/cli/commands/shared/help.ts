@@ -51,6 +51,17 @@ export function sheetOption() {
   );
 }
 
+/**
+ * --safe-csv of the commands that write the user's own cells into CSV (joins, --rejects):
+ * the service's values are always neutralised; this neutralises the source's too.
+ */
+export function safeCsvOption() {
+  return new Option(
+    "--safe-csv",
+    "also neutralise the source's own cells that a spreadsheet would run as a formula (=, +, -, @ …), with a ' in front",
+  );
+}
+
 /** --timeout of every command that talks to the service: one bound on the whole run. */
 export function timeoutOption() {
   return new Option("--timeout <sec>", "give up after this many seconds, requests in flight included (exit 8)").argParser(parseSeconds);

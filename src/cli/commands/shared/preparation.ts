@@ -1,4 +1,5 @@
 import type { CountryCode } from "libphonenumber-js/max";
+import { terminalText } from "../../../ansi.js";
 import type { ForcedEncoding } from "../../../csv/encodings.js";
 import { UsageError } from "../../../errors.js";
 import { isKnownCountry, prepareList, type DigitsReading, type PrepareOptions, type PrepareResult } from "../../../prepare/index.js";
@@ -6,6 +7,7 @@ import type { PrepareSummary } from "../../../prepare/summary.js";
 import { count } from "../../../results/summary.js";
 import { canonicalServiceType, isCarrierProduct, SERVICE_TYPES, type ServiceType } from "../../../spec/products.js";
 import type { Context } from "../../context.js";
+import { dataOut } from "../../io.js";
 import { absolutePath } from "../../paths.js";
 import { createProgress } from "../../progress.js";
 
@@ -22,6 +24,8 @@ export interface PreparationFlags {
   sheet?: string;
   /** A path, or `-` for stdout. */
   rejects?: string;
+  /** --safe-csv: neutralise the source's formula-like cells in the rejects (and, in submit, a join). */
+  safeCsv?: boolean;
   /** Worker threads for classification (default 0: in this thread). */
   threads?: number;
 }
@@ -83,6 +87,7 @@ export async function prepareFromFlags(
     ...(flags.encoding === undefined ? {} : { encoding: flags.encoding }),
     ...(flags.sheet === undefined ? {} : { sheet: flags.sheet }),
     ...rejectsOutput(ctx, flags.rejects),
+    ...(flags.safeCsv ? { safeCsv: true } : {}),
     ...(flags.threads === undefined ? {} : { workers: flags.threads }),
     ...(progress.live ? { onProgress } : {}),
     ...output,
@@ -94,7 +99,7 @@ export async function prepareFromFlags(
 
 function rejectsOutput(ctx: Context, rejects: string | undefined): Pick<PrepareOptions, "rejectsPath" | "rejectsStream"> {
   if (rejects === undefined) return {};
-  return rejects === "-" ? { rejectsStream: ctx.io.stdout } : { rejectsPath: absolutePath(ctx, rejects) };
+  return rejects === "-" ? { rejectsStream: dataOut(ctx.io) } : { rejectsPath: absolutePath(ctx, rejects) };
 }
 
 /**
@@ -137,7 +142,7 @@ function warnMixedConventions(ctx: Context, { summary }: PrepareResult): void {
 /** Says which column of a CSV (or which sheet and column of a workbook) the numbers were read from, and why that one. */
 export function noteColumn(ctx: Context, { column, format }: PrepareResult): void {
   if (format.kind === "txt") return;
-  const name = column.name === undefined ? "" : ` "${column.name}"`;
+  const name = column.name === undefined ? "" : ` "${terminalText(column.name, { singleLine: true })}"`;
   const sheet = format.sheet === undefined ? "" : ` of sheet "${format.sheet}"`;
   ctx.printer.note(`Reading phone numbers from column ${column.index + 1}${name}${sheet} (chosen by ${describeChoice(column.chosenBy)}).`);
 }

@@ -2,6 +2,7 @@ import { createReadStream } from "node:fs";
 import { join } from "node:path";
 import { pipeline } from "node:stream/promises";
 import type { Context } from "../../context.js";
+import { dataOut } from "../../io.js";
 import { absolutePath } from "../../paths.js";
 import { withTempDir } from "../../temp-dir.js";
 import { isStdout } from "./destination.js";
@@ -25,7 +26,7 @@ export async function withStagedOutput<T>(
   return withTempDir(async (dir) => {
     const staged = join(dir, "output");
     const value = await produce(staged, STAGED_FILE_MODE);
-    await pipeline(createReadStream(staged), ctx.io.stdout, { end: false }).catch(ignoreClosedReader);
+    await pipeline(createReadStream(staged), dataOut(ctx.io), { end: false }).catch(ignoreClosedReader);
     return value;
   });
 }

@@ -83,6 +83,7 @@ export async function submitAndReport(
     const client = await ctx.client();
     const fetchDeps = {
       client,
+      product: prepared.product,
       sleep: ctx.sleep,
       signal: ctx.signal,
       onRestart: (error: Error) => ctx.printer.note(brokeOff(error)),
