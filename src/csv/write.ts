@@ -71,6 +71,8 @@ export function csvText(records: ReadonlyArray<ReadonlyArray<string | number>>, 
     delimiter: options.delimiter ?? ",",
     record_delimiter: options.lineEnd ?? "\n",
     ...(options.quoteAll ? { quoted: true, quoted_empty: true } : {}),
+    // Given a record_delimiter, csv-stringify 6.9 quotes a field with that delimiter but not a lone CR or LF.
+    quoted_match: /[\r\n]/,
     cast: { string: (value, context) => (verbatim(context.index) ? value : neutraliseFormula(value)) },
   });
 }
