@@ -27,7 +27,7 @@ export const EXIT_CODE_MEANINGS: ReadonlyArray<readonly [number, string]> = [
   ],
   [
     EXIT_CODES.input,
-    "input rejected, locally or by the service (40000, 40001, 40002, 42200); a key or source that changed; an output that cannot be written",
+    "input rejected, locally or by the service (40000, 40001, 40002, 42200); a key or source that changed; an output that cannot be written; a result file that breaks the rules of what it may contain (nothing written)",
   ],
   [EXIT_CODES.auth, "authentication: no API key, or the service refused it (40100)"],
   [EXIT_CODES.balance, "insufficient balance (40200), or the estimate is over --max-cost"],

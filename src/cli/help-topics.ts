@@ -76,13 +76,31 @@ Output of results (download, submit --wait -o; --format):
   no_result, invalid, no_code, other_country, duplicate, blank). When a source
   column has the name of a result column, every result column gets a bc_ prefix.
 
+What a result may contain (else it is refused: exit 3, nothing written):
+  success_cnt + failure_cnt at most the task's total; at most total rows; one
+  row per identifier; identifiers of 1 to 15 digits with the country code (no
+  plus, no spaces, not starting with 0); and, where the numbers uploaded are
+  known (submit --wait -o, --join, retry-failed), only those numbers.
+  download ID of an older task knows only the task: the rest still holds.
+
+Formulas in CSV and TSV (OWASP's CSV-injection guidance):
+  A cell that would start a formula in a spreadsheet (=, +, -, @, tab, CR, LF,
+  or full-width ＝＋－＠ first) gets a ' in front when the service sent it:
+  results, and the columns a join adds. Your own cells (a joined source's
+  columns, the rejects' values) are written exactly as they were, so a join
+  gives your file back; --safe-csv (download --join, submit, validate)
+  neutralises them too. .xlsx output never holds a formula.
+
 Other files:
   validate -o FILE      the upload list: one identifier a line, first-seen order
-  --rejects FILE        every excluded row: CSV line,value,class,reason
+  --rejects FILE        every excluded row: CSV line,value,class,reason (value
+                        as read; --safe-csv neutralises formulas)
   --report FILE.html    the run's report: one self-contained HTML page
 
 On stdout: data only (task ids, results, --json objects); people's text goes to
-stderr. Tables are boxed at a terminal and tab-separated when piped.
+stderr. Tables are boxed at a terminal and tab-separated when piped. On a
+terminal, escape codes and other control characters from a file or the service
+are shown as text (\\x1b); files and pipes get the data as it came.
 `,
   },
 } as const satisfies Record<string, { summary: string; text: () => string }>;
