@@ -55,6 +55,21 @@ export function isFormulaStart(code: number): boolean {
   }
 }
 
+/**
+ * The formula starts that can open a field of unquoted comma-separated lines, after the
+ * comma or line feed before it (a line feed or carriage return there ends the line).
+ */
+const FORMULA_AFTER_FIELD_START = /[,\n][=+\-@\t\uff1d\uff0b\uff0d\uff20]/;
+
+/**
+ * Whether some field of `text`, whole lines of unquoted CSV (see plainLines), may start a
+ * formula: one native scan, so the download's fast case looks at each field only where
+ * this says one may.
+ */
+export function plainLinesMayHoldFormula(text: string): boolean {
+  return (text.length > 0 && isFormulaStart(text.charCodeAt(0))) || FORMULA_AFTER_FIELD_START.test(text);
+}
+
 /** `value` as a spreadsheet shows it as text: with a `'` in front when it would start a formula. */
 export function neutraliseFormula(value: string): string {
   return value.length > 0 && isFormulaStart(value.charCodeAt(0)) ? `'${value}` : value;

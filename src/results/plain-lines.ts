@@ -1,4 +1,4 @@
-import { delimitedLine, isFormulaStart } from "../csv/write.js";
+import { delimitedLine, isFormulaStart, plainLinesMayHoldFormula } from "../csv/write.js";
 import type { SourceRows } from "./source-rows.js";
 
 /**
@@ -25,6 +25,7 @@ export function plainLines(text: string): string | undefined {
  */
 export function copyPlainLines(text: string, rows: SourceRows): { csv: string; lines: number } {
   const tallied = rows.tallied;
+  const formulas = plainLinesMayHoldFormula(text);
   const values = tallied.map(() => "");
   let csv = "";
   let copyFrom = 0;
@@ -45,7 +46,7 @@ export function copyPlainLines(text: string, rows: SourceRows): { csv: string; l
       if (comma < from) comma = nextComma(text, from);
       const end = Math.min(comma, lf);
       if (fields === 0) identifierEnd = end;
-      if (from < end && isFormulaStart(text.charCodeAt(from))) formula = true;
+      if (formulas && from < end && isFormulaStart(text.charCodeAt(from))) formula = true;
       if (tallied[next] === fields) values[next++] = text.slice(from, end);
       fields++;
       if (end === lf) break;

@@ -63,6 +63,7 @@ export async function* sourceParts(bytes: Readable, reading: SourceReading): Asy
     }
   }
   yield* arranged(readRecords(() => reader.end(), reading.label));
+  reading.rules.finish();
 }
 
 function readRecords(read: () => SourceRecord[], label: string): SourceRecord[] {

@@ -82,10 +82,18 @@ export function quoted(value: string, max = 40): string {
 
 /**
  * The row rules of one task's result (see the top of this file), applied to each data
- * row in order: `accept` is given the row's number and where its identifier is.
+ * row in order: `accept` is given the row's number and where its identifier is, and
+ * `finish` is called after the last row.
+ *
+ * Repeats are found at the end, by sorting the identifiers: a typed array of them
+ * (8 bytes a row) sorted natively took a third of the time of looking each up in an
+ * IdentifierSet as it came (1,000,000 rows: ~250 against ~700 ms on the busy machine
+ * measured), which the download's fast case could not afford. Nothing is written
+ * before a result is read to its end, so finding them there refuses it all the same.
  */
 export class ResultRowRules {
-  readonly #seen = new IdentifierSet();
+  #identifiers = new Float64Array(1024);
+  #rows = 0;
 
   constructor(
     private readonly label: string,
@@ -95,7 +103,7 @@ export class ResultRowRules {
 
   /**
    * Checks data row `row` (from 1), whose identifier is `text` from `start` to `end`.
-   * @throws ResultFileError `ROWS_OVER_TOTAL`, `IDENTIFIER_INVALID`, `IDENTIFIER_REPEATED` or `IDENTIFIER_NOT_UPLOADED`.
+   * @throws ResultFileError `ROWS_OVER_TOTAL`, `IDENTIFIER_INVALID` or `IDENTIFIER_NOT_UPLOADED`.
    */
   accept(row: number, text: string, start: number, end: number): void {
     if (this.task && row > this.task.total) {
@@ -111,20 +119,42 @@ export class ResultRowRules {
         `In the result of ${this.label}, data row ${row} has the identifier ${quoted(text.slice(start, end))}; an identifier is the number's digits with its country code (1 to 15 digits, no plus, no spaces).`,
       );
     }
-    const first = this.#seen.firstLineOf(key, row);
-    if (first !== undefined) {
-      throw new ResultFileError(
-        "IDENTIFIER_REPEATED",
-        `In the result of ${this.label}, data row ${row} repeats the identifier ${text.slice(start, end)} of data row ${first}; a task has one row per number.`,
-      );
-    }
     if (this.uploaded && !this.uploaded.has(key)) {
       throw new ResultFileError(
         "IDENTIFIER_NOT_UPLOADED",
         `In the result of ${this.label}, data row ${row} has the identifier ${text.slice(start, end)}, which was not uploaded to that task.`,
       );
     }
+    if (this.#rows === this.#identifiers.length) {
+      const grown = new Float64Array(this.#rows * 2);
+      grown.set(this.#identifiers);
+      this.#identifiers = grown;
+    }
+    this.#identifiers[this.#rows++] = key;
   }
+
+  /**
+   * Checks what needs every row: that no identifier came twice.
+   * @throws ResultFileError `IDENTIFIER_REPEATED`.
+   */
+  finish(): void {
+    const sorted = this.#identifiers.subarray(0, this.#rows).sort();
+    for (let i = 1; i < sorted.length; i++) {
+      if (sorted[i] !== sorted[i - 1]) continue;
+      const times = countFrom(sorted, i - 1);
+      throw new ResultFileError(
+        "IDENTIFIER_REPEATED",
+        `In the result of ${this.label}, the identifier ${sorted[i]} has ${times} rows; a task has one row per number.`,
+      );
+    }
+  }
+}
+
+/** How many times the value at `from` of a sorted array occurs. */
+function countFrom(sorted: Float64Array, from: number): number {
+  let end = from;
+  while (end < sorted.length && sorted[end] === sorted[from]) end++;
+  return end - from;
 }
 
 /** The identifiers of an upload file (one a line, as preparation writes them). */

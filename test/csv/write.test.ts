@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { csvText, delimitedLine, neutraliseFormula, sourceRecordText } from "../../src/csv/write.js";
+import { csvText, delimitedLine, neutraliseFormula, plainLinesMayHoldFormula, sourceRecordText } from "../../src/csv/write.js";
 
 const HOSTILE = [
   "=1+1",
@@ -66,5 +66,19 @@ describe("sourceRecordText", () => {
   it("writes the fields again, neutralised and quoted like the source, when one would start a formula", () => {
     expect(sourceRecordText(record, true, { delimiter: ";" })).toBe("'=1+1;x");
     expect(sourceRecordText(record, true, { delimiter: ";", quoteAll: true })).toBe('"\'=1+1";"x"');
+  });
+});
+
+describe("plainLinesMayHoldFormula", () => {
+  it.each([
+    ["447400100001,EE,London,\n447400100002,O2,,\n", false],
+    ["=1,EE\n", true],
+    ["447400100001,+cmd\n", true],
+    ["447400100001,EE\n-2,x\n", true],
+    ["447400100001,a=b,x-y@z\n", false],
+    ["447400100001,\tx\n", true],
+    ["447400100001,＠x\n", true],
+  ])("says %j may hold a formula: %s", (text, may) => {
+    expect(plainLinesMayHoldFormula(text)).toBe(may);
   });
 });

@@ -142,7 +142,7 @@ describe("the rules that need no list, on download ID", () => {
       "a repeated identifier",
       { total: 2, success_cnt: 2 },
       [ROWS[0]!, ROWS[0]!],
-      "data row 2 repeats the identifier 447400100001 of data row 1",
+      "the identifier 447400100001 has 2 rows; a task has one row per number",
     ],
   ])("refuses %s: exit 3, naming the task, and writes nothing", async (_what, task, rows, message) => {
     const service = await oneTaskService({ body: ["identifier,activated", ...rows].join("\n") + "\n", contentType: "text/csv", task });
