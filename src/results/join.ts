@@ -85,7 +85,7 @@ export interface JoinSource {
  * so the result columns are named.
  */
 export async function joinResults(input: JoinInput): Promise<JoinSummary> {
-  const { source, summary, matched } = await openJoinSource(input);
+  const { source, summary, uploadedFound } = await openJoinSource(input);
   try {
     if (input.format === "xlsx") {
       const { joinWorkbook } = await import("./join-xlsx.js");
@@ -96,23 +96,23 @@ export async function joinResults(input: JoinInput): Promise<JoinSummary> {
   } finally {
     await source.rows.close();
   }
-  if (input.uploadedBy) checkAllUploaded(input.results.byIdentifier, matched, input.uploadedBy, input.sourcePath);
+  if (input.uploadedBy) checkAllUploaded(input.results.byIdentifier, uploadedFound, input.uploadedBy, input.sourcePath);
   return summary;
 }
 
 /**
  * Refuses results with rows for numbers that were not uploaded: identifiers no kept
- * row of the source matched. The caller discards what was written.
+ * row of the source found (`uploadedFound`). The caller discards what was written.
  * @throws ResultFileError `IDENTIFIER_NOT_UPLOADED`.
  */
 function checkAllUploaded(
   results: ReadonlyMap<string, unknown>,
-  matched: IdentifierSet,
+  uploadedFound: IdentifierSet,
   taskIds: readonly string[],
   sourcePath: string,
 ): void {
-  if (matched.size === results.size) return;
-  const strangers = [...results.keys()].filter((identifier) => !matched.has(identifierKey(identifier)));
+  if (uploadedFound.size === results.size) return;
+  const strangers = [...results.keys()].filter((identifier) => !uploadedFound.has(identifierKey(identifier)));
   throw new ResultFileError(
     "IDENTIFIER_NOT_UPLOADED",
     `${strangers.length} of the ${results.size} rows in the result of ${taskIds.map((id) => `task ${id}`).join(", ")} ` +
@@ -120,7 +120,7 @@ function checkAllUploaded(
   );
 }
 
-async function openJoinSource(input: JoinInput): Promise<{ source: JoinSource; summary: JoinSummary; matched: IdentifierSet }> {
+async function openJoinSource(input: JoinInput): Promise<{ source: JoinSource; summary: JoinSummary; uploadedFound: IdentifierSet }> {
   const { settings } = input;
   const rows = await openRows(input.sourcePath, {
     ...(settings.delimiter === undefined ? {} : { delimiter: settings.delimiter }),
@@ -155,7 +155,7 @@ async function openJoinSource(input: JoinInput): Promise<{ source: JoinSource; s
     }
   }
   const source = { rows, added: addedColumns, width: rows.header?.fields.length ?? rows.columnCount, joined };
-  return { source, summary, matched: uploadedFound };
+  return { source, summary, uploadedFound };
 }
 
 /**

@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { FULL_TASK, sendEnvelope, startServer } from "../api/scripted-server.js";
 import { allowSmallTasks, objectsOf, oneTaskService, parseDelimited, tamperingProxy } from "../helpers/results-fixtures.js";
 import { e2eSandboxes, gbList, lines, submitArgs, submittedIds } from "../helpers/sandbox.js";
 
@@ -94,5 +95,18 @@ describe("formulas in CSV and TSV output", () => {
     const dryRun = await e.bin(submitArgs(list, "--dry-run", "--rejects", "submit-rejects.csv", "--safe-csv"));
     expect(dryRun.code, dryRun.stderr).toBe(3); // one number to check, fewer than a task takes; the rejects are written first
     expect(values("submit-rejects.csv")).toEqual(["'=1+1", "'@bad", "'-"]);
+  });
+
+  it("neutralises the service's values in the tab-separated listing status prints when piped", async () => {
+    const server = await startServer((req, res) =>
+      sendEnvelope(req, res, { code: 0, data: { ...FULL_TASK, product: HYPERLINK, country: "@GB" } }),
+    );
+    closers.push(() => server.close());
+    const e = await sandbox();
+    const out = await e.bin(["status", FULL_TASK.id], { env: { BULKCHECK_BASE_URL: server.origin } });
+    expect(out.code, out.stderr).toBe(0);
+    const [header, row] = lines(out.stdout).map((line) => line.split("\t"));
+    expect(row![header!.indexOf("PRODUCT")]).toBe("'" + HYPERLINK);
+    expect(row![header!.indexOf("COUNTRY")]).toBe("'@GB");
   });
 });
