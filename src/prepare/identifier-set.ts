@@ -26,6 +26,16 @@ export class IdentifierSet {
     return this.numbers + this.long.size;
   }
 
+  /** Whether `key` has been recorded. */
+  has(key: IdentifierKey): boolean {
+    if (typeof key === "string") return this.long.has(key);
+    const mask = this.slots.length - 1;
+    for (let slot = hash(key) & mask, entry = this.slots[slot]!; entry !== 0; slot = (slot + 1) & mask, entry = this.slots[slot]!) {
+      if (this.keys[entry - 1] === key) return true;
+    }
+    return false;
+  }
+
   /** Records `key` as first seen on `line` and returns undefined, or returns the line it was first seen on. */
   firstLineOf(key: IdentifierKey, line: number): number | undefined {
     if (typeof key === "string") {
