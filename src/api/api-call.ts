@@ -61,7 +61,7 @@ async function attemptOnce<T>(ctx: ClientContext, call: ApiCall<T>, url: URL, wh
         signal: ctx.signal,
       });
       status = response.status;
-      const { text, truncated } = await readText(response.body, MAX_ENVELOPE_BYTES, ctx.timeouts.bodyMs);
+      const { text, truncated } = await readText(response, MAX_ENVELOPE_BYTES, ctx.timeouts.bodyMs);
       const contentType = headerValue(response.headers, "content-type");
       const retryAfterMs = parseRetryAfter(headerValue(response.headers, "retry-after"), ctx.now());
       raw = { status: response.status, contentType, retryAfterMs, body: text, truncated };

@@ -4,6 +4,7 @@
  * with HTTP 200, and a 4xx with a well-formed envelope is an ordinary API error.
  */
 import { ApiCode } from "../spec/codes.js";
+import { MAX_ENVELOPE_BYTES } from "./context.js";
 import { ApiError, HttpStatusError, ResponseFormatError } from "./errors.js";
 import { sanitizeSnippet } from "./redact.js";
 import { RETRYABLE_HTTP_STATUSES } from "./retry.js";
@@ -31,6 +32,13 @@ export interface RawResponse {
 export function unwrapEnvelope(raw: RawResponse, scrub: (text: string) => string): unknown {
   const envelope = raw.truncated ? undefined : parseEnvelope(raw.body);
   if (envelope === undefined) {
+    if (raw.truncated && !RETRYABLE_HTTP_STATUSES.has(raw.status)) {
+      throw new ResponseFormatError(
+        `The server answered HTTP ${raw.status}${contentTypeOf(raw)} too large to be an envelope: over ${MAX_ENVELOPE_BYTES / 1024 ** 2} MiB, more than any answer of the service, so bulkcheck stopped reading it${quotedBody(raw, scrub)}. Check that --base-url points at the bulk-checking service (its paths start with /api/v1).`,
+        raw.status,
+        raw.contentType,
+      );
+    }
     if (RETRYABLE_HTTP_STATUSES.has(raw.status)) {
       throw new HttpStatusError(
         `The server answered HTTP ${raw.status} without a service envelope${describeBody(raw, scrub)}. A proxy or gateway in front of the service is probably overloaded; try again later.`,
@@ -76,8 +84,17 @@ export function parseEnvelope(body: string): LooseEnvelope | undefined {
 }
 
 function describeBody(raw: RawResponse, scrub: (text: string) => string): string {
-  const type = raw.contentType ? ` with ${raw.contentType.split(";", 1)[0]?.trim()}` : " with no content type";
   const snippet = sanitizeSnippet(scrub(raw.body), 80);
   const what = snippet === "" ? " and an empty body" : `: "${snippet}"`;
-  return `${type}${raw.truncated ? " (too large to be an envelope)" : ""}${what}`;
+  return `${contentTypeOf(raw)}${raw.truncated ? " (too large to be an envelope)" : ""}${what}`;
+}
+
+function contentTypeOf(raw: RawResponse): string {
+  return raw.contentType ? ` with ${raw.contentType.split(";", 1)[0]?.trim()}` : " with no content type";
+}
+
+/** The start of what was read, quoted, or nothing when nothing was (a Content-Length over the limit). */
+function quotedBody(raw: RawResponse, scrub: (text: string) => string): string {
+  const snippet = sanitizeSnippet(scrub(raw.body), 80);
+  return snippet === "" ? "" : ` ("${snippet}")`;
 }

@@ -109,7 +109,15 @@ async function finish(ctx: ClientContext, url: URL, response: ExchangeResponse):
       return download(withMinimumRate(response.body, ctx.timeouts.bodyMs), contentType, response.headers);
     }
     const { text, truncated } = await readBody(ctx, url, response, MAX_ENVELOPE_BYTES, true);
-    const envelope = truncated ? undefined : parseEnvelope(text);
+    if (truncated) {
+      // Read only as far as an envelope may go: what is past it was never read, so it cannot be passed on as the file.
+      throw new ResponseFormatError(
+        `The result link ${shown} answered with ${contentType} too large to be an envelope (over ${MAX_ENVELOPE_BYTES / 1024 ** 2} MiB); a result file is CSV or zip, so it was not read further. Check the task again for a fresh result URL, or report it to the service.`,
+        response.status,
+        contentType,
+      );
+    }
+    const envelope = parseEnvelope(text);
     if (envelope && envelope.code !== 0) throw apiError(ctx, envelope, response.status, retryAfterMs);
     return download(Readable.from([Buffer.from(text, "utf8")]), contentType, {});
   }
@@ -153,7 +161,7 @@ async function readBody(
   required: boolean,
 ): Promise<{ text: string; truncated: boolean }> {
   try {
-    return await readText(response.body, max, ctx.timeouts.bodyMs);
+    return await readText(response, max, ctx.timeouts.bodyMs);
   } catch (error) {
     if (ctx.signal?.aborted) throw new InterruptedError("Interrupted.", { cause: error });
     if (required) throw toConnectionError(error, url.origin, ctx.timeouts, true, ctx.scrub);

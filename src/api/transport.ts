@@ -96,16 +96,23 @@ export function headerValue(headers: ExchangeResponse["headers"], name: string):
 
 /**
  * Reads a body as UTF-8 text, up to `maxBytes`. A longer body is cut there and
- * the rest discarded (`truncated: true`): an envelope is small, and an endless
- * HTML page must not fill memory. The whole body must arrive within `withinMs`:
- * the body timeout only bounds the silence between chunks, which a server
- * sending a byte every few seconds never breaks.
+ * the rest discarded (`truncated: true`), and one whose Content-Length says it is
+ * longer is not read at all: an envelope is small, and an endless HTML page must
+ * not fill memory. The whole body must arrive within `withinMs`: the body timeout
+ * only bounds the silence between chunks, which a server sending a byte every few
+ * seconds never breaks.
  */
 export async function readText(
-  body: ExchangeResponse["body"],
+  response: ExchangeResponse,
   maxBytes: number,
   withinMs: number,
 ): Promise<{ text: string; truncated: boolean }> {
+  const { body } = response;
+  const declared = Number(headerValue(response.headers, "content-length") ?? Number.NaN);
+  if (Number.isSafeInteger(declared) && declared > maxBytes) {
+    body.destroy();
+    return { text: "", truncated: true };
+  }
   const timer = setTimeout(() => body.destroy(new BodyDeadlineError(withinMs)), withinMs);
   try {
     const chunks: Buffer[] = [];

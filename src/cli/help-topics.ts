@@ -77,18 +77,36 @@ Output of results (download, submit --wait -o; --format):
   no_result, invalid, no_code, other_country, duplicate, blank). When a source
   column has the name of a result column, every result column gets a bc_ prefix.
 
+What a result may contain (else it is refused: exit 3, nothing written):
+  success_cnt + failure_cnt at most the task's total; at most total rows; one
+  row per identifier; identifiers of 1 to 15 digits with the country code (no
+  plus, no spaces, not starting with 0); and, where the numbers uploaded are
+  known (submit --wait -o, --join, retry-failed), only those numbers.
+  download ID of an older task knows only the task: the rest still holds.
+
+Formulas in CSV and TSV (OWASP's CSV-injection guidance):
+  A cell that would start a formula in a spreadsheet (=, +, -, @, tab, CR, LF,
+  or full-width ＝＋－＠ first) gets a ' in front when the service sent it:
+  results, and the columns a join adds. Your own cells (a joined source's
+  columns, the rejects' values) are written exactly as they were, so a join
+  gives your file back; --safe-csv (download --join, submit, validate)
+  neutralises them too. .xlsx output never holds a formula.
+
 Other files:
   validate -o FILE      the upload list: one identifier a line, first-seen order
   --rejects FILE        every excluded row: CSV line,value,class,reason, then
                         record (its number among the data rows) and the
                         source's id column (source:NAME), when it has one
+                        (values as read; --safe-csv neutralises formulas)
   --report FILE.html    the run's report: one self-contained HTML page
   Each is written whole or not at all (a temporary file beside it, renamed into
   place), never over the list being read; a file that exists is replaced only
   with --force (a symbolic link by the file itself, never through it).
 
 On stdout: data only (task ids, results, --json objects); people's text goes to
-stderr. Tables are boxed at a terminal and tab-separated when piped.
+stderr. Tables are boxed at a terminal and tab-separated when piped. On a
+terminal, escape codes and other control characters from a file or the service
+are shown as text (\\x1b); files and pipes get the data as it came.
 `,
   },
 } as const satisfies Record<string, { summary: string; text: () => string }>;

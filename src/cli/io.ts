@@ -1,4 +1,5 @@
-import type { Readable, Writable } from "node:stream";
+import { Writable, type Readable } from "node:stream";
+import { terminalText } from "../ansi.js";
 import type { Env } from "../config/paths.js";
 
 /** A writable that may be a terminal (process.stdout, or a test buffer pretending to be one). */
@@ -45,4 +46,26 @@ export function colourEnabled(stream: TerminalStream, env: Env, noColourFlag: bo
   if (noColourFlag || (env.NO_COLOR !== undefined && env.NO_COLOR !== "")) return false;
   if (!stream.isTTY) return false;
   return stream.hasColors?.(env) ?? false;
+}
+
+/**
+ * Where data for stdout is written (results, a join, a report, `--rejects -`): stdout
+ * itself, or, when stdout is a terminal and so read by a person, a stream that writes
+ * the UTF-8 text it is given to stdout as terminalText, so a cell's escape codes show
+ * as text and do nothing. Ending it leaves stdout open.
+ */
+export function dataOut(io: IO): Writable {
+  const { stdout } = io;
+  if (!stdout.isTTY) return stdout;
+  const decoder = new TextDecoder();
+  return new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      stdout.write(terminalText(decoder.decode(chunk, { stream: true })), done);
+    },
+    final(done) {
+      const rest = decoder.decode();
+      if (rest === "") done();
+      else stdout.write(terminalText(rest), done);
+    },
+  });
 }

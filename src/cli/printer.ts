@@ -1,4 +1,4 @@
-import { styled, type Style } from "../ansi.js";
+import { styled, terminalJson, terminalText, type Style } from "../ansi.js";
 import type { Failure } from "./failure.js";
 import type { IO } from "./io.js";
 
@@ -20,7 +20,10 @@ export interface LiveLine {
  * Where every line a command prints goes: data to stdout, everything for humans
  * to stderr. `--quiet` silences notes but never warnings or errors. While a live
  * line (a spinner) is drawn, each line printed clears it first and draws it again
- * below, so no spinner frame is left in front of a line.
+ * below, so no spinner frame is left in front of a line. Text for humans may quote a
+ * file or the service (a column name, a carrier, a service message), so it passes
+ * terminalText here, before bulkcheck's own colours are added; data lines are written
+ * as they are (tables neutralise their own cells).
  */
 export class Printer {
   #live: LiveLine | undefined;
@@ -45,20 +48,20 @@ export class Printer {
 
   /** One JSON document on one line of stdout. */
   json(value: unknown): void {
-    this.#write(this.io.stdout, JSON.stringify(value) + "\n");
+    this.#write(this.io.stdout, terminalJson(value) + "\n");
   }
 
   /** A note for humans on stderr; silenced by --quiet. */
   note(text: string): void {
-    if (!this.options.quiet) this.#write(this.io.stderr, text + "\n");
+    if (!this.options.quiet) this.#write(this.io.stderr, terminalText(text) + "\n");
   }
 
   warn(text: string): void {
-    this.#write(this.io.stderr, `${this.style("yellow", "warning:")} ${text}\n`);
+    this.#write(this.io.stderr, `${this.style("yellow", "warning:")} ${terminalText(text)}\n`);
   }
 
   error(text: string, hint?: string): void {
-    this.#write(this.io.stderr, `${this.style("red", "error:")} ${text}\n${hint ? `${hint}\n` : ""}`);
+    this.#write(this.io.stderr, `${this.style("red", "error:")} ${terminalText(text)}\n${hint ? `${terminalText(hint)}\n` : ""}`);
   }
 
   /**
@@ -69,12 +72,14 @@ export class Printer {
     if (failure.silent) return;
     if (!this.options.json) return this.error(failure.message, failure.hint);
     const { code, exitCode, message, hint } = failure;
-    this.#write(this.io.stderr, JSON.stringify({ error: { code, exit_code: exitCode, message, hint: hint ?? null } }) + "\n");
+    // The message and hint are words for people, quoting the service or a file: as a terminal may show them.
+    const error = { code, exit_code: exitCode, message: terminalText(message), hint: hint === undefined ? null : terminalText(hint) };
+    this.#write(this.io.stderr, terminalJson({ error }) + "\n");
   }
 
   /** Diagnostics for --verbose. Callers must pass text that is already free of secrets. */
   debug(text: string): void {
-    if (this.options.verbose) this.#write(this.io.stderr, this.style("dim", text) + "\n");
+    if (this.options.verbose) this.#write(this.io.stderr, this.style("dim", terminalText(text)) + "\n");
   }
 
   #write(stream: NodeJS.WritableStream, text: string): void {

@@ -1,3 +1,4 @@
+import { terminalText } from "../ansi.js";
 import type { Printer } from "./printer.js";
 import type { Env } from "./io.js";
 
@@ -44,7 +45,9 @@ export async function createProgress(printer: Printer, env: Env): Promise<Progre
   let shownAt = -Infinity;
   return {
     live: true,
-    update(text) {
+    update(update) {
+      // Written straight to the terminal, as the printer's notes are: a task's fields or a file's name may be in it.
+      const text = terminalText(update, { singleLine: true });
       if (text === spinner.text) return;
       spinner.text = text;
       // Shown at once the first time, then at most every tenth of a second: ora itself redraws only on its next frame.

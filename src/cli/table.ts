@@ -1,3 +1,4 @@
+import { neutraliseFormula } from "../csv/write.js";
 import { boxedTable, type TableColumn } from "../results/format-table.js";
 import type { Printer } from "./printer.js";
 
@@ -5,7 +6,7 @@ import type { Printer } from "./printer.js";
  * Prints rows as a boxed table that fits the terminal when stdout is one
  * (columns dropped or cells shortened with "…", never a wrapped row), and as
  * tab-separated lines (with a header line, every column) when it is piped, so
- * `cut` and `awk` work.
+ * `cut` and `awk` work, and a spreadsheet opening them runs no formula the service sent.
  */
 export function printTable(printer: Printer, columns: ReadonlyArray<string | TableColumn>, rows: ReadonlyArray<readonly string[]>): void {
   if (!printer.io.stdout.isTTY) {
@@ -18,5 +19,5 @@ export function printTable(printer: Printer, columns: ReadonlyArray<string | Tab
 }
 
 function tsvField(value: string): string {
-  return value.replace(/[\t\r\n]/g, " ");
+  return neutraliseFormula(value.replace(/[\t\r\n]/g, " "));
 }

@@ -36,6 +36,11 @@ export class IdentifierSet {
     return undefined;
   }
 
+  /** Whether `key` has been recorded. */
+  has(key: IdentifierKey): boolean {
+    return this.get(key) !== undefined;
+  }
+
   /** Records `key` as first seen on `line` and returns undefined, or returns the line it was first seen on. */
   firstLineOf(key: IdentifierKey, line: number): number | undefined {
     if (typeof key === "string") {

@@ -154,7 +154,10 @@ async function preparePass(
     const classifier = createRowClassifier(settings, (key) => spool.add(key));
     const summary = emptySummary();
     const idColumn = outputs.rejectsPath === undefined ? undefined : chooseIdColumn(rows.header?.fields, rows.columnCount, column.index);
-    rejects = outputs.rejectsPath === undefined ? undefined : await RejectsWriter.create(outputs.rejectsPath, idColumn?.label);
+    rejects =
+      outputs.rejectsPath === undefined
+        ? undefined
+        : await RejectsWriter.create(outputs.rejectsPath, { idLabel: idColumn?.label, safeCsv: options.safeCsv ?? false });
     const blockSettings = {
       delimiter: rows.format.delimiter,
       column: column.index,

@@ -54,6 +54,8 @@ export interface PrepareOptions {
   rejectsPath?: string;
   /** Or to this stream (stdout), once preparation is complete; it is not ended. */
   rejectsStream?: NodeJS.WritableStream;
+  /** --safe-csv: the rejected values that look like a formula get a `'` in front (see neutraliseFormula); default as read. */
+  safeCsv?: boolean;
   /**
    * Replace an uploadPath or rejectsPath that exists (a regular file, or a symbolic link:
    * the link itself). Whatever this says, neither may be the list itself, by any name;

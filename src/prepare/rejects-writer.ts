@@ -13,6 +13,8 @@ import type { AdmittedRow } from "./block-classifier.js";
  * the first after the header; the last is rows_read), and the last column, headed
  * `source:` and the source column's name, that column's cell (see chooseIdColumn), so a
  * person can find the record. The first four columns stay first and in this order.
+ * With `safeCsv` every cell that would start a formula is neutralised (the source's cells
+ * can; bulkcheck's own words never do).
  */
 export class RejectsWriter {
   private rows: string[][] = [];
@@ -22,6 +24,7 @@ export class RejectsWriter {
     path: string,
     private readonly out: WriteStream,
     private readonly withId: boolean,
+    private readonly verbatim: boolean,
   ) {
     out.on("error", (error) => {
       this.failure = asOutputWriteError(error, path);
@@ -29,10 +32,12 @@ export class RejectsWriter {
   }
 
   /** `idLabel`: the name of the source column that identifies a record; none for a list of one column. */
-  static async create(path: string, idLabel?: string): Promise<RejectsWriter> {
+  static async create(path: string, options: { idLabel: string | undefined; safeCsv: boolean }): Promise<RejectsWriter> {
     const handle = await openOutput(path, "rejects file");
-    const writer = new RejectsWriter(path, handle.createWriteStream(), idLabel !== undefined);
-    writer.out.write(csvText([["line", "value", "class", "reason", "record", ...(idLabel === undefined ? [] : [`source:${idLabel}`])]]));
+    const { idLabel } = options;
+    const writer = new RejectsWriter(path, handle.createWriteStream(), idLabel !== undefined, !options.safeCsv);
+    const header = ["line", "value", "class", "reason", "record", ...(idLabel === undefined ? [] : [`source:${idLabel}`])];
+    writer.out.write(csvText([header], { verbatim: writer.verbatim }));
     return writer;
   }
 
@@ -46,7 +51,7 @@ export class RejectsWriter {
   async flush(): Promise<void> {
     if (this.failure) throw this.failure;
     if (this.rows.length === 0) return;
-    const text = csvText(this.rows);
+    const text = csvText(this.rows, { verbatim: this.verbatim });
     this.rows = [];
     if (!this.out.write(text)) await this.settled("drain");
   }

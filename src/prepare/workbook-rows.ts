@@ -172,7 +172,7 @@ function worksheetPart(workbook: Workbook, sheet: WorkbookSheet): string {
 function recordOfRow(row: SheetRow): SourceRecord {
   const fields = row.fields;
   for (let i = 0; i < fields.length; i++) fields[i] ??= "";
-  return { line: row.number, fields, raw: delimitedLine(fields, ",").slice(0, -1) };
+  return { line: row.number, fields, raw: delimitedLine(fields, ",", true).slice(0, -1) };
 }
 
 function blankRecord(line: number): SourceRecord {

@@ -135,8 +135,10 @@ export class AtomicFile {
       await file.commit();
       return value;
     } catch (error) {
+      // Explained before the discard, whose destroying of a stream with writes pending is no failure of the file.
+      const explained = file.explain(error);
       await file.discard();
-      throw file.explain(error);
+      throw explained;
     }
   }
 

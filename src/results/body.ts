@@ -31,13 +31,21 @@ export interface BodyOptions extends ZipLimits {
   signal?: AbortSignal;
 }
 
-/** Stops with ZIP_TOO_LARGE once more than `max` bytes have gone by. */
-async function* capped(chunks: AsyncIterable<Buffer>, max: number): AsyncGenerator<Buffer> {
+/**
+ * Stops once more than `max` bytes of a result have gone by: results are written to
+ * disk as they arrive (a zip spooled, a CSV written out or staged), so an endless body
+ * would fill it.
+ * @throws ResultFileError `ZIP_TOO_LARGE` for a zip, `RESULT_TOO_LARGE` for anything else.
+ */
+export async function* capped(chunks: AsyncIterable<Buffer>, max: number, zipped = false): AsyncGenerator<Buffer> {
   let total = 0;
   for await (const chunk of chunks) {
     total += chunk.length;
     if (total > max) {
-      throw new ResultFileError("ZIP_TOO_LARGE", `The zipped result is larger than ${max} bytes.`);
+      throw new ResultFileError(
+        zipped ? "ZIP_TOO_LARGE" : "RESULT_TOO_LARGE",
+        `The ${zipped ? "zipped result" : "result"} is larger than ${max} bytes, more than bulkcheck takes from a result; nothing was written.`,
+      );
     }
     yield chunk;
   }
@@ -53,7 +61,7 @@ export async function openResultBody(source: Readable, options: BodyOptions): Pr
   const rest = source[Symbol.asyncIterator]();
   const head = await readHead(rest, (_chunk, total) => total >= ZIP_MAGIC.length);
   if (!isZipMagic(head)) {
-    const stream = Readable.from(prefixed(head, rest), { objectMode: false });
+    const stream = Readable.from(capped(prefixed(head, rest), options.maxUncompressedBytes), { objectMode: false });
     return {
       container: "csv",
       stream,
@@ -67,7 +75,7 @@ export async function openResultBody(source: Readable, options: BodyOptions): Pr
   options.temps.add(options.spoolPath);
   try {
     await pipeline(
-      capped(prefixed(head, rest), options.maxUncompressedBytes),
+      capped(prefixed(head, rest), options.maxUncompressedBytes, true),
       createWriteStream(options.spoolPath, { flags: "wx", mode: 0o600 }),
       {
         signal: options.signal,

@@ -16,17 +16,27 @@ export type ResultFileErrorCode =
   | "HEADER_NO_IDENTIFIER"
   | "ROW_TOO_WIDE"
   | "COLUMNS_DIFFER" // a later task's result has a column the first one did not
-  | "CELL_TOO_LONG"; // a value longer than an Excel cell holds, for xlsx output
+  | "CELL_TOO_LONG" // a value longer than an Excel cell holds, for xlsx output
+  | "RESULT_TOO_LARGE" // a CSV result larger than the cap on what a result may hold
+  // The rules of result-rules.ts:
+  | "COUNTS_OVER_TOTAL" // the task's success_cnt and failure_cnt add up to more than its total
+  | "ROWS_OVER_TOTAL"
+  | "IDENTIFIER_INVALID" // not 1 to 15 digits with the country code
+  | "IDENTIFIER_REPEATED" // a second row for one identifier in a task's result
+  | "IDENTIFIER_NOT_UPLOADED"; // a number that was not uploaded to the task
 
 /**
- * The service's result file is unusable as sent. Kind `unexpected`: nothing the user
- * typed is wrong, and downloading again rarely helps, so the hint says what to report.
+ * The service's result file is unusable as sent, or breaks the rules of what a result
+ * may contain (result-rules.ts): it is refused whole and nothing is written from it.
+ * Kind `input` (exit 3), the service's input refused: nothing the user typed is wrong
+ * and it is no bug of bulkcheck's, and downloading again rarely helps, so the hint says
+ * what to report.
  */
 export class ResultFileError extends BulkcheckError {
   readonly code: ResultFileErrorCode;
 
   constructor(code: ResultFileErrorCode, message: string, details: ErrorDetails = {}) {
-    super("unexpected", message, {
+    super("input", message, {
       hint: "Nothing was written. Note the task id and report the result file to the service.",
       ...details,
     });

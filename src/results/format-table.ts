@@ -1,7 +1,7 @@
 import { createRequire } from "node:module";
 import type TableConstructor from "cli-table3";
 import type stringWidthFunction from "string-width";
-import { styled } from "../ansi.js";
+import { styled, terminalText } from "../ansi.js";
 import { count } from "../format-count.js";
 
 export interface TableRenderOptions {
@@ -116,11 +116,19 @@ export function boxedTable(
   Table ??= require("cli-table3") as typeof TableConstructor;
   stringWidth ??= require("string-width") as typeof stringWidthFunction;
   const measure = stringWidth;
-  const specs: TableColumn[] = columns.map((column) => (typeof column === "string" ? { header: column } : column));
-  const cells = rows.map((row) => row.map((cell, index) => (specs[index]?.count && /^\d+$/.test(cell) ? count(Number(cell)) : cell)));
+  // A boxed table is for a terminal, and its cells and headers are the service's or a file's text.
+  const specs: TableColumn[] = columns
+    .map((column) => (typeof column === "string" ? { header: column } : column))
+    .map((spec) => ({ ...spec, header: cellText(spec.header) }));
+  const cells = rows.map((row) =>
+    specs.map((spec, index) => {
+      const cell = row[index] ?? "";
+      return cellText(spec.count && /^\d+$/.test(cell) ? count(Number(cell)) : cell);
+    }),
+  );
   const { shown, widths } = fitColumns(
     specs.map((spec, index) => ({
-      natural: Math.max(measure(spec.header), ...cells.map((row) => measure(row[index] ?? ""))),
+      natural: Math.max(measure(spec.header), ...cells.map((row) => measure(row[index]!))),
       dropOrder: spec.dropOrder,
       whole: spec.whole,
     })),
@@ -131,14 +139,18 @@ export function boxedTable(
     return options.colour ? styled("bold", styled("cyan", text)) : text;
   });
   const table = new Table({ head, chars: NO_ROW_LINES, style: { head: [], border: [] } });
-  for (const row of cells) table.push(shown.map((index, position) => shorten(row[index] ?? "", widths[position]!, measure)));
+  for (const row of cells) table.push(shown.map((index, position) => shorten(row[index]!, widths[position]!, measure)));
   const [top = "", header = "", ...rest] = table.toString().split("\n");
   return [top, header, top.replace("┌", "├").replaceAll("┬", "┼").replace("┐", "┤"), ...rest].join("\n");
 }
 
-/** `text` cut to `width` display columns, ending in "…" when cut. */
-function shorten(text: string, width: number, measure: (text: string) => number): string {
-  const flat = text.replace(/[\r\n\t]/g, " ");
+/** A cell as a terminal may show it: on one line, every control character a visible escape (see terminalText). */
+function cellText(text: string): string {
+  return terminalText(text.replace(/[\r\n\t]/g, " "), { singleLine: true });
+}
+
+/** `text` (a cell's text, see cellText) cut to `width` display columns, ending in "…" when cut. */
+function shorten(flat: string, width: number, measure: (text: string) => number): string {
   if (measure(flat) <= width) return flat;
   let cut = "";
   for (const char of flat) {

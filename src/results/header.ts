@@ -1,5 +1,6 @@
 import { CARRIER_COLUMNS, SIGNAL_COLUMNS, resultColumns, type ServiceType } from "../spec/products.js";
 import { ResultFileError } from "./errors.js";
+import { quoted } from "./result-rules.js";
 
 /**
  * Header handling for result files. The spec shows neither the column order nor
@@ -66,7 +67,7 @@ export function sourceLayout(firstRow: readonly string[], serviceType: ServiceTy
     columns.push(known !== undefined && !columns.includes(known) ? known : nameExtra(text));
   });
   if (hasHeader && !columns.includes("identifier")) {
-    throw new ResultFileError("HEADER_NO_IDENTIFIER", `The result file's header has no identifier column (found: ${firstRow.join(", ")}).`);
+    throw new ResultFileError("HEADER_NO_IDENTIFIER", `The result file's header has no identifier column (found: ${namesOf(firstRow)}).`);
   }
   return { hasHeader, columns, extras, missing: spec.filter((name) => !columns.includes(name)) };
 }
@@ -87,10 +88,16 @@ export function projection(source: readonly string[], output: readonly string[])
   if (unknown.length > 0) {
     throw new ResultFileError(
       "COLUMNS_DIFFER",
-      `A result file has column(s) ${unknown.join(", ")} that the first result did not; they cannot be merged into one output.`,
+      `A result file has column(s) ${namesOf(unknown)} that the first result did not; they cannot be merged into one output.`,
     );
   }
   return output.map((name) => source.indexOf(name));
+}
+
+/** Column names from the service, quoted in a message: each on one line and short, and not too many of them. */
+function namesOf(names: readonly string[]): string {
+  const shown = names.slice(0, 10).map((name) => quoted(name));
+  return names.length > shown.length ? `${shown.join(", ")} and ${names.length - shown.length} more` : shown.join(", ");
 }
 
 /** Puts a source row's fields in output order; fields the source lacks (or a short row omits) are empty. */

@@ -1,12 +1,15 @@
 import type { Writable } from "node:stream";
 import { once } from "node:events";
 import { byteOrderMark, encodeText } from "../csv/encodings.js";
-import { csvText } from "../csv/write.js";
+import { csvText, sourceRecordText, type VerbatimCells } from "../csv/write.js";
 import type { SourceRecord } from "../csv/record-reader.js";
 import { openRows, type RowSource } from "../prepare/row-reader.js";
 import { createRowClassifier } from "../prepare/row-classifier.js";
 import type { PreparationSettings } from "../prepare/settings.js";
 import type { RowClass } from "../prepare/classify.js";
+import { identifierKey } from "../prepare/identifier-key.js";
+import { IdentifierSet } from "../prepare/identifier-set.js";
+import { ResultFileError } from "./errors.js";
 import type { SummaryTable } from "./format-xlsx.js";
 
 /** What each source row became, in the `bulkcheck_status` column. */
@@ -27,6 +30,18 @@ export interface JoinInput {
   signal?: AbortSignal;
   /** `csv` (the default): the source's own text format; `xlsx`: an Excel workbook. */
   format?: "csv" | "xlsx";
+  /**
+   * --safe-csv: the source's own cells that would start a formula get a `'` in front,
+   * as the result's cells always do; by default the source comes back as it was.
+   */
+  safeCsv?: boolean;
+  /**
+   * The tasks whose results these are, when the source is exactly the list they were
+   * prepared from (unchanged, same libphonenumber-js): its kept rows are then the numbers
+   * uploaded, and a result row that is none of them breaks the rules (result-rules.ts).
+   * Absent: not checked.
+   */
+  uploadedBy?: readonly string[];
   /** For `xlsx`: the Summary sheet's tables, given the join's counts (default: the rows by status). */
   summarySheet?: (summary: JoinSummary) => readonly SummaryTable[];
 }
@@ -70,7 +85,7 @@ export interface JoinSource {
  * so the result columns are named.
  */
 export async function joinResults(input: JoinInput): Promise<JoinSummary> {
-  const { source, summary } = await openJoinSource(input);
+  const { source, summary, uploadedFound } = await openJoinSource(input);
   try {
     if (input.format === "xlsx") {
       const { joinWorkbook } = await import("./join-xlsx.js");
@@ -81,10 +96,31 @@ export async function joinResults(input: JoinInput): Promise<JoinSummary> {
   } finally {
     await source.rows.close();
   }
+  if (input.uploadedBy) checkAllUploaded(input.results.byIdentifier, uploadedFound, input.uploadedBy, input.sourcePath);
   return summary;
 }
 
-async function openJoinSource(input: JoinInput): Promise<{ source: JoinSource; summary: JoinSummary }> {
+/**
+ * Refuses results with rows for numbers that were not uploaded: identifiers no kept
+ * row of the source found (`uploadedFound`). The caller discards what was written.
+ * @throws ResultFileError `IDENTIFIER_NOT_UPLOADED`.
+ */
+function checkAllUploaded(
+  results: ReadonlyMap<string, unknown>,
+  uploadedFound: IdentifierSet,
+  taskIds: readonly string[],
+  sourcePath: string,
+): void {
+  if (uploadedFound.size === results.size) return;
+  const strangers = [...results.keys()].filter((identifier) => !uploadedFound.has(identifierKey(identifier)));
+  throw new ResultFileError(
+    "IDENTIFIER_NOT_UPLOADED",
+    `${strangers.length} of the ${results.size} rows in the result of ${taskIds.map((id) => `task ${id}`).join(", ")} ` +
+      `have an identifier that is none of the numbers uploaded from ${sourcePath} (the first: ${strangers[0]}).`,
+  );
+}
+
+async function openJoinSource(input: JoinInput): Promise<{ source: JoinSource; summary: JoinSummary; uploadedFound: IdentifierSet }> {
   const { settings } = input;
   const rows = await openRows(
     input.sourcePath,
@@ -105,12 +141,15 @@ async function openJoinSource(input: JoinInput): Promise<{ source: JoinSource; s
     addedColumns,
     prefix,
   };
+  /** The identifiers of results that a kept row (an uploaded number) found. */
+  const uploadedFound = new IdentifierSet();
   async function* joined(): AsyncGenerator<JoinedRow[], void, undefined> {
     for await (const batch of rows.batches()) {
       input.signal?.throwIfAborted();
       yield batch.map((record) => {
         const outcome = classifier.classify(record.fields[settings.column.index] ?? "", record.line);
         const found = outcome.identifier === undefined ? undefined : input.results.byIdentifier.get(outcome.identifier);
+        if (found && outcome.class === "kept") uploadedFound.firstLineOf(identifierKey(outcome.identifier!), record.line);
         const status: JoinStatus = outcome.class === "kept" ? (found ? "checked" : "no_result") : outcome.class;
         const matched = outcome.class === "kept" || outcome.class === "duplicate";
         summary.rows++;
@@ -120,7 +159,7 @@ async function openJoinSource(input: JoinInput): Promise<{ source: JoinSource; s
     }
   }
   const source = { rows, added: addedColumns, width: rows.header?.fields.length ?? rows.columnCount, joined };
-  return { source, summary };
+  return { source, summary, uploadedFound };
 }
 
 /**
@@ -141,28 +180,38 @@ export function defaultHeader(rows: RowSource): string[] {
   return rows.format.kind === "txt" ? ["phone"] : Array.from({ length: rows.columnCount }, (_, i) => `column_${i + 1}`);
 }
 
-/** The join as text: a text source's records written back unchanged, in its encoding (see joinResults). */
+/**
+ * The join as text: a text source's records written back unchanged, in its encoding
+ * (see joinResults), and the added columns neutralised where a value would start a
+ * formula (the service's values never are one).
+ */
 async function joinText({ rows, added, width, joined }: JoinSource, input: JoinInput): Promise<void> {
   const { encoding } = input.settings;
   const delimiter = rows.format.delimiter ?? ",";
   const plainList = rows.format.kind === "txt";
   // Quoted like the source: every field when its header quotes every field, otherwise only where needed.
   const csv = { delimiter, lineEnd: rows.lineEnding, quoteAll: Boolean(rows.header && isFullyQuoted(rows.header.raw, delimiter)) };
-  const fields = (values: readonly string[]) => csvText([values], csv);
+  const fields = (values: readonly string[], verbatim: VerbatimCells = false) => csvText([values], { ...csv, verbatim });
+  const safe = Boolean(input.safeCsv);
   // The source's rows go back in the encoding they came in, so its own columns are byte for byte what they were.
   const write = async (text: string | Buffer) => {
     const bytes = typeof text === "string" ? encodeText(text, encoding) : text;
     if (!input.out.write(bytes)) await once(input.out, "drain", { signal: input.signal });
   };
   await write(byteOrderMark(encoding));
-  await write(rows.header ? rows.header.raw + delimiter + fields(added) : fields([...defaultHeader(rows), ...added]));
+  await write(
+    rows.header ? sourceRecordText(rows.header, safe, csv) + delimiter + fields(added) : fields([...defaultHeader(rows), ...added]),
+  );
   for await (const batch of joined()) {
     let text = "";
     for (const { record, tail } of batch) {
       // A plain list's line is a value to quote; a CSV record's text (a sheet row's, as CSV) is written back unchanged.
       text += plainList
-        ? fields([record.raw, ...tail])
-        : record.raw + delimiter.repeat(Math.max(0, width - Math.max(1, record.fields.length))) + delimiter + fields(tail);
+        ? fields([record.raw, ...tail], (column) => column === 0 && !safe)
+        : sourceRecordText(record, safe, csv) +
+          delimiter.repeat(Math.max(0, width - Math.max(1, record.fields.length))) +
+          delimiter +
+          fields(tail);
     }
     await write(text);
   }

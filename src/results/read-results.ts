@@ -33,6 +33,15 @@ export async function* readResults(
   }
 }
 
+/**
+ * Reads one result through the rules of result-rules.ts, keeping nothing: for a result
+ * fetched now and written out later, checked while what its task was given is known.
+ * @throws ResultFileError when the result is unusable or breaks the rules.
+ */
+export async function checkResult(source: ResultSource, options: { serviceType: ServiceType; signal?: AbortSignal }): Promise<void> {
+  for await (const _row of readResults([source], options));
+}
+
 /** identifier → the rest of its result row; what the join holds in memory (and nothing else). */
 export async function resultMap(
   rows: AsyncIterable<readonly string[]>,

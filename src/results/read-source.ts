@@ -4,6 +4,7 @@ import { RecordReader, type SourceRecord } from "../csv/record-reader.js";
 import type { ServiceType } from "../spec/products.js";
 import { ResultFileError } from "./errors.js";
 import { copyPlainLines, plainLines } from "./plain-lines.js";
+import type { ResultRowRules } from "./result-rules.js";
 import type { SourceSummary } from "./result-table.js";
 import { SourceRows, adoptFirstRecord, isIdentity, type OutputHeader } from "./source-rows.js";
 import { textPieces } from "./source-text.js";
@@ -17,6 +18,8 @@ export interface SourceReading {
   header: OutputHeader;
   serviceType: ServiceType;
   tally?: RowTally;
+  /** What each of its rows must keep to. */
+  rules: ResultRowRules;
   /** Copy plain lines through as CSV text where the source allows (only for CSV output). */
   passthrough: boolean;
 }
@@ -43,7 +46,7 @@ export async function* sourceParts(bytes: Readable, reading: SourceReading): Asy
       }
       const { shape, fixedHeader } = adoptFirstRecord(fields, reading.summary, reading.header, reading.serviceType);
       if (fixedHeader) yield { rows: [fixedHeader] };
-      rows = new SourceRows(reading.label, shape, reading.summary, reading.tally);
+      rows = new SourceRows(reading.label, shape, reading.summary, reading.rules, reading.tally);
       if (!shape.hasHeader) out.push(rows.accept(fields));
     }
     if (out.length > 0) yield { rows: out };
@@ -60,6 +63,7 @@ export async function* sourceParts(bytes: Readable, reading: SourceReading): Asy
     }
   }
   yield* arranged(readRecords(() => reader.end(), reading.label));
+  reading.rules.finish();
 }
 
 function readRecords(read: () => SourceRecord[], label: string): SourceRecord[] {

@@ -2,6 +2,7 @@ import { addAbortSignal, type Readable } from "node:stream";
 import { resultColumns, type ServiceType } from "../spec/products.js";
 import { openResultBody } from "./body.js";
 import { sourceParts } from "./read-source.js";
+import { checkTaskCounts, ResultRowRules, type TaskCounts, type UploadedIdentifiers } from "./result-rules.js";
 import type { OutputHeader } from "./source-rows.js";
 import type { RowsPart, TablePart } from "./table-part.js";
 import type { RowTally, SignalCounts } from "./tally.js";
@@ -16,6 +17,10 @@ export interface ResultSource {
   expectedRows?: number;
   /** Names the source in messages and the summary, e.g. the task id. */
   label?: string;
+  /** The task whose result this is, as last checked: its counts bound what the result may hold (see result-rules.ts). */
+  task?: TaskCounts;
+  /** The identifiers uploaded to that task, where they are known: every row's identifier must be one of them. */
+  uploaded?: UploadedIdentifiers;
 }
 
 /** What reading one source found. */
@@ -58,7 +63,11 @@ export interface TableContext extends ZipLimits {
  * With `passthrough` (for CSV output only), plain lines of a source whose columns already
  * are the output's are copied through as CSV text (`CsvPart`) instead of being parsed;
  * that CSV is byte-identical to what rendering the parsed rows would give.
- * @throws ResultFileError for an unusable file; InterruptedError is the caller's mapping of an abort.
+ *
+ * Every source keeps the rules of result-rules.ts: each task's counts are checked
+ * before any source is opened, and each row as it is read.
+ * @throws ResultFileError for an unusable file, or one that breaks the rules;
+ *   InterruptedError is the caller's mapping of an abort.
  */
 export function resultParts(sources: readonly ResultSource[], context: TableContext, passthrough?: false): AsyncGenerator<RowsPart>;
 export function resultParts(sources: readonly ResultSource[], context: TableContext, passthrough: true): AsyncGenerator<TablePart>;
@@ -68,6 +77,7 @@ export async function* resultParts(
   passthrough = false,
 ): AsyncGenerator<TablePart> {
   const header: OutputHeader = {};
+  for (const source of sources) if (source.task) checkTaskCounts(source.task);
   for (const [index, source] of sources.entries()) {
     context.signal?.throwIfAborted();
     const label = source.label ?? `result ${index + 1}`;
@@ -95,7 +105,15 @@ export async function* resultParts(
     if (signal) summary.signal = signal;
     context.sources.push(summary);
     try {
-      yield* sourceParts(body.stream, { label, summary, header, serviceType: context.serviceType, tally: context.tally, passthrough });
+      yield* sourceParts(body.stream, {
+        label,
+        summary,
+        header,
+        serviceType: context.serviceType,
+        tally: context.tally,
+        rules: new ResultRowRules(label, source.task, source.uploaded),
+        passthrough,
+      });
     } finally {
       await body.close();
     }

@@ -3,6 +3,7 @@ import type { ServiceType } from "../spec/products.js";
 import { ResultFileError } from "./errors.js";
 import { arrangeRow, outputColumns, projection, sourceLayout } from "./header.js";
 import type { SourceSummary } from "./result-table.js";
+import type { ResultRowRules } from "./result-rules.js";
 import type { RowTally } from "./tally.js";
 
 /** How one source's records map onto the output. */
@@ -48,9 +49,10 @@ export function isIdentity(shape: RowShape): boolean {
 }
 
 /**
- * Checks, counts, tallies and arranges the data rows of one source, in order. Both
- * the general path (parsed records) and the fast case (plain lines read by their
- * commas, see copyPlainLines) go through here, so they count and fail alike.
+ * Checks (its width, and the rules of result-rules.ts), counts, tallies and arranges
+ * the data rows of one source, in order. Both the general path (parsed records) and
+ * the fast case (plain lines read by their commas, see copyPlainLines) go through
+ * here, so they count and fail alike. The identifier is the output's first column.
  */
 export class SourceRows {
   /** The output columns a row is tallied by (RowTally.columns), ascending; none without a tally. */
@@ -60,6 +62,7 @@ export class SourceRows {
     readonly label: string,
     readonly shape: RowShape,
     readonly summary: SourceSummary,
+    private readonly rules: ResultRowRules,
     private readonly tally?: RowTally,
   ) {
     this.tallied = tally?.columns ?? [];
@@ -67,32 +70,35 @@ export class SourceRows {
 
   /**
    * A parsed data record as an output row.
-   * @throws ResultFileError `ROW_TOO_WIDE`.
+   * @throws ResultFileError `ROW_TOO_WIDE`, or for a row that breaks the rules.
    */
   accept(record: readonly string[]): string[] {
-    this.#count(record.length);
     const row = arrangeRow(record, this.shape.indexes);
+    this.#count(record.length, row[0]!, 0, row[0]!.length);
     this.tally?.add(row);
     return row;
   }
 
   /**
-   * Counts a data line of an identity-shaped source known by its field count and the
-   * values of its `tallied` columns, in order.
-   * @throws ResultFileError `ROW_TOO_WIDE`.
+   * Counts a data line of an identity-shaped source known by its field count, where its
+   * identifier is in `text` (from `identifierStart` to `identifierEnd`), and the values
+   * of its `tallied` columns, in order.
+   * @throws ResultFileError `ROW_TOO_WIDE`, or for a row that breaks the rules.
    */
-  acceptPlain(fieldCount: number, talliedValues: readonly string[]): void {
-    this.#count(fieldCount);
+  acceptPlain(fieldCount: number, talliedValues: readonly string[], text: string, identifierStart: number, identifierEnd: number): void {
+    this.#count(fieldCount, text, identifierStart, identifierEnd);
     this.tally?.addValues(talliedValues);
   }
 
-  #count(fieldCount: number): void {
+  #count(fieldCount: number, text: string, identifierStart: number, identifierEnd: number): void {
+    const row = this.summary.rows + 1;
     if (fieldCount > this.shape.width) {
       throw new ResultFileError(
         "ROW_TOO_WIDE",
-        `In the result of ${this.label}, data row ${count(this.summary.rows + 1)} has ${count(fieldCount)} fields; the first row has ${count(this.shape.width)}.`,
+        `In the result of ${this.label}, data row ${count(row)} has ${count(fieldCount)} fields; the first row has ${count(this.shape.width)}.`,
       );
     }
-    this.summary.rows += 1;
+    this.rules.accept(row, text, identifierStart, identifierEnd);
+    this.summary.rows = row;
   }
 }

@@ -1,4 +1,5 @@
 import { count } from "../format-count.js";
+import { terminalText } from "../ansi.js";
 import type { ServiceType } from "../spec/products.js";
 import { RowCountMismatchError } from "./errors.js";
 import type { OutputFormat } from "./render.js";
@@ -54,7 +55,10 @@ export function assertRowCounts(summary: ResultSummary): void {
 }
 
 function listValues(values: readonly ValueCount[]): string {
-  return values.map(({ value, count: n }) => `${value === "" ? "(empty)" : value} ${count(n)}`).join(", ");
+  // Carrier names from the service, quoted in a line for a person: on one line, escapes shown as text.
+  return values
+    .map(({ value, count: n }) => `${value === "" ? "(empty)" : terminalText(value, { singleLine: true })} ${count(n)}`)
+    .join(", ");
 }
 
 /** The summary as lines for a person (the CLI prints them on stderr); mismatches come last, as warnings. */

@@ -23,7 +23,7 @@ export interface ResultWriteOptions {
   signal?: AbortSignal;
   /** Rows expected across all sources (sum of `success_cnt`); a difference is reported in `mismatches`. */
   expectedRows?: number;
-  /** Largest uncompressed CSV accepted from a zip (default 4 GiB). */
+  /** Largest CSV accepted, from a zip (uncompressed) or not (default 4 GiB). */
   maxUncompressedBytes?: number;
   /** Largest compression ratio accepted for a zip entry over 1 MiB (default 200). */
   maxCompressionRatio?: number;

@@ -1,9 +1,9 @@
 /**
- * Bounds on what a zip entry may expand to, for result zips and for the parts of an Excel
+ * Bounds on what a result may hold and a zipped one expand to, and on the parts of an Excel
  * workbook alike; apart from zip.ts so that naming them does not load yauzl.
  */
 export interface ZipLimits {
-  /** Largest uncompressed entry accepted (for a result: the CSV, and the largest zip spooled). */
+  /** Largest CSV accepted, zipped (uncompressed) or not, and largest zip spooled; for a workbook, its largest part. */
   maxUncompressedBytes: number;
   /** Largest uncompressed/compressed ratio accepted for entries over 1 MiB; deflate tops out near 1032. */
   maxCompressionRatio: number;

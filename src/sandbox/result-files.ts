@@ -25,6 +25,9 @@ export interface ResultSource {
   prepared: Prepared;
 }
 
+/** The sandbox is the service: its result files hold the values as it made them. */
+const SERVED_AS_BUILT = { verbatim: true } as const;
+
 /** Rows written between two yields to the event loop (carrier rows cost ~30 µs each). */
 const ROWS_PER_TURN = 2_000;
 
@@ -88,10 +91,10 @@ export class ResultFiles {
     let rows: Array<readonly string[]> = [resultColumns(source.product)];
     for (const row of resultRows(this.seed, source.product, kept, this.noResultRate, { ordinal: source.ordinal, drift: this.drift })) {
       if (rows.push(row) < ROWS_PER_TURN) continue;
-      yield csvText(rows);
+      yield csvText(rows, SERVED_AS_BUILT);
       rows = [];
       await yieldToLoop(undefined, { signal: this.signal });
     }
-    yield csvText(rows);
+    yield csvText(rows, SERVED_AS_BUILT);
   }
 }

@@ -75,7 +75,10 @@ export function readUpload(req: IncomingMessage, limits: UploadLimits): Promise<
       }
     });
 
+    const malformed = (error: Error): void => reject(ApiCode.UNSUPPORTED_OR_CONFLICT, `malformed multipart body: ${error.message}`);
     parser.on("file", (name: string, stream: Readable, info: busboy.FileInfo) => {
+      // A body that ends inside a file part fails the part's own stream ("Unexpected end of form"), not only the parser.
+      stream.on("error", malformed);
       if (settled) return void stream.resume();
       if (name !== "file")
         return reject(ApiCode.UNSUPPORTED_OR_CONFLICT, `unexpected file part "${name.slice(0, 32)}": send the list as "file"`);
@@ -100,7 +103,7 @@ export function readUpload(req: IncomingMessage, limits: UploadLimits): Promise<
       });
     });
 
-    parser.on("error", (error: Error) => reject(ApiCode.UNSUPPORTED_OR_CONFLICT, `malformed multipart body: ${error.message}`));
+    parser.on("error", malformed);
     parser.on("close", () => {
       if (settled) return;
       if (!product) return reject(ApiCode.UNSUPPORTED_OR_CONFLICT, "service_type is required");

@@ -64,6 +64,7 @@ export async function downloadResults(deps: DownloadDeps, taskIds: readonly stri
   const serviceType = productOf(checked);
   const sources = checked.map((task) => ({
     label: resultLabel(task.id),
+    task,
     ...(task.success_cnt === undefined ? {} : { expectedRows: task.success_cnt }),
     open: resultSource(deps, client, task, (fresh) => tasks.set(fresh.id, fresh)),
   }));

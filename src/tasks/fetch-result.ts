@@ -4,6 +4,7 @@ import type { ConnectionReason } from "../api/retry.js";
 import { classifyConnectionError } from "../api/transport.js";
 import type { ApiClient } from "../api/types.js";
 import { BulkcheckError, PendingError, ServiceUnavailableError, TaskFailedError } from "../errors.js";
+import { checkTaskCounts } from "../results/result-rules.js";
 import type { Task } from "../spec/task.js";
 import { retryFailedHint } from "./wait.js";
 
@@ -79,6 +80,8 @@ function assertDownloadable(task: Task): void {
     });
   }
   if (task.status === "processing") throw stillProcessing(task.id);
+  // Every check that would lead to its result, a restarted transfer's included.
+  checkTaskCounts(task);
 }
 
 /** A task asked for its result (or its numbers without one) before it has finished: exit 8, with how to wait for it. */

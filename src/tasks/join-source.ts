@@ -16,11 +16,12 @@ export interface JoinSourceOptions {
  * submit marks every row `no_result` while its numbers were checked and charged.
  * Refuses (exit 3) another path than the journalled one, and a journalled file
  * whose content changed since the submit, unless `acceptChanged`.
+ * @returns whether the file is the one submitted, unchanged (its journalled fingerprint matches).
  */
 export async function checkJoinSource(
   records: ReadonlyArray<{ id: string; record: JournalRecord }>,
   options: JoinSourceOptions,
-): Promise<void> {
+): Promise<boolean> {
   const ids = records.map(({ id }) => id);
   const other = records.find(({ record }) => record.submit.source.path !== undefined && record.submit.source.path !== options.sourcePath);
   if (other) {
@@ -33,16 +34,18 @@ export async function checkJoinSource(
     );
   }
   const fingerprint = records.map(({ record }) => recordedFingerprint(record.submit.source)).find((found) => found !== undefined);
-  if (!fingerprint) return;
+  if (!fingerprint) return false;
   const changes = await sourceChanges(fingerprint, options.sourcePath);
   if (changes.length > 0)
     return refuseOrWarn(options, ids, `source changed since submit: ${options.sourcePath} (${changes.join(", ")})`, "");
+  return true;
 }
 
-function refuseOrWarn(options: JoinSourceOptions, ids: readonly string[], what: string, alternative: string): void {
+/** Warns and returns false (the file is not the one submitted) with --force; refuses without. */
+function refuseOrWarn(options: JoinSourceOptions, ids: readonly string[], what: string, alternative: string): false {
   if (options.acceptChanged) {
     options.onWarning?.(`${what}; joining anyway (--force): rows whose numbers differ are marked no_result.`);
-    return;
+    return false;
   }
   throw new InputRejectedError(`${what}. Its rows would not match the results, so nothing was written.`, {
     hint: `The results are there to download without the join: bulkcheck download ${ids.join(" ")} -o results.csv\n${alternative ? `${alternative} p` : "P"}ass --force to join with this file as it is.`,

@@ -32,6 +32,8 @@ export interface JoinTarget {
   acceptChangedSource?: boolean;
   /** The written file's mode (default: kept from a file it replaces, else the umask's). */
   mode?: number;
+  /** --safe-csv: neutralise the source's formula-like cells too (the result's always are). */
+  safeCsv?: boolean;
 }
 
 export interface JoinOutcome {
@@ -44,11 +46,12 @@ export interface JoinOutcome {
 /**
  * Downloads the tasks' results (or reads the staged ones) into memory (identifier →
  * columns) and writes the source rows with the result columns beside them, reading the source with the
- * preparation settings the journal kept for these tasks.
+ * preparation settings the journal kept for these tasks. When the source is the list as
+ * it was uploaded (see SourcePreparation), every result row must be one of its numbers.
  */
 export async function joinTaskResults(deps: JoinDeps, ids: readonly string[], target: JoinTarget): Promise<JoinOutcome> {
   const { signal } = deps;
-  const settings = await preparationOf(deps, ids, target);
+  const { settings, reproducible } = await preparationOf(deps, ids, target);
   const client = await deps.client();
   const tasks = deps.staged ? [...deps.staged.tasks] : await Promise.all(ids.map((id) => client.checkTask(id)));
   const serviceType = productOf(tasks);
@@ -56,7 +59,7 @@ export async function joinTaskResults(deps: JoinDeps, ids: readonly string[], ta
     () =>
       resultMap(
         readResults(
-          tasks.map((task) => ({ label: resultLabel(task.id), open: resultSource(deps, client, task) })),
+          tasks.map((task) => ({ label: resultLabel(task.id), task, open: resultSource(deps, client, task) })),
           { serviceType, signal },
         ),
       ),
@@ -77,6 +80,8 @@ export async function joinTaskResults(deps: JoinDeps, ids: readonly string[], ta
       out,
       signal,
       format: target.format ?? "csv",
+      safeCsv: target.safeCsv ?? false,
+      ...(reproducible ? { uploadedBy: tasks.map((task) => task.id) } : {}),
       summarySheet: (joined) => [
         runTable({
           product: serviceType,
@@ -91,11 +96,18 @@ export async function joinTaskResults(deps: JoinDeps, ids: readonly string[], ta
   return { summary, serviceType, tasks };
 }
 
+/** How the tasks' list was prepared, and whether preparing the source again gives exactly what was uploaded. */
+interface SourcePreparation {
+  settings: PreparationSettings;
+  /** The journalled file, unchanged, prepared by this libphonenumber-js: its kept numbers are the ones uploaded. */
+  reproducible: boolean;
+}
+
 /**
  * The settings every task was prepared with, which must be the same for all of
  * them, once the source is known to be the list they were submitted from.
  */
-async function preparationOf(deps: JoinDeps, ids: readonly string[], target: JoinTarget): Promise<PreparationSettings> {
+async function preparationOf(deps: JoinDeps, ids: readonly string[], target: JoinTarget): Promise<SourcePreparation> {
   let settings: PreparationSettings | undefined;
   const records = [];
   const journalled = await deps.journal.records();
@@ -115,15 +127,16 @@ async function preparationOf(deps: JoinDeps, ids: readonly string[], target: Joi
     records.push({ id, record });
   }
   if (!settings) throw new UsageError("No task ids given.");
-  await checkJoinSource(records, {
+  const unchanged = await checkJoinSource(records, {
     sourcePath: target.sourcePath,
     acceptChanged: Boolean(target.acceptChangedSource),
     ...(deps.onWarning ? { onWarning: deps.onWarning } : {}),
   });
-  if (settings.libphonenumber.version !== LIBPHONENUMBER_VERSION) {
+  const sameLibrary = settings.libphonenumber.version === LIBPHONENUMBER_VERSION;
+  if (!sameLibrary) {
     deps.onWarning?.(
       `the list was prepared with libphonenumber-js ${settings.libphonenumber.version}, this is ${LIBPHONENUMBER_VERSION}: a few numbers may not match.`,
     );
   }
-  return settings;
+  return { settings, reproducible: unchanged && sameLibrary };
 }

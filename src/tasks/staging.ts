@@ -7,8 +7,14 @@ import { pipeline } from "node:stream/promises";
 import type { ApiClient } from "../api/types.js";
 import type { Journal, StagedEntry } from "../journal/journal.js";
 import { asOutputWriteError } from "../results/errors.js";
+import { capped } from "../results/body.js";
+import { checkResult } from "../results/read-results.js";
+import { uploadedIdentifiers } from "../results/result-rules.js";
 import { isRunning } from "../results/temp-files.js";
+import { DEFAULT_ZIP_LIMITS } from "../results/zip-limits.js";
+import type { ServiceType } from "../spec/products.js";
 import type { Task } from "../spec/task.js";
+import { resultLabel } from "./download.js";
 import { resultOpener, withTransferRetries } from "./fetch-result.js";
 import { fileSha256 } from "./file-sha256.js";
 import type { UploadResult } from "./submit.js";
@@ -55,17 +61,25 @@ export class Staging {
     return new Staging(dir, own, journal, now);
   }
 
-  /** Fetches a finished task's result into staging (whole or not at all), unless a staged copy still checks out. */
-  async stage(result: UploadResult, open: () => Promise<Readable>): Promise<"reused" | "fetched"> {
+  /**
+   * Fetches a finished task's result into staging (whole or not at all), unless a staged
+   * copy still checks out. `check` reads the file (the fetched one before it is kept, or
+   * the staged copy) and throws when it may not be used.
+   */
+  async stage(result: UploadResult, open: () => Promise<Readable>, check?: (path: string) => Promise<void>): Promise<"reused" | "fetched"> {
     const { task, upload } = result;
     const name = `part-${upload.index + 1}.result`;
     const path = join(this.own, name);
     this.#files.set(task.id, path);
-    if (await this.#reuse(task.id, path)) return "reused";
+    if (await this.#reuse(task.id, path)) {
+      await check?.(path);
+      return "reused";
+    }
     const temp = join(this.own, `.${name}.tmp`);
     let written: { bytes: number; sha256: string };
     try {
       written = await writeHashed(await open(), temp);
+      await check?.(temp);
       await rename(temp, path);
     } catch (error) {
       await rm(temp, { force: true });
@@ -128,6 +142,8 @@ export class Staging {
 
 export interface FetchDeps {
   client: Pick<ApiClient, "checkTask" | "openResult">;
+  /** The product the tasks were submitted for: how their results are read when checked. */
+  product: ServiceType;
   sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
   signal?: AbortSignal;
   /** A transfer broke midway and starts again with a fresh link. */
@@ -138,12 +154,20 @@ export interface FetchDeps {
 
 /**
  * Stages a task's result with the link of the check that saw it finished; a transfer
- * that breaks starts again with a fresh link (checked again), up to three times.
+ * that breaks starts again with a fresh link (checked again), up to three times. The
+ * part's upload file still exists here, so the result is checked against the numbers
+ * the task was given, as well as by every other rule (result-rules.ts), before it is kept.
  */
 export async function fetchToStaging(deps: FetchDeps, staging: Staging, result: UploadResult): Promise<"reused" | "fetched"> {
-  const { client, sleep, signal, onWait } = deps;
+  const { client, sleep, signal, onWait, product } = deps;
   const open = resultOpener(result.task, { client, sleep, signal, ...(onWait ? { onWait } : {}) });
-  return withTransferRetries(() => staging.stage(result, open), deps);
+  const uploaded = await uploadedIdentifiers(result.upload.path);
+  const check = (path: string) =>
+    checkResult(
+      { label: resultLabel(result.task.id), task: result.task, uploaded, open: () => Promise.resolve(createReadStream(path)) },
+      { serviceType: product, ...(signal ? { signal } : {}) },
+    );
+  return withTransferRetries(() => staging.stage(result, open, check), deps);
 }
 
 async function writeHashed(source: Readable, path: string): Promise<{ bytes: number; sha256: string }> {
@@ -152,6 +176,8 @@ async function writeHashed(source: Readable, path: string): Promise<{ bytes: num
   const handle = await open(path, "wx", 0o600);
   await pipeline(
     source,
+    // Staged before it is read: bounded as a download is (see capped).
+    (chunks: AsyncIterable<Buffer>) => capped(chunks, DEFAULT_ZIP_LIMITS.maxUncompressedBytes),
     async function* (chunks: AsyncIterable<Buffer>) {
       for await (const chunk of chunks) {
         hash.update(chunk);

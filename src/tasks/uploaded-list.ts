@@ -5,6 +5,7 @@ import { recordOfTask, type Journal, type JournalRecord } from "../journal/journ
 import { prepareList, type PrepareResult } from "../prepare/index.js";
 import type { PreparationSettings } from "../prepare/settings.js";
 import { readResults } from "../results/read-results.js";
+import { uploadedIdentifiers } from "../results/result-rules.js";
 import { canonicalServiceType, type ServiceType } from "../spec/products.js";
 import type { Task } from "../spec/task.js";
 import { resultLabel } from "./download.js";
@@ -56,7 +57,11 @@ export async function retryList(deps: UploadedListDeps, taskId: string, dir: str
   const lineage = retryLineage(records, taskId);
   const origin = taskOrigin(records, lineage.at(-1)!, task.product);
   const uploaded = await rebuildUploadedList(deps, records, lineage, origin, dir);
-  const retry = await writeWithoutResults(uploaded.path, resultRows(deps, task, origin.product), join(dir, "retry.txt"));
+  const retry = await writeWithoutResults(
+    uploaded.path,
+    await resultRows(deps, task, origin.product, uploaded.path),
+    join(dir, "retry.txt"),
+  );
   return { origin, uploadedCount: uploaded.count, retry, lineage };
 }
 
@@ -113,7 +118,7 @@ async function rebuildUploadedList(
   for (let step = lineage.length - 2; step >= 0; step--) {
     const [id, parentId] = [lineage[step]!, lineage[step + 1]!];
     const parent = await deps.client.checkTask(parentId);
-    const written = await writeWithoutResults(list.path, resultRows(deps, parent, origin.product), join(dir, `${id}.txt`));
+    const written = await writeWithoutResults(list.path, await resultRows(deps, parent, origin.product, list.path), join(dir, `${id}.txt`));
     if (!matches(written, recordOfTask(records, id)!.submit.chunk)) throw changedSince(sourcePath, id);
     list = written;
   }
@@ -131,9 +136,19 @@ function changedSince(sourcePath: string, taskId: string): InputRejectedError {
   });
 }
 
-/** A finished task's result rows; nothing for a failed task (none of its numbers has a result). */
-function resultRows(deps: UploadedListDeps, task: Task, product: ServiceType): AsyncIterable<readonly string[]> | undefined {
+/**
+ * A finished task's result rows; nothing for a failed task (none of its numbers has a
+ * result). The task's list is known here (`listPath`, rebuilt and checked against the
+ * upload's hash), so every row must be one of its numbers.
+ */
+async function resultRows(
+  deps: UploadedListDeps,
+  task: Task,
+  product: ServiceType,
+  listPath: string,
+): Promise<AsyncIterable<readonly string[]> | undefined> {
   if (task.status !== "success") return undefined;
   const open = () => openTaskResult(task.id, { client: deps.client, sleep: deps.sleep, signal: deps.signal });
-  return readResults([{ label: resultLabel(task.id), open }], { serviceType: product, signal: deps.signal });
+  const uploaded = await uploadedIdentifiers(listPath);
+  return readResults([{ label: resultLabel(task.id), open, task, uploaded }], { serviceType: product, signal: deps.signal });
 }

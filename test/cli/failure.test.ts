@@ -96,6 +96,11 @@ const EXAMPLES: Record<string, ReadonlyArray<[what: string, error: unknown]>> = 
   DestinationIsSourceError: [["-o onto the list being read", new DestinationIsSourceError("big.csv")]],
   DestinationNotReplaceableError: [["--force onto a FIFO", new DestinationNotReplaceableError("/tmp/fifo", lstatSync("/dev/null"))]],
   OutputWriteError: [["a full disk while writing -o", new OutputWriteError("/data/out.csv", "ENOSPC", undefined)]],
+  // The service's result file is refused (exit 3, like any input refused): unusable, or breaking the rules of what it may hold.
+  ResultFileError: [
+    ["a zip without a CSV", new ResultFileError("ZIP_NO_CSV", "no csv")],
+    ["200 rows for 20 numbers uploaded", new ResultFileError("IDENTIFIER_NOT_UPLOADED", "not uploaded")],
+  ],
   TimeoutExpiredError: [["--timeout ran out with a request in flight", new TimeoutExpiredError("took too long")]],
   RowCountMismatchError: [["--strict with too few rows", new RowCountMismatchError("2 rows; 3 expected")]],
   CsvSyntaxError: [["a list with an unclosed quote, as preparation words it", unreadableList("crm.csv", unclosedQuote(3))]],
@@ -109,8 +114,6 @@ const EXIT_1: Record<string, ReadonlyArray<[what: string, error: unknown]>> = {
   // The service answered something that is not an envelope: nobody but the service can fix it.
   ProtocolError: [["an unreadable answer", new ProtocolError("truncated")]],
   ResponseFormatError: [["truncated JSON with 200", new ResponseFormatError("truncated", 200, "application/json")]],
-  // The result file is unusable as sent: "report the result file to the service".
-  ResultFileError: [["a zip without a CSV", new ResultFileError("ZIP_NO_CSV", "no csv")]],
   // A 4xx without an envelope that is not "not found": an answer the client cannot read.
   HttpStatusError: [["a proxy's 400 page", new HttpStatusError("400", 400, undefined)]],
   // An envelope code the spec does not list.

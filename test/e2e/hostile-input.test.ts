@@ -250,7 +250,7 @@ describe("a service that answers garbage", () => {
     expect(readdirSync(e.dir).filter((name) => name.includes("results.csv"))).toEqual([]);
   });
 
-  it("ends a download whose result URL answers 200 with an HTML page with exit 1, writing nothing", async () => {
+  it("refuses a result URL answering 200 with an HTML page as a result file with exit 3, writing nothing", async () => {
     const page = "<!doctype html><html><body><h1>Oops</h1><p>Something went wrong.</p></body></html>\n";
     const standIn = await startStandIn({ result: { status: 200, headers: { "content-type": "text/html" }, body: page } });
     try {
@@ -258,7 +258,7 @@ describe("a service that answers garbage", () => {
       const out = await e.run(["download", "0123456789abcdef0123456789abcdef", "-o", "results.csv"], {
         env: { BULKCHECK_BASE_URL: standIn.url },
       });
-      expect(out.code, out.stderr).toBe(1);
+      expect(out.code, out.stderr).toBe(3);
       expect(errorLine(out)).toMatch(/result/i);
       expect(out.stderr).not.toContain("SECRETSIGNATURE");
       expect(existsSync(join(e.dir, "results.csv"))).toBe(false);

@@ -1,3 +1,4 @@
+import { connect } from "node:net";
 import { setTimeout as delay } from "node:timers/promises";
 import { afterEach, describe, expect, it } from "vitest";
 import type { SandboxState } from "../../src/sandbox/index.js";
@@ -41,6 +42,22 @@ async function submit(server: { url: string; key: string }, offset: number, idem
   return { status: response.status, retryAfter: response.headers.get("retry-after"), code: body.code, id: body.data.id };
 }
 
+/** Sends `body` as a multipart submit over a raw socket (so it can end anywhere) and returns the whole answer as text. */
+function rawSubmit(server: { url: string; key: string }, body: string): Promise<string> {
+  const { hostname, port } = new URL(server.url);
+  return new Promise((resolve, reject) => {
+    const socket = connect(Number(port), hostname);
+    let answer = "";
+    socket.on("data", (chunk: Buffer) => (answer += chunk.toString("utf8")));
+    socket.on("error", reject);
+    socket.on("close", () => resolve(answer));
+    socket.end(
+      `POST /api/v1/bulk-tasks HTTP/1.1\r\nhost: ${hostname}\r\nx-api-key: ${server.key}\r\n` +
+        `content-type: multipart/form-data; boundary=cut\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+    );
+  });
+}
+
 async function state(server: { url: string; key: string }): Promise<SandboxState> {
   const response = await fetch(`${server.url}/_sandbox/state`, { headers: { "x-api-key": server.key } });
   return ((await response.json()) as { data: SandboxState }).data;
@@ -76,6 +93,22 @@ describe("bulkcheck sandbox --max-unfinished and --max-in-flight", () => {
       held.release();
     }
     while ((await state(server)).stats.slots_in_flight > 0) await delay(10);
+    expect((await submit(server, 0)).code).toBe(0);
+  });
+
+  it("answers 40000 to a multipart body that ends in the middle of the file part, and stays up", async () => {
+    const server = await startServer([]);
+    const field = (name: string, value: string) => `--cut\r\ncontent-disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`;
+    const cut =
+      field("service_type", "number_validation_batch") +
+      field("country", "GB") +
+      '--cut\r\ncontent-disposition: form-data; name="file"; filename="numbers.txt"\r\ncontent-type: text/plain\r\n\r\n' +
+      "447400100001\n4474001";
+    const answer = await rawSubmit(server, cut);
+    expect(answer).toMatch(/^HTTP\/1\.1 400 /);
+    expect(answer).toContain('"code":40000');
+    expect(answer).toContain("malformed multipart body");
+    expect(await balance(server)).toBe(10_000_000);
     expect((await submit(server, 0)).code).toBe(0);
   });
 });

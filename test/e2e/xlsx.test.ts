@@ -182,7 +182,7 @@ describe("Excel output", () => {
     const service = await oneTaskService({
       body,
       contentType: "text/csv",
-      task: { product: "carrier_batch", success_cnt: hostile.length },
+      task: { product: "carrier_batch", total: hostile.length, success_cnt: hostile.length },
     });
     try {
       const e = await sandbox();

@@ -122,6 +122,54 @@ function recordFile(headers: IncomingHttpHeaders, bytes: Buffer, into: string[])
   parser.end(bytes);
 }
 
+/** How a tampering proxy changes what the sandbox sends. */
+export interface Tampering {
+  /** The task of a check that has finished (data of the envelope), as the CLI will see it. */
+  task?: (task: Record<string, unknown>) => Record<string, unknown>;
+  /** The result file's text (the sandbox serves CSV). */
+  result?: (csv: string) => string;
+}
+
+/**
+ * A service that keeps the spec's shapes but not its rules: a proxy in front of the
+ * sandbox that passes every request on, and rewrites a finished task's answer and its
+ * result file as `tamper` says. Result links are pointed at the proxy, so the result
+ * comes through it too (its signature still checks out at the sandbox).
+ */
+export async function tamperingProxy(target: string, tamper: Tampering): Promise<{ url: string; close: () => Promise<void> }> {
+  let url = "";
+  const server = createServer((req, res) => {
+    const body: Buffer[] = [];
+    req.on("data", (chunk: Buffer) => body.push(chunk));
+    req.on("end", () => {
+      const path = req.url ?? "/";
+      const upstream = request(target + path, { method: req.method, headers: req.headers }, (answer) => {
+        const parts: Buffer[] = [];
+        answer.on("data", (chunk: Buffer) => parts.push(chunk));
+        answer.on("end", () => {
+          let text = Buffer.concat(parts).toString("utf8");
+          if (req.method === "GET" && /^\/api\/v1\/bulk-tasks\/[0-9a-f]{32}$/.test(path)) {
+            const envelope = JSON.parse(text) as { code: number; data: Record<string, unknown> };
+            if (envelope.code === 0 && envelope.data.status === "success") {
+              const task = tamper.task ? tamper.task(envelope.data) : envelope.data;
+              if (typeof task.result_url === "string") task.result_url = task.result_url.replace(target, url);
+              text = JSON.stringify({ ...envelope, data: task });
+            }
+          } else if (path.startsWith("/results/") && answer.statusCode === 200 && tamper.result) {
+            text = tamper.result(text);
+          }
+          const headers = { ...answer.headers, "content-length": String(Buffer.byteLength(text)) };
+          res.writeHead(answer.statusCode ?? 502, headers).end(text);
+        });
+      });
+      upstream.on("error", () => res.destroy());
+      upstream.end(Buffer.concat(body));
+    });
+  });
+  url = await listen(server);
+  return { url, close: () => close(server) };
+}
+
 export interface OneTaskServiceOptions {
   /** Fields of the finished task (success_cnt etc.); id, status and result_url are filled in. */
   task?: Record<string, unknown>;

@@ -147,6 +147,13 @@ const CASES: readonly (readonly [string, ServiceType, Body, boolean])[] = [
     'identifier,carrier,underlying_carrier,number_type,country_code,region,city\n4915112345678,"AT&T, Inc.","Say ""hi""",mobile,US,"New York, NY",\n4915112345679,,,,,,\n',
     true,
   ],
+  [
+    "cells that would start a formula (neutralised)",
+    CARRIER,
+    "identifier,carrier,underlying_carrier,number_type,country_code,region,city\n4915112345678,=1+1,+cmd|' /C calc'!A0,-,@x,\tx,\n4915112345679,EE,EE,mobile,DE,,\n",
+    true,
+  ],
+  ["a header name that would start a formula", SIGNAL, "identifier,activated,=note\n4915112345678,true,=1\n", true],
   ["an empty result", SIGNAL, "", false],
   ["only a header without a line end", SIGNAL, "identifier,activated", false],
   ["only a header", SIGNAL, "identifier,activated\n", false],

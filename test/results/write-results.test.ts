@@ -50,6 +50,15 @@ describe("writeResults reading the result", () => {
     expect(await toText([sourceOf("")])).toBe("identifier,activated\n");
   });
 
+  it("refuses a CSV result larger than the cap on what a result may hold, as it does a zip", async () => {
+    const body = "identifier,activated\n" + Array.from({ length: 100 }, (_, i) => `${447_400_000_000 + i},true\n`).join("");
+    await expect(toText([sourceOf(body, 64)], { maxUncompressedBytes: 1000 })).rejects.toMatchObject({
+      code: "RESULT_TOO_LARGE",
+      message: expect.stringMatching(/The result is larger than 1000 bytes/),
+    });
+    expect(await toText([sourceOf(body, 64)], { maxUncompressedBytes: body.length })).toBe(body);
+  });
+
   it("reports a malformed CSV with a clear error", async () => {
     await expect(toText([sourceOf('identifier,activated\n"4915112345678,true\n')])).rejects.toMatchObject({
       code: "CSV_INVALID",
@@ -85,7 +94,7 @@ describe("writeResults to a file", () => {
 
   it("leaves no destination and no temp file when the source fails midway", async () => {
     const path = join(dir, "out.csv");
-    const rows = "identifier,activated\n" + "4915112345678,true\n".repeat(5000);
+    const rows = "identifier,activated\n" + Array.from({ length: 5000 }, (_, i) => `49151${10_000_000 + i},true\n`).join("");
     await expect(writeResults([failingSourceOf(rows)], { path }, SIGNAL)).rejects.toThrow("connection reset");
     expect(await readdir(dir)).toEqual([]);
   });

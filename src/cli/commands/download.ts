@@ -2,10 +2,12 @@ import { Command } from "../commander.js";
 import type { Context, Invoke } from "../context.js";
 import { readIds } from "../read-ids.js";
 import type { DownloadFlags } from "./shared/download-output.js";
-import { examples, formatOption, requestTimeoutOption, timeoutOption } from "./shared/help.js";
+import { examples, formatOption, requestTimeoutOption, safeCsvOption, timeoutOption } from "./shared/help.js";
 
 export interface DownloadOptions extends DownloadFlags {
   join?: string;
+  /** With --join: neutralise the source's formula-like cells too. */
+  safeCsv?: boolean;
 }
 
 /** `bulkcheck download <ids...>`. Tests pass their own `run` to see what the flags parse into. */
@@ -17,6 +19,7 @@ export function downloadCommand(invoke: Invoke, run = downloadRun) {
     .option("--force", "overwrite an existing file")
     .addOption(formatOption())
     .option("--join <source>", "write the source file's rows with the result columns beside them")
+    .addOption(safeCsvOption())
     .option("--strict", "exit 9 when the row count disagrees with the task's success_cnt (the output is still written)")
     .option("--report <file.html>", "also write an HTML report of the run (self-contained, printable)")
     .addOption(timeoutOption())

@@ -6,7 +6,15 @@ import type { Context, Invoke } from "../context.js";
 import { absolutePath } from "../paths.js";
 import { withTempDir } from "../temp-dir.js";
 import { afterUpload, checkOutputFlags, type AfterUploadFlags } from "./shared/after-upload.js";
-import { addReserveAndWaitOptions, digitsAsOption, encodingOption, examples, sheetOption, threadsOption } from "./shared/help.js";
+import {
+  addReserveAndWaitOptions,
+  digitsAsOption,
+  encodingOption,
+  examples,
+  safeCsvOption,
+  sheetOption,
+  threadsOption,
+} from "./shared/help.js";
 import type { PreparationFlags } from "./shared/preparation.js";
 import type { SubmitFlags } from "./shared/submission.js";
 import { pollInterval } from "./shared/waiting.js";
@@ -33,6 +41,7 @@ export function submitCommand(invoke: Invoke, run = submitRun) {
     .option("--require-country-code", "exclude numbers written without their country code, as the service does")
     .option("--strict-region", "exclude regions that only share the calling code (e.g. GG/JE/IM for GB)")
     .option("--rejects <file>", "write every excluded row to this CSV (- for stdout; task ids then go to stderr)")
+    .addOption(safeCsvOption())
     .addOption(sheetOption())
     .addOption(digitsAsOption())
     .addOption(encodingOption())

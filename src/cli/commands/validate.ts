@@ -7,7 +7,7 @@ import { snakeCaseKeys } from "../json-keys.js";
 import { absolutePath } from "../paths.js";
 import { withTempDir } from "../temp-dir.js";
 import { checkOutputs } from "./shared/destination.js";
-import { digitsAsOption, encodingOption, examples, sheetOption, threadsOption } from "./shared/help.js";
+import { digitsAsOption, encodingOption, examples, safeCsvOption, sheetOption, threadsOption } from "./shared/help.js";
 import type { PreparationFlags } from "./shared/preparation.js";
 import { count } from "../../format-count.js";
 
@@ -29,6 +29,7 @@ export function validateCommand(invoke: Invoke, run = validateRun) {
     .option("--strict-region", "exclude regions that only share the calling code")
     .option("-o, --output <file>", "write the normalised upload list here (- for stdout)")
     .option("--rejects <file>", "write every excluded row to this CSV (- for stdout)")
+    .addOption(safeCsvOption())
     .addOption(sheetOption())
     .addOption(digitsAsOption())
     .addOption(encodingOption())

@@ -18,6 +18,8 @@ export interface AfterUploadFlags {
   force?: boolean;
   /** --report FILE.html (submit --wait). */
   report?: string;
+  /** --safe-csv (submit --wait --join): neutralise the source's formula-like cells too. */
+  safeCsv?: boolean;
 }
 
 /**

@@ -41,16 +41,20 @@ export async function downloadToOutput(
   const toStdout = isStdout(flags.output);
   const format = resultFormat(ctx, flags);
   const prices = await ctx.prices();
-  const outcome = await withStagedOutput(ctx, flags.output, async (path, mode) =>
-    downloadResults({ ...(await downloadDeps(ctx)), ...(staged ? { staged } : {}) }, taskIds, {
-      path,
-      ...(mode === undefined ? {} : { mode }),
-      force: toStdout || Boolean(flags.force),
-      format,
-      colour: ctx.printer.options.colour,
-      tableWidth: ctx.io.stdout.columns || undefined,
-      prices,
-    }),
+  const outcome = await withStagedOutput(
+    ctx,
+    flags.output,
+    async (path, mode) =>
+      downloadResults({ ...(await downloadDeps(ctx)), ...(staged ? { staged } : {}) }, taskIds, {
+        path,
+        ...(mode === undefined ? {} : { mode }),
+        force: toStdout || Boolean(flags.force),
+        format,
+        colour: ctx.printer.options.colour,
+        tableWidth: ctx.io.stdout.columns || undefined,
+        prices,
+      }),
+    format === "table",
   );
   reportSummary(ctx, outcome.summary, {
     tasks: outcome.tasks,

@@ -51,6 +51,17 @@ export function sheetOption() {
   );
 }
 
+/**
+ * --safe-csv of the commands that write the user's own cells into CSV (joins, --rejects):
+ * the service's values are always neutralised; this neutralises the source's too.
+ */
+export function safeCsvOption() {
+  return new Option(
+    "--safe-csv",
+    "also neutralise the source's own cells that a spreadsheet would run as a formula (=, +, -, @ …), with a ' in front",
+  );
+}
+
 /** How every duration flag's help says its unit (config/duration.ts reads them all). */
 export const DURATION_UNITS = "seconds, or with a unit: 90s, 15m, 12h";
 

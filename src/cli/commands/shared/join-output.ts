@@ -16,6 +16,8 @@ export interface JoinFlags {
   force?: boolean;
   /** Decided by joinFormat. */
   format: "csv" | "xlsx";
+  /** --safe-csv: neutralise the source's formula-like cells too. */
+  safeCsv?: boolean;
 }
 
 /**
@@ -48,6 +50,7 @@ export async function joinToOutput(ctx: Context, ids: readonly string[], flags: 
       acceptChangedSource: Boolean(flags.force),
       format: flags.format,
       prices,
+      safeCsv: Boolean(flags.safeCsv),
     }),
   );
   const counts = Object.entries(summary.byStatus)

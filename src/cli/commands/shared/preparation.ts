@@ -1,4 +1,5 @@
 import type { CountryCode } from "libphonenumber-js/max";
+import { terminalText } from "../../../ansi.js";
 import type { ForcedEncoding } from "../../../csv/encodings.js";
 import { UsageError } from "../../../errors.js";
 import { isKnownCountry, prepareList, type DigitsReading, type PrepareOptions, type PrepareResult } from "../../../prepare/index.js";
@@ -9,6 +10,7 @@ import type { PrepareSummary } from "../../../prepare/summary.js";
 import { count } from "../../../format-count.js";
 import { canonicalServiceType, isCarrierProduct, SERVICE_TYPE_ALIASES, SERVICE_TYPES, type ServiceType } from "../../../spec/products.js";
 import type { Context } from "../../context.js";
+import { dataOut } from "../../io.js";
 import { absolutePath } from "../../paths.js";
 import { createProgress } from "../../progress.js";
 
@@ -27,6 +29,8 @@ export interface PreparationFlags {
   rejects?: string;
   /** Replace a --rejects file (and validate's -o) that exists. */
   force?: boolean;
+  /** --safe-csv: neutralise the source's formula-like cells in the rejects (and, in submit, a join). */
+  safeCsv?: boolean;
   /** Worker threads for classification (default 0: in this thread). */
   threads?: number;
 }
@@ -100,6 +104,7 @@ export async function prepareFromFlags(
     ...(flags.sheet === undefined ? {} : { sheet: flags.sheet }),
     ...rejectsOutput(ctx, flags.rejects),
     ...(flags.force ? { force: true } : {}),
+    ...(flags.safeCsv ? { safeCsv: true } : {}),
     ...(flags.threads === undefined ? {} : { workers: flags.threads }),
     ...(progress.live ? { onProgress } : {}),
     // --timeout bounds the whole command, reading the list included; Ctrl-C and SIGTERM stop it too.
@@ -113,7 +118,7 @@ export async function prepareFromFlags(
 
 function rejectsOutput(ctx: Context, rejects: string | undefined): Pick<PrepareOptions, "rejectsPath" | "rejectsStream"> {
   if (rejects === undefined) return {};
-  return rejects === "-" ? { rejectsStream: ctx.io.stdout } : { rejectsPath: absolutePath(ctx, rejects) };
+  return rejects === "-" ? { rejectsStream: dataOut(ctx.io) } : { rejectsPath: absolutePath(ctx, rejects) };
 }
 
 /**
@@ -156,7 +161,7 @@ function warnMixedConventions(ctx: Context, { summary }: PrepareResult): void {
 /** Says which column of a CSV (or which sheet and column of a workbook) the numbers were read from, and why that one. */
 export function noteColumn(ctx: Context, { column, format }: PrepareResult): void {
   if (format.kind === "txt") return;
-  const name = column.name === undefined ? "" : ` "${column.name}"`;
+  const name = column.name === undefined ? "" : ` "${terminalText(column.name, { singleLine: true })}"`;
   const sheet = format.sheet === undefined ? "" : ` of sheet "${format.sheet}"`;
   ctx.printer.note(`Reading phone numbers from column ${column.index + 1}${name}${sheet} (${describeChoice(column.chosenBy)}).`);
 }

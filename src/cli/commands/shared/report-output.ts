@@ -6,6 +6,7 @@ import type { ResultSummary } from "../../../results/index.js";
 import type { Task } from "../../../spec/task.js";
 import { downloadResults } from "../../../tasks/download.js";
 import type { Context } from "../../context.js";
+import { dataOut } from "../../io.js";
 import { absolutePath } from "../../paths.js";
 import { isStdout } from "./destination.js";
 import { downloadDeps } from "./download-output.js";
@@ -46,7 +47,7 @@ export async function writeReport(
   const html = renderReport(model);
   const written = { tasks: read.tasks.length, rows: read.summary.rows };
   if (isStdout(path)) {
-    ctx.io.stdout.write(html);
+    dataOut(ctx.io).write(html);
     return written;
   }
   await writeReportFile(absolutePath(ctx, path), html, Boolean(force));

@@ -77,6 +77,7 @@ export async function submitAndReport(
     const client = await ctx.client();
     const fetchDeps = {
       client,
+      product: prepared.product,
       sleep: ctx.sleep,
       signal: ctx.signal,
       onRestart: (error: Error) => ctx.printer.note(brokeOff(error)),

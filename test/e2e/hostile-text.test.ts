@@ -1,0 +1,119 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { FULL_TASK, sendEnvelope, startServer, type ScriptedServer } from "../api/scripted-server.js";
+import { oneTaskService } from "../helpers/results-fixtures.js";
+import { API_KEY, e2eSandboxes, lines } from "../helpers/sandbox.js";
+import { bulkcheckCommand, startInTerminal, type TerminalOptions } from "../helpers/terminal.js";
+
+/**
+ * Issue 18, point 12: every string from the service or a file passes one sanitiser
+ * (terminalText) before it reaches a terminal; files keep the data as it came.
+ */
+const sandbox = e2eSandboxes();
+// Real processes in a pseudo-terminal: generous, for a machine busy with other work.
+vi.setConfig({ testTimeout: 60_000 });
+const closers: Array<() => Promise<unknown>> = [];
+afterEach(async () => {
+  await Promise.all(closers.splice(0).map((close) => close()));
+});
+
+const TITLE = "\u001b]0;pwned\u0007"; // sets the window title
+const CLEAR = "\u001b[2J"; // clears the screen
+const OVERRIDE = "\u202e"; // right-to-left override
+const CSI = "\u009b"; // CSI as one C1 character
+
+/** Runs the built binary in a pseudo-terminal wide enough for every column of a table. */
+function runInWideTerminal(argv: readonly string[], options: TerminalOptions) {
+  return startInTerminal(`stty cols 250 rows 50 && exec ${bulkcheckCommand(argv)}`, options).done;
+}
+
+/** What a terminal must never receive from bulkcheck: anything but its own colours and cursor moves. */
+function expectInert(screen: string): void {
+  expect(screen).not.toContain("\u001b]");
+  expect(screen).not.toContain(CLEAR);
+  expect(screen).not.toContain(OVERRIDE);
+  expect(screen).not.toContain(CSI);
+  expect(screen).not.toContain("\u0007");
+}
+
+async function hostileTaskService(): Promise<ScriptedServer> {
+  const server = await startServer((req, res) =>
+    sendEnvelope(req, res, {
+      code: 0,
+      data: { ...FULL_TASK, product: `number_validation_batch${TITLE}`, country: `GB${CLEAR}`, created_at: `2030${OVERRIDE}${CSI}2J` },
+    }),
+  );
+  closers.push(() => server.close());
+  return server;
+}
+
+describe("text from the service or a file on a terminal", () => {
+  it("shows a task's escape sequences as text in status's boxed table, and keeps them as data in --json", async () => {
+    const server = await hostileTaskService();
+    const e = await sandbox();
+    const env = { ...e.env, BULKCHECK_BASE_URL: server.origin, BULKCHECK_API_KEY: API_KEY };
+    const { code, screen } = await runInWideTerminal(["status", FULL_TASK.id], { env, cwd: e.dir });
+    expect(code, screen).toBe(0);
+    expectInert(screen);
+    expect(screen).toContain("\\x1b]0;pwned\\x07");
+    expect(screen).toContain("\\x1b[2J");
+    expect(screen).toContain("\\u202e\\x9b2J");
+
+    const json = await e.bin(["status", FULL_TASK.id, "--json"], { env: { BULKCHECK_BASE_URL: server.origin } });
+    expect(json.code, json.stderr).toBe(0);
+    expect(json.stdout).not.toContain(OVERRIDE);
+    expect(json.stdout).not.toContain(CSI);
+    expect(JSON.parse(lines(json.stdout)[0]!)).toMatchObject({
+      product: `number_validation_batch${TITLE}`,
+      created_at: `2030${OVERRIDE}${CSI}2J`,
+    });
+  });
+
+  it("shows a carrier's escape sequences as text in Top carriers and in a boxed --format table, and writes them to a file as sent", async () => {
+    const carrier = `Voda${TITLE}fone${CLEAR}`;
+    const body = `identifier,carrier,underlying_carrier,number_type,country_code,region,city\n447400100001,"${carrier}",EE,mobile,GB,"Lon\ndon${OVERRIDE}",\n`;
+    const service = await oneTaskService({ body, contentType: "text/csv", task: { product: "carrier_batch", total: 1, success_cnt: 1 } });
+    closers.push(service.close);
+    const e = await sandbox();
+    const env = { ...e.env, BULKCHECK_BASE_URL: service.url };
+    const table = await runInWideTerminal(["download", service.id, "--format", "table"], { env, cwd: e.dir });
+    expect(table.code, table.screen).toBe(0);
+    expectInert(table.screen);
+    expect(table.screen).toContain("Top carriers: Voda\\x1b]0;pwned\\x07fone\\x1b[2J 1");
+    expect(table.screen).toMatch(/│ Voda\\x1b]0;pwned\\x07fone\\x1b\[2J\s*│/);
+    expect(table.screen).toContain("Lon don\\u202e");
+    // bulkcheck's own colours are untouched.
+    expect(table.screen).toContain("\u001b[1m\u001b[36midentifier\u001b[39m\u001b[22m");
+
+    const csvOnTerminal = await runInWideTerminal(["download", service.id], { env, cwd: e.dir });
+    expect(csvOnTerminal.code, csvOnTerminal.screen).toBe(0);
+    expectInert(csvOnTerminal.screen);
+    expect(csvOnTerminal.screen).toContain("447400100001,Voda\\x1b]0;pwned\\x07fone\\x1b[2J,EE,");
+
+    const file = await e.bin(["download", service.id, "-o", "results.csv"], { env: { BULKCHECK_BASE_URL: service.url } });
+    expect(file.code, file.stderr).toBe(0);
+    expectInert(file.stderr);
+    expect(readFileSync(join(e.dir, "results.csv"), "utf8")).toContain(`447400100001,${carrier},EE,`);
+  });
+
+  it("shows a CSV header name's escape sequences as text where it names the column it reads", async () => {
+    const e = await sandbox();
+    const list = e.file("list.csv", `"ph${CLEAR}one\n${TITLE}"\n+44 7400 100001\n`);
+    const out = await e.bin(["validate", list, "--country", "GB"]);
+    expect(out.code, out.stderr).toBe(0);
+    expectInert(out.stderr);
+    expect(out.stderr).toContain('Reading phone numbers from column 1 "ph\\x1b[2Jone\\x0a\\x1b]0;pwned\\x07"');
+  });
+
+  it("shows a service's error message with escape sequences as text", async () => {
+    const server = await startServer((req, res) => sendEnvelope(req, res, { code: 40100, msg: `bad key${TITLE}${OVERRIDE}` }, 401));
+    closers.push(() => server.close());
+    const e = await sandbox();
+    const env = { ...e.env, BULKCHECK_BASE_URL: server.origin };
+    const { code, screen } = await runInWideTerminal(["balance"], { env, cwd: e.dir });
+    expect(code, screen).toBe(4);
+    expectInert(screen);
+    expect(screen).toContain("bad key");
+  });
+});
