@@ -1,40 +1,85 @@
-import type { ResultRow, Store } from "../store/store.js";
+import type { ResultRecorder } from "../results/result-table.js";
+import type { Task } from "../spec/task.js";
+import type { ResultRow, Scope, Store } from "../store/store.js";
 
 /** Rows handed to the store at once. */
 const BATCH_ROWS = 5000;
 
 /**
- * Records a task's result in the ledger: `table` is the result as a table (the output
- * header first, `identifier` and then the product's columns and any the service added,
- * then the data rows), as the result readers give it. Returns the rows recorded.
+ * A recorder for one task's result as it is read (see ResultSource.recorder): its rows go
+ * to the ledger in batches while they stream to the output, and count only once the
+ * whole result was read and kept to the rules (a result refused halfway is never reused).
  */
-export async function recordResult(
-  store: Store,
-  taskRef: number,
-  table: AsyncIterable<readonly string[]>,
-  now: () => number,
-): Promise<number> {
-  let columns: readonly string[] | undefined;
-  const rows = (async function* () {
-    let batch: ResultRow[] = [];
-    for await (const row of table) {
-      if (columns === undefined) {
-        columns = row.slice(1);
-        continue;
-      }
-      batch.push({ identifier: row[0] ?? "", values: row.slice(1) });
-      if (batch.length === BATCH_ROWS) {
-        yield batch;
-        batch = [];
-      }
+export function ledgerRecorder(store: Store, taskRef: number, now: () => number): ResultRecorder {
+  let pending: ResultRow[] = [];
+  let columns: readonly string[] = [];
+  const flush = async () => {
+    if (pending.length === 0) return;
+    const rows = pending;
+    pending = [];
+    await store.addResults(taskRef, columns, rows);
+  };
+  return {
+    async add(header, rows) {
+      columns = header.slice(1);
+      for (const row of rows) pending.push({ identifier: row[0] ?? "", values: row.slice(1) });
+      if (pending.length >= BATCH_ROWS) await flush();
+    },
+    async finish(header) {
+      columns = header.slice(1);
+      await flush();
+      await store.markRecorded(taskRef, columns, new Date(now()).toISOString());
+    },
+  };
+}
+
+/**
+ * Records a whole result in the ledger: `table` is the result as the result readers
+ * give it (the output header first, `identifier` and then the product's columns and any
+ * the service added, then the data rows). Returns the rows recorded.
+ */
+export async function recordResult(store: Store, taskRef: number, table: AsyncIterable<readonly string[]>, now: () => number): Promise<number> {
+  const recorder = ledgerRecorder(store, taskRef, now);
+  let header: readonly string[] | undefined;
+  let rows = 0;
+  let batch: Array<readonly string[]> = [];
+  for await (const row of table) {
+    if (header === undefined) {
+      header = row;
+      continue;
     }
-    if (batch.length > 0) yield batch;
-  })();
-  // The header is read before the first batch, so the columns are known when the store needs them.
-  const first = await rows.next();
-  const batches = (async function* () {
-    if (!first.done) yield first.value;
-    yield* rows;
-  })();
-  return store.recordResults(taskRef, columns ?? [], batches, new Date(now()).toISOString());
+    batch.push(row);
+    rows++;
+    if (batch.length === BATCH_ROWS) {
+      await recorder.add(header, batch);
+      batch = [];
+    }
+  }
+  if (header === undefined) return 0;
+  await recorder.add(header, batch);
+  await recorder.finish(header);
+  return rows;
+}
+
+/**
+ * Recorders for tasks as they are downloaded (`download`, a join, a report): a task the
+ * store does not know yet (submitted elsewhere, or before the store) gets its row, dated
+ * by this check; a task whose result the ledger already holds is not recorded again.
+ */
+export function recorderFor(store: Store, scope: Scope, now: () => number): (task: Task) => Promise<ResultRecorder | undefined> {
+  return async (task) => {
+    if (task.status !== "success") return undefined;
+    const known = await store.taskById(scope, task.id);
+    const row =
+      known ??
+      (await store.addTask({ scope, taskId: task.id, product: task.product, ...(task.country ? { country: task.country } : {}) }));
+    await store.updateTask(row.ref, {
+      status: task.status,
+      total: task.total,
+      ...(task.success_cnt === undefined ? {} : { successCnt: task.success_cnt }),
+      ...(task.failure_cnt === undefined ? {} : { failureCnt: task.failure_cnt }),
+      checkedAt: new Date(now()).toISOString(),
+    });
+    return known?.recordedAt === undefined ? ledgerRecorder(store, row.ref, now) : undefined;
+  };
 }

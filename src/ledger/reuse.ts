@@ -56,6 +56,8 @@ export interface SplitOptions {
   target: UploadTarget;
   /** Filled with each reused number's task reference, for the output. */
   reusedNumbers: IdentifierSet;
+  /** Filled with the tasks whose results are reused. */
+  reusedTasks: Set<number>;
 }
 
 /**
@@ -102,6 +104,7 @@ export async function splitByFreshness(options: SplitOptions): Promise<ReuseSpli
       if (ref === undefined) spool.add(identifier);
       else {
         options.reusedNumbers.firstLineOf(identifier, ref);
+        options.reusedTasks.add(ref);
         reusedDates.add(latest!.checkedAt.get(ref)!);
       }
       if (position % 65_536 === 0) await spool.flush();

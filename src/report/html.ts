@@ -66,7 +66,7 @@ function preparationSection(model: ReportModel): string {
       ? table("service-excluded", "Excluded by the service while preparing", ["Class", "Lines"], model.excludedByService)
       : "";
   if (!prep) {
-    return `<section id="preparation"><h2>Local preparation</h2><p class="note">This machine's journal holds no preparation for these tasks (they were submitted elsewhere, or with an older bulkcheck).</p>${service}</section>`;
+    return `<section id="preparation"><h2>Local preparation</h2><p class="note">This machine's store holds no preparation for these tasks (they were submitted elsewhere, or with an older bulkcheck).</p>${service}</section>`;
   }
   const rows: Array<readonly [string, number]> = [
     ["Rows read", prep.rows_read],
@@ -196,7 +196,7 @@ export function renderReport(model: ReportModel): string {
     preparationSection(model),
     moneySection(model),
     resultsSection(model),
-    "<footer>Made by bulkcheck from the service's task records, this machine's journal and the result files; prices from the config.</footer>",
+    "<footer>Made by bulkcheck from the service's task records, this machine's store of runs and the result files; prices from the config.</footer>",
     "</body></html>",
     "",
   ].join("\n");

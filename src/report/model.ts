@@ -4,9 +4,9 @@ import type { ServiceType } from "../spec/products.js";
 import type { Task } from "../spec/task.js";
 import { billing } from "../tasks/billing.js";
 import { resultCounts } from "../tasks/download.js";
-import type { JournalFacts } from "./journal-facts.js";
+import type { RunFacts } from "./run-facts.js";
 
-/** What a report is made from: the finished tasks, their rows' counts, the price and the journal. */
+/** What a report is made from: the finished tasks, their rows' counts, the price and what the store knows of their runs. */
 export interface ReportInput {
   product: ServiceType;
   /** The tasks, in the order their results were read. */
@@ -15,7 +15,7 @@ export interface ReportInput {
   results: Tally & { sources: readonly Pick<SourceSummary, "signal" | "label" | "rows">[] };
   /** Per-number prices (micro-USD) from the config. */
   prices: Record<ServiceType, number>;
-  journal: JournalFacts;
+  runs: RunFacts;
   /** When the report was made (ISO 8601). */
   generatedAt: string;
   /** The results file written beside the report, if any. */
@@ -29,7 +29,7 @@ export interface CountrySignal {
 
 export interface Money {
   priceMicros: number;
-  /** The numbers uploaded times the price, as shown before submitting; absent when the journal knows no task. */
+  /** The numbers uploaded times the price, as shown before submitting; absent when the store knows no task. */
   estimateMicros?: number;
   reservedMicros: number;
   chargedMicros: number;
@@ -46,7 +46,7 @@ export interface ReportModel {
   tasks: readonly Task[];
   sources: readonly string[];
   resultsPath?: string;
-  preparation: JournalFacts["preparation"];
+  preparation: RunFacts["preparation"];
   /** Lines the service excluded while preparing, by class (fuller task variant only). */
   excludedByService: Array<[string, number]>;
   money: Money;
@@ -68,13 +68,13 @@ export function reportModel(input: ReportInput): ReportModel {
     generatedAt: input.generatedAt,
     countries,
     tasks,
-    sources: input.journal.sources,
+    sources: input.runs.sources,
     ...(input.resultsPath === undefined ? {} : { resultsPath: input.resultsPath }),
-    preparation: input.journal.preparation,
+    preparation: input.runs.preparation,
     excludedByService: Object.entries(bill.excluded).map(([field, n]) => [field.replace(/_cnt$/, ""), n]),
     money: {
       priceMicros,
-      ...(input.journal.known > 0 ? { estimateMicros: input.journal.uploaded * priceMicros } : {}),
+      ...(input.runs.known > 0 ? { estimateMicros: input.runs.uploaded * priceMicros } : {}),
       reservedMicros: reserved,
       chargedMicros: bill.chargedMicros,
       refundedMicros: bill.refundedMicros,

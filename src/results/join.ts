@@ -10,6 +10,7 @@ import type { RowClass } from "../prepare/classify.js";
 import { identifierKey } from "../prepare/identifier-key.js";
 import { IdentifierSet } from "../prepare/identifier-set.js";
 import { ResultFileError } from "./errors.js";
+import { CHECKED_AT_COLUMN } from "./result-table.js";
 import type { SummaryTable } from "./format-xlsx.js";
 
 /** What each source row became, in the `bulkcheck_status` column. */
@@ -133,8 +134,12 @@ async function openJoinSource(input: JoinInput): Promise<{ source: JoinSource; s
     input.signal,
   );
   const classifier = createRowClassifier(settings);
+  // A run's results end with when each was checked: in a join that goes last, after the status, as bc_checked_at.
+  const dated = input.results.columns.at(-1) === CHECKED_AT_COLUMN;
+  const resultColumns = dated ? input.results.columns.slice(0, -1) : input.results.columns;
   const empty = input.results.columns.map(() => "");
-  const { names: addedColumns, prefix } = addedColumnNames(rows.header?.fields ?? [], input.results.columns);
+  const { names, prefix } = addedColumnNames(rows.header?.fields ?? [], resultColumns);
+  const addedColumns = dated ? [...names, `${RESULT_COLUMN_PREFIX}${CHECKED_AT_COLUMN}`] : names;
   const summary: JoinSummary = {
     rows: 0,
     byStatus: { checked: 0, no_result: 0, invalid: 0, no_code: 0, other_country: 0, duplicate: 0, blank: 0, below_min_task: 0 },
@@ -154,7 +159,11 @@ async function openJoinSource(input: JoinInput): Promise<{ source: JoinSource; s
         const matched = outcome.class === "kept" || outcome.class === "duplicate";
         summary.rows++;
         summary.byStatus[status]++;
-        return { record, tail: [matched ? outcome.identifier! : "", ...(matched ? (found ?? empty) : empty), status] };
+        const values = matched ? (found ?? empty) : empty;
+        const tail = dated
+          ? [matched ? outcome.identifier! : "", ...values.slice(0, -1), status, values.at(-1)!]
+          : [matched ? outcome.identifier! : "", ...values, status];
+        return { record, tail };
       });
     }
   }

@@ -13,7 +13,7 @@ import { DEFAULT_ZIP_LIMITS } from "./zip-limits.js";
  */
 export async function* readResults(
   sources: readonly ResultSource[],
-  options: { serviceType: ServiceType; signal?: AbortSignal },
+  options: { serviceType: ServiceType; signal?: AbortSignal; checkedAt?: boolean },
 ): AsyncGenerator<readonly string[]> {
   const temps = new TempFiles();
   const spoolTarget = join(tmpdir(), "bulkcheck-result");
@@ -27,6 +27,7 @@ export async function* readResults(
       spoolPath: () => tempPathFor(spoolTarget, ".zip"),
       sources: [],
       signal: options.signal,
+      ...(options.checkedAt ? { checkedAt: true } : {}),
     });
   } finally {
     temps.cleanupSync();

@@ -21,7 +21,22 @@ export interface ResultSource {
   task?: TaskCounts;
   /** The identifiers uploaded to that task, where they are known: every row's identifier must be one of them. */
   uploaded?: UploadedIdentifiers;
+  /** When the result was checked (ISO 8601): the `checked_at` of its rows, when the output has that column. */
+  checkedAt?: string;
+  /** Takes the rows as they are read (the ledger keeps them), and is told once the whole result was read and kept to the rules. */
+  recorder?: ResultRecorder;
 }
+
+/** Receives a result's rows as they are read (see ResultSource.recorder). */
+export interface ResultRecorder {
+  /** Data rows in the output's column order, `header` naming the columns. */
+  add(header: readonly string[], rows: readonly (readonly string[])[]): Promise<void>;
+  /** The whole result was read, and every row kept to the rules. */
+  finish(header: readonly string[]): Promise<void>;
+}
+
+/** The column an output of a run ends with: when each row's result was checked. */
+export const CHECKED_AT_COLUMN = "checked_at";
 
 /** What reading one source found. */
 export interface SourceSummary {
@@ -51,6 +66,8 @@ export interface TableContext extends ZipLimits {
   sources: SourceSummary[];
   /** Counts every data row (headers excluded) as it is read. */
   tally?: RowTally;
+  /** End every row with CHECKED_AT_COLUMN, each source's `checkedAt`. */
+  checkedAt?: boolean;
 }
 
 /**
@@ -77,6 +94,7 @@ export async function* resultParts(
   passthrough = false,
 ): AsyncGenerator<TablePart> {
   const header: OutputHeader = {};
+  let headerPassed = false;
   for (const source of sources) if (source.task) checkTaskCounts(source.task);
   for (const [index, source] of sources.entries()) {
     context.signal?.throwIfAborted();
@@ -105,20 +123,40 @@ export async function* resultParts(
     if (signal) summary.signal = signal;
     context.sources.push(summary);
     try {
-      yield* sourceParts(body.stream, {
+      const parts = sourceParts(body.stream, {
         label,
         summary,
         header,
         serviceType: context.serviceType,
         tally: context.tally,
         rules: new ResultRowRules(label, source.task, source.uploaded),
-        passthrough,
+        // Copying lines through unread would keep them from a recorder and from the checked_at column.
+        passthrough: passthrough && !source.recorder && !context.checkedAt,
       });
+      for await (const part of parts) {
+        // Lines copied through as CSV (only when nothing here needs the rows) go on as they are.
+        if (!("rows" in part)) {
+          yield part;
+          continue;
+        }
+        // The output header comes first, alone: every part after it is data.
+        if (!headerPassed) {
+          headerPassed = true;
+          yield context.checkedAt ? { rows: part.rows.map((row) => [...row, CHECKED_AT_COLUMN]) } : part;
+          continue;
+        }
+        await source.recorder?.add(header.columns!, part.rows);
+        yield context.checkedAt ? { rows: part.rows.map((row) => [...row, source.checkedAt ?? ""]) } : part;
+      }
+      if (header.columns) await source.recorder?.finish(header.columns);
     } finally {
       await body.close();
     }
   }
-  if (!header.columns) yield { rows: [resultColumns(context.serviceType)] };
+  if (!header.columns) {
+    const columns = resultColumns(context.serviceType);
+    yield { rows: [context.checkedAt ? [...columns, CHECKED_AT_COLUMN] : columns] };
+  }
 }
 
 /** `resultParts` row by row: the header, then every data row, for code that consumes rows. */

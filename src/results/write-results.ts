@@ -17,6 +17,8 @@ import { DEFAULT_ZIP_LIMITS } from "./zip-limits.js";
 
 export interface ResultWriteOptions {
   serviceType: ServiceType;
+  /** End every row with `checked_at`, each source's date (a run's output). */
+  checkedAt?: boolean;
   /** Default `csv`. */
   format?: OutputFormat;
   /** Aborting stops the download, removes temp files and rejects with InterruptedError. */
@@ -134,6 +136,7 @@ export async function writeResults(
       sources: sourceSummaries,
       signal,
       tally,
+      ...(options.checkedAt ? { checkedAt: true } : {}),
     },
     {
       format,

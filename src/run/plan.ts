@@ -70,6 +70,8 @@ export interface PlannedRun {
   plan: RunPlan;
   files: UploadChunk[];
   reused: IdentifierSet;
+  /** The tasks whose results are reused, each with when it was checked. */
+  reusedTasks: Map<number, string>;
 }
 
 /**
@@ -84,6 +86,7 @@ export async function planRun(input: PlanInput): Promise<PlannedRun> {
     ? await latestResults(reuse.store, reuse.scope, reuse.product, reuse.rule.asOfTaskRef)
     : undefined;
   const reused = new IdentifierSet();
+  const reusedTaskRefs = new Set<number>();
   const files: UploadChunk[] = [];
   const totals = { kept: 0, reused: 0, padded: 0 };
   const reusedFrom = new DateRange();
@@ -98,6 +101,7 @@ export async function planRun(input: PlanInput): Promise<PlannedRun> {
       maxTaskSize: limits.maxTaskSize,
       target: { dir: input.dir, base: `part-${index + 1}${list.country ? `-${list.country}` : ""}` },
       reusedNumbers: reused,
+      reusedTasks: reusedTaskRefs,
     });
     totals.kept += split.kept;
     totals.reused += split.reused;
@@ -132,7 +136,8 @@ export async function planRun(input: PlanInput): Promise<PlannedRun> {
     savedMicros: reservationMicros(totals.reused, priceMicros),
     ...(byCountry ? { byCountry } : {}),
   };
-  return { plan, files, reused };
+  const reusedTasks = new Map([...reusedTaskRefs].map((ref) => [ref, latest!.checkedAt.get(ref)!]));
+  return { plan, files, reused, reusedTasks };
 }
 
 /**

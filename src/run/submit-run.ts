@@ -9,9 +9,11 @@ import { prepareList, type PrepareOptions, type PrepareResult } from "../prepare
 import { ApiCode } from "../spec/codes.js";
 import type { ServiceType } from "../spec/products.js";
 import type { Task } from "../spec/task.js";
-import type { Lease, RunRecord, Scope, Store, TaskRecord } from "../store/store.js";
+import type { Lease, RunRecord, RunSource, Scope, Store, TaskRecord } from "../store/store.js";
+import { readSourceFile } from "../tasks/source-check.js";
 import { legacyIdentity } from "../store/journal-import.js";
-import { formatUsd, usdToMicros } from "../tasks/cost.js";
+import { count } from "../format-count.js";
+import { formatUsd } from "../tasks/cost.js";
 import { runSchedule, type ScheduleEvent } from "../tasks/schedule.js";
 import type { PlannedUpload, UploadResult } from "../tasks/submit.js";
 import { listFingerprint, partKey, runIdentity, type RunCommand } from "./identity.js";
@@ -28,6 +30,8 @@ export interface SubmitRunOptions {
   country: string | undefined;
   /** Preparation as the flags ask: the source, country, column, and the rest. */
   prepare: Omit<PrepareOptions, "outputDir" | "uploadPath" | "maxTaskSize" | "countryTasks">;
+  /** The list made otherwise than by preparing a source (retry-failed's numbers without a result), instead of `prepare`. */
+  lists?: (workDir: string) => Promise<{ value: PrepareResult; source: RunSource }>;
   /** --idempotency-key: the parts' keys, numbered when split, instead of keys derived from the run. */
   userKey?: string;
   dryRun: boolean;
@@ -83,6 +87,8 @@ export interface RunOutcome {
   results: UploadResult[];
   /** The numbers the ledger serves, each with the store reference of the task whose result it takes. */
   reused: IdentifierSet;
+  /** The ledger's tasks those results come from, each with when it was checked. */
+  reusedTasks: ReadonlyMap<number, string>;
   prepared: PrepareResult;
   lease: RunLease;
 }
@@ -104,7 +110,7 @@ export async function submitRun(options: SubmitRunOptions, deps: SubmitRunDeps):
   const claim = async (run: RunRecord) => (options.dryRun ? undefined : RunLease.claim(store, run, deps.lease, deps.now));
   let lease = open && (await claim(open));
   try {
-    const prepared = await prepare(options, deps, (open?.plan as RunPlan | undefined)?.limits ?? deps.limits);
+    const { value: prepared, source } = await prepare(options, deps, (open?.plan as RunPlan | undefined)?.limits ?? deps.limits);
     deps.onEvent({ type: "prepared", result: prepared });
     if (!open) {
       open = await legacyRun(store, scope, options, prepared);
@@ -114,7 +120,11 @@ export async function submitRun(options: SubmitRunOptions, deps: SubmitRunDeps):
     if (open) {
       const continued = await continueRun(open, prepared, options, deps);
       if (continued === "dry run") return undefined;
-      if (continued) return { ...continued, prepared, lease: lease! };
+      if (continued) {
+        // The same numbers, perhaps from a file touched since: the run now stands for the file as read.
+        await store.updateRun(open.id, { source });
+        return { ...continued, prepared, lease: lease! };
+      }
       await lease?.release();
       lease = undefined;
     }
@@ -142,25 +152,36 @@ export async function submitRun(options: SubmitRunOptions, deps: SubmitRunDeps):
     checkPlan(planned.plan, options);
     if (options.dryRun) return undefined;
     await reserve(planned.plan.reservationMicros, deps);
-    const created = await createRun(options, deps, identity, prepared, planned);
+    const created = await createRun(options, deps, identity, { ...prepared, source }, planned);
     lease = created.lease;
     const rows = await addParts(store, created.run, planned.plan, options, deps.now);
     const results = await schedule(created.run, planned, rows, new Map(), options, deps);
-    return { run: created.run, plan: planned.plan, results, reused: planned.reused, prepared, lease };
+    return { run: created.run, plan: planned.plan, results, reused: planned.reused, reusedTasks: planned.reusedTasks, prepared, lease };
   } catch (error) {
     await lease?.release();
     throw error;
   }
 }
 
-/** Prepares the list: whole, or one list per country under --country auto (countries too small for a task left out). */
-async function prepare(options: SubmitRunOptions, deps: SubmitRunDeps, limits: RunPlan["limits"]): Promise<PrepareResult> {
-  return prepareList({
-    ...options.prepare,
-    outputDir: deps.workDir,
-    ...(options.prepare.anyRegion ? { countryTasks: { minTaskSize: limits.minTaskSize, maxTaskSize: Number.MAX_SAFE_INTEGER } } : {}),
-    signal: deps.signal,
-  });
+/**
+ * Prepares the list: whole, or one list per country under --country auto (countries
+ * too small for a task left out), with the source file's fingerprint taken around it,
+ * so the run records exactly which file it read.
+ */
+async function prepare(
+  options: SubmitRunOptions,
+  deps: SubmitRunDeps,
+  limits: RunPlan["limits"],
+): Promise<{ value: PrepareResult; source: RunSource }> {
+  if (options.lists) return options.lists(deps.workDir);
+  return readSourceFile(options.command.sourcePath, () =>
+    prepareList({
+      ...options.prepare,
+      outputDir: deps.workDir,
+      ...(options.prepare.anyRegion ? { countryTasks: { minTaskSize: limits.minTaskSize, maxTaskSize: Number.MAX_SAFE_INTEGER } } : {}),
+      signal: deps.signal,
+    }),
+  );
 }
 
 /**
@@ -225,7 +246,7 @@ async function continueRun(
   const unknown = rows.filter((row) => !known.has(row.ref));
   await reserve(unknown.reduce((sum, row) => sum + (row.count ?? 0), 0) * journalled.priceMicros, deps);
   const results = await schedule(run, again, rows, known, options, deps);
-  return { run, plan: journalled, results, reused: again.reused };
+  return { run, plan: journalled, results, reused: again.reused, reusedTasks: again.reusedTasks };
 }
 
 /** A run of 0.1 planned nothing: its parts are its plan. */
@@ -260,18 +281,20 @@ function checkPlan(plan: RunPlan, options: SubmitRunOptions): void {
     });
   }
   const small = plan.parts.find((part) => part.count < plan.limits.minTaskSize);
+  if (small && options.command.retryOf !== undefined) {
+    throw tooFewToRetry(options.command.retryOf, small.count, plan.limits.minTaskSize, options.command.sourcePath);
+  }
   if (small) {
-    throw new InputRejectedError(`A task needs at least ${plan.limits.minTaskSize} numbers; this list has ${small.count} to check.`, {
-      hint: "Add numbers, or if your account allows smaller tasks: bulkcheck config set min-task-size N",
-    });
+    throw new InputRejectedError(
+      `A task needs at least ${count(plan.limits.minTaskSize)} numbers; this list has ${count(small.count)} to check.`,
+      { hint: "Add numbers, or if your account allows smaller tasks: bulkcheck config set min-task-size N" },
+    );
   }
   const large = plan.parts.find((part) => part.bytes > plan.limits.maxFileBytes);
   if (large) {
     throw new InputRejectedError(
-      `The upload file would be ${large.bytes} bytes, over the service's limit of ${plan.limits.maxFileBytes}.`,
-      {
-        hint: "Lower max-task-size so the list is split into smaller tasks: bulkcheck config set max-task-size N",
-      },
+      `The upload file would be ${count(large.bytes)} bytes, over the service's limit of ${count(plan.limits.maxFileBytes)}.`,
+      { hint: "Lower max-task-size so the list is split into smaller tasks: bulkcheck config set max-task-size N" },
     );
   }
   if (options.maxCostMicros !== undefined && plan.reservationMicros > options.maxCostMicros) {
@@ -280,6 +303,20 @@ function checkPlan(plan: RunPlan, options: SubmitRunOptions): void {
       { hint: "Raise --max-cost, or split the list." },
     );
   }
+}
+
+/**
+ * A retry below the service's minimum task size: nothing the user can add to it, since it
+ * holds exactly the numbers that got no result. Say so, and what can be done instead.
+ */
+function tooFewToRetry(taskId: string, numbers: number, minTaskSize: number, sourcePath: string | undefined): InputRejectedError {
+  const list = sourcePath ?? "the list";
+  return new InputRejectedError(
+    `The ${count(numbers)} numbers of task ${taskId} that got no result cannot be retried on their own: the service's minimum task size is ${count(minTaskSize)} numbers, so nothing was uploaded.`,
+    {
+      hint: `Keep them for the next run: they are still in ${list}, and the next run of it uploads every number without a fresh result, these included. If your account allows smaller tasks: bulkcheck config set min-task-size N`,
+    },
+  );
 }
 
 /**
@@ -304,7 +341,7 @@ async function createRun(
   options: SubmitRunOptions,
   deps: SubmitRunDeps,
   identity: string,
-  prepared: PrepareResult,
+  prepared: PrepareResult & { source: RunSource },
   planned: PlannedRun,
 ): Promise<{ run: RunRecord; lease: RunLease }> {
   const { store, scope } = deps;
@@ -319,7 +356,7 @@ async function createRun(
       startedAt,
       product: options.product,
       ...(options.prepare.anyRegion ? { country: "auto" } : options.country ? { country: options.country } : {}),
-      source: { ...(options.command.sourcePath ? { path: options.command.sourcePath } : {}) },
+      source: prepared.source,
       settings: prepared.settings,
       prepared: prepared.summary,
       plan: planned.plan,

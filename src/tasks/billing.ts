@@ -1,4 +1,4 @@
-import { recordOfTask, type Journal } from "../journal/journal.js";
+import { runSummaries, type TaskOrigin } from "../run/origins.js";
 import type { PrepareSummary } from "../prepare/summary.js";
 import { taskCharge } from "../results/charges.js";
 import { canonicalServiceType, type ServiceType } from "../spec/products.js";
@@ -46,23 +46,15 @@ const LOCAL_EXCLUSIONS = [
 export type ExcludedBeforeUpload = Partial<Record<(typeof LOCAL_EXCLUSIONS)[number], number>>;
 
 /**
- * Rows preparation kept out of the upload, from the summaries journalled with the
- * tasks; a split list's parts share one summary, which is counted once. Undefined
- * when the journal holds no summary for any of the tasks (submitted elsewhere).
+ * Rows preparation kept out of the upload, from the summaries recorded with the tasks'
+ * runs; a split list's parts share one summary, which is counted once. Undefined when
+ * the store holds no summary for any of the tasks (submitted elsewhere).
  */
-export async function excludedBeforeUpload(
-  journal: Pick<Journal, "records">,
-  taskIds: readonly string[],
-): Promise<ExcludedBeforeUpload | undefined> {
-  const summaries = new Map<string, PrepareSummary>();
-  const records = await journal.records();
-  for (const id of taskIds) {
-    const prepared = recordOfTask(records, id)?.submit.prepared;
-    if (prepared) summaries.set(JSON.stringify(prepared), prepared);
-  }
-  if (summaries.size === 0) return undefined;
+export function excludedBeforeUpload(origins: Iterable<TaskOrigin>): ExcludedBeforeUpload | undefined {
+  const summaries = runSummaries(origins);
+  if (summaries.length === 0) return undefined;
   const totals: ExcludedBeforeUpload = {};
-  for (const summary of summaries.values()) {
+  for (const summary of summaries) {
     for (const field of LOCAL_EXCLUSIONS) {
       const rows = summary[field];
       if (rows !== undefined) totals[field] = (totals[field] ?? 0) + rows;

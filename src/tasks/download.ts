@@ -1,8 +1,9 @@
 import { Writable, type Readable } from "node:stream";
 import type { ApiClient } from "../api/types.js";
 import { UsageError } from "../errors.js";
-import type { Journal } from "../journal/journal.js";
 import { writeResults, type OutputFormat, type ResultSummary, type SourceSummary } from "../results/index.js";
+import type { ResultRecorder, ResultSource } from "../results/result-table.js";
+import type { TaskOrigin } from "../run/origins.js";
 import { canonicalServiceType, type ServiceType } from "../spec/products.js";
 import type { Task } from "../spec/task.js";
 import { billing, excludedBeforeUpload, type ExcludedBeforeUpload } from "./billing.js";
@@ -10,9 +11,12 @@ import { resultOpener, withTransferRetries, type OpenResultOptions } from "./fet
 import { summarySheet } from "./summary-sheet.js";
 
 export interface DownloadDeps {
-  /** Built on first use: what fails before any request (a missing journal record) needs no API key. */
+  /** Built on first use: what fails before any request (a task the store does not know) needs no API key. */
   client: () => Promise<Pick<ApiClient, "checkTask" | "openResult">>;
-  journal: Pick<Journal, "records">;
+  /** What this machine's store knows of the tasks, by id: their rows and their runs (preparation, source). */
+  origins: (ids: readonly string[]) => Promise<ReadonlyMap<string, TaskOrigin>>;
+  /** The ledger's recorder for a task's result as it is read; none when the ledger is off or has the result already. */
+  recorder?: (task: Task) => Promise<ResultRecorder | undefined>;
   sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
   signal: AbortSignal;
   /** A transfer broke midway and starts again with a fresh link. */
@@ -23,10 +27,18 @@ export interface DownloadDeps {
   staged?: StagedResults;
 }
 
-/** Results already fetched (into a staging area): the tasks' final states, in order, and where each result is read from. */
+/**
+ * A run's results, fetched already (into its staging area): the tasks' final states, in
+ * order, where each result is read from, when each was checked, and the results the
+ * ledger serves for the run's reused numbers. A run's output ends with `checked_at`.
+ */
 export interface StagedResults {
+  /** The run's product: its output's columns, even when every result comes from the ledger. */
+  product: ServiceType;
   tasks: readonly Task[];
   read: (task: Task) => Promise<Readable>;
+  checkedAt: (task: Task) => string;
+  reused: readonly ResultSource[];
 }
 
 export interface DownloadTarget {
@@ -61,14 +73,9 @@ export async function downloadResults(deps: DownloadDeps, taskIds: readonly stri
   const client = await deps.client();
   const checked = deps.staged ? [...deps.staged.tasks] : await Promise.all(taskIds.map((id) => client.checkTask(id)));
   const tasks = new Map(checked.map((task) => [task.id, task]));
-  const serviceType = productOf(checked);
-  const sources = checked.map((task) => ({
-    label: resultLabel(task.id),
-    task,
-    ...(task.success_cnt === undefined ? {} : { expectedRows: task.success_cnt }),
-    open: resultSource(deps, client, task, (fresh) => tasks.set(fresh.id, fresh)),
-  }));
-  const excluded = await excludedBeforeUpload(deps.journal, taskIds);
+  const serviceType = productOf(checked, deps.staged);
+  const sources = await taskSources(deps, client, checked, (fresh) => tasks.set(fresh.id, fresh));
+  const excluded = excludedBeforeUpload((await deps.origins(taskIds)).values());
   const { prices } = target;
   const summary = await withTransferRetries(
     () =>
@@ -81,6 +88,7 @@ export async function downloadResults(deps: DownloadDeps, taskIds: readonly stri
           serviceType,
           format: target.format,
           signal: deps.signal,
+          ...(deps.staged ? { checkedAt: true } : {}),
           colour: target.colour,
           summarySheet: (tally, read) => {
             const latest = [...tasks.values()];
@@ -96,11 +104,37 @@ export async function downloadResults(deps: DownloadDeps, taskIds: readonly stri
 }
 
 /**
+ * The tasks' results as sources, in order: each read from its staged copy or from the
+ * service, dated and recorded as the deps say; then, for a run, the results the ledger
+ * serves.
+ */
+export async function taskSources(
+  deps: Omit<DownloadDeps, "client" | "origins">,
+  client: OpenResultOptions["client"],
+  tasks: readonly Task[],
+  onTask?: (task: Task) => void,
+): Promise<ResultSource[]> {
+  const sources: ResultSource[] = [];
+  for (const task of tasks) {
+    const recorder = await deps.recorder?.(task);
+    sources.push({
+      label: resultLabel(task.id),
+      task,
+      ...(task.success_cnt === undefined ? {} : { expectedRows: task.success_cnt }),
+      open: resultSource(deps, client, task, onTask),
+      ...(deps.staged ? { checkedAt: deps.staged.checkedAt(task) } : {}),
+      ...(recorder ? { recorder } : {}),
+    });
+  }
+  return [...sources, ...(deps.staged?.reused ?? [])];
+}
+
+/**
  * Where a checked task's result is read from: its staged copy, or the service (see
  * resultOpener), telling `onTask` of each fresh check a restarted transfer makes.
  */
 export function resultSource(
-  deps: Omit<DownloadDeps, "client" | "journal">,
+  deps: Omit<DownloadDeps, "client" | "origins">,
   client: OpenResultOptions["client"],
   task: Task,
   onTask?: (task: Task) => void,
@@ -139,8 +173,9 @@ export function resultCounts(tasks: readonly Task[], sources: readonly Pick<Sour
   return { checked: [...rows.values()].reduce((sum, n) => sum + n, 0), noResult };
 }
 
-/** The one product of the tasks; tasks of different products have different result columns. */
-export function productOf(tasks: readonly Task[]): ServiceType {
+/** The one product of the tasks (of a run's output, whose tasks may be none); tasks of different products have different result columns. */
+export function productOf(tasks: readonly Task[], staged?: Pick<StagedResults, "product">): ServiceType {
+  if (tasks.length === 0 && staged) return staged.product;
   const products = new Set(tasks.map((task) => canonicalServiceType(task.product) ?? task.product));
   const [product] = products;
   const canonical = product === undefined ? undefined : canonicalServiceType(product);

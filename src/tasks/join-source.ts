@@ -1,5 +1,5 @@
 import { InputRejectedError } from "../errors.js";
-import type { JournalRecord } from "../journal/journal.js";
+import type { TaskOrigin } from "../run/origins.js";
 import { recordedFingerprint, sourceChanges } from "./source-check.js";
 
 export interface JoinSourceOptions {
@@ -18,22 +18,19 @@ export interface JoinSourceOptions {
  * whose content changed since the submit, unless `acceptChanged`.
  * @returns whether the file is the one submitted, unchanged (its journalled fingerprint matches).
  */
-export async function checkJoinSource(
-  records: ReadonlyArray<{ id: string; record: JournalRecord }>,
-  options: JoinSourceOptions,
-): Promise<boolean> {
-  const ids = records.map(({ id }) => id);
-  const other = records.find(({ record }) => record.submit.source.path !== undefined && record.submit.source.path !== options.sourcePath);
+export async function checkJoinSource(origins: readonly TaskOrigin[], options: JoinSourceOptions): Promise<boolean> {
+  const ids = origins.map(({ taskId }) => taskId);
+  const other = origins.find(({ run }) => run?.source.path !== undefined && run.source.path !== options.sourcePath);
   if (other) {
-    const submitted = other.record.submit.source.path!;
+    const submitted = other.run!.source.path!;
     return refuseOrWarn(
       options,
       ids,
-      `task ${other.id} was submitted from ${submitted}, not ${options.sourcePath}`,
+      `task ${other.taskId} was submitted from ${submitted}, not ${options.sourcePath}`,
       `Join with ${submitted}, or`,
     );
   }
-  const fingerprint = records.map(({ record }) => recordedFingerprint(record.submit.source)).find((found) => found !== undefined);
+  const fingerprint = origins.map(({ run }) => run && recordedFingerprint(run.source)).find((found) => found !== undefined);
   if (!fingerprint) return false;
   const changes = await sourceChanges(fingerprint, options.sourcePath);
   if (changes.length > 0)

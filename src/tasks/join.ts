@@ -1,13 +1,14 @@
 import { UsageError } from "../errors.js";
-import { recordOfTask } from "../journal/journal.js";
 import { LIBPHONENUMBER_VERSION, type PreparationSettings } from "../prepare/settings.js";
+import type { ResultSource } from "../results/result-table.js";
+import { runSettings } from "../run/origins.js";
 import { AtomicFile } from "../results/atomic-file.js";
 import { joinResults, statusTable, type JoinSummary } from "../results/join.js";
 import { readResults, resultMap } from "../results/read-results.js";
 import type { ServiceType } from "../spec/products.js";
 import type { Task } from "../spec/task.js";
 import { billing } from "./billing.js";
-import { productOf, resultLabel, resultSource, type DownloadDeps } from "./download.js";
+import { productOf, taskSources, type DownloadDeps } from "./download.js";
 import { withTransferRetries } from "./fetch-result.js";
 import { runTable } from "./summary-sheet.js";
 import { checkJoinSource } from "./join-source.js";
@@ -34,6 +35,13 @@ export interface JoinTarget {
   mode?: number;
   /** --safe-csv: neutralise the source's formula-like cells too (the result's always are). */
   safeCsv?: boolean;
+  /** When each task's result was checked: the join's bc_checked_at. */
+  checkedAt: (task: Task) => string;
+  /** A run's results the ledger serves (its reused numbers), joined beside its tasks'. */
+  reused?: readonly ResultSource[];
+  /** The run's product and settings, when every result comes from the ledger (no task to find them by). */
+  product?: ServiceType;
+  settings?: PreparationSettings;
 }
 
 export interface JoinOutcome {
@@ -54,17 +62,13 @@ export async function joinTaskResults(deps: JoinDeps, ids: readonly string[], ta
   const { settings, reproducible } = await preparationOf(deps, ids, target);
   const client = await deps.client();
   const tasks = deps.staged ? [...deps.staged.tasks] : await Promise.all(ids.map((id) => client.checkTask(id)));
-  const serviceType = productOf(tasks);
-  const results = await withTransferRetries(
-    () =>
-      resultMap(
-        readResults(
-          tasks.map((task) => ({ label: resultLabel(task.id), task, open: resultSource(deps, client, task) })),
-          { serviceType, signal },
-        ),
-      ),
-    deps,
-  );
+  const serviceType = productOf(tasks, target.product ? { product: target.product } : deps.staged);
+  const results = await withTransferRetries(async () => {
+    const sources = (await taskSources(deps, client, tasks)).map((source) =>
+      source.task ? { ...source, checkedAt: target.checkedAt(tasks.find((task) => task.id === source.task!.id)!) } : source,
+    );
+    return resultMap(readResults([...sources, ...(deps.staged ? [] : (target.reused ?? []))], { serviceType, signal, checkedAt: true }));
+  }, deps);
   const { prices } = target;
   const destination = {
     force: target.force,
@@ -109,12 +113,10 @@ interface SourcePreparation {
  */
 async function preparationOf(deps: JoinDeps, ids: readonly string[], target: JoinTarget): Promise<SourcePreparation> {
   let settings: PreparationSettings | undefined;
-  const records = [];
-  const journalled = await deps.journal.records();
+  const origins = await deps.origins(ids);
   for (const id of ids) {
-    const record = recordOfTask(journalled, id);
-    const preparation = record?.submit.preparation;
-    if (!record || !preparation) {
+    const preparation = runSettings(origins.get(id)?.run);
+    if (!preparation) {
       throw new UsageError(`There is no local record of how task ${id} was prepared, so its rows cannot be matched exactly.`, {
         hint:
           "Join on the machine (and profile's config directory) that submitted it, or download the plain result: bulkcheck download " + id,
@@ -124,10 +126,12 @@ async function preparationOf(deps: JoinDeps, ids: readonly string[], target: Joi
       throw new UsageError("These tasks were prepared from different lists or with different options; join them one at a time.");
     }
     settings = preparation;
-    records.push({ id, record });
   }
-  if (!settings) throw new UsageError("No task ids given.");
-  const unchanged = await checkJoinSource(records, {
+  if (!settings) {
+    if (target.product && target.settings) settings = target.settings;
+    else throw new UsageError("No task ids given.");
+  }
+  const unchanged = await checkJoinSource([...origins.values()], {
     sourcePath: target.sourcePath,
     acceptChanged: Boolean(target.acceptChangedSource),
     ...(deps.onWarning ? { onWarning: deps.onWarning } : {}),

@@ -1,13 +1,13 @@
 import { count } from "../format-count.js";
 import { stat } from "node:fs/promises";
 import { InputRejectedError } from "../errors.js";
-import type { SubmitEntry } from "../journal/journal.js";
+import type { RunSource } from "../store/store.js";
 import { fileSha256 } from "./file-sha256.js";
 
-/** What identifies a source file as it was submitted: journalled beside its path. */
+/** What identifies a source file as it was submitted: recorded with its run, beside its path. */
 export interface SourceFingerprint {
   size: number;
-  mtime_ms: number;
+  mtimeMs: number;
   sha256: string;
 }
 
@@ -19,7 +19,7 @@ export interface SourceFingerprint {
 async function fingerprintOf(path: string): Promise<SourceFingerprint | undefined> {
   const before = await stat(path);
   if (!before.isFile()) return undefined;
-  const fingerprint = { size: before.size, mtime_ms: before.mtimeMs, sha256: await fileSha256(path) };
+  const fingerprint = { size: before.size, mtimeMs: before.mtimeMs, sha256: await fileSha256(path) };
   await assertUnchangedSince(path, fingerprint);
   return fingerprint;
 }
@@ -27,7 +27,7 @@ async function fingerprintOf(path: string): Promise<SourceFingerprint | undefine
 /** Refuses (exit 3) a file whose size or modification time moved since `fingerprint` was taken, e.g. while it was prepared. */
 async function assertUnchangedSince(path: string, fingerprint: SourceFingerprint): Promise<void> {
   const now = await stat(path);
-  if (now.size !== fingerprint.size || now.mtimeMs !== fingerprint.mtime_ms) {
+  if (now.size !== fingerprint.size || now.mtimeMs !== fingerprint.mtimeMs) {
     throw new InputRejectedError(`${path} changed while it was being read; nothing was uploaded.`, {
       hint: "Run the command again once whatever writes the file has finished.",
     });
@@ -51,8 +51,8 @@ export async function sourceChanges(submitted: SourceFingerprint, path: string):
   if (now.sha256 === submitted.sha256) return [];
   const changes: string[] = [];
   if (now.size !== submitted.size) changes.push(`size ${count(submitted.size)} → ${count(now.size)} bytes`);
-  if (now.mtime_ms !== submitted.mtime_ms) {
-    changes.push(`modified ${new Date(submitted.mtime_ms).toISOString()} → ${new Date(now.mtime_ms).toISOString()}`);
+  if (now.mtimeMs !== submitted.mtimeMs) {
+    changes.push(`modified ${new Date(submitted.mtimeMs).toISOString()} → ${new Date(now.mtimeMs).toISOString()}`);
   }
   changes.push("content differs");
   return changes;
@@ -61,11 +61,11 @@ export async function sourceChanges(submitted: SourceFingerprint, path: string):
 /**
  * Runs `read` (the preparation) on the source file at `path`, with the file's
  * fingerprint taken before, and refuses a file that changed meanwhile, so the
- * journal says exactly which file the upload was made from. Without a path
+ * run says exactly which file its uploads were made from. Without a path
  * (stdin) there is nothing to fingerprint. A file that cannot be read is left
  * to `read` to report in its own words.
  */
-export async function readSourceFile<T>(path: string | undefined, read: () => Promise<T>): Promise<{ value: T; source: JournalledSource }> {
+export async function readSourceFile<T>(path: string | undefined, read: () => Promise<T>): Promise<{ value: T; source: RunSource }> {
   const fingerprint = path === undefined ? undefined : await fingerprintOf(path).catch(() => undefined);
   const value = await read();
   if (path === undefined) return { value, source: {} };
@@ -73,12 +73,9 @@ export async function readSourceFile<T>(path: string | undefined, read: () => Pr
   return { value, source: { path, ...fingerprint } };
 }
 
-/** A source as the journal keeps it: its path and, when it was a regular file, its fingerprint. */
-export type JournalledSource = SubmitEntry["source"];
-
-/** The fingerprint in a journalled source, if it was recorded (entries of older versions have none). */
-export function recordedFingerprint(source: JournalledSource): SourceFingerprint | undefined {
-  const { size, mtime_ms, sha256 } = source;
-  if (typeof size !== "number" || typeof mtime_ms !== "number" || typeof sha256 !== "string") return undefined;
-  return { size, mtime_ms, sha256 };
+/** The fingerprint in a run's source, if it was recorded (runs imported from old journals may have none). */
+export function recordedFingerprint(source: RunSource): SourceFingerprint | undefined {
+  const { size, mtimeMs, sha256 } = source;
+  if (typeof size !== "number" || typeof mtimeMs !== "number" || typeof sha256 !== "string") return undefined;
+  return { size, mtimeMs, sha256 };
 }

@@ -1,30 +1,33 @@
 import { join } from "node:path";
 import type { ApiClient } from "../api/types.js";
 import { InputRejectedError, UsageError } from "../errors.js";
-import { recordOfTask, type Journal, type JournalRecord } from "../journal/journal.js";
 import { prepareList, type PrepareResult } from "../prepare/index.js";
 import type { PreparationSettings } from "../prepare/settings.js";
 import { readResults } from "../results/read-results.js";
 import { uploadedIdentifiers } from "../results/result-rules.js";
+import { retryLineage, runSettings, taskOrigins, type TaskOrigin as StoredOrigin } from "../run/origins.js";
+import { rebuildRun } from "../run/rebuild.js";
 import { canonicalServiceType, type ServiceType } from "../spec/products.js";
 import type { Task } from "../spec/task.js";
+import type { Scope, Store, TaskRecord } from "../store/store.js";
 import { resultLabel } from "./download.js";
 import { openTaskResult, stillProcessing } from "./fetch-result.js";
-import { retryLineage } from "./lineage.js";
 import { matches, writeSlice, writeWithoutResults, type ChunkRecord } from "./retry-list.js";
 import type { Chunk } from "./submit.js";
 
 export interface UploadedListDeps {
   client: Pick<ApiClient, "checkTask" | "openResult">;
-  journal: Pick<Journal, "records">;
+  store: Store;
+  scope: Scope;
   sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
   signal: AbortSignal;
   /** The source was prepared again (the CLI says which column it read). */
   onPrepared?: (result: PrepareResult) => void;
 }
 
+/** What the store knows of the first task of a lineage: rebuilding its list needs all of it. */
 export interface TaskOrigin {
-  record: JournalRecord;
+  stored: StoredOrigin;
   settings: PreparationSettings;
   sourcePath: string;
   product: ServiceType;
@@ -53,10 +56,10 @@ export interface RetryList {
 export async function retryList(deps: UploadedListDeps, taskId: string, dir: string): Promise<RetryList> {
   const task = await deps.client.checkTask(taskId);
   if (task.status === "processing") throw stillProcessing(taskId);
-  const records = await deps.journal.records();
-  const lineage = retryLineage(records, taskId);
-  const origin = taskOrigin(records, lineage.at(-1)!, task.product);
-  const uploaded = await rebuildUploadedList(deps, records, lineage, origin, dir);
+  const lineage = await retryLineage(deps.store, deps.scope, taskId);
+  const origins = await taskOrigins(deps.store, deps.scope, lineage);
+  const origin = taskOrigin(origins.get(lineage.at(-1)!), lineage.at(-1)!, task.product);
+  const uploaded = await rebuildUploadedList(deps, origins, lineage, origin, dir);
   const retry = await writeWithoutResults(
     uploaded.path,
     await resultRows(deps, task, origin.product, uploaded.path),
@@ -65,17 +68,17 @@ export async function retryList(deps: UploadedListDeps, taskId: string, dir: str
   return { origin, uploadedCount: uploaded.count, retry, lineage };
 }
 
-/** What the journal knows about how the first task of a lineage was made; rebuilding its list needs all of it. */
-function taskOrigin(records: readonly JournalRecord[], rootId: string, product: string): TaskOrigin {
+/** What the store knows about how the first task of a lineage was made; rebuilding its list needs all of it. */
+function taskOrigin(stored: StoredOrigin | undefined, rootId: string, product: string): TaskOrigin {
   const canonical = canonicalServiceType(product);
-  const record = recordOfTask(records, rootId);
-  const settings = record?.submit.preparation;
-  if (!canonical || !record || !settings || !record.submit.source.path) {
+  const settings = runSettings(stored?.run);
+  const sourcePath = stored?.run?.source.path;
+  if (!canonical || !stored || !settings || !sourcePath) {
     throw new UsageError(`There is no local record of the list task ${rootId} was submitted from.`, {
       hint: "retry-failed works on tasks submitted from a file on this machine (see bulkcheck status).",
     });
   }
-  return { record, settings, sourcePath: record.submit.source.path, product: canonical };
+  return { stored, settings, sourcePath, product: canonical };
 }
 
 /**
@@ -87,14 +90,57 @@ function taskOrigin(records: readonly JournalRecord[], rootId: string, product: 
  */
 async function rebuildUploadedList(
   deps: UploadedListDeps,
-  records: readonly JournalRecord[],
+  origins: ReadonlyMap<string, StoredOrigin>,
   lineage: readonly string[],
   origin: TaskOrigin,
   dir: string,
 ): Promise<Chunk> {
-  const { record, settings, sourcePath } = origin;
-  const { countryGroups } = settings;
   const rootId = lineage.at(-1)!;
+  let list = await rootPart(deps, origin, rootId, dir);
+  for (let step = lineage.length - 2; step >= 0; step--) {
+    const [id, parentId] = [lineage[step]!, lineage[step + 1]!];
+    const parent = await deps.client.checkTask(parentId);
+    const written = await writeWithoutResults(list.path, await resultRows(deps, parent, origin.product, list.path), join(dir, `${id}.txt`));
+    if (!matches(written, chunkOf(origins.get(id)!.task))) throw changedSince(origin.sourcePath, id);
+    list = written;
+  }
+  return list;
+}
+
+/** A task's part as its row records it: its place in the run, its count and its hash. */
+function chunkOf(task: TaskRecord): ChunkRecord {
+  return { index: task.part ?? 0, of: task.parts ?? 1, count: task.count ?? 0, sha256: task.sha256 ?? "" };
+}
+
+/**
+ * The numbers the lineage's first task was given: its run's part, made again as the run
+ * planned it (see rebuildRun); for a run of 0.1, which planned nothing, its slice of the
+ * list prepared again.
+ */
+async function rootPart(deps: UploadedListDeps, origin: TaskOrigin, rootId: string, dir: string): Promise<Chunk> {
+  const { stored, sourcePath } = origin;
+  const chunk = chunkOf(stored.task);
+  const rebuilt = await rebuildRun(stored.run!, sourcePath, {
+    store: deps.store,
+    scope: deps.scope,
+    dir: join(dir, `${rootId}-source`),
+    signal: deps.signal,
+    ...(deps.onPrepared ? { onPrepared: deps.onPrepared } : {}),
+  });
+  if (rebuilt) {
+    const part = rebuilt.planned.files[chunk.index];
+    if (!rebuilt.unchanged || !part || !matches(part, chunk)) throw changedSince(sourcePath, rootId);
+    return part;
+  }
+  const list = await legacySlice(deps, origin, chunk, join(dir, rootId));
+  if (list === "changed") throw changedSince(sourcePath, rootId);
+  return list;
+}
+
+/** A task of 0.1's: its part of the list prepared again, a slice of it (or its country's part). */
+async function legacySlice(deps: UploadedListDeps, origin: TaskOrigin, chunk: ChunkRecord, dir: string): Promise<Chunk | "changed"> {
+  const { settings, sourcePath } = origin;
+  const { countryGroups } = settings;
   const prepared = await prepareList({
     source: sourcePath,
     ...(settings.country ? { country: settings.country } : {}),
@@ -106,23 +152,12 @@ async function rebuildUploadedList(
     ...(settings.sheet === undefined ? {} : { sheet: settings.sheet }),
     ...(settings.anyRegion ? { anyRegion: true } : {}),
     ...(countryGroups ? { countryTasks: { minTaskSize: countryGroups.minTaskSize, maxTaskSize: countryGroups.maxTaskSize } } : {}),
-    outputDir: join(dir, `${rootId}-source`),
+    outputDir: join(dir, "source"),
     signal: deps.signal,
   });
   deps.onPrepared?.(prepared);
   // Grouped by country (--country auto), the task's part is one of the grouping's parts, by its place in the run.
-  let list = countryGroups
-    ? countryPart(prepared.chunks, record.submit.chunk)
-    : await writeSlice(prepared.chunks[0]!.path, record.submit.chunk, join(dir, `${rootId}.txt`));
-  if (list === "changed") throw changedSince(sourcePath, rootId);
-  for (let step = lineage.length - 2; step >= 0; step--) {
-    const [id, parentId] = [lineage[step]!, lineage[step + 1]!];
-    const parent = await deps.client.checkTask(parentId);
-    const written = await writeWithoutResults(list.path, await resultRows(deps, parent, origin.product, list.path), join(dir, `${id}.txt`));
-    if (!matches(written, recordOfTask(records, id)!.submit.chunk)) throw changedSince(sourcePath, id);
-    list = written;
-  }
-  return list;
+  return countryGroups ? countryPart(prepared.chunks, chunk) : writeSlice(prepared.chunks[0]!.path, chunk, join(dir, "part.txt"));
 }
 
 function countryPart(parts: readonly Chunk[], chunk: ChunkRecord): Chunk | "changed" {

@@ -60,6 +60,7 @@ describe("splitting a list by the freshness of its ledger results", () => {
       maxTaskSize: 10,
       target,
       reusedNumbers: reused,
+      reusedTasks: new Set(),
     });
     expect(split).toMatchObject({
       kept: 5,
@@ -85,6 +86,7 @@ describe("splitting a list by the freshness of its ledger results", () => {
       maxTaskSize: 10,
       target,
       reusedNumbers: new IdentifierSet(),
+      reusedTasks: new Set(),
     });
     expect(split).toMatchObject({ kept: 5, reused: 2, padded: 2 });
     expect(split.parts.map((part) => lines(part.path))).toEqual([[N(2), N(4), N(5)]]);
@@ -104,6 +106,7 @@ describe("splitting a list by the freshness of its ledger results", () => {
       maxTaskSize: 10,
       target,
       reusedNumbers: new IdentifierSet(),
+      reusedTasks: new Set(),
     });
     expect(split).toMatchObject({ kept: 2, reused: 2, padded: 0, parts: [], reusedFrom: { newest: "2026-11-26T00:00:00.000Z" } });
     expect((await latestResults(store, SCOPE, "number_activity_batch", 0)).byNumber.size).toBe(0);

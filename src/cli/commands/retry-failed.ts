@@ -1,6 +1,8 @@
 import { join } from "node:path";
-import type { ApiClient } from "../../api/types.js";
+import type { RunOutcome } from "../../run/submit-run.js";
+import { usdToMicros } from "../../tasks/cost.js";
 import type { UploadedListDeps } from "../../tasks/uploaded-list.js";
+import { commandLine } from "../command-line.js";
 import { Command } from "../commander.js";
 import type { Context, Invoke } from "../context.js";
 import { readIds } from "../read-ids.js";
@@ -19,7 +21,7 @@ export function retryFailedCommand(invoke: Invoke, run = retryFailedRun) {
   const command = new Command("retry-failed")
     .description("submit a new task with the numbers of a task that got no result")
     .argument("<ids...>", "task ids (one retry each), or - to read them from stdin")
-    .option("--resubmit", "force a new task even if these numbers were already retried")
+    .option("--resubmit", "no longer needed: a retry that finished is followed by a new one when asked again (accepted and ignored)")
     .option("--dry-run", "show what would be submitted");
   return addReserveAndWaitOptions(command)
     .addHelpText("after", examples(["bulkcheck retry-failed $ID --yes", "bulkcheck retry-failed $ID --wait -o retried.csv"]))
@@ -27,58 +29,111 @@ export function retryFailedCommand(invoke: Invoke, run = retryFailedRun) {
 }
 
 /**
- * Submits a new task with the numbers of a finished task that got no result
- * (all of them for a failed task), rebuilt from the source it was submitted from;
- * for several tasks (the parts of a split list), one retry each.
+ * Submits a new task with the numbers of a finished task that got no result (all of
+ * them for a failed task), rebuilt from the source it was submitted from; for several
+ * tasks (the parts of a split list), one retry each. Each retry is a run of its own
+ * (its identity is the task it retries): killed, it is carried on by the same command.
  */
 export async function retryFailedRun(ctx: Context, ids: string[], options: RetryFailedOptions): Promise<void> {
   const taskIds = await readIds(ctx, ids);
   await checkOutputFlags(ctx, options);
-  if (options.wait) await pollInterval(ctx, options.interval);
-  const client = await ctx.client();
-  const created = await withTempDir(async (dir) => {
-    const taskIdsCreated: string[] = [];
+  const pollIntervalMs = await pollInterval(ctx, options.interval);
+  const { finishRun } = await import("../../run/submit-run.js");
+  const outcomes = await withTempDir(async (dir) => {
+    const done: RunOutcome[] = [];
     for (const id of taskIds) {
-      const uploaded = await retryOne(ctx, { client, id, dir: join(dir, id) }, options);
-      taskIdsCreated.push(...(uploaded ?? []).map((result) => result.task.id));
+      const outcome = await retryOne(ctx, id, join(dir, id), options, pollIntervalMs);
+      if (outcome) done.push(outcome);
     }
-    return taskIdsCreated;
+    return done;
   });
+  const created = outcomes.flatMap((outcome) => outcome.results.map((result) => result.task.id));
   if (created.length > 0) await afterUpload(ctx, created, options);
+  const store = await ctx.store();
+  for (const outcome of outcomes) await finishRun(store, outcome, ctx.now);
 }
 
-async function retryOne(ctx: Context, task: { client: ApiClient; id: string; dir: string }, options: RetryFailedOptions) {
+async function retryOne(ctx: Context, id: string, dir: string, options: RetryFailedOptions, pollIntervalMs: number): Promise<RunOutcome | undefined> {
   // Loaded when the run starts, not with the command tree: rebuilding the task's list
-  // prepares the source again (libphonenumber-js), and submitting derives keys (node:crypto).
+  // prepares the source again (libphonenumber-js).
   const { retryList } = await import("../../tasks/uploaded-list.js");
   const { noteColumn } = await import("./shared/preparation.js");
-  const { submitAndReport } = await import("./shared/submission.js");
+  const { confirmReservation, runPrinter } = await import("./shared/submission.js");
+  const { submitRun } = await import("../../run/submit-run.js");
+  const { ownLease } = await import("../../run/lease.js");
+  const { emptySummary } = await import("../../prepare/summary.js");
+  const store = await ctx.store();
+  const scope = await ctx.scope();
   const deps: UploadedListDeps = {
-    client: task.client,
-    journal: await ctx.journal(),
+    client: await ctx.client(),
+    store,
+    scope,
     sleep: ctx.sleep,
     signal: ctx.signal,
     onPrepared: (result) => noteColumn(ctx, result),
   };
-  const { origin, uploadedCount, retry, lineage } = await retryList(deps, task.id, task.dir);
+  const { origin, uploadedCount, retry, lineage } = await retryList(deps, id, dir);
   // The list the retry was rebuilt from is known only now: the output may not be it, and nothing is uploaded yet.
   await checkOutputs(ctx, { "-o": options.output }, { force: options.force, reading: [origin.sourcePath] });
-  ctx.printer.note(`${count(retry.count)} of ${count(uploadedCount)} numbers of task ${task.id} got no result.`);
+  ctx.printer.note(`${count(retry.count)} of ${count(uploadedCount)} numbers of task ${id} got no result.`);
   if (retry.count === 0) return undefined;
   if (lineage.length > 1) {
     ctx.printer.note(
       `Already retried: these ${count(retry.count)} numbers got no result in ${count(lineage.length)} tasks in a row (${lineage.join(", ")}); the service may not be able to check them, so this retry may get no result either.`,
     );
   }
-  return submitAndReport(
-    ctx,
+  const { settings, product, stored } = origin;
+  // Under --country auto each task has its own country; the settings' is the one national numbers were read in.
+  const country = settings.anyRegion ? stored.task.country : settings.country;
+  const ledger = await ctx.ledgerSettings();
+  const summary = { ...emptySummary(), kept: retry.count };
+  const list = { ...retry, ...(settings.anyRegion && country ? { country } : {}) };
+  const printer = runPrinter(ctx, options, { product, country }, pollIntervalMs, () => undefined);
+  const timeoutMs = ctx.deadline.remainingMs();
+  return submitRun(
     {
-      product: origin.product,
-      // Under --country auto each task has its own country; the settings' is the one national numbers were read in.
-      country: origin.settings.anyRegion ? origin.record.submit.country : origin.settings.country,
-      chunks: [retry],
-      entry: { source: origin.record.submit.source, preparation: origin.settings, retry_of: task.id },
+      command: { sourcePath: origin.sourcePath, product, country: settings.anyRegion ? "auto" : country, retryOf: id },
+      product,
+      country,
+      prepare: { source: origin.sourcePath },
+      lists: () =>
+        Promise.resolve({
+          value: {
+            summary,
+            column: { index: settings.column.index, chosenBy: "recorded" as const },
+            format: { kind: "txt" as const, hasHeader: false, encoding: settings.encoding },
+            chunks: [list],
+            settings,
+          },
+          source: stored.run!.source,
+        }),
+      dryRun: Boolean(options.dryRun),
+      ...(options.maxCost === undefined ? {} : { maxCostMicros: usdToMicros(options.maxCost) }),
+      maxAgeMs: (options.maxAge ?? ledger.maxAgeSeconds) * 1000,
+      ledger: ledger.on && options.ledger !== false,
+      wait: Boolean(options.wait),
+      pollIntervalMs,
+      ...(timeoutMs === undefined ? {} : { timeoutMs, timeoutSeconds: ctx.deadline.seconds }),
+      resumeCommand: commandLine(ctx.argv.filter((arg) => arg !== "--resubmit")),
     },
-    options,
-  );
+    {
+      store,
+      scope,
+      client: () => ctx.client(),
+      limits: await ctx.limits(),
+      priceMicros: (await ctx.prices())[product],
+      workDir: join(dir, "run"),
+      lease: ownLease(),
+      now: ctx.now,
+      sleep: ctx.sleep,
+      random: ctx.random,
+      signal: ctx.signal,
+      ...(options.yes ? {} : { confirm: (micros: number, balance: number) => confirmReservation(ctx, micros, balance) }),
+      onEvent: printer.onEvent,
+    },
+  ).finally(async () => {
+    await printer.ready();
+    printer.stop();
+    if (options.dryRun) ctx.printer.note("Dry run: nothing was uploaded.");
+  });
 }

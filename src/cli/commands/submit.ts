@@ -1,11 +1,12 @@
-import { TaskFailedError, UsageError } from "../../errors.js";
-import type { Task } from "../../spec/task.js";
-import type { Staging } from "../../tasks/staging.js";
+import { UsageError } from "../../errors.js";
+import { usdToMicros } from "../../tasks/cost.js";
 import { Command } from "../commander.js";
+import { commandLine } from "../command-line.js";
 import type { Context, Invoke } from "../context.js";
 import { absolutePath } from "../paths.js";
 import { withTempDir } from "../temp-dir.js";
-import { afterUpload, checkOutputFlags, type AfterUploadFlags } from "./shared/after-upload.js";
+import { checkOutputFlags, type AfterUploadFlags } from "./shared/after-upload.js";
+import { checkOutputs } from "./shared/destination.js";
 import {
   addReserveAndWaitOptions,
   digitsAsOption,
@@ -18,6 +19,7 @@ import {
 import type { PreparationFlags } from "./shared/preparation.js";
 import type { SubmitFlags } from "./shared/submission.js";
 import { pollInterval } from "./shared/waiting.js";
+import { parseAge } from "../parse-flags.js";
 
 export interface SubmitOptions extends PreparationFlags, SubmitFlags, AfterUploadFlags {
   type: string;
@@ -46,12 +48,15 @@ export function submitCommand(invoke: Invoke, run = submitRun) {
     .addOption(digitsAsOption())
     .addOption(encodingOption())
     .addOption(threadsOption())
-    .option("--idempotency-key <key>", "use this key instead of the one derived from the list")
-    .option("--resubmit", "force a new task for a list already submitted")
+    .option("--idempotency-key <key>", "use this key (numbered when split) instead of the ones derived from the run")
+    .option("--resubmit", "no longer needed: a finished run's list is checked again by the next run (accepted and ignored)")
+    .option("--max-age <age>", "reuse ledger results younger than this instead of checking again: 0, 90s, 12h, 7d (default: config max-age, 12h)", parseAge)
+    .option("--no-ledger", "keep no result of this run in the ledger, and reuse none")
     .option("--dry-run", "prepare and show the plan and cost; upload nothing");
   return addReserveAndWaitOptions(command)
     .option("--join", "with --wait -o: write the source rows with the result columns beside them")
     .option("--report <file.html>", "with --wait: also write an HTML report of the run (self-contained, printable)")
+    .option("--changes <file>", "with --wait: write the numbers whose result changed since their previous check (CSV, or .xlsx; - for stdout)")
     .addHelpText(
       "after",
       examples([
@@ -65,80 +70,129 @@ export function submitCommand(invoke: Invoke, run = submitRun) {
 }
 
 /**
- * Prepare → check sizes and cost → journal the keys → schedule the uploads (≤ the
- * request slots at once, waiting for room when the service's quota of unfinished
- * tasks is full) → print task ids; with --wait, wait for every task as the uploads go
- * on, and with -o, fetch each result as its task finishes, then write the merged
- * output (or join) at the end.
+ * One run of a list (see src/run/submit-run.ts): prepared, then its unfinished run
+ * carried on or a new one planned (reusing fresh ledger results), the money checked,
+ * the parts uploaded (≤ the request slots at once, waiting for room when the service's
+ * quota of unfinished tasks is full) and the task ids printed; with --wait, every task
+ * waited for as the uploads go on, and with -o each result fetched (and recorded in the
+ * ledger) as its task finishes, then the merged output (or join) written, with the
+ * changes since the previous check and the report when asked. The run ends when its
+ * output is written (without -o, when its tasks are submitted or finished as asked).
  */
 export async function submitRun(ctx: Context, file: string, options: SubmitOptions): Promise<void> {
-  // Loaded when the run starts, not with the command tree: preparation loads
-  // libphonenumber-js, and submitting derives keys (node:crypto).
-  const { checkRejectsToStdout, noCodeHint, prepareFromFlags, printPreparationSummary, productFromFlag } =
+  // Loaded when the run starts, not with the command tree: preparation loads libphonenumber-js.
+  const { checkRejectsToStdout, noCodeHint, notePreparation, preparationOptions, printPreparationSummary, productFromFlag } =
     await import("./shared/preparation.js");
   const { countryChoice } = await import("./shared/country-choice.js");
-  const { submitAndReport } = await import("./shared/submission.js");
+  const { confirmReservation, RESUBMIT_NOTE, runPrinter } = await import("./shared/submission.js");
   const { assertKeyLength } = await import("../../tasks/idempotency.js");
+  const { submitRun: runList, finishRun } = await import("../../run/submit-run.js");
+  const { ownLease } = await import("../../run/lease.js");
+  const { runOutput } = await import("./shared/run-output.js");
   const product = productFromFlag(options.type);
   const { country, anyRegion } = countryChoice(options, product);
   if (options.idempotencyKey !== undefined) assertKeyLength(options.idempotencyKey);
+  if (options.resubmit) ctx.printer.note(RESUBMIT_NOTE);
   await checkFlags(ctx, file, options);
   checkRejectsToStdout(options, options.output === "-" ? "-o -" : ctx.globals.json ? "--json" : undefined);
   // A refused --interval must stop the run before anything is reserved, not after the upload.
-  if (options.wait) await pollInterval(ctx, options.interval);
-  const limits = await ctx.limits();
-  const { readSourceFile } = await import("../../tasks/source-check.js");
+  const pollIntervalMs = await pollInterval(ctx, options.interval);
+  const ledger = await ctx.ledgerSettings();
+  const ledgerOn = ledger.on && options.ledger !== false;
   const sourcePath = file === "-" ? undefined : absolutePath(ctx, file);
-  const staged: { area?: Staging } = {};
-  const uploaded = await withTempDir(async (dir) => {
-    const { value: prepared, source } = await readSourceFile(sourcePath, () =>
-      prepareFromFlags(ctx, file, options, country, {
-        outputDir: dir,
-        ...(anyRegion
-          ? { anyRegion, countryTasks: { minTaskSize: limits.minTaskSize, maxTaskSize: limits.maxTaskSize } }
-          : { maxTaskSize: limits.maxTaskSize }),
-      }),
-    );
-    if (!ctx.globals.json) printPreparationSummary(ctx, prepared);
-    const hint = await noCodeHint(prepared, anyRegion);
-    if (hint) ctx.printer.note(hint);
-    return submitAndReport(
-      ctx,
+  const store = await ctx.store();
+  const limits = await ctx.limits();
+  const subject = { product, country: anyRegion ? "auto" : country };
+  const timeoutMs = ctx.deadline.remainingMs();
+  await withTempDir(async (dir) => {
+    const { options: prepare, done } = await preparationOptions(ctx, file, options, country);
+    const printer = runPrinter(ctx, options, subject, pollIntervalMs, ({ result }) => {
+      done();
+      notePreparation(ctx, result);
+      if (!ctx.globals.json) printPreparationSummary(ctx, result);
+    });
+    const output = runOutput(ctx, { ...options, ledger: ledgerOn, retentionSeconds: ledger.retentionSeconds, sourcePath, product });
+    const outcome = await runList(
       {
+        command: {
+          sourcePath,
+          product,
+          country: anyRegion ? "auto" : country,
+          defaultCountry: anyRegion ? country : undefined,
+          column: options.column,
+          sheet: options.sheet,
+          requireCountryCode: options.requireCountryCode,
+          strictRegion: options.strictRegion,
+          digitsAs: options.digitsAs,
+          encoding: options.encoding,
+        },
         product,
         country: anyRegion ? undefined : country,
-        chunks: prepared.chunks,
-        entry: { source, preparation: prepared.settings, prepared: prepared.summary },
+        prepare: { ...prepare, ...(anyRegion ? { anyRegion } : {}) },
+        ...(options.idempotencyKey === undefined ? {} : { userKey: options.idempotencyKey }),
+        dryRun: Boolean(options.dryRun),
+        ...(options.maxCost === undefined ? {} : { maxCostMicros: usdToMicros(options.maxCost) }),
+        maxAgeMs: (options.maxAge ?? ledger.maxAgeSeconds) * 1000,
+        ledger: ledgerOn,
+        wait: Boolean(options.wait),
+        pollIntervalMs,
+        ...(timeoutMs === undefined ? {} : { timeoutMs, timeoutSeconds: ctx.deadline.seconds }),
+        resumeCommand: resumeCommand(ctx.argv),
       },
-      options,
       {
-        wait: options.wait,
-        interval: options.interval,
-        ...(options.wait && options.output !== undefined ? { staged: (area: Staging) => (staged.area = area) } : {}),
+        store,
+        scope: await ctx.scope(),
+        client: () => ctx.client(),
+        limits,
+        priceMicros: (await ctx.prices())[product],
+        workDir: dir,
+        lease: ownLease(),
+        now: ctx.now,
+        sleep: ctx.sleep,
+        random: ctx.random,
+        signal: ctx.signal,
+        ...(options.yes ? {} : { confirm: (micros: number, balance: number) => confirmReservation(ctx, micros, balance) }),
+        onEvent: printer.onEvent,
+        ...(output.fetchesResults ? { onSucceeded: output.stage } : {}),
       },
-    );
-  }).catch(async (error: unknown) => {
-    // A failed task means this list's output can never be merged under these keys.
-    if (error instanceof TaskFailedError) await staged.area?.remove();
-    throw error;
+    ).finally(async () => {
+      await printer.ready();
+      printer.stop();
+    });
+    if (!outcome) {
+      if (options.dryRun) ctx.printer.note("Dry run: nothing was uploaded.");
+      return;
+    }
+    const hint = await noCodeHint(outcome.prepared, anyRegion);
+    if (hint) ctx.printer.note(hint);
+    await output.write(outcome);
+    await finishRun(store, outcome, ctx.now, output.describe());
+    await output.cleanUp();
   });
-  if (!uploaded) return;
-  const { area } = staged;
-  // With --wait the schedule has waited for every task already, and with -o fetched each result.
-  const scheduled = area ? { staged: { tasks: uploaded.map((result) => result.task), read: (task: Task) => area.read(task) } } : {};
-  await afterUpload(
-    ctx,
-    uploaded.map((result) => result.task.id),
-    options,
-    sourcePath,
-    scheduled,
-  );
-  await area?.remove();
+}
+
+/** The command to carry on a run: the same command, without what no longer does anything (--resubmit). */
+function resumeCommand(argv: readonly string[]): string {
+  return commandLine(argv.filter((arg) => arg !== "--resubmit"));
 }
 
 async function checkFlags(ctx: Context, file: string, options: SubmitOptions): Promise<void> {
   if (options.join && (file === "-" || options.output === undefined)) {
     throw new UsageError("--join needs a source file (not stdin) and -o FILE.");
   }
+  if (options.changes !== undefined && !options.wait) {
+    throw new UsageError("--changes needs --wait (results do not exist until the tasks have finished).", {
+      hint: "Add --wait.",
+    });
+  }
+  if (options.changes !== undefined && options.ledger === false) {
+    throw new UsageError("--changes compares each result with the ledger's previous one, and --no-ledger keeps none.", {
+      hint: "Drop --no-ledger (and check that config set ledger is not off).",
+    });
+  }
+  if (options.changes === "-" && (options.output === "-" || options.rejects === "-" || ctx.globals.json)) {
+    throw new UsageError("--changes - wants stdout, and so does -o -, --rejects - or --json.", { hint: "Write one of them to a file." });
+  }
   await checkOutputFlags(ctx, options, file);
+  await checkOutputs(ctx, { "--changes": options.changes }, { force: options.force, reading: [file] });
 }

@@ -1,28 +1,79 @@
+import { formatAge } from "../../../config/duration.js";
 import { count } from "../../../format-count.js";
+import type { PrepareResult } from "../../../prepare/index.js";
 import { ROW_COUNTS, type PrepareSummary } from "../../../prepare/summary.js";
+import type { RunPlan } from "../../../run/plan.js";
 import { MICROS_PER_USD } from "../../../spec/products.js";
 import { formatUsd } from "../../../tasks/cost.js";
-import type { PreparedSubmission, SubmitPlan } from "../../../tasks/submit-prepared.js";
 import { snakeCaseKeys } from "../../json-keys.js";
 
+/** What a plan is of: the product and the country asked for (undefined for carrier_batch without one, `auto` for one per country). */
+export interface PlanSubject {
+  product: string;
+  country: string | undefined;
+}
+
+/** The numbers a plan uploads. */
+function uploaded(plan: RunPlan): number {
+  return plan.parts.reduce((sum, part) => sum + part.count, 0);
+}
+
 /** The plan as one line for people: numbers, tasks, product, countries and the reservation. */
-export function describePlan(plan: SubmitPlan): string {
-  const countries = plan.byCountry?.map((each) => each.country).join(", ") ?? plan.country;
+export function describePlan(plan: RunPlan, subject: PlanSubject): string {
+  const countries = plan.byCountry?.map((each) => each.country).join(", ") ?? (subject.country === "auto" ? undefined : subject.country);
   const country = countries ? ` for ${countries}` : "";
-  return `${count(plan.numbers)} numbers in ${count(plan.tasks)} task(s) of ${plan.product}${country}; reservation ${formatUsd(plan.reservationMicros)} at ${formatUsd(plan.priceMicros)} per number (only checked numbers are charged)`;
+  if (plan.parts.length === 0) return `nothing to upload: every one of the ${count(plan.kept)} numbers has a fresh result in the ledger`;
+  return `${count(uploaded(plan))} numbers in ${count(plan.parts.length)} task(s) of ${subject.product}${country}; reservation ${formatUsd(plan.reservationMicros)} at ${formatUsd(plan.priceMicros)} per number (only checked numbers are charged)`;
+}
+
+/**
+ * What the ledger does for the plan, one line each: what is reused (from when, what it
+ * saves), what is checked again to fill a task, and what recent results --max-age left
+ * out and what reusing them would save.
+ */
+export function reuseLines(plan: RunPlan, now: number): string[] {
+  const lines: string[] = [];
+  const maxAge = plan.reuse ? formatAge(Math.round(plan.reuse.maxAgeMs / 1000)) : undefined;
+  if (plan.reused > 0) {
+    const from = plan.reusedFrom ? ` checked ${span(plan.reusedFrom.oldest, plan.reusedFrom.newest)}` : "";
+    lines.push(
+      `Reused from the ledger: ${count(plan.reused)} numbers with results${from} (younger than --max-age ${maxAge}), saving ${formatUsd(plan.savedMicros)}.`,
+    );
+  }
+  if (plan.padded > 0) {
+    lines.push(
+      `Checked again: ${count(plan.padded)} of the oldest fresh results, to fill a task to the minimum size of ${count(plan.limits.minTaskSize)}.`,
+    );
+  }
+  const stale = plan.stale;
+  if (stale && stale.numbers > 0 && stale.oldest) {
+    const needed = Math.ceil((now - Date.parse(stale.oldest)) / 86_400_000);
+    const saving = formatUsd(stale.numbers * plan.priceMicros);
+    const rule = maxAge === undefined ? "reuse is off" : `older than --max-age ${maxAge}`;
+    lines.push(
+      `Not reused: ${count(stale.numbers)} numbers have results checked ${span(stale.oldest, stale.newest ?? stale.oldest)}, ${rule}; --max-age ${needed}d would reuse them and save ${saving}.`,
+    );
+  }
+  return lines;
+}
+
+/** Two ISO times as people read them, to the minute: one, or "from … to …". */
+function span(oldest: string, newest: string): string {
+  const minute = (iso: string) => iso.replace("T", " ").slice(0, 16) + " UTC";
+  return oldest.slice(0, 16) === newest.slice(0, 16) ? `at ${minute(oldest)}` : `from ${minute(oldest)} to ${minute(newest)}`;
 }
 
 /**
  * `--country auto`: each country's tasks and cost, then the countries left out because
  * they have fewer numbers than a task needs (their rows are `below_min_task`).
  */
-export function countryPlanLines(plan: SubmitPlan, prepared: PreparedSubmission): string[] {
+export function countryPlanLines(plan: RunPlan, prepared: PrepareResult): string[] {
   if (plan.byCountry === undefined) return [];
   const lines = plan.byCountry.map(
     (each) =>
       `  ${each.country}: ${count(each.numbers)} numbers in ${count(each.tasks)} task(s), reservation ${formatUsd(each.reservationMicros)}`,
   );
-  const groups = prepared.entry.preparation?.countryGroups;
+  const groups = prepared.settings.countryGroups;
   for (const [country, numbers] of Object.entries(groups?.belowMin ?? {})) {
     lines.push(
       `  ${country}: ${count(numbers)} numbers, not submitted (below_min_task: the minimum task size is ${count(groups!.minTaskSize)})`,
@@ -36,41 +87,59 @@ const NOT_SUBMITTED = [...ROW_COUNTS.filter((field) => field.endsWith("_cnt") ||
 
 /**
  * `submit --dry-run --json`: the plan as one object on stdout. The top level is the
- * whole submission (product, the country asked for, price, numbers, tasks, reservation);
- * `countries` each task country's share (country null for carrier_batch without one);
- * `not_submitted` the rows left out and why (each class's count, and the countries below
- * the minimum task size); `preparation` the local summary, as `submit --json` gives it.
- * Each part is its own object, so more can be added beside them without changing what
- * is there.
+ * whole submission (product, the country asked for, price, numbers uploaded, tasks,
+ * reservation); `countries` each task country's share (country null for carrier_batch
+ * without one); `reuse` what the ledger serves and saves; `not_submitted` the rows left
+ * out and why (each class's count, and the countries below the minimum task size);
+ * `preparation` the local summary, as `submit --json` gives it. Each part is its own
+ * object, so more can be added beside them without changing what is there.
  */
-export function planJson(plan: SubmitPlan, prepared: PreparedSubmission) {
-  const settings = prepared.entry.preparation;
-  const summary = prepared.entry.prepared;
-  const groups = settings?.countryGroups;
-  // One list of tasks by country whatever was asked: carrier_batch without --country has one entry, its country null.
-  const countries = plan.byCountry ?? [{ ...plan, country: plan.country ?? null }];
+export function planJson(plan: RunPlan, subject: PlanSubject, prepared: PrepareResult, now: number) {
+  const { settings, summary } = prepared;
+  const groups = settings.countryGroups;
+  const numbers = uploaded(plan);
+  const countries = plan.byCountry ?? [
+    { country: subject.country ?? null, numbers, tasks: plan.parts.length, reservationMicros: plan.reservationMicros },
+  ];
   return {
     dry_run: true,
-    product: plan.product,
-    country: settings?.anyRegion ? "auto" : (plan.country ?? null),
+    product: subject.product,
+    country: settings.anyRegion ? "auto" : (subject.country ?? null),
     price_micros: plan.priceMicros,
     price_usd: plan.priceMicros / MICROS_PER_USD,
-    numbers: plan.numbers,
-    tasks: plan.tasks,
-    ...money(plan.reservationMicros),
-    countries: countries.map(({ country, numbers, tasks, reservationMicros }) => ({
+    kept: plan.kept,
+    numbers,
+    tasks: plan.parts.length,
+    ...money("reservation", plan.reservationMicros),
+    countries: countries.map(({ country, numbers: n, tasks, reservationMicros }) => ({
       country,
-      numbers,
+      numbers: n,
       tasks,
-      ...money(reservationMicros),
+      ...money("reservation", reservationMicros),
     })),
-    not_submitted: summary ? notSubmitted(summary, groups) : null,
-    preparation: summary ? snakeCaseKeys(summary) : null,
+    reuse: {
+      max_age_seconds: plan.reuse ? Math.round(plan.reuse.maxAgeMs / 1000) : 0,
+      reused: plan.reused,
+      checked_again: plan.padded,
+      ...money("saved", plan.savedMicros),
+      reused_from: plan.reusedFrom ?? null,
+      not_reused: plan.stale?.oldest
+        ? {
+            numbers: plan.stale.numbers,
+            oldest: plan.stale.oldest,
+            newest: plan.stale.newest ?? plan.stale.oldest,
+            max_age_to_reuse_seconds: Math.ceil((now - Date.parse(plan.stale.oldest)) / 86_400_000) * 86_400,
+            ...money("would_save", plan.stale.numbers * plan.priceMicros),
+          }
+        : null,
+    },
+    not_submitted: notSubmitted(summary, groups),
+    preparation: snakeCaseKeys(summary),
   };
 }
 
-function money(reservationMicros: number) {
-  return { reservation_micros: reservationMicros, reservation_usd: reservationMicros / MICROS_PER_USD };
+function money<K extends string>(name: K, micros: number) {
+  return { [`${name}_micros`]: micros, [`${name}_usd`]: micros / MICROS_PER_USD } as Record<`${K}_micros` | `${K}_usd`, number>;
 }
 
 function notSubmitted(summary: PrepareSummary, groups: { minTaskSize: number; belowMin: Record<string, number> } | undefined) {

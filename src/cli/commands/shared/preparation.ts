@@ -86,6 +86,22 @@ export async function prepareFromFlags(
   country: CountryCode | undefined,
   output: Pick<PrepareOptions, "uploadPath" | "outputDir" | "maxTaskSize" | "anyRegion" | "countryTasks">,
 ): Promise<PrepareResult> {
+  const { options, done } = await preparationOptions(ctx, file, flags, country);
+  const result = await prepareList({ ...options, ...output }).finally(done);
+  notePreparation(ctx, result);
+  return result;
+}
+
+/**
+ * What preparation needs from the flags, with progress on stderr while it reads (a
+ * spinner line on a terminal: rows read and the rate); `done` stops the progress.
+ */
+export async function preparationOptions(
+  ctx: Context,
+  file: string,
+  flags: PreparationFlags,
+  country: CountryCode | undefined,
+): Promise<{ options: PrepareOptions; done: () => void }> {
   const progress = await createProgress(ctx.printer, ctx.env);
   const started = ctx.now();
   const onProgress = (rows: number) => {
@@ -93,7 +109,7 @@ export async function prepareFromFlags(
     const rate = seconds > 0 ? ` (${count(Math.round(rows / seconds))} rows/s)` : "";
     progress.update(`preparing the list: ${count(rows)} rows read${rate}`);
   };
-  const result = await prepareList({
+  const options: PrepareOptions = {
     source: sourceFromArgument(ctx, file),
     ...(country ? { country } : {}),
     ...(flags.column === undefined ? {} : { column: flags.column }),
@@ -109,11 +125,14 @@ export async function prepareFromFlags(
     ...(progress.live ? { onProgress } : {}),
     // --timeout bounds the whole command, reading the list included; Ctrl-C and SIGTERM stop it too.
     signal: ctx.signal,
-    ...output,
-  }).finally(() => progress.stop());
+  };
+  return { options, done: () => progress.stop() };
+}
+
+/** What the user hears of a list just read: which column, and whether its ambiguous digits were read by a convention it barely follows. */
+export function notePreparation(ctx: Context, result: PrepareResult): void {
   noteColumn(ctx, result);
   warnMixedConventions(ctx, result);
-  return result;
 }
 
 function rejectsOutput(ctx: Context, rejects: string | undefined): Pick<PrepareOptions, "rejectsPath" | "rejectsStream"> {

@@ -1,22 +1,17 @@
-import { join } from "node:path";
 import { UsageError } from "../../../errors.js";
+import type { RunEvent } from "../../../run/submit-run.js";
 import { formatUsd } from "../../../tasks/cost.js";
-import { fetchToStaging, Staging } from "../../../tasks/staging.js";
-import { submitPrepared, type PreparedSubmission, type ScheduleSettings, type SubmitOptions } from "../../../tasks/submit-prepared.js";
-import type { PlannedUpload, UploadResult } from "../../../tasks/submit.js";
+import type { UploadResult } from "../../../tasks/submit.js";
 import type { Context } from "../../context.js";
-import { canPrompt, confirm, NOTHING_UPLOADED } from "../../prompt.js";
 import { snakeCaseKeys } from "../../json-keys.js";
+import { canPrompt, confirm, NOTHING_UPLOADED } from "../../prompt.js";
 import { taskJson } from "../../task-view.js";
-import { commandLine } from "../../command-line.js";
-import { tasksGoOn } from "./after-upload.js";
-import { brokeOff, notPublished } from "./download-output.js";
-import { countryPlanLines, describePlan, planJson } from "./plan-view.js";
+import { countryPlanLines, describePlan, planJson, reuseLines, type PlanSubject } from "./plan-view.js";
 import { createSubmitProgress, type SubmitProgress } from "./submit-progress.js";
-import { pollInterval } from "./waiting.js";
 
 export interface SubmitFlags {
   idempotencyKey?: string;
+  /** No longer needed (every run after a finished one checks again); accepted, with a note. */
   resubmit?: boolean;
   dryRun?: boolean;
   yes?: boolean;
@@ -28,107 +23,68 @@ export interface SubmitFlags {
   output?: string;
   /** --rejects: `-` takes stdout for the rejected rows, so task ids go to stderr. */
   rejects?: string;
+  /** --max-age: reuse ledger results younger than this many seconds. */
+  maxAge?: number;
+  /** --no-ledger sets this false: keep no result of this run. */
+  ledger?: boolean;
+  /** --changes FILE|-: what changed since the previous check of each number. */
+  changes?: string;
 }
 
-/** How the uploads are followed: submit's --wait, --interval and -o (--timeout comes from the run's deadline). */
-export interface ScheduleFlags {
-  /** Wait for every task, while the uploads go on. */
-  wait?: boolean;
-  interval?: number;
-  /** With --wait -o: each result is fetched into the run's staging area as its task finishes; this receives that area. */
-  staged?: (staging: Staging) => void;
-}
+/** What `--resubmit` says now that it does nothing. */
+export const RESUBMIT_NOTE =
+  "--resubmit is no longer needed and is ignored: once a run has finished, running the same command again checks the list again (reusing results younger than --max-age).";
 
 /**
- * Submits a prepared list: prints the plan, asks before reserving (without
- * --yes; refused where no one can answer), schedules the uploads with progress
- * on stderr, and prints each task id on stdout (or as JSON) in list order.
- * Returns each part's task in its latest state, or undefined for --dry-run.
+ * Prints a run's events as it goes: what preparation found, a run continued or
+ * abandoned, the plan (and, with --dry-run --json, the plan as JSON on stdout), each
+ * task id on stdout (or as JSON) in list order, and the schedule's progress on stderr.
  */
-export async function submitAndReport(
-  ctx: Context,
-  prepared: PreparedSubmission,
-  flags: SubmitFlags,
-  follow: ScheduleFlags = {},
-): Promise<UploadResult[] | undefined> {
-  const { printer } = ctx;
-  const limits = await ctx.limits();
-  const priceMicros = (await ctx.prices())[prepared.product];
-  const options: SubmitOptions = {
-    idempotencyKey: flags.idempotencyKey,
-    resubmit: flags.resubmit,
-    dryRun: flags.dryRun,
-    maxCostUsd: flags.maxCost,
-  };
-  const journal = await ctx.journal();
+export function runPrinter(ctx: Context, flags: SubmitFlags, subject: PlanSubject, pollIntervalMs: number, onPrepared: (event: Extract<RunEvent, { type: "prepared" }>) => void) {
   let progress: SubmitProgress | undefined;
-  const schedule = async (uploads: readonly PlannedUpload[]): Promise<ScheduleSettings> => {
-    const pollIntervalMs = await pollInterval(ctx, follow.interval);
-    progress = await createSubmitProgress(ctx, uploads, pollIntervalMs);
-    const staging = follow.staged
-      ? await Staging.open(
-          join(journal.dir, "staging"),
-          uploads.map((upload) => upload.idempotencyKey),
-          journal,
-          ctx.now,
-        )
-      : undefined;
-    if (staging) follow.staged?.(staging);
-    const client = await ctx.client();
-    const fetchDeps = {
-      client,
-      product: prepared.product,
-      sleep: ctx.sleep,
-      signal: ctx.signal,
-      onRestart: (error: Error) => ctx.printer.note(brokeOff(error)),
-      onWait: (taskId: string, ms: number) => ctx.printer.note(notPublished(taskId, ms)),
-    };
-    // --timeout bounds the whole command: the schedule gets what is left of it.
-    const timeoutMs = ctx.deadline.remainingMs();
-    return {
-      pollIntervalMs,
-      untilFinished: Boolean(follow.wait),
-      ...(timeoutMs === undefined ? {} : { timeoutMs, timeoutSeconds: ctx.deadline.seconds }),
-      resumeCommand: commandLine(ctx.argv),
-      waitResumes: !staging,
-      onEvent: (event) => progress?.onEvent(event),
-      ...(staging
-        ? {
-            onSucceeded: async (result: UploadResult) => {
-              await fetchToStaging(fetchDeps, staging, result).catch((error: unknown) => {
-                throw tasksGoOn(error);
-              });
-            },
-          }
-        : {}),
-    };
+  let prepared: Extract<RunEvent, { type: "prepared" }>["result"] | undefined;
+  const pending: Array<Promise<void>> = [];
+  const onEvent = (event: RunEvent): void => {
+    switch (event.type) {
+      case "prepared":
+        prepared = event.result;
+        onPrepared(event);
+        return;
+      case "continuing":
+        ctx.printer.note(
+          `Carrying on run ${event.run.id}, started ${event.run.startedAt} and not finished: its plan and keys, so nothing is uploaded or paid for twice (${event.tasks} task(s) submitted so far).`,
+        );
+        return;
+      case "abandoned":
+        ctx.printer.warn(
+          `Run ${event.run.id} of this list ${flags.dryRun ? "would be" : "is"} abandoned: ${event.reason}. Its tasks' results still reach the ledger as they finish; a new run starts.`,
+        );
+        return;
+      case "plan":
+        ctx.printer.note(`Plan: ${describePlan(event.plan, subject)}.`);
+        for (const line of reuseLines(event.plan, ctx.now())) ctx.printer.note(line);
+        if (prepared) for (const line of countryPlanLines(event.plan, prepared)) ctx.printer.note(line);
+        if (flags.dryRun && ctx.globals.json && prepared) ctx.printer.json(planJson(event.plan, subject, prepared, ctx.now()));
+        if (!flags.dryRun && event.plan.parts.length > 0) {
+          pending.push(createSubmitProgress(ctx, event.plan.parts, pollIntervalMs).then((created) => void (progress = created)));
+        }
+        return;
+      case "task":
+        reportTask(ctx, event.result, flags, prepared);
+        return;
+      case "schedule":
+        progress?.onEvent(event.event);
+        return;
+      case "imported":
+        return;
+    }
   };
-  const uploaded = await submitPrepared(
-    {
-      client: () => ctx.client(),
-      journal,
-      installSecret: async () => (await ctx.config()).installSecret(),
-      limits,
-      priceMicros,
-      scope: await ctx.journalScope(),
-      now: ctx.now,
-      sleep: ctx.sleep,
-      random: ctx.random,
-      signal: ctx.signal,
-      schedule,
-      onPlan: (plan) => {
-        printer.note(`Plan: ${describePlan(plan)}.`);
-        for (const line of countryPlanLines(plan, prepared)) printer.note(line);
-        if (flags.dryRun && ctx.globals.json) printer.json(planJson(plan, prepared));
-      },
-      confirmReservation: flags.yes ? undefined : (micros, balance) => confirmReservation(ctx, micros, balance),
-      onTask: (result) => reportTask(ctx, result, prepared, flags),
-    },
-    prepared,
-    options,
-  ).finally(() => progress?.stop());
-  if (flags.dryRun) printer.note("Dry run: nothing was uploaded.");
-  return uploaded;
+  return {
+    onEvent,
+    /** Waits for what the events started (the progress line). */
+    ready: () => Promise.all(pending),
+    stop: () => progress?.stop(),
+  };
 }
 
 /**
@@ -136,7 +92,7 @@ export async function submitAndReport(
  * Where nobody can answer (stdin or stderr not a terminal: cron, a pipe, CI) the
  * run stops before uploading rather than spend silently.
  */
-async function confirmReservation(ctx: Context, micros: number, balance: number): Promise<boolean> {
+export async function confirmReservation(ctx: Context, micros: number, balance: number): Promise<boolean> {
   const question = `Reserve ${formatUsd(micros)} of ${formatUsd(balance)}?`;
   if (canPrompt(ctx.io)) return confirm(ctx.io, question, { signal: ctx.signal, cancelled: { message: NOTHING_UPLOADED } });
   throw new UsageError(
@@ -148,29 +104,25 @@ async function confirmReservation(ctx: Context, micros: number, balance: number)
 }
 
 /**
- * A task as submit --json prints it: the service's task object, whether the
- * service replayed an earlier submit of this list (nothing reserved again), and
- * the local preparation summary (the rows excluded before upload, which the
- * service's own counts never see). Null for a retry, which prepares nothing new.
+ * A task as submit --json prints it: the service's task object, whether the service
+ * replayed an earlier submit of the run (nothing reserved again), and the local
+ * preparation summary (the rows excluded before upload, which the service's own counts
+ * never see).
  */
-function submittedTaskJson({ task, replayed }: UploadResult, prepared: PreparedSubmission) {
-  return { ...taskJson(task), replayed, preparation: prepared.entry.prepared ? snakeCaseKeys(prepared.entry.prepared) : null };
+function submittedTaskJson({ task, replayed }: UploadResult, summary: unknown) {
+  return { ...taskJson(task), replayed, preparation: summary === undefined ? null : snakeCaseKeys(summary) };
 }
 
-function reportTask(ctx: Context, result: UploadResult, prepared: PreparedSubmission, flags: SubmitFlags): void {
+function reportTask(ctx: Context, result: UploadResult, flags: SubmitFlags, prepared: { summary: unknown } | undefined): void {
   const { task, replayed, upload } = result;
   const { printer } = ctx;
-  const stdoutTaken = flags.output === "-" || flags.rejects === "-";
-  if (ctx.globals.json && !stdoutTaken) printer.json(submittedTaskJson(result, prepared));
+  const stdoutTaken = flags.output === "-" || flags.rejects === "-" || flags.changes === "-";
+  if (ctx.globals.json && !stdoutTaken) printer.json(submittedTaskJson(result, prepared?.summary));
   else if (!ctx.globals.json && flags.output === undefined && !stdoutTaken) printer.data(task.id);
   else printer.note(`Task ${task.id} submitted.`);
-  if (replayed && upload.knownTaskId === undefined) {
+  if (replayed && upload.knownTask === undefined) {
     printer.note(
-      `Task ${task.id} had already been created for this list by an earlier attempt whose answer was lost; the service returned it and nothing was reserved twice. Add --resubmit to force a new task.`,
-    );
-  } else if (replayed) {
-    printer.note(
-      `Task ${task.id} was already submitted for this list, product and country: the service returned it and nothing was reserved again. Add --resubmit to force a new task.`,
+      `Task ${task.id} had already been created for this run by an earlier attempt whose answer was lost; the service returned it and nothing was reserved twice.`,
     );
   }
 }

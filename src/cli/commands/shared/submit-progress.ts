@@ -3,6 +3,9 @@ import { count } from "../../../format-count.js";
 import type { Task } from "../../../spec/task.js";
 import type { ScheduleEvent } from "../../../tasks/schedule.js";
 import type { PlannedUpload } from "../../../tasks/submit.js";
+
+/** What progress needs of a part: its place in the run and how many numbers it holds. */
+type Part = Pick<PlannedUpload, "index" | "count">;
 import { isFinished } from "../../../tasks/wait.js";
 import type { Context } from "../../context.js";
 import { createProgress, spinnerAllowed } from "../../progress.js";
@@ -21,7 +24,7 @@ export class SubmitTally {
   #finishedHere = 0;
 
   constructor(
-    uploads: readonly PlannedUpload[],
+    uploads: readonly Part[],
     private readonly startedAt: number,
   ) {
     this.#counts = new Map(uploads.map((upload) => [upload.index, upload.count]));
@@ -66,7 +69,7 @@ export interface SubmitProgress {
  * finishes, and one when the service's quota makes the run wait or a check fails and
  * will be tried again.
  */
-export async function createSubmitProgress(ctx: Context, uploads: readonly PlannedUpload[], intervalMs: number): Promise<SubmitProgress> {
+export async function createSubmitProgress(ctx: Context, uploads: readonly Part[], intervalMs: number): Promise<SubmitProgress> {
   const progress = await createProgress(ctx.printer, ctx.env);
   const spinning = spinnerAllowed(ctx.printer, ctx.env);
   const tally = new SubmitTally(uploads, ctx.now());
@@ -82,7 +85,7 @@ export async function createSubmitProgress(ctx: Context, uploads: readonly Plann
     progress.persist(tally.line(now, true));
   };
   const finished = new Set<number>();
-  const see = (upload: PlannedUpload, task: Task) => {
+  const see = (upload: Part, task: Task) => {
     tally.see(upload.index, task);
     if (!isFinished(task) || finished.has(upload.index)) return;
     finished.add(upload.index);

@@ -1,35 +1,36 @@
 import { createHash, randomBytes } from "node:crypto";
 import { createReadStream } from "node:fs";
 import { chmod, link, mkdir, open, readdir, rename, rm, rmdir, stat } from "node:fs/promises";
-import { join, relative } from "node:path";
+import { join, relative, sep } from "node:path";
 import type { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import type { ApiClient } from "../api/types.js";
-import type { Journal, StagedEntry } from "../journal/journal.js";
+import { recordResult } from "../ledger/record.js";
 import { asOutputWriteError } from "../results/errors.js";
 import { capped } from "../results/body.js";
-import { checkResult } from "../results/read-results.js";
+import { checkResult, readResults } from "../results/read-results.js";
 import { uploadedIdentifiers } from "../results/result-rules.js";
 import { isRunning } from "../results/temp-files.js";
 import { DEFAULT_ZIP_LIMITS } from "../results/zip-limits.js";
 import type { ServiceType } from "../spec/products.js";
 import type { Task } from "../spec/task.js";
-import { resultLabel } from "./download.js";
-import { resultOpener, withTransferRetries } from "./fetch-result.js";
-import { fileSha256 } from "./file-sha256.js";
-import type { UploadResult } from "./submit.js";
+import type { Store } from "../store/store.js";
+import { resultLabel } from "../tasks/download.js";
+import { resultOpener, withTransferRetries } from "../tasks/fetch-result.js";
+import { fileSha256 } from "../tasks/file-sha256.js";
+import type { UploadResult } from "../tasks/submit.js";
 
 /** A process's own directory inside a run's staging directory: `{pid}-{random}`. */
 const OWN_DIR = /^(\d+)-[0-9a-f]+$/;
-/** What a staged entry's `file` may be: a part's file in some process's own directory. */
-const STAGED_FILE = /^\d+-[0-9a-f]+\/part-\d+\.result$/;
 
 /**
  * A run's private store of finished results: each task's result file is fetched as
- * soon as the task finishes (result links are time-limited) and kept here, under the
- * state directory, until the merged output has been written. It survives a kill: the
- * journal records each staged file's size and hash, and a re-run reuses a file that
- * still matches instead of downloading it again. Directories are 0700, files 0600.
+ * soon as the task finishes (result links are time-limited) and kept here until the
+ * run's output has been written: under the state directory, or (when the ledger is off,
+ * and no file there may hold a number) under the temp directory. It survives a kill: the
+ * store records each staged file's path, size and hash with its task, and a re-run
+ * reuses a file that still matches instead of downloading it again. Directories are
+ * 0700, files 0600.
  *
  * Each process writes only into its own directory inside the run's, and takes a file
  * another process staged by hard-linking it into its own: two runs of the same list at
@@ -40,25 +41,24 @@ export class Staging {
   readonly #files = new Map<string, string>();
 
   private constructor(
-    /** The run's directory, shared by every process working on the same list. */
+    /** Where every run's staging directory is. */
+    private readonly root: string,
+    /** The run's directory, shared by every process working on the same run. */
     readonly dir: string,
     /** This process's directory in it. */
     private readonly own: string,
-    private readonly journal: Journal,
-    private readonly now: () => number,
+    private readonly store: Store,
+    private readonly runId: string,
   ) {}
 
-  /**
-   * The staging directory of the run whose parts have these idempotency keys, under
-   * `root`: the same list re-run finds it again, another list (or --resubmit) gets its own.
-   */
-  static async open(root: string, keys: readonly string[], journal: Journal, now: () => number): Promise<Staging> {
-    const dir = join(root, createHash("sha256").update(keys.join("\n")).digest("hex").slice(0, 32));
+  /** The staging directory of a run, under `root`: the run continued later finds it again. */
+  static async open(root: string, runId: string, store: Store): Promise<Staging> {
+    const dir = join(root, runId);
     const own = join(dir, `${process.pid}-${randomBytes(4).toString("hex")}`);
     await mkdir(own, { recursive: true, mode: 0o700 });
     // mkdir's mode is filtered by the umask and leaves existing directories as they are.
     for (const path of [root, dir, own]) await chmod(path, 0o700);
-    return new Staging(dir, own, journal, now);
+    return new Staging(root, dir, own, store, runId);
   }
 
   /**
@@ -71,7 +71,7 @@ export class Staging {
     const name = `part-${upload.index + 1}.result`;
     const path = join(this.own, name);
     this.#files.set(task.id, path);
-    if (await this.#reuse(task.id, path)) {
+    if (await this.#reuse(upload.ref, path)) {
       await check?.(path);
       return "reused";
     }
@@ -85,16 +85,19 @@ export class Staging {
       await rm(temp, { force: true });
       throw asOutputWriteError(error, path);
     }
-    const entry: StagedEntry = {
-      type: "staged",
-      at: new Date(this.now()).toISOString(),
-      idempotency_key: upload.idempotencyKey,
-      task_id: task.id,
-      file: relative(this.dir, path),
-      ...written,
-    };
-    await this.journal.append(entry);
+    await this.store.updateTask(upload.ref, { staged: { file: path, ...written } });
     return "fetched";
+  }
+
+  /** Whether the ledger holds a task's result already (a run killed after recording it, continued). */
+  async recorded(ref: number): Promise<boolean> {
+    return (await this.store.tasksOfRun(this.runId)).some((task) => task.ref === ref && task.recordedAt !== undefined);
+  }
+
+  /** Where a task's staged result is. */
+  path(task: Task): Promise<string> {
+    const path = this.#files.get(task.id);
+    return path === undefined ? Promise.reject(new Error(`task ${task.id} has no staged result`)) : Promise.resolve(path);
   }
 
   /** Reads a task's staged result. */
@@ -118,15 +121,16 @@ export class Staging {
   }
 
   /**
-   * Links into `path` the staged copy of a task's result, if the journal records one
-   * whose file is still there with its size and hash. Anything in the way (a file that
-   * changed, or that another run removed meanwhile) means it is fetched again.
+   * Links into `path` the staged copy of a task's result, if the store records one whose
+   * file is still there, under the staging root, with its size and hash. Anything in the
+   * way (a file that changed, or that another process removed meanwhile) means it is
+   * fetched again.
    */
-  async #reuse(taskId: string, path: string): Promise<boolean> {
-    // Read afresh: another run of the same list may have staged it meanwhile.
-    const entry = (await this.journal.stagedResults()).get(taskId);
-    if (!entry || !STAGED_FILE.test(entry.file)) return false;
-    const staged = join(this.dir, entry.file);
+  async #reuse(ref: number, path: string): Promise<boolean> {
+    // Read afresh: another process on the same run may have staged it meanwhile.
+    const entry = (await this.store.tasksOfRun(this.runId)).find((task) => task.ref === ref)?.staged;
+    if (!entry || relative(this.root, entry.file).startsWith("..") || !entry.file.startsWith(this.root + sep)) return false;
+    const staged = entry.file;
     try {
       if ((await stat(staged)).size !== entry.bytes || (await fileSha256(staged)) !== entry.sha256) return false;
       if (staged !== path) {
@@ -150,24 +154,34 @@ export interface FetchDeps {
   onRestart?: (error: Error) => void;
   /** A task's result file is not published yet; it is checked again in `delayMs`. */
   onWait?: (taskId: string, delayMs: number) => void;
+  /** Where the result goes once staged and checked; absent when the ledger is off. */
+  ledger?: { store: Store; now: () => number };
 }
 
 /**
  * Stages a task's result with the link of the check that saw it finished; a transfer
  * that breaks starts again with a fresh link (checked again), up to three times. The
  * part's upload file still exists here, so the result is checked against the numbers
- * the task was given, as well as by every other rule (result-rules.ts), before it is kept.
+ * the task was given, as well as by every other rule (result-rules.ts), before it is
+ * kept; then, unless the ledger is off or has it already, it is recorded in the ledger.
  */
 export async function fetchToStaging(deps: FetchDeps, staging: Staging, result: UploadResult): Promise<"reused" | "fetched"> {
   const { client, sleep, signal, onWait, product } = deps;
   const open = resultOpener(result.task, { client, sleep, signal, ...(onWait ? { onWait } : {}) });
   const uploaded = await uploadedIdentifiers(result.upload.path);
-  const check = (path: string) =>
-    checkResult(
-      { label: resultLabel(result.task.id), task: result.task, uploaded, open: () => Promise.resolve(createReadStream(path)) },
-      { serviceType: product, ...(signal ? { signal } : {}) },
-    );
-  return withTransferRetries(() => staging.stage(result, open, check), deps);
+  const source = (path: string) => ({
+    label: resultLabel(result.task.id),
+    task: result.task,
+    uploaded,
+    open: () => Promise.resolve(createReadStream(path)),
+  });
+  const options = { serviceType: product, ...(signal ? { signal } : {}) };
+  const how = await withTransferRetries(() => staging.stage(result, open, (path) => checkResult(source(path), options)), deps);
+  if (deps.ledger && !(await staging.recorded(result.upload.ref))) {
+    const { store, now } = deps.ledger;
+    await recordResult(store, result.upload.ref, readResults([source(await staging.path(result.task))], options), now);
+  }
+  return how;
 }
 
 async function writeHashed(source: Readable, path: string): Promise<{ bytes: number; sha256: string }> {

@@ -1,0 +1,35 @@
+import { Readable } from "node:stream";
+import { csvText } from "../csv/write.js";
+import type { IdentifierSet } from "../prepare/identifier-set.js";
+import type { ResultSource } from "../results/result-table.js";
+import type { Store } from "../store/store.js";
+
+/**
+ * The results a run takes from the ledger instead of checking its numbers again: one
+ * source per ledger task they come from, read as a result file would be (so they go
+ * through the same rules and formats), each dated by when that task was checked.
+ */
+export function reusedSources(store: Store, reused: IdentifierSet, tasks: ReadonlyMap<number, string>): ResultSource[] {
+  return [...tasks].map(([ref, checkedAt]) => ({
+    label: `the ledger (checked ${checkedAt})`,
+    checkedAt,
+    open: () => Promise.resolve(Readable.from(csvOf(store, ref, (identifier) => reused.get(identifier) === ref))),
+  }));
+}
+
+/** A ledger task's rows (those `keep` takes) as a CSV result file: the header, then the rows, as stored. */
+async function* csvOf(store: Store, ref: number, keep: (identifier: number) => boolean): AsyncGenerator<string> {
+  let columns: string[] | undefined;
+  for await (const batch of store.taskResults(ref)) {
+    const rows = batch.filter((row) => keep(Number(row.identifier)));
+    if (rows.length === 0) continue;
+    const records: string[][] = [];
+    if (columns === undefined) {
+      columns = Object.keys(rows[0]!.values);
+      records.push(["identifier", ...columns]);
+    }
+    for (const row of rows) records.push([row.identifier, ...columns.map((column) => row.values[column] ?? "")]);
+    // As stored, which is as the service sent it: the output neutralises it like any result.
+    yield csvText(records, { verbatim: true });
+  }
+}
