@@ -1,7 +1,6 @@
 import { setTimeout as delay } from "node:timers/promises";
 import type { ApiClient } from "../api/types.js";
 import type { ConfigStore } from "../config/store.js";
-import type { Journal, JournalScope } from "../journal/journal.js";
 import type { Scope, Store } from "../store/store.js";
 import type { LedgerSettings, Limits } from "../config/resolve.js";
 import type { ServiceType } from "../spec/products.js";
@@ -48,7 +47,6 @@ export interface Context extends Runtime {
   argv: readonly string[];
   profileName: string;
   config(): Promise<ConfigStore>;
-  journal(): Promise<Journal>;
   /**
    * The store of runs, tasks and the ledger (the embedded SQLite file in the state
    * directory), opened on first use; the journal of 0.1 is imported into it once.
@@ -56,8 +54,6 @@ export interface Context extends Runtime {
   store(): Promise<Store>;
   /** The service (base URL as the client addresses it) and profile that runs, tasks and results belong to. */
   scope(): Promise<Scope>;
-  /** The service (base URL as the client addresses it) and profile this run's journal entries belong to. */
-  journalScope(): Promise<JournalScope>;
   /** Resolves the API key and base URL (flag > environment > profile) and builds a client. */
   client(): Promise<ApiClient>;
   baseUrl(): Promise<string>;

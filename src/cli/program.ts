@@ -4,8 +4,10 @@ import { completionCommand } from "./commands/completion.js";
 import { configCommand } from "./commands/config.js";
 import { demoCommand } from "./commands/demo.js";
 import { downloadCommand } from "./commands/download.js";
+import { ledgerCommand } from "./commands/ledger.js";
 import { reportCommand } from "./commands/report.js";
 import { retryFailedCommand } from "./commands/retry-failed.js";
+import { runsCommand } from "./commands/runs.js";
 import { sandboxCommand } from "./commands/sandbox.js";
 import { statusCommand } from "./commands/status.js";
 import { submitCommand } from "./commands/submit.js";
@@ -53,6 +55,8 @@ export function buildProgram(runtime: Runtime, invoke: Invoke, version: string, 
     validateCommand,
     retryFailedCommand,
     reportCommand,
+    runsCommand,
+    ledgerCommand,
     configCommand,
     sandboxCommand,
     demoCommand,

@@ -16,7 +16,6 @@ import {
 } from "../config/resolve.js";
 import type { ConfigStore } from "../config/store.js";
 import { AuthError } from "../errors.js";
-import { Journal } from "../journal/journal.js";
 import { ApiCode } from "../spec/codes.js";
 import type { Store } from "../store/store.js";
 import type { Context, GlobalOptions, Runtime } from "./context.js";
@@ -31,7 +30,6 @@ import { describeEvent, describeRetry } from "./request-log.js";
 export function buildContext(runtime: Runtime, globals: GlobalOptions, printer: Printer, argv: readonly string[] = []): Context {
   const profileName = globals.profile || runtime.env.BULKCHECK_PROFILE || DEFAULT_PROFILE;
   let store: ConfigStore | undefined;
-  let journal: Journal | undefined;
   let opened: Promise<Store> | undefined;
   let client: ApiClient | undefined;
   let keySource: Source | undefined;
@@ -64,22 +62,14 @@ export function buildContext(runtime: Runtime, globals: GlobalOptions, printer: 
     argv,
     profileName,
     config,
-    journal() {
-      journal ??= new Journal(stateDir(runtime.env), (line) => printer.warn(`skipping corrupt journal line ${line} in ${journal?.path}`));
-      return Promise.resolve(journal);
-    },
     baseUrl,
-    async journalScope() {
-      const { normaliseBaseUrl } = await import("../api/client.js");
-      return { base_url: normaliseBaseUrl(await baseUrl()).href.replace(/\/+$/, ""), profile: profileName };
-    },
     store() {
       opened ??= openStore(runtime, printer);
       return opened;
     },
     async scope() {
-      const { base_url, profile } = await this.journalScope();
-      return { baseUrl: base_url, profile };
+      const { normaliseBaseUrl } = await import("../api/client.js");
+      return { baseUrl: normaliseBaseUrl(await baseUrl()).href.replace(/\/+$/, ""), profile: profileName };
     },
     async client() {
       if (client) return client;

@@ -29,8 +29,17 @@ export async function exportLedger(
       yield row;
     }
   })();
-  const chunks = format === "xlsx" ? renderXlsx(counted, { booleanColumns: ["activated"] }) : rendererFor({ format })(counted);
+  await writeTable(counted, format, destination);
+  return { rows: Math.max(0, rows) };
+}
+
+/** Writes a table (its header first) in a format, to a file (atomically) or to a stream the caller keeps. */
+export async function writeTable(
+  table: AsyncIterable<readonly string[]>,
+  format: ExportFormat,
+  destination: ExportDestination,
+): Promise<void> {
+  const chunks = format === "xlsx" ? renderXlsx(table, { booleanColumns: ["activated"] }) : rendererFor({ format })(table);
   if ("stream" in destination) await writeText(chunks, destination.stream, { end: false });
   else await AtomicFile.write(destination.path, { force: destination.force, temps: new TempFiles() }, (out) => writeText(chunks, out));
-  return { rows: Math.max(0, rows) };
 }

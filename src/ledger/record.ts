@@ -78,7 +78,8 @@ export function recorderFor(store: Store, scope: Scope, now: () => number): (tas
       total: task.total,
       ...(task.success_cnt === undefined ? {} : { successCnt: task.success_cnt }),
       ...(task.failure_cnt === undefined ? {} : { failureCnt: task.failure_cnt }),
-      checkedAt: new Date(now()).toISOString(),
+      // The first check that saw it succeeded dates its results; a later download does not move them.
+      ...(row.checkedAt === undefined ? { checkedAt: new Date(now()).toISOString() } : {}),
     });
     return known?.recordedAt === undefined ? ledgerRecorder(store, row.ref, now) : undefined;
   };

@@ -172,6 +172,27 @@ function resultsSection(model: ReportModel): string {
   return `<section id="results" class="results"><h2>Results</h2>${intro}${body}</section>`;
 }
 
+/**
+ * What changed since each number's previous check: per column, how many numbers, and
+ * the most common transitions (`activated true → false: 312`).
+ */
+function changesSection(changes: NonNullable<ReportModel["changes"]>): string {
+  const intro = `<p>${count(changes.numbers)} of ${count(changes.compared)} numbers checked before have a result that changed.</p>`;
+  const rows = changes.columns.flatMap((column) =>
+    column.transitions.map(
+      (transition) => [column.column, `${shown(transition.previous)} → ${shown(transition.current)}`, transition.count] as const,
+    ),
+  );
+  const byColumn = table(
+    "changes-by-column",
+    "Changed numbers per column",
+    ["Column", "Numbers"],
+    changes.columns.map((column) => [column.column, column.numbers]),
+  );
+  const transitions = table("changes", "Most common changes", ["Column", "Change", "Numbers"], rows);
+  return `<section id="changed"><h2>Changed since the previous check</h2>${intro}<div class="columns">${byColumn}${transitions}</div></section>`;
+}
+
 /** "2025-01-15T09:00:00.000Z" → "2025-01-15 09:00 UTC"; anything else as it is. */
 function readableTime(iso: string): string {
   const match = /^(\d{4}-\d\d-\d\d)T(\d\d:\d\d)(:\d\d(\.\d+)?)?Z$/.exec(iso);
@@ -196,6 +217,7 @@ export function renderReport(model: ReportModel): string {
     preparationSection(model),
     moneySection(model),
     resultsSection(model),
+    model.changes ? changesSection(model.changes) : "",
     "<footer>Made by bulkcheck from the service's task records, this machine's store of runs and the result files; prices from the config.</footer>",
     "</body></html>",
     "",

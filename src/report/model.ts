@@ -4,6 +4,7 @@ import type { ServiceType } from "../spec/products.js";
 import type { Task } from "../spec/task.js";
 import { billing } from "../tasks/billing.js";
 import { resultCounts } from "../tasks/download.js";
+import type { ChangesSummary } from "../ledger/changes.js";
 import type { RunFacts } from "./run-facts.js";
 
 /** What a report is made from: the finished tasks, their rows' counts, the price and what the store knows of their runs. */
@@ -20,6 +21,8 @@ export interface ReportInput {
   generatedAt: string;
   /** The results file written beside the report, if any. */
   resultsPath?: string;
+  /** What changed since each number's previous check (a run with the ledger on). */
+  changes?: ChangesSummary;
 }
 
 export interface CountrySignal {
@@ -54,6 +57,7 @@ export interface ReportModel {
   /** Signal products: the overall split, and one per country when the tasks span several. */
   signal?: { all: SignalCounts; byCountry: CountrySignal[] };
   carrier?: CarrierCounts;
+  changes?: ChangesSummary;
 }
 
 /** The report's figures from what a download (or `bulkcheck report`) learned. */
@@ -83,6 +87,7 @@ export function reportModel(input: ReportInput): ReportModel {
     rows: results.rows,
     ...(results.signal ? { signal: { all: results.signal, byCountry: signalByCountry(tasks, results.sources) } } : {}),
     ...(results.carrier ? { carrier: results.carrier } : {}),
+    ...(input.changes ? { changes: input.changes } : {}),
   };
 }
 

@@ -3,7 +3,7 @@ import { hostname, userInfo } from "node:os";
 import { ApiError } from "../api/errors.js";
 import type { ApiClient } from "../api/types.js";
 import type { Limits } from "../config/resolve.js";
-import { InputRejectedError, InsufficientBalanceError, InterruptedError } from "../errors.js";
+import { BulkcheckError, InputRejectedError, InsufficientBalanceError, InterruptedError, TaskFailedError } from "../errors.js";
 import { IdentifierSet } from "../prepare/identifier-set.js";
 import { prepareList, type PrepareOptions, type PrepareResult } from "../prepare/index.js";
 import { ApiCode } from "../spec/codes.js";
@@ -109,6 +109,8 @@ export async function submitRun(options: SubmitRunOptions, deps: SubmitRunDeps):
   // A dry run changes nothing, a run's lease included.
   const claim = async (run: RunRecord) => (options.dryRun ? undefined : RunLease.claim(store, run, deps.lease, deps.now));
   let lease = open && (await claim(open));
+  /** The run being worked on, once one is (continued or created). */
+  let active: RunRecord | undefined;
   try {
     const { value: prepared, source } = await prepare(options, deps, (open?.plan as RunPlan | undefined)?.limits ?? deps.limits);
     deps.onEvent({ type: "prepared", result: prepared });
@@ -118,6 +120,7 @@ export async function submitRun(options: SubmitRunOptions, deps: SubmitRunDeps):
       if (open && !options.dryRun) await store.updateRun(open.id, { identity });
     }
     if (open) {
+      active = options.dryRun ? undefined : open;
       const continued = await continueRun(open, prepared, options, deps);
       if (continued === "dry run") return undefined;
       if (continued) {
@@ -127,6 +130,7 @@ export async function submitRun(options: SubmitRunOptions, deps: SubmitRunDeps):
       }
       await lease?.release();
       lease = undefined;
+      active = undefined;
     }
     const planned = await planRun({
       lists: prepared.chunks,
@@ -154,10 +158,18 @@ export async function submitRun(options: SubmitRunOptions, deps: SubmitRunDeps):
     await reserve(planned.plan.reservationMicros, deps);
     const created = await createRun(options, deps, identity, { ...prepared, source }, planned);
     lease = created.lease;
+    active = created.run;
     const rows = await addParts(store, created.run, planned.plan, options, deps.now);
     const results = await schedule(created.run, planned, rows, new Map(), options, deps);
     return { run: created.run, plan: planned.plan, results, reused: planned.reused, reusedTasks: planned.reusedTasks, prepared, lease };
   } catch (error) {
+    // A failed task has no result, ever: its run can never write its output, so it ends here and the next run checks the list again.
+    if (active && error instanceof TaskFailedError) {
+      await store.updateRun(active.id, { state: "finished", finishedAt: new Date(deps.now()).toISOString(), note: error.message });
+    } else if (active && endsUnpaidRun(error) && !(await store.tasksOfRun(active.id)).some((task) => task.taskId)) {
+      // Refused before any task existed (the list, the key, the balance): nothing to carry on, and the next run plans afresh.
+      await store.updateRun(active.id, { state: "abandoned", finishedAt: new Date(deps.now()).toISOString(), note: (error as Error).message });
+    }
     await lease?.release();
     throw error;
   }
@@ -271,6 +283,11 @@ function legacyPlan(tasks: readonly TaskRecord[], priceMicros: number): RunPlan 
     reservationMicros: uploaded * priceMicros,
     savedMicros: 0,
   };
+}
+
+/** A run stopped by a refusal, not by something that passes (a timeout, Ctrl-C, a service down, another process). */
+function endsUnpaidRun(error: unknown): boolean {
+  return error instanceof BulkcheckError && ["input", "auth", "balance", "usage"].includes(error.kind);
 }
 
 /** Refuses, before anything is reserved, a plan the service cannot take or the user would not pay for. */

@@ -1,8 +1,8 @@
 import { createHash } from "node:crypto";
 import { existsSync } from "node:fs";
 import { rename } from "node:fs/promises";
-import { dirname, join } from "node:path";
-import { Journal, type StagedEntry, type SubmitEntry, type TaskEntry } from "../journal/journal.js";
+import { join } from "node:path";
+import { legacyJournalEntries, type StagedEntry, type SubmitEntry, type TaskEntry } from "./legacy-journal.js";
 import type { Lease, RunRecord, Scope, Store } from "./store.js";
 
 /** The journal of bulkcheck 0.1: one JSON line per submit, task and staged result. */
@@ -106,7 +106,7 @@ interface Group {
 async function readEntries(path: string): Promise<Array<SubmitEntry | TaskEntry | StagedEntry>> {
   // The journal's own reader: it skips lines a crash cut short, as 0.1 did.
   const entries = [];
-  for await (const entry of new Journal(dirname(path)).entries()) entries.push(entry);
+  for await (const entry of legacyJournalEntries(path)) entries.push(entry);
   return entries;
 }
 

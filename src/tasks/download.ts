@@ -25,6 +25,8 @@ export interface DownloadDeps {
   onWait?: (taskId: string, delayMs: number) => void;
   /** Results fetched already: neither checked nor downloaded again. */
   staged?: StagedResults;
+  /** Something that may make a few rows of a join not match (another source file, another libphonenumber-js). */
+  onWarning?: (text: string) => void;
 }
 
 /**

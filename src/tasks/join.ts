@@ -13,10 +13,7 @@ import { withTransferRetries } from "./fetch-result.js";
 import { runTable } from "./summary-sheet.js";
 import { checkJoinSource } from "./join-source.js";
 
-export interface JoinDeps extends DownloadDeps {
-  /** Something that may make a few rows not match (another source file, another libphonenumber-js). */
-  onWarning?: (text: string) => void;
-}
+export type JoinDeps = DownloadDeps;
 
 export interface JoinTarget {
   /** The list the tasks were submitted from (absolute path). */

@@ -1,10 +1,13 @@
 import { describe, expect, it } from "vitest";
 import { renderReport } from "../../src/report/html.js";
 import { reportModel, type ReportInput } from "../../src/report/model.js";
-import { emptySummary } from "../../src/prepare/summary.js";
+import { runFacts } from "../../src/report/run-facts.js";
+import { emptySummary, type PrepareSummary } from "../../src/prepare/summary.js";
+import type { TaskOrigin } from "../../src/run/origins.js";
 import { DEFAULT_PRICE_MICROS } from "../../src/spec/products.js";
 import type { CarrierCounts } from "../../src/results/tally.js";
 import type { Task } from "../../src/spec/task.js";
+import type { RunSource, Scope } from "../../src/store/store.js";
 import { byId, externalReferences, numberOf, parsePage, tableRows, textOf } from "../helpers/html.js";
 
 const HOSTILE = `<script>alert("x")</script><img src=x onerror=alert(1)> & "quoted" 'single'`;
@@ -24,13 +27,38 @@ function task(fields: Partial<Task>): Task {
   };
 }
 
+const SCOPE: Scope = { baseUrl: "http://127.0.0.1:1", profile: "default" };
+
+/** What the store knows of task a…a: `count` numbers uploaded by a run from `source`, whose list was prepared so. */
+function storedRun(count: number, source: RunSource, prepared?: PrepareSummary): ReportInput["runs"] {
+  const taskId = "a".repeat(32);
+  const origin: TaskOrigin = {
+    taskId,
+    task: { ref: 1, scope: SCOPE, runId: "r1", taskId, product: "carrier_batch", count },
+    run: {
+      id: "r1",
+      scope: SCOPE,
+      identity: "same-command",
+      kind: "submit",
+      state: "finished",
+      startedAt: "2025-01-15T08:59:00.000Z",
+      product: "carrier_batch",
+      country: "GB",
+      source,
+      settings: {},
+      ...(prepared ? { prepared } : {}),
+    },
+  };
+  return runFacts(new Map([[taskId, origin]]));
+}
+
 function input(fields: Partial<ReportInput>): ReportInput {
   return {
     product: "carrier_batch",
     tasks: [task({})],
     results: { rows: 0, sources: [] },
     prices: DEFAULT_PRICE_MICROS,
-    journal: { uploaded: 0, known: 0, sources: [] },
+    runs: runFacts(new Map()),
     generatedAt: "2025-01-15T10:00:00.000Z",
     ...fields,
   };
@@ -52,7 +80,7 @@ describe("the HTML report", () => {
             topRegions: [{ value: "</table><h1>region", count: 9 }],
             differences: { rows: 9, top: [{ carrier: HOSTILE, underlyingCarrier: "<b>net</b>", count: 9 }] },
           },
-          { journal: { uploaded: 12, known: 1, sources: [`/lists/${HOSTILE}.csv`] }, resultsPath: "/out/<i>r</i>.xlsx" },
+          { runs: storedRun(12, { path: `/lists/${HOSTILE}.csv` }), resultsPath: "/out/<i>r</i>.xlsx" },
         ),
       ),
     );
@@ -84,12 +112,7 @@ describe("the HTML report", () => {
             differences: { rows: 0, top: [] },
           },
           {
-            journal: {
-              uploaded: 10,
-              known: 1,
-              sources: [],
-              preparation: { ...emptySummary(), rows_read: 14, kept: 10, invalid_cnt: 3, blank: 1 },
-            },
+            runs: storedRun(10, {}, { ...emptySummary(), rows_read: 14, kept: 10, invalid_cnt: 3, blank: 1 }),
           },
         ),
       ),
@@ -158,7 +181,7 @@ describe("the HTML report", () => {
     ]);
   });
 
-  it("says so when the journal knows nothing of the tasks' preparation", () => {
+  it("says so when the store knows nothing of the tasks' preparation", () => {
     const page = parsePage(renderReport(reportModel(input({}))));
     expect(textOf(byId(page, "preparation")!)).toContain("holds no preparation for these tasks");
     expect(tableRows(page, "money-table").map(([label]) => label)).not.toContain("Estimate before submitting");

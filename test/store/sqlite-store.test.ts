@@ -37,15 +37,12 @@ function newRun(overrides: Partial<NewRun> = {}): NewRun {
   };
 }
 
-async function* batches(rows: ResultRow[]): AsyncIterable<ResultRow[]> {
-  yield rows;
-}
-
 /** A finished task of `product` in `scope`, checked at `checkedAt`, with these results. */
 async function recordedTask(store: SqliteStore, checkedAt: string, rows: ResultRow[], columns = ["activated"], scope = SCOPE) {
   const task = await store.addTask({ scope, product: "number_activity_batch", taskId: `t-${checkedAt}`, submittedAt: checkedAt });
   await store.updateTask(task.ref, { status: "success", checkedAt });
-  await store.recordResults(task.ref, columns, batches(rows), checkedAt);
+  await store.addResults(task.ref, columns, rows);
+  await store.markRecorded(task.ref, columns, checkedAt);
   return task;
 }
 
@@ -142,7 +139,8 @@ describe("the embedded store", () => {
       { identifier: "not-a-number", values: ["x", "", "", "", "", "", ""] },
     ];
     const task = await recordedTask(store, "2026-11-27T10:00:00.000Z", rows, columns);
-    await store.recordResults(task.ref, columns, batches(rows), "2026-11-27T10:01:00.000Z");
+    await store.addResults(task.ref, columns, rows);
+    await store.markRecorded(task.ref, columns, "2026-11-27T10:01:00.000Z");
     const back = await collect(store.taskResults(task.ref));
     expect(back).toHaveLength(2);
     expect(back[1]).toMatchObject({
@@ -150,6 +148,19 @@ describe("the embedded store", () => {
       checkedAt: "2026-11-27T10:00:00.000Z",
       values: { carrier: "Three", region: "England", city: "London", ported: "yes" },
     });
+  });
+
+  it("counts a task's rows for nothing until its whole result is marked recorded", async () => {
+    const store = openStore();
+    const task = await store.addTask({ scope: SCOPE, product: "number_activity_batch", taskId: "t-half" });
+    await store.updateTask(task.ref, { status: "success", checkedAt: "2026-11-27T10:00:00.000Z" });
+    await store.addResults(task.ref, ["activated"], [{ identifier: "447400100001", values: ["true"] }]);
+    expect(await store.lookup(["447400100001"])).toEqual([]);
+    expect(await collect(store.freshResults(SCOPE, "number_activity_batch", ""))).toEqual([]);
+    expect(await store.stats()).toMatchObject({ results: 0, tasks: 0 });
+    await store.markRecorded(task.ref, ["activated"], "2026-11-27T10:01:00.000Z");
+    expect(await store.lookup(["447400100001"])).toHaveLength(1);
+    expect(await store.stats()).toMatchObject({ results: 1, tasks: 1 });
   });
 
   it("lists fresh results newest first, within a product and scope, as of a task reference", async () => {

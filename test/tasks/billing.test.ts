@@ -1,8 +1,11 @@
-import { describe, expect, it } from "vitest";
-import { Journal, type SubmitEntry } from "../../src/journal/journal.js";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
 import type { PrepareSummary } from "../../src/prepare/summary.js";
+import { taskOrigins } from "../../src/run/origins.js";
 import { DEFAULT_PRICE_MICROS } from "../../src/spec/products.js";
 import type { Task } from "../../src/spec/task.js";
+import { SqliteStore } from "../../src/store/sqlite-store.js";
+import type { RunKind, Scope } from "../../src/store/store.js";
 import { billing, excludedBeforeUpload } from "../../src/tasks/billing.js";
 import { tempDir } from "../helpers/cli.js";
 
@@ -36,29 +39,39 @@ const summary = (over: Partial<PrepareSummary>): PrepareSummary => ({
   ...over,
 });
 
-/** Journals a submitted part with its task id and the summary of its source list. */
-async function journalled(journal: Journal, key: string, taskId: string, prepared?: PrepareSummary): Promise<void> {
-  const entry: SubmitEntry = {
-    type: "submit",
-    at: "2026-11-22T00:00:00.000Z",
-    base_url: "https://api.example.com",
-    profile: "default",
-    idempotency_key: key,
-    product: "carrier_batch",
-    source: {},
-    chunk: { index: 0, of: 1, count: 10, sha256: "ab".repeat(32) },
-    ...(prepared ? { prepared } : {}),
-  };
-  await journal.append(entry);
-  await journal.append({
-    type: "task",
-    at: entry.at,
-    base_url: entry.base_url,
-    profile: "default",
-    idempotency_key: key,
-    task_id: taskId,
-    replayed: false,
-  });
+const SCOPE: Scope = { baseUrl: "https://api.example.com", profile: "default" };
+
+const stores: SqliteStore[] = [];
+afterEach(async () => {
+  for (const store of stores.splice(0)) await store.close();
+});
+
+function openStore(): SqliteStore {
+  const store = SqliteStore.open(join(tempDir(), "bulkcheck.db"));
+  stores.push(store);
+  return store;
+}
+
+/** Records a finished run of this kind (with the summary of its list, if given) whose parts became these tasks. */
+async function storedRun(store: SqliteStore, runId: string, taskIds: readonly string[], prepared?: PrepareSummary, kind: RunKind = "submit") {
+  await store.createRun(
+    {
+      id: runId,
+      scope: SCOPE,
+      identity: runId,
+      kind,
+      state: "finished",
+      startedAt: "2026-11-22T00:00:00.000Z",
+      product: "carrier_batch",
+      source: {},
+      settings: {},
+      ...(prepared ? { prepared } : {}),
+    },
+    { host: "here", pid: 1, nonce: "n" },
+  );
+  for (const [part, taskId] of taskIds.entries()) {
+    await store.addTask({ scope: SCOPE, runId, part, parts: taskIds.length, taskId, product: "carrier_batch", count: 10 });
+  }
 }
 
 describe("billing", () => {
@@ -88,12 +101,11 @@ describe("billing", () => {
 
 describe("excludedBeforeUpload", () => {
   it("counts the summary a split list's parts share once, and adds up different lists", async () => {
-    const journal = new Journal(tempDir());
-    const shared = summary({});
-    await journalled(journal, "k1", "part-1", shared);
-    await journalled(journal, "k2", "part-2", shared);
-    await journalled(journal, "k3", "other", summary({ invalid_cnt: 1, duplicate_cnt: 0, blank: 0, other_country_cnt: 0 }));
-    expect(await excludedBeforeUpload(journal, ["part-1", "part-2", "other"])).toEqual({
+    const store = openStore();
+    await storedRun(store, "split", ["part-1", "part-2"], summary({}));
+    await storedRun(store, "other", ["other"], summary({ invalid_cnt: 1, duplicate_cnt: 0, blank: 0, other_country_cnt: 0 }));
+    const origins = await taskOrigins(store, SCOPE, ["part-1", "part-2", "other"]);
+    expect(excludedBeforeUpload(origins.values())).toEqual({
       invalid_cnt: 4,
       no_code_cnt: 0,
       other_country_cnt: 1,
@@ -102,9 +114,11 @@ describe("excludedBeforeUpload", () => {
     });
   });
 
-  it("knows nothing of tasks the journal has no summary for", async () => {
-    const journal = new Journal(tempDir());
-    await journalled(journal, "k1", "retried");
-    expect(await excludedBeforeUpload(journal, ["retried", "elsewhere"])).toBeUndefined();
+  it("knows nothing of tasks the store has no summary for", async () => {
+    const store = openStore();
+    await storedRun(store, "retry", ["retried"], undefined, "retry");
+    const origins = await taskOrigins(store, SCOPE, ["retried", "elsewhere"]);
+    expect(origins.size).toBe(1);
+    expect(excludedBeforeUpload(origins.values())).toBeUndefined();
   });
 });

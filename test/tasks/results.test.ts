@@ -1,10 +1,12 @@
 import { copyFileSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { createClient } from "../../src/api/client.js";
+import { createClient, normaliseBaseUrl } from "../../src/api/client.js";
+import { STORE_FILE } from "../../src/cli/services.js";
 import { InputRejectedError, PendingError, UsageError } from "../../src/errors.js";
-import { Journal } from "../../src/journal/journal.js";
+import { taskOrigins } from "../../src/run/origins.js";
 import type { Task } from "../../src/spec/task.js";
+import { SqliteStore } from "../../src/store/sqlite-store.js";
 import { downloadResults, productOf } from "../../src/tasks/download.js";
 import { joinTaskResults } from "../../src/tasks/join.js";
 import { retryList } from "../../src/tasks/uploaded-list.js";
@@ -13,15 +15,17 @@ import { allowSmallTasks, expectedResult, parseDelimited } from "../helpers/resu
 import { API_KEY, e2eSandboxes, gbList, identifier, lines, submitArgs, type E2e } from "../helpers/sandbox.js";
 
 const sandbox = e2eSandboxes();
-const clients: Array<{ close(): Promise<void> }> = [];
+const closing: Array<{ close(): Promise<void> }> = [];
 afterEach(async () => {
-  await Promise.all(clients.splice(0).map((client) => client.close()));
+  await Promise.all(closing.splice(0).map((opened) => opened.close()));
 });
 
 const NO_RESULT_RATE = 0.3;
 /** 20 distinct numbers, two of them again, and two lines that are no number. */
 const NUMBERS = gbList(20);
 const LIST = [...NUMBERS, NUMBERS[0], NUMBERS[5], "12345", "n/a"].join("\n") + "\n";
+/** When a join says its tasks were checked. */
+const CHECKED_AT = "2025-01-15T09:05:00.000Z";
 const WITH_RESULT = NUMBERS.map(identifier).filter((id) => expectedResult("number_validation_batch", id, NO_RESULT_RATE) !== undefined);
 
 /** A sandbox where a list of any size is one task, and the list submitted through the CLI. */
@@ -34,17 +38,30 @@ async function submittedList(...extra: string[]): Promise<{ e: E2e; file: string
   return { e, file, ids: lines(out.stdout) };
 }
 
-/** What the tasks functions need, with the CLI's journal and a client of the sandbox; counts the clients built. */
-function depsOf(e: E2e) {
+/** The store in a state directory (the CLI's is its config directory in these tests). */
+function storeIn(dir: string): SqliteStore {
+  const store = SqliteStore.open(join(dir, STORE_FILE));
+  closing.push(store);
+  return store;
+}
+
+/**
+ * What the tasks functions need, with a client of the sandbox and the store the CLI
+ * submitted with (or `store`); counts the clients built.
+ */
+function depsOf(e: E2e, store = storeIn(e.configDir)) {
   const client = createClient({ baseUrl: e.sandbox.url, apiKey: API_KEY });
-  clients.push(client);
+  closing.push(client);
   const built = { clients: 0 };
+  const scope = { baseUrl: normaliseBaseUrl(e.sandbox.url).href.replace(/\/+$/, ""), profile: "default" };
   const deps = {
     client: async () => {
       built.clients++;
       return client;
     },
-    journal: new Journal(e.configDir),
+    store,
+    scope,
+    origins: (ids: readonly string[]) => taskOrigins(store, scope, ids),
     sleep: async () => {},
     signal: new AbortController().signal,
   };
@@ -81,7 +98,7 @@ describe("joinTaskResults", () => {
     copyFileSync(file, copy);
     const warnings: string[] = [];
     const path = join(e.dir, "joined.csv");
-    const target = { sourcePath: copy, path, force: false };
+    const target = { sourcePath: copy, path, force: false, checkedAt: () => CHECKED_AT };
     const refused = joinTaskResults(deps, ids, target);
     await expect(refused).rejects.toThrow(InputRejectedError);
     await expect(refused).rejects.toThrow(`task ${ids[0]} was submitted from ${file}, not ${copy}.`);
@@ -96,14 +113,22 @@ describe("joinTaskResults", () => {
     expect(outcome.tasks.map((task) => task.id)).toEqual(ids);
     expect(outcome.summary.rows).toBe(lines(LIST).length);
     expect(outcome.summary.byStatus).toMatchObject({ checked: WITH_RESULT.length, duplicate: 2, invalid: 2 });
-    expect(parseDelimited(readFileSync(path, "utf8"))).toHaveLength(1 + lines(LIST).length);
+    const joined = parseDelimited(readFileSync(path, "utf8"));
+    expect(joined).toHaveLength(1 + lines(LIST).length);
+    // Each checked row says when its task was checked, as the target dates it.
+    expect(joined[0]!.at(-1)).toBe("bc_checked_at");
+    expect(joined.filter((row) => row.at(-1) === CHECKED_AT)).toHaveLength(WITH_RESULT.length);
   });
 
-  it("refuses tasks the journal has no preparation for, before building a client", async () => {
+  it("refuses tasks the store has no preparation for, before building a client", async () => {
     const { e, file, ids } = await submittedList();
-    const { deps, built } = depsOf(e);
-    const elsewhere = { ...deps, journal: new Journal(tempDir()) };
-    const refused = joinTaskResults(elsewhere, ids, { sourcePath: file, path: join(e.dir, "joined.csv"), force: false });
+    const { deps: elsewhere, built } = depsOf(e, storeIn(tempDir()));
+    const refused = joinTaskResults(elsewhere, ids, {
+      sourcePath: file,
+      path: join(e.dir, "joined.csv"),
+      force: false,
+      checkedAt: () => CHECKED_AT,
+    });
     await expect(refused).rejects.toThrow(UsageError);
     await expect(refused).rejects.toThrow(`There is no local record of how task ${ids[0]} was prepared`);
     expect(built.clients).toBe(0);
@@ -125,12 +150,12 @@ describe("retryList", () => {
     expect(list.origin).toMatchObject({ product: "number_validation_batch", settings: { country: "GB" } });
   });
 
-  it("refuses a task still processing, and one the journal does not know", async () => {
+  it("refuses a task still processing, and one the store does not know", async () => {
     const { e, ids } = await submittedList();
     const { deps, client } = depsOf(e);
     await expect(retryList({ ...deps, client }, ids[0]!, tempDir())).rejects.toThrow(PendingError);
     e.clock.ms += 3_600_000;
-    const unknown = retryList({ ...deps, client, journal: new Journal(tempDir()) }, ids[0]!, tempDir());
+    const unknown = retryList({ ...deps, client, store: storeIn(tempDir()) }, ids[0]!, tempDir());
     await expect(unknown).rejects.toThrow(UsageError);
     await expect(unknown).rejects.toThrow(`There is no local record of the list task ${ids[0]} was submitted from.`);
   });

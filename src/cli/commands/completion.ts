@@ -46,6 +46,6 @@ async function printScript(ctx: Context, shell: string | undefined, root: Comman
 
 /** The ids completion offers: this profile's recent tasks, newest first. */
 async function printTaskIds(ctx: Context): Promise<void> {
-  const ids = await (await ctx.journal()).recentTaskIds(await ctx.journalScope(), TASK_IDS_OFFERED);
+  const ids = (await (await ctx.store()).recentTasks(await ctx.scope(), TASK_IDS_OFFERED)).map((task) => task.taskId!);
   for (const id of ids) ctx.printer.data(id);
 }

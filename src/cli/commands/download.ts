@@ -22,6 +22,7 @@ export function downloadCommand(invoke: Invoke, run = downloadRun) {
     .addOption(safeCsvOption())
     .option("--strict", "exit 9 when the row count disagrees with the task's success_cnt (the output is still written)")
     .option("--report <file.html>", "also write an HTML report of the run (self-contained, printable)")
+    .option("--no-ledger", "keep nothing of these results in the ledger")
     .addOption(timeoutOption())
     .addOption(requestTimeoutOption())
     .addHelpText(

@@ -100,7 +100,7 @@ async function retryOne(ctx: Context, id: string, dir: string, options: RetryFai
         Promise.resolve({
           value: {
             summary,
-            column: { index: settings.column.index, chosenBy: "recorded" as const },
+            column: { index: settings.column.index, chosenBy: "record" as const },
             format: { kind: "txt" as const, hasHeader: false, encoding: settings.encoding },
             chunks: [list],
             settings,

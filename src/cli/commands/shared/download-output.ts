@@ -5,6 +5,9 @@ import { formatDuration } from "../../../api/attempts.js";
 import { signalByCountry } from "../../../report/model.js";
 import { billing, type ExcludedBeforeUpload } from "../../../tasks/billing.js";
 import { downloadResults, resultCounts, type DownloadDeps, type StagedResults } from "../../../tasks/download.js";
+import type { ChangesSummary } from "../../../ledger/changes.js";
+import { recorderFor } from "../../../ledger/record.js";
+import { taskOrigins } from "../../../run/origins.js";
 import type { Context } from "../../context.js";
 import { billingJson, describeBilling, describeExcluded } from "./billing-report.js";
 import { checkOutputs, isStdout } from "./destination.js";
@@ -19,6 +22,8 @@ export interface DownloadFlags {
   strict?: boolean;
   /** Also write the HTML report of the run here. */
   report?: string;
+  /** --no-ledger: keep nothing of this download in the ledger. */
+  ledger?: boolean;
 }
 
 /**
@@ -33,6 +38,7 @@ export async function downloadToOutput(
   taskIds: readonly string[],
   flags: DownloadFlags,
   staged?: StagedResults,
+  changes?: ChangesSummary,
 ): Promise<ResultSummary> {
   checkReportFlags(flags);
   await checkOutputs(ctx, { "-o": flags.output, "--report": flags.report }, { force: flags.force });
@@ -45,7 +51,7 @@ export async function downloadToOutput(
     ctx,
     flags.output,
     async (path, mode) =>
-      downloadResults({ ...(await downloadDeps(ctx)), ...(staged ? { staged } : {}) }, taskIds, {
+      downloadResults({ ...(await downloadDeps(ctx, flags)), ...(staged ? { staged } : {}) }, taskIds, {
         path,
         ...(mode === undefined ? {} : { mode }),
         force: toStdout || Boolean(flags.force),
@@ -62,7 +68,7 @@ export async function downloadToOutput(
     dataOnStdout: toStdout,
     prices,
   });
-  await report?.writeReport(ctx, flags.report, outcome, flags.force);
+  await report?.writeReport(ctx, flags.report, outcome, flags.force, changes);
   if (flags.strict) assertRowCounts(outcome.summary);
   return outcome.summary;
 }
@@ -91,15 +97,22 @@ function talliesJson(summary: ResultSummary, tasks: readonly Task[]) {
   };
 }
 
-/** What downloading needs from the run: the client, the journal, the clock, Ctrl-C, and a note when a transfer restarts. */
-export async function downloadDeps(ctx: Context): Promise<DownloadDeps> {
+/**
+ * What downloading needs: the client, the store's knowledge of the tasks, the ledger's
+ * recorder (unless the ledger is off: every download records what it reads), the clock,
+ * Ctrl-C, and a note when a transfer restarts or waits.
+ */
+export async function downloadDeps(ctx: Context, flags: { ledger?: boolean } = {}): Promise<DownloadDeps> {
+  const [store, scope, ledger] = await Promise.all([ctx.store(), ctx.scope(), ctx.ledgerSettings()]);
   return {
     client: () => ctx.client(),
-    journal: await ctx.journal(),
+    origins: (ids) => taskOrigins(store, scope, ids),
+    ...(ledger.on && flags.ledger !== false ? { recorder: recorderFor(store, scope, ctx.now) } : {}),
     sleep: ctx.sleep,
     signal: ctx.signal,
     onRestart: (error) => ctx.printer.note(brokeOff(error)),
     onWait: (taskId, ms) => ctx.printer.note(notPublished(taskId, ms)),
+    onWarning: (text) => ctx.printer.warn(text),
   };
 }
 

@@ -7,7 +7,9 @@ import type { Context } from "../../context.js";
 import { absolutePath } from "../../paths.js";
 import { billingJson, describeBilling } from "./billing-report.js";
 import { checkOutputs, isStdout } from "./destination.js";
-import { brokeOff, notPublished } from "./download-output.js";
+import { downloadDeps } from "./download-output.js";
+import { runResults } from "../../../run/run-results.js";
+import { withTempDir } from "../../temp-dir.js";
 import { withStagedOutput } from "./staged-output.js";
 
 export interface JoinFlags {
@@ -18,6 +20,8 @@ export interface JoinFlags {
   format: "csv" | "xlsx";
   /** --safe-csv: neutralise the source's formula-like cells too. */
   safeCsv?: boolean;
+  /** --no-ledger: keep nothing of this download in the ledger. */
+  ledger?: boolean;
 }
 
 /**
@@ -30,29 +34,31 @@ export async function joinToOutput(ctx: Context, ids: readonly string[], flags: 
   const sourcePath = absolutePath(ctx, flags.join);
   const { output } = flags;
   const toStdout = isStdout(output);
-  const deps = {
-    client: () => ctx.client(),
-    journal: await ctx.journal(),
-    sleep: ctx.sleep,
-    signal: ctx.signal,
-    onWarning: (text: string) => ctx.printer.warn(text),
-    onRestart: (error: Error) => ctx.printer.note(brokeOff(error)),
-    ...(staged ? { staged } : {}),
-    onWait: (taskId: string, ms: number) => ctx.printer.note(notPublished(taskId, ms)),
-  };
+  const deps = { ...(await downloadDeps(ctx, flags)), ...(staged ? { staged } : {}) };
   const prices = await ctx.prices();
-  const { summary, serviceType, tasks } = await withStagedOutput(ctx, output, (path, mode) =>
-    joinTaskResults(deps, ids, {
-      sourcePath,
-      path,
-      ...(mode === undefined ? {} : { mode }),
-      force: toStdout || Boolean(flags.force),
-      acceptChangedSource: Boolean(flags.force),
-      format: flags.format,
-      prices,
-      safeCsv: Boolean(flags.safeCsv),
-    }),
-  );
+  const now = new Date(ctx.now()).toISOString();
+  const { summary, serviceType, tasks } = await withTempDir(async (dir) => {
+    // A submit's own output has its whole run staged already; a download --join is completed to whole runs.
+    const run = staged ? undefined : await runResults({ store: await ctx.store(), scope: await ctx.scope(), dir, signal: ctx.signal }, ids, sourcePath);
+    if (run && run.added.length > 0) {
+      ctx.printer.note(`Joining the whole run: ${run.added.join(", ")} ${run.added.length === 1 ? "is a part" : "are parts"} of the same run as ${ids.join(", ")}.`);
+    }
+    return withStagedOutput(ctx, output, (path, mode) =>
+      joinTaskResults(deps, run?.ids ?? ids, {
+        sourcePath,
+        path,
+        ...(mode === undefined ? {} : { mode }),
+        force: toStdout || Boolean(flags.force),
+        acceptChangedSource: Boolean(flags.force),
+        format: flags.format,
+        prices,
+        safeCsv: Boolean(flags.safeCsv),
+        checkedAt: (task) => staged?.checkedAt(task) ?? run?.checkedAt.get(task.id) ?? now,
+        ...(run && run.reused.length > 0 ? { reused: run.reused } : {}),
+        ...(staged ? { product: staged.product } : {}),
+      }),
+    );
+  });
   const counts = Object.entries(summary.byStatus)
     .filter(([, n]) => n > 0)
     .map(([status, n]) => `${status} ${count(n)}`)

@@ -1,10 +1,11 @@
 import { renderReport } from "../../../report/html.js";
-import { journalFacts } from "../../../report/journal-facts.js";
+import { runFacts } from "../../../report/run-facts.js";
+import type { ChangesSummary } from "../../../ledger/changes.js";
 import { reportModel } from "../../../report/model.js";
 import { writeReportFile } from "../../../report/write-report.js";
 import type { ResultSummary } from "../../../results/index.js";
 import type { Task } from "../../../spec/task.js";
-import { downloadResults } from "../../../tasks/download.js";
+import { downloadResults, type StagedResults } from "../../../tasks/download.js";
 import type { Context } from "../../context.js";
 import { dataOut } from "../../io.js";
 import { absolutePath } from "../../paths.js";
@@ -33,14 +34,17 @@ export async function writeReport(
   path: string | undefined,
   read: ReadResults,
   force: boolean | undefined,
+  changes?: ChangesSummary,
 ): Promise<WrittenReport> {
   const taskIds = read.tasks.map((task) => task.id);
+  const deps = await downloadDeps(ctx);
   const model = reportModel({
     product: read.summary.serviceType,
     tasks: read.tasks,
     results: read.summary,
     prices: await ctx.prices(),
-    journal: await journalFacts(await ctx.journal(), taskIds),
+    runs: runFacts(await deps.origins(taskIds)),
+    ...(changes ? { changes } : {}),
     generatedAt: new Date(ctx.now()).toISOString(),
     ...(read.summary.path === undefined ? {} : { resultsPath: read.summary.path }),
   });
@@ -65,7 +69,9 @@ export async function reportFromResults(
   taskIds: readonly string[],
   path: string | undefined,
   force?: boolean,
+  run: { staged?: StagedResults | undefined; changes?: ChangesSummary | undefined } = {},
 ): Promise<WrittenReport> {
-  const outcome = await downloadResults(await downloadDeps(ctx), taskIds, { force: false, format: "csv", colour: false });
-  return writeReport(ctx, path, { summary: outcome.summary, tasks: outcome.tasks }, force);
+  const deps = { ...(await downloadDeps(ctx)), ...(run.staged ? { staged: run.staged } : {}) };
+  const outcome = await downloadResults(deps, taskIds, { force: false, format: "csv", colour: false });
+  return writeReport(ctx, path, { summary: outcome.summary, tasks: outcome.tasks }, force, run.changes);
 }

@@ -1,0 +1,55 @@
+import type { ApiClient } from "../api/types.js";
+import { ledgerRecorder } from "../ledger/record.js";
+import { checkResult } from "../results/read-results.js";
+import { canonicalServiceType } from "../spec/products.js";
+import type { Scope, Store } from "../store/store.js";
+import { resultLabel } from "../tasks/download.js";
+import { resultOpener } from "../tasks/fetch-result.js";
+import { noteTaskState } from "./uploads.js";
+
+/** How many of the latest runs are looked through for abandoned ones whose results are still to be kept. */
+const RECENT_RUNS = 200;
+
+export interface CollectDeps {
+  store: Store;
+  scope: Scope;
+  client: Pick<ApiClient, "checkTask" | "openResult">;
+  sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
+  signal: AbortSignal;
+  now: () => number;
+}
+
+/**
+ * No paid result is lost: the tasks of abandoned runs (whose list changed before they were
+ * continued) are checked, and the results of those that have succeeded since are read (to
+ * the same rules as any result) into the ledger. A task still running is left for the next
+ * time; one the service no longer knows, or that failed, has nothing to keep. Returns how
+ * many results were recorded.
+ */
+export async function collectAbandonedRuns(deps: CollectDeps): Promise<number> {
+  const { store } = deps;
+  let recorded = 0;
+  const runs = (await store.runs({ scope: deps.scope, limit: RECENT_RUNS })).filter((run) => run.state === "abandoned");
+  for (const run of runs) {
+    const product = canonicalServiceType(run.product);
+    if (!product) continue;
+    for (const row of await store.tasksOfRun(run.id)) {
+      if (!row.taskId || row.recordedAt !== undefined || row.status === "failed") continue;
+      const task = await deps.client.checkTask(row.taskId).catch(() => undefined);
+      if (!task) continue;
+      await noteTaskState(store, row.ref, task, deps.now);
+      if (task.status !== "success") continue;
+      await checkResult(
+        {
+          label: resultLabel(task.id),
+          task,
+          open: resultOpener(task, { client: deps.client, sleep: deps.sleep, signal: deps.signal }),
+          recorder: ledgerRecorder(store, row.ref, deps.now),
+        },
+        { serviceType: product, signal: deps.signal },
+      );
+      recorded++;
+    }
+  }
+  return recorded;
+}

@@ -1,0 +1,53 @@
+import type { ResultSource } from "../results/result-table.js";
+import type { RunRecord, Scope, Store } from "../store/store.js";
+import type { RunPlan } from "./plan.js";
+import { rebuildRun } from "./rebuild.js";
+import { reusedSources } from "./reused-results.js";
+
+/** A join's tasks completed to whole runs: the ids given, the run's other tasks, and its results from the ledger. */
+export interface RunResults {
+  /** Every task id to join, the given ones first. */
+  ids: string[];
+  /** The tasks added because they are parts of the same run as a given one. */
+  added: string[];
+  /** The results the runs took from the ledger (their reused numbers). */
+  reused: ResultSource[];
+  /** When each task's result was checked, as the store knows it. */
+  checkedAt: Map<string, string>;
+}
+
+/**
+ * A run's output is all of its parts and the ledger results it reused: a join given one
+ * task of a split run (or of a run that reused results) joins the whole run, so no row
+ * that was checked and paid for is written as `no_result`. The reused numbers are found by
+ * planning the run again from its source with its journalled rule (see rebuildRun).
+ */
+export async function runResults(
+  deps: { store: Store; scope: Scope; dir: string; signal?: AbortSignal },
+  ids: readonly string[],
+  sourcePath: string,
+): Promise<RunResults> {
+  const { store, scope } = deps;
+  const runs = new Map<string, RunRecord>();
+  const checkedAt = new Map<string, string>();
+  for (const id of ids) {
+    const task = await store.taskById(scope, id);
+    if (task?.checkedAt) checkedAt.set(id, task.checkedAt);
+    if (task?.runId === undefined || runs.has(task.runId)) continue;
+    const run = await store.run(task.runId);
+    if (run) runs.set(run.id, run);
+  }
+  const all = [...ids];
+  const reused: ResultSource[] = [];
+  for (const run of runs.values()) {
+    for (const task of await store.tasksOfRun(run.id)) {
+      if (task.taskId === undefined || all.includes(task.taskId)) continue;
+      all.push(task.taskId);
+      if (task.checkedAt) checkedAt.set(task.taskId, task.checkedAt);
+    }
+    if (((run.plan as RunPlan | undefined)?.reused ?? 0) === 0) continue;
+    const rebuilt = await rebuildRun(run, sourcePath, deps);
+    if (rebuilt?.unchanged) reused.push(...reusedSources(store, rebuilt.planned.reused, rebuilt.planned.reusedTasks));
+  }
+  return { ids: all, added: all.slice(ids.length), reused, checkedAt };
+}
