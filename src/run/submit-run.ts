@@ -229,7 +229,7 @@ async function continueRun(
 ): Promise<Omit<RunOutcome, "prepared" | "lease"> | "dry run" | undefined> {
   const { store } = deps;
   const tasks = await store.tasksOfRun(run.id);
-  const journalled = (run.plan as RunPlan | undefined) ?? legacyPlan(tasks, deps.priceMicros);
+  const journalled = (run.plan as RunPlan | undefined) ?? legacyPlan(tasks, deps.priceMicros, run.country === "auto");
   const again = await planRun({
     lists: prepared.chunks,
     limits: journalled.limits,
@@ -261,14 +261,14 @@ async function continueRun(
   return { run, plan: journalled, results, reused: again.reused, reusedTasks: again.reusedTasks };
 }
 
-/** A run of 0.1 planned nothing: its parts are its plan. */
-function legacyPlan(tasks: readonly TaskRecord[], priceMicros: number): RunPlan {
+/** A run of 0.1 planned nothing: its parts are its plan (with a country of their own only under --country auto). */
+function legacyPlan(tasks: readonly TaskRecord[], priceMicros: number, byCountry: boolean): RunPlan {
   const parts = tasks.map((task, index) => ({
     index,
     count: task.count ?? 0,
     bytes: 0,
     sha256: task.sha256 ?? "",
-    ...(task.country === undefined ? {} : { country: task.country }),
+    ...(byCountry && task.country !== undefined ? { country: task.country } : {}),
   }));
   const uploaded = parts.reduce((sum, part) => sum + part.count, 0);
   return {

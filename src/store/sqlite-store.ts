@@ -255,9 +255,18 @@ export class SqliteStore implements Store {
     ];
     const given = columns.filter(([, value]) => value !== undefined);
     const sets = given.map(([column]) => `${column} = ?`);
-    // A task id ends the upload that got it.
-    if (patch.taskId !== undefined) sets.push("upload_started_at = NULL");
     const values = given.map(([, value]) => value!);
+    if (patch.taskId !== undefined) {
+      // A task id ends the upload that got it; another task than the part had (uploaded again, the
+      // service having forgotten the first) has neither its staged result nor its date.
+      sets.push("upload_started_at = NULL");
+      if (patch.staged === undefined) {
+        for (const column of ["staged_file", "staged_bytes", "staged_sha256", "checked_at"]) {
+          sets.push(`${column} = CASE WHEN task_id IS ? THEN ${column} END`);
+          values.push(patch.taskId);
+        }
+      }
+    }
     // The first check that saw the task succeed dates its results; later checks never move it.
     if (patch.checkedAt !== undefined) {
       sets.push("checked_at = COALESCE(checked_at, ?)");

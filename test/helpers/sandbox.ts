@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, expect } from "vitest";
 import { startSandbox, type Sandbox, type SandboxOptions, type SandboxState } from "../../src/sandbox/index.js";
@@ -103,10 +103,13 @@ export async function startE2e(options: E2eOptions = {}): Promise<E2e> {
     },
     async close() {
       await sandbox.close();
-      // The journal is a log too: it must never hold the key.
-      const journal = join(configDir, "journal.jsonl");
-      if (existsSync(journal))
-        expect(readFileSync(journal, "utf8").includes(KEY_SECRET_PART), "the API key appeared in the journal").toBe(false);
+      // The store and every other file of the state directory must never hold the key.
+      for (const name of readdirSync(configDir, { recursive: true, encoding: "utf8" })) {
+        const path = join(configDir, name);
+        if (name !== "config.json" && statSync(path).isFile()) {
+          expect(readFileSync(path).includes(KEY_SECRET_PART), `the API key appeared in ${name}`).toBe(false);
+        }
+      }
       rmSync(configDir, { recursive: true, force: true });
       rmSync(dir, { recursive: true, force: true });
     },

@@ -53,7 +53,13 @@ function openStore(): SqliteStore {
 }
 
 /** Records a finished run of this kind (with the summary of its list, if given) whose parts became these tasks. */
-async function storedRun(store: SqliteStore, runId: string, taskIds: readonly string[], prepared?: PrepareSummary, kind: RunKind = "submit") {
+async function storedRun(
+  store: SqliteStore,
+  runId: string,
+  taskIds: readonly string[],
+  prepared?: PrepareSummary,
+  kind: RunKind = "submit",
+) {
   await store.createRun(
     {
       id: runId,

@@ -1,24 +1,62 @@
+import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { createClient } from "../../src/api/client.js";
+import type { ApiClient } from "../../src/api/types.js";
 import { InterruptedError, PendingError, ServiceUnavailableError, TaskFailedError } from "../../src/errors.js";
-import { Journal } from "../../src/journal/journal.js";
+import { uploadPart } from "../../src/run/uploads.js";
 import { startSandbox, type Sandbox, type SandboxOptions } from "../../src/sandbox/index.js";
+import type { Task } from "../../src/spec/task.js";
+import { SqliteStore } from "../../src/store/sqlite-store.js";
+import type { Scope } from "../../src/store/store.js";
 import { runSchedule, type ScheduleEvent, type ScheduleOptions } from "../../src/tasks/schedule.js";
-import { planUploads } from "../../src/tasks/submit.js";
+import type { Chunk, PlannedUpload } from "../../src/tasks/submit.js";
 import { tempDir } from "../helpers/cli.js";
 import { uploadParts } from "../helpers/upload-parts.js";
 
 const RESUME = "bulkcheck submit list.txt --type carrier_batch";
+const SCOPE: Scope = { baseUrl: "http://127.0.0.1", profile: "default" };
 const open: Array<{ close(): Promise<void> }> = [];
 afterEach(async () => {
   await Promise.all(open.splice(0).map((resource) => resource.close()));
 });
 
+function openStore(): SqliteStore {
+  const store = SqliteStore.open(join(tempDir(), "bulkcheck.db"));
+  open.push(store);
+  return store;
+}
+
+/**
+ * The parts as a run plans them: each with its task row and idempotency key in the store
+ * before any upload (the row of a part planned before is used again), and the task the
+ * caller found each part already has, if any.
+ */
+async function plannedUploads(store: SqliteStore, chunks: readonly Chunk[], known: ReadonlyMap<number, Task>): Promise<PlannedUpload[]> {
+  const uploads: PlannedUpload[] = [];
+  for (const [index, chunk] of chunks.entries()) {
+    const idempotencyKey = `run-1-part-${index}-${chunk.sha256}`;
+    const row =
+      (await store.taskWithKey(SCOPE, idempotencyKey)) ??
+      (await store.addTask({ scope: SCOPE, part: index, parts: chunks.length, idempotencyKey, product: "carrier_batch", country: "GB" }));
+    const task = known.get(index);
+    uploads.push({ ...chunk, index, of: chunks.length, idempotencyKey, ref: row.ref, ...(task ? { knownTask: task } : {}) });
+  }
+  return uploads;
+}
+
+interface ScheduleExtra extends Partial<ScheduleOptions> {
+  /** The tasks the parts (by index) already have, as the caller checked them: followed, not uploaded. */
+  known?: ReadonlyMap<number, Task>;
+  /** Uploads go through this instead of the client's. */
+  submitTask?: ApiClient["submitTask"];
+}
+
 /**
  * A real sandbox and client sharing a clock that moves only when something sleeps,
- * so that waiting for tasks costs no real time; `schedule` runs the parts of `sizes`.
+ * so that waiting for tasks costs no real time; `schedule` runs the parts of `sizes`,
+ * uploading each as a run does (its task id written to its row in `store`).
  */
-async function setup(options: Partial<SandboxOptions> = {}, journal = new Journal(tempDir())) {
+async function setup(options: Partial<SandboxOptions> = {}, store = openStore()) {
   const clock = { ms: Date.UTC(2025, 0, 15, 9) };
   const now = () => clock.ms;
   const sleep = async (ms: number, signal?: AbortSignal) => {
@@ -31,22 +69,12 @@ async function setup(options: Partial<SandboxOptions> = {}, journal = new Journa
   open.push(client, sandbox);
   const events: ScheduleEvent[] = [];
   const chunks = uploadParts([10, 11, 12, 13, 14, 15]);
-  const schedule = async (count: number, extra: Partial<ScheduleOptions> = {}) => {
-    const uploads = await planUploads({
-      chunks: chunks.slice(0, count),
-      product: "carrier_batch",
-      country: "GB",
-      installSecret: "s",
-      journal,
-      scope: { base_url: "http://127.0.0.1", profile: "default" },
-    });
+  const schedule = async (count: number, { known = new Map(), submitTask, ...extra }: ScheduleExtra = {}) => {
+    const context = { client: submitTask ? { submitTask } : client, store, product: "carrier_batch", country: "GB", now };
     return runSchedule({
-      uploads,
+      uploads: await plannedUploads(store, chunks.slice(0, count), known),
+      upload: (upload) => uploadPart(context, upload),
       client,
-      journal,
-      product: "carrier_batch",
-      country: "GB",
-      entry: { base_url: "http://127.0.0.1", profile: "default", source: {} },
       now,
       sleep,
       random: () => 0,
@@ -59,8 +87,12 @@ async function setup(options: Partial<SandboxOptions> = {}, journal = new Journa
       ...extra,
     });
   };
-  return { sandbox, client, clock, events, journal, schedule };
+  return { sandbox, client, clock, events, store, schedule };
 }
+
+/** The parts' tasks by part index, for a schedule that follows them. */
+const byPart = (results: ReadonlyArray<{ upload: PlannedUpload; task: Task }>) =>
+  new Map(results.map((result) => [result.upload.index, result.task]));
 
 const submits = (sandbox: Sandbox) => sandbox.inspect().stats.by_route.submit ?? 0;
 
@@ -106,36 +138,54 @@ describe("runSchedule", () => {
     expect(sandbox.inspect().tasks).toEqual([]);
   });
 
-  it("checks the tasks the journal holds instead of uploading their parts again", async () => {
+  it("writes each part's task to its row in the store, under the part's key", async () => {
+    const { store, schedule } = await setup();
+    const results = await schedule(3);
+    for (const result of results) {
+      expect(await store.taskWithKey(SCOPE, result.upload.idempotencyKey)).toMatchObject({
+        ref: result.upload.ref,
+        taskId: result.task.id,
+        replayed: false,
+      });
+    }
+  });
+
+  it("follows the tasks its parts already have instead of uploading them again", async () => {
     const { sandbox, schedule } = await setup();
     const first = await schedule(3);
     const before = submits(sandbox);
-    const again = await schedule(3);
+    const again = await schedule(3, { known: byPart(first) });
     expect(submits(sandbox)).toBe(before);
     expect(again.map((result) => [result.task.id, result.replayed])).toEqual(first.map((result) => [result.task.id, true]));
   });
 
-  it("checks a journalled task again at the next interval when the check fails for a passing reason", async () => {
-    const { sandbox, events, schedule } = await setup();
+  it("checks a task its part already has again at the next interval when the check fails for a passing reason", async () => {
+    const { sandbox, events, schedule } = await setup({ numbersPerSecond: 1 });
     const [first] = await schedule(1);
+    expect(first!.task.status).toBe("processing");
     const before = submits(sandbox);
     sandbox.scriptFaults([{ route: "check", fault: "50300" }]);
-    const [again] = await schedule(1);
-    expect(again!.task.id).toBe(first!.task.id);
+    const [again] = await schedule(1, { known: byPart([first!]), untilFinished: true });
+    expect(again!.task).toMatchObject({ id: first!.task.id, status: "success" });
     expect(submits(sandbox)).toBe(before);
     expect(events.filter((event) => event.type === "check-failed")).toEqual([
       expect.objectContaining({ taskId: first!.task.id }) as unknown,
     ]);
   });
 
-  it("uploads again, under the same key, a part whose journalled task the service does not know", async () => {
-    const journal = new Journal(tempDir());
-    const first = await (await setup({}, journal)).schedule(1);
-    const elsewhere = await setup({}, journal);
+  it("uploads again, under the same key, a part whose stored task the service does not know", async () => {
+    const store = openStore();
+    const first = await (await setup({}, store)).schedule(1);
+    const elsewhere = await setup({}, store);
+    // The caller found that the service does not know the stored task, so it gives no known task.
     const again = await elsewhere.schedule(1);
     expect(again[0]!.task.id).not.toBe(first[0]!.task.id);
     expect(elsewhere.sandbox.inspect().tasks.map((task) => task.id)).toEqual([again[0]!.task.id]);
     expect(again[0]!.upload.idempotencyKey).toBe(first[0]!.upload.idempotencyKey);
+    expect(await store.taskWithKey(SCOPE, first[0]!.upload.idempotencyKey)).toMatchObject({
+      ref: first[0]!.upload.ref,
+      taskId: again[0]!.task.id,
+    });
   });
 
   it("gives up at the timeout, with the parts not yet uploaded and the command that carries on", async () => {
@@ -156,7 +206,7 @@ describe("runSchedule", () => {
       if (++uploads === 2) while (clock.ms < deadline) await new Promise((resolve) => setImmediate(resolve));
       return client.submitTask(request);
     };
-    const stopped = schedule(3, { client: { ...client, submitTask }, untilFinished: true, timeoutMs: 5_000 });
+    const stopped = schedule(3, { submitTask, untilFinished: true, timeoutMs: 5_000 });
     await expect(stopped).rejects.toThrow(PendingError);
     const uploaded = events.flatMap((event) => (event.type === "uploaded" ? [event.result] : []));
     expect(uploaded).toHaveLength(3);

@@ -1,0 +1,231 @@
+import { createHash } from "node:crypto";
+import { readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { createClient } from "../../src/api/client.js";
+import { API_KEY, until, e2eSandboxes, identifier, gbList, lines, listText, submitAs, submittedIds, WAITING, type E2e } from "../helpers/sandbox.js";
+
+/**
+ * Runs: what one submit does until its output exists. A finished run's command starts a
+ * new run (the list is checked again, except what the ledger serves fresh); an unfinished
+ * one is continued with its journalled plan and keys, so nothing is paid for twice.
+ */
+const sandbox = e2eSandboxes();
+const ACTIVITY = "number_activity_batch";
+
+function activity(file: string, ...extra: string[]): string[] {
+  return submitAs(file, ACTIVITY, "GB", ...extra);
+}
+
+/** The sandbox's tasks, oldest first. */
+function taskCount(e: E2e): number {
+  return e.state().tasks.length;
+}
+
+/** Every file under the state directory, with its bytes. */
+function stateFiles(e: E2e): Array<{ name: string; bytes: Buffer }> {
+  return readdirSync(e.configDir, { recursive: true, encoding: "utf8" })
+    .filter((name) => statSync(join(e.configDir, name)).isFile())
+    .map((name) => ({ name, bytes: readFileSync(join(e.configDir, name)) }));
+}
+
+/**
+ * The ways a number can sit in a database file: as text, or as SQLite stores an integer
+ * (big-endian, in 6 bytes up to 2^47, else 8).
+ */
+function encodings(digits: string): Buffer[] {
+  const value = BigInt(digits);
+  const eight = Buffer.alloc(8);
+  eight.writeBigInt64BE(value);
+  return [Buffer.from(digits), eight, eight.subarray(2)];
+}
+
+/** Whether any state file holds the number in any of its encodings. */
+function holds(e: E2e, digits: string): string | undefined {
+  return stateFiles(e).find((file) => encodings(digits).some((encoded) => file.bytes.includes(encoded)))?.name;
+}
+
+describe("a finished run's command starts a new run", () => {
+  it("checks an unchanged list again with --max-age 0 (a new task each night), and takes --resubmit as a no-op with a note", async () => {
+    const e = await sandbox();
+    const list = e.file("list.txt", listText(500));
+    const first = await e.run([...activity(list, "--yes", "--max-age", "0")]);
+    expect(first.code, first.stderr).toBe(0);
+    const second = await e.run([...activity(list, "--yes", "--max-age", "0", "--resubmit")]);
+    expect(second.code, second.stderr).toBe(0);
+    expect(second.stderr).toContain("--resubmit is no longer needed");
+    expect(lines(first.stdout)).toHaveLength(1);
+    expect(lines(second.stdout)).toHaveLength(1);
+    expect(second.stdout).not.toBe(first.stdout);
+    expect(taskCount(e)).toBe(2);
+  });
+
+  it("writes tonight's results with tonight's checked_at, not last night's", async () => {
+    const e = await sandbox();
+    const list = e.file("list.txt", listText(500));
+    expect((await e.run([...activity(list, ...WAITING, "-o", "a.csv", "--max-age", "0")])).code).toBe(0);
+    e.clock.ms += 24 * 3600_000;
+    const again = await e.run([...activity(list, ...WAITING, "-o", "b.csv", "--max-age", "0")]);
+    expect(again.code, again.stderr).toBe(0);
+    const [headerA, rowA] = lines(readFileSync(join(e.dir, "a.csv"), "utf8"));
+    const [headerB, rowB] = lines(readFileSync(join(e.dir, "b.csv"), "utf8"));
+    expect(headerA).toBe("identifier,activated,checked_at");
+    expect(headerB).toBe(headerA);
+    expect(rowB!.split(",").at(-1)! > rowA!.split(",").at(-1)!).toBe(true);
+    expect(taskCount(e)).toBe(2);
+  });
+});
+
+describe("an unfinished run is continued", () => {
+  it("stopped by SIGTERM, prints a resume line without --resubmit, and the same command finishes it with no second task", async () => {
+    const e = await sandbox({ fakeClock: false, numbersPerSecond: 100 });
+    const list = e.file("list.txt", listText(500));
+    const argv = activity(list, ...WAITING, "-o", "out.csv", "--resubmit");
+    const run = e.spawn(argv);
+    await until(() => taskCount(e) === 1 && run.output().stderr.includes("submitted"), 20_000);
+    run.child.kill("SIGTERM");
+    const stopped = await run.done;
+    expect(stopped.code).toBe(143);
+    const resume = /Resume with: (.*)$/m.exec(stopped.stderr)?.[1];
+    expect(resume).toBeDefined();
+    expect(resume).not.toContain("--resubmit");
+    const again = await e.bin(argv.filter((arg) => arg !== "--resubmit"));
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stderr).toContain("Carrying on run");
+    expect(taskCount(e)).toBe(1);
+    expect(lines(readFileSync(join(e.dir, "out.csv"), "utf8"))).toHaveLength(501);
+  });
+
+  it("abandons a run whose list changed before it was continued, says so with its id, and still keeps its paid results", async () => {
+    const e = await sandbox();
+    const list = e.file("list.txt", listText(500));
+    // Timed out before the task finished: the run stays open.
+    const first = await e.run([...activity(list, "--yes", "--wait", "--interval", "1", "--timeout", "1", "-o", "out.csv")]);
+    expect(first.code).toBe(8);
+    writeFileSync(list, listText(600));
+    const again = await e.run([...activity(list, ...WAITING, "-o", "out.csv", "--max-age", "0")]);
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stderr).toMatch(/Run \d{8}-\d{6}-[0-9a-f]{6} of this list is abandoned/);
+    expect(taskCount(e)).toBe(2);
+    // The abandoned run's task finished meanwhile: its results reached the ledger.
+    const stats = await e.run(["ledger", "stats", "--json"]);
+    expect(JSON.parse(stats.stdout)).toMatchObject({ results: 1100, tasks: 2 });
+  });
+
+  it("continues a run whose source only had a name cell edited: the same numbers, the same task", async () => {
+    const e = await sandbox();
+    const rows = (names: string) => ["name,phone", ...gbList(500).map((number, i) => `${names} ${i},${number}`)].join("\n") + "\n";
+    const list = e.file("crm.csv", rows("Contact"));
+    const first = await e.run([...activity(list, "--yes", "--wait", "--interval", "1", "--timeout", "1", "-o", "out.csv", "--join")]);
+    expect(first.code).toBe(8);
+    writeFileSync(list, rows("Renamed"));
+    const again = await e.run([...activity(list, ...WAITING, "-o", "out.csv", "--join")]);
+    expect(again.code, again.stderr).toBe(0);
+    expect(taskCount(e)).toBe(1);
+    expect(readFileSync(join(e.dir, "out.csv"), "utf8")).toContain("Renamed 0,");
+  });
+});
+
+describe("the ledger serves fresh results", () => {
+  it("uploads only the new numbers of a list that changed by 1%, and writes every row", async () => {
+    const e = await sandbox({ minTaskSize: 10 });
+    expect((await e.run(["config", "set", "min-task-size", "10"])).code).toBe(0);
+    const night1 = e.file("night1.txt", listText(1000));
+    expect((await e.run([...activity(night1, ...WAITING, "-o", "n1.csv")])).code).toBe(0);
+    const night2 = e.file("night2.txt", listText(1010));
+    const plan = await e.run([...activity(night2, "--dry-run", "--json", "--max-age", "7d")]);
+    expect(JSON.parse(plan.stdout)).toMatchObject({ numbers: 10, reuse: { reused: 1000, checked_again: 0 } });
+    const run = await e.run([...activity(night2, ...WAITING, "-o", "n2.csv", "--max-age", "7d")]);
+    expect(run.code, run.stderr).toBe(0);
+    expect(e.state().tasks[1]!.total).toBe(10);
+    const out = lines(readFileSync(join(e.dir, "n2.csv"), "utf8"));
+    expect(out).toHaveLength(1011);
+    expect(new Set(out.slice(1).map((row) => row.split(",")[0]))).toEqual(new Set(gbList(1010).map(identifier)));
+  });
+
+  it("creates no task when every number is fresh, and writes the output from the ledger alone", async () => {
+    const e = await sandbox();
+    const list = e.file("list.txt", listText(500));
+    expect((await e.run([...activity(list, ...WAITING, "-o", "a.csv")])).code).toBe(0);
+    const balance = e.state().balance_micros;
+    const again = await e.run([...activity(list, "--wait", "-o", "b.csv")]);
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stderr).toContain("nothing to upload");
+    expect(taskCount(e)).toBe(1);
+    expect(e.state().balance_micros).toBe(balance);
+    const rows = (name: string) => lines(readFileSync(join(e.dir, name), "utf8")).sort();
+    expect(rows("b.csv")).toEqual(rows("a.csv"));
+  });
+
+  it("--changes lists exactly the numbers whose result the sandbox changed between two runs", async () => {
+    const e = await sandbox({ drift: 0.2, seed: 3 });
+    const list = e.file("list.txt", listText(500));
+    expect((await e.run([...activity(list, ...WAITING, "-o", "a.csv")])).code).toBe(0);
+    const second = await e.run([...activity(list, ...WAITING, "-o", "b.csv", "--max-age", "0", "--changes", "changes.csv")]);
+    expect(second.code, second.stderr).toBe(0);
+    const activated = (name: string) => lines(readFileSync(join(e.dir, name), "utf8")).slice(1).map((row) => row.split(",").slice(0, 2) as [string, string]);
+    const before = new Map(activated("a.csv"));
+    const changed = activated("b.csv").filter(([id, value]) => before.get(id) !== value).map(([id]) => id);
+    expect(changed.length).toBeGreaterThan(0);
+    const [header, ...rows] = lines(readFileSync(join(e.dir, "changes.csv"), "utf8"));
+    expect(header).toBe("identifier,column,previous,current,previous_checked_at,checked_at");
+    expect(rows.map((row) => row.split(",")[0]).sort()).toEqual(changed.sort());
+    for (const row of rows) expect(row.split(",")[1]).toBe("activated");
+  });
+});
+
+describe("the ledger keeps numbers only while asked to", () => {
+  it("ledger forget leaves no trace of the digits in the ledger's files", async () => {
+    const e = await sandbox();
+    const list = e.file("list.txt", listText(500));
+    expect((await e.run([...activity(list, ...WAITING, "-o", "a.csv")])).code).toBe(0);
+    const [first] = gbList(1);
+    const digits = identifier(first!);
+    const forgot = await e.run(["ledger", "forget", first!]);
+    expect(forgot.code, forgot.stderr).toBe(0);
+    const lookup = await e.run(["ledger", "lookup", first!, "--json"]);
+    expect(lookup.stdout).toBe("");
+    expect(holds(e, digits)).toBeUndefined();
+    // Another number of the same task is still there, found the same way.
+    expect(holds(e, identifier(gbList(2)[1]!))).toBeDefined();
+  });
+
+  it("with config set ledger off, no file under the state directory holds a checked number", async () => {
+    const e = await sandbox();
+    expect((await e.run(["config", "set", "ledger", "off"])).code).toBe(0);
+    const list = e.file("list.txt", listText(500));
+    const run = await e.run([...activity(list, ...WAITING, "-o", "a.csv", "--report", "r.html")]);
+    expect(run.code, run.stderr).toBe(0);
+    for (const number of gbList(500)) expect(holds(e, identifier(number)), number).toBeUndefined();
+    const again = await e.run([...activity(list, "--yes", "--dry-run", "--json")]);
+    expect(JSON.parse(again.stdout)).toMatchObject({ numbers: 500 });
+  });
+});
+
+describe("an upgrade in the middle of a run never double-charges", () => {
+  it("continues, waits for and downloads a task submitted by 0.1 (its journal imported once)", async () => {
+    const e = await sandbox({ minTaskSize: 10 });
+    const fixtures = join(import.meta.dirname, "..", "fixtures", "journal-0.1");
+    const list = e.file("list.csv", readFileSync(join(fixtures, "list.csv"), "utf8"));
+    // The task 0.1 created, under the key its journal recorded, from the upload file it made.
+    const upload = e.file("upload.txt", Array.from({ length: 20 }, (_, i) => `4474001${String(i).padStart(5, "0")}\n`).join(""));
+    const template = readFileSync(join(fixtures, "journal.jsonl"), "utf8");
+    const key = /"idempotency_key":"([^"]+)"/.exec(template)![1]!;
+    expect(createHash("sha256").update(readFileSync(upload)).digest("hex")).toBe(/"chunk":\{[^}]*"sha256":"([0-9a-f]+)"/.exec(template)![1]);
+    const client = createClient({ baseUrl: e.sandbox.url, apiKey: API_KEY });
+    const { task } = await client.submitTask({ serviceType: ACTIVITY, country: "GB", file: upload, idempotencyKey: key });
+    await client.close();
+    writeFileSync(
+      join(e.configDir, "journal.jsonl"),
+      template.replaceAll("{{BASE_URL}}", e.sandbox.url.replace(/\/$/, "")).replaceAll("{{SOURCE}}", list).replaceAll("{{TASK_ID}}", task.id),
+    );
+    expect((await e.run(["config", "set", "min-task-size", "10"])).code).toBe(0);
+    const run = await e.run([...activity(list, ...WAITING, "-o", "out.csv")]);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr).toContain("from the journal of bulkcheck 0.1");
+    expect(submittedIds(run.stderr)).toEqual([task.id]);
+    expect(taskCount(e)).toBe(1);
+    expect(lines(readFileSync(join(e.dir, "out.csv"), "utf8"))).toHaveLength(21);
+    expect(readdirSync(e.configDir)).toContain("journal.jsonl.imported");
+  });
+});
