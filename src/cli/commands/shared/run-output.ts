@@ -46,11 +46,14 @@ export function runOutput(ctx: Context, flags: RunOutputFlags) {
   const wantsResults = flags.output !== undefined || flags.report !== undefined || flags.changes !== undefined;
   /** With --wait, results are fetched as tasks finish: for the output, or for the ledger alone. */
   const fetchesResults = Boolean(flags.wait) && (flags.ledger || wantsResults);
+  /** Opened by the first task that finishes; tasks finish concurrently, so they share the one opening. */
+  let opening: Promise<Staging> | undefined;
   let staging: Staging | undefined;
 
   const stage = async (result: UploadResult, run: RunRecord): Promise<void> => {
     const store = await ctx.store();
-    staging ??= await Staging.open(stagingRoot(ctx, flags.ledger), run.id, store);
+    opening ??= Staging.open(stagingRoot(ctx, flags.ledger), run.id, store);
+    staging = await opening;
     await fetchToStaging(
       {
         client: await ctx.client(),
