@@ -40,7 +40,7 @@ const MEANINGS: Readonly<Record<Outcome, string>> = {
   unavailable: "service unavailable after retries (42900, 42901, 50300, 50303, 50400, connection)",
   pending: "a `--timeout` ran out (tasks still processing, or the service too slow to answer); the command to carry on is printed",
   count_mismatch: "`--strict`: the result's rows disagree with the service's counts (the output was written)",
-  busy: "another bulkcheck process, on this machine or (with a shared store) another, is carrying on the same run; nothing was done here",
+  busy: "`--if-busy exit`: another bulkcheck process (on this machine, or another sharing the store) is carrying on the same run; nothing was done here (by default the command waits for it instead)",
   interrupted: 'interrupted: Ctrl-C, or Ctrl-C/Ctrl-D at a prompt ("Cancelled; nothing was uploaded.")',
   terminated: "terminated (SIGTERM), with the same clean-up as Ctrl-C",
 };

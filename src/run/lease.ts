@@ -21,14 +21,18 @@ export function holderAlive(holder: Lease): boolean {
   return holder.host !== hostname() || isRunning(holder.pid);
 }
 
+/** Where a lease's holder runs, as people read it. */
+export function describeHolder(holder: Lease): string {
+  return holder.host === hostname() ? `process ${holder.pid} on this machine` : `process ${holder.pid} on ${holder.host}`;
+}
+
 /** Another bulkcheck process is working on the same run: nothing was done here (exit 10). */
 export class RunBusyError extends BulkcheckError {
   constructor(
     readonly runId: string,
-    holder: Lease,
+    readonly holder: Lease,
   ) {
-    const where = holder.host === hostname() ? `process ${holder.pid} on this machine` : `process ${holder.pid} on ${holder.host}`;
-    super("busy", `Run ${runId} of this list is being carried on by ${where}; nothing was done here.`, {
+    super("busy", `Run ${runId} of this list is being carried on by ${describeHolder(holder)}; nothing was done here.`, {
       hint: "Let it finish (bulkcheck runs show " + runId + "), then run the command again if you need its output here.",
     });
   }

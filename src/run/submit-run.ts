@@ -46,6 +46,8 @@ export interface SubmitRunOptions {
   timeoutSeconds?: number;
   /** The command that carries on, for the hints of errors that stop the run. */
   resumeCommand: string;
+  /** When another process holds this command's run: wait until it lets go (default), or stop with RunBusyError (exit 10). */
+  ifBusy?: "wait" | "exit";
 }
 
 /** What a run tells its caller as it goes, in order. */
@@ -57,7 +59,9 @@ export type RunEvent =
   | { type: "plan"; plan: RunPlan; continued: boolean }
   | { type: "task"; result: UploadResult }
   | { type: "schedule"; event: ScheduleEvent }
-  | { type: "imported"; runs: number; tasks: number };
+  | { type: "imported"; runs: number; tasks: number }
+  /** Another process holds this command's run: this one waits until it lets go (announced once). */
+  | { type: "busy"; runId: string; holder: Lease };
 
 export interface SubmitRunDeps {
   store: Store;
@@ -103,6 +107,23 @@ export interface RunOutcome {
  * the same command to carry on.
  */
 export async function submitRun(options: SubmitRunOptions, deps: SubmitRunDeps): Promise<RunOutcome | undefined> {
+  for (let announced = false; ; announced = true) {
+    try {
+      return await attemptRun(options, deps);
+    } catch (error) {
+      if (!(error instanceof RunBusyError) || options.ifBusy === "exit") throw error;
+      // Two cron jobs of one list overlapping: the second follows the first instead of failing, and
+      // then carries on what is left (or, the run finished, starts a new one served by the ledger).
+      if (!announced) deps.onEvent({ type: "busy", runId: error.runId, holder: error.holder });
+      await deps.sleep(BUSY_POLL_MS, deps.signal);
+    }
+  }
+}
+
+/** How often a run held by another process is looked at again. */
+const BUSY_POLL_MS = 2000;
+
+async function attemptRun(options: SubmitRunOptions, deps: SubmitRunDeps): Promise<RunOutcome | undefined> {
   const { store, scope } = deps;
   const identity = runIdentity(scope, options.command);
   let open = await store.openRun(scope, identity);

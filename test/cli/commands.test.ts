@@ -81,12 +81,18 @@ describe("each command's flags, parsed into the options its run gets", () => {
         output: "-",
         format: "jsonl",
         yes: true,
+        ledger: true,
+        ifBusy: "wait",
       },
     ]);
     expect(await parsed(submitCommand, ["crm.csv", "--type", "carrier_batch", "--wait", "-o", "r.xlsx", "--report", "r.html"])).toEqual([
       "crm.csv",
-      { type: "carrier_batch", wait: true, output: "r.xlsx", report: "r.html" },
+      { type: "carrier_batch", wait: true, output: "r.xlsx", report: "r.html", ledger: true, ifBusy: "wait" },
     ]);
+    expect(
+      await parsed(submitCommand, ["crm.csv", "--type", "carrier_batch", "--max-age", "7d", "--no-ledger", "--changes", "c.csv", "--if-busy", "exit"]),
+    ).toEqual(["crm.csv", { type: "carrier_batch", maxAge: 604800, ledger: false, changes: "c.csv", ifBusy: "exit" }]);
+    expect(await refusal(submitCommand, ["crm.csv", "--type", "carrier_batch", "--if-busy", "later"])).toBe("commander.invalidArgument");
     expect(await refusal(submitCommand, ["crm.csv", "--country", "GB"])).toBe("commander.missingMandatoryOptionValue");
     expect(await refusal(submitCommand, ["crm.csv", "--type", "carrier_batch", "--max-cost", "lots"])).toBe("commander.invalidArgument");
   });
@@ -105,12 +111,12 @@ describe("each command's flags, parsed into the options its run gets", () => {
   it("download", async () => {
     expect(await parsed(downloadCommand, ["a1", "--join", "crm.csv", "-o", "out.csv", "--force", "--strict"])).toEqual([
       ["a1"],
-      { join: "crm.csv", output: "out.csv", force: true, strict: true },
+      { join: "crm.csv", output: "out.csv", force: true, strict: true, ledger: true },
     ]);
     expect(await refusal(downloadCommand, ["a1", "--format", "xml"])).toBe("commander.invalidArgument");
     expect(await parsed(downloadCommand, ["a1", "b2", "--format", "xlsx", "-o", "r.xlsx", "--report", "r.html"])).toEqual([
       ["a1", "b2"],
-      { format: "xlsx", output: "r.xlsx", report: "r.html" },
+      { format: "xlsx", output: "r.xlsx", report: "r.html", ledger: true },
     ]);
   });
 
@@ -147,10 +153,10 @@ describe("each command's flags, parsed into the options its run gets", () => {
   it("retry-failed", async () => {
     expect(
       await parsed(retryFailedCommand, ["a1", "--dry-run", "--max-cost", "3", "--wait", "--timeout", "60", "-o", "retried.csv"]),
-    ).toEqual([["a1"], { dryRun: true, maxCost: 3, wait: true, timeout: 60, output: "retried.csv" }]);
+    ).toEqual([["a1"], { dryRun: true, maxCost: 3, wait: true, timeout: 60, output: "retried.csv", ifBusy: "wait" }]);
     expect(await parsed(retryFailedCommand, ["a1", "--wait", "-o", "-", "--format", "xlsx"])).toEqual([
       ["a1"],
-      { wait: true, output: "-", format: "xlsx" },
+      { wait: true, output: "-", format: "xlsx", ifBusy: "wait" },
     ]);
   });
 

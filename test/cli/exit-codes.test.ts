@@ -40,7 +40,7 @@ describe("the exit-code table", () => {
     expect(out.stdout).toContain(exitCodesHelp());
     const codes = out.stdout.slice(out.stdout.indexOf("code is one of ")).replace(/\s+/g, " ");
     expect(codes).toContain(
-      "code is one of unexpected, usage, input, auth, balance, task_failed, unavailable, pending, count_mismatch, interrupted, terminated.",
+      "code is one of unexpected, usage, input, auth, balance, task_failed, unavailable, pending, count_mismatch, busy, interrupted, terminated.",
     );
   });
 

@@ -12,6 +12,7 @@ import {
 } from "../../src/api/errors.js";
 import { describeFailure, type Failure } from "../../src/cli/failure.js";
 import { SignalStop } from "../../src/cli/signal-stop.js";
+import { RunBusyError } from "../../src/run/lease.js";
 import { unclosedQuote } from "../../src/csv/errors.js";
 import {
   AuthError,
@@ -79,6 +80,8 @@ const EXAMPLES: Record<string, ReadonlyArray<[what: string, error: unknown]>> = 
   PendingError: [["--timeout ran out", new PendingError("pending", ["a"])]],
   ServiceUnavailableError: [["maintenance", new ServiceUnavailableError("down")]],
   InterruptedError: [["Ctrl-C", new InterruptedError()]],
+  // --if-busy exit: another process carries on the same run; nothing was done here.
+  RunBusyError: [["a run another process holds", new RunBusyError("20261127-120000-abcdef", { host: "elsewhere", pid: 7, nonce: "n" })]],
   ApiError: [
     ...Object.values(ApiCode)
       .filter((code) => code !== ApiCode.OK)

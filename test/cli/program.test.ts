@@ -19,6 +19,8 @@ describe("the assembled program", () => {
       "validate",
       "retry-failed",
       "report",
+      "runs",
+      "ledger",
       "config",
       "sandbox",
       "demo",

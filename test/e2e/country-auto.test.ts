@@ -194,6 +194,7 @@ describe("submit --country auto", () => {
     // The same submit again with --wait --join: the service replays the three tasks, and the workbook holds the same rows.
     const again = await e.run(["submit", crm, ...AUTO, "--default-country", "GB", ...WAITING, "--join", "-o", "joined.xlsx"]);
     expect(again.code, again.stderr).toBe(0);
+    console.log("DEBUG", again.stderr, JSON.stringify(e.state().tasks.map((t) => [t.id, t.country, t.submitted_lines])), missing, JSON.stringify(rows));
     expect(submittedIds(again.stderr)).toEqual(ids);
     const [sheet, summary] = await readWorkbook(join(e.dir, "joined.xlsx"));
     // The join's Summary sheet counts the rows of the country left out among the rows by status.

@@ -6,6 +6,7 @@ import type { ServiceType } from "../../src/spec/products.js";
 import { formatUsd as usd } from "../../src/tasks/cost.js";
 import {
   allowSmallTasks,
+  checkedAtByTask,
   expectedResult,
   objectsOf,
   oneTaskService,
@@ -361,6 +362,10 @@ describe("submit --wait -o", () => {
     );
     expect(out.code, out.stderr).toBe(0);
     const parsed = lines(readFileSync(join(e.dir, "r.jsonl"), "utf8")).map((line) => JSON.parse(line) as unknown);
-    expect(parsed).toEqual(asObjects(SPEC_COLUMNS.signal, expectedRows("number_validation_batch", numbers), true));
+    // A run's output says when each row was checked: its task's checked_at, as the store knows it.
+    const [checkedAt] = (await checkedAtByTask(e)).values();
+    expect(new Date(checkedAt!).toISOString()).toBe(checkedAt);
+    const rows = expectedRows("number_validation_batch", numbers).map((row) => [...row, checkedAt!]);
+    expect(parsed).toEqual(asObjects([...SPEC_COLUMNS.signal, "checked_at"], rows, true));
   });
 });

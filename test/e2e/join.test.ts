@@ -3,14 +3,14 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { JoinStatus } from "../../src/results/join.js";
 import { tempDir } from "../helpers/cli.js";
-import { allowSmallTasks, delimitedText, expectedResult, inOrder, parseDelimited } from "../helpers/results-fixtures.js";
+import { allowSmallTasks, checkedAtByTask, delimitedText, expectedResult, inOrder, parseDelimited } from "../helpers/results-fixtures.js";
 import { e2eSandboxes, gbList, identifier, lines, submitArgs, submittedIds, TASK_ID, type E2e } from "../helpers/sandbox.js";
 
 const sandbox = e2eSandboxes();
 const PRODUCT = "number_validation_batch";
 /** High enough that a 30-number list has numbers without a result. */
 const NO_RESULT_RATE = 0.3;
-const RESULT_COLUMNS = ["identifier", "activated", "bulkcheck_status"];
+const RESULT_COLUMNS = ["identifier", "activated", "bulkcheck_status", "bc_checked_at"];
 
 /** What a source row is, as a person reading the list would say. */
 type Kind = { cls: "blank" | "invalid" | "other_country" } | { id: string; national?: boolean; region?: "JE" | "GG" };
@@ -111,9 +111,25 @@ async function submitted(e: E2e, file: string, ...extra: string[]): Promise<stri
 }
 
 /**
+ * The join's last column, bc_checked_at: on a row with a result, when the store says
+ * its task was checked (one of `checkedAt`, the only one for a single task); empty on
+ * a row without one.
+ */
+function expectCheckedAt(values: readonly string[], tails: readonly string[][], checkedAt: ReadonlyMap<string, string>): void {
+  const times = new Set(checkedAt.values());
+  expect(times.size).toBeGreaterThan(0);
+  values.forEach((value, i) => {
+    const hasResult = tails[i]![1] !== "";
+    if (!hasResult) return expect(value, `bc_checked_at of source row ${i + 1}`).toBe("");
+    expect(new Date(value).toISOString(), `bc_checked_at of source row ${i + 1}`).toBe(value);
+    expect(times.has(value), `bc_checked_at ${value} of source row ${i + 1} is a task's checked_at`).toBe(true);
+  });
+}
+
+/**
  * Checks a joined file against its source: same header then the result columns,
  * every source row in order with its fields unchanged (parsed by csv-parse) and
- * its text copied byte for byte, then the expected tail.
+ * its text copied byte for byte, then the expected tail and when it was checked.
  */
 function expectJoined(
   output: string,
@@ -122,6 +138,7 @@ function expectJoined(
   rows: readonly SourceRow[],
   tails: string[][],
   delimiter: string,
+  checkedAt: ReadonlyMap<string, string>,
 ): void {
   const parsedSource = parseDelimited(source.text, delimiter);
   const parsedOutput = parseDelimited(output, delimiter);
@@ -130,8 +147,13 @@ function expectJoined(
   expect(parsedOutput[0]).toEqual([...header, ...RESULT_COLUMNS]);
   parsedOutput.slice(1).forEach((row, i) => {
     expect(row.slice(0, header.length), `source row ${i + 1}`).toEqual(parsedSource[i + 1]);
-    expect(row.slice(header.length), `result columns of source row ${i + 1} (${rows[i]!.fields[2]})`).toEqual(tails[i]);
+    expect(row.slice(header.length, -1), `result columns of source row ${i + 1} (${rows[i]!.fields[2]})`).toEqual(tails[i]);
   });
+  expectCheckedAt(
+    parsedOutput.slice(1).map((row) => row.at(-1)!),
+    tails,
+    checkedAt,
+  );
   expect(
     inOrder(
       output,
@@ -175,7 +197,7 @@ describe("download --join and submit --wait --join", () => {
       expect(output.startsWith("\ufeff")).toBe(bom);
       expect(output.endsWith(eol)).toBe(true);
       const tails = expectedTails(rows);
-      expectJoined(output, source, HEADER, rows, tails, delimiter);
+      expectJoined(output, source, HEADER, rows, tails, delimiter, await checkedAtByTask(e));
       // Every status of the issue appears (no_code needs --require-country-code: next test).
       const counts = countStatuses(tails);
       expect(Object.keys(counts).sort()).toEqual(["blank", "checked", "duplicate", "invalid", "no_result", "other_country"]);
@@ -195,7 +217,7 @@ describe("download --join and submit --wait --join", () => {
     const out = await e.run(["download", id!, "--join", file, "-o", "joined.csv", "--json"]);
     expect(out.code, out.stderr).toBe(0);
     const tails = expectedTails(rows, flags);
-    expectJoined(readFileSync(join(e.dir, "joined.csv"), "utf8"), source, HEADER, rows, tails, ",");
+    expectJoined(readFileSync(join(e.dir, "joined.csv"), "utf8"), source, HEADER, rows, tails, ",", await checkedAtByTask(e));
     const counts = countStatuses(tails);
     expect(counts.no_code).toBeGreaterThan(10);
     expect(JSON.parse(out.stdout)).toMatchObject({
@@ -228,9 +250,12 @@ describe("download --join and submit --wait --join", () => {
     expect(parsed[0]).toEqual(["phone", ...RESULT_COLUMNS]);
     expect(parsed.slice(1).map((row) => row[0])).toEqual(listLines);
     const status = (i: number) => parsed[i + 1]![3];
+    const [checkedAt] = (await checkedAtByTask(e)).values();
     numbers.forEach((n, i) => {
       const result = expectedResult(PRODUCT, identifier(n), NO_RESULT_RATE);
-      expect(parsed[i + 1]!.slice(1)).toEqual(result ? [identifier(n), ...result, "checked"] : [identifier(n), "", "no_result"]);
+      expect(parsed[i + 1]!.slice(1)).toEqual(
+        result ? [identifier(n), ...result, "checked", checkedAt] : [identifier(n), "", "no_result", ""],
+      );
     });
     const jersey = expectedResult(PRODUCT, "447797123456", NO_RESULT_RATE) ? "checked" : "no_result";
     expect([12, 13, 14, 15, 16].map(status)).toEqual(["blank", "invalid", "other_country", "duplicate", jersey]);
@@ -256,7 +281,7 @@ describe("download --join and submit --wait --join", () => {
         .every((n) => n !== undefined && n <= 15),
     ).toBe(true);
     const output = readFileSync(join(e.dir, "joined.csv"), "utf8");
-    expectJoined(output, source, HEADER, rows, expectedTails(rows), ",");
+    expectJoined(output, source, HEADER, rows, expectedTails(rows), ",", await checkedAtByTask(e));
     // The same tasks named in another order give the same file.
     const again = await e.run(["download", ...[...ids].reverse(), "--join", file, "-o", "again.csv"]);
     expect(again.code, again.stderr).toBe(0);
@@ -271,7 +296,7 @@ describe("download --join and submit --wait --join", () => {
     const [id] = await submitted(e, file);
     const out = await e.run(["download", id!, "--join", file]);
     expect(out.code, out.stderr).toBe(0);
-    expectJoined(out.stdout, source, HEADER, rows, expectedTails(rows), ",");
+    expectJoined(out.stdout, source, HEADER, rows, expectedTails(rows), ",", await checkedAtByTask(e));
     expect(out.stderr).toContain(`Wrote ${rows.length} source rows with the ${PRODUCT} columns`);
   });
 
@@ -286,7 +311,7 @@ describe("download --join and submit --wait --join", () => {
     expect(out.code, out.stderr).toBe(0);
     expect(out.stderr).toContain("The download broke off");
     expect(e.state().stats.faults_injected["drop-mid-download"]).toBe(1);
-    expectJoined(readFileSync(join(e.dir, "joined.csv"), "utf8"), source, HEADER, rows, expectedTails(rows), ",");
+    expectJoined(readFileSync(join(e.dir, "joined.csv"), "utf8"), source, HEADER, rows, expectedTails(rows), ",", await checkedAtByTask(e));
   });
 
   it("refuses to join a task this machine has no journal entry for (exit 2) and writes nothing", async () => {

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { parse } from "csv-parse/sync";
 import { describe, expect, it } from "vitest";
 import { runBin, runCli, tempDir } from "../helpers/cli.js";
-import { allowSmallTasks } from "../helpers/results-fixtures.js";
+import { allowSmallTasks, checkedAtByTask } from "../helpers/results-fixtures.js";
 import { e2eSandboxes, lines, TASK_ID } from "../helpers/sandbox.js";
 import { cp1252 } from "../helpers/windows-1252.js";
 
@@ -146,8 +146,15 @@ describe("submit and join with the new rules", () => {
     const joined = readFileSync(join(e.dir, "joined.csv"));
     const joinedLines = joined.toString("latin1").split("\r\n");
     rows.forEach((row, i) => expect(joinedLines[i]!.startsWith(cp1252(row).toString("latin1") + ";")).toBe(true));
-    expect(joinedLines[0]).toBe("id;name;phone;note;identifier;activated;bulkcheck_status");
-    expect(joinedLines[3]).toBe(cp1252("3;O’Neil;n/a;;;;invalid").toString("latin1"));
+    expect(joinedLines[0]).toBe("id;name;phone;note;identifier;activated;bulkcheck_status;bc_checked_at");
+    // The checked rows end with when their task was checked; the invalid row was never checked.
+    const [checkedAt] = (await checkedAtByTask(e)).values();
+    expect(new Date(checkedAt!).toISOString()).toBe(checkedAt);
+    expect([1, 2].map((i) => joinedLines[i]!.split(";").slice(-2))).toEqual([
+      ["checked", checkedAt],
+      ["checked", checkedAt],
+    ]);
+    expect(joinedLines[3]).toBe(cp1252("3;O’Neil;n/a;;;;invalid;").toString("latin1"));
   });
 
   it("joins a list whose ambiguous rows were read nationally with the identifiers it uploaded", async () => {
@@ -161,13 +168,14 @@ describe("submit and join with the new rules", () => {
     const joined = await e.run(["download", id!, "--join", path, "-o", "joined.csv"]);
     expect(joined.code, joined.stderr).toBe(0);
     const table: string[][] = parse(readFileSync(join(e.dir, "joined.csv"), "utf8"));
-    expect(table.map((row) => [row[0], row[1], row.at(-1)])).toEqual([
-      ["phone", "identifier", "bulkcheck_status"],
-      ["4921 12345", "49492112345", "checked"],
-      ["15123456000", "4915123456000", "checked"],
-      ["15123456001", "4915123456001", "checked"],
-      ["15123456002", "4915123456002", "checked"],
-      ["4921 12345", "49492112345", "duplicate"],
+    const checkedAt = (await checkedAtByTask(e)).get(id!)!;
+    expect(table.map((row) => [row[0], row[1], row.at(-2), row.at(-1)])).toEqual([
+      ["phone", "identifier", "bulkcheck_status", "bc_checked_at"],
+      ["4921 12345", "49492112345", "checked", checkedAt],
+      ["15123456000", "4915123456000", "checked", checkedAt],
+      ["15123456001", "4915123456001", "checked", checkedAt],
+      ["15123456002", "4915123456002", "checked", checkedAt],
+      ["4921 12345", "49492112345", "duplicate", checkedAt],
     ]);
   });
 

@@ -2,7 +2,7 @@ import { copyFileSync, mkdtempSync, readdirSync, readFileSync, watch, writeFileS
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { allowSmallTasks, expectedResult, parseDelimited } from "../helpers/results-fixtures.js";
+import { allowSmallTasks, checkedAtByTask, expectedResult, parseDelimited } from "../helpers/results-fixtures.js";
 import { e2eSandboxes, lines, submitAs, WAITING, type E2e } from "../helpers/sandbox.js";
 import { deflatedRepeat, MAIN_NS, workbookParts, zipWithDeflated } from "../helpers/workbook-parts.js";
 import { readWorkbook } from "../helpers/xlsx.js";
@@ -108,10 +108,18 @@ describe("workbooks written by openpyxl, pandas and LibreOffice", () => {
         return { id, status: expectedResult(PRODUCT, id, NO_RESULT_RATE) ? "checked" : "no_result" };
       };
       const [results] = await readWorkbook(join(e.dir, "joined.xlsx"));
-      expect(results!.rows[0]).toEqual([...source[0]!, "identifier", "activated", "bulkcheck_status"]);
+      expect(results!.rows[0]).toEqual([...source[0]!, "identifier", "activated", "bulkcheck_status", "bc_checked_at"]);
       const body = results!.rows.slice(1);
       expect(body.map((row) => row.slice(0, 7))).toEqual(source.slice(1));
-      expect(body.map((row) => [row[7], row[9]])).toEqual(source.slice(1).map((row) => Object.values(statusOf(row))));
+      // A row with a result says when it was checked: its task's checked_at, as the store knows it.
+      const checkedAt = (await checkedAtByTask(e)).get(task!.id)!;
+      expect(new Date(checkedAt).toISOString()).toBe(checkedAt);
+      expect(body.map((row) => [row[7], row[9], row[10]])).toEqual(
+        source.slice(1).map((row) => {
+          const { id, status } = statusOf(row);
+          return [id, status, id && expectedResult(PRODUCT, id, NO_RESULT_RATE) ? checkedAt : ""];
+        }),
+      );
 
       const csv = await e.bin(["download", task!.id, "--join", path, "-o", "joined.csv"]);
       expect(csv.code, csv.stderr).toBe(0);

@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { formatUsd } from "../../src/tasks/cost.js";
 import { byId, externalReferences, numberOf, parsePage, tableRows, textOf, type ParsedPage } from "../helpers/html.js";
 import { allowSmallTasks, oneTaskService } from "../helpers/results-fixtures.js";
-import { e2eSandboxes, gbList, journalEntries, submitAs, submittedIds, WAITING, type E2e } from "../helpers/sandbox.js";
+import { e2eSandboxes, gbList, submitAs, submittedIds, WAITING, type E2e } from "../helpers/sandbox.js";
 
 const sandbox = e2eSandboxes();
 /** A file name that is markup (a file name may hold anything but a slash). */
@@ -28,18 +28,17 @@ function crmCsv(): string {
   return ["name,phone", ...rows, "Broken,12", `Again,${numbers[0]}`, "Nobody,"].join("\n") + "\n";
 }
 
-/** The report's page, checked for what every report must be: parseable, self-contained, with its four sections. */
-function readReport(path: string): ParsedPage {
+const SECTIONS = ["The run", "Local preparation", "Money", "Results"];
+/** A run's report with the ledger on also compares each result with the number's previous one. */
+const RUN_SECTIONS = [...SECTIONS, "Changed since the previous check"];
+
+/** The report's page, checked for what every report must be: parseable, self-contained, with its sections. */
+function readReport(path: string, sections = SECTIONS): ParsedPage {
   const html = readFileSync(path, "utf8");
   const page = parsePage(html);
   expect(page.errors).toEqual([]);
   expect(externalReferences(page, html)).toEqual([]);
-  expect(page.elements.filter((element) => element.tagName === "h2").map(textOf)).toEqual([
-    "The run",
-    "Local preparation",
-    "Money",
-    "Results",
-  ]);
+  expect(page.elements.filter((element) => element.tagName === "h2").map(textOf)).toEqual(sections);
   return page;
 }
 
@@ -68,7 +67,10 @@ describe("the HTML report", () => {
     expect(out.stdout).toBe("");
     const [id] = submittedIds(out.stderr);
     const summary = JSON.parse((await e.run(["download", id!, "--json", "-o", "again.csv"])).stdout) as Record<string, unknown>;
-    const page = readReport(join(e.dir, "report.html"));
+    const page = readReport(join(e.dir, "report.html"), RUN_SECTIONS);
+    // The list's first run: no number has a previous result to differ from.
+    expect(textOf(byId(page, "changed")!)).toContain("0 of 0 numbers checked before have a result that changed.");
+    expect(tableRows(page, "changes")).toHaveLength(1);
 
     expect(tableRows(page, "tasks")[1]!.slice(0, 3)).toEqual([id, "success", "GB"]);
     const facts = new Map(tableRows(page, "run-facts").map(([label, value]) => [label, value]));
@@ -76,7 +78,8 @@ describe("the HTML report", () => {
     expect(facts.get("List submitted")).toBe(crm);
     expect(facts.get("Results file")).toBe(join(e.dir, "results.csv"));
 
-    const prepared = journalEntries(e).find((entry) => entry.type === "submit")!.prepared as Record<string, number>;
+    // The run's preparation, as validate reads the same list.
+    const prepared = JSON.parse((await e.run(["validate", crm, "--country", "GB", "--json"])).stdout) as Record<string, number>;
     const preparation = new Map(tableRows(page, "preparation-table").map(([label, n]) => [label, numberOf(n!)]));
     expect(preparation).toEqual(
       new Map([

@@ -2,20 +2,23 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { FormData, request } from "undici";
 import { describe, expect, it } from "vitest";
-import { tempDir } from "../helpers/cli.js";
 import {
   API_KEY,
   TASK_ID,
   e2eSandboxes,
   identifier,
   gbList,
-  journalEntries,
   lines,
   listText,
   promptedSubmitArgs,
   submitArgs,
+  storedRuns,
+  storedTasks,
   submittedIds,
 } from "../helpers/sandbox.js";
+
+/** An ISO 8601 UTC time, as the store and every checked_at column write it. */
+const ISO_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{3})?Z$/;
 
 const sandbox = e2eSandboxes();
 
@@ -63,7 +66,7 @@ describe("bulkcheck submit", () => {
     expect(out.stderr).toContain("Dry run: nothing was uploaded.");
     expect(e.state().tasks).toEqual([]);
     expect(e.state().stats.by_route.submit).toBeUndefined();
-    expect(journalEntries(e)).toEqual([]);
+    expect(await storedRuns(e)).toEqual([]);
   });
 
   it("stops with exit 5 before uploading when the estimate is over --max-cost", async () => {
@@ -104,21 +107,23 @@ describe("bulkcheck submit", () => {
     expect(e.state().tasks).toEqual([]);
   });
 
-  it("returns the same task when the same list is submitted again, reserves nothing again, and says so", async () => {
+  it("checks the same list again in a new run once its run has finished: a new task, reserved again, never the old task back", async () => {
     const e = await sandbox();
     const list = e.file("list.txt", listText(500));
     const first = await e.run(submitArgs(list));
+    // Without --wait a run ends once its tasks are submitted; no result reached the ledger to reuse.
     const again = await e.run(submitArgs(list));
     expect(again.code).toBe(0);
-    expect(again.stdout).toBe(first.stdout);
-    expect(again.stderr).toContain(`Task ${first.stdout.trim()} was already submitted`);
-    expect(again.stderr).toContain("--resubmit");
+    expect(again.stdout.trim()).toMatch(TASK_ID);
+    expect(again.stdout).not.toBe(first.stdout);
+    expect(again.stderr).not.toContain("already submitted");
     const state = e.state();
-    expect(state.tasks).toHaveLength(1);
-    expect(state.ledger.filter((entry) => entry.kind === "reserve")).toHaveLength(1);
+    expect(state.tasks.map((task) => task.id)).toEqual([first.stdout.trim(), again.stdout.trim()]);
+    expect(state.ledger.filter((entry) => entry.kind === "reserve")).toHaveLength(2);
+    expect((await storedRuns(e)).map((run) => run.state)).toEqual(["finished", "finished"]);
   });
 
-  it("returns the same task for the same numbers written differently (the key covers the uploaded content)", async () => {
+  it("gives the same numbers in another file a run and a task of their own (two sources, no collision)", async () => {
     const e = await sandbox();
     const first = await e.run(submitArgs(e.file("a.txt", listText(500))));
     const csv =
@@ -129,16 +134,21 @@ describe("bulkcheck submit", () => {
       "\n";
     const again = await e.run(submitArgs(e.file("b.csv", csv)));
     expect(again.code).toBe(0);
-    expect(again.stdout).toBe(first.stdout);
-    expect(e.state().tasks).toHaveLength(1);
+    expect(again.stdout.trim()).toMatch(TASK_ID);
+    expect(again.stdout).not.toBe(first.stdout);
+    expect(e.state().tasks).toHaveLength(2);
+    const runs = await storedRuns(e);
+    expect(runs.map((run) => run.source.path)).toEqual([join(e.dir, "a.txt"), join(e.dir, "b.csv")]);
+    expect(runs.map((run) => run.tasks.map((task) => task.taskId))).toEqual([[first.stdout.trim()], [again.stdout.trim()]]);
   });
 
-  it("creates a new task with --resubmit", async () => {
+  it("accepts --resubmit as a no-op with a note: a finished run's list is checked again anyway", async () => {
     const e = await sandbox();
     const list = e.file("list.txt", listText(500));
     const first = await e.run(submitArgs(list));
     const second = await e.run(submitArgs(list, "--resubmit"));
     expect(second.code).toBe(0);
+    expect(second.stderr).toContain("--resubmit is no longer needed");
     expect(second.stdout.trim()).toMatch(TASK_ID);
     expect(second.stdout).not.toBe(first.stdout);
     expect(second.stderr).not.toContain("already submitted");
@@ -146,18 +156,15 @@ describe("bulkcheck submit", () => {
     expect(e.state().ledger.filter((entry) => entry.kind === "reserve")).toHaveLength(2);
   });
 
-  it("sends --idempotency-key verbatim and journals it before the task id", async () => {
+  it("sends --idempotency-key verbatim and stores it with the task id", async () => {
     const e = await sandbox();
     const key = "nightly-crm-2025-01-15";
     const out = await e.run(submitArgs(e.file("list.txt", listText(500)), "--idempotency-key", key));
     expect(out.code).toBe(0);
     const id = out.stdout.trim();
-    const journal = journalEntries(e);
-    expect(journal.map((entry) => [entry.type, entry.idempotency_key])).toEqual([
-      ["submit", key],
-      ["task", key],
-    ]);
-    expect(journal[1]).toMatchObject({ task_id: id, replayed: false });
+    const tasks = await storedTasks(e);
+    expect(tasks).toHaveLength(1);
+    expect(tasks[0]).toMatchObject({ idempotencyKey: key, taskId: id, replayed: false, submittedAt: expect.any(String) });
     // Another client sending the same key gets the same task back: the service saw this exact key.
     const form = new FormData();
     form.append("service_type", "number_validation_batch");
@@ -187,7 +194,7 @@ describe("bulkcheck submit", () => {
     const e = await sandbox();
     const out = await e.run(submitArgs(e.file("list.txt", listText(500)), "--idempotency-key", "k".repeat(128)));
     expect(out.code).toBe(0);
-    expect(journalEntries(e)[0]!.idempotency_key).toBe("k".repeat(128));
+    expect((await storedTasks(e)).map((task) => task.idempotencyKey)).toEqual(["k".repeat(128)]);
   });
 
   it("submits, waits and downloads in one command with --wait -o FILE", async () => {
@@ -201,9 +208,12 @@ describe("bulkcheck submit", () => {
     expect(out.stderr).toContain(`task ${id} success: 500 checked, 0 without result`);
     expect(out.stderr).toContain(`Wrote 500 rows to ${join(e.dir, "results.csv")}`);
     const csv = lines(readFileSync(join(e.dir, "results.csv"), "utf8"));
-    expect(csv[0]).toBe("identifier,activated");
+    expect(csv[0]).toBe("identifier,activated,checked_at");
     expect(csv.slice(1).map((row) => row.split(",")[0])).toEqual(gbList(500).map(identifier));
-    expect(csv.slice(1).every((row) => /^\d+,(true|false)$/.test(row))).toBe(true);
+    // Every row carries when its task was first seen succeeded, as the store recorded it.
+    const [task] = await storedTasks(e);
+    expect(task!.checkedAt).toMatch(ISO_UTC);
+    expect(csv.slice(1).every((row) => new RegExp(`^\\d+,(true|false),${task!.checkedAt}$`).test(row))).toBe(true);
   });
 
   it("with --wait -o - writes only the results on stdout and the task id on stderr", async () => {
@@ -211,7 +221,7 @@ describe("bulkcheck submit", () => {
     const out = await e.run(submitArgs(e.file("list.txt", listText(500)), "--wait", "--interval", "0.2", "-o", "-"));
     expect(out.code).toBe(0);
     const csv = lines(out.stdout);
-    expect(csv[0]).toBe("identifier,activated");
+    expect(csv[0]).toBe("identifier,activated,checked_at");
     expect(csv).toHaveLength(501);
     expect(out.stderr).toContain(`Task ${e.state().tasks[0]!.id} submitted.`);
   });
@@ -264,17 +274,28 @@ describe("bulkcheck submit", () => {
     expect(out.stderr).toBe("");
   });
 
-  it("derives a bc1- key that is stable for this install and different for another install", async () => {
-    const e = await sandbox();
+  it("derives a bc2- key per run and part: the same key while the run is continued, a new one for a new run", async () => {
+    const e = await sandbox({ numbersPerSecond: 1 });
     const list = e.file("list.txt", listText(500));
-    await e.run(submitArgs(list, "--quiet"));
-    await e.run(submitArgs(list, "--quiet"));
-    const keys = journalEntries(e).map((entry) => entry.idempotency_key as string);
-    expect(keys[0]).toMatch(/^bc1-[0-9a-f]{64}$/);
-    expect(new Set(keys).size).toBe(1);
-    // Another install (its own config dir, so its own secret) derives another key: a new task.
-    const other = await e.run(submitArgs(list, "--quiet"), { env: { BULKCHECK_CONFIG_DIR: tempDir() } });
-    expect(other.code).toBe(0);
+    // Timed out before the task finished: the run stays open, and the same command carries it on.
+    const unfinished = [...submitArgs(list, "--quiet"), "--wait", "--interval", "1", "--timeout", "1", "-o", "out.csv"];
+    expect((await e.run(unfinished)).code).toBe(8);
+    expect((await e.run(unfinished)).code).toBe(8);
+    const [run] = await storedRuns(e);
+    expect(run!.tasks).toHaveLength(1);
+    expect(run!.tasks[0]!.idempotencyKey).toMatch(/^bc2-[0-9a-f]{48}$/);
+    expect(e.state().tasks).toHaveLength(1);
+    // Waited for to the end, the run writes its output and finishes with that one task.
+    const finished = await e.run([...submitArgs(list, "--quiet"), "--wait", "--interval", "60", "-o", "out.csv"]);
+    expect(finished.code).toBe(0);
+    expect(e.state().tasks).toHaveLength(1);
+    // A new run of the same list derives another key: a new task (--max-age 0, or the ledger would serve every number).
+    const fresh = await e.run([...submitArgs(list, "--quiet"), "--max-age", "0"]);
+    expect(fresh.code).toBe(0);
+    const runs = await storedRuns(e);
+    expect(runs).toHaveLength(2);
+    expect(runs[1]!.tasks[0]!.idempotencyKey).toMatch(/^bc2-[0-9a-f]{48}$/);
+    expect(runs[1]!.tasks[0]!.idempotencyKey).not.toBe(run!.tasks[0]!.idempotencyKey);
     expect(e.state().tasks).toHaveLength(2);
   });
 
@@ -288,8 +309,15 @@ describe("bulkcheck submit", () => {
     expect(json.code).toBe(0);
     const tasks = lines(json.stdout).map((line) => JSON.parse(line) as { id: string; total: number });
     expect(tasks.map((task) => task.total)).toEqual([500, 500, 500]);
+    expect(tasks.map((task) => task.id)).toEqual(e.state().tasks.map((task) => task.id));
+    // The first run finished with its tasks submitted: the same list again is a new run, printed one id per line.
     const again = await e.run(submitArgs(list));
-    expect(lines(again.stdout)).toEqual(tasks.map((task) => task.id));
+    expect(lines(again.stdout)).toEqual(
+      e.state()
+        .tasks.slice(3)
+        .map((task) => task.id),
+    );
+    expect(lines(again.stdout)).toHaveLength(3);
     const ids = again.stdout;
     expect((await e.run(["wait", "-", "--interval", "0.2", "--quiet"], { stdin: ids })).code).toBe(0);
     const download = await e.run(["download", "-"], { stdin: ids });
@@ -330,11 +358,19 @@ describe("bulkcheck submit", () => {
     expect(existsSync(join(e.dir, "results.csv"))).toBe(false);
   });
 
-  it("with --wait --timeout exits 8 and says how to resume", async () => {
+  it("with --wait --timeout exits 8 and says how to resume: the same command, which carries the run on without a second task", async () => {
     const e = await sandbox({ numbersPerSecond: 1 });
-    const out = await e.run(submitArgs(e.file("list.txt", listText(500)), "--wait", "--interval", "0.2", "--timeout", "2"));
+    const argv = submitArgs(e.file("list.txt", listText(500)), "--wait", "--interval", "0.2", "--timeout", "2");
+    const out = await e.run(argv);
     expect(out.code).toBe(8);
-    expect(out.stderr).toContain(`Resume with: bulkcheck wait ${out.stdout.trim()}`);
+    expect(out.stdout.trim()).toMatch(TASK_ID);
+    const resume = /Resume with: bulkcheck (.*)$/m.exec(out.stderr)?.[1];
+    expect(resume?.split(" ")).toEqual(argv);
+    const again = await e.run(argv);
+    expect(again.code).toBe(8);
+    expect(again.stderr).toContain("Carrying on run");
+    expect(again.stdout).toBe(out.stdout);
+    expect(e.state().tasks).toHaveLength(1);
   });
 
   it("asks before reserving on a terminal, and uploads nothing unless the answer is yes", async () => {
@@ -355,9 +391,10 @@ describe("bulkcheck submit", () => {
     expect(e.state().tasks).toHaveLength(2);
   });
 
-  it("writes no journal when the submit never reached the upload", async () => {
+  it("records no run when the submit never reached the upload", async () => {
     const e = await sandbox();
-    await e.run(submitArgs(e.file("list.txt", listText(500)), "--max-cost", "0.01"));
+    expect((await e.run(submitArgs(e.file("list.txt", listText(500)), "--max-cost", "0.01"))).code).toBe(5);
+    expect(await storedRuns(e)).toEqual([]);
     expect(existsSync(join(e.configDir, "journal.jsonl"))).toBe(false);
   });
 });

@@ -3,7 +3,7 @@ import { openSync, closeSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { BIN } from "../helpers/cli.js";
-import { allowSmallTasks, expectedResult, parseDelimited } from "../helpers/results-fixtures.js";
+import { allowSmallTasks, checkedAtByTask, expectedResult, parseDelimited } from "../helpers/results-fixtures.js";
 import { e2eSandboxes, gbList, identifier, lines, submitAs, WAITING, type E2e } from "../helpers/sandbox.js";
 import { readWorkbook, summaryPairs, writeWorkbook, type CellSpec } from "../helpers/xlsx.js";
 
@@ -67,14 +67,18 @@ async function smallTaskSandbox(): Promise<E2e> {
   return e;
 }
 
-/** The joined row each source row must become: its cells as text (padded), identifier, activated, bulkcheck_status. */
-function expectedJoin(rows: readonly CrmRow[]): Array<Array<string | boolean>> {
+/**
+ * The joined row each source row must become: its cells as text (padded), identifier, activated,
+ * bulkcheck_status, and bc_checked_at (the task's `checkedAt` where the row has a result).
+ */
+function expectedJoin(rows: readonly CrmRow[], checkedAt: string): Array<Array<string | boolean>> {
   return rows.map((row) => {
     const source = [...row.text, ...new Array<string>(HEADER.length - row.text.length).fill("")];
-    if (row.status === "blank" || row.status === "invalid") return [...source, "", "", row.status];
+    if (row.status === "blank" || row.status === "invalid") return [...source, "", "", row.status, ""];
     const result = expectedResult(PRODUCT, row.id!, NO_RESULT_RATE);
     const activated = result === undefined ? "" : result[0] === "true";
-    return [...source, row.id!, activated, row.status ?? (result === undefined ? "no_result" : "checked")];
+    const status = row.status ?? (result === undefined ? "no_result" : "checked");
+    return [...source, row.id!, activated, status, result === undefined ? "" : checkedAt];
   });
 }
 
@@ -135,8 +139,10 @@ describe("Excel input", () => {
     const [results, summary, ...more] = await readWorkbook(join(e.dir, "crm-checked.xlsx"));
     expect(more).toEqual([]);
     expect(results!.formulas + summary!.formulas).toBe(0);
-    expect(results!.rows[0]).toEqual([...HEADER, "identifier", "activated", "bulkcheck_status"]);
-    expect(results!.rows.slice(1)).toEqual(expectedJoin(rows));
+    expect(results!.rows[0]).toEqual([...HEADER, "identifier", "activated", "bulkcheck_status", "bc_checked_at"]);
+    const checkedAt = (await checkedAtByTask(e)).get(e.state().tasks[0]!.id)!;
+    expect(new Date(checkedAt).toISOString()).toBe(checkedAt);
+    expect(results!.rows.slice(1)).toEqual(expectedJoin(rows, checkedAt));
     // The source's cells are text cells, the number-typed phone column included.
     const sourceKinds = new Set(results!.kinds.slice(1).flatMap((kinds) => kinds.slice(0, HEADER.length)));
     expect([...sourceKinds].sort()).toEqual(["blank", "string"]);

@@ -32,6 +32,19 @@ export function expectedResult(product: ServiceType, identifier: string, noResul
   return resultRow(SEED, product, identifier).slice(1);
 }
 
+/** When each task of the store's runs was checked (`runs show --json`), by task id: what a run's `checked_at` column holds. */
+export async function checkedAtByTask(e: E2e): Promise<Map<string, string>> {
+  const runs = await e.run(["runs", "--json"]);
+  if (runs.code !== 0) throw new Error(`runs --json failed: ${runs.stderr}`);
+  const checkedAt = new Map<string, string>();
+  for (const line of runs.stdout.split("\n").filter(Boolean)) {
+    const shown = await e.run(["runs", "show", (JSON.parse(line) as { id: string }).id, "--json"]);
+    const { tasks } = JSON.parse(shown.stdout) as { tasks: Array<{ task_id?: string; checked_at?: string }> };
+    for (const task of tasks) if (task.task_id && task.checked_at) checkedAt.set(task.task_id, task.checked_at);
+  }
+  return checkedAt;
+}
+
 /** Parses CSV/TSV text like a spreadsheet would (csv-parse, BOM stripped, ragged rows allowed). */
 export function parseDelimited(text: string, delimiter = ","): string[][] {
   return parse(text, { delimiter, bom: true, relax_column_count: true });

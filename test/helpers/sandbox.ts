@@ -1,7 +1,9 @@
-import { readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, expect } from "vitest";
 import { startSandbox, type Sandbox, type SandboxOptions, type SandboxState } from "../../src/sandbox/index.js";
+import { SqliteStore } from "../../src/store/sqlite-store.js";
+import type { RunRecord, TaskRecord } from "../../src/store/store.js";
 import { runBin, runCli, spawnCli, tempDir, type CliResult, type RunOptions, type SpawnOptions } from "./cli.js";
 
 /**
@@ -138,6 +140,25 @@ export function journalEntries(e: E2e): Array<Record<string, unknown>> {
     return [];
   }
   return lines(text).map((line) => JSON.parse(line) as Record<string, unknown>);
+}
+
+/** The runs in the store of `e`'s state directory, oldest first, each with its tasks in part order (none before the first run). */
+export async function storedRuns(e: E2e): Promise<Array<RunRecord & { tasks: TaskRecord[] }>> {
+  const path = join(e.configDir, "bulkcheck.db");
+  // Opening would create it: a command that stored nothing must leave no store behind.
+  if (!existsSync(path)) return [];
+  const store = SqliteStore.open(path);
+  try {
+    const runs = (await store.runs({})).reverse();
+    return await Promise.all(runs.map(async (run) => ({ ...run, tasks: await store.tasksOfRun(run.id) })));
+  } finally {
+    await store.close();
+  }
+}
+
+/** Every task of the store's runs, oldest run first: each written with its idempotency key before its upload. */
+export async function storedTasks(e: E2e): Promise<TaskRecord[]> {
+  return (await storedRuns(e)).flatMap((run) => run.tasks);
 }
 
 /** argv of a submit of `file` as `product` for `country`. */

@@ -115,6 +115,7 @@ async function retryOne(ctx: Context, id: string, dir: string, options: RetryFai
       pollIntervalMs,
       ...(timeoutMs === undefined ? {} : { timeoutMs, timeoutSeconds: ctx.deadline.seconds }),
       resumeCommand: commandLine(ctx.argv.filter((arg) => arg !== "--resubmit")),
+      ifBusy: options.ifBusy ?? "wait",
     },
     {
       store,

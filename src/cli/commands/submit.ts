@@ -138,6 +138,7 @@ export async function submitRun(ctx: Context, file: string, options: SubmitOptio
         pollIntervalMs,
         ...(timeoutMs === undefined ? {} : { timeoutMs, timeoutSeconds: ctx.deadline.seconds }),
         resumeCommand: resumeCommand(ctx.argv),
+        ifBusy: options.ifBusy ?? "wait",
       },
       {
         store,

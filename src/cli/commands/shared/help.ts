@@ -97,5 +97,10 @@ export function addReserveAndWaitOptions<Args extends unknown[], Opts extends Op
     .addOption(requestTimeoutOption())
     .option("-o, --output <file>", "with --wait: download the results here (- for stdout)")
     .addOption(formatOption())
-    .option("--force", "overwrite the output file");
+    .option("--force", "overwrite the output file")
+    .addOption(
+      new Option("--if-busy <what>", "when another bulkcheck process is carrying on this run: wait for it, then carry on (default), or exit 10")
+        .choices(["wait", "exit"])
+        .default("wait"),
+    );
 }

@@ -1,4 +1,5 @@
 import { UsageError } from "../../../errors.js";
+import { describeHolder } from "../../../run/lease.js";
 import type { RunEvent } from "../../../run/submit-run.js";
 import { formatUsd } from "../../../tasks/cost.js";
 import type { UploadResult } from "../../../tasks/submit.js";
@@ -29,6 +30,8 @@ export interface SubmitFlags {
   ledger?: boolean;
   /** --changes FILE|-: what changed since the previous check of each number. */
   changes?: string;
+  /** --if-busy: wait for another process carrying on this run (default), or exit 10. */
+  ifBusy?: "wait" | "exit";
 }
 
 /** What `--resubmit` says now that it does nothing. */
@@ -76,6 +79,11 @@ export function runPrinter(ctx: Context, flags: SubmitFlags, subject: PlanSubjec
         progress?.onEvent(event.event);
         return;
       case "imported":
+        return;
+      case "busy":
+        ctx.printer.note(
+          `Run ${event.runId} of this list is being carried on by ${describeHolder(event.holder)}: waiting for it to let go, then carrying on what is left (--if-busy exit stops here with exit 10 instead).`,
+        );
         return;
     }
   };
