@@ -5,7 +5,7 @@
 // validate reference Debian's python3-phonenumbers (apt-get install python3-phonenumbers).
 //   npm run bench              all of them
 //   npm run bench -- upload    only the named ones (prepare, validate, upload, download, xlsx, xlsx-input, startup, sandbox,
-//                              dedup, hostile)
+//                              dedup, hostile, ledger)
 import { execFileSync } from "node:child_process";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { availableParallelism, cpus, loadavg, totalmem } from "node:os";
@@ -35,13 +35,38 @@ const BENCHES = {
   sandbox: async () => script("sandbox-bench.js"),
   dedup: async () => script("dedup-bench.js"),
   hostile: async () => script("hostile-bench.js"),
+  ledger: async () => (await import("./ledger-bench.js")).run(),
 };
 
 /** One line per headline figure: what, measured, reference, target. */
 function headlines(results) {
   const rows = [];
   const add = (what, measured, reference, target) => rows.push([what, measured, reference ?? "", target ?? ""]);
-  const { prepare, validate: v, upload, download, xlsx, "xlsx-input": xlsxInput, startup, sandbox, dedup, hostile } = results;
+  const { prepare, validate: v, upload, download, xlsx, "xlsx-input": xlsxInput, startup, sandbox, dedup, hostile, ledger } = results;
+  if (ledger) {
+    const carrier = ledger.recording.carrier_batch;
+    const signal = ledger.recording.number_activity_batch;
+    add(
+      "download 1M carrier rows, ledger on",
+      `${carrier.ledger.wall_s} s, ${carrier.ledger.peak_rss_mb} MB (${carrier.ratio}×)`,
+      `--no-ledger ${carrier.no_ledger.wall_s} s`,
+      "≤ 1.5×, ≤ 250 MB",
+    );
+    add("bytes per stored result", `carrier ${carrier.bytes_per_result}, signal ${signal.bytes_per_result}`, "", "≤ 250, ≤ 120");
+    const { planning } = ledger;
+    add(
+      "plan 1M list against 2M ledger results",
+      `${planning.plan_with_reuse.wall_s} s, ${planning.plan_with_reuse.peak_rss_mb} MB (${planning.ratio}×); ${planning.plan_with_reuse.uploaded} to upload`,
+      `validate ${planning.validate.wall_s} s`,
+      `≤ 3×, ≤ 400 MB; ${planning.new_numbers} new`,
+    );
+    add(
+      "nightly re-check, 1% new, 5% expired, --max-age 7d",
+      `${planning.nightly.uploaded} uploaded`,
+      `${planning.nightly.new} new + ${planning.nightly.expired} expired`,
+      `exactly those: ${planning.nightly.exact}`,
+    );
+  }
   if (prepare)
     add(
       "prepareList 500k messy CSV",

@@ -505,6 +505,7 @@ async function schedule(
       of: planned.files.length,
       idempotencyKey: row.idempotencyKey!,
       ref: row.ref,
+      ...(row.submittedAt ? { keyWrittenAt: row.submittedAt } : {}),
       ...(task ? { knownTask: task } : {}),
     };
   });

@@ -42,7 +42,10 @@ export async function uploadPart(context: UploadContext, upload: PlannedUpload):
   }
   // A replay of a key this run never saw answered may be the service's task for another list (a fixed
   // --idempotency-key used elsewhere): it must at least be a task of this product, country and size.
-  if (replayed && upload.knownTask === undefined) assertSamePart(task, upload, context.product, country);
+  if (replayed && upload.knownTask === undefined) {
+    assertSamePart(task, upload, context.product, country);
+    assertNotOlder(task, upload);
+  }
   await context.store.updateTask(upload.ref, {
     taskId: task.id,
     createdAt: task.created_at,
@@ -69,6 +72,25 @@ function assertSamePart(task: Task, upload: PlannedUpload, product: string, coun
     `The service returned task ${task.id} for the idempotency key "${upload.idempotencyKey}", but that task has ${differs.join(", ")}, ` +
       `not this part's ${product}${country ? ` ${country}` : ""} of ${upload.count} lines: the key was used before for another list. Nothing was reserved for this part.`,
     { hint: "Give each list its own --idempotency-key, or leave it out: bulkcheck derives a new key for every run." },
+  );
+}
+
+/** How far the service's clock may run behind this machine's before a replayed task counts as older than its key. */
+const CLOCK_SKEW_MS = 60_000;
+
+/**
+ * Refuses (exit 3) a replayed task created before this part's key was written: an answer
+ * for the same --idempotency-key used earlier (from another profile, another machine, or a
+ * store since removed), never this part's own lost answer.
+ */
+function assertNotOlder(task: Task, upload: PlannedUpload): void {
+  if (upload.keyWrittenAt === undefined) return;
+  const created = Date.parse(task.created_at);
+  if (!(created < Date.parse(upload.keyWrittenAt) - CLOCK_SKEW_MS)) return;
+  throw new InputRejectedError(
+    `The service returned task ${task.id}, created ${task.created_at}, for the idempotency key "${upload.idempotencyKey}", which this run first used at ${upload.keyWrittenAt}: ` +
+      "the key was used before, elsewhere, for another upload. Nothing was reserved for this part.",
+    { hint: "Give each run its own --idempotency-key (for example with the date in it), or leave it out: bulkcheck derives a new key for every run." },
   );
 }
 

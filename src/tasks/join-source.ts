@@ -30,6 +30,15 @@ export async function checkJoinSource(origins: readonly TaskOrigin[], options: J
       `Join with ${submitted}, or`,
     );
   }
+  const piped = origins.find(({ run }) => run !== undefined && run.kind !== "legacy" && run.source.path === undefined);
+  if (piped) {
+    return refuseOrWarn(
+      options,
+      ids,
+      `task ${piped.taskId} was submitted from stdin, so nothing tells whether ${options.sourcePath} is the list that was piped`,
+      "",
+    );
+  }
   const fingerprint = origins.map(({ run }) => run && recordedFingerprint(run.source)).find((found) => found !== undefined);
   if (!fingerprint) return false;
   const changes = await sourceChanges(fingerprint, options.sourcePath);

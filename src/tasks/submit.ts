@@ -18,6 +18,8 @@ export interface PlannedUpload extends Chunk {
   ref: number;
   /** The task this part already has, as just checked: it is followed, not uploaded again. */
   knownTask?: Task;
+  /** When the part's key was written, before its first upload attempt: no task of this part can be older. */
+  keyWrittenAt?: string;
 }
 
 export interface UploadResult {

@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { numberOf, parsePage, tableRows } from "../helpers/html.js";
 import { describe, expect, it } from "vitest";
-import { allowSmallTasks, parseDelimited } from "../helpers/results-fixtures.js";
+import { allowSmallTasks, checkedAtByTask, parseDelimited } from "../helpers/results-fixtures.js";
 import { e2eSandboxes, lines, submittedIds, WAITING, type E2e } from "../helpers/sandbox.js";
 import { readWorkbook } from "../helpers/xlsx.js";
 
@@ -191,11 +191,28 @@ describe("submit --country auto", () => {
     const missing = rows.filter((row) => row[status] === "no_result").length;
     expect(missing).toBeGreaterThan(0);
 
-    // The same submit again with --wait --join: the service replays the three tasks, and the workbook holds the same rows.
+    // The same submit again with --wait --join, now that the first run has finished, is a new run. It uploads
+    // only what the ledger has no fresh result for, the numbers that got none, per country, a task filled to
+    // the minimum size with the oldest fresh results; the rest come from the ledger.
     const again = await e.run(["submit", crm, ...AUTO, "--default-country", "GB", ...WAITING, "--join", "-o", "joined.xlsx"]);
     expect(again.code, again.stderr).toBe(0);
-    console.log("DEBUG", again.stderr, JSON.stringify(e.state().tasks.map((t) => [t.id, t.country, t.submitted_lines])), missing, JSON.stringify(rows));
-    expect(submittedIds(again.stderr)).toEqual(ids);
+    const againIds = submittedIds(again.stderr);
+    expect(againIds.filter((id) => ids.includes(id))).toEqual([]);
+    const countryOfRow = (row: readonly string[]) => (row[1]!.startsWith("+1") ? "US" : "GB");
+    const missingIn = (country: string) => rows.filter((row) => row[status] === "no_result" && countryOfRow(row) === country).length;
+    expect([missingIn("GB"), missingIn("US")].every((n) => n > 0)).toBe(true);
+    const taskOf = new Map(e.state().tasks.map((task) => [task.id, task]));
+    const uploadedAgain = new Map(againIds.map((id) => [taskOf.get(id)!.country, taskOf.get(id)!.submitted_lines]));
+    expect(uploadedAgain).toEqual(
+      new Map([
+        ["GB", Math.max(5, missingIn("GB"))],
+        ["US", Math.max(5, missingIn("US"))],
+      ]),
+    );
+    const uploaded = againIds.reduce((sum, id) => sum + taskOf.get(id)!.submitted_lines!, 0);
+    const refilled = uploaded - missing;
+    expect(again.stderr).toContain(`Reused from the ledger: ${17 - uploaded} numbers with results checked at`);
+    expect(again.stderr).toContain(`Checked again: ${refilled} of the oldest fresh results, to fill a task to the minimum size of 5.`);
     const [sheet, summary] = await readWorkbook(join(e.dir, "joined.xlsx"));
     // The join's Summary sheet counts the rows of the country left out among the rows by status.
     expect(summary!.rows).toContainEqual(["below_min_task", 3]);
@@ -203,10 +220,25 @@ describe("submit --country auto", () => {
     expect((await e.run(["download", ...ids, "-o", "results.xlsx"])).code).toBe(0);
     const [, resultsSummary] = await readWorkbook(join(e.dir, "results.xlsx"));
     expect(resultsSummary!.rows).toContainEqual(["Excluded before upload: below_min_task", 3]);
-    // The workbook's cells are the CSV join's values, `activated` as booleans.
+    // The workbook's cells are the CSV join's values, `activated` as booleans, ...
     const activated = rows[0]!.indexOf("activated");
+    const checked = rows[0]!.indexOf("bc_checked_at");
+    expect(checked).toBe(rows[0]!.length - 1);
     const cells = rows.map((row, r) => row.map((value, c) => (r > 0 && c === activated && value !== "" ? value === "true" : value)));
-    expect(sheet!.rows).toEqual(cells);
+    expect(sheet!.rows.map((row) => row.slice(0, checked))).toEqual(cells.map((row) => row.slice(0, checked)));
+    // ... and when each was checked: the first run's time, but for the fresh results checked again to fill the task.
+    const checkedAt = await checkedAtByTask(e);
+    const filled = againIds.filter((id) => taskOf.get(id)!.submitted_lines! > missingIn(taskOf.get(id)!.country));
+    expect(filled.length).toBeGreaterThan(0);
+    const changed = sheet!.rows.slice(1).filter((row, i) => row[checked] !== cells[i + 1]![checked]);
+    expect(changed).toHaveLength(refilled);
+    for (const row of changed) {
+      expect(row[status]).toBe("checked");
+      expect(filled.map((id) => checkedAt.get(id))).toContain(row[checked]);
+    }
+    expect(new Set(rows.slice(1).flatMap((row) => (row[checked] ? [row[checked]] : [])))).toEqual(
+      new Set(ids.map((id) => checkedAt.get(id))),
+    );
 
     // Retries go to each task's own country, and hold exactly the numbers that got no result.
     expect((await e.run(["config", "set", "min-task-size", "1"])).code).toBe(0);

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { setTimeout as delay } from "node:timers/promises";
 import { describe, expect, it } from "vitest";
 import { spreadDelays } from "../helpers/fault-fixtures.js";
-import { crmText, e2eSandboxes, lines, listText, submitArgs, submittedIds, type E2e } from "../helpers/sandbox.js";
+import { crmText, e2eSandboxes, lines, listText, storedTasks, submitArgs, submittedIds, type E2e } from "../helpers/sandbox.js";
 
 /**
  * SIGKILL at random points (nothing can be cleaned up or flushed), then the same
@@ -47,6 +47,14 @@ function writing(dir: string, output: string): boolean {
   return readdirSync(dir).some((name) => name.startsWith(`.${output}.bulkcheck-`));
 }
 
+/** A run's output of one task: the task's result as `download -o` writes it, each line ending with when the task was checked. */
+function withCheckedAt(result: Buffer, checkedAt: string): Buffer {
+  const text = result.toString("utf8");
+  const eol = text.includes("\r\n") ? "\r\n" : "\n";
+  const [header, ...rows] = text.split(eol).filter((line) => line !== "");
+  return Buffer.from([`${header},checked_at`, ...rows.map((row) => `${row},${checkedAt}`)].join(eol) + eol);
+}
+
 /** Names in `dir` that are neither the given files nor temp files of a download. */
 function strays(dir: string, expected: readonly string[]): string[] {
   return readdirSync(dir).filter((name) => !expected.includes(name) && !/^\..+\.bulkcheck-\d+-[0-9a-f]+(\.[a-z]+)?\.tmp$/.test(name));
@@ -85,10 +93,12 @@ describe("SIGKILL during submit --wait -o", () => {
             .tasks.filter((task) => task.submitted_lines === 500 + run.i)
             .map((task) => task.id),
         ).toEqual([id]);
-        // Complete: identical to a clean download of the task, and so was anything the killed run left.
+        // Complete: identical to a clean download of the task with when it was checked, and so was anything the killed run left.
         const reference = await e.run(["download", id!, "-o", `reference-${run.i}.csv`, "--quiet"]);
         expect(reference.code).toBe(0);
-        const expected = readFileSync(join(e.dir, `reference-${run.i}.csv`));
+        const checkedAt = (await storedTasks(e)).find((task) => task.taskId === id)?.checkedAt;
+        expect(checkedAt).toMatch(/^\d{4}-\d{2}-\d{2}T/);
+        const expected = withCheckedAt(readFileSync(join(e.dir, `reference-${run.i}.csv`)), checkedAt!);
         expect(readFileSync(join(e.dir, run.output)).equals(expected)).toBe(true);
         if (left) expect(left.equals(expected), `a partial ${run.output} was left by the run killed after ${run.afterMs} ms`).toBe(true);
       }),
@@ -117,7 +127,8 @@ describe("SIGKILL during submit --wait -o", () => {
     expect(first.killed).toBe(true);
     const left = leftInTemp(tmp);
     expect(left).toEqual([expect.stringMatching(/^bulkcheck-\d+-/)]);
-    expect(readdirSync(join(tmp, left[0]!))).toEqual(["list-upload.txt"]);
+    // The prepared list and the run's part made of it.
+    expect(readdirSync(join(tmp, left[0]!)).sort()).toEqual(["list-upload.txt", "part-1.txt"]);
 
     const again = await e.bin(argv, { env: { TMPDIR: tmp } });
     expect(again.code, again.stderr).toBe(0);

@@ -68,7 +68,7 @@ describe("the bulkcheck process", () => {
     expect(e.state().tasks[0]).toMatchObject({ id, status: "processing" });
   });
 
-  it("returns the same task when a submit killed after the service committed it is run again", async () => {
+  it("carries on the run of a submit killed after the service committed its task: the same task, reserved once", async () => {
     const e = await sandbox({ fakeClock: false });
     const list = e.file("list.txt", listText(500));
     // The first attempt commits the task but its answer is lost; the retry is held until the process is killed.
@@ -87,7 +87,8 @@ describe("the bulkcheck process", () => {
     const rerun = await e.bin(submitArgs(list));
     expect(rerun.code).toBe(0);
     expect(rerun.stdout).toBe(`${task!.id}\n`);
-    expect(rerun.stderr).toContain(`Task ${task!.id} had already been created for this list by an earlier attempt`);
+    expect(rerun.stderr).toContain("Carrying on run");
+    expect(rerun.stderr).toContain(`Task ${task!.id} had already been created for this run by an earlier attempt`);
     expect(e.state().tasks).toHaveLength(1);
     expect(e.state().ledger.filter((entry) => entry.kind === "reserve")).toHaveLength(1);
   });

@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { FaultKind } from "../../src/sandbox/index.js";
-import { e2eSandboxes, journalEntries, lines, listText, submitArgs, submittedIds, type E2e } from "../helpers/sandbox.js";
+import { e2eSandboxes, lines, listText, storedRuns, storedTasks, submitArgs, submittedIds, type E2e } from "../helpers/sandbox.js";
 
 const sandbox = e2eSandboxes();
 
@@ -85,23 +85,22 @@ describe("retries", () => {
 });
 
 describe("crash safety", () => {
-  it("returns the task the service committed when the response was lost, and a re-run returns it again", async () => {
+  it("returns the task the service committed when the response was lost, reserved once, and stores it as replayed", async () => {
     const e = await sandbox();
     e.sandbox.scriptFaults([{ route: "submit", fault: "drop-after-commit" }]);
     const list = e.file("list.txt", listText(500));
     const first = await e.run(submitArgs(list));
     expect(first.code).toBe(0);
     const id = first.stdout.trim();
+    expect(first.stderr).toContain(`Task ${id} had already been created for this run by an earlier attempt whose answer was lost`);
     expect(e.state().tasks.map((task) => task.id)).toEqual([id]);
-    const again = await e.run(submitArgs(list));
-    expect(again.code).toBe(0);
-    expect(again.stdout.trim()).toBe(id);
-    expect(again.stderr).toContain("already submitted");
-    expect(e.state().tasks).toHaveLength(1);
     expect(e.state().ledger.filter((entry) => entry.kind === "reserve")).toHaveLength(1);
+    const tasks = await storedTasks(e);
+    expect(tasks).toHaveLength(1);
+    expect(tasks[0]).toMatchObject({ taskId: id, replayed: true });
   });
 
-  it("reuses the journalled key when a submit died before it learned its task id", async () => {
+  it("carries on with the stored key when a submit died before it learned its task id", async () => {
     const e = await sandbox();
     const list = e.file("list.txt", listText(500));
     // Every attempt of the first run (8) is dropped after the service committed the task.
@@ -112,16 +111,22 @@ describe("crash safety", () => {
     expect(e.state().scripted_faults_pending).toBe(0);
     const [task] = e.state().tasks;
     expect(task).toBeDefined();
-    expect(journalEntries(e).map((entry) => entry.type)).toEqual(["submit"]);
+    // The key was stored before the upload; the task id never came back, and the run is not finished.
+    const [diedRun] = await storedRuns(e);
+    expect(diedRun!.state).toBe("open");
+    expect(diedRun!.tasks).toEqual([expect.objectContaining({ idempotencyKey: expect.stringMatching(/^bc2-/) })]);
+    expect(diedRun!.tasks[0]!.taskId).toBeUndefined();
 
     const rerun = await e.run(submitArgs(list));
     expect(rerun.code).toBe(0);
     expect(rerun.stdout.trim()).toBe(task!.id);
-    expect(rerun.stderr).toContain(`Task ${task!.id} had already been created for this list by an earlier attempt`);
+    expect(rerun.stderr).toContain("Carrying on run");
+    expect(rerun.stderr).toContain(`Task ${task!.id} had already been created for this run by an earlier attempt`);
     expect(e.state().tasks).toHaveLength(1);
     expect(e.state().ledger.filter((entry) => entry.kind === "reserve")).toHaveLength(1);
-    const keys = journalEntries(e).map((entry) => entry.idempotency_key);
-    expect(new Set(keys).size).toBe(1);
+    const runs = await storedRuns(e);
+    expect(runs.map((run) => run.id)).toEqual([diedRun!.id]);
+    expect(runs[0]!.tasks.map((stored) => [stored.idempotencyKey, stored.taskId])).toEqual([[diedRun!.tasks[0]!.idempotencyKey, task!.id]]);
   });
 });
 

@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { appendFileSync } from "node:fs";
+import { appendFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { formatUsd } from "../../src/tasks/cost.js";
@@ -8,8 +8,9 @@ import {
   e2eSandboxes,
   gbList,
   identifier,
-  journalEntries,
   lines,
+  storedRuns,
+  storedTasks,
   submitArgs,
   TASK_ID,
   type E2e,
@@ -114,18 +115,35 @@ describe("bulkcheck retry-failed", () => {
     expect(s.e.state().tasks).toHaveLength(1);
   });
 
-  it("returns the same retry task when run again, reserving nothing more", async () => {
-    const s = await setup();
+  it("carries an unfinished retry on with the same task, reserving nothing more, and makes a new one once it finished", async () => {
+    const s = await setup({ numbersPerSecond: 1 });
     const [id] = await submitAndWait(s, s.e.file("crm.csv", crmCsv(30)));
-    const first = await s.run(["retry-failed", id!, "--yes"]);
-    expect(first.code, first.stderr).toBe(0);
-    const reserved = s.e.state().ledger.filter((entry) => entry.kind === "reserve").length;
-    const again = await s.run(["retry-failed", id!, "--yes"]);
-    expect(again.code, again.stderr).toBe(0);
+    const reserves = () => s.e.state().ledger.filter((entry) => entry.kind === "reserve").length;
+    // Timed out before the retry task finished: its run stays open, and the same command carries it on.
+    const unfinished = ["retry-failed", id!, "--yes", "--wait", "--interval", "1", "--timeout", "1"];
+    const first = await s.run(unfinished);
+    expect(first.code, first.stderr).toBe(8);
+    expect(first.stdout.trim()).toMatch(TASK_ID);
+    const reserved = reserves();
+    const again = await s.run(unfinished);
+    expect(again.code, again.stderr).toBe(8);
+    expect(again.stderr).toContain("Carrying on run");
     expect(again.stdout).toBe(first.stdout);
-    expect(again.stderr).toContain(`Task ${first.stdout.trim()} was already submitted`);
     expect(s.e.state().tasks).toHaveLength(2);
-    expect(s.e.state().ledger.filter((entry) => entry.kind === "reserve")).toHaveLength(reserved);
+    expect(reserves()).toBe(reserved);
+    expect(s.proxy.uploads).toHaveLength(2);
+    // Waited for to the end, the retry's run finishes with that one task.
+    const finished = await s.run(["retry-failed", id!, "--yes", "--wait", "--interval", "1"]);
+    expect(finished.code, finished.stderr).toBe(0);
+    expect(s.e.state().tasks).toHaveLength(2);
+    // Asked again after that, the numbers without a result are retried again: a new run and a new task with the same numbers.
+    const next = await s.run(["retry-failed", id!, "--yes"]);
+    expect(next.code, next.stderr).toBe(0);
+    expect(next.stdout.trim()).toMatch(TASK_ID);
+    expect(next.stdout).not.toBe(first.stdout);
+    expect(s.e.state().tasks).toHaveLength(3);
+    expect(reserves()).toBe(reserved + 1);
+    expect(uploadLines(s.proxy.uploads[2])).toEqual(uploadLines(s.proxy.uploads[1]));
   });
 
   it("refuses with a clear error when the source's numbers changed since the task was submitted", async () => {
@@ -145,15 +163,11 @@ describe("bulkcheck retry-failed", () => {
     const s = await setup({ maxTaskSize: 12 });
     const ids = await submitAndWait(s, s.e.file("crm.csv", crmCsv(30)));
     expect(ids).toHaveLength(3);
-    // Which upload became which task: the journal keeps each upload's hash and its task id.
-    const journal = journalEntries(s.e);
-    const taskOf = new Map(journal.filter((entry) => entry.type === "task").map((entry) => [entry.idempotency_key, entry.task_id]));
+    // Which upload became which task: the store keeps each part's hash and its task id.
     const uploadOf = new Map<unknown, string>();
-    for (const entry of journal.filter((entry) => entry.type === "submit")) {
-      const upload = s.proxy.uploads.find(
-        (text) => createHash("sha256").update(text).digest("hex") === (entry.chunk as { sha256: string }).sha256,
-      );
-      uploadOf.set(taskOf.get(entry.idempotency_key), upload!);
+    for (const task of await storedTasks(s.e)) {
+      const upload = s.proxy.uploads.find((text) => createHash("sha256").update(text).digest("hex") === task.sha256);
+      uploadOf.set(task.taskId, upload!);
     }
     const middle = ids[1]!;
     const missing = withoutResult(uploadLines(uploadOf.get(middle)));
@@ -170,7 +184,7 @@ describe("bulkcheck retry-failed", () => {
     const out = await s.run(submitArgs(file, "--yes", "--quiet"));
     const id = out.stdout.trim();
     expect((await s.run(["wait", id, "--interval", "0.2", "--quiet"])).code).toBe(6);
-    // --resubmit: the numbers are those of the failed task itself, whose task the journal holds for their key.
+    // --resubmit, now accepted and ignored: the numbers are those of the failed task itself.
     const retry = await s.run(["retry-failed", id, "--yes", "--resubmit"]);
     expect(retry.code, retry.stderr).toBe(0);
     expect(retry.stderr).toContain(`20 of 20 numbers of task ${id} got no result.`);
@@ -233,13 +247,38 @@ describe("bulkcheck retry-failed", () => {
 });
 
 describe("bulkcheck retry-failed terminates and retries (issue 12, problem 5)", () => {
-  /** The journal's submit entries, each with the task its key was answered with. */
-  function lineageInJournal(e: E2e): Array<{ task: unknown; retryOf: unknown }> {
-    const entries = journalEntries(e);
-    const taskOf = new Map(entries.filter((entry) => entry.type === "task").map((entry) => [entry.idempotency_key, entry.task_id]));
-    return entries
-      .filter((entry) => entry.type === "submit")
-      .map((entry) => ({ task: taskOf.get(entry.idempotency_key), retryOf: entry.retry_of }));
+  /** The store's tasks, each with the task it retries. */
+  async function lineageInStore(e: E2e): Promise<Array<{ task: unknown; retryOf: unknown }>> {
+    return (await storedTasks(e)).map((task) => ({ task: task.taskId, retryOf: task.retryOf }));
+  }
+
+  /**
+   * Writes a journal of bulkcheck 0.1 that the next command imports into the store: for
+   * each task id, a submit entry like the first run's part (under a key of its own) that
+   * retries `retryOf`, and the entry of the task its key was answered with.
+   */
+  async function legacyRetries(e: E2e, retries: ReadonlyArray<{ taskId: string; retryOf: string }>): Promise<void> {
+    const [run] = await storedRuns(e);
+    const part = run!.tasks[0]!;
+    const scope = { base_url: run!.scope.baseUrl, profile: run!.scope.profile };
+    const at = part.submittedAt!;
+    const entries = retries.flatMap(({ taskId, retryOf }, n) => [
+      {
+        type: "submit",
+        at,
+        ...scope,
+        idempotency_key: `forged-${n}`,
+        product: part.product,
+        country: part.country,
+        source: { path: run!.source.path, size: run!.source.size, mtime_ms: run!.source.mtimeMs, sha256: run!.source.sha256 },
+        chunk: { index: 0, of: 1, count: part.count, sha256: part.sha256 },
+        preparation: run!.settings,
+        prepared: run!.prepared,
+        retry_of: retryOf,
+      },
+      { type: "task", at, ...scope, idempotency_key: `forged-${n}`, task_id: taskId, replayed: false },
+    ]);
+    writeFileSync(join(e.configDir, "journal.jsonl"), entries.map((entry) => JSON.stringify(entry)).join("\n") + "\n");
   }
 
   it("makes a new task for a retry of a task that got no result at all, and a retry of that retry terminates with another", async () => {
@@ -260,7 +299,7 @@ describe("bulkcheck retry-failed terminates and retries (issue 12, problem 5)", 
     const third = again.stdout.trim();
     expect([first, second]).not.toContain(third);
     expect(s.e.state().tasks).toHaveLength(3);
-    for (const { task, retryOf } of lineageInJournal(s.e)) expect(retryOf).not.toBe(task);
+    for (const { task, retryOf } of await lineageInStore(s.e)) expect(retryOf).not.toBe(task);
   });
 
   it("makes a new task for a failed task, with and without --resubmit, and a retry of such a retry terminates", async () => {
@@ -276,18 +315,18 @@ describe("bulkcheck retry-failed terminates and retries (issue 12, problem 5)", 
     const plan = await s.run(["retry-failed", ids[2]!, "--dry-run"]);
     expect(plan.code, plan.stderr).toBe(0);
     expect(plan.stderr).toContain(`got no result in 2 tasks in a row (${ids[2]}, ${first})`);
-    for (const { task, retryOf } of lineageInJournal(s.e)) expect(retryOf).not.toBe(task);
+    for (const { task, retryOf } of await lineageInStore(s.e)) expect(retryOf).not.toBe(task);
   });
 
-  it("stops with exit 1, asking the service once, on a journal that records a task as a retry of itself (as older versions wrote)", async () => {
+  it("stops with exit 1, asking the service once, on an imported journal that records a task as a retry of itself (as older versions wrote)", async () => {
     const s = await setup({ failRate: 1 });
     const first = (await s.run(submitArgs(s.e.file("crm.csv", crmCsv(20)), "--yes", "--quiet"))).stdout.trim();
     expect((await s.run(["wait", first, "--interval", "0.2", "--quiet"])).code).toBe(6);
-    const original = journalEntries(s.e).find((entry) => entry.type === "submit")!;
-    appendFileSync(join(s.e.configDir, "journal.jsonl"), JSON.stringify({ ...original, retry_of: first }) + "\n");
+    await legacyRetries(s.e, [{ taskId: first, retryOf: first }]);
     const checksBefore = s.e.state().stats.by_route.check ?? 0;
     const out = await s.run(["retry-failed", first, "--yes", "--resubmit"]);
     expect(out.code).toBe(1);
+    expect(out.stderr).toContain("from the journal of bulkcheck 0.1");
     expect(out.stderr).toContain(`records task ${first} as a retry of ${first}, which goes round in a circle`);
     expect((s.e.state().stats.by_route.check ?? 0) - checksBefore).toBe(1);
     expect(s.proxy.uploads).toHaveLength(1);
@@ -297,19 +336,13 @@ describe("bulkcheck retry-failed terminates and retries (issue 12, problem 5)", 
     const s = await setup({ failRate: 1 });
     const first = (await s.run(submitArgs(s.e.file("crm.csv", crmCsv(20)), "--yes", "--quiet"))).stdout.trim();
     expect((await s.run(["wait", first, "--interval", "0.2", "--quiet"])).code).toBe(6);
-    const original = journalEntries(s.e).find((entry) => entry.type === "submit")!;
-    const scope = { base_url: original.base_url, profile: original.profile };
     const ancestor = (n: number) => `ancestor${n}`;
-    const forged = [JSON.stringify({ ...original, retry_of: ancestor(1) })];
-    for (let n = 1; n <= 101; n++) {
-      forged.push(JSON.stringify({ ...original, idempotency_key: `forged-${n}`, retry_of: ancestor(n + 1) }));
-      forged.push(
-        JSON.stringify({ type: "task", at: original.at, ...scope, idempotency_key: `forged-${n}`, task_id: ancestor(n), replayed: false }),
-      );
-    }
-    appendFileSync(join(s.e.configDir, "journal.jsonl"), forged.join("\n") + "\n");
+    await legacyRetries(s.e, [
+      { taskId: first, retryOf: ancestor(1) },
+      ...Array.from({ length: 101 }, (_, i) => ({ taskId: ancestor(i + 1), retryOf: ancestor(i + 2) })),
+    ]);
     const out = await s.run(["retry-failed", first, "--dry-run"]);
     expect(out.code).toBe(1);
-    expect(out.stderr).toContain(`Task ${first} is more than 100 retries deep in the local journal; no retry is made.`);
+    expect(out.stderr).toContain(`Task ${first} is more than 100 retries deep in the store; no retry is made.`);
   });
 });

@@ -1,8 +1,10 @@
 import { createHash } from "node:crypto";
-import { readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { createClient } from "../../src/api/client.js";
+import { startSandbox } from "../../src/sandbox/index.js";
+import { writeWorkbook } from "../helpers/xlsx.js";
 import { API_KEY, until, e2eSandboxes, identifier, gbList, lines, listText, submitAs, submittedIds, WAITING, type E2e } from "../helpers/sandbox.js";
 
 /**
@@ -227,5 +229,93 @@ describe("an upgrade in the middle of a run never double-charges", () => {
     expect(taskCount(e)).toBe(1);
     expect(lines(readFileSync(join(e.dir, "out.csv"), "utf8"))).toHaveLength(21);
     expect(readdirSync(e.configDir)).toContain("journal.jsonl.imported");
+  });
+});
+
+describe("what a red team found, fixed", () => {
+  it("keeps the same numbers in a .csv and an .xlsx apart: two runs, and each join goes back to its own source", async () => {
+    const e = await sandbox();
+    const numbers = gbList(500);
+    const csv = e.file("crm.csv", ["name,phone", ...numbers.map((number, i) => `C${i},${number}`)].join("\n") + "\n");
+    const xlsx = await writeWorkbook(join(e.dir, "crm.xlsx"), [{ name: "Contacts", rows: [["name", "phone"], ...numbers.map((number, i) => [`X${i}`, number])] }]);
+    const fromCsv = await e.run([...activity(csv, ...WAITING, "--join", "-o", "a.csv", "--max-age", "0")]);
+    expect(fromCsv.code, fromCsv.stderr).toBe(0);
+    const fromXlsx = await e.run([...activity(xlsx, ...WAITING, "--join", "-o", "b.csv", "--max-age", "0")]);
+    expect(fromXlsx.code, fromXlsx.stderr).toBe(0);
+    expect(fromXlsx.stderr).not.toContain("Carrying on");
+    expect(taskCount(e)).toBe(2);
+    expect(lines(readFileSync(join(e.dir, "a.csv"), "utf8"))[1]).toMatch(/^C0,/);
+    expect(lines(readFileSync(join(e.dir, "b.csv"), "utf8"))[1]).toMatch(/^X0,/);
+    const runs = lines((await e.run(["runs", "--json"])).stdout).map((line) => JSON.parse(line) as { source: string });
+    expect(runs.map((run) => run.source).sort()).toEqual([csv, xlsx].sort());
+  });
+
+  it("asks again before money is reserved for a run's part the service no longer knows (a restarted sandbox)", async () => {
+    const e = await sandbox();
+    const list = e.file("list.txt", listText(500));
+    const first = await e.run([...activity(list, "--yes", "--wait", "--interval", "1", "--timeout", "1")]);
+    expect(first.code).toBe(8);
+    // The same base URL and profile, the same store: only the service forgot the task.
+    const port = Number(new URL(e.sandbox.url).port);
+    await e.sandbox.close();
+    const restarted = await startSandbox({ apiKey: API_KEY, port, noResultRate: 0, now: () => e.clock.ms });
+    try {
+      const again = await e.run([...activity(list)], { stdin: "" });
+      expect(again.code).toBe(2);
+      expect(again.stderr).toContain("add --yes");
+      expect(restarted.inspect().tasks).toHaveLength(0);
+    } finally {
+      await restarted.close();
+    }
+  });
+
+  it("asks before money is reserved for a finished run's list submitted again", async () => {
+    const e = await sandbox();
+    const list = e.file("list.txt", listText(500));
+    expect((await e.run([...activity(list, "--yes")])).code).toBe(0);
+    const again = await e.run([...activity(list, "--max-age", "0")], { stdin: "" });
+    expect(again.code).toBe(2);
+    expect(taskCount(e)).toBe(1);
+  });
+
+  it("joins the whole run when given one task of a split list, so no checked row is written as no_result", async () => {
+    const e = await sandbox({ maxTaskSize: 500 });
+    expect((await e.run(["config", "set", "max-task-size", "500"])).code).toBe(0);
+    const numbers = gbList(1500);
+    const list = e.file("crm.csv", ["name,phone", ...numbers.map((number, i) => `C${i},${number}`)].join("\n") + "\n");
+    const run = await e.run([...activity(list, ...WAITING)]);
+    expect(run.code, run.stderr).toBe(0);
+    const ids = lines(run.stdout);
+    expect(ids).toHaveLength(3);
+    const joined = await e.run(["download", ids[0]!, "--join", list, "-o", "joined.csv"]);
+    expect(joined.code, joined.stderr).toBe(0);
+    expect(joined.stderr).toContain("Joining the whole run");
+    const statuses = lines(readFileSync(join(e.dir, "joined.csv"), "utf8")).slice(1).map((row) => row.split(",")[4]);
+    expect(statuses.filter((status) => status !== "checked")).toEqual([]);
+  });
+
+  it("refuses to join a stdin submit's task with a file it cannot tell is the list that was piped", async () => {
+    const e = await sandbox();
+    const submitted = await e.run([...activity("-", ...WAITING)], { stdin: listText(500) });
+    expect(submitted.code, submitted.stderr).toBe(0);
+    const other = e.file("other.csv", ["name,phone", ...gbList(10, 5000).map((number) => `x,${number}`)].join("\n") + "\n");
+    const joined = await e.run(["download", lines(submitted.stdout)[0]!, "--join", other, "-o", "joined.csv"]);
+    expect(joined.code).toBe(3);
+    expect(joined.stderr).toContain("submitted from stdin");
+  });
+
+  it("refuses a fixed --idempotency-key the service answers with another profile's older task", async () => {
+    const e = await sandbox();
+    // The same numbers, so the service replays its task for the key instead of refusing another file.
+    const listA = e.file("a.txt", listText(500));
+    const listB = e.file("b.txt", listText(500));
+    expect((await e.run([...activity(listA, "--yes", "--idempotency-key", "nightly")])).code).toBe(0);
+    e.clock.ms += 3_600_000;
+    const other = await e.run([...activity(listB, "--yes", "--idempotency-key", "nightly", ...WAITING.slice(1), "-o", "b.csv")], {
+      env: { BULKCHECK_CONFIG_DIR: join(e.dir, "elsewhere") },
+    });
+    expect(other.code).toBe(3);
+    expect(other.stderr, other.stderr).toContain("the key was used before");
+    expect(existsSync(join(e.dir, "b.csv"))).toBe(false);
   });
 });

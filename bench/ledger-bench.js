@@ -1,0 +1,148 @@
+// The ledger (issue 19), measured in one run of each:
+// - recording: `bulkcheck download ID -o FILE` of a 1,000,000-row carrier result with the ledger on
+//   (every row recorded) against the same download with --no-ledger. Target: ≤ 1.5× the time, peak RSS ≤ 250 MB.
+// - planning with reuse: `bulkcheck submit LIST --dry-run --max-age 7d` of a 1,000,000-number list
+//   against a ledger holding 2,000,000 results of that product (1% of the list new), against a
+//   plain `bulkcheck validate LIST` of the same list. Target: ≤ 3× validate, peak RSS ≤ 400 MB, and
+//   exactly the new numbers planned for upload.
+// - size: bytes per stored result (the database file's growth over the rows recorded), for a signal
+//   product and for carrier_batch. Target: ≤ 120 and ≤ 250 bytes.
+// - the money figure: the nightly re-check of that list with --max-age 7d, where 1% is new and the
+//   results of 5% are older than 7 days: the plan uploads exactly the new and the expired numbers.
+//
+//   npm run build && node bench/ledger-bench.js [rows]
+import { mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { availableParallelism, cpus, loadavg, tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { sandboxOptions, submitAndWait, writeList } from "./download-bench.js";
+import { measure } from "./measure.js";
+
+const BIN = fileURLToPath(new URL("../bin/bulkcheck.js", import.meta.url));
+const dist = new URL("../dist/", import.meta.url);
+const SCOPE_PROFILE = "default";
+const seconds = (ms) => Number((ms / 1000).toFixed(2));
+
+function env(dir, sandbox) {
+  return {
+    ...process.env,
+    BULKCHECK_CONFIG_DIR: join(dir, "config"),
+    ...(sandbox ? { BULKCHECK_BASE_URL: sandbox.url, BULKCHECK_API_KEY: sandbox.apiKey } : {}),
+  };
+}
+
+async function cli(args, environment) {
+  const run = await measure(process.execPath, [BIN, ...args], { env: environment });
+  if (run.code !== 0) throw new Error(`bulkcheck ${args.join(" ")} failed (${run.code}): ${run.stderr.slice(0, 500)}`);
+  return run;
+}
+
+/** Download with and without the ledger, alternately, and the ledger file's growth per row. */
+async function recording(rows) {
+  const { startSandbox } = await import(new URL("sandbox/index.js", dist).href);
+  const dir = mkdtempSync(join(tmpdir(), "bulkcheck-ledger-bench-"));
+  const list = join(dir, "list.txt");
+  writeList(list, rows);
+  const sandbox = await startSandbox(sandboxOptions(list, rows));
+  try {
+    const result = {};
+    for (const product of ["carrier_batch", "number_activity_batch"]) {
+      const task = await submitAndWait(sandbox, product, list);
+      const off = await cli(["download", task.id, "-o", join(dir, `${product}-off.csv`), "--no-ledger"], env(join(dir, product), sandbox));
+      const on = await cli(["download", task.id, "-o", join(dir, `${product}-on.csv`)], env(join(dir, product), sandbox));
+      const bytes = statSync(join(dir, product, "config", "bulkcheck.db")).size;
+      result[product] = {
+        no_ledger: { wall_s: seconds(off.wallMs), peak_rss_mb: off.peakRssMb },
+        ledger: { wall_s: seconds(on.wallMs), peak_rss_mb: on.peakRssMb },
+        ratio: Number((on.wallMs / off.wallMs).toFixed(2)),
+        database_bytes: bytes,
+        bytes_per_result: Math.round(bytes / rows),
+      };
+    }
+    return result;
+  } finally {
+    await sandbox.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * A ledger of `stored` activity results (numbers 0 … stored-1), the first `expired` of them
+ * checked 8 days ago and the rest an hour ago, written through the store's own interface.
+ */
+async function seedLedger(dir, baseUrl, stored, expired) {
+  const { SqliteStore } = await import(new URL("store/sqlite-store.js", dist).href);
+  const store = SqliteStore.open(join(dir, "config", "bulkcheck.db"));
+  const scope = { baseUrl, profile: SCOPE_PROFILE };
+  const now = Date.now();
+  const batches = [
+    { from: 0, to: expired, at: new Date(now - 8 * 86_400_000).toISOString() },
+    { from: expired, to: stored, at: new Date(now - 3_600_000).toISOString() },
+  ];
+  for (const [index, batch] of batches.entries()) {
+    const task = await store.addTask({ scope, taskId: `seed${index}`.padEnd(32, "0"), product: "number_activity_batch", country: "GB" });
+    await store.updateTask(task.ref, { status: "success", checkedAt: batch.at });
+    for (let first = batch.from; first < batch.to; first += 50_000) {
+      const rows = [];
+      for (let i = first; i < Math.min(batch.to, first + 50_000); i++) rows.push({ identifier: String(447_400_000_000 + i), values: [i % 3 ? "true" : "false"] });
+      await store.addResults(task.ref, ["activated"], rows);
+    }
+    await store.markRecorded(task.ref, ["activated"], batch.at);
+  }
+  await store.close();
+}
+
+/** Planning a list against a ledger of twice its size, against validate; and the nightly money figure. */
+async function planning(rows) {
+  const dir = mkdtempSync(join(tmpdir(), "bulkcheck-ledger-plan-"));
+  const baseUrl = "http://127.0.0.1:9";
+  try {
+    const list = join(dir, "list.txt");
+    // The list: the ledger's numbers rows/100 … rows-1 (fresh) and rows/100 new ones past the ledger's end.
+    const stored = 2 * rows;
+    const lines = [];
+    for (let i = rows / 100; i < rows; i++) lines.push(String(447_400_000_000 + i));
+    for (let i = 0; i < rows / 100; i++) lines.push(String(447_400_000_000 + stored + i));
+    writeFileSync(list, `${lines.join("\n")}\n`);
+    const expired = rows / 20;
+    await seedLedger(dir, baseUrl, stored, 0);
+    const environment = { ...env(dir), BULKCHECK_BASE_URL: baseUrl, BULKCHECK_API_KEY: "sk_bench_unused" };
+    await cli(["config", "set", "max-task-size", String(rows)], environment);
+    const validate = await cli(["validate", list, "--country", "GB", "--json"], environment);
+    const plan = await cli(["submit", list, "--type", "number_activity_batch", "--country", "GB", "--dry-run", "--json", "--max-age", "7d"], environment);
+    const planned = JSON.parse(plan.stdout);
+    // The money figure: the same list against a ledger whose first 5% of the list's numbers expired.
+    rmSync(join(dir, "config", "bulkcheck.db"));
+    await seedLedger(dir, baseUrl, stored, rows / 100 + expired);
+    const nightly = JSON.parse(
+      (await cli(["submit", list, "--type", "number_activity_batch", "--country", "GB", "--dry-run", "--json", "--max-age", "7d"], environment)).stdout,
+    );
+    return {
+      list: rows,
+      ledger_results: stored,
+      validate: { wall_s: seconds(validate.wallMs), peak_rss_mb: validate.peakRssMb },
+      plan_with_reuse: { wall_s: seconds(plan.wallMs), peak_rss_mb: plan.peakRssMb, uploaded: planned.numbers, reused: planned.reuse.reused },
+      ratio: Number((plan.wallMs / validate.wallMs).toFixed(2)),
+      new_numbers: rows / 100,
+      nightly: { new: rows / 100, expired, uploaded: nightly.numbers, reused: nightly.reuse.reused, exact: nightly.numbers === rows / 100 + expired },
+    };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+export async function run({ rows = 1_000_000 } = {}) {
+  return {
+    name: "ledger",
+    node: process.version,
+    machine: { cpus: availableParallelism(), model: cpus()[0]?.model, load_average_at_end: loadavg().map((n) => Number(n.toFixed(1))) },
+    recording: await recording(rows),
+    planning: await planning(rows),
+    target: { recording_ratio: 1.5, recording_rss_mb: 250, planning_ratio: 3, planning_rss_mb: 400, signal_bytes: 120, carrier_bytes: 250 },
+  };
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const rows = Number(process.argv[2] ?? 1_000_000);
+  console.log(JSON.stringify(await run({ rows }), null, 2));
+}
