@@ -7,6 +7,22 @@
  * a round trip per number.
  */
 
+import { BulkcheckError, type ErrorDetails } from "../errors.js";
+
+/**
+ * The store's database cannot be reached or went away (a shared server down, restarted, or
+ * cut off): exit 7, like a service that stays unavailable. Nothing recorded is lost; the
+ * same command continues the run once the database is back.
+ */
+export class StoreUnavailableError extends BulkcheckError {
+  constructor(message: string, details?: ErrorDetails) {
+    super("unavailable", message, {
+      hint: "Check that the database server is up and reachable from here, then run the same command again.",
+      ...details,
+    });
+  }
+}
+
 /** Which service and account a record belongs to: a task id or a result means something only to the service it came from. */
 export interface Scope {
   /** The service's base URL as the client addresses it, without a trailing slash. */

@@ -1,0 +1,129 @@
+import pg, { type Pool, type PoolClient, type PoolConfig } from "pg";
+import { migrate } from "./postgres-schema.js";
+import { postgresTarget, storeFailure, type ConnectionEnv } from "./postgres-connection.js";
+import type { ColumnValue } from "./store-rows.js";
+
+/** What a statement binds: pg turns arrays into PostgreSQL arrays, and JSON is passed as its text. */
+export type PgParam = string | number | boolean | null | readonly (string | number | null)[];
+
+/**
+ * Connections a process opens at most: a run records results, heartbeats its lease and
+ * updates tasks at once, and pg runs one statement at a time per connection.
+ */
+const POOL_SIZE = 4;
+
+const INT8 = 20;
+const TIMESTAMPTZ = 1184;
+
+/**
+ * Values come back as the embedded store's do (see store-rows.ts): `bigint` as a JavaScript
+ * number (identifiers have at most 15 digits, counts and references are far below 2^53) and
+ * `timestamptz` as an ISO 8601 UTC string with milliseconds, whatever the session's time zone.
+ */
+const TYPES = {
+  getTypeParser(oid: number, format?: "text" | "binary") {
+    if (oid === INT8) return Number;
+    if (oid === TIMESTAMPTZ) {
+      const parse = pg.types.getTypeParser(TIMESTAMPTZ, "text") as (text: string) => Date;
+      return (text: string) => parse(text).toISOString();
+    }
+    return pg.types.getTypeParser(oid, format ?? "text");
+  },
+};
+
+/**
+ * A PostgreSQL database through a small pool of pg connections, with every failure of the
+ * database turned into the store's own errors (storeFailure) and every row returned as an
+ * array. One statement at a time per connection: a transaction takes a connection of its own.
+ */
+export class PostgresDb {
+  private constructor(
+    readonly location: string,
+    readonly schemaVersion: number,
+    private readonly pool: Pool,
+  ) {}
+
+  /**
+   * Connects (failing within connect_timeout, 10 s by default, when the server cannot be
+   * reached) and migrates. With sslmode=prefer (the default) or allow, a server without TLS
+   * is connected to in plain TCP, as libpq does.
+   */
+  static async open(storeUrl: string, env: ConnectionEnv): Promise<PostgresDb> {
+    const target = postgresTarget(storeUrl, env);
+    let pool = newPool(target.config);
+    try {
+      let client: PoolClient;
+      try {
+        client = await pool.connect();
+      } catch (error) {
+        const fallBack = (target.sslMode === "prefer" || target.sslMode === "allow") && /does not support SSL/.test(String(error));
+        if (!fallBack) throw error;
+        await pool.end();
+        pool = newPool({ ...target.config, ssl: false });
+        client = await pool.connect();
+      }
+      try {
+        return new PostgresDb(target.location, await migrate(client), pool);
+      } finally {
+        client.release();
+      }
+    } catch (error) {
+      await pool.end().catch(() => undefined);
+      throw storeFailure(error, target.location);
+    }
+  }
+
+  async rows(text: string, values: readonly PgParam[] = []): Promise<ColumnValue[][]> {
+    try {
+      return (await this.pool.query<ColumnValue[]>({ text, values: [...values], rowMode: "array" })).rows;
+    } catch (error) {
+      throw storeFailure(error, this.location);
+    }
+  }
+
+  async row(text: string, values: readonly PgParam[] = []): Promise<ColumnValue[] | undefined> {
+    return (await this.rows(text, values))[0];
+  }
+
+  /** Runs a statement and says how many rows it changed. */
+  async run(text: string, values: readonly PgParam[] = []): Promise<number> {
+    try {
+      return (await this.pool.query({ text, values: [...values] })).rowCount ?? 0;
+    } catch (error) {
+      throw storeFailure(error, this.location);
+    }
+  }
+
+  /** Runs `work` in one transaction on a connection of its own, committed when it returns, rolled back when it throws. */
+  async transaction<T>(work: (query: (text: string, values?: readonly PgParam[]) => Promise<ColumnValue[][]>) => Promise<T>): Promise<T> {
+    let client: PoolClient;
+    try {
+      client = await this.pool.connect();
+    } catch (error) {
+      throw storeFailure(error, this.location);
+    }
+    try {
+      await client.query("BEGIN");
+      const value = await work(async (text, values = []) => (await client.query<ColumnValue[]>({ text, values: [...values], rowMode: "array" })).rows);
+      await client.query("COMMIT");
+      client.release();
+      return value;
+    } catch (error) {
+      await client.query("ROLLBACK").catch(() => undefined);
+      // The connection may be what failed: it is closed rather than handed out again.
+      client.release(true);
+      throw storeFailure(error, this.location);
+    }
+  }
+
+  close(): Promise<void> {
+    return this.pool.end();
+  }
+}
+
+function newPool(config: PoolConfig): Pool {
+  const pool = new pg.Pool({ ...config, max: POOL_SIZE, allowExitOnIdle: true, types: TYPES });
+  // An idle connection the server dropped (a restart) is replaced at the next query, which reports the failure if it lasts.
+  pool.on("error", () => undefined);
+  return pool;
+}

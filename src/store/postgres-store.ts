@@ -1,0 +1,568 @@
+import { PostgresDb, type PgParam } from "./postgres-db.js";
+import type { ConnectionEnv } from "./postgres-connection.js";
+import { identifierNumber, splitValues } from "./result-values.js";
+import { RESULT_VALUE_COLUMNS } from "./sqlite-schema.js";
+import { json, ledgerRowOf, leaseOf, runOf, sameLease, taskContextOf, taskOf, type ColumnValue, type TaskContext } from "./store-rows.js";
+import type {
+  FreshResult,
+  Lease,
+  LedgerFilter,
+  LedgerRow,
+  LedgerStats,
+  NewRun,
+  NewTask,
+  ResultRow,
+  RunPatch,
+  RunRecord,
+  Scope,
+  Store,
+  TaskPatch,
+  TaskRecord,
+} from "./store.js";
+
+/**
+ * Rows written per statement when recording, read per query when streaming, and numbers
+ * per statement in lookups: each a few hundred kilobytes over the connection, so a
+ * million rows are some hundred round trips, none per number.
+ */
+const BATCH_ROWS = 10_000;
+
+// The columns of each record, in the order store-rows.ts reads them.
+const RUN_COLUMNS =
+  "r.id, s.base_url, s.profile, r.identity, r.kind, r.state, r.started_at, r.finished_at, r.product, r.country, r.source::text, r.settings::text, r.prepared::text, r.plan::text, r.output::text, r.host, r.os_user, r.lease_host, r.lease_pid, r.lease_nonce, r.heartbeat_at, r.note";
+const RUNS = "bulkcheck.runs r JOIN bulkcheck.scopes s ON s.id = r.scope_id";
+const TASK_COLUMNS =
+  "t.ref, s.base_url, s.profile, t.run_id, t.part, t.parts, t.idempotency_key, t.task_id, t.product, t.country, t.count, t.sha256, t.submitted_at, t.created_at, t.status, t.total, t.success_cnt, t.failure_cnt, t.checked_at, t.retry_of, t.replayed::int, t.recorded_at, t.staged_file, t.staged_bytes, t.staged_sha256";
+const TASKS = "bulkcheck.tasks t JOIN bulkcheck.scopes s ON s.id = t.scope_id";
+const TASK_CONTEXT = "s.base_url, s.profile, t.product, t.task_id, t.checked_at, t.columns::text";
+const RESULT_COLUMNS = `r.identifier, ${RESULT_VALUE_COLUMNS.map((column) => `r.${column}`).join(", ")}, r.extra::text`;
+
+/** One batch of results as one statement: a column of values per array, unnested into rows. */
+const INSERT_RESULTS = `INSERT INTO bulkcheck.results (task_ref, identifier, ${RESULT_VALUE_COLUMNS.join(", ")}, extra)
+  SELECT $1, * FROM unnest($2::bigint[], ${RESULT_VALUE_COLUMNS.map((_, index) => `$${index + 3}::text[]`).join(", ")}, $${RESULT_VALUE_COLUMNS.length + 3}::json[])
+  ON CONFLICT DO NOTHING`;
+
+/**
+ * The shared store: runs, tasks and the ledger in a team's PostgreSQL, with the embedded
+ * store's semantics (sqlite-store.ts) for every machine at once. One open run per command
+ * and scope is a partial unique index, so two machines creating it make one; a lease is
+ * taken under a row lock; results are recorded a batch per statement and read by keyset
+ * pages; lookups are one statement per batch of numbers.
+ */
+export class PostgresStore implements Store {
+  readonly kind = "postgres";
+  readonly #db: PostgresDb;
+  readonly #scopes = new Map<string, number>();
+
+  private constructor(db: PostgresDb) {
+    this.#db = db;
+  }
+
+  /** Connects to the store at `url` and brings its schema up to date (see PostgresDb.open). */
+  static async open(url: string, env: ConnectionEnv): Promise<PostgresStore> {
+    return new PostgresStore(await PostgresDb.open(url, env));
+  }
+
+  /** The URL without its password. */
+  get location(): string {
+    return this.#db.location;
+  }
+
+  get schemaVersion(): number {
+    return this.#db.schemaVersion;
+  }
+
+  async #scopeId(scope: Scope): Promise<number> {
+    const key = `${scope.baseUrl}\n${scope.profile}`;
+    let id = this.#scopes.get(key);
+    if (id === undefined) {
+      const select = "SELECT id FROM bulkcheck.scopes WHERE base_url = $1 AND profile = $2";
+      let row = await this.#db.row(select, [scope.baseUrl, scope.profile]);
+      if (!row) {
+        await this.#db.run("INSERT INTO bulkcheck.scopes (base_url, profile) VALUES ($1, $2) ON CONFLICT DO NOTHING", [scope.baseUrl, scope.profile]);
+        row = await this.#db.row(select, [scope.baseUrl, scope.profile]);
+      }
+      id = Number(row![0]);
+      this.#scopes.set(key, id);
+    }
+    return id;
+  }
+
+  // Runs
+
+  async openRun(scope: Scope, identity: string): Promise<RunRecord | undefined> {
+    const row = await this.#db.row(`SELECT ${RUN_COLUMNS} FROM ${RUNS} WHERE r.scope_id = $1 AND r.identity = $2 AND r.state = 'open'`, [
+      await this.#scopeId(scope),
+      identity,
+    ]);
+    return row && runOf(row);
+  }
+
+  async createRun(run: NewRun, lease: Lease): Promise<RunRecord | "exists"> {
+    const heartbeatAt = run.startedAt;
+    try {
+      await this.#db.run(
+        `INSERT INTO bulkcheck.runs (id, scope_id, identity, kind, state, started_at, product, country, source, settings, prepared, plan, output,
+           host, os_user, lease_host, lease_pid, lease_nonce, heartbeat_at, note)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20)`,
+        [
+          run.id,
+          await this.#scopeId(run.scope),
+          run.identity,
+          run.kind,
+          run.state,
+          run.startedAt,
+          run.product,
+          run.country ?? null,
+          JSON.stringify(run.source),
+          JSON.stringify(run.settings),
+          json(run.prepared),
+          json(run.plan),
+          json(run.output),
+          run.host ?? null,
+          run.user ?? null,
+          lease.host,
+          lease.pid,
+          lease.nonce,
+          heartbeatAt,
+          run.note ?? null,
+        ],
+      );
+    } catch (error) {
+      // Another process created an open run of the same command (or a run with this id) first.
+      if ((error as { code?: string }).code === UNIQUE_VIOLATION) return "exists";
+      throw error;
+    }
+    return { ...run, lease: { ...lease, heartbeatAt } };
+  }
+
+  claimRun(runId: string, lease: Lease, now: string, staleBefore: string, isAlive: (holder: Lease) => boolean): Promise<Lease | undefined> {
+    return this.#db.transaction(async (query) => {
+      const [row] = await query(
+        "SELECT lease_host, lease_pid, lease_nonce, COALESCE(heartbeat_at >= $2::timestamptz, false)::int FROM bulkcheck.runs WHERE id = $1 FOR UPDATE",
+        [runId, instant(staleBefore)],
+      );
+      if (!row) throw new Error(`run ${runId} is not in the store`);
+      const holder = leaseOf(row[0], row[1], row[2]);
+      const fresh = row[3] === 1;
+      if (holder && !sameLease(holder, lease) && fresh && isAlive(holder)) return holder;
+      await query("UPDATE bulkcheck.runs SET lease_host = $1, lease_pid = $2, lease_nonce = $3, heartbeat_at = $4 WHERE id = $5", [
+        lease.host,
+        lease.pid,
+        lease.nonce,
+        now,
+        runId,
+      ]);
+      return undefined;
+    });
+  }
+
+  async heartbeat(runId: string, lease: Lease, now: string): Promise<void> {
+    await this.#db.run("UPDATE bulkcheck.runs SET heartbeat_at = $1 WHERE id = $2 AND lease_host = $3 AND lease_pid = $4 AND lease_nonce = $5", [
+      now,
+      runId,
+      lease.host,
+      lease.pid,
+      lease.nonce,
+    ]);
+  }
+
+  async releaseRun(runId: string, lease: Lease): Promise<void> {
+    await this.#db.run(
+      `UPDATE bulkcheck.runs SET lease_host = NULL, lease_pid = NULL, lease_nonce = NULL, heartbeat_at = NULL
+       WHERE id = $1 AND lease_host = $2 AND lease_pid = $3 AND lease_nonce = $4`,
+      [runId, lease.host, lease.pid, lease.nonce],
+    );
+  }
+
+  async updateRun(runId: string, patch: RunPatch): Promise<void> {
+    const set = new Assignments();
+    set.add("identity", patch.identity);
+    set.add("state", patch.state);
+    set.add("finished_at", patch.finishedAt);
+    set.add("plan", json(patch.plan) ?? undefined);
+    set.add("output", json(patch.output) ?? undefined);
+    set.add("source", json(patch.source) ?? undefined);
+    set.add("prepared", json(patch.prepared) ?? undefined);
+    set.add("note", patch.note);
+    if (!set.empty) await this.#db.run(`UPDATE bulkcheck.runs SET ${set.sql} WHERE id = ${set.next(runId)}`, set.values);
+  }
+
+  async run(idOrPrefix: string): Promise<RunRecord | undefined> {
+    const rows = await this.#db.rows(
+      `SELECT ${RUN_COLUMNS} FROM ${RUNS} WHERE r.id = $1 OR r.id LIKE $2 ESCAPE '\\' ORDER BY r.id = $1 DESC LIMIT 2`,
+      [idOrPrefix, `${idOrPrefix.replace(/[\\%_]/g, "\\$&")}%`],
+    );
+    const exact = rows.find((row) => row[0] === idOrPrefix);
+    return exact ? runOf(exact) : rows.length === 1 ? runOf(rows[0]!) : undefined;
+  }
+
+  async runs(filter: { scope?: Scope; limit?: number }): Promise<RunRecord[]> {
+    const scopeId = filter.scope ? await this.#scopeId(filter.scope) : null;
+    const rows = await this.#db.rows(
+      `SELECT ${RUN_COLUMNS} FROM ${RUNS} WHERE $1::integer IS NULL OR r.scope_id = $1 ORDER BY r.started_at DESC, r.seq DESC LIMIT $2`,
+      [scopeId, filter.limit ?? null],
+    );
+    return rows.map(runOf);
+  }
+
+  // Tasks
+
+  async addTask(task: NewTask): Promise<TaskRecord> {
+    const [[ref]] = (await this.#db.rows(
+      `INSERT INTO bulkcheck.tasks (scope_id, run_id, part, parts, idempotency_key, task_id, product, country, count, sha256, submitted_at,
+         created_at, status, total, success_cnt, failure_cnt, checked_at, retry_of, replayed, recorded_at, staged_file, staged_bytes, staged_sha256)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23)
+       RETURNING ref`,
+      [
+        await this.#scopeId(task.scope),
+        task.runId ?? null,
+        task.part ?? null,
+        task.parts ?? null,
+        task.idempotencyKey ?? null,
+        task.taskId ?? null,
+        task.product,
+        task.country ?? null,
+        task.count ?? null,
+        task.sha256 ?? null,
+        task.submittedAt ?? null,
+        task.createdAt ?? null,
+        task.status ?? null,
+        task.total ?? null,
+        task.successCnt ?? null,
+        task.failureCnt ?? null,
+        task.checkedAt ?? null,
+        task.retryOf ?? null,
+        task.replayed ?? null,
+        task.recordedAt ?? null,
+        task.staged?.file ?? null,
+        task.staged?.bytes ?? null,
+        task.staged?.sha256 ?? null,
+      ],
+    )) as [[number]];
+    return { ...task, ref };
+  }
+
+  async updateTask(ref: number, patch: TaskPatch): Promise<void> {
+    const set = new Assignments();
+    set.add("task_id", patch.taskId);
+    set.add("created_at", patch.createdAt);
+    set.add("status", patch.status);
+    set.add("total", patch.total);
+    set.add("success_cnt", patch.successCnt);
+    set.add("failure_cnt", patch.failureCnt);
+    set.add("replayed", patch.replayed);
+    set.add("recorded_at", patch.recordedAt);
+    set.add("country", patch.country);
+    set.add("staged_file", patch.staged?.file);
+    set.add("staged_bytes", patch.staged?.bytes);
+    set.add("staged_sha256", patch.staged?.sha256);
+    // A task id ends the upload that got it.
+    if (patch.taskId !== undefined) set.raw("upload_started_at = NULL");
+    // The first check that saw the task succeed dates its results; later checks never move it.
+    if (patch.checkedAt !== undefined) set.raw(`checked_at = COALESCE(checked_at, ${set.next(patch.checkedAt)})`);
+    if (!set.empty) await this.#db.run(`UPDATE bulkcheck.tasks SET ${set.sql} WHERE ref = ${set.next(ref)}`, set.values);
+  }
+
+  async tasksOfRun(runId: string): Promise<TaskRecord[]> {
+    return (await this.#db.rows(`SELECT ${TASK_COLUMNS} FROM ${TASKS} WHERE t.run_id = $1 ORDER BY t.part, t.ref`, [runId])).map(taskOf);
+  }
+
+  async taskById(scope: Scope, taskId: string): Promise<TaskRecord | undefined> {
+    const row = await this.#db.row(`SELECT ${TASK_COLUMNS} FROM ${TASKS} WHERE t.scope_id = $1 AND t.task_id = $2 ORDER BY t.ref DESC LIMIT 1`, [
+      await this.#scopeId(scope),
+      taskId,
+    ]);
+    return row && taskOf(row);
+  }
+
+  async taskWithKey(scope: Scope, key: string): Promise<TaskRecord | undefined> {
+    const row = await this.#db.row(`SELECT ${TASK_COLUMNS} FROM ${TASKS} WHERE t.scope_id = $1 AND t.idempotency_key = $2`, [
+      await this.#scopeId(scope),
+      key,
+    ]);
+    return row && taskOf(row);
+  }
+
+  async recentTasks(scope: Scope, limit: number): Promise<TaskRecord[]> {
+    const rows = await this.#db.rows(
+      `SELECT ${TASK_COLUMNS} FROM ${TASKS} WHERE t.scope_id = $1 AND t.task_id IS NOT NULL ORDER BY t.ref DESC LIMIT $2`,
+      [await this.#scopeId(scope), Number.isFinite(limit) ? limit : null],
+    );
+    return rows.map(taskOf);
+  }
+
+  async markUploading(ref: number, at: string | undefined): Promise<void> {
+    await this.#db.run("UPDATE bulkcheck.tasks SET upload_started_at = $1 WHERE ref = $2", [at ?? null, ref]);
+  }
+
+  async activity(scope: Scope, since: string): Promise<{ uploading: number; unfinished: number }> {
+    const [uploading, unfinished] = (await this.#db.row(
+      `SELECT count(*) FILTER (WHERE task_id IS NULL AND upload_started_at >= $1::timestamptz),
+              count(*) FILTER (WHERE task_id IS NOT NULL AND (status IS NULL OR status = 'processing'))
+       FROM bulkcheck.tasks WHERE scope_id = $2`,
+      [instant(since), await this.#scopeId(scope)],
+    ))!;
+    return { uploading: Number(uploading), unfinished: Number(unfinished) };
+  }
+
+  // Ledger
+
+  async recordResults(
+    taskRef: number,
+    columns: readonly string[],
+    batches: AsyncIterable<readonly ResultRow[]>,
+    now: string,
+  ): Promise<number> {
+    const split = splitValues(columns);
+    let recorded = 0;
+    let pending = new ResultColumns();
+    const flush = async () => {
+      await this.#db.run(INSERT_RESULTS, [taskRef, ...pending.arrays]);
+      recorded += pending.rows;
+      pending = new ResultColumns();
+    };
+    for await (const batch of batches) {
+      for (const row of batch) {
+        const identifier = identifierNumber(row.identifier);
+        if (identifier === undefined) continue;
+        pending.push(identifier, split(row.values));
+        if (pending.rows === BATCH_ROWS) await flush();
+      }
+    }
+    if (pending.rows > 0) await flush();
+    await this.#db.run("UPDATE bulkcheck.tasks SET recorded_at = $1, columns = $2 WHERE ref = $3", [now, JSON.stringify(columns), taskRef]);
+    return recorded;
+  }
+
+  async *freshResults(scope: Scope, product: string, since: string, maxTaskRef?: number): AsyncIterable<readonly FreshResult[]> {
+    const tasks = await this.#db.rows(
+      `SELECT ref FROM bulkcheck.tasks
+       WHERE scope_id = $1 AND product = $2 AND checked_at >= $3::timestamptz AND recorded_at IS NOT NULL AND ref <= $4
+       ORDER BY checked_at DESC, ref DESC`,
+      [await this.#scopeId(scope), product, instant(since), maxTaskRef ?? Number.MAX_SAFE_INTEGER],
+    );
+    for (const [ref] of tasks) {
+      const taskRef = Number(ref);
+      for (let after = -1; ; ) {
+        // The page's numbers as one text value: a row per page instead of a row per number to decode.
+        const [[page]] = (await this.#db.rows(
+          `SELECT string_agg(identifier::text, ',' ORDER BY identifier) FROM (
+             SELECT identifier FROM bulkcheck.results WHERE task_ref = $1 AND identifier > $2 ORDER BY identifier LIMIT $3) p`,
+          [taskRef, after, BATCH_ROWS],
+        )) as [[string | null]];
+        if (page === null) break;
+        const identifiers = page.split(",").map(Number);
+        after = identifiers.at(-1)!;
+        yield identifiers.map((identifier) => ({ identifier, taskRef }));
+      }
+    }
+  }
+
+  async checkedAtOf(taskRefs: readonly number[]): Promise<Map<number, string>> {
+    const found = new Map<number, string>();
+    for (let at = 0; at < taskRefs.length; at += BATCH_ROWS) {
+      const rows = await this.#db.rows("SELECT ref, checked_at FROM bulkcheck.tasks WHERE ref = ANY($1::bigint[]) AND checked_at IS NOT NULL", [
+        taskRefs.slice(at, at + BATCH_ROWS),
+      ]);
+      for (const [ref, checkedAt] of rows) found.set(Number(ref), String(checkedAt));
+    }
+    return found;
+  }
+
+  async maxTaskRef(): Promise<number> {
+    return Number((await this.#db.row("SELECT COALESCE(max(ref), 0) FROM bulkcheck.tasks"))![0]);
+  }
+
+  async *taskResults(taskRef: number, identifiers?: ReadonlySet<number>): AsyncIterable<readonly LedgerRow[]> {
+    const task = await this.#taskContext(taskRef);
+    if (!task) return;
+    for await (const rows of this.#resultPages(taskRef)) {
+      const kept = identifiers ? rows.filter((row) => identifiers.has(Number(row[0]))) : rows;
+      if (kept.length > 0) yield kept.map((row) => ledgerRowOf(row, 0, task));
+    }
+  }
+
+  async lookup(identifiers: readonly string[], filter: LedgerFilter = {}): Promise<LedgerRow[]> {
+    const numbers = identifiers.map(identifierNumber).filter((n) => n !== undefined);
+    const rows: LedgerRow[] = [];
+    const { where, params } = await this.#filterClause(filter, 2);
+    for (let at = 0; at < numbers.length; at += BATCH_ROWS) {
+      const found = await this.#db.rows(
+        `SELECT ${RESULT_COLUMNS}, ${TASK_CONTEXT} FROM bulkcheck.results r JOIN ${TASKS} ON t.ref = r.task_ref
+         WHERE r.identifier = ANY($1::bigint[]) ${where} ORDER BY t.checked_at DESC, t.ref DESC`,
+        [numbers.slice(at, at + BATCH_ROWS), ...params],
+      );
+      for (const row of found) rows.push(ledgerRowOf(row, 0, taskContextOf(row, RESULT_VALUE_COLUMNS.length + 2)));
+    }
+    return rows;
+  }
+
+  async *previousResults(taskRef: number): AsyncIterable<ReadonlyArray<{ current: LedgerRow; previous: LedgerRow }>> {
+    const task = await this.#taskContext(taskRef);
+    if (!task) return;
+    for await (const current of this.#resultPages(taskRef)) {
+      // Each number's latest result before this task's, of the same product and scope.
+      const earlier = await this.#db.rows(
+        `SELECT DISTINCT ON (r.identifier) ${RESULT_COLUMNS}, ${TASK_CONTEXT}
+         FROM bulkcheck.results r JOIN ${TASKS} ON t.ref = r.task_ref, bulkcheck.tasks cur
+         WHERE cur.ref = $2 AND r.identifier = ANY($1::bigint[]) AND t.scope_id = cur.scope_id AND t.product = cur.product
+           AND (t.checked_at, t.ref) < (cur.checked_at, cur.ref)
+         ORDER BY r.identifier, t.checked_at DESC, t.ref DESC`,
+        [current.map((row) => Number(row[0])), taskRef],
+      );
+      const previous = new Map(earlier.map((row) => [Number(row[0]), row]));
+      const pairs = current.flatMap((row) => {
+        const before = previous.get(Number(row[0]));
+        return before
+          ? [{ current: ledgerRowOf(row, 0, task), previous: ledgerRowOf(before, 0, taskContextOf(before, RESULT_VALUE_COLUMNS.length + 2)) }]
+          : [];
+      });
+      if (pairs.length > 0) yield pairs;
+    }
+  }
+
+  async forget(identifiers: readonly string[]): Promise<number> {
+    const numbers = identifiers.map(identifierNumber).filter((n) => n !== undefined);
+    let removed = 0;
+    for (let at = 0; at < numbers.length; at += BATCH_ROWS) {
+      removed += await this.#db.run("DELETE FROM bulkcheck.results WHERE identifier = ANY($1::bigint[])", [numbers.slice(at, at + BATCH_ROWS)]);
+    }
+    return removed;
+  }
+
+  prune(before: string): Promise<number> {
+    return this.#db.run("DELETE FROM bulkcheck.results WHERE task_ref IN (SELECT ref FROM bulkcheck.tasks WHERE checked_at < $1::timestamptz)", [
+      instant(before),
+    ]);
+  }
+
+  async stats(): Promise<LedgerStats> {
+    const [results, numbers, tasks, oldest, newest, bytes] = (await this.#db.row(
+      `SELECT (SELECT count(*) FROM bulkcheck.results), (SELECT count(DISTINCT identifier) FROM bulkcheck.results),
+              (SELECT count(*) FROM bulkcheck.tasks WHERE recorded_at IS NOT NULL),
+              (SELECT min(t.checked_at) FROM bulkcheck.tasks t WHERE EXISTS (SELECT 1 FROM bulkcheck.results r WHERE r.task_ref = t.ref)),
+              (SELECT max(t.checked_at) FROM bulkcheck.tasks t WHERE EXISTS (SELECT 1 FROM bulkcheck.results r WHERE r.task_ref = t.ref)),
+              (SELECT sum(pg_total_relation_size(c.oid))::bigint FROM pg_class c
+               WHERE c.relnamespace = 'bulkcheck'::regnamespace AND c.relkind = 'r')`,
+    ))!;
+    const groups = (
+      await this.#db.rows(
+        `SELECT s.base_url, s.profile, t.product, count(*), count(DISTINCT r.identifier), min(t.checked_at), max(t.checked_at)
+         FROM bulkcheck.results r JOIN ${TASKS} ON t.ref = r.task_ref
+         GROUP BY s.base_url, s.profile, t.product ORDER BY s.base_url, s.profile, t.product`,
+      )
+    ).map(([baseUrl, profile, product, count, distinct, first, last]) => ({
+      scope: { baseUrl: String(baseUrl), profile: String(profile) },
+      product: String(product),
+      results: Number(count),
+      numbers: Number(distinct),
+      oldest: String(first),
+      newest: String(last),
+    }));
+    return {
+      results: Number(results),
+      numbers: Number(numbers),
+      tasks: Number(tasks),
+      ...(oldest === null ? {} : { oldest: String(oldest) }),
+      ...(newest === null ? {} : { newest: String(newest) }),
+      groups,
+      bytes: Number(bytes),
+    };
+  }
+
+  async *exportResults(filter: LedgerFilter): AsyncIterable<readonly LedgerRow[]> {
+    const { where, params } = await this.#filterClause(filter, 1);
+    const tasks = await this.#db.rows(`SELECT t.ref FROM bulkcheck.tasks t WHERE t.recorded_at IS NOT NULL ${where} ORDER BY t.checked_at, t.ref`, params);
+    for (const [ref] of tasks) yield* this.taskResults(Number(ref));
+  }
+
+  close(): Promise<void> {
+    return this.#db.close();
+  }
+
+  /** A task's result rows (RESULT_COLUMNS) by keyset pages in the order of their numbers. */
+  async *#resultPages(taskRef: number): AsyncIterable<ColumnValue[][]> {
+    for (let after = -1; ; ) {
+      const rows = await this.#db.rows(
+        `SELECT ${RESULT_COLUMNS} FROM bulkcheck.results r WHERE r.task_ref = $1 AND r.identifier > $2 ORDER BY r.identifier LIMIT $3`,
+        [taskRef, after, BATCH_ROWS],
+      );
+      if (rows.length === 0) return;
+      after = Number(rows.at(-1)![0]);
+      yield rows;
+    }
+  }
+
+  /** A WHERE fragment (starting with AND) for a ledger filter over `t` (tasks), its parameters numbered from `first`. */
+  async #filterClause(filter: LedgerFilter, first: number): Promise<{ where: string; params: PgParam[] }> {
+    const clauses: string[] = [];
+    const params: PgParam[] = [];
+    const param = (value: PgParam) => `$${first + params.push(value) - 1}`;
+    if (filter.scope) clauses.push(`t.scope_id = ${param(await this.#scopeId(filter.scope))}`);
+    if (filter.product) clauses.push(`t.product = ${param(filter.product)}`);
+    if (filter.since) clauses.push(`t.checked_at >= ${param(filter.since)}::timestamptz`);
+    return { where: clauses.map((clause) => `AND ${clause}`).join(" "), params };
+  }
+
+  async #taskContext(taskRef: number): Promise<TaskContext | undefined> {
+    const row = await this.#db.row(`SELECT ${TASK_CONTEXT} FROM ${TASKS} WHERE t.ref = $1 AND t.checked_at IS NOT NULL`, [taskRef]);
+    return row && taskContextOf(row, 0);
+  }
+}
+
+const UNIQUE_VIOLATION = "23505";
+
+/** A moment as a parameter: the stores' callers write "the beginning of time" as "". */
+function instant(iso: string): string {
+  return iso === "" ? "-infinity" : iso;
+}
+
+/** The SET list of an UPDATE, with its parameters numbered as they are added. */
+class Assignments {
+  readonly #sets: string[] = [];
+  readonly values: PgParam[] = [];
+
+  /** `column = value`, unless the value is undefined (not part of the patch). */
+  add(column: string, value: PgParam | undefined): void {
+    if (value !== undefined) this.#sets.push(`${column} = ${this.next(value)}`);
+  }
+
+  raw(assignment: string): void {
+    this.#sets.push(assignment);
+  }
+
+  /** The placeholder of one more parameter. */
+  next(value: PgParam): string {
+    return `$${this.values.push(value)}`;
+  }
+
+  get empty(): boolean {
+    return this.#sets.length === 0;
+  }
+
+  get sql(): string {
+    return this.#sets.join(", ");
+  }
+}
+
+/** A batch of result rows as the columns INSERT_RESULTS unnests. */
+class ResultColumns {
+  readonly identifiers: number[] = [];
+  readonly values: (string | null)[][] = RESULT_VALUE_COLUMNS.map(() => []);
+  readonly extras: (string | null)[] = [];
+
+  get rows(): number {
+    return this.identifiers.length;
+  }
+
+  push(identifier: number, stored: ReadonlyArray<string | null>): void {
+    this.identifiers.push(identifier);
+    for (let column = 0; column < this.values.length; column++) this.values[column]!.push(stored[column]!);
+    this.extras.push(stored[this.values.length]!);
+  }
+
+  get arrays(): PgParam[] {
+    return [this.identifiers, ...this.values, this.extras];
+  }
+}

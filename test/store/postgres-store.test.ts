@@ -1,0 +1,191 @@
+import { spawn } from "node:child_process";
+import { chmodSync, writeFileSync } from "node:fs";
+import { createServer } from "node:net";
+import { join } from "node:path";
+import pg from "pg";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { UsageError } from "../../src/errors.js";
+import { postgresTarget } from "../../src/store/postgres-connection.js";
+import { PostgresStore } from "../../src/store/postgres-store.js";
+import { StoreUnavailableError, type Lease } from "../../src/store/store.js";
+import { tempDir } from "../helpers/cli.js";
+import { createTestDatabase } from "../helpers/postgres.js";
+import { LEASE, newRun, storeContract } from "./store-contract.js";
+
+/** This file's database (the test run's server is started once, by postgres-global-setup.ts). */
+let databaseUrl: string;
+let admin: pg.Client;
+beforeAll(async () => {
+  databaseUrl = await createTestDatabase();
+  admin = new pg.Client({ connectionString: databaseUrl });
+  await admin.connect();
+});
+afterAll(async () => {
+  await admin?.end();
+});
+
+const opened: PostgresStore[] = [];
+afterEach(async () => {
+  for (const store of opened.splice(0)) await store.close();
+});
+
+async function openStore(url = databaseUrl, env: Record<string, string | undefined> = {}): Promise<PostgresStore> {
+  const store = await PostgresStore.open(url, env);
+  opened.push(store);
+  return store;
+}
+
+/** The URL with its password taken out (and the password, to give it another way). */
+function withoutPassword(url: string): { url: string; password: string } {
+  const parsed = new URL(url);
+  const password = decodeURIComponent(parsed.password);
+  parsed.password = "";
+  return { url: parsed.href, password };
+}
+
+/** A port on 127.0.0.1 where nothing listens. */
+async function closedPort(): Promise<number> {
+  const probe = createServer();
+  await new Promise<void>((resolve) => probe.listen(0, "127.0.0.1", resolve));
+  const { port } = probe.address() as { port: number };
+  await new Promise((resolve) => probe.close(resolve));
+  return port;
+}
+
+describe("the shared store", () => {
+  storeContract({
+    // Every test starts from empty tables in this file's database (the schema stays: a store migrates once).
+    async emptyLocation() {
+      await admin.query(`DO $$ BEGIN
+          IF to_regnamespace('bulkcheck') IS NOT NULL THEN
+            TRUNCATE bulkcheck.results, bulkcheck.tasks, bulkcheck.runs, bulkcheck.scopes RESTART IDENTITY;
+          END IF;
+        END $$`);
+      return databaseUrl;
+    },
+    open: (url) => PostgresStore.open(url, {}),
+  });
+
+  it("lets two connections race to open the same command's run: exactly one of them creates it", async () => {
+    const stores = await Promise.all([openStore(), openStore(), openStore(), openStore()]);
+    await admin.query("TRUNCATE bulkcheck.runs, bulkcheck.tasks, bulkcheck.results CASCADE");
+    const answers = await Promise.all(
+      stores.map((store, index) => store.createRun(newRun({ id: `race-${index}` }), { host: "h", pid: index, nonce: "n" })),
+    );
+    expect(answers.filter((answer) => answer !== "exists")).toHaveLength(1);
+  });
+
+  it("gives a stale run's lease to one of two machines claiming it at once, under the run's row lock", async () => {
+    const [first, second] = await Promise.all([openStore(), openStore()]);
+    await admin.query("TRUNCATE bulkcheck.runs, bulkcheck.tasks, bulkcheck.results CASCADE");
+    await first.createRun(newRun(), LEASE);
+    const claim = (store: PostgresStore, lease: Lease) =>
+      store.claimRun("r1", lease, "2026-11-27T10:05:00.000Z", "2026-11-27T10:01:00.000Z", () => true);
+    const holders = await Promise.all([claim(first, { host: "a", pid: 1, nonce: "x" }), claim(second, { host: "b", pid: 1, nonce: "y" })]);
+    expect(holders.filter((holder) => holder === undefined)).toHaveLength(1);
+    const winner = (await first.run("r1"))!.lease!;
+    expect(holders).toContainEqual({ host: winner.host, pid: winner.pid, nonce: winner.nonce });
+  });
+
+  it("lets two processes migrate a new database at once: both open it, and each migration runs once", async () => {
+    const url = await createTestDatabase();
+    const storeModule = new URL("../../dist/store/postgres-store.js", import.meta.url).href;
+    const script = `
+      const { PostgresStore } = await import(${JSON.stringify(storeModule)});
+      const store = await PostgresStore.open(process.env.STORE_URL, {});
+      process.stdout.write(String(store.schemaVersion));
+      await store.close();`;
+    const migrate = () =>
+      new Promise<{ code: number | null; out: string; err: string }>((resolve, reject) => {
+        const child = spawn(process.execPath, ["--input-type=module", "-e", script], { env: { ...process.env, STORE_URL: url } });
+        let out = "";
+        let err = "";
+        child.stdout.on("data", (chunk: Buffer) => (out += chunk.toString()));
+        child.stderr.on("data", (chunk: Buffer) => (err += chunk.toString()));
+        child.on("error", reject);
+        child.on("close", (code) => resolve({ code, out, err }));
+      });
+    const outcomes = await Promise.all([migrate(), migrate(), migrate()]);
+    expect(outcomes).toEqual(Array(3).fill({ code: 0, out: "1", err: "" }));
+    const versions = new pg.Client({ connectionString: url });
+    await versions.connect();
+    const { rows } = await versions.query("SELECT version FROM bulkcheck.schema_version ORDER BY version");
+    await versions.end();
+    expect(rows).toEqual([{ version: 1 }]);
+  });
+
+  it("fails fast with StoreUnavailableError when nothing answers at the URL, naming the store without its password", async () => {
+    const url = `postgres://ana:s3cret-pw@127.0.0.1:${await closedPort()}/team?sslmode=disable`;
+    const failure = await PostgresStore.open(url, {}).catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(StoreUnavailableError);
+    expect((failure as StoreUnavailableError).kind).toBe("unavailable");
+    expect((failure as Error).message).toContain(`postgres://ana@127.0.0.1:`);
+    expect(JSON.stringify(failure, Object.getOwnPropertyNames(failure))).not.toContain("s3cret-pw");
+  });
+
+  it("refuses a wrong password as a usage error that does not show it", async () => {
+    const { url } = withoutPassword(databaseUrl);
+    const wrong = new URL(url);
+    wrong.password = "not-the-password";
+    const failure = await PostgresStore.open(wrong.href, {}).catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(UsageError);
+    expect((failure as Error).message).not.toContain("not-the-password");
+    expect((failure as Error).message).toContain(url.replace(/\/$/, ""));
+  });
+
+  it("takes the password from PGPASSWORD, or from a password file only others cannot read, with no warning printed", async () => {
+    const { url, password } = withoutPassword(databaseUrl);
+    const warnings: string[] = [];
+    const onWarning = (warning: Error) => warnings.push(warning.message);
+    process.on("warning", onWarning);
+    try {
+      expect((await openStore(url, { PGPASSWORD: password })).location).toBe(url);
+      const file = join(tempDir(), "pgpass");
+      const { hostname, port, pathname, username } = new URL(url);
+      writeFileSync(
+        file,
+        `# team store\n${hostname}:${port}:other:${username}:wrong\n*:${port}:${pathname.slice(1)}:${username}:${password.replace(/[:\\]/g, "\\$&")}\n`,
+      );
+      chmodSync(file, 0o600);
+      await openStore(url, { PGPASSFILE: file });
+      chmodSync(file, 0o644);
+      await expect(PostgresStore.open(url, { PGPASSFILE: file })).rejects.toThrow(/asks for a password and none is set/);
+    } finally {
+      process.off("warning", onWarning);
+    }
+    expect(warnings).toEqual([]);
+  });
+
+  it("falls back to plain TCP with sslmode=prefer (the default) when the server has no TLS, and refuses it with sslmode=require", async () => {
+    await openStore(databaseUrl);
+    const required = new URL(databaseUrl);
+    required.searchParams.set("sslmode", "require");
+    await expect(PostgresStore.open(required.href, {})).rejects.toBeInstanceOf(UsageError);
+  });
+
+  it("reads sslmode as libpq does, and refuses URL parameters it does not know", () => {
+    const ssl = (mode: string) => postgresTarget(`postgres://u@db.example/team?sslmode=${mode}`, {}).config.ssl;
+    expect(ssl("disable")).toBe(false);
+    expect(ssl("prefer")).toEqual({ rejectUnauthorized: false });
+    expect(ssl("require")).toEqual({ rejectUnauthorized: false });
+    expect(ssl("verify-ca")).toMatchObject({ checkServerIdentity: expect.any(Function) });
+    expect(ssl("verify-full")).toEqual({});
+    expect(() => ssl("sometimes")).toThrow(UsageError);
+    expect(() => postgresTarget("postgres://u@db.example/team?sslmod=require", {})).toThrow(/sslmod/);
+    const target = postgresTarget("postgresql://ana:p%40ss@[::1]:6543/?application_name=x", {});
+    expect(target).toMatchObject({ location: "postgresql://ana@[::1]:6543/?application_name=x", sslMode: "prefer" });
+    expect(target.config).toMatchObject({ host: "::1", port: 6543, user: "ana", database: "ana" });
+  });
+
+  it("reports connections the server closed (a restart) as StoreUnavailableError, and connects again for the next operation", async () => {
+    const store = await openStore();
+    await store.maxTaskRef();
+    await admin.query(
+      "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()",
+    );
+    // The statement in flight on a closed connection fails (the command ends with exit 7 and resumes later); none is lost quietly.
+    const during = await store.maxTaskRef().catch((error: unknown) => error);
+    if (typeof during !== "number") expect(during).toBeInstanceOf(StoreUnavailableError);
+    expect(await store.maxTaskRef()).toBeGreaterThanOrEqual(0);
+  });
+});
