@@ -7,6 +7,10 @@ import { UsageError } from "../errors.js";
  * row per migration run. The tables are the embedded store's (sqlite-schema.ts) in
  * PostgreSQL's types: times are `timestamptz`, JSON is `json` (kept as written), numbers and
  * task references are `bigint`. The service's `created_at` stays the text it sent.
+ *
+ * `results.task_ref` has no foreign key: PostgreSQL checks one with a trigger per inserted
+ * row, which made recording a result ~3× slower (100,000 rows: 5.6 s with it, 1.8 s without,
+ * here); the store writes a task's results only under a task reference it has itself.
  */
 export const POSTGRES_MIGRATIONS: readonly string[] = [
   `
@@ -75,7 +79,7 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
   CREATE INDEX tasks_run ON bulkcheck.tasks (run_id);
   CREATE INDEX tasks_checked ON bulkcheck.tasks (scope_id, product, checked_at);
   CREATE TABLE bulkcheck.results (
-    task_ref bigint NOT NULL REFERENCES bulkcheck.tasks (ref),
+    task_ref bigint NOT NULL,
     identifier bigint NOT NULL,
     activated text,
     carrier text,

