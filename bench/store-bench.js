@@ -103,7 +103,12 @@ server.keeper.send("stop");
 const ratio = (key) => Number((shared[key] / embedded[key]).toFixed(2));
 console.log(
   JSON.stringify(
-    { rows: ROWS, sqlite: embedded, postgres: shared, postgres_vs_sqlite: { record: ratio("record_s"), fresh_read: ratio("fresh_read_s") } },
+    {
+      rows: ROWS,
+      sqlite: embedded,
+      postgres: shared,
+      postgres_vs_sqlite: { record: ratio("record_s"), fresh_read: ratio("fresh_read_s") },
+    },
     null,
     2,
   ),

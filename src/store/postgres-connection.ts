@@ -102,7 +102,11 @@ function missingPassword(location: string): never {
  * sslrootcert the chain is checked against ~/.postgresql/root.crt if it exists, else against
  * Node's root certificates (`sslrootcert=system`).
  */
-function tlsOptions(mode: SslMode, files: { rootCert?: string; cert?: string; key?: string }, env: ConnectionEnv): false | ConnectionOptions {
+function tlsOptions(
+  mode: SslMode,
+  files: { rootCert?: string; cert?: string; key?: string },
+  env: ConnectionEnv,
+): false | ConnectionOptions {
   if (mode === "disable") return false;
   const home = env.HOME ?? homedir();
   const read = (path: string) => readFileSync(path.replace(/^~(?=\/|$)/, home));
@@ -151,8 +155,18 @@ function splitPasswordLine(line: string): string[] {
 }
 
 /** Node's and pg's ways of saying that the connection could not be made or was lost. */
-const NETWORK_CODES = new Set(["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "EHOSTUNREACH", "ENETUNREACH", "ENOTFOUND", "EAI_AGAIN", "EPIPE"]);
-const LOST_CONNECTION = /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Connection ended/;
+const NETWORK_CODES = new Set([
+  "ECONNREFUSED",
+  "ECONNRESET",
+  "ETIMEDOUT",
+  "EHOSTUNREACH",
+  "ENETUNREACH",
+  "ENOTFOUND",
+  "EAI_AGAIN",
+  "EPIPE",
+]);
+const LOST_CONNECTION =
+  /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Connection ended/;
 /** SQLSTATEs of a server that is away, going away or full: class 08 and these. */
 const SERVER_AWAY = new Set(["57P01", "57P02", "57P03", "53300"]);
 

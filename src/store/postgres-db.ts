@@ -4,7 +4,7 @@ import { postgresTarget, storeFailure, type ConnectionEnv } from "./postgres-con
 import type { ColumnValue } from "./store-rows.js";
 
 /** What a statement binds: pg turns arrays into PostgreSQL arrays, and JSON is passed as its text. */
-export type PgParam = string | number | boolean | null | readonly (string | number | null)[];
+export type PgParam = ColumnValue | boolean | readonly (string | number | null)[];
 
 /**
  * Connections a process opens at most: a run records results, heartbeats its lease and
@@ -27,7 +27,7 @@ const TYPES = {
       const parse = pg.types.getTypeParser(TIMESTAMPTZ, "text") as (text: string) => Date;
       return (text: string) => parse(text).toISOString();
     }
-    return pg.types.getTypeParser(oid, format ?? "text");
+    return pg.types.getTypeParser(oid, format ?? "text") as (value: string) => unknown;
   },
 };
 
@@ -104,7 +104,9 @@ export class PostgresDb {
     }
     try {
       await client.query("BEGIN");
-      const value = await work(async (text, values = []) => (await client.query<ColumnValue[]>({ text, values: [...values], rowMode: "array" })).rows);
+      const value = await work(
+        async (text, values = []) => (await client.query<ColumnValue[]>({ text, values: [...values], rowMode: "array" })).rows,
+      );
       await client.query("COMMIT");
       client.release();
       return value;
@@ -126,4 +128,50 @@ function newPool(config: PoolConfig): Pool {
   // An idle connection the server dropped (a restart) is replaced at the next query, which reports the failure if it lasts.
   pool.on("error", () => undefined);
   return pool;
+}
+
+/** The SET list of an UPDATE, with its parameters numbered as they are added. */
+export class Assignments {
+  readonly #sets: string[] = [];
+  readonly values: PgParam[] = [];
+
+  /** `column = value`, unless the value is undefined (not part of the patch). */
+  add(column: string, value: PgParam | undefined): void {
+    if (value !== undefined) this.#sets.push(`${column} = ${this.next(value)}`);
+  }
+
+  raw(assignment: string): void {
+    this.#sets.push(assignment);
+  }
+
+  /** The placeholder of one more parameter. */
+  next(value: PgParam): string {
+    return `$${this.values.push(value)}`;
+  }
+
+  get empty(): boolean {
+    return this.#sets.length === 0;
+  }
+
+  get sql(): string {
+    return this.#sets.join(", ");
+  }
+}
+
+/** `{"a","b",NULL}`: every element quoted, with `"` and `\` escaped, so no value can end it early. */
+export function arrayLiteral(values: readonly (string | null)[]): string {
+  let literal = "{";
+  for (let index = 0; index < values.length; index++) {
+    const value = values[index];
+    if (index > 0) literal += ",";
+    literal += value === null || value === undefined ? "NULL" : `"${value.replace(ARRAY_ESCAPED, "\\$&")}"`;
+  }
+  return literal + "}";
+}
+
+const ARRAY_ESCAPED = /["\\]/g;
+
+/** `$1, $2, …, $count`. */
+export function placeholders(count: number): string {
+  return Array.from({ length: count }, (_, index) => `$${index + 1}`).join(", ");
 }

@@ -105,7 +105,10 @@ const MIGRATION_LOCK = 0x62756c6b6368656bn;
 async function schemaVersion(client: PoolClient): Promise<number> {
   const exists = await client.query<[string | null]>({ text: "SELECT to_regclass('bulkcheck.schema_version')::text", rowMode: "array" });
   if (exists.rows[0]![0] === null) return 0;
-  const { rows } = await client.query<[number]>({ text: "SELECT COALESCE(max(version), 0) FROM bulkcheck.schema_version", rowMode: "array" });
+  const { rows } = await client.query<[number]>({
+    text: "SELECT COALESCE(max(version), 0) FROM bulkcheck.schema_version",
+    rowMode: "array",
+  });
   return Number(rows[0]![0]);
 }
 

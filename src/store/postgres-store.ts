@@ -1,8 +1,24 @@
-import { PostgresDb, type PgParam } from "./postgres-db.js";
+import { arrayLiteral, Assignments, placeholders, PostgresDb, type PgParam } from "./postgres-db.js";
 import type { ConnectionEnv } from "./postgres-connection.js";
 import { identifierNumber, splitValues } from "./result-values.js";
 import { RESULT_VALUE_COLUMNS } from "./sqlite-schema.js";
-import { json, ledgerRowOf, leaseOf, runOf, sameLease, taskContextOf, taskOf, type ColumnValue, type TaskContext } from "./store-rows.js";
+import {
+  ledgerRowOf,
+  leaseOf,
+  RUN_INSERT_COLUMNS,
+  runOf,
+  runPatchColumns,
+  runValues,
+  sameLease,
+  statsGroupOf,
+  TASK_INSERT_COLUMNS,
+  taskContextOf,
+  taskOf,
+  taskPatchColumns,
+  taskValues,
+  type ColumnValue,
+  type TaskContext,
+} from "./store-rows.js";
 import type {
   FreshResult,
   Lease,
@@ -79,7 +95,10 @@ export class PostgresStore implements Store {
       const select = "SELECT id FROM bulkcheck.scopes WHERE base_url = $1 AND profile = $2";
       let row = await this.#db.row(select, [scope.baseUrl, scope.profile]);
       if (!row) {
-        await this.#db.run("INSERT INTO bulkcheck.scopes (base_url, profile) VALUES ($1, $2) ON CONFLICT DO NOTHING", [scope.baseUrl, scope.profile]);
+        await this.#db.run("INSERT INTO bulkcheck.scopes (base_url, profile) VALUES ($1, $2) ON CONFLICT DO NOTHING", [
+          scope.baseUrl,
+          scope.profile,
+        ]);
         row = await this.#db.row(select, [scope.baseUrl, scope.profile]);
       }
       id = Number(row![0]);
@@ -99,41 +118,17 @@ export class PostgresStore implements Store {
   }
 
   async createRun(run: NewRun, lease: Lease): Promise<RunRecord | "exists"> {
-    const heartbeatAt = run.startedAt;
     try {
       await this.#db.run(
-        `INSERT INTO bulkcheck.runs (id, scope_id, identity, kind, state, started_at, product, country, source, settings, prepared, plan, output,
-           host, os_user, lease_host, lease_pid, lease_nonce, heartbeat_at, note)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20)`,
-        [
-          run.id,
-          await this.#scopeId(run.scope),
-          run.identity,
-          run.kind,
-          run.state,
-          run.startedAt,
-          run.product,
-          run.country ?? null,
-          JSON.stringify(run.source),
-          JSON.stringify(run.settings),
-          json(run.prepared),
-          json(run.plan),
-          json(run.output),
-          run.host ?? null,
-          run.user ?? null,
-          lease.host,
-          lease.pid,
-          lease.nonce,
-          heartbeatAt,
-          run.note ?? null,
-        ],
+        `INSERT INTO bulkcheck.runs (${RUN_INSERT_COLUMNS.join(", ")}) VALUES (${placeholders(RUN_INSERT_COLUMNS.length)})`,
+        runValues(run, await this.#scopeId(run.scope), lease),
       );
     } catch (error) {
       // Another process created an open run of the same command (or a run with this id) first.
       if ((error as { code?: string }).code === UNIQUE_VIOLATION) return "exists";
       throw error;
     }
-    return { ...run, lease: { ...lease, heartbeatAt } };
+    return { ...run, lease: { ...lease, heartbeatAt: run.startedAt } };
   }
 
   claimRun(runId: string, lease: Lease, now: string, staleBefore: string, isAlive: (holder: Lease) => boolean): Promise<Lease | undefined> {
@@ -158,13 +153,10 @@ export class PostgresStore implements Store {
   }
 
   async heartbeat(runId: string, lease: Lease, now: string): Promise<void> {
-    await this.#db.run("UPDATE bulkcheck.runs SET heartbeat_at = $1 WHERE id = $2 AND lease_host = $3 AND lease_pid = $4 AND lease_nonce = $5", [
-      now,
-      runId,
-      lease.host,
-      lease.pid,
-      lease.nonce,
-    ]);
+    await this.#db.run(
+      "UPDATE bulkcheck.runs SET heartbeat_at = $1 WHERE id = $2 AND lease_host = $3 AND lease_pid = $4 AND lease_nonce = $5",
+      [now, runId, lease.host, lease.pid, lease.nonce],
+    );
   }
 
   async releaseRun(runId: string, lease: Lease): Promise<void> {
@@ -177,14 +169,7 @@ export class PostgresStore implements Store {
 
   async updateRun(runId: string, patch: RunPatch): Promise<void> {
     const set = new Assignments();
-    set.add("identity", patch.identity);
-    set.add("state", patch.state);
-    set.add("finished_at", patch.finishedAt);
-    set.add("plan", json(patch.plan) ?? undefined);
-    set.add("output", json(patch.output) ?? undefined);
-    set.add("source", json(patch.source) ?? undefined);
-    set.add("prepared", json(patch.prepared) ?? undefined);
-    set.add("note", patch.note);
+    for (const [column, value] of runPatchColumns(patch)) set.add(column, value);
     if (!set.empty) await this.#db.run(`UPDATE bulkcheck.runs SET ${set.sql} WHERE id = ${set.next(runId)}`, set.values);
   }
 
@@ -210,53 +195,15 @@ export class PostgresStore implements Store {
 
   async addTask(task: NewTask): Promise<TaskRecord> {
     const [[ref]] = (await this.#db.rows(
-      `INSERT INTO bulkcheck.tasks (scope_id, run_id, part, parts, idempotency_key, task_id, product, country, count, sha256, submitted_at,
-         created_at, status, total, success_cnt, failure_cnt, checked_at, retry_of, replayed, recorded_at, staged_file, staged_bytes, staged_sha256)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23)
-       RETURNING ref`,
-      [
-        await this.#scopeId(task.scope),
-        task.runId ?? null,
-        task.part ?? null,
-        task.parts ?? null,
-        task.idempotencyKey ?? null,
-        task.taskId ?? null,
-        task.product,
-        task.country ?? null,
-        task.count ?? null,
-        task.sha256 ?? null,
-        task.submittedAt ?? null,
-        task.createdAt ?? null,
-        task.status ?? null,
-        task.total ?? null,
-        task.successCnt ?? null,
-        task.failureCnt ?? null,
-        task.checkedAt ?? null,
-        task.retryOf ?? null,
-        task.replayed ?? null,
-        task.recordedAt ?? null,
-        task.staged?.file ?? null,
-        task.staged?.bytes ?? null,
-        task.staged?.sha256 ?? null,
-      ],
+      `INSERT INTO bulkcheck.tasks (${TASK_INSERT_COLUMNS.join(", ")}) VALUES (${placeholders(TASK_INSERT_COLUMNS.length)}) RETURNING ref`,
+      taskValues(task, await this.#scopeId(task.scope)),
     )) as [[number]];
     return { ...task, ref };
   }
 
   async updateTask(ref: number, patch: TaskPatch): Promise<void> {
     const set = new Assignments();
-    set.add("task_id", patch.taskId);
-    set.add("created_at", patch.createdAt);
-    set.add("status", patch.status);
-    set.add("total", patch.total);
-    set.add("success_cnt", patch.successCnt);
-    set.add("failure_cnt", patch.failureCnt);
-    set.add("replayed", patch.replayed);
-    set.add("recorded_at", patch.recordedAt);
-    set.add("country", patch.country);
-    set.add("staged_file", patch.staged?.file);
-    set.add("staged_bytes", patch.staged?.bytes);
-    set.add("staged_sha256", patch.staged?.sha256);
+    for (const [column, value] of taskPatchColumns(patch)) set.add(column, value);
     // A task id ends the upload that got it.
     if (patch.taskId !== undefined) set.raw("upload_started_at = NULL");
     // The first check that saw the task succeed dates its results; later checks never move it.
@@ -269,10 +216,10 @@ export class PostgresStore implements Store {
   }
 
   async taskById(scope: Scope, taskId: string): Promise<TaskRecord | undefined> {
-    const row = await this.#db.row(`SELECT ${TASK_COLUMNS} FROM ${TASKS} WHERE t.scope_id = $1 AND t.task_id = $2 ORDER BY t.ref DESC LIMIT 1`, [
-      await this.#scopeId(scope),
-      taskId,
-    ]);
+    const row = await this.#db.row(
+      `SELECT ${TASK_COLUMNS} FROM ${TASKS} WHERE t.scope_id = $1 AND t.task_id = $2 ORDER BY t.ref DESC LIMIT 1`,
+      [await this.#scopeId(scope), taskId],
+    );
     return row && taskOf(row);
   }
 
@@ -344,7 +291,7 @@ export class PostgresStore implements Store {
     );
     for (const [ref] of tasks) {
       const taskRef = Number(ref);
-      for (let after = -1; ; ) {
+      for (let after = -1; ;) {
         // The page's numbers as one text value: a row per page instead of a row per number to decode.
         const [[page]] = (await this.#db.rows(
           `SELECT string_agg(identifier::text, ',' ORDER BY identifier) FROM (
@@ -362,9 +309,10 @@ export class PostgresStore implements Store {
   async checkedAtOf(taskRefs: readonly number[]): Promise<Map<number, string>> {
     const found = new Map<number, string>();
     for (let at = 0; at < taskRefs.length; at += BATCH_ROWS) {
-      const rows = await this.#db.rows("SELECT ref, checked_at FROM bulkcheck.tasks WHERE ref = ANY($1::bigint[]) AND checked_at IS NOT NULL", [
-        taskRefs.slice(at, at + BATCH_ROWS),
-      ]);
+      const rows = await this.#db.rows(
+        "SELECT ref, checked_at FROM bulkcheck.tasks WHERE ref = ANY($1::bigint[]) AND checked_at IS NOT NULL",
+        [taskRefs.slice(at, at + BATCH_ROWS)],
+      );
       for (const [ref, checkedAt] of rows) found.set(Number(ref), String(checkedAt));
     }
     return found;
@@ -415,7 +363,12 @@ export class PostgresStore implements Store {
       const pairs = current.flatMap((row) => {
         const before = previous.get(Number(row[0]));
         return before
-          ? [{ current: ledgerRowOf(row, 0, task), previous: ledgerRowOf(before, 0, taskContextOf(before, RESULT_VALUE_COLUMNS.length + 2)) }]
+          ? [
+              {
+                current: ledgerRowOf(row, 0, task),
+                previous: ledgerRowOf(before, 0, taskContextOf(before, RESULT_VALUE_COLUMNS.length + 2)),
+              },
+            ]
           : [];
       });
       if (pairs.length > 0) yield pairs;
@@ -426,15 +379,18 @@ export class PostgresStore implements Store {
     const numbers = identifiers.map(identifierNumber).filter((n) => n !== undefined);
     let removed = 0;
     for (let at = 0; at < numbers.length; at += BATCH_ROWS) {
-      removed += await this.#db.run("DELETE FROM bulkcheck.results WHERE identifier = ANY($1::bigint[])", [numbers.slice(at, at + BATCH_ROWS)]);
+      removed += await this.#db.run("DELETE FROM bulkcheck.results WHERE identifier = ANY($1::bigint[])", [
+        numbers.slice(at, at + BATCH_ROWS),
+      ]);
     }
     return removed;
   }
 
   prune(before: string): Promise<number> {
-    return this.#db.run("DELETE FROM bulkcheck.results WHERE task_ref IN (SELECT ref FROM bulkcheck.tasks WHERE checked_at < $1::timestamptz)", [
-      instant(before),
-    ]);
+    return this.#db.run(
+      "DELETE FROM bulkcheck.results WHERE task_ref IN (SELECT ref FROM bulkcheck.tasks WHERE checked_at < $1::timestamptz)",
+      [instant(before)],
+    );
   }
 
   async stats(): Promise<LedgerStats> {
@@ -452,14 +408,7 @@ export class PostgresStore implements Store {
          FROM bulkcheck.results r JOIN ${TASKS} ON t.ref = r.task_ref
          GROUP BY s.base_url, s.profile, t.product ORDER BY s.base_url, s.profile, t.product`,
       )
-    ).map(([baseUrl, profile, product, count, distinct, first, last]) => ({
-      scope: { baseUrl: String(baseUrl), profile: String(profile) },
-      product: String(product),
-      results: Number(count),
-      numbers: Number(distinct),
-      oldest: String(first),
-      newest: String(last),
-    }));
+    ).map(statsGroupOf);
     return {
       results: Number(results),
       numbers: Number(numbers),
@@ -473,7 +422,10 @@ export class PostgresStore implements Store {
 
   async *exportResults(filter: LedgerFilter): AsyncIterable<readonly LedgerRow[]> {
     const { where, params } = await this.#filterClause(filter, 1);
-    const tasks = await this.#db.rows(`SELECT t.ref FROM bulkcheck.tasks t WHERE t.recorded_at IS NOT NULL ${where} ORDER BY t.checked_at, t.ref`, params);
+    const tasks = await this.#db.rows(
+      `SELECT t.ref FROM bulkcheck.tasks t WHERE t.recorded_at IS NOT NULL ${where} ORDER BY t.checked_at, t.ref`,
+      params,
+    );
     for (const [ref] of tasks) yield* this.taskResults(Number(ref));
   }
 
@@ -483,7 +435,7 @@ export class PostgresStore implements Store {
 
   /** A task's result rows (RESULT_COLUMNS) by keyset pages in the order of their numbers. */
   async *#resultPages(taskRef: number): AsyncIterable<ColumnValue[][]> {
-    for (let after = -1; ; ) {
+    for (let after = -1; ;) {
       const rows = await this.#db.rows(
         `SELECT ${RESULT_COLUMNS} FROM bulkcheck.results r WHERE r.task_ref = $1 AND r.identifier > $2 ORDER BY r.identifier LIMIT $3`,
         [taskRef, after, BATCH_ROWS],
@@ -518,34 +470,6 @@ function instant(iso: string): string {
   return iso === "" ? "-infinity" : iso;
 }
 
-/** The SET list of an UPDATE, with its parameters numbered as they are added. */
-class Assignments {
-  readonly #sets: string[] = [];
-  readonly values: PgParam[] = [];
-
-  /** `column = value`, unless the value is undefined (not part of the patch). */
-  add(column: string, value: PgParam | undefined): void {
-    if (value !== undefined) this.#sets.push(`${column} = ${this.next(value)}`);
-  }
-
-  raw(assignment: string): void {
-    this.#sets.push(assignment);
-  }
-
-  /** The placeholder of one more parameter. */
-  next(value: PgParam): string {
-    return `$${this.values.push(value)}`;
-  }
-
-  get empty(): boolean {
-    return this.#sets.length === 0;
-  }
-
-  get sql(): string {
-    return this.#sets.join(", ");
-  }
-}
-
 /**
  * A batch of result rows as the columns INSERT_RESULTS unnests, each written as one
  * PostgreSQL array literal: pg's own conversion of JavaScript arrays took ~12 µs a row here,
@@ -568,16 +492,3 @@ class ResultColumns {
     return [`{${this.#identifiers.join(",")}}`, ...this.#columns.map(arrayLiteral)];
   }
 }
-
-/** `{"a","b",NULL}`: every element quoted, with `"` and `\` escaped, so no value can end it early. */
-function arrayLiteral(values: readonly (string | null)[]): string {
-  let literal = "{";
-  for (let index = 0; index < values.length; index++) {
-    const value = values[index];
-    if (index > 0) literal += ",";
-    literal += value === null || value === undefined ? "NULL" : `"${value.replace(ARRAY_ESCAPED, "\\$&")}"`;
-  }
-  return literal + "}";
-}
-
-const ARRAY_ESCAPED = /["\\]/g;

@@ -18,7 +18,22 @@ import type {
   TaskRecord,
 } from "./store.js";
 import { identifierNumber, splitValues } from "./result-values.js";
-import { json, ledgerRowOf, leaseOf, runOf, sameLease, taskContextOf, taskOf, type TaskContext } from "./store-rows.js";
+import {
+  ledgerRowOf,
+  leaseOf,
+  RUN_INSERT_COLUMNS,
+  runOf,
+  runPatchColumns,
+  runValues,
+  sameLease,
+  statsGroupOf,
+  TASK_INSERT_COLUMNS,
+  taskContextOf,
+  taskOf,
+  taskPatchColumns,
+  taskValues,
+  type TaskContext,
+} from "./store-rows.js";
 
 /** Rows written per transaction when recording, and read per query when streaming. */
 const BATCH_ROWS = 5000;
@@ -93,31 +108,8 @@ export class SqliteStore implements Store {
     const heartbeatAt = run.startedAt;
     try {
       this.#db.run(
-        `INSERT INTO runs (id, scope_id, identity, kind, state, started_at, product, country, source, settings, prepared, plan, output,
-           host, os_user, lease_host, lease_pid, lease_nonce, heartbeat_at, note)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-        [
-          run.id,
-          this.#scopeId(run.scope),
-          run.identity,
-          run.kind,
-          run.state,
-          run.startedAt,
-          run.product,
-          run.country ?? null,
-          JSON.stringify(run.source),
-          JSON.stringify(run.settings),
-          json(run.prepared),
-          json(run.plan),
-          json(run.output),
-          run.host ?? null,
-          run.user ?? null,
-          lease.host,
-          lease.pid,
-          lease.nonce,
-          heartbeatAt,
-          run.note ?? null,
-        ],
+        `INSERT INTO runs (${RUN_INSERT_COLUMNS.join(", ")}) VALUES (${RUN_INSERT_COLUMNS.map(() => "?").join(", ")})`,
+        runValues(run, this.#scopeId(run.scope), lease),
       );
     } catch (error) {
       if ((error as { code?: string }).code === "SQLITE_CONSTRAINT_UNIQUE") return Promise.resolve("exists");
@@ -166,20 +158,9 @@ export class SqliteStore implements Store {
   }
 
   updateRun(runId: string, patch: RunPatch): Promise<void> {
-    const sets: string[] = [];
-    const values: SqlValue[] = [];
-    const set = (column: string, value: SqlValue) => {
-      sets.push(`${column} = ?`);
-      values.push(value);
-    };
-    if (patch.identity !== undefined) set("identity", patch.identity);
-    if (patch.state !== undefined) set("state", patch.state);
-    if (patch.finishedAt !== undefined) set("finished_at", patch.finishedAt);
-    if (patch.plan !== undefined) set("plan", JSON.stringify(patch.plan));
-    if (patch.output !== undefined) set("output", JSON.stringify(patch.output));
-    if (patch.source !== undefined) set("source", JSON.stringify(patch.source));
-    if (patch.prepared !== undefined) set("prepared", JSON.stringify(patch.prepared));
-    if (patch.note !== undefined) set("note", patch.note);
+    const given = runPatchColumns(patch).filter(([, value]) => value !== undefined);
+    const sets = given.map(([column]) => `${column} = ?`);
+    const values = given.map(([, value]) => value!);
     if (sets.length > 0) this.#db.run(`UPDATE runs SET ${sets.join(", ")} WHERE id = ?`, [...values, runId]);
     return Promise.resolve();
   }
@@ -207,54 +188,14 @@ export class SqliteStore implements Store {
 
   addTask(task: NewTask): Promise<TaskRecord> {
     const { lastInsertRowid } = this.#db.run(
-      `INSERT INTO tasks (scope_id, run_id, part, parts, idempotency_key, task_id, product, country, count, sha256, submitted_at,
-         created_at, status, total, success_cnt, failure_cnt, checked_at, retry_of, replayed, recorded_at, staged_file, staged_bytes, staged_sha256)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      [
-        this.#scopeId(task.scope),
-        task.runId ?? null,
-        task.part ?? null,
-        task.parts ?? null,
-        task.idempotencyKey ?? null,
-        task.taskId ?? null,
-        task.product,
-        task.country ?? null,
-        task.count ?? null,
-        task.sha256 ?? null,
-        task.submittedAt ?? null,
-        task.createdAt ?? null,
-        task.status ?? null,
-        task.total ?? null,
-        task.successCnt ?? null,
-        task.failureCnt ?? null,
-        task.checkedAt ?? null,
-        task.retryOf ?? null,
-        task.replayed === undefined ? null : Number(task.replayed),
-        task.recordedAt ?? null,
-        task.staged?.file ?? null,
-        task.staged?.bytes ?? null,
-        task.staged?.sha256 ?? null,
-      ],
+      `INSERT INTO tasks (${TASK_INSERT_COLUMNS.join(", ")}) VALUES (${TASK_INSERT_COLUMNS.map(() => "?").join(", ")})`,
+      taskValues(task, this.#scopeId(task.scope)),
     );
     return Promise.resolve({ ...task, ref: lastInsertRowid });
   }
 
   updateTask(ref: number, patch: TaskPatch): Promise<void> {
-    const columns: Array<[string, SqlValue | undefined]> = [
-      ["task_id", patch.taskId],
-      ["created_at", patch.createdAt],
-      ["status", patch.status],
-      ["total", patch.total],
-      ["success_cnt", patch.successCnt],
-      ["failure_cnt", patch.failureCnt],
-      ["replayed", patch.replayed === undefined ? undefined : Number(patch.replayed)],
-      ["recorded_at", patch.recordedAt],
-      ["country", patch.country],
-      ["staged_file", patch.staged?.file],
-      ["staged_bytes", patch.staged?.bytes],
-      ["staged_sha256", patch.staged?.sha256],
-    ];
-    const given = columns.filter(([, value]) => value !== undefined);
+    const given = taskPatchColumns(patch).filter(([, value]) => value !== undefined);
     const sets = given.map(([column]) => `${column} = ?`);
     // A task id ends the upload that got it.
     if (patch.taskId !== undefined) sets.push("upload_started_at = NULL");
@@ -489,14 +430,7 @@ export class SqliteStore implements Store {
          FROM results r JOIN tasks t ON t.ref = r.task_ref JOIN scopes s ON s.id = t.scope_id
          GROUP BY s.base_url, s.profile, t.product ORDER BY s.base_url, s.profile, t.product`,
       )
-      .map(([baseUrl, profile, product, count, distinct, first, last]) => ({
-        scope: { baseUrl: String(baseUrl), profile: String(profile) },
-        product: String(product),
-        results: Number(count),
-        numbers: Number(distinct),
-        oldest: String(first),
-        newest: String(last),
-      }));
+      .map(statsGroupOf);
     const bytes = ["", "-wal"].reduce((sum, suffix) => sum + (statSync(this.#db.path + suffix, { throwIfNoEntry: false })?.size ?? 0), 0);
     return Promise.resolve({
       results: Number(results),

@@ -1,6 +1,6 @@
 import { rowValues, STORED_IDENTIFIER } from "./result-values.js";
 import { RESULT_VALUE_COLUMNS } from "./sqlite-schema.js";
-import type { Lease, LedgerRow, RunRecord, Scope, TaskRecord } from "./store.js";
+import type { Lease, LedgerRow, LedgerStats, NewRun, NewTask, RunPatch, RunRecord, Scope, TaskPatch, TaskRecord } from "./store.js";
 
 /**
  * Records from the rows both stores select: the same columns in the same order (RUN_COLUMNS,
@@ -10,6 +10,167 @@ import type { Lease, LedgerRow, RunRecord, Scope, TaskRecord } from "./store.js"
 
 /** A value as a store's row holds it. */
 export type ColumnValue = string | number | null | Buffer;
+
+/** The columns a new run is inserted with, in the order of runValues. */
+export const RUN_INSERT_COLUMNS = [
+  "id",
+  "scope_id",
+  "identity",
+  "kind",
+  "state",
+  "started_at",
+  "product",
+  "country",
+  "source",
+  "settings",
+  "prepared",
+  "plan",
+  "output",
+  "host",
+  "os_user",
+  "lease_host",
+  "lease_pid",
+  "lease_nonce",
+  "heartbeat_at",
+  "note",
+] as const;
+
+/** A new run's values for RUN_INSERT_COLUMNS: its lease's heartbeat is its start. */
+export function runValues(run: NewRun, scopeId: number, lease: Lease): ColumnValue[] {
+  return [
+    run.id,
+    scopeId,
+    run.identity,
+    run.kind,
+    run.state,
+    run.startedAt,
+    run.product,
+    run.country ?? null,
+    JSON.stringify(run.source),
+    JSON.stringify(run.settings),
+    json(run.prepared),
+    json(run.plan),
+    json(run.output),
+    run.host ?? null,
+    run.user ?? null,
+    lease.host,
+    lease.pid,
+    lease.nonce,
+    run.startedAt,
+    run.note ?? null,
+  ];
+}
+
+/** The columns a patch of a run sets, with their values (undefined: not in the patch). */
+export function runPatchColumns(patch: RunPatch): Array<[string, ColumnValue | undefined]> {
+  return [
+    ["identity", patch.identity],
+    ["state", patch.state],
+    ["finished_at", patch.finishedAt],
+    ["plan", patch.plan === undefined ? undefined : JSON.stringify(patch.plan)],
+    ["output", patch.output === undefined ? undefined : JSON.stringify(patch.output)],
+    ["source", patch.source === undefined ? undefined : JSON.stringify(patch.source)],
+    ["prepared", patch.prepared === undefined ? undefined : JSON.stringify(patch.prepared)],
+    ["note", patch.note],
+  ];
+}
+
+/** The columns a new task is inserted with, in the order of taskValues. */
+export const TASK_INSERT_COLUMNS = [
+  "scope_id",
+  "run_id",
+  "part",
+  "parts",
+  "idempotency_key",
+  "task_id",
+  "product",
+  "country",
+  "count",
+  "sha256",
+  "submitted_at",
+  "created_at",
+  "status",
+  "total",
+  "success_cnt",
+  "failure_cnt",
+  "checked_at",
+  "retry_of",
+  "replayed",
+  "recorded_at",
+  "staged_file",
+  "staged_bytes",
+  "staged_sha256",
+] as const;
+
+/** A new task's values for TASK_INSERT_COLUMNS (a flag as 0 or 1). */
+export function taskValues(task: NewTask, scopeId: number): ColumnValue[] {
+  return [
+    scopeId,
+    task.runId ?? null,
+    task.part ?? null,
+    task.parts ?? null,
+    task.idempotencyKey ?? null,
+    task.taskId ?? null,
+    task.product,
+    task.country ?? null,
+    task.count ?? null,
+    task.sha256 ?? null,
+    task.submittedAt ?? null,
+    task.createdAt ?? null,
+    task.status ?? null,
+    task.total ?? null,
+    task.successCnt ?? null,
+    task.failureCnt ?? null,
+    task.checkedAt ?? null,
+    task.retryOf ?? null,
+    task.replayed === undefined ? null : Number(task.replayed),
+    task.recordedAt ?? null,
+    task.staged?.file ?? null,
+    task.staged?.bytes ?? null,
+    task.staged?.sha256 ?? null,
+  ];
+}
+
+/**
+ * The columns a patch of a task sets outright, with their values (undefined: not in the
+ * patch). `checked_at` is not among them: each store keeps the first one it is given.
+ */
+export function taskPatchColumns(patch: TaskPatch): Array<[string, ColumnValue | undefined]> {
+  return [
+    ["task_id", patch.taskId],
+    ["created_at", patch.createdAt],
+    ["status", patch.status],
+    ["total", patch.total],
+    ["success_cnt", patch.successCnt],
+    ["failure_cnt", patch.failureCnt],
+    ["replayed", patch.replayed === undefined ? undefined : Number(patch.replayed)],
+    ["recorded_at", patch.recordedAt],
+    ["country", patch.country],
+    ["staged_file", patch.staged?.file],
+    ["staged_bytes", patch.staged?.bytes],
+    ["staged_sha256", patch.staged?.sha256],
+  ];
+}
+
+/** A row of the per-product statistics: scope, product, results, distinct numbers, oldest and newest check. */
+export function statsGroupOf([
+  baseUrl,
+  profile,
+  product,
+  count,
+  distinct,
+  first,
+  last,
+]: readonly ColumnValue[]): LedgerStats["groups"][number] {
+  return {
+    scope: { baseUrl: String(baseUrl), profile: String(profile) },
+    product: String(product),
+    results: Number(count),
+    numbers: Number(distinct),
+    oldest: String(first),
+    newest: String(last),
+  };
+}
 
 /** What a ledger row takes from its task: selected with each store's TASK_CONTEXT, read with taskContextOf. */
 export interface TaskContext {
