@@ -1,16 +1,16 @@
 import { spawn } from "node:child_process";
-import { chmodSync, writeFileSync } from "node:fs";
+import { chmodSync, readFileSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { join } from "node:path";
 import pg from "pg";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { UsageError } from "../../src/errors.js";
-import { postgresTarget } from "../../src/store/postgres-connection.js";
+import { passwordFromFile, postgresTarget } from "../../src/store/postgres-connection.js";
 import { PostgresStore } from "../../src/store/postgres-store.js";
 import { StoreUnavailableError, type Lease } from "../../src/store/store.js";
 import { tempDir } from "../helpers/cli.js";
 import { createTestDatabase } from "../helpers/postgres.js";
-import { LEASE, newRun, storeContract } from "./store-contract.js";
+import { LEASE, newRun, recordedTask, storeContract } from "./store-contract.js";
 
 /** This file's database (the test run's server is started once, by postgres-global-setup.ts). */
 let databaseUrl: string;
@@ -85,6 +85,33 @@ describe("the shared store", () => {
     expect(holders.filter((holder) => holder === undefined)).toHaveLength(1);
     const winner = (await first.run("r1"))!.lease!;
     expect(holders).toContainEqual({ host: winner.host, pid: winner.pid, nonce: winner.nonce });
+  });
+
+  it("forgets a number: no byte of it is left in the results table or its indexes once the store has vacuumed them", async () => {
+    const store = await openStore();
+    await admin.query("TRUNCATE bulkcheck.runs, bulkcheck.tasks, bulkcheck.results CASCADE");
+    const rows = Array.from({ length: 3000 }, (_, i) => ({ identifier: String(447400100000 + i), values: ["true"] }));
+    await recordedTask(store, "2026-11-20T10:00:00.000Z", rows);
+    const relationFiles = async () => {
+      // The test run's server writes its files on this machine; CHECKPOINT puts what is in its memory there.
+      await admin.query("CHECKPOINT");
+      const { rows: paths } = await admin.query<{ path: string }>(
+        `SELECT current_setting('data_directory') || '/' || pg_relation_filepath(oid) AS path FROM pg_class
+         WHERE relnamespace = 'bulkcheck'::regnamespace AND relname IN ('results', 'results_pkey', 'results_identifier')`,
+      );
+      return paths.map(({ path }) => readFileSync(path));
+    };
+    const asStored = (identifier: bigint) => {
+      const bytes = Buffer.alloc(8);
+      bytes.writeBigInt64LE(identifier);
+      return bytes;
+    };
+    expect((await relationFiles()).map((bytes) => bytes.includes(asStored(447400101042n)))).toEqual([true, true, true]);
+    expect(await store.forget(["447400101042"])).toBe(1);
+    const files = await relationFiles();
+    expect(files.map((bytes) => bytes.includes(asStored(447400101042n)))).toEqual([false, false, false]);
+    // The check itself finds a number that is still there.
+    expect(files.map((bytes) => bytes.includes(asStored(447400101043n)))).toEqual([true, true, true]);
   });
 
   it("lets two processes migrate a new database at once: both open it, and each migration runs once", async () => {
@@ -175,6 +202,19 @@ describe("the shared store", () => {
     const target = postgresTarget("postgresql://ana:p%40ss@[::1]:6543/?application_name=x", {});
     expect(target).toMatchObject({ location: "postgresql://ana@[::1]:6543/?application_name=x", sslMode: "prefer" });
     expect(target.config).toMatchObject({ host: "::1", port: 6543, user: "ana", database: "ana" });
+  });
+
+  it("reads the password file as libpq does: wildcards, escaped colons and backslashes, the first matching line", () => {
+    const file = join(tempDir(), "pgpass");
+    writeFileSync(
+      file,
+      ["# comment", "db.example:5432:other:ana:no", "db.example:*:team:ana:p\\:ss\\\\word:x", "*:*:*:*:fallback", ""].join("\n"),
+    );
+    chmodSync(file, 0o600);
+    const target = { host: "db.example", port: 5432, database: "team", user: "ana" };
+    expect(passwordFromFile({ PGPASSFILE: file }, target)).toBe("p:ss\\word:x");
+    expect(passwordFromFile({ PGPASSFILE: file }, { ...target, user: "bo" })).toBe("fallback");
+    expect(passwordFromFile({ PGPASSFILE: join(tempDir(), "missing") }, target)).toBeUndefined();
   });
 
   it("reports connections the server closed (a restart) as StoreUnavailableError, and connects again for the next operation", async () => {
