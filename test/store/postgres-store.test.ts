@@ -3,7 +3,7 @@ import { chmodSync, readFileSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { join } from "node:path";
 import pg from "pg";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { UsageError } from "../../src/errors.js";
 import { passwordFromFile, postgresTarget } from "../../src/store/postgres-connection.js";
 import { PostgresStore } from "../../src/store/postgres-store.js";
@@ -15,10 +15,19 @@ import { LEASE, newRun, recordedTask, storeContract } from "./store-contract.js"
 /** This file's database (the test run's server is started once, by postgres-global-setup.ts). */
 let databaseUrl: string;
 let admin: pg.Client;
+let unavailable: unknown;
 beforeAll(async () => {
-  databaseUrl = await createTestDatabase();
-  admin = new pg.Client({ connectionString: databaseUrl });
-  await admin.connect();
+  try {
+    databaseUrl = await createTestDatabase();
+    admin = new pg.Client({ connectionString: databaseUrl });
+    await admin.connect();
+  } catch (error) {
+    unavailable = error;
+  }
+});
+// Without a server every test fails, each with the reason: none is skipped.
+beforeEach(() => {
+  if (unavailable !== undefined) throw unavailable;
 });
 afterAll(async () => {
   await admin?.end();
