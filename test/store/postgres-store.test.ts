@@ -15,14 +15,14 @@ import { LEASE, newRun, recordedTask, storeContract } from "./store-contract.js"
 /** This file's database (the test run's server is started once, by postgres-global-setup.ts). */
 let databaseUrl: string;
 let admin: pg.Client;
-let unavailable: unknown;
+let unavailable: Error | undefined;
 beforeAll(async () => {
   try {
     databaseUrl = await createTestDatabase();
     admin = new pg.Client({ connectionString: databaseUrl });
     await admin.connect();
   } catch (error) {
-    unavailable = error;
+    unavailable = error as Error;
   }
 });
 // Without a server every test fails, each with the reason: none is skipped.
