@@ -3,8 +3,8 @@ import { migrate } from "./postgres-schema.js";
 import { postgresTarget, storeFailure, type ConnectionEnv } from "./postgres-connection.js";
 import type { ColumnValue } from "./store-rows.js";
 
-/** What a statement binds: pg turns arrays into PostgreSQL arrays, and JSON is passed as its text. */
-export type PgParam = ColumnValue | boolean | readonly (string | number | null)[];
+/** What a statement binds: arrays go as their literal (numberArray, arrayLiteral), JSON as its text. */
+export type PgParam = ColumnValue | boolean;
 
 /**
  * Connections a process opens at most: a run records results, heartbeats its lease and
@@ -94,6 +94,41 @@ export class PostgresDb {
     }
   }
 
+  /**
+   * The rows of `text` in batches of `batchRows`, read through a cursor on a connection of
+   * its own, held until the last batch is read or the reader stops. The query is planned
+   * and run once, so a batch costs the same however far into the rows it is (keyset pages
+   * were re-planned each time, and without fresh statistics after a big recording the
+   * planner re-sorted everything left for every page).
+   */
+  async *cursor(text: string, values: readonly PgParam[], batchRows: number): AsyncGenerator<ColumnValue[][]> {
+    let client: PoolClient;
+    try {
+      client = await this.pool.connect();
+    } catch (error) {
+      throw storeFailure(error, this.location);
+    }
+    let state: "reading" | "done" | "failed" = "reading";
+    try {
+      await client.query("BEGIN READ ONLY");
+      await client.query({ text: `DECLARE batches NO SCROLL CURSOR FOR ${text}`, values: [...values] });
+      for (;;) {
+        const { rows } = await client.query<ColumnValue[]>({ text: `FETCH ${batchRows} FROM batches`, rowMode: "array" });
+        if (rows.length === 0) break;
+        yield rows;
+      }
+      await client.query("COMMIT");
+      state = "done";
+    } catch (error) {
+      state = "failed";
+      throw storeFailure(error, this.location);
+    } finally {
+      // A reader that stopped early leaves the transaction open: it is rolled back before the connection is reused.
+      if (state === "reading") await client.query("ROLLBACK").catch(() => (state = "failed"));
+      client.release(state === "failed");
+    }
+  }
+
   /** Runs `work` in one transaction on a connection of its own, committed when it returns, rolled back when it throws. */
   async transaction<T>(work: (query: (text: string, values?: readonly PgParam[]) => Promise<ColumnValue[][]>) => Promise<T>): Promise<T> {
     let client: PoolClient;
@@ -156,6 +191,11 @@ export class Assignments {
   get sql(): string {
     return this.#sets.join(", ");
   }
+}
+
+/** `{1,2,3}`: numbers as a PostgreSQL array literal, written directly (pg's own array conversion is slow: see ResultColumns). */
+export function numberArray(numbers: readonly number[]): string {
+  return `{${numbers.join(",")}}`;
 }
 
 /** `{"a","b",NULL}`: every element quoted, with `"` and `\` escaped, so no value can end it early. */

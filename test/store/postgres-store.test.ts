@@ -10,7 +10,7 @@ import { PostgresStore } from "../../src/store/postgres-store.js";
 import { StoreUnavailableError, type Lease } from "../../src/store/store.js";
 import { tempDir } from "../helpers/cli.js";
 import { createTestDatabase } from "../helpers/postgres.js";
-import { LEASE, newRun, recordedTask, storeContract } from "./store-contract.js";
+import { collect, LEASE, newRun, recordedTask, SCOPE, storeContract } from "./store-contract.js";
 
 /** This file's database (the test run's server is started once, by postgres-global-setup.ts). */
 let databaseUrl: string;
@@ -121,6 +121,20 @@ describe("the shared store", () => {
     expect(files.map((bytes) => bytes.includes(asStored(447400101042n)))).toEqual([false, false, false]);
     // The check itself finds a number that is still there.
     expect(files.map((bytes) => bytes.includes(asStored(447400101043n)))).toEqual([true, true, true]);
+  });
+
+  it("gives a cursor's connection back when its reader stops early, so readers never exhaust the pool", async () => {
+    const store = await openStore();
+    await admin.query("TRUNCATE bulkcheck.runs, bulkcheck.tasks, bulkcheck.results CASCADE");
+    const rows = Array.from({ length: 25_000 }, (_, i) => ({ identifier: String(447400100000 + i), values: ["true"] }));
+    const task = await recordedTask(store, "2026-11-20T10:00:00.000Z", rows);
+    for (let reader = 0; reader < 10; reader++) {
+      for await (const batch of store.taskResults(task.ref)) {
+        expect(batch.length).toBeGreaterThan(0);
+        break;
+      }
+    }
+    expect(await collect(store.freshResults(SCOPE, "number_activity_batch", ""))).toHaveLength(25_000);
   });
 
   it("lets two processes migrate a new database at once: both open it, and each migration runs once", async () => {
