@@ -268,20 +268,32 @@ export class PostgresStore implements Store {
     const split = splitValues(columns);
     let recorded = 0;
     let pending = new ResultColumns();
+    // One batch is written while the next is read and encoded, so the database and this
+    // process work at once.
+    let writing: Promise<void> | undefined;
     const flush = async () => {
-      await this.#db.run(INSERT_RESULTS, [taskRef, ...pending.arrays]);
-      recorded += pending.rows;
+      const batch = pending;
       pending = new ResultColumns();
+      const previous = writing;
+      writing = this.#db.run(INSERT_RESULTS, [taskRef, ...batch.arrays]).then(() => void (recorded += batch.rows));
+      // Its failure is thrown where it is awaited, not reported as unhandled meanwhile.
+      writing.catch(() => undefined);
+      await previous;
     };
-    for await (const batch of batches) {
-      for (const row of batch) {
-        const identifier = identifierNumber(row.identifier);
-        if (identifier === undefined) continue;
-        pending.push(identifier, split(row.values));
-        if (pending.rows === BATCH_ROWS) await flush();
+    try {
+      for await (const batch of batches) {
+        for (const row of batch) {
+          const identifier = identifierNumber(row.identifier);
+          if (identifier === undefined) continue;
+          pending.push(identifier, split(row.values));
+          if (pending.rows === BATCH_ROWS) await flush();
+        }
       }
+      if (pending.rows > 0) await flush();
+      await writing;
+    } finally {
+      await writing?.catch(() => undefined);
     }
-    if (pending.rows > 0) await flush();
     await this.#db.run("UPDATE bulkcheck.tasks SET recorded_at = $1, columns = $2 WHERE ref = $3", [now, JSON.stringify(columns), taskRef]);
     return recorded;
   }

@@ -293,4 +293,27 @@ export function storeContract(fixture: StoreFixture): void {
     const back = await collect(store.taskResults(task.ref));
     expect(back.map((row) => row.values)).toEqual(awkward.map((value) => ({ carrier: value, region: value, city: "", ported: value })));
   });
+
+  it("keeps what a recording cut short wrote, leaves its task unrecorded, and completes it later without doubling a row", async () => {
+    const store = await openStore();
+    const task = await store.addTask({
+      scope: SCOPE,
+      product: "number_activity_batch",
+      taskId: "t-cut",
+      submittedAt: "2026-11-20T10:00:00.000Z",
+    });
+    await store.updateTask(task.ref, { status: "success", checkedAt: "2026-11-20T10:00:00.000Z" });
+    const rows = Array.from({ length: 25_000 }, (_, i) => ({ identifier: String(447400100000 + i), values: ["true"] }));
+    async function* cutShort(): AsyncIterable<ResultRow[]> {
+      yield rows.slice(0, 12_000);
+      throw new Error("the download broke off");
+    }
+    await expect(store.recordResults(task.ref, ["activated"], cutShort(), "2026-11-20T10:01:00.000Z")).rejects.toThrow(
+      "the download broke off",
+    );
+    expect((await store.taskById(SCOPE, "t-cut"))?.recordedAt).toBeUndefined();
+    expect(await store.recordResults(task.ref, ["activated"], batches(rows), "2026-11-20T10:02:00.000Z")).toBe(25_000);
+    expect((await store.stats()).results).toBe(25_000);
+    expect((await store.taskById(SCOPE, "t-cut"))?.recordedAt).toBe("2026-11-20T10:02:00.000Z");
+  });
 }
