@@ -30,7 +30,7 @@ const { SqliteStore } = await import(new URL("sqlite-store.js", dist).href);
 const { PostgresStore } = await import(new URL("postgres-store.js", dist).href);
 
 /** A task's result rows as a download yields them: batches of parsed rows. */
-async function* carrierRows(first) {
+function* carrierRows(first) {
   for (let at = 0; at < ROWS; at += BATCH) {
     const batch = [];
     for (let i = at; i < Math.min(at + BATCH, ROWS); i++) {
@@ -40,6 +40,17 @@ async function* carrierRows(first) {
     }
     yield batch;
   }
+}
+
+/** Records a result as the ledger's recorder does: a batch at a time as it streams, then marked whole. */
+async function recordResult(store, taskRef, first, at) {
+  let rows = 0;
+  for (const batch of carrierRows(first)) {
+    await store.addResults(taskRef, COLUMNS, batch);
+    rows += batch.length;
+  }
+  await store.markRecorded(taskRef, COLUMNS, at);
+  return rows;
 }
 
 async function finishedTask(store, key, checkedAt) {
@@ -56,10 +67,10 @@ async function seconds(work) {
 
 async function measureStore(store) {
   const first = await finishedTask(store, "first", "2026-11-20T10:00:00.000Z");
-  const record = await seconds(() => store.recordResults(first.ref, COLUMNS, carrierRows(447400000000), "2026-11-20T10:01:00.000Z"));
+  const record = await seconds(() => recordResult(store, first.ref, 447400000000, "2026-11-20T10:01:00.000Z"));
   // A second night's result of as many other numbers: the ledger then holds 2 × ROWS results of the product.
   const second = await finishedTask(store, "second", "2026-11-21T10:00:00.000Z");
-  await store.recordResults(second.ref, COLUMNS, carrierRows(447500000000), "2026-11-21T10:01:00.000Z");
+  await recordResult(store, second.ref, 447500000000, "2026-11-21T10:01:00.000Z");
   const read = await seconds(async () => {
     let count = 0;
     for await (const batch of store.freshResults(SCOPE, PRODUCT, "")) count += batch.length;

@@ -1,10 +1,19 @@
+import { Readable } from "node:stream";
+import { pipeline } from "node:stream/promises";
 import pg, { type Pool, type PoolClient, type PoolConfig } from "pg";
+import { from as copyFrom } from "pg-copy-streams";
 import { migrate } from "./postgres-schema.js";
 import { postgresTarget, storeFailure, type ConnectionEnv } from "./postgres-connection.js";
 import type { ColumnValue } from "./store-rows.js";
 
-/** What a statement binds: arrays go as their literal (numberArray, arrayLiteral), JSON as its text. */
+/** What a statement binds: arrays go as their literal (numberArray), JSON as its text. */
 export type PgParam = ColumnValue | boolean;
+
+/** What a transaction's work is given: statements, and COPY … FROM STDIN of data in COPY's text format (see copyText). */
+export interface TransactionClient {
+  query: (text: string, values?: readonly PgParam[]) => Promise<ColumnValue[][]>;
+  copyIn: (copyStatement: string, data: Iterable<string>) => Promise<void>;
+}
 
 /**
  * Connections a process opens at most: a run records results, heartbeats its lease and
@@ -130,7 +139,7 @@ export class PostgresDb {
   }
 
   /** Runs `work` in one transaction on a connection of its own, committed when it returns, rolled back when it throws. */
-  async transaction<T>(work: (query: (text: string, values?: readonly PgParam[]) => Promise<ColumnValue[][]>) => Promise<T>): Promise<T> {
+  async transaction<T>(work: (client: TransactionClient) => Promise<T>): Promise<T> {
     let client: PoolClient;
     try {
       client = await this.pool.connect();
@@ -139,9 +148,10 @@ export class PostgresDb {
     }
     try {
       await client.query("BEGIN");
-      const value = await work(
-        async (text, values = []) => (await client.query<ColumnValue[]>({ text, values: [...values], rowMode: "array" })).rows,
-      );
+      const value = await work({
+        query: async (text, values = []) => (await client.query<ColumnValue[]>({ text, values: [...values], rowMode: "array" })).rows,
+        copyIn: (copyStatement, data) => pipeline(Readable.from(data), client.query(copyFrom(copyStatement))),
+      });
       await client.query("COMMIT");
       client.release();
       return value;
@@ -193,23 +203,23 @@ export class Assignments {
   }
 }
 
-/** `{1,2,3}`: numbers as a PostgreSQL array literal, written directly (pg's own array conversion is slow: see ResultColumns). */
+/** `{1,2,3}`: numbers as a PostgreSQL array literal, written directly (pg's own conversion of arrays is slow). */
 export function numberArray(numbers: readonly number[]): string {
   return `{${numbers.join(",")}}`;
 }
 
-/** `{"a","b",NULL}`: every element quoted, with `"` and `\` escaped, so no value can end it early. */
-export function arrayLiteral(values: readonly (string | null)[]): string {
-  let literal = "{";
-  for (let index = 0; index < values.length; index++) {
-    const value = values[index];
-    if (index > 0) literal += ",";
-    literal += value === null || value === undefined ? "NULL" : `"${value.replace(ARRAY_ESCAPED, "\\$&")}"`;
-  }
-  return literal + "}";
+/**
+ * A value in COPY's text format: `\N` for NULL, and the four characters that would end a
+ * field or a row early (backslash, tab, line feed, carriage return) escaped.
+ */
+export function copyText(value: string | null): string {
+  return value === null ? "\\N" : COPY_ESCAPED.test(value) ? value.replace(COPY_ESCAPED_ALL, escapeCopy) : value;
 }
 
-const ARRAY_ESCAPED = /["\\]/g;
+const COPY_ESCAPED = /[\\\t\n\r]/;
+const COPY_ESCAPED_ALL = /[\\\t\n\r]/g;
+const COPY_ESCAPES: Record<string, string> = { "\\": "\\\\", "\t": "\\t", "\n": "\\n", "\r": "\\r" };
+const escapeCopy = (char: string) => COPY_ESCAPES[char]!;
 
 /** `$1, $2, …, $count`. */
 export function placeholders(count: number): string {

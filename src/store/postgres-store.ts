@@ -1,4 +1,4 @@
-import { arrayLiteral, Assignments, numberArray, placeholders, PostgresDb, type PgParam } from "./postgres-db.js";
+import { Assignments, copyText, numberArray, placeholders, PostgresDb, type PgParam, type TransactionClient } from "./postgres-db.js";
 import type { ConnectionEnv } from "./postgres-connection.js";
 import { identifierNumber, splitValues } from "./result-values.js";
 import { RESULT_VALUE_COLUMNS } from "./sqlite-schema.js";
@@ -37,9 +37,9 @@ import type {
 } from "./store.js";
 
 /**
- * Rows written per statement when recording, read per fetch when streaming, and numbers
- * per statement in lookups: each a few hundred kilobytes over the connection, so a
- * million rows are some hundred round trips, none per number.
+ * Rows encoded at once when recording, read per fetch when streaming, and numbers per
+ * statement in lookups: each a few hundred kilobytes over the connection, so a million rows
+ * are some hundred round trips, none per number.
  */
 const BATCH_ROWS = 10_000;
 
@@ -57,10 +57,14 @@ const TASKS = "bulkcheck.tasks t JOIN bulkcheck.scopes s ON s.id = t.scope_id";
 const TASK_CONTEXT = "s.base_url, s.profile, t.product, t.task_id, t.checked_at, t.columns::text";
 const RESULT_COLUMNS = `r.identifier, ${RESULT_VALUE_COLUMNS.map((column) => `r.${column}`).join(", ")}, r.extra::text`;
 
-/** One batch of results as one statement: a column of values per array, unnested into rows. */
-const INSERT_RESULTS = `INSERT INTO bulkcheck.results (task_ref, identifier, ${RESULT_VALUE_COLUMNS.join(", ")}, extra)
-  SELECT $1, * FROM unnest($2::bigint[], ${RESULT_VALUE_COLUMNS.map((_, index) => `$${index + 3}::text[]`).join(", ")}, $${RESULT_VALUE_COLUMNS.length + 3}::json[])
-  ON CONFLICT DO NOTHING`;
+/**
+ * Results are written with COPY, about twice as fast as an INSERT of the same rows unnested
+ * from arrays (200,000 carrier rows: 1.6–2.0 s against 3.2–4.0 s here). COPY stops at a row
+ * already there, which happens only when a recording cut short is done again: then the
+ * batch goes through a temporary table, and only the rows not there yet are added.
+ */
+const RESULT_COLUMNS_LIST = `task_ref, identifier, ${RESULT_VALUE_COLUMNS.join(", ")}, extra`;
+const COPY_RESULTS = `COPY bulkcheck.results (${RESULT_COLUMNS_LIST}) FROM STDIN`;
 
 /**
  * The shared store: runs, tasks and the ledger in a team's PostgreSQL, with the embedded
@@ -136,7 +140,7 @@ export class PostgresStore implements Store {
   }
 
   claimRun(runId: string, lease: Lease, now: string, staleBefore: string, isAlive: (holder: Lease) => boolean): Promise<Lease | undefined> {
-    return this.#db.transaction(async (query) => {
+    return this.#db.transaction(async ({ query }) => {
       const [row] = await query(
         "SELECT lease_host, lease_pid, lease_nonce, COALESCE(heartbeat_at >= $2::timestamptz, false)::int FROM bulkcheck.runs WHERE id = $1 FOR UPDATE",
         [runId, instant(staleBefore)],
@@ -259,43 +263,43 @@ export class PostgresStore implements Store {
 
   // Ledger
 
-  async recordResults(
-    taskRef: number,
-    columns: readonly string[],
-    batches: AsyncIterable<readonly ResultRow[]>,
-    now: string,
-  ): Promise<number> {
+  async addResults(taskRef: number, columns: readonly string[], rows: readonly ResultRow[]): Promise<void> {
     const split = splitValues(columns);
-    let recorded = 0;
-    let pending = new ResultColumns();
-    // One batch is written while the next is read and encoded, so the database and this
-    // process work at once.
-    let writing: Promise<void> | undefined;
-    const flush = async () => {
-      const batch = pending;
-      pending = new ResultColumns();
-      const previous = writing;
-      writing = this.#db.run(INSERT_RESULTS, [taskRef, ...batch.arrays]).then(() => void (recorded += batch.rows));
-      // Its failure is thrown where it is awaited, not reported as unhandled meanwhile.
-      writing.catch(() => undefined);
-      await previous;
-    };
-    try {
-      for await (const batch of batches) {
-        for (const row of batch) {
+    // Encoded a batch at a time as COPY sends them, so the next batch is encoded while the server stores the last.
+    function* lines(): Iterable<string> {
+      for (let at = 0; at < rows.length; at += BATCH_ROWS) {
+        let batch = "";
+        for (let index = at; index < Math.min(at + BATCH_ROWS, rows.length); index++) {
+          const row = rows[index]!;
           const identifier = identifierNumber(row.identifier);
-          if (identifier === undefined) continue;
-          pending.push(identifier, split(row.values));
-          if (pending.rows === BATCH_ROWS) await flush();
+          if (identifier !== undefined) batch += `${taskRef}\t${identifier}\t${split(row.values).map(copyText).join("\t")}\n`;
         }
+        yield batch;
       }
-      if (pending.rows > 0) await flush();
-      await writing;
-    } finally {
-      await writing?.catch(() => undefined);
     }
-    await this.#db.run("UPDATE bulkcheck.tasks SET recorded_at = $1, columns = $2 WHERE ref = $3", [now, JSON.stringify(columns), taskRef]);
-    return recorded;
+    // Rows count for nothing until markRecorded, whose commit the server flushes to disk after
+    // these (its log is written in order): so these commits need not wait for the disk.
+    const write = (copy: (client: TransactionClient) => Promise<void>) =>
+      this.#db.transaction(async (client) => {
+        await client.query("SET LOCAL synchronous_commit = off");
+        await copy(client);
+      });
+    try {
+      await write(({ copyIn }) => copyIn(COPY_RESULTS, lines()));
+    } catch (error) {
+      if ((error as { code?: string }).code !== UNIQUE_VIOLATION) throw error;
+      await write(async ({ query, copyIn }) => {
+        await query("CREATE TEMPORARY TABLE results_batch (LIKE bulkcheck.results) ON COMMIT DROP");
+        await copyIn(`COPY results_batch (${RESULT_COLUMNS_LIST}) FROM STDIN`, lines());
+        await query(
+          `INSERT INTO bulkcheck.results (${RESULT_COLUMNS_LIST}) SELECT ${RESULT_COLUMNS_LIST} FROM results_batch ON CONFLICT DO NOTHING`,
+        );
+      });
+    }
+  }
+
+  async markRecorded(taskRef: number, columns: readonly string[], at: string): Promise<void> {
+    await this.#db.run("UPDATE bulkcheck.tasks SET recorded_at = $1, columns = $2 WHERE ref = $3", [at, JSON.stringify(columns), taskRef]);
   }
 
   async *freshResults(scope: Scope, product: string, since: string, maxTaskRef?: number): AsyncIterable<readonly FreshResult[]> {
@@ -357,7 +361,7 @@ export class PostgresStore implements Store {
     for (let at = 0; at < numbers.length; at += BATCH_ROWS) {
       const found = await this.#db.rows(
         `SELECT ${RESULT_COLUMNS}, ${TASK_CONTEXT} FROM bulkcheck.results r JOIN ${TASKS} ON t.ref = r.task_ref
-         WHERE r.identifier = ANY($1::bigint[]) ${where} ORDER BY t.checked_at DESC, t.ref DESC`,
+         WHERE r.identifier = ANY($1::bigint[]) AND t.recorded_at IS NOT NULL ${where} ORDER BY t.checked_at DESC, t.ref DESC`,
         [numberArray(numbers.slice(at, at + BATCH_ROWS)), ...params],
       );
       for (const row of found) rows.push(ledgerRowOf(row, 0, taskContextOf(row, RESULT_VALUE_COLUMNS.length + 2)));
@@ -375,6 +379,7 @@ export class PostgresStore implements Store {
          FROM bulkcheck.results r JOIN ${TASKS} ON t.ref = r.task_ref, bulkcheck.tasks cur
          WHERE cur.ref = $2 AND r.identifier = ANY($1::bigint[]) AND t.scope_id = cur.scope_id AND t.product = cur.product
            AND (t.checked_at, t.ref) < (cur.checked_at, cur.ref)
+           AND t.recorded_at IS NOT NULL
          ORDER BY r.identifier, t.checked_at DESC, t.ref DESC`,
         [numberArray(current.map((row) => Number(row[0]))), taskRef],
       );
@@ -417,17 +422,20 @@ export class PostgresStore implements Store {
 
   async stats(): Promise<LedgerStats> {
     const [results, numbers, tasks, oldest, newest, bytes] = (await this.#db.row(
-      `SELECT (SELECT count(*) FROM bulkcheck.results), (SELECT count(DISTINCT identifier) FROM bulkcheck.results),
-              (SELECT count(*) FROM bulkcheck.tasks WHERE recorded_at IS NOT NULL),
-              (SELECT min(t.checked_at) FROM bulkcheck.tasks t WHERE EXISTS (SELECT 1 FROM bulkcheck.results r WHERE r.task_ref = t.ref)),
-              (SELECT max(t.checked_at) FROM bulkcheck.tasks t WHERE EXISTS (SELECT 1 FROM bulkcheck.results r WHERE r.task_ref = t.ref)),
+      `WITH recorded AS (
+         SELECT r.identifier, t.checked_at, t.ref FROM bulkcheck.results r JOIN bulkcheck.tasks t ON t.ref = r.task_ref
+         WHERE t.recorded_at IS NOT NULL
+       )
+       SELECT count(*), count(DISTINCT identifier), count(DISTINCT ref), min(checked_at), max(checked_at),
               (SELECT sum(pg_total_relation_size(c.oid))::bigint FROM pg_class c
-               WHERE c.relnamespace = 'bulkcheck'::regnamespace AND c.relkind = 'r')`,
+               WHERE c.relnamespace = 'bulkcheck'::regnamespace AND c.relkind = 'r')
+       FROM recorded`,
     ))!;
     const groups = (
       await this.#db.rows(
         `SELECT s.base_url, s.profile, t.product, count(*), count(DISTINCT r.identifier), min(t.checked_at), max(t.checked_at)
          FROM bulkcheck.results r JOIN ${TASKS} ON t.ref = r.task_ref
+         WHERE t.recorded_at IS NOT NULL
          GROUP BY s.base_url, s.profile, t.product ORDER BY s.base_url, s.profile, t.product`,
       )
     ).map(statsGroupOf);
@@ -496,27 +504,4 @@ const UNIQUE_VIOLATION = "23505";
 /** A moment as a parameter: the stores' callers write "the beginning of time" as "". */
 function instant(iso: string): string {
   return iso === "" ? "-infinity" : iso;
-}
-
-/**
- * A batch of result rows as the columns INSERT_RESULTS unnests, each written as one
- * PostgreSQL array literal: pg's own conversion of JavaScript arrays took ~12 µs a row here,
- * more than the database took to insert it.
- */
-class ResultColumns {
-  readonly #identifiers: number[] = [];
-  readonly #columns: (string | null)[][] = [...RESULT_VALUE_COLUMNS, "extra"].map(() => []);
-
-  get rows(): number {
-    return this.#identifiers.length;
-  }
-
-  push(identifier: number, stored: ReadonlyArray<string | null>): void {
-    this.#identifiers.push(identifier);
-    for (let column = 0; column < this.#columns.length; column++) this.#columns[column]!.push(stored[column] ?? null);
-  }
-
-  get arrays(): string[] {
-    return [numberArray(this.#identifiers), ...this.#columns.map(arrayLiteral)];
-  }
 }

@@ -261,40 +261,28 @@ export class SqliteStore implements Store {
 
   // Ledger
 
-  async recordResults(
-    taskRef: number,
-    columns: readonly string[],
-    batches: AsyncIterable<readonly ResultRow[]>,
-    now: string,
-  ): Promise<number> {
+  addResults(taskRef: number, columns: readonly string[], rows: readonly ResultRow[]): Promise<void> {
     const split = splitValues(columns);
-    let recorded = 0;
-    let pending: SqlValue[] = [];
-    let pendingRows = 0;
-    // Full batches go in one statement each (one call into SQLite per thousand rows); the rest one row at a time.
-    const flush = () => {
-      const full = pendingRows === RECORD_ROWS_PER_STATEMENT;
-      this.#db.transaction(() => {
-        if (full) this.#db.run(INSERT_MANY_RESULTS, pending);
-        else
-          for (let row = 0; row < pendingRows; row++)
-            this.#db.run(INSERT_ONE_RESULT, pending.slice(row * ROW_VALUES, (row + 1) * ROW_VALUES));
-      });
-      recorded += pendingRows;
-      pending = [];
-      pendingRows = 0;
-    };
-    for await (const batch of batches) {
-      for (const row of batch) {
-        const identifier = identifierNumber(row.identifier);
-        if (identifier === undefined) continue;
-        pending.push(taskRef, identifier, ...split(row.values));
-        if (++pendingRows === RECORD_ROWS_PER_STATEMENT) flush();
-      }
+    const values: SqlValue[] = [];
+    for (const row of rows) {
+      const identifier = identifierNumber(row.identifier);
+      if (identifier !== undefined) values.push(taskRef, identifier, ...split(row.values));
     }
-    if (pendingRows > 0) flush();
-    this.#db.run("UPDATE tasks SET recorded_at = ?, columns = ? WHERE ref = ?", [now, JSON.stringify(columns), taskRef]);
-    return recorded;
+    const count = values.length / ROW_VALUES;
+    // Full statements of a thousand rows each (far fewer calls into SQLite), then the rest one row at a time.
+    this.#db.transaction(() => {
+      const full = Math.floor(count / RECORD_ROWS_PER_STATEMENT) * RECORD_ROWS_PER_STATEMENT;
+      for (let row = 0; row < full; row += RECORD_ROWS_PER_STATEMENT) {
+        this.#db.run(INSERT_MANY_RESULTS, values.slice(row * ROW_VALUES, (row + RECORD_ROWS_PER_STATEMENT) * ROW_VALUES));
+      }
+      for (let row = full; row < count; row++) this.#db.run(INSERT_ONE_RESULT, values.slice(row * ROW_VALUES, (row + 1) * ROW_VALUES));
+    });
+    return Promise.resolve();
+  }
+
+  markRecorded(taskRef: number, columns: readonly string[], at: string): Promise<void> {
+    this.#db.run("UPDATE tasks SET recorded_at = ?, columns = ? WHERE ref = ?", [at, JSON.stringify(columns), taskRef]);
+    return Promise.resolve();
   }
 
   async *freshResults(scope: Scope, product: string, since: string, maxTaskRef?: number): AsyncIterable<readonly FreshResult[]> {
@@ -356,7 +344,7 @@ export class SqliteStore implements Store {
       const { where, params } = this.#filterClause(filter);
       const found = this.#db.rows(
         `SELECT r.identifier, ${VALUE_COLUMNS}, r.extra, ${TASK_CONTEXT} FROM results r JOIN tasks t ON t.ref = r.task_ref JOIN scopes s ON s.id = t.scope_id
-         WHERE r.identifier IN (SELECT value FROM json_each(?)) ${where} ORDER BY t.checked_at DESC, t.ref DESC`,
+         WHERE r.identifier IN (SELECT value FROM json_each(?)) AND t.recorded_at IS NOT NULL ${where} ORDER BY t.checked_at DESC, t.ref DESC`,
         [JSON.stringify(numbers.slice(at, at + BATCH_ROWS)), ...params],
       );
       for (const row of found) rows.push(ledgerRowOf(row, 0, taskContextOf(row, RESULT_VALUE_COLUMNS.length + 2)));
@@ -379,6 +367,7 @@ export class SqliteStore implements Store {
       const earlier = this.#db.rows(
         `SELECT r.identifier, ${VALUE_COLUMNS}, r.extra, ${TASK_CONTEXT} FROM results r JOIN tasks t ON t.ref = r.task_ref JOIN scopes s ON s.id = t.scope_id
          WHERE r.identifier IN (SELECT value FROM json_each(?)) AND t.scope_id = ? AND t.product = ? AND (t.checked_at, t.ref) < (?, ?)
+           AND t.recorded_at IS NOT NULL
          ORDER BY r.identifier, t.checked_at DESC, t.ref DESC`,
         [JSON.stringify(current.map((row) => row[0])), scopeId!, product!, checkedAt!, taskRef],
       );
@@ -419,15 +408,14 @@ export class SqliteStore implements Store {
 
   stats(): Promise<LedgerStats> {
     const [results, numbers, tasks, oldest, newest] = this.#db.row(
-      `SELECT (SELECT count(*) FROM results), (SELECT count(DISTINCT identifier) FROM results),
-              (SELECT count(*) FROM tasks WHERE recorded_at IS NOT NULL),
-              (SELECT min(t.checked_at) FROM tasks t WHERE EXISTS (SELECT 1 FROM results r WHERE r.task_ref = t.ref)),
-              (SELECT max(t.checked_at) FROM tasks t WHERE EXISTS (SELECT 1 FROM results r WHERE r.task_ref = t.ref))`,
+      `WITH recorded AS (SELECT r.identifier, t.checked_at, t.ref FROM results r JOIN tasks t ON t.ref = r.task_ref WHERE t.recorded_at IS NOT NULL)
+       SELECT count(*), count(DISTINCT identifier), count(DISTINCT ref), min(checked_at), max(checked_at) FROM recorded`,
     )!;
     const groups = this.#db
       .rows(
         `SELECT s.base_url, s.profile, t.product, count(*), count(DISTINCT r.identifier), min(t.checked_at), max(t.checked_at)
          FROM results r JOIN tasks t ON t.ref = r.task_ref JOIN scopes s ON s.id = t.scope_id
+         WHERE t.recorded_at IS NOT NULL
          GROUP BY s.base_url, s.profile, t.product ORDER BY s.base_url, s.profile, t.product`,
       )
       .map(statsGroupOf);

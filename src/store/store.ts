@@ -237,10 +237,14 @@ export interface Store {
   activity(scope: Scope, since: string): Promise<{ uploading: number; unfinished: number }>;
 
   /**
-   * Writes a task's result rows to the ledger (columns: the names of `values`) and marks
-   * the task recorded. Rows already there (a recording cut short) are kept, not doubled.
+   * Writes result rows of a task to the ledger (columns: the names of `values`), as they
+   * are read; rows already there (a recording cut short and done again) are kept, not
+   * doubled. They count for nothing until markRecorded: a result refused halfway is
+   * never reused.
    */
-  recordResults(taskRef: number, columns: readonly string[], batches: AsyncIterable<readonly ResultRow[]>, now: string): Promise<number>;
+  addResults(taskRef: number, columns: readonly string[], rows: readonly ResultRow[]): Promise<void>;
+  /** Marks a task's result as wholly in the ledger (its rows, with `columns`, count from now on). */
+  markRecorded(taskRef: number, columns: readonly string[], at: string): Promise<void>;
   /**
    * The fresh results of a product in a scope, newest first: for every number with a
    * result checked at or after `since` (from tasks up to `maxTaskRef`, when given), one

@@ -24,14 +24,12 @@ async function ledgerWith(results: Record<string, readonly number[]>, store = op
   for (const [checkedAt, numbers] of Object.entries(results)) {
     const task = await store.addTask({ scope: SCOPE, product: "number_activity_batch", taskId: checkedAt });
     await store.updateTask(task.ref, { status: "success", checkedAt });
-    await store.recordResults(
+    await store.addResults(
       task.ref,
       ["activated"],
-      (async function* () {
-        yield numbers.map((n) => ({ identifier: String(n), values: ["true"] }));
-      })(),
-      checkedAt,
+      numbers.map((n) => ({ identifier: String(n), values: ["true"] })),
     );
+    await store.markRecorded(task.ref, ["activated"], checkedAt);
   }
   return store;
 }

@@ -36,15 +36,12 @@ export function newRun(overrides: Partial<NewRun> = {}): NewRun {
   };
 }
 
-export async function* batches(rows: ResultRow[]): AsyncIterable<ResultRow[]> {
-  yield rows;
-}
-
 /** A finished task of `product` in `scope`, checked at `checkedAt`, with these results. */
 export async function recordedTask(store: Store, checkedAt: string, rows: ResultRow[], columns = ["activated"], scope = SCOPE) {
   const task = await store.addTask({ scope, product: "number_activity_batch", taskId: `t-${checkedAt}`, submittedAt: checkedAt });
   await store.updateTask(task.ref, { status: "success", checkedAt });
-  await store.recordResults(task.ref, columns, batches(rows), checkedAt);
+  await store.addResults(task.ref, columns, rows);
+  await store.markRecorded(task.ref, columns, checkedAt);
   return task;
 }
 
@@ -145,7 +142,8 @@ export function storeContract(fixture: StoreFixture): void {
       { identifier: "not-a-number", values: ["x", "", "", "", "", "", ""] },
     ];
     const task = await recordedTask(store, "2026-11-27T10:00:00.000Z", rows, columns);
-    await store.recordResults(task.ref, columns, batches(rows), "2026-11-27T10:01:00.000Z");
+    await store.addResults(task.ref, columns, rows);
+    await store.markRecorded(task.ref, columns, "2026-11-27T10:01:00.000Z");
     const back = await collect(store.taskResults(task.ref));
     expect(back).toHaveLength(2);
     expect(back[1]).toMatchObject({
@@ -286,7 +284,7 @@ export function storeContract(fixture: StoreFixture): void {
 
   it("keeps any text a service sends exactly: quotes, backslashes, separators, braces, NULL, line breaks and emoji", async () => {
     const store = await openStore();
-    const awkward = ['Say "hi"', "back\\slash\\", "a,b;c\tt", "{braces}", "NULL", "line\nbreak\r\n", "Ünïcødé 📱", ""];
+    const awkward = ['Say "hi"', "back\\slash\\", "\\N", "a,b;c\tt", "{braces}", "NULL", "line\nbreak\r\n", "Ünïcødé 📱", ""];
     const columns = ["carrier", "region", "city", "ported"];
     const rows = awkward.map((value, index) => ({ identifier: String(447400100000 + index), values: [value, value, "", value] }));
     const task = await recordedTask(store, "2026-11-20T10:00:00.000Z", rows, columns);
@@ -294,8 +292,9 @@ export function storeContract(fixture: StoreFixture): void {
     expect(back.map((row) => row.values)).toEqual(awkward.map((value) => ({ carrier: value, region: value, city: "", ported: value })));
   });
 
-  it("keeps what a recording cut short wrote, leaves its task unrecorded, and completes it later without doubling a row", async () => {
+  it("keeps what a recording cut short wrote, counts none of it until the task is marked recorded, and never doubles a row", async () => {
     const store = await openStore();
+    const earlier = await recordedTask(store, "2026-11-19T10:00:00.000Z", [{ identifier: "447400100001", values: ["false"] }]);
     const task = await store.addTask({
       scope: SCOPE,
       product: "number_activity_batch",
@@ -304,16 +303,32 @@ export function storeContract(fixture: StoreFixture): void {
     });
     await store.updateTask(task.ref, { status: "success", checkedAt: "2026-11-20T10:00:00.000Z" });
     const rows = Array.from({ length: 25_000 }, (_, i) => ({ identifier: String(447400100000 + i), values: ["true"] }));
-    async function* cutShort(): AsyncIterable<ResultRow[]> {
-      yield rows.slice(0, 12_000);
-      throw new Error("the download broke off");
-    }
-    await expect(store.recordResults(task.ref, ["activated"], cutShort(), "2026-11-20T10:01:00.000Z")).rejects.toThrow(
-      "the download broke off",
-    );
+    // The download broke off after 12,000 rows: they stay, and count for nothing.
+    await store.addResults(task.ref, ["activated"], rows.slice(0, 12_000));
     expect((await store.taskById(SCOPE, "t-cut"))?.recordedAt).toBeUndefined();
-    expect(await store.recordResults(task.ref, ["activated"], batches(rows), "2026-11-20T10:02:00.000Z")).toBe(25_000);
-    expect((await store.stats()).results).toBe(25_000);
+    expect(await collect(store.freshResults(SCOPE, "number_activity_batch", ""))).toEqual([
+      { identifier: 447400100001, taskRef: earlier.ref },
+    ]);
+    expect((await store.lookup(["447400100001"])).map((row) => row.values.activated)).toEqual(["false"]);
+    expect(await store.stats()).toMatchObject({ results: 1, numbers: 1, tasks: 1, newest: "2026-11-19T10:00:00.000Z" });
+    expect(await collect(store.exportResults({}))).toHaveLength(1);
+    // Recorded again from the start, in batches as the result streams, then marked.
+    for (let at = 0; at < rows.length; at += 5000) await store.addResults(task.ref, ["activated"], rows.slice(at, at + 5000));
+    await store.markRecorded(task.ref, ["activated"], "2026-11-20T10:02:00.000Z");
+    expect((await store.stats()).results).toBe(25_001);
     expect((await store.taskById(SCOPE, "t-cut"))?.recordedAt).toBe("2026-11-20T10:02:00.000Z");
+    expect(await collect(store.taskResults(task.ref))).toHaveLength(25_000);
+    const pairs = await collect(store.previousResults(task.ref));
+    expect(pairs.map(({ current, previous }) => [current.identifier, previous.values.activated])).toEqual([["447400100001", "false"]]);
+  });
+
+  it("pairs a result only with earlier results that were recorded whole", async () => {
+    const store = await openStore();
+    const cut = await store.addTask({ scope: SCOPE, product: "number_activity_batch", taskId: "t-cut" });
+    await store.updateTask(cut.ref, { status: "success", checkedAt: "2026-11-20T10:00:00.000Z" });
+    await store.addResults(cut.ref, ["activated"], [{ identifier: "447400100001", values: ["false"] }]);
+    const latest = await recordedTask(store, "2026-11-21T10:00:00.000Z", [{ identifier: "447400100001", values: ["true"] }]);
+    expect(await collect(store.previousResults(latest.ref))).toEqual([]);
+    expect((await store.lookup(["447400100001"])).map((row) => row.taskId)).toEqual(["t-2026-11-21T10:00:00.000Z"]);
   });
 }
