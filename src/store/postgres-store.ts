@@ -129,7 +129,7 @@ export class PostgresStore implements Store {
     try {
       await this.#db.run(
         `INSERT INTO bulkcheck.runs (${RUN_INSERT_COLUMNS.join(", ")}) VALUES (${placeholders(RUN_INSERT_COLUMNS.length)})`,
-        runValues(run, await this.#scopeId(run.scope), lease),
+        runValues(run, await this.#scopeId(run.scope), { ...lease, heartbeatAt: run.startedAt }),
       );
     } catch (error) {
       // Another process created an open run of the same command (or a run with this id) first.
@@ -199,6 +199,14 @@ export class PostgresStore implements Store {
     return rows.map(runOf);
   }
 
+  async copyRun(run: RunRecord): Promise<boolean> {
+    const added = await this.#db.run(
+      `INSERT INTO bulkcheck.runs (${RUN_INSERT_COLUMNS.join(", ")}) VALUES (${placeholders(RUN_INSERT_COLUMNS.length)}) ON CONFLICT (id) DO NOTHING`,
+      runValues(run, await this.#scopeId(run.scope), run.lease),
+    );
+    return added > 0;
+  }
+
   // Tasks
 
   async addTask(task: NewTask): Promise<TaskRecord> {
@@ -245,6 +253,12 @@ export class PostgresStore implements Store {
       [await this.#scopeId(scope), Number.isFinite(limit) ? limit : null],
     );
     return rows.map(taskOf);
+  }
+
+  async tasksAfter(afterRef: number, limit: number): Promise<TaskRecord[]> {
+    return (await this.#db.rows(`SELECT ${TASK_COLUMNS} FROM ${TASKS} WHERE t.ref > $1 ORDER BY t.ref LIMIT $2`, [afterRef, limit])).map(
+      taskOf,
+    );
   }
 
   async markUploading(ref: number, at: string | undefined): Promise<void> {

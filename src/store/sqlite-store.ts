@@ -109,7 +109,7 @@ export class SqliteStore implements Store {
     try {
       this.#db.run(
         `INSERT INTO runs (${RUN_INSERT_COLUMNS.join(", ")}) VALUES (${RUN_INSERT_COLUMNS.map(() => "?").join(", ")})`,
-        runValues(run, this.#scopeId(run.scope), lease),
+        runValues(run, this.#scopeId(run.scope), { ...lease, heartbeatAt: run.startedAt }),
       );
     } catch (error) {
       if ((error as { code?: string }).code === "SQLITE_CONSTRAINT_UNIQUE") return Promise.resolve("exists");
@@ -184,6 +184,14 @@ export class SqliteStore implements Store {
     return Promise.resolve(rows.map(runOf));
   }
 
+  copyRun(run: RunRecord): Promise<boolean> {
+    const { changes } = this.#db.run(
+      `INSERT INTO runs (${RUN_INSERT_COLUMNS.join(", ")}) VALUES (${RUN_INSERT_COLUMNS.map(() => "?").join(", ")}) ON CONFLICT (id) DO NOTHING`,
+      runValues(run, this.#scopeId(run.scope), run.lease),
+    );
+    return Promise.resolve(changes > 0);
+  }
+
   // Tasks
 
   addTask(task: NewTask): Promise<TaskRecord> {
@@ -240,6 +248,17 @@ export class SqliteStore implements Store {
           `SELECT ${TASK_COLUMNS} FROM tasks t JOIN scopes s ON s.id = t.scope_id WHERE t.scope_id = ? AND t.task_id IS NOT NULL ORDER BY t.ref DESC LIMIT ?`,
           [this.#scopeId(scope), Number.isFinite(limit) ? limit : -1],
         )
+        .map(taskOf),
+    );
+  }
+
+  tasksAfter(afterRef: number, limit: number): Promise<TaskRecord[]> {
+    return Promise.resolve(
+      this.#db
+        .rows(`SELECT ${TASK_COLUMNS} FROM tasks t JOIN scopes s ON s.id = t.scope_id WHERE t.ref > ? ORDER BY t.ref LIMIT ?`, [
+          afterRef,
+          limit,
+        ])
         .map(taskOf),
     );
   }

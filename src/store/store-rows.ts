@@ -11,7 +11,7 @@ import type { Lease, LedgerRow, LedgerStats, NewRun, NewTask, RunPatch, RunRecor
 /** A value as a store's row holds it. */
 export type ColumnValue = string | number | null | Buffer;
 
-/** The columns a new run is inserted with, in the order of runValues. */
+/** The columns a run is inserted with, in the order of runValues. */
 export const RUN_INSERT_COLUMNS = [
   "id",
   "scope_id",
@@ -19,6 +19,7 @@ export const RUN_INSERT_COLUMNS = [
   "kind",
   "state",
   "started_at",
+  "finished_at",
   "product",
   "country",
   "source",
@@ -35,8 +36,8 @@ export const RUN_INSERT_COLUMNS = [
   "note",
 ] as const;
 
-/** A new run's values for RUN_INSERT_COLUMNS: its lease's heartbeat is its start. */
-export function runValues(run: NewRun, scopeId: number, lease: Lease): ColumnValue[] {
+/** A run's values for RUN_INSERT_COLUMNS: a new run with the lease of its creator, or a run copied from another store as it was. */
+export function runValues(run: NewRun & { finishedAt?: string }, scopeId: number, lease: RunRecord["lease"]): ColumnValue[] {
   return [
     run.id,
     scopeId,
@@ -44,6 +45,7 @@ export function runValues(run: NewRun, scopeId: number, lease: Lease): ColumnVal
     run.kind,
     run.state,
     run.startedAt,
+    run.finishedAt ?? null,
     run.product,
     run.country ?? null,
     JSON.stringify(run.source),
@@ -53,10 +55,10 @@ export function runValues(run: NewRun, scopeId: number, lease: Lease): ColumnVal
     json(run.output),
     run.host ?? null,
     run.user ?? null,
-    lease.host,
-    lease.pid,
-    lease.nonce,
-    run.startedAt,
+    lease?.host ?? null,
+    lease?.pid ?? null,
+    lease?.nonce ?? null,
+    lease?.heartbeatAt ?? null,
     run.note ?? null,
   ];
 }

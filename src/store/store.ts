@@ -216,6 +216,11 @@ export interface Store {
   run(idOrPrefix: string): Promise<RunRecord | undefined>;
   /** Runs newest first. */
   runs(filter: { scope?: Scope; limit?: number }): Promise<RunRecord[]>;
+  /**
+   * Adds a run another store recorded, as it was there (its state, dates and lease);
+   * false when a run with its id is here already (see import.ts).
+   */
+  copyRun(run: RunRecord): Promise<boolean>;
 
   addTask(task: NewTask): Promise<TaskRecord>;
   updateTask(ref: number, patch: TaskPatch): Promise<void>;
@@ -226,6 +231,8 @@ export interface Store {
   taskWithKey(scope: Scope, key: string): Promise<TaskRecord | undefined>;
   /** Tasks with a service id, newest first. */
   recentTasks(scope: Scope, limit: number): Promise<TaskRecord[]>;
+  /** Every task in every scope, in the order they were added: at most `limit` of those after the reference `afterRef`. */
+  tasksAfter(afterRef: number, limit: number): Promise<TaskRecord[]>;
   /** Marks a task's upload as under way (`at`), or no longer (undefined) when it failed without a task. */
   markUploading(ref: number, at: string | undefined): Promise<void>;
   /**

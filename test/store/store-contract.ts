@@ -282,6 +282,31 @@ export function storeContract(fixture: StoreFixture): void {
     expect((await store.runs({ limit: 1 })).map((run) => run.id)).toEqual(["r1"]);
   });
 
+  it("copies a run from another store as it was, once, and lists every task in the order it was added, a page at a time", async () => {
+    const store = await openStore();
+    const copied = {
+      ...newRun({ id: "r-copied", state: "finished" }),
+      finishedAt: "2026-11-27T11:00:00.000Z",
+      host: "laptop",
+      user: "ana",
+      plan: { parts: 1 },
+      note: "from a laptop",
+    };
+    expect(await store.copyRun(copied)).toBe(true);
+    expect(await store.copyRun({ ...copied, note: "again" })).toBe(false);
+    expect(await store.run("r-copied")).toEqual(copied);
+    const leased = { ...newRun({ id: "r-leased" }), lease: { ...LEASE, heartbeatAt: "2026-11-27T10:00:05.000Z" } };
+    expect(await store.copyRun(leased)).toBe(true);
+    expect(await store.run("r-leased")).toEqual(leased);
+    const tasks = [];
+    for (const [index, scope] of [SCOPE, OTHER_SCOPE, SCOPE].entries()) {
+      tasks.push(await store.addTask({ scope, product: "carrier_batch", idempotencyKey: `k${index}` }));
+    }
+    expect((await store.tasksAfter(0, 2)).map((task) => task.idempotencyKey)).toEqual(["k0", "k1"]);
+    expect(await store.tasksAfter(tasks[1]!.ref, 2)).toEqual([tasks[2]]);
+    expect(await store.tasksAfter(tasks[2]!.ref, 2)).toEqual([]);
+  });
+
   it("keeps any text a service sends exactly: quotes, backslashes, separators, braces, NULL, line breaks and emoji", async () => {
     const store = await openStore();
     const awkward = ['Say "hi"', "back\\slash\\", "\\N", "a,b;c\tt", "{braces}", "NULL", "line\nbreak\r\n", "Ünïcødé 📱", ""];
