@@ -347,6 +347,19 @@ export function storeContract(fixture: StoreFixture): void {
     expect(pairs.map(({ current, previous }) => [current.identifier, previous.values.activated])).toEqual([["447400100001", "false"]]);
   });
 
+  it("keeps the first row of a number a result lists twice", async () => {
+    const store = await openStore();
+    const task = await recordedTask(store, "2026-11-20T10:00:00.000Z", [
+      { identifier: "447400100001", values: ["true"] },
+      { identifier: "447400100002", values: ["true"] },
+      { identifier: "447400100001", values: ["false"] },
+    ]);
+    expect((await collect(store.taskResults(task.ref))).map((row) => [row.identifier, row.values.activated])).toEqual([
+      ["447400100001", "true"],
+      ["447400100002", "true"],
+    ]);
+  });
+
   it("pairs a result only with earlier results that were recorded whole", async () => {
     const store = await openStore();
     const cut = await store.addTask({ scope: SCOPE, product: "number_activity_batch", taskId: "t-cut" });
