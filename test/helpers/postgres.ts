@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import pg from "pg";
-import { inject } from "vitest";
+import { beforeAll, beforeEach, inject } from "vitest";
 
 /** The test run's server as an administrator's URL; throws (the test fails, it is not skipped) when it could not be started. */
 export function postgresServerUrl(): string {
@@ -23,4 +23,25 @@ export async function createTestDatabase(): Promise<string> {
   const url = new URL(serverUrl);
   url.pathname = `/${name}`;
   return url.href;
+}
+
+/**
+ * Gives the calling test file a database of its own, created before its tests: returns its
+ * URL's getter (for the tests: a hook of the file that threw would have them reported as
+ * skipped). Without a server every test fails, each with the reason: none is skipped.
+ */
+export function useTestDatabase(): () => string {
+  let url: string | undefined;
+  let unavailable: Error | undefined;
+  beforeAll(async () => {
+    try {
+      url = await createTestDatabase();
+    } catch (error) {
+      unavailable = error as Error;
+    }
+  });
+  beforeEach(() => {
+    if (unavailable !== undefined) throw unavailable;
+  });
+  return () => url!;
 }

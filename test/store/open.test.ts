@@ -2,7 +2,7 @@ import { chmodSync, writeFileSync } from "node:fs";
 import { createServer, type Server, type Socket } from "node:net";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
-import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 import { exitCodeFor } from "../../src/cli/exit-codes.js";
 import { UsageError } from "../../src/errors.js";
 import { openStore, type OpenedStore } from "../../src/store/open.js";
@@ -10,26 +10,18 @@ import { PostgresStore } from "../../src/store/postgres-store.js";
 import { SqliteStore } from "../../src/store/sqlite-store.js";
 import { StoreUnavailableError } from "../../src/store/store.js";
 import { tempDir } from "../helpers/cli.js";
-import { createTestDatabase } from "../helpers/postgres.js";
+import { useTestDatabase } from "../helpers/postgres.js";
 import { LEASE, newRun } from "./store-contract.js";
 
-/** This file's database on the test run's server, its URL with the password taken out, and the password. */
-let database: { url: string; password: string } | undefined;
-let unavailable: Error | undefined;
-beforeAll(async () => {
-  try {
-    const url = new URL(await createTestDatabase());
-    const password = decodeURIComponent(url.password);
-    url.password = "";
-    database = { url: url.href, password };
-  } catch (error) {
-    unavailable = error as Error;
-  }
-});
-// Without a server every test fails, each with the reason: none is skipped.
-beforeEach(() => {
-  if (unavailable !== undefined) throw unavailable;
-});
+const databaseUrl = useTestDatabase();
+
+/** This file's database's URL with the password taken out, and the password. */
+function database(): { url: string; password: string } {
+  const url = new URL(databaseUrl());
+  const password = decodeURIComponent(url.password);
+  url.password = "";
+  return { url: url.href, password };
+}
 
 const opened: OpenedStore[] = [];
 const servers: Array<{ server: Server; sockets: Socket[] }> = [];
@@ -76,7 +68,7 @@ function everythingSaid(error: unknown): string {
 
 describe("opening the store a location names", () => {
   it("opens a postgres:// or postgresql:// URL as the shared store, naming it without its password", async () => {
-    const { url, password } = database!;
+    const { url, password } = database();
     const store = await open(withPassword(url, password));
     expect(store).toBeInstanceOf(PostgresStore);
     expect(store.kind).toBe("postgres");
@@ -89,7 +81,7 @@ describe("opening the store a location names", () => {
   });
 
   it("takes the password from PGPASSWORD, or from ~/.pgpass when the URL has none", async () => {
-    const { url, password } = database!;
+    const { url, password } = database();
     expect((await open(url, { PGPASSWORD: password })).location).toBe(url);
     const home = tempDir();
     const { hostname, port, pathname, username } = new URL(url);
@@ -102,7 +94,7 @@ describe("opening the store a location names", () => {
   });
 
   it("honours sslmode: disable connects in plain TCP, require refuses a server without TLS", async () => {
-    const { url, password } = database!;
+    const { url, password } = database();
     const withMode = (mode: string) => {
       const given = new URL(withPassword(url, password));
       given.searchParams.set("sslmode", mode);
@@ -129,7 +121,7 @@ describe("opening the store a location names", () => {
   });
 
   it("refuses a wrong password as a usage error that shows neither password", async () => {
-    const { url } = database!;
+    const { url } = database();
     const failure = await openStore(withPassword(url, "not-the-password"), { PGPASSWORD: "nor-this-one" }).catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(UsageError);
     expect((failure as Error).message).toContain(url);
