@@ -5,7 +5,7 @@
 // validate reference Debian's python3-phonenumbers (apt-get install python3-phonenumbers).
 //   npm run bench              all of them
 //   npm run bench -- upload    only the named ones (prepare, validate, upload, download, xlsx, xlsx-input, startup, sandbox,
-//                              dedup, hostile, ledger)
+//                              dedup, hostile, ledger, store)
 import { execFileSync } from "node:child_process";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { availableParallelism, cpus, loadavg, totalmem } from "node:os";
@@ -36,13 +36,14 @@ const BENCHES = {
   dedup: async () => script("dedup-bench.js"),
   hostile: async () => script("hostile-bench.js"),
   ledger: async () => (await import("./ledger-bench.js")).run(),
+  store: async () => script("store-bench.js"),
 };
 
 /** One line per headline figure: what, measured, reference, target. */
 function headlines(results) {
   const rows = [];
   const add = (what, measured, reference, target) => rows.push([what, measured, reference ?? "", target ?? ""]);
-  const { prepare, validate: v, upload, download, xlsx, "xlsx-input": xlsxInput, startup, sandbox, dedup, hostile, ledger } = results;
+  const { prepare, validate: v, upload, download, xlsx, "xlsx-input": xlsxInput, startup, sandbox, dedup, hostile, ledger, store } = results;
   if (ledger) {
     const carrier = ledger.recording.carrier_batch;
     const signal = ledger.recording.number_activity_batch;
@@ -184,6 +185,20 @@ function headlines(results) {
       `${hostile.validate_50mb_file.wall_s} s, ${hostile.validate_50mb_file.peak_rss_mb} MB`,
       `"a" + 80,000 spaces + "b": ${hostile.validate_issue_cell.wall_s} s; slowest 1 MB cell ${slowest} ms`,
       "seconds (the issue's cell took 42 s)",
+    );
+  }
+  if (store) {
+    add(
+      "store: record 1M carrier results",
+      `PostgreSQL ${store.postgres.record_s} s (${store.postgres_vs_sqlite.record}×)`,
+      `SQLite ${store.sqlite.record_s} s`,
+      "PostgreSQL ≤ 2× SQLite",
+    );
+    add(
+      "store: read 2M fresh results",
+      `PostgreSQL ${store.postgres.fresh_read_s} s (${store.postgres_vs_sqlite.fresh_read}×)`,
+      `SQLite ${store.sqlite.fresh_read_s} s`,
+      "PostgreSQL ≤ 2× SQLite",
     );
   }
   return rows;

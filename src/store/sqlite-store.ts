@@ -17,7 +17,24 @@ import type {
   TaskPatch,
   TaskRecord,
 } from "./store.js";
-import { identifierNumber, rowValues, splitValues, STORED_IDENTIFIER } from "./result-values.js";
+import { identifierNumber, splitValues } from "./result-values.js";
+import {
+  ledgerRowOf,
+  leaseOf,
+  RUN_INSERT_COLUMNS,
+  runOf,
+  runPatchColumns,
+  runValues,
+  sameLease,
+  statsGroupOf,
+  TASK_INSERT_COLUMNS,
+  taskContextOf,
+  taskOf,
+  columnsOfAnotherTask,
+  taskPatchColumns,
+  taskValues,
+  type TaskContext,
+} from "./store-rows.js";
 
 /** Rows written per transaction when recording, and read per query when streaming. */
 const BATCH_ROWS = 5000;
@@ -92,31 +109,8 @@ export class SqliteStore implements Store {
     const heartbeatAt = run.startedAt;
     try {
       this.#db.run(
-        `INSERT INTO runs (id, scope_id, identity, kind, state, started_at, product, country, source, settings, prepared, plan, output,
-           host, os_user, lease_host, lease_pid, lease_nonce, heartbeat_at, note)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-        [
-          run.id,
-          this.#scopeId(run.scope),
-          run.identity,
-          run.kind,
-          run.state,
-          run.startedAt,
-          run.product,
-          run.country ?? null,
-          JSON.stringify(run.source),
-          JSON.stringify(run.settings),
-          json(run.prepared),
-          json(run.plan),
-          json(run.output),
-          run.host ?? null,
-          run.user ?? null,
-          lease.host,
-          lease.pid,
-          lease.nonce,
-          heartbeatAt,
-          run.note ?? null,
-        ],
+        `INSERT INTO runs (${RUN_INSERT_COLUMNS.join(", ")}) VALUES (${RUN_INSERT_COLUMNS.map(() => "?").join(", ")})`,
+        runValues(run, this.#scopeId(run.scope), { ...lease, heartbeatAt: run.startedAt }),
       );
     } catch (error) {
       if ((error as { code?: string }).code === "SQLITE_CONSTRAINT_UNIQUE") return Promise.resolve("exists");
@@ -165,20 +159,9 @@ export class SqliteStore implements Store {
   }
 
   updateRun(runId: string, patch: RunPatch): Promise<void> {
-    const sets: string[] = [];
-    const values: SqlValue[] = [];
-    const set = (column: string, value: SqlValue) => {
-      sets.push(`${column} = ?`);
-      values.push(value);
-    };
-    if (patch.identity !== undefined) set("identity", patch.identity);
-    if (patch.state !== undefined) set("state", patch.state);
-    if (patch.finishedAt !== undefined) set("finished_at", patch.finishedAt);
-    if (patch.plan !== undefined) set("plan", JSON.stringify(patch.plan));
-    if (patch.output !== undefined) set("output", JSON.stringify(patch.output));
-    if (patch.source !== undefined) set("source", JSON.stringify(patch.source));
-    if (patch.prepared !== undefined) set("prepared", JSON.stringify(patch.prepared));
-    if (patch.note !== undefined) set("note", patch.note);
+    const given = runPatchColumns(patch).filter(([, value]) => value !== undefined);
+    const sets = given.map(([column]) => `${column} = ?`);
+    const values = given.map(([, value]) => value!);
     if (sets.length > 0) this.#db.run(`UPDATE runs SET ${sets.join(", ")} WHERE id = ?`, [...values, runId]);
     return Promise.resolve();
   }
@@ -202,69 +185,35 @@ export class SqliteStore implements Store {
     return Promise.resolve(rows.map(runOf));
   }
 
+  copyRun(run: RunRecord): Promise<boolean> {
+    const { changes } = this.#db.run(
+      `INSERT INTO runs (${RUN_INSERT_COLUMNS.join(", ")}) VALUES (${RUN_INSERT_COLUMNS.map(() => "?").join(", ")}) ON CONFLICT (id) DO NOTHING`,
+      runValues(run, this.#scopeId(run.scope), run.lease),
+    );
+    return Promise.resolve(changes > 0);
+  }
+
   // Tasks
 
   addTask(task: NewTask): Promise<TaskRecord> {
     const { lastInsertRowid } = this.#db.run(
-      `INSERT INTO tasks (scope_id, run_id, part, parts, idempotency_key, task_id, product, country, count, sha256, submitted_at,
-         created_at, status, total, success_cnt, failure_cnt, checked_at, retry_of, replayed, recorded_at, staged_file, staged_bytes, staged_sha256)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      [
-        this.#scopeId(task.scope),
-        task.runId ?? null,
-        task.part ?? null,
-        task.parts ?? null,
-        task.idempotencyKey ?? null,
-        task.taskId ?? null,
-        task.product,
-        task.country ?? null,
-        task.count ?? null,
-        task.sha256 ?? null,
-        task.submittedAt ?? null,
-        task.createdAt ?? null,
-        task.status ?? null,
-        task.total ?? null,
-        task.successCnt ?? null,
-        task.failureCnt ?? null,
-        task.checkedAt ?? null,
-        task.retryOf ?? null,
-        task.replayed === undefined ? null : Number(task.replayed),
-        task.recordedAt ?? null,
-        task.staged?.file ?? null,
-        task.staged?.bytes ?? null,
-        task.staged?.sha256 ?? null,
-      ],
+      `INSERT INTO tasks (${TASK_INSERT_COLUMNS.join(", ")}) VALUES (${TASK_INSERT_COLUMNS.map(() => "?").join(", ")})`,
+      taskValues(task, this.#scopeId(task.scope)),
     );
     return Promise.resolve({ ...task, ref: lastInsertRowid });
   }
 
   updateTask(ref: number, patch: TaskPatch): Promise<void> {
-    const columns: Array<[string, SqlValue | undefined]> = [
-      ["task_id", patch.taskId],
-      ["created_at", patch.createdAt],
-      ["status", patch.status],
-      ["total", patch.total],
-      ["success_cnt", patch.successCnt],
-      ["failure_cnt", patch.failureCnt],
-      ["replayed", patch.replayed === undefined ? undefined : Number(patch.replayed)],
-      ["recorded_at", patch.recordedAt],
-      ["country", patch.country],
-      ["staged_file", patch.staged?.file],
-      ["staged_bytes", patch.staged?.bytes],
-      ["staged_sha256", patch.staged?.sha256],
-    ];
-    const given = columns.filter(([, value]) => value !== undefined);
+    const given = taskPatchColumns(patch).filter(([, value]) => value !== undefined);
     const sets = given.map(([column]) => `${column} = ?`);
     const values = given.map(([, value]) => value!);
     if (patch.taskId !== undefined) {
       // A task id ends the upload that got it; another task than the part had (uploaded again, the
       // service having forgotten the first) has neither its staged result nor its date.
       sets.push("upload_started_at = NULL");
-      if (patch.staged === undefined) {
-        for (const column of ["staged_file", "staged_bytes", "staged_sha256", "checked_at"]) {
-          sets.push(`${column} = CASE WHEN task_id IS ? THEN ${column} END`);
-          values.push(patch.taskId);
-        }
+      for (const column of columnsOfAnotherTask(patch)) {
+        sets.push(`${column} = CASE WHEN task_id IS ? THEN ${column} END`);
+        values.push(patch.taskId);
       }
     }
     // The first check that saw the task succeed dates its results; later checks never move it.
@@ -307,6 +256,17 @@ export class SqliteStore implements Store {
           `SELECT ${TASK_COLUMNS} FROM tasks t JOIN scopes s ON s.id = t.scope_id WHERE t.scope_id = ? AND t.task_id IS NOT NULL ORDER BY t.ref DESC LIMIT ?`,
           [this.#scopeId(scope), Number.isFinite(limit) ? limit : -1],
         )
+        .map(taskOf),
+    );
+  }
+
+  tasksAfter(afterRef: number, limit: number): Promise<TaskRecord[]> {
+    return Promise.resolve(
+      this.#db
+        .rows(`SELECT ${TASK_COLUMNS} FROM tasks t JOIN scopes s ON s.id = t.scope_id WHERE t.ref > ? ORDER BY t.ref LIMIT ?`, [
+          afterRef,
+          limit,
+        ])
         .map(taskOf),
     );
   }
@@ -485,14 +445,7 @@ export class SqliteStore implements Store {
          WHERE t.recorded_at IS NOT NULL
          GROUP BY s.base_url, s.profile, t.product ORDER BY s.base_url, s.profile, t.product`,
       )
-      .map(([baseUrl, profile, product, count, distinct, first, last]) => ({
-        scope: { baseUrl: String(baseUrl), profile: String(profile) },
-        product: String(product),
-        results: Number(count),
-        numbers: Number(distinct),
-        oldest: String(first),
-        newest: String(last),
-      }));
+      .map(statsGroupOf);
     const bytes = ["", "-wal"].reduce((sum, suffix) => sum + (statSync(this.#db.path + suffix, { throwIfNoEntry: false })?.size ?? 0), 0);
     return Promise.resolve({
       results: Number(results),
@@ -553,127 +506,4 @@ const ROW_PLACEHOLDERS = `(${Array(ROW_VALUES).fill("?").join(", ")})`;
 const INSERT_ONE_RESULT = INSERT_RESULT + ROW_PLACEHOLDERS;
 const INSERT_MANY_RESULTS = INSERT_RESULT + Array(RECORD_ROWS_PER_STATEMENT).fill(ROW_PLACEHOLDERS).join(", ");
 
-/** What a ledger row takes from its task: selected with TASK_CONTEXT, read with taskContextOf. */
-interface TaskContext {
-  scope: Scope;
-  product: string;
-  taskId: string | undefined;
-  checkedAt: string;
-  columns: readonly string[];
-}
-
 const TASK_CONTEXT = "s.base_url, s.profile, t.product, t.task_id, t.checked_at, t.columns";
-
-function taskContextOf(row: readonly SqlValue[], at: number): TaskContext {
-  const [baseUrl, profile, product, taskId, checkedAt, columns] = row.slice(at, at + 6);
-  return {
-    scope: { baseUrl: String(baseUrl), profile: String(profile) },
-    product: String(product),
-    taskId: taskId === null ? undefined : String(taskId),
-    checkedAt: String(checkedAt),
-    columns: columns === null ? [] : (JSON.parse(String(columns)) as string[]),
-  };
-}
-
-/** A result row selected as `identifier, <value columns>, extra` starting at `at`. */
-function ledgerRowOf(row: readonly SqlValue[], at: number, task: TaskContext): LedgerRow {
-  const identifier = String(row[at]);
-  const stored = row.slice(at + 1, at + 1 + RESULT_VALUE_COLUMNS.length);
-  const extra = row[at + 1 + RESULT_VALUE_COLUMNS.length];
-  return {
-    identifier: STORED_IDENTIFIER.test(identifier) ? identifier : String(Number(identifier)),
-    product: task.product,
-    scope: task.scope,
-    ...(task.taskId === undefined ? {} : { taskId: task.taskId }),
-    checkedAt: task.checkedAt,
-    values: rowValues(task.columns, stored, extra === null ? undefined : String(extra)),
-  };
-}
-
-function json(value: unknown): string | null {
-  return value === undefined ? null : JSON.stringify(value);
-}
-
-function parsed(value: SqlValue | undefined): unknown {
-  return value === null || value === undefined ? undefined : JSON.parse(String(value));
-}
-
-function optional<T>(value: SqlValue | undefined, as: (value: SqlValue) => T): T | undefined {
-  return value === null || value === undefined ? undefined : as(value);
-}
-
-function leaseOf(host: SqlValue | undefined, pid: SqlValue | undefined, nonce: SqlValue | undefined): Lease | undefined {
-  return host === null || host === undefined ? undefined : { host: String(host), pid: Number(pid), nonce: String(nonce) };
-}
-
-function sameLease(a: Lease, b: Lease): boolean {
-  return a.host === b.host && a.pid === b.pid && a.nonce === b.nonce;
-}
-
-function runOf(row: readonly SqlValue[]): RunRecord {
-  const [id, baseUrl, profile, identity, kind, state, startedAt, finishedAt, product, country, source, settings, prepared, plan, output] =
-    row;
-  const [host, user, leaseHost, leasePid, leaseNonce, heartbeatAt, note] = row.slice(15);
-  const lease = leaseOf(leaseHost, leasePid, leaseNonce);
-  return {
-    id: String(id),
-    scope: { baseUrl: String(baseUrl), profile: String(profile) },
-    identity: String(identity),
-    kind: String(kind) as RunRecord["kind"],
-    state: String(state) as RunRecord["state"],
-    startedAt: String(startedAt),
-    ...optionalField("finishedAt", optional(finishedAt, String)),
-    product: String(product),
-    ...optionalField("country", optional(country, String)),
-    source: parsed(source) as RunRecord["source"],
-    settings: parsed(settings),
-    ...optionalField("prepared", parsed(prepared)),
-    ...optionalField("plan", parsed(plan)),
-    ...optionalField("output", parsed(output)),
-    ...optionalField("host", optional(host, String)),
-    ...optionalField("user", optional(user, String)),
-    ...optionalField("lease", lease && heartbeatAt !== null ? { ...lease, heartbeatAt: String(heartbeatAt) } : undefined),
-    ...optionalField("note", optional(note, String)),
-  };
-}
-
-function taskOf(row: readonly SqlValue[]): TaskRecord {
-  const [ref, baseUrl, profile, runId, part, parts, key, taskId, product, country, count, sha256, submittedAt, createdAt] = row;
-  const [status, total, successCnt, failureCnt, checkedAt, retryOf, replayed, recordedAt, stagedFile, stagedBytes, stagedSha256] =
-    row.slice(14);
-  return {
-    ref: Number(ref),
-    scope: { baseUrl: String(baseUrl), profile: String(profile) },
-    ...optionalField("runId", optional(runId, String)),
-    ...optionalField("part", optional(part, Number)),
-    ...optionalField("parts", optional(parts, Number)),
-    ...optionalField("idempotencyKey", optional(key, String)),
-    ...optionalField("taskId", optional(taskId, String)),
-    product: String(product),
-    ...optionalField("country", optional(country, String)),
-    ...optionalField("count", optional(count, Number)),
-    ...optionalField("sha256", optional(sha256, String)),
-    ...optionalField("submittedAt", optional(submittedAt, String)),
-    ...optionalField("createdAt", optional(createdAt, String)),
-    ...optionalField("status", optional(status, String)),
-    ...optionalField("total", optional(total, Number)),
-    ...optionalField("successCnt", optional(successCnt, Number)),
-    ...optionalField("failureCnt", optional(failureCnt, Number)),
-    ...optionalField("checkedAt", optional(checkedAt, String)),
-    ...optionalField("retryOf", optional(retryOf, String)),
-    ...optionalField(
-      "replayed",
-      optional(replayed, (value) => Number(value) === 1),
-    ),
-    ...optionalField("recordedAt", optional(recordedAt, String)),
-    ...optionalField(
-      "staged",
-      stagedFile === null ? undefined : { file: String(stagedFile), bytes: Number(stagedBytes), sha256: String(stagedSha256) },
-    ),
-  };
-}
-
-/** `{ [name]: value }`, or nothing when the value is undefined (the records' optional fields are absent, never undefined). */
-function optionalField<K extends string, V>(name: K, value: V | undefined): { [key in K]?: V } {
-  return (value === undefined ? {} : { [name]: value }) as { [key in K]?: V };
-}

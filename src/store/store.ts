@@ -7,6 +7,22 @@
  * a round trip per number.
  */
 
+import { BulkcheckError, type ErrorDetails } from "../errors.js";
+
+/**
+ * The store's database cannot be reached or went away (a shared server down, restarted, or
+ * cut off): exit 7, like a service that stays unavailable. Nothing recorded is lost; the
+ * same command continues the run once the database is back.
+ */
+export class StoreUnavailableError extends BulkcheckError {
+  constructor(message: string, details?: ErrorDetails) {
+    super("unavailable", message, {
+      hint: "Check that the database server is up and reachable from here, then run the same command again.",
+      ...details,
+    });
+  }
+}
+
 /** Which service and account a record belongs to: a task id or a result means something only to the service it came from. */
 export interface Scope {
   /** The service's base URL as the client addresses it, without a trailing slash. */
@@ -200,6 +216,11 @@ export interface Store {
   run(idOrPrefix: string): Promise<RunRecord | undefined>;
   /** Runs newest first. */
   runs(filter: { scope?: Scope; limit?: number }): Promise<RunRecord[]>;
+  /**
+   * Adds a run another store recorded, as it was there (its state, dates and lease);
+   * false when a run with its id is here already (see import.ts).
+   */
+  copyRun(run: RunRecord): Promise<boolean>;
 
   addTask(task: NewTask): Promise<TaskRecord>;
   updateTask(ref: number, patch: TaskPatch): Promise<void>;
@@ -210,6 +231,8 @@ export interface Store {
   taskWithKey(scope: Scope, key: string): Promise<TaskRecord | undefined>;
   /** Tasks with a service id, newest first. */
   recentTasks(scope: Scope, limit: number): Promise<TaskRecord[]>;
+  /** Every task in every scope, in the order they were added: at most `limit` of those after the reference `afterRef`. */
+  tasksAfter(afterRef: number, limit: number): Promise<TaskRecord[]>;
   /** Marks a task's upload as under way (`at`), or no longer (undefined) when it failed without a task. */
   markUploading(ref: number, at: string | undefined): Promise<void>;
   /**

@@ -1,0 +1,126 @@
+// The two stores side by side (issue 21: the shared store within 2× of the embedded one):
+// recording a 1,000,000-row carrier result, then reading 2,000,000 fresh results (the
+// ledger's side of planning with reuse), in the embedded SQLite store and in PostgreSQL on
+// this machine (the server binaries from npm, PostgreSQL's default durability, like the
+// embedded store's synchronous=FULL). Needs a build (`npm run build`). Prints JSON.
+//   node bench/store-bench.js [rows]     (default 1000000)
+import { fork } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { performance } from "node:perf_hooks";
+import { fileURLToPath } from "node:url";
+
+const ROWS = Number(process.argv[2] ?? 1_000_000);
+const BATCH = 5000;
+const SCOPE = { baseUrl: "https://api.example.com", profile: "default" };
+const PRODUCT = "carrier_batch";
+const COLUMNS = ["carrier", "underlying_carrier", "number_type", "country_code", "region", "city"];
+const CARRIERS = ["Vodafone", "EE", "O2", "Three", "Sky Mobile", "Lebara"];
+const PLACES = [
+  ["England", "London"],
+  ["Scotland", "Glasgow"],
+  ["Wales", "Cardiff"],
+  ["", ""],
+];
+
+const dist = new URL("../dist/store/", import.meta.url);
+const { SqliteStore } = await import(new URL("sqlite-store.js", dist).href);
+const { PostgresStore } = await import(new URL("postgres-store.js", dist).href);
+
+/** A task's result rows as a download yields them: batches of parsed rows. */
+function* carrierRows(first) {
+  for (let at = 0; at < ROWS; at += BATCH) {
+    const batch = [];
+    for (let i = at; i < Math.min(at + BATCH, ROWS); i++) {
+      const carrier = CARRIERS[i % CARRIERS.length];
+      const [region, city] = PLACES[i % PLACES.length];
+      batch.push({ identifier: String(first + i), values: [carrier, carrier, "mobile", "GB", region, city] });
+    }
+    yield batch;
+  }
+}
+
+/** Records a result as the ledger's recorder does: a batch at a time as it streams, then marked whole. */
+async function recordResult(store, taskRef, first, at) {
+  let rows = 0;
+  for (const batch of carrierRows(first)) {
+    await store.addResults(taskRef, COLUMNS, batch);
+    rows += batch.length;
+  }
+  await store.markRecorded(taskRef, COLUMNS, at);
+  return rows;
+}
+
+async function finishedTask(store, key, checkedAt) {
+  const task = await store.addTask({ scope: SCOPE, product: PRODUCT, idempotencyKey: key, taskId: key, submittedAt: checkedAt });
+  await store.updateTask(task.ref, { status: "success", checkedAt });
+  return task;
+}
+
+async function seconds(work) {
+  const started = performance.now();
+  const value = await work();
+  return { s: Number(((performance.now() - started) / 1000).toFixed(2)), value };
+}
+
+async function measureStore(store) {
+  const first = await finishedTask(store, "first", "2026-11-20T10:00:00.000Z");
+  const record = await seconds(() => recordResult(store, first.ref, 447400000000, "2026-11-20T10:01:00.000Z"));
+  // A second night's result of as many other numbers: the ledger then holds 2 × ROWS results of the product.
+  const second = await finishedTask(store, "second", "2026-11-21T10:00:00.000Z");
+  await recordResult(store, second.ref, 447500000000, "2026-11-21T10:01:00.000Z");
+  const read = await seconds(async () => {
+    let count = 0;
+    for await (const batch of store.freshResults(SCOPE, PRODUCT, "")) count += batch.length;
+    return count;
+  });
+  const stats = await store.stats();
+  return {
+    record_s: record.s,
+    recorded: record.value,
+    fresh_read_s: read.s,
+    fresh_read: read.value,
+    bytes_per_result: Math.round(stats.bytes / stats.results),
+  };
+}
+
+function startPostgres() {
+  const password = randomBytes(12).toString("base64url");
+  const keeper = fork(fileURLToPath(new URL("../test/helpers/postgres-keeper.mjs", import.meta.url)), ["bench", password, "durable"]);
+  return new Promise((resolve, reject) => {
+    keeper.once("message", (message) =>
+      message.port
+        ? resolve({ url: `postgres://bench:${password}@127.0.0.1:${message.port}/postgres`, keeper })
+        : reject(new Error(message.error)),
+    );
+    keeper.once("exit", () => reject(new Error("the PostgreSQL keeper exited")));
+  });
+}
+
+const dir = mkdtempSync(join(tmpdir(), "bulkcheck-store-bench-"));
+const sqlite = SqliteStore.open(join(dir, "bulkcheck.db"));
+const embedded = await measureStore(sqlite);
+await sqlite.close();
+rmSync(dir, { recursive: true, force: true });
+
+const server = await startPostgres();
+const postgres = await PostgresStore.open(server.url, {});
+const shared = await measureStore(postgres);
+await postgres.close();
+server.keeper.send("stop");
+
+const ratio = (key) => Number((shared[key] / embedded[key]).toFixed(2));
+console.log(
+  JSON.stringify(
+    {
+      rows: ROWS,
+      sqlite: embedded,
+      postgres: shared,
+      postgres_vs_sqlite: { record: ratio("record_s"), fresh_read: ratio("fresh_read_s") },
+    },
+    null,
+    2,
+  ),
+);

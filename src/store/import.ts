@@ -1,0 +1,112 @@
+import type { NewTask, RunRecord, Store, TaskPatch, TaskRecord } from "./store.js";
+
+/** Tasks read from the source at once. */
+const TASK_PAGE = 500;
+
+/** What an import added to the target (all 0 when everything was there already). */
+export interface ImportSummary {
+  runs: number;
+  /** Open runs copied as abandoned, because the same command has an open run in the target. */
+  abandoned: number;
+  tasks: number;
+  /** Result rows copied to the ledger. */
+  results: number;
+}
+
+/**
+ * Copies what one store holds (a machine's local SQLite store) into another (a team's
+ * shared one): runs, tasks with their idempotency keys and states, and the ledger's
+ * recorded results with the dates they were checked. Importing again copies nothing twice: a
+ * run is known by its id, a task by its idempotency key in its scope (or, without one, by its
+ * service task id), and a task's results are copied until the target has them marked
+ * recorded, so an import cut short is completed by the next. Task references differ between
+ * stores: results go under the target's reference of their task. Results are read and
+ * written a page at a time (a few statements per task, none per number).
+ */
+export async function importStore(source: Store, target: Store): Promise<ImportSummary> {
+  const summary: ImportSummary = { runs: 0, abandoned: 0, tasks: 0, results: 0 };
+  // Oldest first: of two open runs of one command, the later one is abandoned, as it would have been here.
+  for (const run of (await source.runs({})).reverse()) await importRun(run, target, summary);
+  for (let after = 0; ;) {
+    const tasks = await source.tasksAfter(after, TASK_PAGE);
+    if (tasks.length === 0) break;
+    for (const task of tasks) await importTask(task, source, target, summary);
+    after = tasks[tasks.length - 1]!.ref;
+  }
+  return summary;
+}
+
+/**
+ * An open run whose command has another open run in the target (the team started it while
+ * this machine had its own) is copied abandoned: its tasks and their results come along, and
+ * the same command continues the target's run.
+ */
+async function importRun(run: RunRecord, target: Store, summary: ImportSummary): Promise<void> {
+  const open = run.state === "open" ? await target.openRun(run.scope, run.identity) : undefined;
+  if (open === undefined || open.id === run.id) {
+    if (await target.copyRun(run)) summary.runs++;
+    return;
+  }
+  const { lease: _lease, ...unleased } = run;
+  const abandoned: RunRecord = { ...unleased, state: "abandoned", note: `Imported while run ${open.id} of the same command was open.` };
+  if (await target.copyRun(abandoned)) {
+    summary.runs++;
+    summary.abandoned++;
+  }
+}
+
+async function importTask(task: TaskRecord, source: Store, target: Store, summary: ImportSummary): Promise<void> {
+  const known = await sameTask(task, target);
+  if (known === null) return;
+  const { ref: _ref, recordedAt, ...fields } = task;
+  let targetRef: number;
+  if (known === undefined) {
+    targetRef = (await target.addTask(fields satisfies NewTask)).ref;
+    summary.tasks++;
+  } else {
+    targetRef = known.ref;
+    const missing = missingFields(known, task);
+    if (Object.keys(missing).length > 0) await target.updateTask(targetRef, missing);
+    if (known.recordedAt !== undefined) return;
+  }
+  if (recordedAt === undefined) return;
+  let columns: string[] | undefined;
+  for await (const rows of source.taskResults(task.ref)) {
+    columns ??= Object.keys(rows[0]?.values ?? {});
+    const ordered = columns;
+    await target.addResults(
+      targetRef,
+      ordered,
+      rows.map((row) => ({ identifier: row.identifier, values: ordered.map((column) => row.values[column] ?? "") })),
+    );
+    summary.results += rows.length;
+  }
+  await target.markRecorded(targetRef, columns ?? [], recordedAt);
+}
+
+/** The target's record of the same task, undefined when it has none, null when nothing identifies the task. */
+async function sameTask(task: TaskRecord, target: Store): Promise<TaskRecord | undefined | null> {
+  if (task.idempotencyKey !== undefined) return target.taskWithKey(task.scope, task.idempotencyKey);
+  if (task.taskId !== undefined) return target.taskById(task.scope, task.taskId);
+  return null;
+}
+
+/** What the source knows of a task that the target does not (a task copied while in flight and finished since). */
+function missingFields(known: TaskRecord, task: TaskRecord): TaskPatch {
+  return Object.fromEntries(
+    PATCHABLE.filter((field) => known[field] === undefined && task[field] !== undefined).map((field) => [field, task[field]]),
+  );
+}
+
+const PATCHABLE = [
+  "taskId",
+  "createdAt",
+  "status",
+  "total",
+  "successCnt",
+  "failureCnt",
+  "checkedAt",
+  "replayed",
+  "staged",
+  "country",
+] as const satisfies ReadonlyArray<keyof TaskPatch>;

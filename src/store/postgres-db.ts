@@ -1,0 +1,227 @@
+import { Readable } from "node:stream";
+import { pipeline } from "node:stream/promises";
+import pg, { type Pool, type PoolClient, type PoolConfig } from "pg";
+import { from as copyFrom } from "pg-copy-streams";
+import { migrate } from "./postgres-schema.js";
+import { postgresTarget, storeFailure, type ConnectionEnv } from "./postgres-connection.js";
+import type { ColumnValue } from "./store-rows.js";
+
+/** What a statement binds: arrays go as their literal (numberArray), JSON as its text. */
+export type PgParam = ColumnValue | boolean;
+
+/** What a transaction's work is given: statements, and COPY … FROM STDIN of data in COPY's text format (see copyText). */
+export interface TransactionClient {
+  query: (text: string, values?: readonly PgParam[]) => Promise<ColumnValue[][]>;
+  copyIn: (copyStatement: string, data: Iterable<string>) => Promise<void>;
+}
+
+/**
+ * Connections a process opens at most: a run records results, heartbeats its lease and
+ * updates tasks at once, and pg runs one statement at a time per connection.
+ */
+const POOL_SIZE = 4;
+
+const INT8 = 20;
+const TIMESTAMPTZ = 1184;
+
+/**
+ * Values come back as the embedded store's do (see store-rows.ts): `bigint` as a JavaScript
+ * number (identifiers have at most 15 digits, counts and references are far below 2^53) and
+ * `timestamptz` as an ISO 8601 UTC string with milliseconds, whatever the session's time zone.
+ */
+const TYPES = {
+  getTypeParser(oid: number, format?: "text" | "binary") {
+    if (oid === INT8) return Number;
+    if (oid === TIMESTAMPTZ) {
+      const parse = pg.types.getTypeParser(TIMESTAMPTZ, "text") as (text: string) => Date;
+      return (text: string) => parse(text).toISOString();
+    }
+    return pg.types.getTypeParser(oid, format ?? "text") as (value: string) => unknown;
+  },
+};
+
+/**
+ * A PostgreSQL database through a small pool of pg connections, with every failure of the
+ * database turned into the store's own errors (storeFailure) and every row returned as an
+ * array. One statement at a time per connection: a transaction takes a connection of its own.
+ */
+export class PostgresDb {
+  private constructor(
+    readonly location: string,
+    readonly schemaVersion: number,
+    private readonly pool: Pool,
+  ) {}
+
+  /**
+   * Connects (failing within connect_timeout, 10 s by default, when the server cannot be
+   * reached) and migrates. With sslmode=prefer (the default) or allow, a server without TLS
+   * is connected to in plain TCP, as libpq does.
+   */
+  static async open(storeUrl: string, env: ConnectionEnv): Promise<PostgresDb> {
+    const target = postgresTarget(storeUrl, env);
+    let pool = newPool(target.config);
+    try {
+      let client: PoolClient;
+      try {
+        client = await pool.connect();
+      } catch (error) {
+        const fallBack = (target.sslMode === "prefer" || target.sslMode === "allow") && /does not support SSL/.test(String(error));
+        if (!fallBack) throw error;
+        await pool.end();
+        pool = newPool({ ...target.config, ssl: false });
+        client = await pool.connect();
+      }
+      try {
+        return new PostgresDb(target.location, await migrate(client), pool);
+      } finally {
+        client.release();
+      }
+    } catch (error) {
+      await pool.end().catch(() => undefined);
+      throw storeFailure(error, target.location);
+    }
+  }
+
+  async rows(text: string, values: readonly PgParam[] = []): Promise<ColumnValue[][]> {
+    try {
+      return (await this.pool.query<ColumnValue[]>({ text, values: [...values], rowMode: "array" })).rows;
+    } catch (error) {
+      throw storeFailure(error, this.location);
+    }
+  }
+
+  async row(text: string, values: readonly PgParam[] = []): Promise<ColumnValue[] | undefined> {
+    return (await this.rows(text, values))[0];
+  }
+
+  /** Runs a statement and says how many rows it changed. */
+  async run(text: string, values: readonly PgParam[] = []): Promise<number> {
+    try {
+      return (await this.pool.query({ text, values: [...values] })).rowCount ?? 0;
+    } catch (error) {
+      throw storeFailure(error, this.location);
+    }
+  }
+
+  /**
+   * The rows of `text` in batches of `batchRows`, read through a cursor on a connection of
+   * its own, held until the last batch is read or the reader stops. The query is planned
+   * and run once, so a batch costs the same however far into the rows it is (keyset pages
+   * were re-planned each time, and without fresh statistics after a big recording the
+   * planner re-sorted everything left for every page).
+   */
+  async *cursor(text: string, values: readonly PgParam[], batchRows: number): AsyncGenerator<ColumnValue[][]> {
+    let client: PoolClient;
+    try {
+      client = await this.pool.connect();
+    } catch (error) {
+      throw storeFailure(error, this.location);
+    }
+    let state: "reading" | "done" | "failed" = "reading";
+    try {
+      await client.query("BEGIN READ ONLY");
+      await client.query({ text: `DECLARE batches NO SCROLL CURSOR FOR ${text}`, values: [...values] });
+      for (;;) {
+        const { rows } = await client.query<ColumnValue[]>({ text: `FETCH ${batchRows} FROM batches`, rowMode: "array" });
+        if (rows.length === 0) break;
+        yield rows;
+      }
+      await client.query("COMMIT");
+      state = "done";
+    } catch (error) {
+      state = "failed";
+      throw storeFailure(error, this.location);
+    } finally {
+      // A reader that stopped early leaves the transaction open: it is rolled back before the connection is reused.
+      if (state === "reading") await client.query("ROLLBACK").catch(() => (state = "failed"));
+      client.release(state === "failed");
+    }
+  }
+
+  /** Runs `work` in one transaction on a connection of its own, committed when it returns, rolled back when it throws. */
+  async transaction<T>(work: (client: TransactionClient) => Promise<T>): Promise<T> {
+    let client: PoolClient;
+    try {
+      client = await this.pool.connect();
+    } catch (error) {
+      throw storeFailure(error, this.location);
+    }
+    try {
+      await client.query("BEGIN");
+      const value = await work({
+        query: async (text, values = []) => (await client.query<ColumnValue[]>({ text, values: [...values], rowMode: "array" })).rows,
+        copyIn: (copyStatement, data) => pipeline(Readable.from(data), client.query(copyFrom(copyStatement))),
+      });
+      await client.query("COMMIT");
+      client.release();
+      return value;
+    } catch (error) {
+      await client.query("ROLLBACK").catch(() => undefined);
+      // The connection may be what failed: it is closed rather than handed out again.
+      client.release(true);
+      throw storeFailure(error, this.location);
+    }
+  }
+
+  close(): Promise<void> {
+    return this.pool.end();
+  }
+}
+
+function newPool(config: PoolConfig): Pool {
+  const pool = new pg.Pool({ ...config, max: POOL_SIZE, allowExitOnIdle: true, types: TYPES });
+  // An idle connection the server dropped (a restart) is replaced at the next query, which reports the failure if it lasts.
+  pool.on("error", () => undefined);
+  return pool;
+}
+
+/** The SET list of an UPDATE, with its parameters numbered as they are added. */
+export class Assignments {
+  readonly #sets: string[] = [];
+  readonly values: PgParam[] = [];
+
+  /** `column = value`, unless the value is undefined (not part of the patch). */
+  add(column: string, value: PgParam | undefined): void {
+    if (value !== undefined) this.#sets.push(`${column} = ${this.next(value)}`);
+  }
+
+  raw(assignment: string): void {
+    this.#sets.push(assignment);
+  }
+
+  /** The placeholder of one more parameter. */
+  next(value: PgParam): string {
+    return `$${this.values.push(value)}`;
+  }
+
+  get empty(): boolean {
+    return this.#sets.length === 0;
+  }
+
+  get sql(): string {
+    return this.#sets.join(", ");
+  }
+}
+
+/** `{1,2,3}`: numbers as a PostgreSQL array literal, written directly (pg's own conversion of arrays is slow). */
+export function numberArray(numbers: readonly number[]): string {
+  return `{${numbers.join(",")}}`;
+}
+
+/**
+ * A value in COPY's text format: `\N` for NULL, and the four characters that would end a
+ * field or a row early (backslash, tab, line feed, carriage return) escaped.
+ */
+export function copyText(value: string | null): string {
+  return value === null ? "\\N" : COPY_ESCAPED.test(value) ? value.replace(COPY_ESCAPED_ALL, escapeCopy) : value;
+}
+
+const COPY_ESCAPED = /[\\\t\n\r]/;
+const COPY_ESCAPED_ALL = /[\\\t\n\r]/g;
+const COPY_ESCAPES: Record<string, string> = { "\\": "\\\\", "\t": "\\t", "\n": "\\n", "\r": "\\r" };
+const escapeCopy = (char: string) => COPY_ESCAPES[char]!;
+
+/** `$1, $2, …, $count`. */
+export function placeholders(count: number): string {
+  return Array.from({ length: count }, (_, index) => `$${index + 1}`).join(", ");
+}

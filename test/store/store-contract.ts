@@ -1,0 +1,372 @@
+import { afterEach, expect, it } from "vitest";
+import type { Lease, NewRun, ResultRow, Scope, Store } from "../../src/store/store.js";
+
+/**
+ * What every store does, whatever its engine: each store's test file runs these against
+ * its own (sqlite-store.test.ts, postgres-store.test.ts), beside the checks only its engine
+ * needs.
+ */
+
+export const SCOPE: Scope = { baseUrl: "http://127.0.0.1:1", profile: "default" };
+export const OTHER_SCOPE: Scope = { baseUrl: "https://api.example.com", profile: "default" };
+export const LEASE: Lease = { host: "here", pid: 1, nonce: "a" };
+
+/** A store with its schema version, as both stores show it. */
+export type VersionedStore = Store & { readonly schemaVersion: number };
+
+export interface StoreFixture {
+  /** Where an empty store can be opened: a new directory, or a database emptied for the test. */
+  emptyLocation(): Promise<string>;
+  open(location: string): Promise<VersionedStore>;
+}
+
+export function newRun(overrides: Partial<NewRun> = {}): NewRun {
+  return {
+    id: "r1",
+    scope: SCOPE,
+    identity: "same-command",
+    kind: "submit",
+    state: "open",
+    startedAt: "2026-11-27T10:00:00.000Z",
+    product: "number_activity_batch",
+    country: "GB",
+    source: { path: "/data/crm.csv", size: 10, sha256: "ab" },
+    settings: { column: { index: 0 } },
+    ...overrides,
+  };
+}
+
+/** A finished task of `product` in `scope`, checked at `checkedAt`, with these results. */
+export async function recordedTask(store: Store, checkedAt: string, rows: ResultRow[], columns = ["activated"], scope = SCOPE) {
+  const task = await store.addTask({ scope, product: "number_activity_batch", taskId: `t-${checkedAt}`, submittedAt: checkedAt });
+  await store.updateTask(task.ref, { status: "success", checkedAt });
+  await store.addResults(task.ref, columns, rows);
+  await store.markRecorded(task.ref, columns, checkedAt);
+  return task;
+}
+
+export async function collect<T>(iterable: AsyncIterable<readonly T[]>): Promise<T[]> {
+  const all: T[] = [];
+  for await (const batch of iterable) all.push(...batch);
+  return all;
+}
+
+/** Registers the contract's tests (inside the caller's describe). */
+export function storeContract(fixture: StoreFixture): void {
+  const opened: Store[] = [];
+  afterEach(async () => {
+    for (const store of opened.splice(0)) await store.close();
+  });
+  const open = async (location: string) => {
+    const store = await fixture.open(location);
+    opened.push(store);
+    return store;
+  };
+  const openStore = async () => open(await fixture.emptyLocation());
+
+  it("runs its migrations once: a second open finds the schema at its version", async () => {
+    const location = await fixture.emptyLocation();
+    const first = await open(location);
+    expect(first.schemaVersion).toBe(1);
+    await first.createRun(newRun(), LEASE);
+    const second = await open(location);
+    expect(second.schemaVersion).toBe(1);
+    expect((await second.run("r1"))?.identity).toBe("same-command");
+  });
+
+  it("keeps one open run per command and scope: a second run of the same command is refused while the first is open", async () => {
+    const store = await openStore();
+    expect(await store.createRun(newRun(), LEASE)).not.toBe("exists");
+    expect(await store.createRun(newRun({ id: "r2" }), LEASE)).toBe("exists");
+    expect(await store.createRun(newRun({ id: "r3", scope: OTHER_SCOPE }), LEASE)).not.toBe("exists");
+    await store.updateRun("r1", { state: "finished", finishedAt: "2026-11-27T11:00:00.000Z" });
+    expect(await store.openRun(SCOPE, "same-command")).toBeUndefined();
+    expect(await store.createRun(newRun({ id: "r4" }), LEASE)).not.toBe("exists");
+    expect((await store.openRun(SCOPE, "same-command"))?.id).toBe("r4");
+  });
+
+  it("gives a run's lease to one live process at a time, and takes it from a stale or dead holder", async () => {
+    const store = await openStore();
+    await store.createRun(newRun(), LEASE);
+    const other: Lease = { host: "here", pid: 2, nonce: "b" };
+    const now = "2026-11-27T10:00:30.000Z";
+    expect(await store.claimRun("r1", other, now, "2026-11-27T09:59:00.000Z", () => true)).toEqual(LEASE);
+    expect(await store.claimRun("r1", other, now, "2026-11-27T09:59:00.000Z", () => false)).toBeUndefined();
+    expect((await store.run("r1"))?.lease).toEqual({ ...other, heartbeatAt: now });
+    expect(await store.claimRun("r1", LEASE, now, "2026-11-27T10:01:00.000Z", () => true)).toBeUndefined();
+    await store.releaseRun("r1", LEASE);
+    expect((await store.run("r1"))?.lease).toBeUndefined();
+  });
+
+  it("finds a run by a prefix of its id only when the prefix names one run", async () => {
+    const store = await openStore();
+    await store.createRun(newRun({ id: "abc1" }), LEASE);
+    await store.createRun(newRun({ id: "abc2", identity: "other" }), LEASE);
+    expect(await store.run("abc")).toBeUndefined();
+    expect((await store.run("abc2"))?.id).toBe("abc2");
+    expect((await store.runs({ scope: SCOPE })).map((run) => run.id)).toEqual(["abc2", "abc1"]);
+  });
+
+  it("dates a task's results by the first check that saw it succeed", async () => {
+    const store = await openStore();
+    const task = await store.addTask({ scope: SCOPE, product: "carrier_batch", idempotencyKey: "k1", count: 500, sha256: "ff" });
+    await store.updateTask(task.ref, { taskId: "t1", status: "success", checkedAt: "2026-11-27T10:00:00.000Z" });
+    await store.updateTask(task.ref, { status: "success", checkedAt: "2026-11-28T10:00:00.000Z" });
+    expect(await store.taskWithKey(SCOPE, "k1")).toMatchObject({ taskId: "t1", checkedAt: "2026-11-27T10:00:00.000Z", count: 500 });
+    expect(await store.taskWithKey(OTHER_SCOPE, "k1")).toBeUndefined();
+    expect((await store.taskById(SCOPE, "t1"))?.ref).toBe(task.ref);
+  });
+
+  it("counts the uploads under way (since a moment) and the tasks not yet seen finished", async () => {
+    const store = await openStore();
+    const a = await store.addTask({ scope: SCOPE, product: "carrier_batch", idempotencyKey: "a" });
+    const b = await store.addTask({ scope: SCOPE, product: "carrier_batch", idempotencyKey: "b" });
+    const c = await store.addTask({ scope: SCOPE, product: "carrier_batch", idempotencyKey: "c" });
+    await store.markUploading(a.ref, "2026-11-27T10:00:00.000Z");
+    await store.markUploading(b.ref, "2026-11-27T09:00:00.000Z");
+    await store.markUploading(c.ref, "2026-11-27T10:00:00.000Z");
+    await store.updateTask(c.ref, { taskId: "tc", status: "processing" });
+    expect(await store.activity(SCOPE, "2026-11-27T09:30:00.000Z")).toEqual({ uploading: 1, unfinished: 1 });
+    await store.updateTask(c.ref, { status: "success", checkedAt: "2026-11-27T10:05:00.000Z" });
+    await store.markUploading(a.ref, undefined);
+    expect(await store.activity(SCOPE, "2026-11-27T09:30:00.000Z")).toEqual({ uploading: 0, unfinished: 0 });
+    expect(await store.activity(OTHER_SCOPE, "2026-11-27T09:30:00.000Z")).toEqual({ uploading: 0, unfinished: 0 });
+  });
+
+  it("records a task's rows once, with the columns the service added, and reads them back", async () => {
+    const store = await openStore();
+    const columns = ["carrier", "underlying_carrier", "number_type", "country_code", "region", "city", "ported"];
+    const rows = [
+      { identifier: "447400100001", values: ["EE", "EE", "mobile", "GB", "", "", "no"] },
+      { identifier: "447400100002", values: ["Three", "Three", "mobile", "GB", "England", "London", "yes"] },
+      { identifier: "not-a-number", values: ["x", "", "", "", "", "", ""] },
+    ];
+    const task = await recordedTask(store, "2026-11-27T10:00:00.000Z", rows, columns);
+    await store.addResults(task.ref, columns, rows);
+    await store.markRecorded(task.ref, columns, "2026-11-27T10:01:00.000Z");
+    const back = await collect(store.taskResults(task.ref));
+    expect(back).toHaveLength(2);
+    expect(back[1]).toMatchObject({
+      identifier: "447400100002",
+      checkedAt: "2026-11-27T10:00:00.000Z",
+      values: { carrier: "Three", region: "England", city: "London", ported: "yes" },
+    });
+  });
+
+  it("lists fresh results newest first, within a product and scope, as of a task reference", async () => {
+    const store = await openStore();
+    const old = await recordedTask(store, "2026-11-20T10:00:00.000Z", [{ identifier: "447400100001", values: ["true"] }]);
+    const recent = await recordedTask(store, "2026-11-26T10:00:00.000Z", [
+      { identifier: "447400100001", values: ["false"] },
+      { identifier: "447400100002", values: ["true"] },
+    ]);
+    await recordedTask(store, "2026-11-26T11:00:00.000Z", [{ identifier: "447400100003", values: ["true"] }], ["activated"], OTHER_SCOPE);
+    const fresh = await collect(store.freshResults(SCOPE, "number_activity_batch", "2026-11-19T00:00:00.000Z"));
+    expect(fresh).toEqual([
+      { identifier: 447400100001, taskRef: recent.ref },
+      { identifier: 447400100002, taskRef: recent.ref },
+      { identifier: 447400100001, taskRef: old.ref },
+    ]);
+    expect(await collect(store.freshResults(SCOPE, "number_activity_batch", "2026-11-25T00:00:00.000Z", old.ref))).toEqual([]);
+    expect(await collect(store.freshResults(SCOPE, "carrier_batch", "2026-11-19T00:00:00.000Z"))).toEqual([]);
+  });
+
+  it("pairs each result with the same number's latest earlier result", async () => {
+    const store = await openStore();
+    await recordedTask(store, "2026-11-20T10:00:00.000Z", [{ identifier: "447400100001", values: ["true"] }]);
+    await recordedTask(store, "2026-11-21T10:00:00.000Z", [{ identifier: "447400100001", values: ["false"] }]);
+    const latest = await recordedTask(store, "2026-11-22T10:00:00.000Z", [
+      { identifier: "447400100001", values: ["true"] },
+      { identifier: "447400100009", values: ["true"] },
+    ]);
+    const pairs = await collect(store.previousResults(latest.ref));
+    expect(pairs).toHaveLength(1);
+    expect(pairs[0]!.current.values).toEqual({ activated: "true" });
+    expect(pairs[0]!.previous).toMatchObject({ checkedAt: "2026-11-21T10:00:00.000Z", values: { activated: "false" } });
+  });
+
+  it("prunes results checked before a date and counts what is left", async () => {
+    const store = await openStore();
+    await recordedTask(store, "2026-05-01T10:00:00.000Z", [{ identifier: "447400100001", values: ["true"] }]);
+    await recordedTask(store, "2026-11-21T10:00:00.000Z", [
+      { identifier: "447400100001", values: ["false"] },
+      { identifier: "447400100002", values: ["true"] },
+    ]);
+    expect(await store.prune("2026-06-01T00:00:00.000Z")).toBe(1);
+    const stats = await store.stats();
+    expect(stats).toMatchObject({ results: 2, numbers: 2, oldest: "2026-11-21T10:00:00.000Z", newest: "2026-11-21T10:00:00.000Z" });
+    expect(stats.groups).toEqual([
+      {
+        scope: SCOPE,
+        product: "number_activity_batch",
+        results: 2,
+        numbers: 2,
+        oldest: "2026-11-21T10:00:00.000Z",
+        newest: "2026-11-21T10:00:00.000Z",
+      },
+    ]);
+  });
+
+  it("forgets every result of the given numbers (stored digits; other forms are ignored) and nothing else", async () => {
+    const store = await openStore();
+    const rows = Array.from({ length: 3000 }, (_, i) => ({ identifier: String(447400100000 + i), values: ["true"] }));
+    await recordedTask(store, "2026-11-20T10:00:00.000Z", rows);
+    await recordedTask(store, "2026-11-21T10:00:00.000Z", rows.slice(1000, 1100));
+    expect(await store.forget(["447400101042", "+44 7400 101043", "447400109999"])).toBe(2);
+    expect(await store.lookup(["447400101042"])).toEqual([]);
+    expect(await store.lookup(["447400101044"])).toHaveLength(2);
+    expect((await store.stats()).results).toBe(3098);
+  });
+
+  it("looks numbers up newest first, within a filter", async () => {
+    const store = await openStore();
+    await recordedTask(store, "2026-11-20T10:00:00.000Z", [{ identifier: "447400100001", values: ["true"] }]);
+    await recordedTask(store, "2026-11-22T10:00:00.000Z", [{ identifier: "447400100001", values: ["false"] }]);
+    await recordedTask(store, "2026-11-23T10:00:00.000Z", [{ identifier: "447400100001", values: ["true"] }], ["activated"], OTHER_SCOPE);
+    const all = await store.lookup(["447400100001", "not-a-number"]);
+    expect(all.map((row) => [row.checkedAt, row.scope.baseUrl, row.values.activated])).toEqual([
+      ["2026-11-23T10:00:00.000Z", OTHER_SCOPE.baseUrl, "true"],
+      ["2026-11-22T10:00:00.000Z", SCOPE.baseUrl, "false"],
+      ["2026-11-20T10:00:00.000Z", SCOPE.baseUrl, "true"],
+    ]);
+    const filtered = await store.lookup(["447400100001"], {
+      scope: SCOPE,
+      product: "number_activity_batch",
+      since: "2026-11-21T00:00:00.000Z",
+    });
+    expect(filtered.map((row) => row.checkedAt)).toEqual(["2026-11-22T10:00:00.000Z"]);
+    expect(filtered[0]).toMatchObject({
+      identifier: "447400100001",
+      product: "number_activity_batch",
+      taskId: "t-2026-11-22T10:00:00.000Z",
+    });
+  });
+
+  it("exports results task by task, oldest first, and reads one task's rows for given numbers", async () => {
+    const store = await openStore();
+    const older = await recordedTask(store, "2026-11-20T10:00:00.000Z", [
+      { identifier: "447400100002", values: ["true"] },
+      { identifier: "447400100001", values: ["false"] },
+    ]);
+    await recordedTask(store, "2026-11-21T10:00:00.000Z", [{ identifier: "447400100003", values: ["true"] }], ["activated"], OTHER_SCOPE);
+    expect((await collect(store.exportResults({}))).map((row) => row.identifier)).toEqual(["447400100001", "447400100002", "447400100003"]);
+    expect((await collect(store.exportResults({ scope: OTHER_SCOPE }))).map((row) => row.identifier)).toEqual(["447400100003"]);
+    expect(await collect(store.exportResults({ since: "2026-11-22T00:00:00.000Z" }))).toEqual([]);
+    expect((await collect(store.taskResults(older.ref, new Set([447400100002])))).map((row) => row.values)).toEqual([
+      { activated: "true" },
+    ]);
+    expect(await store.checkedAtOf([older.ref, 999_999])).toEqual(new Map([[older.ref, "2026-11-20T10:00:00.000Z"]]));
+    expect(await store.maxTaskRef()).toBeGreaterThan(older.ref);
+  });
+
+  it("keeps a run's tasks in part order, updates what a patch gives, and lists tasks with an id newest first", async () => {
+    const store = await openStore();
+    await store.createRun(newRun(), LEASE);
+    const second = await store.addTask({ scope: SCOPE, runId: "r1", part: 1, parts: 2, product: "carrier_batch", idempotencyKey: "k2" });
+    const first = await store.addTask({ scope: SCOPE, runId: "r1", part: 0, parts: 2, product: "carrier_batch", idempotencyKey: "k1" });
+    await store.updateTask(first.ref, { taskId: "t1", replayed: true, staged: { file: "/s/t1.csv", bytes: 10, sha256: "cd" } });
+    await store.updateTask(second.ref, { taskId: "t2", replayed: false });
+    expect((await store.tasksOfRun("r1")).map((task) => [task.part, task.taskId, task.replayed])).toEqual([
+      [0, "t1", true],
+      [1, "t2", false],
+    ]);
+    expect((await store.tasksOfRun("r1"))[0]).toMatchObject({
+      staged: { file: "/s/t1.csv", bytes: 10, sha256: "cd" },
+      parts: 2,
+      runId: "r1",
+    });
+    expect((await store.recentTasks(SCOPE, 1)).map((task) => task.taskId)).toEqual(["t1"]);
+    expect((await store.recentTasks(SCOPE, Infinity)).map((task) => task.taskId)).toEqual(["t1", "t2"]);
+    await store.updateRun("r1", { plan: { parts: [1, 2] }, output: { path: "/o.csv" }, note: "why" });
+    expect(await store.run("r1")).toMatchObject({ plan: { parts: [1, 2] }, output: { path: "/o.csv" }, note: "why", state: "open" });
+    expect((await store.runs({ limit: 1 })).map((run) => run.id)).toEqual(["r1"]);
+  });
+
+  it("copies a run from another store as it was, once, and lists every task in the order it was added, a page at a time", async () => {
+    const store = await openStore();
+    const copied = {
+      ...newRun({ id: "r-copied", state: "finished" }),
+      finishedAt: "2026-11-27T11:00:00.000Z",
+      host: "laptop",
+      user: "ana",
+      plan: { parts: 1 },
+      note: "from a laptop",
+    };
+    expect(await store.copyRun(copied)).toBe(true);
+    expect(await store.copyRun({ ...copied, note: "again" })).toBe(false);
+    expect(await store.run("r-copied")).toEqual(copied);
+    const leased = { ...newRun({ id: "r-leased" }), lease: { ...LEASE, heartbeatAt: "2026-11-27T10:00:05.000Z" } };
+    expect(await store.copyRun(leased)).toBe(true);
+    expect(await store.run("r-leased")).toEqual(leased);
+    const tasks = [];
+    for (const [index, scope] of [SCOPE, OTHER_SCOPE, SCOPE].entries()) {
+      tasks.push(await store.addTask({ scope, product: "carrier_batch", idempotencyKey: `k${index}` }));
+    }
+    expect((await store.tasksAfter(0, 2)).map((task) => task.idempotencyKey)).toEqual(["k0", "k1"]);
+    expect(await store.tasksAfter(tasks[1]!.ref, 2)).toEqual([tasks[2]]);
+    expect(await store.tasksAfter(tasks[2]!.ref, 2)).toEqual([]);
+  });
+
+  it("keeps any text a service sends exactly: quotes, backslashes, separators, braces, NULL, line breaks and emoji", async () => {
+    const store = await openStore();
+    const awkward = ['Say "hi"', "back\\slash\\", "\\N", "a,b;c\tt", "{braces}", "NULL", "line\nbreak\r\n", "Ünïcødé 📱", ""];
+    const columns = ["carrier", "region", "city", "ported"];
+    const rows = awkward.map((value, index) => ({ identifier: String(447400100000 + index), values: [value, value, "", value] }));
+    const task = await recordedTask(store, "2026-11-20T10:00:00.000Z", rows, columns);
+    const back = await collect(store.taskResults(task.ref));
+    expect(back.map((row) => row.values)).toEqual(awkward.map((value) => ({ carrier: value, region: value, city: "", ported: value })));
+  });
+
+  it("keeps what a recording cut short wrote, counts none of it until the task is marked recorded, and never doubles a row", async () => {
+    const store = await openStore();
+    const earlier = await recordedTask(store, "2026-11-19T10:00:00.000Z", [{ identifier: "447400100001", values: ["false"] }]);
+    const task = await store.addTask({
+      scope: SCOPE,
+      product: "number_activity_batch",
+      taskId: "t-cut",
+      submittedAt: "2026-11-20T10:00:00.000Z",
+    });
+    await store.updateTask(task.ref, { status: "success", checkedAt: "2026-11-20T10:00:00.000Z" });
+    const rows = Array.from({ length: 25_000 }, (_, i) => ({ identifier: String(447400100000 + i), values: ["true"] }));
+    // The download broke off after 12,000 rows: they stay, and count for nothing.
+    await store.addResults(task.ref, ["activated"], rows.slice(0, 12_000));
+    expect((await store.taskById(SCOPE, "t-cut"))?.recordedAt).toBeUndefined();
+    expect(await collect(store.freshResults(SCOPE, "number_activity_batch", ""))).toEqual([
+      { identifier: 447400100001, taskRef: earlier.ref },
+    ]);
+    expect((await store.lookup(["447400100001"])).map((row) => row.values.activated)).toEqual(["false"]);
+    expect(await store.stats()).toMatchObject({ results: 1, numbers: 1, tasks: 1, newest: "2026-11-19T10:00:00.000Z" });
+    expect(await collect(store.exportResults({}))).toHaveLength(1);
+    // Recorded again from the start, in batches as the result streams, then marked.
+    for (let at = 0; at < rows.length; at += 5000) await store.addResults(task.ref, ["activated"], rows.slice(at, at + 5000));
+    await store.markRecorded(task.ref, ["activated"], "2026-11-20T10:02:00.000Z");
+    expect((await store.stats()).results).toBe(25_001);
+    expect((await store.taskById(SCOPE, "t-cut"))?.recordedAt).toBe("2026-11-20T10:02:00.000Z");
+    expect(await collect(store.taskResults(task.ref))).toHaveLength(25_000);
+    const pairs = await collect(store.previousResults(task.ref));
+    expect(pairs.map(({ current, previous }) => [current.identifier, previous.values.activated])).toEqual([["447400100001", "false"]]);
+  });
+
+  it("keeps the first row of a number a result lists twice", async () => {
+    const store = await openStore();
+    const task = await recordedTask(store, "2026-11-20T10:00:00.000Z", [
+      { identifier: "447400100001", values: ["true"] },
+      { identifier: "447400100002", values: ["true"] },
+      { identifier: "447400100001", values: ["false"] },
+    ]);
+    expect((await collect(store.taskResults(task.ref))).map((row) => [row.identifier, row.values.activated])).toEqual([
+      ["447400100001", "true"],
+      ["447400100002", "true"],
+    ]);
+  });
+
+  it("pairs a result only with earlier results that were recorded whole", async () => {
+    const store = await openStore();
+    const cut = await store.addTask({ scope: SCOPE, product: "number_activity_batch", taskId: "t-cut" });
+    await store.updateTask(cut.ref, { status: "success", checkedAt: "2026-11-20T10:00:00.000Z" });
+    await store.addResults(cut.ref, ["activated"], [{ identifier: "447400100001", values: ["false"] }]);
+    const latest = await recordedTask(store, "2026-11-21T10:00:00.000Z", [{ identifier: "447400100001", values: ["true"] }]);
+    expect(await collect(store.previousResults(latest.ref))).toEqual([]);
+    expect((await store.lookup(["447400100001"])).map((row) => row.taskId)).toEqual(["t-2026-11-21T10:00:00.000Z"]);
+  });
+}
