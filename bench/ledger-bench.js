@@ -84,7 +84,8 @@ async function seedLedger(dir, baseUrl, stored, expired) {
     await store.updateTask(task.ref, { status: "success", checkedAt: batch.at });
     for (let first = batch.from; first < batch.to; first += 50_000) {
       const rows = [];
-      for (let i = first; i < Math.min(batch.to, first + 50_000); i++) rows.push({ identifier: String(447_400_000_000 + i), values: [i % 3 ? "true" : "false"] });
+      for (let i = first; i < Math.min(batch.to, first + 50_000); i++)
+        rows.push({ identifier: String(447_400_000_000 + i), values: [i % 3 ? "true" : "false"] });
       await store.addResults(task.ref, ["activated"], rows);
     }
     await store.markRecorded(task.ref, ["activated"], batch.at);
@@ -109,22 +110,41 @@ async function planning(rows) {
     const environment = { ...env(dir), BULKCHECK_BASE_URL: baseUrl, BULKCHECK_API_KEY: "sk_bench_unused" };
     await cli(["config", "set", "max-task-size", String(rows)], environment);
     const validate = await cli(["validate", list, "--country", "GB", "--json"], environment);
-    const plan = await cli(["submit", list, "--type", "number_activity_batch", "--country", "GB", "--dry-run", "--json", "--max-age", "7d"], environment);
+    const plan = await cli(
+      ["submit", list, "--type", "number_activity_batch", "--country", "GB", "--dry-run", "--json", "--max-age", "7d"],
+      environment,
+    );
     const planned = JSON.parse(plan.stdout);
     // The money figure: the same list against a ledger whose first 5% of the list's numbers expired.
     rmSync(join(dir, "config", "bulkcheck.db"));
     await seedLedger(dir, baseUrl, stored, rows / 100 + expired);
     const nightly = JSON.parse(
-      (await cli(["submit", list, "--type", "number_activity_batch", "--country", "GB", "--dry-run", "--json", "--max-age", "7d"], environment)).stdout,
+      (
+        await cli(
+          ["submit", list, "--type", "number_activity_batch", "--country", "GB", "--dry-run", "--json", "--max-age", "7d"],
+          environment,
+        )
+      ).stdout,
     );
     return {
       list: rows,
       ledger_results: stored,
       validate: { wall_s: seconds(validate.wallMs), peak_rss_mb: validate.peakRssMb },
-      plan_with_reuse: { wall_s: seconds(plan.wallMs), peak_rss_mb: plan.peakRssMb, uploaded: planned.numbers, reused: planned.reuse.reused },
+      plan_with_reuse: {
+        wall_s: seconds(plan.wallMs),
+        peak_rss_mb: plan.peakRssMb,
+        uploaded: planned.numbers,
+        reused: planned.reuse.reused,
+      },
       ratio: Number((plan.wallMs / validate.wallMs).toFixed(2)),
       new_numbers: rows / 100,
-      nightly: { new: rows / 100, expired, uploaded: nightly.numbers, reused: nightly.reuse.reused, exact: nightly.numbers === rows / 100 + expired },
+      nightly: {
+        new: rows / 100,
+        expired,
+        uploaded: nightly.numbers,
+        reused: nightly.reuse.reused,
+        exact: nightly.numbers === rows / 100 + expired,
+      },
     };
   } finally {
     rmSync(dir, { recursive: true, force: true });

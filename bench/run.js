@@ -43,7 +43,20 @@ const BENCHES = {
 function headlines(results) {
   const rows = [];
   const add = (what, measured, reference, target) => rows.push([what, measured, reference ?? "", target ?? ""]);
-  const { prepare, validate: v, upload, download, xlsx, "xlsx-input": xlsxInput, startup, sandbox, dedup, hostile, ledger, store } = results;
+  const {
+    prepare,
+    validate: v,
+    upload,
+    download,
+    xlsx,
+    "xlsx-input": xlsxInput,
+    startup,
+    sandbox,
+    dedup,
+    hostile,
+    ledger,
+    store,
+  } = results;
   if (ledger) {
     const carrier = ledger.recording.carrier_batch;
     const signal = ledger.recording.number_activity_batch;

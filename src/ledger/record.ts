@@ -38,7 +38,12 @@ export function ledgerRecorder(store: Store, taskRef: number, now: () => number)
  * give it (the output header first, `identifier` and then the product's columns and any
  * the service added, then the data rows). Returns the rows recorded.
  */
-export async function recordResult(store: Store, taskRef: number, table: AsyncIterable<readonly string[]>, now: () => number): Promise<number> {
+export async function recordResult(
+  store: Store,
+  taskRef: number,
+  table: AsyncIterable<readonly string[]>,
+  now: () => number,
+): Promise<number> {
   const recorder = ledgerRecorder(store, taskRef, now);
   let header: readonly string[] | undefined;
   let rows = 0;
@@ -71,8 +76,7 @@ export function recorderFor(store: Store, scope: Scope, now: () => number): (tas
     if (task.status !== "success") return undefined;
     const known = await store.taskById(scope, task.id);
     const row =
-      known ??
-      (await store.addTask({ scope, taskId: task.id, product: task.product, ...(task.country ? { country: task.country } : {}) }));
+      known ?? (await store.addTask({ scope, taskId: task.id, product: task.product, ...(task.country ? { country: task.country } : {}) }));
     await store.updateTask(row.ref, {
       status: task.status,
       total: task.total,

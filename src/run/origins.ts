@@ -59,7 +59,11 @@ const MAX_RETRY_DEPTH = 100;
  */
 export async function retryLineage(store: Store, scope: Scope, taskId: string): Promise<string[]> {
   const lineage = [taskId];
-  for (let parent = (await store.taskById(scope, taskId))?.retryOf; parent !== undefined; parent = (await store.taskById(scope, parent))?.retryOf) {
+  for (
+    let parent = (await store.taskById(scope, taskId))?.retryOf;
+    parent !== undefined;
+    parent = (await store.taskById(scope, parent))?.retryOf
+  ) {
     if (lineage.includes(parent)) {
       throw new BulkcheckError(
         "unexpected",
@@ -68,9 +72,13 @@ export async function retryLineage(store: Store, scope: Scope, taskId: string): 
       );
     }
     if (lineage.length > MAX_RETRY_DEPTH) {
-      throw new BulkcheckError("unexpected", `Task ${taskId} is more than ${MAX_RETRY_DEPTH} retries deep in the store; no retry is made.`, {
-        hint: "These numbers keep getting no result: check them another way, or submit the list again.",
-      });
+      throw new BulkcheckError(
+        "unexpected",
+        `Task ${taskId} is more than ${MAX_RETRY_DEPTH} retries deep in the store; no retry is made.`,
+        {
+          hint: "These numbers keep getting no result: check them another way, or submit the list again.",
+        },
+      );
     }
     lineage.push(parent);
   }

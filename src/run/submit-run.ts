@@ -4,7 +4,7 @@ import { ApiError } from "../api/errors.js";
 import type { ApiClient } from "../api/types.js";
 import type { Limits } from "../config/resolve.js";
 import { BulkcheckError, InputRejectedError, InsufficientBalanceError, InterruptedError, TaskFailedError } from "../errors.js";
-import { IdentifierSet } from "../prepare/identifier-set.js";
+import type { IdentifierSet } from "../prepare/identifier-set.js";
 import { prepareList, type PrepareOptions, type PrepareResult } from "../prepare/index.js";
 import { ApiCode } from "../spec/codes.js";
 import type { ServiceType } from "../spec/products.js";
@@ -16,7 +16,7 @@ import { count } from "../format-count.js";
 import { formatUsd } from "../tasks/cost.js";
 import { runSchedule, type ScheduleEvent } from "../tasks/schedule.js";
 import type { PlannedUpload, UploadResult } from "../tasks/submit.js";
-import { listFingerprint, partKey, runIdentity, type RunCommand } from "./identity.js";
+import { partKey, runIdentity, type RunCommand } from "./identity.js";
 import { RunBusyError, RunLease } from "./lease.js";
 import { planRun, samePlan, type PlannedRun, type RunPlan } from "./plan.js";
 import { noteTaskState, uploadPart } from "./uploads.js";
@@ -52,7 +52,6 @@ export interface SubmitRunOptions {
 
 /** What a run tells its caller as it goes, in order. */
 export type RunEvent =
-  | { type: "prepared"; result: PrepareResult }
   | { type: "continuing"; run: RunRecord; tasks: number }
   /** The run's list changed: it is abandoned (with --dry-run: it would be). */
   | { type: "abandoned"; run: RunRecord; reason: string }
@@ -78,6 +77,8 @@ export interface SubmitRunDeps {
   signal: AbortSignal;
   /** Asked before money is reserved; without it (--yes) the reservation goes ahead. True goes ahead. */
   confirm?: (reservationMicros: number, balanceMicros: number) => Promise<boolean>;
+  /** Told what preparation found, before anything is planned; the run waits for it. */
+  onPrepared?: (result: PrepareResult) => Promise<void>;
   onEvent: (event: RunEvent) => void;
   /** Called once for each task seen succeeded while the run waits, e.g. to fetch and record its result. */
   onSucceeded?: (result: UploadResult, run: RunRecord) => Promise<void>;
@@ -134,7 +135,8 @@ async function attemptRun(options: SubmitRunOptions, deps: SubmitRunDeps): Promi
   let active: RunRecord | undefined;
   try {
     const { value: prepared, source } = await prepare(options, deps, (open?.plan as RunPlan | undefined)?.limits ?? deps.limits);
-    deps.onEvent({ type: "prepared", result: prepared });
+    // What preparation found is said before the plan (and any question about money).
+    await deps.onPrepared?.(prepared);
     if (!open) {
       open = await legacyRun(store, scope, options, prepared);
       lease = open && (await claim(open));
@@ -189,7 +191,11 @@ async function attemptRun(options: SubmitRunOptions, deps: SubmitRunDeps): Promi
       await store.updateRun(active.id, { state: "finished", finishedAt: new Date(deps.now()).toISOString(), note: error.message });
     } else if (active && endsUnpaidRun(error) && !(await store.tasksOfRun(active.id)).some((task) => task.taskId)) {
       // Refused before any task existed (the list, the key, the balance): nothing to carry on, and the next run plans afresh.
-      await store.updateRun(active.id, { state: "abandoned", finishedAt: new Date(deps.now()).toISOString(), note: (error as Error).message });
+      await store.updateRun(active.id, {
+        state: "abandoned",
+        finishedAt: new Date(deps.now()).toISOString(),
+        note: (error as Error).message,
+      });
     }
     await lease?.release();
     throw error;

@@ -90,7 +90,9 @@ function assertNotOlder(task: Task, upload: PlannedUpload): void {
   throw new InputRejectedError(
     `The service returned task ${task.id}, created ${task.created_at}, for the idempotency key "${upload.idempotencyKey}", which this run first used at ${upload.keyWrittenAt}: ` +
       "the key was used before, elsewhere, for another upload. Nothing was reserved for this part.",
-    { hint: "Give each run its own --idempotency-key (for example with the date in it), or leave it out: bulkcheck derives a new key for every run." },
+    {
+      hint: "Give each run its own --idempotency-key (for example with the date in it), or leave it out: bulkcheck derives a new key for every run.",
+    },
   );
 }
 

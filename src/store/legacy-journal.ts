@@ -70,7 +70,10 @@ export interface StagedEntry {
 export type JournalEntry = SubmitEntry | TaskEntry | StagedEntry;
 
 /** The entries of a journal file, oldest first; none when there is no file. */
-export async function* legacyJournalEntries(path: string, onCorrupt: (lineNumber: number) => void = () => {}): AsyncGenerator<JournalEntry> {
+export async function* legacyJournalEntries(
+  path: string,
+  onCorrupt: (lineNumber: number) => void = () => {},
+): AsyncGenerator<JournalEntry> {
   let lines;
   try {
     const stream = createReadStream(path, { encoding: "utf8" });

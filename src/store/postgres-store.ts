@@ -225,7 +225,8 @@ export class PostgresStore implements Store {
       // A task id ends the upload that got it; another task than the part had has neither its staged result nor its date.
       set.raw("upload_started_at = NULL");
       const taskId = set.next(patch.taskId);
-      for (const column of columnsOfAnotherTask(patch)) set.raw(`${column} = CASE WHEN task_id IS NOT DISTINCT FROM ${taskId} THEN ${column} END`);
+      for (const column of columnsOfAnotherTask(patch))
+        set.raw(`${column} = CASE WHEN task_id IS NOT DISTINCT FROM ${taskId} THEN ${column} END`);
     }
     // The first check that saw the task succeed dates its results; later checks never move it.
     if (patch.checkedAt !== undefined) set.raw(`checked_at = COALESCE(checked_at, ${set.next(patch.checkedAt)})`);

@@ -1,3 +1,4 @@
+import type { ColumnValue } from "./store-rows.js";
 import { RESULT_VALUE_COLUMNS } from "./sqlite-schema.js";
 
 /** An identifier as the ledger stores it: digits with the country code, no leading zero, at most 15 digits (E.164). */
@@ -29,7 +30,7 @@ export function splitValues(columns: readonly string[]): (values: readonly strin
 }
 
 /** A stored row's values by column name, for the task's `columns`; the inverse of splitValues. */
-export function rowValues(columns: readonly string[], stored: readonly unknown[], extra: string | undefined): Record<string, string> {
+export function rowValues(columns: readonly string[], stored: readonly ColumnValue[], extra: string | undefined): Record<string, string> {
   const extras = extra === undefined ? {} : (JSON.parse(extra) as Record<string, string>);
   const values: Record<string, string> = {};
   for (const name of columns) {

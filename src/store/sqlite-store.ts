@@ -312,6 +312,7 @@ export class SqliteStore implements Store {
     return Promise.resolve();
   }
 
+  // eslint-disable-next-line @typescript-eslint/require-await -- the Store interface is asynchronous (PostgreSQL); SQLite reads in batches synchronously
   async *freshResults(scope: Scope, product: string, since: string, maxTaskRef?: number): AsyncIterable<readonly FreshResult[]> {
     const tasks = this.#db.rows(
       `SELECT ref FROM tasks WHERE scope_id = ? AND product = ? AND checked_at >= ? AND recorded_at IS NOT NULL AND ref <= ?
@@ -349,6 +350,7 @@ export class SqliteStore implements Store {
     return Promise.resolve(Number(this.#db.row("SELECT COALESCE(max(ref), 0) FROM tasks")![0]));
   }
 
+  // eslint-disable-next-line @typescript-eslint/require-await -- the Store interface is asynchronous (PostgreSQL); SQLite reads in batches synchronously
   async *taskResults(taskRef: number, identifiers?: ReadonlySet<number>): AsyncIterable<readonly LedgerRow[]> {
     const task = this.#taskContext(taskRef);
     if (!task) return;
@@ -379,6 +381,7 @@ export class SqliteStore implements Store {
     return Promise.resolve(rows);
   }
 
+  // eslint-disable-next-line @typescript-eslint/require-await -- the Store interface is asynchronous (PostgreSQL); SQLite reads in batches synchronously
   async *previousResults(taskRef: number): AsyncIterable<ReadonlyArray<{ current: LedgerRow; previous: LedgerRow }>> {
     const task = this.#taskContext(taskRef);
     const position = this.#db.row("SELECT scope_id, product, checked_at FROM tasks WHERE ref = ?", [taskRef]);

@@ -90,7 +90,18 @@ describe("each command's flags, parsed into the options its run gets", () => {
       { type: "carrier_batch", wait: true, output: "r.xlsx", report: "r.html", ledger: true, ifBusy: "wait" },
     ]);
     expect(
-      await parsed(submitCommand, ["crm.csv", "--type", "carrier_batch", "--max-age", "7d", "--no-ledger", "--changes", "c.csv", "--if-busy", "exit"]),
+      await parsed(submitCommand, [
+        "crm.csv",
+        "--type",
+        "carrier_batch",
+        "--max-age",
+        "7d",
+        "--no-ledger",
+        "--changes",
+        "c.csv",
+        "--if-busy",
+        "exit",
+      ]),
     ).toEqual(["crm.csv", { type: "carrier_batch", maxAge: 604800, ledger: false, changes: "c.csv", ifBusy: "exit" }]);
     expect(await refusal(submitCommand, ["crm.csv", "--type", "carrier_batch", "--if-busy", "later"])).toBe("commander.invalidArgument");
     expect(await refusal(submitCommand, ["crm.csv", "--country", "GB"])).toBe("commander.missingMandatoryOptionValue");

@@ -8,7 +8,7 @@ import { e2eSandboxes, gbList, identifier, lines, listText, submitArgs, type E2e
  * Lists of any size in one run: `submit` schedules more parts than the service's
  * quota of unfinished tasks allows, waiting for its own tasks to finish; with --wait -o
  * each result is fetched as its task finishes and the merged output appears at the end;
- * a run killed anywhere carries on from the journal when started again.
+ * a run killed anywhere carries on from the store when started again.
  */
 const sandbox = e2eSandboxes();
 
@@ -173,17 +173,23 @@ describe("a list bigger than the quota of unfinished tasks", () => {
     expect(staged(e)).toEqual([]);
   });
 
-  it("re-run after the tasks exist, checks them instead of uploading the parts again", async () => {
-    const e = await sandbox({ minTaskSize: 1, maxTaskSize: 25 });
+  it("re-run of an unfinished run checks its tasks instead of uploading the parts again", async () => {
+    const e = await sandbox({ minTaskSize: 1, maxTaskSize: 25, numbersPerSecond: 1 });
     await smallParts(e);
     const list = e.file("list.txt", listText(75));
-    const first = await e.run(submitArgs(list, "--yes"));
+    // Timed out before its tasks finished: the run is not finished, and the same command carries it on.
+    const argv = submitArgs(list, "--yes", "--wait", "--interval", "1", "--timeout", "2");
+    const first = await e.run(argv);
+    expect(first.code).toBe(8);
+    expect(lines(first.stdout)).toHaveLength(3);
     const uploads = e.state().stats.by_route.submit;
-    const again = await e.run(submitArgs(list, "--yes"));
-    expect(again.code).toBe(0);
+    const again = await e.run(argv);
+    expect(again.code).toBe(8);
     expect(again.stdout).toBe(first.stdout);
     expect(e.state().stats.by_route.submit).toBe(uploads);
-    for (const id of lines(first.stdout)) expect(again.stderr).toContain(`Task ${id} was already submitted`);
+    expect(e.state().tasks).toHaveLength(3);
+    expect(again.stderr).toContain("Carrying on run");
+    expect(again.stderr).toContain("(3 task(s) submitted so far)");
   });
 });
 

@@ -5,7 +5,19 @@ import { describe, expect, it } from "vitest";
 import { createClient } from "../../src/api/client.js";
 import { startSandbox } from "../../src/sandbox/index.js";
 import { writeWorkbook } from "../helpers/xlsx.js";
-import { API_KEY, until, e2eSandboxes, identifier, gbList, lines, listText, submitAs, submittedIds, WAITING, type E2e } from "../helpers/sandbox.js";
+import {
+  API_KEY,
+  until,
+  e2eSandboxes,
+  identifier,
+  gbList,
+  lines,
+  listText,
+  submitAs,
+  submittedIds,
+  WAITING,
+  type E2e,
+} from "../helpers/sandbox.js";
 
 /**
  * Runs: what one submit does until its output exists. A finished run's command starts a
@@ -165,9 +177,14 @@ describe("the ledger serves fresh results", () => {
     expect((await e.run([...activity(list, ...WAITING, "-o", "a.csv")])).code).toBe(0);
     const second = await e.run([...activity(list, ...WAITING, "-o", "b.csv", "--max-age", "0", "--changes", "changes.csv")]);
     expect(second.code, second.stderr).toBe(0);
-    const activated = (name: string) => lines(readFileSync(join(e.dir, name), "utf8")).slice(1).map((row) => row.split(",").slice(0, 2) as [string, string]);
+    const activated = (name: string) =>
+      lines(readFileSync(join(e.dir, name), "utf8"))
+        .slice(1)
+        .map((row) => row.split(",").slice(0, 2) as [string, string]);
     const before = new Map(activated("a.csv"));
-    const changed = activated("b.csv").filter(([id, value]) => before.get(id) !== value).map(([id]) => id);
+    const changed = activated("b.csv")
+      .filter(([id, value]) => before.get(id) !== value)
+      .map(([id]) => id);
     expect(changed.length).toBeGreaterThan(0);
     const [header, ...rows] = lines(readFileSync(join(e.dir, "changes.csv"), "utf8"));
     expect(header).toBe("identifier,column,previous,current,previous_checked_at,checked_at");
@@ -213,13 +230,18 @@ describe("an upgrade in the middle of a run never double-charges", () => {
     const upload = e.file("upload.txt", Array.from({ length: 20 }, (_, i) => `4474001${String(i).padStart(5, "0")}\n`).join(""));
     const template = readFileSync(join(fixtures, "journal.jsonl"), "utf8");
     const key = /"idempotency_key":"([^"]+)"/.exec(template)![1]!;
-    expect(createHash("sha256").update(readFileSync(upload)).digest("hex")).toBe(/"chunk":\{[^}]*"sha256":"([0-9a-f]+)"/.exec(template)![1]);
+    expect(createHash("sha256").update(readFileSync(upload)).digest("hex")).toBe(
+      /"chunk":\{[^}]*"sha256":"([0-9a-f]+)"/.exec(template)![1],
+    );
     const client = createClient({ baseUrl: e.sandbox.url, apiKey: API_KEY });
     const { task } = await client.submitTask({ serviceType: ACTIVITY, country: "GB", file: upload, idempotencyKey: key });
     await client.close();
     writeFileSync(
       join(e.configDir, "journal.jsonl"),
-      template.replaceAll("{{BASE_URL}}", e.sandbox.url.replace(/\/$/, "")).replaceAll("{{SOURCE}}", list).replaceAll("{{TASK_ID}}", task.id),
+      template
+        .replaceAll("{{BASE_URL}}", e.sandbox.url.replace(/\/$/, ""))
+        .replaceAll("{{SOURCE}}", list)
+        .replaceAll("{{TASK_ID}}", task.id),
     );
     expect((await e.run(["config", "set", "min-task-size", "10"])).code).toBe(0);
     const run = await e.run([...activity(list, ...WAITING, "-o", "out.csv")]);
@@ -237,7 +259,9 @@ describe("what a red team found, fixed", () => {
     const e = await sandbox();
     const numbers = gbList(500);
     const csv = e.file("crm.csv", ["name,phone", ...numbers.map((number, i) => `C${i},${number}`)].join("\n") + "\n");
-    const xlsx = await writeWorkbook(join(e.dir, "crm.xlsx"), [{ name: "Contacts", rows: [["name", "phone"], ...numbers.map((number, i) => [`X${i}`, number])] }]);
+    const xlsx = await writeWorkbook(join(e.dir, "crm.xlsx"), [
+      { name: "Contacts", rows: [["name", "phone"], ...numbers.map((number, i) => [`X${i}`, number])] },
+    ]);
     const fromCsv = await e.run([...activity(csv, ...WAITING, "--join", "-o", "a.csv", "--max-age", "0")]);
     expect(fromCsv.code, fromCsv.stderr).toBe(0);
     const fromXlsx = await e.run([...activity(xlsx, ...WAITING, "--join", "-o", "b.csv", "--max-age", "0")]);
@@ -290,7 +314,9 @@ describe("what a red team found, fixed", () => {
     const joined = await e.run(["download", ids[0]!, "--join", list, "-o", "joined.csv"]);
     expect(joined.code, joined.stderr).toBe(0);
     expect(joined.stderr).toContain("Joining the whole run");
-    const statuses = lines(readFileSync(join(e.dir, "joined.csv"), "utf8")).slice(1).map((row) => row.split(",")[4]);
+    const statuses = lines(readFileSync(join(e.dir, "joined.csv"), "utf8"))
+      .slice(1)
+      .map((row) => row.split(",")[4]);
     expect(statuses.filter((status) => status !== "checked")).toEqual([]);
   });
 

@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { startStandIn, TWO_ROW_RESULT } from "../helpers/fault-fixtures.js";
 import { tempDir, type CliResult } from "../helpers/cli.js";
-import { API_KEY, e2eSandboxes, journalEntries, lines, listText, submitArgs, submittedIds, until } from "../helpers/sandbox.js";
+import { API_KEY, e2eSandboxes, listText, submitArgs, submittedIds, TASK_ID, until } from "../helpers/sandbox.js";
 
 /**
  * The API key spends the balance and a result URL is a bearer link: neither may
@@ -23,7 +23,7 @@ function filesUnder(dir: string): string[] {
 }
 
 describe("the API key", () => {
-  it("appears in no output, log, error message, journal, result or argument list of a full flow", async () => {
+  it("appears in no output, log, error message, store, result or argument list of a full flow", async () => {
     const e = await sandbox({ fakeClock: false, numbersPerSecond: 200 });
     const outputs: CliResult[] = [];
     const list = e.file("list.txt", `${listText(500)}not a number\n`);
@@ -43,10 +43,12 @@ describe("the API key", () => {
     expect(cmdline).toContain("submit");
     outputs.push(await flow.done);
     expect(outputs[0]!.code, outputs[0]!.stderr).toBe(0);
-    const id = lines(outputs[0]!.stdout)[0]!;
+    // With -o the results are the data: the id is announced on stderr.
+    const [id] = submittedIds(outputs[0]!.stderr);
+    expect(id).toMatch(TASK_ID);
 
-    outputs.push(await e.run(["status", id, "--verbose", "--json"]));
-    outputs.push(await e.run(["download", id, "--format", "jsonl", "--verbose"]));
+    outputs.push(await e.run(["status", id!, "--verbose", "--json"]));
+    outputs.push(await e.run(["download", id!, "--format", "jsonl", "--verbose"]));
     outputs.push(await e.run(["config", "set", "api-key", "-"], { env: { BULKCHECK_API_KEY: undefined }, stdin: `${API_KEY}\n` }));
     outputs.push(await e.run(["config", "get", "api-key"], { env: { BULKCHECK_API_KEY: undefined } }));
     outputs.push(await e.run(["config", "list", "--json"], { env: { BULKCHECK_API_KEY: undefined } }));
@@ -57,7 +59,7 @@ describe("the API key", () => {
     expect(refused.code).toBe(4);
     expect(refused.stdout + refused.stderr).not.toContain("WRONGKEYCANARY");
     e.sandbox.scriptFaults([{ route: "check", fault: "50300" }]);
-    outputs.push(refused, await e.run(["status", id, "--verbose"]));
+    outputs.push(refused, await e.run(["status", id!, "--verbose"]));
     // Connection refused through every retry (the waits are skipped).
     outputs.push(
       await e.run(["balance", "--verbose"], { env: { BULKCHECK_BASE_URL: "http://127.0.0.1:1" }, sleep: async () => undefined }),
@@ -67,7 +69,10 @@ describe("the API key", () => {
     const texts = [
       cmdline,
       ...outputs.flatMap((out) => [out.stdout, out.stderr]),
-      readFileSync(join(e.configDir, "journal.jsonl"), "utf8"),
+      // The store (runs, tasks and the result ledger) and everything else in the state directory.
+      ...filesUnder(e.configDir)
+        .filter((path) => path !== join(e.configDir, "config.json"))
+        .map((path) => readFileSync(path, "latin1")),
       readFileSync(join(e.dir, "results.csv"), "utf8"),
       readFileSync(join(e.dir, "rejects.csv"), "utf8"),
     ];
@@ -76,6 +81,7 @@ describe("the API key", () => {
       expect(text).not.toContain("LEAKCANARY");
     }
     // Only the config file holds it, as set.
+    expect(existsSync(join(e.configDir, "bulkcheck.db"))).toBe(true);
     const holding = filesUnder(e.configDir).filter((path) => readFileSync(path, "utf8").includes(API_KEY));
     expect(holding).toEqual([join(e.configDir, "config.json")]);
     expect(outputs.some((out) => out.stderr.includes("retry:"))).toBe(true);
@@ -126,7 +132,7 @@ describe("the API key", () => {
 });
 
 describe("files holding secrets", () => {
-  it("creates the config file and journal 0600 inside 0700 directories", async () => {
+  it("creates the config file and the store 0600 inside 0700 directories", async () => {
     const e = await sandbox();
     const home = tempDir("bulkcheck-home-");
     // No BULKCHECK_CONFIG_DIR: the XDG locations under HOME, created by bulkcheck itself.
@@ -138,8 +144,8 @@ describe("files holding secrets", () => {
     expect(mode(configDir)).toBe(0o700);
     expect(mode(join(configDir, "config.json"))).toBe(0o600);
     expect(mode(stateDir)).toBe(0o700);
-    expect(mode(join(stateDir, "journal.jsonl"))).toBe(0o600);
-    for (const path of filesUnder(configDir)) expect(mode(path), path).toBe(0o600);
+    expect(mode(join(stateDir, "bulkcheck.db"))).toBe(0o600);
+    for (const path of [...filesUnder(configDir), ...filesUnder(stateDir)]) expect(mode(path), path).toBe(0o600);
   });
 
   it("warns when the config file is readable by other users", async () => {
@@ -201,7 +207,8 @@ describe("result URLs", () => {
     for (const text of [quiet.stdout, quiet.stderr, verbose.stdout, verbose.stderr, json.stdout, json.stderr]) {
       expect(text).not.toMatch(/sig=|expires=/);
     }
-    expect(JSON.stringify(journalEntries(e))).not.toMatch(/\/results\/|sig=/);
+    // Nor are they kept: no file of the state directory (the store included) holds one.
+    for (const path of filesUnder(e.configDir)) expect(readFileSync(path, "latin1"), path).not.toMatch(/\/results\/|sig=/);
     expect(existsSync(join(e.dir, "b.csv"))).toBe(true);
   });
 });

@@ -121,14 +121,20 @@ describe("bulkcheck status", () => {
     expect(out.stderr).toContain(`No tasks of profile "default" in the local journal yet. Submit one with: bulkcheck submit`);
   });
 
-  it("skips a corrupt journal line with a warning", async () => {
+  it("imports a journal of bulkcheck 0.1 with a corrupt line, skipping that line with a warning", async () => {
     const e = await sandbox();
     const id = await submitted(e);
-    const journal = join(e.configDir, "journal.jsonl");
-    writeFileSync(journal, "{not json\n" + readFileSync(journal, "utf8"));
+    // A journal 0.1 left, recording that task under its own key, after a line a crash cut short.
+    const template = readFileSync(join(import.meta.dirname, "..", "fixtures", "journal-0.1", "journal.jsonl"), "utf8");
+    const journal = template
+      .replaceAll("{{BASE_URL}}", e.sandbox.url.replace(/\/$/, ""))
+      .replaceAll("{{SOURCE}}", join(e.dir, "list-0.txt"))
+      .replaceAll("{{TASK_ID}}", id);
+    writeFileSync(join(e.configDir, "journal.jsonl"), "{not json\n" + journal);
     const out = await e.run(["status"]);
     expect(out.code).toBe(0);
     expect(out.stderr).toContain("warning: skipping corrupt journal line 1");
+    expect(out.stderr).toContain("from the journal of bulkcheck 0.1");
     expect(lines(out.stdout)[1]).toContain(id);
   });
 

@@ -1,5 +1,5 @@
 import { execFile } from "node:child_process";
-import { readdirSync, readFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { describe, expect, it, vi } from "vitest";
@@ -28,18 +28,25 @@ async function shell(e: E2e, script: string) {
 }
 
 describe("cron", () => {
-  /** The README's nightly line: a dated output file, so no --force (which would also join a changed source). */
-  const cronLine = (list: string, output: string) => [
+  /**
+   * The README's nightly line for `night`: dated output and changes files, so no --force
+   * (which would also join a changed source), and results younger than 7 days reused.
+   */
+  const cronLine = (list: string, night: string) => [
     "submit",
     list,
     "--type",
-    "carrier_batch",
+    "number_activity_batch",
     "--country",
     "GB",
     "--wait",
     "--join",
     "-o",
-    output,
+    `checked/crm-${night}.csv`,
+    "--changes",
+    `checked/changes-${night}.csv`,
+    "--max-age",
+    "7d",
     "--yes",
     "--quiet",
     "--timeout",
@@ -50,24 +57,29 @@ describe("cron", () => {
     const e = await sandbox({ fakeClock: false });
     e.file("crm.csv", crm(600));
     // As crontab runs it (sh -c, with cron's \% for a literal %).
-    const out = await shell(e, "mkdir -p checked && bulkcheck " + cronLine("crm.csv", "checked/crm-$(date +\\%F).csv").join(" "));
+    const out = await shell(e, "mkdir -p checked && bulkcheck " + cronLine("crm.csv", "$(date +\\%F)").join(" "));
     expect(out).toEqual({ stdout: "", stderr: "" });
-    const written = readdirSync(join(e.dir, "checked"));
-    expect(written).toHaveLength(1);
-    expect(written[0]).toMatch(/^crm-\d{4}-\d{2}-\d{2}\.csv$/);
-    expect(lines(readFileSync(join(e.dir, "checked", written[0]!), "utf8"))).toHaveLength(601);
-    // The next night's run of the same list is just as silent (the service replays the task) and writes that night's file.
-    expect(await e.bin(cronLine(join(e.dir, "crm.csv"), "checked/crm-next-night.csv"))).toEqual({ code: 0, stdout: "", stderr: "" });
-    expect(lines(readFileSync(join(e.dir, "checked", "crm-next-night.csv"), "utf8"))).toHaveLength(601);
+    const written = readdirSync(join(e.dir, "checked")).sort();
+    expect(written).toHaveLength(2);
+    expect(written[0]).toMatch(/^changes-\d{4}-\d{2}-\d{2}\.csv$/);
+    expect(written[1]).toMatch(/^crm-\d{4}-\d{2}-\d{2}\.csv$/);
+    expect(lines(readFileSync(join(e.dir, "checked", written[1]!), "utf8"))).toHaveLength(601);
+    // Nothing was checked before: no changes, only the header.
+    expect(lines(readFileSync(join(e.dir, "checked", written[0]!), "utf8"))).toHaveLength(1);
+    // The next run of the same list within 7 days is just as silent: every number is fresh, so no task, and the file comes from the ledger.
+    expect(await e.bin(cronLine(join(e.dir, "crm.csv"), "next-night"))).toEqual({ code: 0, stdout: "", stderr: "" });
+    expect(readFileSync(join(e.dir, "checked", "crm-next-night.csv"), "utf8")).toBe(readFileSync(join(e.dir, "checked", written[1]!), "utf8"));
+    expect(e.state().tasks).toHaveLength(1);
   });
 
   it("the cron line is loud on failure: a message on stderr and a non-zero exit", async () => {
     const e = await sandbox({ fakeClock: false, failRate: 1 });
-    const out = await e.bin(cronLine(e.file("nightly.csv", crm(600)), "checked.csv"));
+    mkdirSync(join(e.dir, "checked"));
+    const out = await e.bin(cronLine(e.file("nightly.csv", crm(600)), "failed"));
     expect(out.code).toBe(6);
     expect(out.stdout).toBe("");
     expect(out.stderr).toMatch(/^error: 1 task\(s\) failed/m);
-    const badKey = await e.bin(cronLine(e.file("nightly.csv", crm(600)), "checked.csv"), {
+    const badKey = await e.bin(cronLine(e.file("nightly.csv", crm(600)), "refused"), {
       env: { BULKCHECK_API_KEY: "sk_wrong_0000000000000000" },
     });
     expect(badKey.code).toBe(4);
@@ -95,8 +107,9 @@ describe("ids wherever they come from", () => {
     expect(lines(out.stdout)).toEqual(ids.map((id) => `${id}\tsuccess`));
     const joined = parseDelimited(readFileSync(join(e.dir, "crm-checked.csv"), "utf8"));
     expect(joined).toHaveLength(1201);
-    expect(joined[0]).toEqual(["name", "phone", "identifier", "activated", "bulkcheck_status"]);
+    expect(joined[0]).toEqual(["name", "phone", "identifier", "activated", "bulkcheck_status", "bc_checked_at"]);
     expect(new Set(joined.slice(1).map((row) => row[4]))).toEqual(new Set(["checked"]));
+    for (const row of joined.slice(1)) expect(row[5]).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{3})?Z$/);
   });
 
   it("takes ids as arguments, as -, and as one argument of several lines, for every command that takes ids", async () => {
@@ -182,8 +195,12 @@ describe("JSON scripts can trust", () => {
     const [task] = lines(first.stdout).map((line) => JSON.parse(line) as Record<string, unknown>);
     expect(task).toMatchObject({ id: expect.stringMatching(TASK_ID), status: "processing", invalid_cnt: 0, replayed: false });
     expect(task!.preparation).toMatchObject({ rows_read: 502, kept: 500, invalid_cnt: 1, other_country_cnt: 1 });
+    // The next run's task is new; its first answer is lost, so the task comes back on the retry with the same key: replayed.
+    e.sandbox.scriptFaults([{ route: "submit", fault: "drop-after-commit" }]);
     const again = JSON.parse((await e.run(submitArgs(list, "--json"))).stdout) as Record<string, unknown>;
-    expect(again).toMatchObject({ id: task!.id, replayed: true });
+    expect(again).toMatchObject({ id: expect.stringMatching(TASK_ID), replayed: true });
+    expect(again.id).not.toBe(task!.id);
+    expect(e.state().tasks).toHaveLength(2);
   });
 
   it("names every key bulkcheck invents in snake_case", async () => {
@@ -211,9 +228,10 @@ describe("join columns never collide", () => {
     expect(out.code, out.stderr).toBe(0);
     const added = ["identifier", "carrier", "underlying_carrier", "number_type", "country_code", "region", "city", "bulkcheck_status"];
     const [header] = parseDelimited(readFileSync(join(e.dir, "joined.csv"), "utf8"));
-    expect(header).toEqual(["phone", "carrier", "Identifier", ...added.map((name) => `bc_${name}`)]);
+    // When each row was checked comes last, already prefixed.
+    expect(header).toEqual(["phone", "carrier", "Identifier", ...added.map((name) => `bc_${name}`), "bc_checked_at"]);
     expect(out.stderr).toContain("every added column starts with bc_");
-    expect(JSON.parse(out.stdout)).toMatchObject({ added_columns: added.map((name) => `bc_${name}`) });
+    expect(JSON.parse(out.stdout)).toMatchObject({ added_columns: [...added.map((name) => `bc_${name}`), "bc_checked_at"] });
   });
 });
 

@@ -127,15 +127,12 @@ describe("Excel output", () => {
     const submitted = await e.run(submitAs(file, "number_validation_batch", "GB", ...WAITING, "-o", "OUT.XLSX"));
     expect(submitted.code, submitted.stderr).toBe(0);
     const id = submittedIds(submitted.stderr)[0]!;
-    /** The task's own download (exactly the service's columns), then when the store says it was checked: a run's output. */
-    const runRows = async (taskId: string) => {
-      const checkedAt = (await checkedAtByTask(e)).get(taskId)!;
-      expect(new Date(checkedAt).toISOString()).toBe(checkedAt);
-      const rows = parseDelimited((await e.run(["download", taskId])).stdout);
-      return asCells(rows.map((row, r) => [...row, r === 0 ? "checked_at" : checkedAt]));
-    };
+    // A run's output: the task's own download (exactly the service's columns), then when the store says it was checked.
+    const checkedAt = (await checkedAtByTask(e)).get(id)!;
+    expect(new Date(checkedAt).toISOString()).toBe(checkedAt);
+    const downloaded = parseDelimited((await e.run(["download", id])).stdout);
     const [results] = await readWorkbook(join(e.dir, "OUT.XLSX"));
-    expect(results!.rows).toEqual(await runRows(id));
+    expect(results!.rows).toEqual(asCells(downloaded.map((row, r) => [...row, r === 0 ? "checked_at" : checkedAt])));
 
     const retried = await e.run(["retry-failed", id, "--yes", "--wait", "--interval", "0.2", "-o", "retried.xlsx"]);
     expect(retried.code, retried.stderr).toBe(0);

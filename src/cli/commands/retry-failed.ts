@@ -53,7 +53,13 @@ export async function retryFailedRun(ctx: Context, ids: string[], options: Retry
   for (const outcome of outcomes) await finishRun(store, outcome, ctx.now);
 }
 
-async function retryOne(ctx: Context, id: string, dir: string, options: RetryFailedOptions, pollIntervalMs: number): Promise<RunOutcome | undefined> {
+async function retryOne(
+  ctx: Context,
+  id: string,
+  dir: string,
+  options: RetryFailedOptions,
+  pollIntervalMs: number,
+): Promise<RunOutcome | undefined> {
   // Loaded when the run starts, not with the command tree: rebuilding the task's list
   // prepares the source again (libphonenumber-js).
   const { retryList } = await import("../../tasks/uploaded-list.js");
@@ -88,7 +94,7 @@ async function retryOne(ctx: Context, id: string, dir: string, options: RetryFai
   const ledger = await ctx.ledgerSettings();
   const summary = { ...emptySummary(), kept: retry.count };
   const list = { ...retry, ...(settings.anyRegion && country ? { country } : {}) };
-  const printer = runPrinter(ctx, options, { product, country }, pollIntervalMs, () => undefined);
+  const printer = runPrinter(ctx, options, { product, country }, pollIntervalMs, () => Promise.resolve());
   const timeoutMs = ctx.deadline.remainingMs();
   return submitRun(
     {
@@ -123,7 +129,7 @@ async function retryOne(ctx: Context, id: string, dir: string, options: RetryFai
       client: () => ctx.client(),
       limits: await ctx.limits(),
       priceMicros: (await ctx.prices())[product],
-      workDir: join(dir, "run"),
+      workDir: dir,
       lease: ownLease(),
       now: ctx.now,
       sleep: ctx.sleep,
@@ -131,6 +137,7 @@ async function retryOne(ctx: Context, id: string, dir: string, options: RetryFai
       signal: ctx.signal,
       ...(options.yes ? {} : { confirm: (micros: number, balance: number) => confirmReservation(ctx, micros, balance) }),
       onEvent: printer.onEvent,
+      onPrepared: printer.onPrepared,
     },
   ).finally(async () => {
     await printer.ready();

@@ -50,13 +50,20 @@ export function submitCommand(invoke: Invoke, run = submitRun) {
     .addOption(threadsOption())
     .option("--idempotency-key <key>", "use this key (numbered when split) instead of the ones derived from the run")
     .option("--resubmit", "no longer needed: a finished run's list is checked again by the next run (accepted and ignored)")
-    .option("--max-age <age>", "reuse ledger results younger than this instead of checking again: 0, 90s, 12h, 7d (default: config max-age, 12h)", parseAge)
+    .option(
+      "--max-age <age>",
+      "reuse ledger results younger than this instead of checking again: 0, 90s, 12h, 7d (default: config max-age, 12h)",
+      parseAge,
+    )
     .option("--no-ledger", "keep no result of this run in the ledger, and reuse none")
     .option("--dry-run", "prepare and show the plan and cost; upload nothing");
   return addReserveAndWaitOptions(command)
     .option("--join", "with --wait -o: write the source rows with the result columns beside them")
     .option("--report <file.html>", "with --wait: also write an HTML report of the run (self-contained, printable)")
-    .option("--changes <file>", "with --wait: write the numbers whose result changed since their previous check (CSV, or .xlsx; - for stdout)")
+    .option(
+      "--changes <file>",
+      "with --wait: write the numbers whose result changed since their previous check (CSV, or .xlsx; - for stdout)",
+    )
     .addHelpText(
       "after",
       examples([
@@ -106,10 +113,12 @@ export async function submitRun(ctx: Context, file: string, options: SubmitOptio
   const timeoutMs = ctx.deadline.remainingMs();
   await withTempDir(async (dir) => {
     const { options: prepare, done } = await preparationOptions(ctx, file, options, country);
-    const printer = runPrinter(ctx, options, subject, pollIntervalMs, ({ result }) => {
+    const printer = runPrinter(ctx, options, subject, pollIntervalMs, async (result) => {
       done();
       notePreparation(ctx, result);
       if (!ctx.globals.json) printPreparationSummary(ctx, result);
+      const hint = await noCodeHint(result, anyRegion);
+      if (hint) ctx.printer.note(hint);
     });
     const output = runOutput(ctx, { ...options, ledger: ledgerOn, retentionSeconds: ledger.retentionSeconds, sourcePath, product });
     const outcome = await runList(
@@ -154,6 +163,7 @@ export async function submitRun(ctx: Context, file: string, options: SubmitOptio
         signal: ctx.signal,
         ...(options.yes ? {} : { confirm: (micros: number, balance: number) => confirmReservation(ctx, micros, balance) }),
         onEvent: printer.onEvent,
+        onPrepared: printer.onPrepared,
         ...(output.fetchesResults ? { onSucceeded: output.stage } : {}),
       },
     ).finally(async () => {
@@ -164,8 +174,6 @@ export async function submitRun(ctx: Context, file: string, options: SubmitOptio
       if (options.dryRun) ctx.printer.note("Dry run: nothing was uploaded.");
       return;
     }
-    const hint = await noCodeHint(outcome.prepared, anyRegion);
-    if (hint) ctx.printer.note(hint);
     await output.write(outcome);
     await finishRun(store, outcome, ctx.now, output.describe());
     await output.cleanUp();

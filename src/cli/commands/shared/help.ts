@@ -99,7 +99,10 @@ export function addReserveAndWaitOptions<Args extends unknown[], Opts extends Op
     .addOption(formatOption())
     .option("--force", "overwrite the output file")
     .addOption(
-      new Option("--if-busy <what>", "when another bulkcheck process is carrying on this run: wait for it, then carry on (default), or exit 10")
+      new Option(
+        "--if-busy <what>",
+        "when another bulkcheck process is carrying on this run: wait for it, then carry on (default), or exit 10",
+      )
         .choices(["wait", "exit"])
         .default("wait"),
     );

@@ -39,9 +39,13 @@ export async function joinToOutput(ctx: Context, ids: readonly string[], flags: 
   const now = new Date(ctx.now()).toISOString();
   const { summary, serviceType, tasks } = await withTempDir(async (dir) => {
     // A submit's own output has its whole run staged already; a download --join is completed to whole runs.
-    const run = staged ? undefined : await runResults({ store: await ctx.store(), scope: await ctx.scope(), dir, signal: ctx.signal }, ids, sourcePath);
+    const run = staged
+      ? undefined
+      : await runResults({ store: await ctx.store(), scope: await ctx.scope(), dir, signal: ctx.signal }, ids, sourcePath);
     if (run && run.added.length > 0) {
-      ctx.printer.note(`Joining the whole run: ${run.added.join(", ")} ${run.added.length === 1 ? "is a part" : "are parts"} of the same run as ${ids.join(", ")}.`);
+      ctx.printer.note(
+        `Joining the whole run: ${run.added.join(", ")} ${run.added.length === 1 ? "is a part" : "are parts"} of the same run as ${ids.join(", ")}.`,
+      );
     }
     return withStagedOutput(ctx, output, (path, mode) =>
       joinTaskResults(deps, run?.ids ?? ids, {

@@ -3,7 +3,6 @@ import { join } from "node:path";
 import { stateDir } from "../../../config/paths.js";
 import { ChangesTally, changesTable, type ChangesSummary } from "../../../ledger/changes.js";
 import { writeTable } from "../../../ledger/export.js";
-import type { OutputFormat } from "../../../results/index.js";
 import { collectAbandonedRuns } from "../../../run/abandoned.js";
 import { reusedSources } from "../../../run/reused-results.js";
 import { fetchToStaging, Staging } from "../../../run/staging.js";
@@ -157,10 +156,13 @@ export function runOutput(ctx: Context, flags: RunOutputFlags) {
         signal: ctx.signal,
         now: ctx.now,
       }).catch((error: unknown) => {
-        ctx.printer.warn(`the results of abandoned runs could not be collected this time (${(error as Error).message}); the next run tries again.`);
+        ctx.printer.warn(
+          `the results of abandoned runs could not be collected this time (${(error as Error).message}); the next run tries again.`,
+        );
         return 0;
       });
-      if (collected > 0) ctx.printer.note(`Kept in the ledger the results of ${count(collected)} task(s) of abandoned runs that finished since.`);
+      if (collected > 0)
+        ctx.printer.note(`Kept in the ledger the results of ${count(collected)} task(s) of abandoned runs that finished since.`);
     },
   };
 }
@@ -200,5 +202,5 @@ async function writeOutput(
     return;
   }
   const { downloadToOutput } = await import("./download-output.js");
-  await downloadToOutput(ctx, ids, { ...flags, format: resultFormat(ctx, flags) as OutputFormat }, staged, changes);
+  await downloadToOutput(ctx, ids, { ...flags, format: resultFormat(ctx, flags) }, staged, changes);
 }

@@ -1,5 +1,6 @@
 import { UsageError } from "../../../errors.js";
 import { describeHolder } from "../../../run/lease.js";
+import type { PrepareResult } from "../../../prepare/index.js";
 import type { RunEvent } from "../../../run/submit-run.js";
 import { formatUsd } from "../../../tasks/cost.js";
 import type { UploadResult } from "../../../tasks/submit.js";
@@ -43,16 +44,18 @@ export const RESUBMIT_NOTE =
  * abandoned, the plan (and, with --dry-run --json, the plan as JSON on stdout), each
  * task id on stdout (or as JSON) in list order, and the schedule's progress on stderr.
  */
-export function runPrinter(ctx: Context, flags: SubmitFlags, subject: PlanSubject, pollIntervalMs: number, onPrepared: (event: Extract<RunEvent, { type: "prepared" }>) => void) {
+export function runPrinter(
+  ctx: Context,
+  flags: SubmitFlags,
+  subject: PlanSubject,
+  pollIntervalMs: number,
+  onPrepared: (result: PrepareResult) => Promise<void>,
+) {
   let progress: SubmitProgress | undefined;
-  let prepared: Extract<RunEvent, { type: "prepared" }>["result"] | undefined;
+  let prepared: PrepareResult | undefined;
   const pending: Array<Promise<void>> = [];
   const onEvent = (event: RunEvent): void => {
     switch (event.type) {
-      case "prepared":
-        prepared = event.result;
-        onPrepared(event);
-        return;
       case "continuing":
         ctx.printer.note(
           `Carrying on run ${event.run.id}, started ${event.run.startedAt} and not finished: its plan and keys, so nothing is uploaded or paid for twice (${event.tasks} task(s) submitted so far).`,
@@ -89,6 +92,10 @@ export function runPrinter(ctx: Context, flags: SubmitFlags, subject: PlanSubjec
   };
   return {
     onEvent,
+    onPrepared: (result: PrepareResult): Promise<void> => {
+      prepared = result;
+      return onPrepared(result);
+    },
     /** Waits for what the events started (the progress line). */
     ready: () => Promise.all(pending),
     stop: () => progress?.stop(),
