@@ -28,11 +28,14 @@ ${wrapWords(`code is one of ${jsonErrorCodes().join(", ")}.`, 80).join("\n")}
                         wins over the profile's base-url.
   BULKCHECK_PROFILE     The config profile when --profile is not given
                         (default "default").
-  BULKCHECK_CONFIG_DIR  One directory for both the config file and the journal,
-                        instead of the XDG directories below.
+  BULKCHECK_STORE_URL   A team's shared store, postgres://user@host/database
+                        (wins over the profile's store; the password from the
+                        URL, PGPASSWORD or ~/.pgpass; never printed).
+  BULKCHECK_CONFIG_DIR  One directory for both the config file and the store
+                        (bulkcheck.db), instead of the XDG directories below.
   XDG_CONFIG_HOME       config.json goes in $XDG_CONFIG_HOME/bulkcheck
                         (default ~/.config/bulkcheck; ~ is HOME).
-  XDG_STATE_HOME        The journal of submitted tasks goes in
+  XDG_STATE_HOME        The store of runs, tasks and results goes in
                         $XDG_STATE_HOME/bulkcheck
                         (default ~/.local/state/bulkcheck).
   HTTPS_PROXY, HTTP_PROXY, NO_PROXY (or in lower case)

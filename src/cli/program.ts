@@ -10,6 +10,7 @@ import { retryFailedCommand } from "./commands/retry-failed.js";
 import { runsCommand } from "./commands/runs.js";
 import { sandboxCommand } from "./commands/sandbox.js";
 import { statusCommand } from "./commands/status.js";
+import { storeCommand } from "./commands/store.js";
 import { submitCommand } from "./commands/submit.js";
 import { validateCommand } from "./commands/validate.js";
 import { waitCommand } from "./commands/wait.js";
@@ -57,6 +58,7 @@ export function buildProgram(runtime: Runtime, invoke: Invoke, version: string, 
     reportCommand,
     runsCommand,
     ledgerCommand,
+    storeCommand,
     configCommand,
     sandboxCommand,
     demoCommand,

@@ -12,6 +12,7 @@ import {
   resolveLedger,
   resolveLimits,
   resolvePrices,
+  resolveStoreUrl,
   type Source,
 } from "../config/resolve.js";
 import type { ConfigStore } from "../config/store.js";
@@ -64,7 +65,7 @@ export function buildContext(runtime: Runtime, globals: GlobalOptions, printer: 
     config,
     baseUrl,
     store() {
-      opened ??= openStore(runtime, printer);
+      opened ??= resolveInput().then((input) => openStore(runtime, printer, resolveStoreUrl(runtime.env, input.profile)));
       return opened;
     },
     async scope() {
@@ -114,14 +115,18 @@ export function buildContext(runtime: Runtime, globals: GlobalOptions, printer: 
   };
 }
 
-/** The embedded store in the state directory, with the journal of 0.1 imported into it on first use. */
-async function openStore(runtime: Runtime, printer: Printer): Promise<Store> {
-  const { SqliteStore } = await import("../store/sqlite-store.js");
+/**
+ * The store: a team's PostgreSQL when a URL is configured, else the embedded SQLite file in
+ * the state directory; the journal of 0.1 is imported into it on first use.
+ */
+async function openStore(runtime: Runtime, printer: Printer, url: string | undefined): Promise<Store> {
+  const { openStore: openLocation } = await import("../store/open.js");
   const { importLegacyJournal } = await import("../store/journal-import.js");
   const { ownLease } = await import("../run/lease.js");
   const dir = stateDir(runtime.env);
-  const store = SqliteStore.open(join(dir, STORE_FILE));
+  const store = await openLocation(url ?? join(dir, STORE_FILE), runtime.env);
   const imported = await importLegacyJournal(store, dir, runtime.now(), ownLease());
+  for (const line of imported?.corruptLines ?? []) printer.warn(`skipping corrupt journal line ${line} of bulkcheck 0.1's journal`);
   if (imported) {
     printer.note(
       `Imported ${imported.runs} submission(s) with ${imported.tasks} task(s) from the journal of bulkcheck 0.1 into ${store.location}; the journal is kept as ${imported.movedTo}.`,

@@ -113,6 +113,13 @@ export interface LedgerSettings {
   retentionSeconds: number | undefined;
 }
 
+/** The shared store's URL: BULKCHECK_STORE_URL, then the profile's `store`; none means the local SQLite file. */
+export function resolveStoreUrl(env: Env, profile: ProfileSettings): string | undefined {
+  const fromEnv = env.BULKCHECK_STORE_URL?.trim();
+  if (fromEnv) return String(settingSpec("store").parse(fromEnv));
+  return typeof profile.store === "string" ? profile.store : undefined;
+}
+
 export function resolveLedger(profile: ProfileSettings): LedgerSettings {
   const maxAge = profile["max-age"];
   const retention = profile["ledger-retention"];

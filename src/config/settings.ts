@@ -16,7 +16,8 @@ export type SettingKey =
   | `price.${ServiceType}`
   | "max-age"
   | "ledger"
-  | "ledger-retention";
+  | "ledger-retention"
+  | "store";
 
 interface SettingSpec {
   describe: string;
@@ -132,7 +133,31 @@ export const SETTINGS: Readonly<Record<SettingKey, SettingSpec>> = {
     "ledger-retention",
     "remove ledger results older than this after each run (e.g. 180d; default: keep them)",
   ),
+  store: {
+    describe: "where runs, tasks and the ledger live: postgres://user@host/db for a team's PostgreSQL (default: the local SQLite file)",
+    parse(text) {
+      const location = text.trim();
+      if (!/^postgres(ql)?:\/\/./i.test(location)) {
+        throw new UsageError(`store is a postgres://user@host/database URL, got "${withoutPassword(location)}".`, {
+          hint: "Unset it to keep the local SQLite file: bulkcheck config unset store",
+        });
+      }
+      return location;
+    },
+    show: (value) => withoutPassword(String(value)),
+  },
 };
+
+/** A store URL as it may be shown: never with its password. */
+export function withoutPassword(location: string): string {
+  try {
+    const url = new URL(location);
+    if (url.password) url.password = "***";
+    return url.href;
+  } catch {
+    return location.replace(/:[^:@/]*@/, ":***@");
+  }
+}
 
 export function isSettingKey(name: string): name is SettingKey {
   return Object.hasOwn(SETTINGS, name);

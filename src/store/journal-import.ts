@@ -27,6 +27,8 @@ export interface ImportOutcome {
   tasks: number;
   /** Where the imported journal was moved to. */
   movedTo: string;
+  /** Lines that could not be read (a crash cut them short, a hand edit): skipped. */
+  corruptLines: number[];
 }
 
 /**
@@ -40,7 +42,8 @@ export interface ImportOutcome {
 export async function importLegacyJournal(store: Store, stateDir: string, nowMs: number, lease: Lease): Promise<ImportOutcome | undefined> {
   const path = join(stateDir, LEGACY_JOURNAL);
   if (!existsSync(path)) return undefined;
-  const entries = await readEntries(path);
+  const corruptLines: number[] = [];
+  const entries = await readEntries(path, (line) => corruptLines.push(line));
   const groups = groupSubmissions(entries, join(stateDir, "staging"));
   const newest = new Map<string, Group>();
   for (const group of groups.values()) {
@@ -82,7 +85,7 @@ export async function importLegacyJournal(store: Store, stateDir: string, nowMs:
   }
   const movedTo = `${path}.imported`;
   await rename(path, movedTo);
-  return { runs, tasks, movedTo };
+  return { runs, tasks, movedTo, corruptLines };
 }
 
 interface Part {
@@ -103,10 +106,10 @@ interface Group {
   stagingDir: string;
 }
 
-async function readEntries(path: string): Promise<Array<SubmitEntry | TaskEntry | StagedEntry>> {
+async function readEntries(path: string, onCorrupt: (line: number) => void): Promise<Array<SubmitEntry | TaskEntry | StagedEntry>> {
   // The journal's own reader: it skips lines a crash cut short, as 0.1 did.
   const entries = [];
-  for await (const entry of legacyJournalEntries(path)) entries.push(entry);
+  for await (const entry of legacyJournalEntries(path, onCorrupt)) entries.push(entry);
   return entries;
 }
 

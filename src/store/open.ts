@@ -1,7 +1,6 @@
 import { fileURLToPath } from "node:url";
 import { UsageError } from "../errors.js";
 import type { ConnectionEnv } from "./postgres-connection.js";
-import { PostgresStore } from "./postgres-store.js";
 import { SqliteStore } from "./sqlite-store.js";
 import type { Store } from "./store.js";
 
@@ -23,7 +22,11 @@ const OTHER_URL = /^[a-z][a-z0-9+.-]+:\/\//i;
  */
 export async function openStore(location: string, env: ConnectionEnv): Promise<OpenedStore> {
   const scheme = SCHEME.exec(location)?.[1]?.toLowerCase();
-  if (scheme === "postgres" || scheme === "postgresql") return PostgresStore.open(location, env);
+  if (scheme === "postgres" || scheme === "postgresql") {
+    // pg is loaded only by those who use a shared store.
+    const { PostgresStore } = await import("./postgres-store.js");
+    return PostgresStore.open(location, env);
+  }
   if (scheme === "file") return SqliteStore.open(fileURLToPath(location));
   if (OTHER_URL.test(location)) {
     throw new UsageError(`bulkcheck cannot keep its store at a ${scheme}:// URL.`, {

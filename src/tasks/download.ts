@@ -6,6 +6,7 @@ import type { ResultRecorder, ResultSource } from "../results/result-table.js";
 import type { TaskOrigin } from "../run/origins.js";
 import { canonicalServiceType, type ServiceType } from "../spec/products.js";
 import type { Task } from "../spec/task.js";
+import type { PreparationSettings } from "../prepare/settings.js";
 import { billing, excludedBeforeUpload, type ExcludedBeforeUpload } from "./billing.js";
 import { resultOpener, withTransferRetries, type OpenResultOptions } from "./fetch-result.js";
 import { summarySheet } from "./summary-sheet.js";
@@ -37,6 +38,8 @@ export interface DownloadDeps {
 export interface StagedResults {
   /** The run's product: its output's columns, even when every result comes from the ledger. */
   product: ServiceType;
+  /** How the run's list was read: a join reads the source the same way, even when the run has no task. */
+  settings: PreparationSettings;
   tasks: readonly Task[];
   read: (task: Task) => Promise<Readable>;
   checkedAt: (task: Task) => string;

@@ -21,6 +21,7 @@ describe("the assembled program", () => {
       "report",
       "runs",
       "ledger",
+      "store",
       "config",
       "sandbox",
       "demo",

@@ -48,7 +48,7 @@ describe("bulkcheck status", () => {
     expect(out.stdout).not.toContain("\t");
   });
 
-  it("shows the tasks from the local journal, newest first, when no id is given", async () => {
+  it("shows the tasks from the local store, newest first, when no id is given", async () => {
     const e = await sandbox();
     const first = await submitted(e, 500, 0);
     const second = await submitted(e, 500, 1000);
@@ -118,7 +118,7 @@ describe("bulkcheck status", () => {
     const out = await e.run(["status"]);
     expect(out.code).toBe(0);
     expect(out.stdout).toBe("");
-    expect(out.stderr).toContain(`No tasks of profile "default" in the local journal yet. Submit one with: bulkcheck submit`);
+    expect(out.stderr).toContain(`No tasks of profile "default" in the local store yet. Submit one with: bulkcheck submit`);
   });
 
   it("imports a journal of bulkcheck 0.1 with a corrupt line, skipping that line with a warning", async () => {

@@ -313,7 +313,8 @@ describe("bulkcheck submit", () => {
     // The first run finished with its tasks submitted: the same list again is a new run, printed one id per line.
     const again = await e.run(submitArgs(list));
     expect(lines(again.stdout)).toEqual(
-      e.state()
+      e
+        .state()
         .tasks.slice(3)
         .map((task) => task.id),
     );

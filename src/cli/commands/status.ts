@@ -16,7 +16,7 @@ export interface StatusOptions {
 /** `bulkcheck status [ids...]`. Tests pass their own `run` to see what the flags parse into. */
 export function statusCommand(invoke: Invoke, run = statusRun) {
   return new Command("status")
-    .description("show tasks (default: every task of this service and profile in the local journal, newest first)")
+    .description("show tasks (default: every task of this service and profile in the local store, newest first)")
     .argument("[ids...]", "task ids")
     .option("--limit <n>", "without ids, show at most the n most recent tasks", parseCount)
     .addOption(timeoutOption())
@@ -43,7 +43,7 @@ export async function statusRun(ctx: Context, ids: string[], options: StatusOpti
     : await readIds(ctx, ids);
   if (taskIds.length === 0) {
     ctx.printer.note(
-      `No tasks of profile "${ctx.profileName}" in the local journal yet. Submit one with: bulkcheck submit <file> --type <service_type> --country <CC>`,
+      `No tasks of profile "${ctx.profileName}" in the local store yet. Submit one with: bulkcheck submit <file> --type <service_type> --country <CC>`,
     );
     return;
   }

@@ -59,7 +59,7 @@ export async function joinToOutput(ctx: Context, ids: readonly string[], flags: 
         safeCsv: Boolean(flags.safeCsv),
         checkedAt: (task) => staged?.checkedAt(task) ?? run?.checkedAt.get(task.id) ?? now,
         ...(run && run.reused.length > 0 ? { reused: run.reused } : {}),
-        ...(staged ? { product: staged.product } : {}),
+        ...(staged ? { product: staged.product, settings: staged.settings } : {}),
       }),
     );
   });

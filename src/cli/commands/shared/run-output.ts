@@ -78,6 +78,7 @@ export function runOutput(ctx: Context, flags: RunOutputFlags) {
     const now = new Date(ctx.now()).toISOString();
     return {
       product: flags.product,
+      settings: outcome.prepared.settings,
       tasks: outcome.results.map((result) => result.task),
       read: (task: Task) => staging!.read(task),
       checkedAt: (task: Task) => dates.get(refOf.get(task.id)!) ?? now,
