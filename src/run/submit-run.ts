@@ -19,7 +19,7 @@ import type { PlannedUpload, UploadResult } from "../tasks/submit.js";
 import { partKey, runIdentity, type RunCommand } from "./identity.js";
 import { RunBusyError, RunLease } from "./lease.js";
 import { planRun, samePlan, type PlannedRun, type RunPlan } from "./plan.js";
-import { noteTaskState, uploadPart } from "./uploads.js";
+import { inUploadSlot, noteTaskState, uploadPart } from "./uploads.js";
 
 /** What one `submit` asks for. */
 export interface SubmitRunOptions {
@@ -532,7 +532,10 @@ async function schedule(
     },
     uploads,
     upload: async (upload) => {
-      const result = await uploadPart({ ...context, ...(options.command.retryOf ? { retryOf: options.command.retryOf } : {}) }, upload);
+      const slot = { ...deps, maxInFlight: deps.limits.maxInFlight };
+      const result = await inUploadSlot(slot, upload.ref, () =>
+        uploadPart({ ...context, ...(options.command.retryOf ? { retryOf: options.command.retryOf } : {}) }, upload),
+      );
       refOfTask.set(result.task.id, upload.ref);
       return result;
     },

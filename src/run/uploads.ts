@@ -3,7 +3,7 @@ import type { ApiClient } from "../api/types.js";
 import { InputRejectedError, ProtocolError } from "../errors.js";
 import { ApiCode } from "../spec/codes.js";
 import type { Task } from "../spec/task.js";
-import type { Store } from "../store/store.js";
+import type { Scope, Store } from "../store/store.js";
 import type { PlannedUpload, UploadResult } from "../tasks/submit.js";
 
 /** What uploading a run's part needs. */
@@ -107,6 +107,44 @@ function explainKeyConflict(error: unknown, key: string): unknown {
     `The service already holds the idempotency key "${key}" for a different file (42200: "${error.serviceMessage}"); nothing was uploaded.`,
     { hint: "Give each list its own --idempotency-key, or leave it out: bulkcheck derives a new key for every run.", cause: error },
   );
+}
+
+/** An upload that began longer ago than this without a task is taken for dead (its process killed). */
+const UPLOAD_PRESUMED_DEAD_MS = 10 * 60_000;
+
+export interface UploadSlotDeps {
+  store: Store;
+  scope: Scope;
+  /** The service's limit of uploads at once, per account: shared by every machine on the store. */
+  maxInFlight: number;
+  now: () => number;
+  sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
+  random: () => number;
+  signal: AbortSignal;
+}
+
+/**
+ * Runs a part's upload once the account has room for it across every machine sharing the
+ * store: the upload is marked as under way, and if that makes more than `maxInFlight` the
+ * mark is taken back and tried again a moment later (marking first, then counting, so two
+ * machines never both see room that only one has). The mark ends with the task id, or is
+ * taken back when the upload fails without one.
+ */
+export async function inUploadSlot<T>(deps: UploadSlotDeps, ref: number, upload: () => Promise<T>): Promise<T> {
+  const { store } = deps;
+  for (;;) {
+    await store.markUploading(ref, new Date(deps.now()).toISOString());
+    const { uploading } = await store.activity(deps.scope, new Date(deps.now() - UPLOAD_PRESUMED_DEAD_MS).toISOString());
+    if (uploading <= deps.maxInFlight) break;
+    await store.markUploading(ref, undefined);
+    await deps.sleep(200 + deps.random() * 800, deps.signal);
+  }
+  try {
+    return await upload();
+  } catch (error) {
+    await store.markUploading(ref, undefined);
+    throw error;
+  }
 }
 
 /** Keeps a task's latest state in the store; the first check that sees it succeeded dates its results. */
