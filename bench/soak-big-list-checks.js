@@ -1,6 +1,6 @@
 // The big-list scenario's invariants, checked from each list's own sandbox (tasks,
 // ledger) against its fault-free twin, and from what every run left at the output.
-import { alignedRows, endOf, exit7Reason, histogram } from "./soak-checks.js";
+import { alignedRows, endOf, exit7Reason, histogram, sameResults } from "./soak-checks.js";
 
 /** What a run prints when the service's quota made it wait for its own tasks. */
 const QUOTA_WAIT = "(42900): each remaining part waits";
@@ -62,7 +62,7 @@ export function checkBigLists({ lists, timeoutSeconds, secret }) {
       f.runs++;
       if ((run.stdout + run.stderr).includes(secret)) fail(`${list.name} run ${index + 1} printed the API key`);
       if (run.stderr.includes(QUOTA_WAIT)) f.runs_that_waited_for_quota++;
-      if (run.left && !(reference?.bytes && run.left.equals(reference.bytes))) {
+      if (run.left && !(reference?.bytes && sameResults(run.left, reference.bytes))) {
         f.partial_or_corrupt_outputs++;
         fail(`${list.name}: after run ${index + 1}${run.killed ? " (killed)" : ""} the output differs from the fault-free run's`);
       }

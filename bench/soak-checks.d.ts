@@ -41,7 +41,10 @@ export declare function checkSoak(input: {
   sandboxes: SoakSandbox[];
   journals?: Array<{ seed: number; path: string }>;
   secret?: string;
+  /** The service's smallest task: a task of that size re-checks a repeated list's numbers without a result. */
+  minTaskSize?: number;
 }): { failures: string[]; figures: SoakFigures };
 export declare function exit7Reason(stderr: string): string;
+export declare function sameResults(output: Buffer, reference: Buffer): boolean;
 export declare function countRetries(stderr: string): number;
 export declare function formatFigures(figures: SoakFigures, wallMs: number): string;

@@ -32,12 +32,34 @@ export function countRestarts(stderr) {
   };
 }
 
+const ISO_TIME = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/;
+
+/**
+ * Whether two outputs of a run hold the same results: the same header and rows, each row's
+ * checked_at (last) a time, whatever it is (a run's results are dated by when it saw them;
+ * a re-run may take them from the ledger, where rows come by number rather than list order).
+ */
+export function sameResults(output, reference) {
+  const rows = (bytes) => {
+    const [header, ...data] = bytes
+      .toString("utf8")
+      .split("\n")
+      .filter((line) => line !== "");
+    const dated = header?.endsWith(",checked_at");
+    const strip = (line) => (dated ? line.slice(0, line.lastIndexOf(",")) : line);
+    if (dated && !data.every((line) => ISO_TIME.test(line.slice(line.lastIndexOf(",") + 1)))) return undefined;
+    return [header, ...data.map(strip).sort()].join("\n");
+  };
+  const mine = rows(output);
+  return mine !== undefined && mine === rows(reference);
+}
+
 /**
  * Checks every invariant. `lists` carry their reference bytes, `flows` their runs,
  * `sandboxes` the final state of each chaos sandbox. Returns the failures (empty
  * when all hold) and the figures.
  */
-export function checkSoak({ lists, flows, sandboxes, journals = [], secret }) {
+export function checkSoak({ lists, flows, sandboxes, journals = [], secret, minTaskSize = 500 }) {
   const failures = [];
   const fail = (text) => failures.push(text);
 
@@ -53,16 +75,12 @@ export function checkSoak({ lists, flows, sandboxes, journals = [], secret }) {
       }
     }
   }
-  // Journals shared by concurrent flows stay valid JSON lines.
+  // The stores shared by concurrent flows never hold the key.
   for (const { seed, path } of journals) {
-    const text = existsSync(path) ? readFileSync(path, "utf8") : "";
-    if (secret && text.includes(secret)) {
+    if (secret && existsSync(path) && readFileSync(path).includes(secret)) {
       keyLeaks++;
-      fail(`seed ${seed}: the journal holds the API key`);
+      fail(`seed ${seed}: the store holds the API key`);
     }
-    const bad = text.split("\n").filter((line) => line !== "" && !parses(line));
-    if (bad.length > 0 || (text !== "" && !text.endsWith("\n")))
-      fail(`seed ${seed}: the journal has ${bad.length} line(s) that are not JSON`);
   }
 
   // Exit codes: 0 or 7, and every 7 for a legitimate reason.
@@ -107,7 +125,16 @@ export function checkSoak({ lists, flows, sandboxes, journals = [], secret }) {
     }
     const seedLists = lists.filter((list) => list.seed === sandbox.seed);
     const known = new Set(seedLists.map((list) => `${list.product}/${list.size}`));
+    // A list run again once its run finished is served from the ledger, except its numbers that got no
+    // result: those are checked again, in a task filled up to the minimum size with the oldest fresh numbers.
+    const repeated = new Set(
+      flows
+        .filter((flow) => flow.list.seed === sandbox.seed && flows.some((other) => other.list === flow.list && other.index < flow.index))
+        .map((flow) => flow.list.product),
+    );
     for (const [signature, tasks] of bySignature) {
+      const [product, lines] = signature.split("/");
+      if (!known.has(signature) && Number(lines) === minTaskSize && repeated.has(product)) continue;
       if (!known.has(signature)) {
         strayTasks += tasks.length;
         fail(`seed ${sandbox.seed}: ${tasks.length} task(s) ${signature} match no list`);
@@ -158,7 +185,7 @@ export function checkSoak({ lists, flows, sandboxes, journals = [], secret }) {
     } else if (!succeeded && present) {
       corrupt++;
       fail(`flow ${flow.index} never succeeded but ${flow.output} exists`);
-    } else if (succeeded && flow.list.reference?.bytes && !readFileSync(flow.output).equals(flow.list.reference.bytes)) {
+    } else if (succeeded && flow.list.reference?.bytes && !sameResults(readFileSync(flow.output), flow.list.reference.bytes)) {
       corrupt++;
       fail(`flow ${flow.index}: ${flow.output} differs from the fault-free run of ${flow.list.name}`);
     }
@@ -194,15 +221,6 @@ export function checkSoak({ lists, flows, sandboxes, journals = [], secret }) {
       exit7_reasons: exit7,
     },
   };
-}
-
-function parses(line) {
-  try {
-    JSON.parse(line);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 /** The error a run ended with (its "error:" line and the hint after it), else its last lines. */

@@ -31,6 +31,9 @@ ${wrapWords(`code is one of ${jsonErrorCodes().join(", ")}.`, 80).join("\n")}
   BULKCHECK_STORE_URL   A team's shared store, postgres://user@host/database
                         (wins over the profile's store; the password from the
                         URL, PGPASSWORD or ~/.pgpass; never printed).
+  PGPASSWORD, PGPASSFILE
+                        With a shared store: its password when the URL has
+                        none, or the file to read it from (default ~/.pgpass).
   BULKCHECK_CONFIG_DIR  One directory for both the config file and the store
                         (bulkcheck.db), instead of the XDG directories below.
   XDG_CONFIG_HOME       config.json goes in $XDG_CONFIG_HOME/bulkcheck

@@ -1,19 +1,18 @@
-import { randomBytes } from "node:crypto";
-import { chmodSync, linkSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import type Conf from "conf";
 import { UsageError } from "../errors.js";
 import type { ProfileSettings, SettingKey } from "./settings.js";
 
 interface StoredConfig {
-  /** Random per-install secret that keys the derived idempotency keys. */
+  /** A random secret bulkcheck 0.1 derived its idempotency keys with: kept, no longer read (keys now come from each run). */
   install_secret?: string;
   profiles: Record<string, ProfileSettings>;
 }
 
 /**
- * The config file (`config.json` in the config directory): profiles of settings
- * plus the install secret. The only file the API key is ever written to; it is
+ * The config file (`config.json` in the config directory): profiles of settings.
+ * The only file the API key is ever written to; it is
  * created 0600 inside a 0700 directory.
  *
  * conf writes it (atomically, with its schema of defaults). Reading is a plain
@@ -52,22 +51,6 @@ export class ConfigStore {
       return rest;
     });
     return had;
-  }
-
-  /**
-   * The per-install secret, created on first use. Processes that start together on
-   * a fresh install must agree on one, or a list one of them submitted would get a
-   * different idempotency key on its next run (and a second task): the first to
-   * create `install-secret` wins, the others adopt its value.
-   */
-  async installSecret(): Promise<string> {
-    let secret = this.#stored().install_secret;
-    if (!secret) {
-      secret = createOnce(join(this.dir, "install-secret"), randomBytes(32).toString("hex"));
-      (await this.#writer()).set("install_secret", secret);
-      this.#tighten();
-    }
-    return secret;
   }
 
   /** A warning when the config file (which may hold an API key) is readable by other users. */
@@ -160,30 +143,4 @@ function describeSyntaxError(text: string, error: SyntaxError): string {
   if (offset === undefined) return what;
   const before = text.slice(0, offset).split("\n");
   return `line ${before.length}, column ${before.at(-1)!.length + 1}: ${what.charAt(0).toLowerCase()}${what.slice(1)}`;
-}
-
-/**
- * Writes `candidate` to `path` unless the file exists, and returns the file's
- * content. The bytes go to a temp file first and are hard-linked into place, so
- * no reader ever sees a half-written file; without hard links, an exclusive
- * create (`wx`) decides instead.
- */
-function createOnce(path: string, candidate: string): string {
-  const temp = `${path}.${process.pid}-${randomBytes(4).toString("hex")}.tmp`;
-  writeFileSync(temp, candidate, { mode: 0o600 });
-  try {
-    linkSync(temp, path);
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code !== "EEXIST") {
-      try {
-        writeFileSync(path, candidate, { mode: 0o600, flag: "wx" });
-      } catch (fallback) {
-        if ((fallback as NodeJS.ErrnoException).code !== "EEXIST") throw fallback;
-      }
-    }
-  } finally {
-    rmSync(temp, { force: true });
-  }
-  return readFileSync(path, "utf8").trim();
 }

@@ -13,6 +13,7 @@ import {
 import { describeFailure, type Failure } from "../../src/cli/failure.js";
 import { SignalStop } from "../../src/cli/signal-stop.js";
 import { RunBusyError } from "../../src/run/lease.js";
+import { StoreUnavailableError } from "../../src/store/store.js";
 import { unclosedQuote } from "../../src/csv/errors.js";
 import {
   AuthError,
@@ -80,6 +81,8 @@ const EXAMPLES: Record<string, ReadonlyArray<[what: string, error: unknown]>> = 
   PendingError: [["--timeout ran out", new PendingError("pending", ["a"])]],
   ServiceUnavailableError: [["maintenance", new ServiceUnavailableError("down")]],
   InterruptedError: [["Ctrl-C", new InterruptedError()]],
+  // A team's store gone away (or never reached): exit 7, like a service that stays unavailable.
+  StoreUnavailableError: [["the shared store's server down", new StoreUnavailableError("PostgreSQL at db.example.com is not answering")]],
   // --if-busy exit: another process carries on the same run; nothing was done here.
   RunBusyError: [["a run another process holds", new RunBusyError("20261127-120000-abcdef", { host: "elsewhere", pid: 7, nonce: "n" })]],
   ApiError: [

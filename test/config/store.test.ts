@@ -1,4 +1,4 @@
-import { chmodSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { chmodSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { ConfigStore } from "../../src/config/store.js";
@@ -23,14 +23,6 @@ describe("ConfigStore", async () => {
     expect(await store.unset("prod", "base-url")).toBe(true);
     expect(await store.unset("prod", "base-url")).toBe(false);
     expect(store.profile("prod")).toEqual({});
-  });
-
-  it("creates the install secret once and keeps it", async () => {
-    const dir = tempDir();
-    const secret = await new ConfigStore(dir).installSecret();
-    expect(secret).toMatch(/^[0-9a-f]{64}$/);
-    expect(await new ConfigStore(dir).installSecret()).toBe(secret);
-    expect(JSON.parse(readFileSync(join(dir, "config.json"), "utf8")).install_secret).toBe(secret);
   });
 
   it("warns when the config file is readable by others", async () => {

@@ -52,7 +52,7 @@ describe("bulkcheck completion", () => {
     const registered = await run("bash", ["--norc", "-c", `source ${JSON.stringify(script)}; complete -p bulkcheck`]);
     expect(registered.stdout.trim()).toBe("complete -o default -F _bulkcheck bulkcheck");
 
-    expect(await complete(e, script, "bulkcheck s")).toEqual(["submit", "status", "sandbox"]);
+    expect(await complete(e, script, "bulkcheck s")).toEqual(["submit", "status", "store", "sandbox"]);
     expect(await complete(e, script, "bulkcheck help ex")).toEqual(["exit-codes"]);
     expect(await complete(e, script, "bulkcheck submit list.txt --dry")).toEqual(["--dry-run"]);
     expect(await complete(e, script, "bulkcheck submit list.txt --type carr")).toEqual(["carrier_batch"]);

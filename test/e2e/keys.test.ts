@@ -1,36 +1,38 @@
 import { describe, expect, it } from "vitest";
 import { tempDir } from "../helpers/cli.js";
-import { e2eSandboxes, journalEntries, listText, promptedSubmitArgs, submitArgs, TASK_ID } from "../helpers/sandbox.js";
+import { e2eSandboxes, listText, promptedSubmitArgs, storedTasks, submitArgs, TASK_ID } from "../helpers/sandbox.js";
 
 const sandbox = e2eSandboxes();
 
 describe("idempotency keys bound to the content they were used for (issue 12, problem 2)", () => {
-  it("refuses a fixed --idempotency-key reused for a changed list before uploading, naming the earlier submission", async () => {
+  it("refuses a fixed --idempotency-key an earlier run used, before uploading, naming that run's task", async () => {
     const e = await sandbox();
     const night1 = e.file("night-1.txt", listText(500));
     const first = await e.run(submitArgs(night1, "--idempotency-key", "nightly", "--yes", "--quiet"));
     expect(first.code, first.stderr).toBe(0);
     const taskId = first.stdout.trim();
     expect(taskId).toMatch(TASK_ID);
-    const at = journalEntries(e).find((entry) => entry.type === "submit")!.at as string;
+    const [stored] = await storedTasks(e);
+    const at = stored!.submittedAt!;
 
     const night2 = e.file("night-2.txt", listText(800, 5000));
     const submitsBefore = e.state().stats.by_route.submit;
     const second = await e.run(submitArgs(night2, "--idempotency-key", "nightly", "--yes"));
     expect(second.code).toBe(3);
     expect(second.stdout).toBe("");
-    expect(second.stderr).toContain(`The idempotency key "nightly" was used on ${at} for a different list (${night1}, task ${taskId}).`);
+    expect(second.stderr).toContain(`The idempotency key "nightly" was used on ${at} (task ${taskId}, run ${stored!.runId}).`);
     expect(second.stderr).toContain("--idempotency-key");
     expect(e.state().stats.by_route.submit).toBe(submitsBefore);
     expect(e.state().tasks).toHaveLength(1);
 
-    // The same list with the same key is still the same task, as before.
+    // A key names one run's upload: the same list with the same key once its run has finished is a new run, refused the same way.
     const again = await e.run(submitArgs(night1, "--idempotency-key", "nightly", "--yes", "--quiet"));
-    expect(again.code).toBe(0);
-    expect(again.stdout.trim()).toBe(taskId);
+    expect(again.code).toBe(3);
+    expect(again.stderr).toContain("Give each run its own --idempotency-key");
+    expect(e.state().tasks).toHaveLength(1);
   });
 
-  it("is refused by the service too (42200, exit 3) when the journal that knew the key is elsewhere", async () => {
+  it("is refused by the service too (42200, exit 3) when the store that knew the key is elsewhere", async () => {
     const e = await sandbox();
     const first = await e.run(submitArgs(e.file("night-1.txt", listText(500)), "--idempotency-key", "nightly", "--yes", "--quiet"));
     expect(first.code).toBe(0);
@@ -46,7 +48,7 @@ describe("idempotency keys bound to the content they were used for (issue 12, pr
   });
 });
 
-describe("the journal is consulted per service and profile (issue 12, problem 7)", () => {
+describe("runs are found per service and profile (issue 12, problem 7)", () => {
   it("checks the balance and asks again on production for a list first tried on the sandbox", async () => {
     const trial = await sandbox();
     const production = await sandbox();

@@ -131,17 +131,6 @@ export function e2eSandboxes(): (options?: E2eOptions) => Promise<E2e> {
   };
 }
 
-/** The journal's entries (JSON lines in the config dir), oldest first. */
-export function journalEntries(e: E2e): Array<Record<string, unknown>> {
-  let text: string;
-  try {
-    text = readFileSync(join(e.configDir, "journal.jsonl"), "utf8");
-  } catch {
-    return [];
-  }
-  return lines(text).map((line) => JSON.parse(line) as Record<string, unknown>);
-}
-
 /** The runs in the store of `e`'s state directory, oldest first, each with its tasks in part order (none before the first run). */
 export async function storedRuns(e: E2e): Promise<Array<RunRecord & { tasks: TaskRecord[] }>> {
   const path = join(e.configDir, "bulkcheck.db");

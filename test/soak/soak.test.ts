@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { checkBigLists, formatBigListFigures, type BigList } from "../../bench/soak-big-list-checks.js";
 import { runBigListSoak } from "../../bench/soak-big-list.js";
-import { checkSoak, exit7Reason, formatFigures, type SoakList } from "../../bench/soak-checks.js";
+import { checkSoak, exit7Reason, formatFigures, sameResults, type SoakList } from "../../bench/soak-checks.js";
 import { checkDripRuns } from "../../bench/soak-drip.js";
 import { runSoak } from "../../bench/soak.js";
 import { tempDir } from "../helpers/cli.js";
@@ -57,7 +57,7 @@ describe("the soak under faults", () => {
 });
 
 describe("the soak's invariant checks", () => {
-  it("report a duplicate task, a wrong balance, a corrupt output, a leaked key, a broken journal and an exit code other than 0 or 7", () => {
+  it("report a duplicate task, a wrong balance, a corrupt output, a leaked key (in the output and in the store) and an exit code other than 0 or 7", () => {
     const dir = tempDir("bulkcheck-soak-check-");
     const list: SoakList = {
       seed: 1,
@@ -67,7 +67,7 @@ describe("the soak's invariant checks", () => {
       reference: { code: 0, bytes: Buffer.from("identifier,activated\n") },
     };
     writeFileSync(join(dir, "flow0.csv"), "identifier,activ");
-    writeFileSync(join(dir, "journal.jsonl"), '{"type":"submit"}\n{"type":"ta');
+    writeFileSync(join(dir, "bulkcheck.db"), "SQLite format 3\0 ... sk_secret_key ...");
     const task = (id: string) => ({ id, product: "number_validation_batch", submitted_lines: 500, status: "success", success_cnt: 490 });
     const { failures, figures } = checkSoak({
       lists: [list],
@@ -89,17 +89,43 @@ describe("the soak's invariant checks", () => {
           },
         },
       ],
-      journals: [{ seed: 1, path: join(dir, "journal.jsonl") }],
+      journals: [{ seed: 1, path: join(dir, "bulkcheck.db") }],
       secret: "sk_secret_key",
     });
-    expect(figures).toMatchObject({ duplicates: 1, corrupt_outputs: 1, key_leaks: 1, exit_codes: { 0: 1, 1: 1 } });
+    expect(figures).toMatchObject({ duplicates: 1, corrupt_outputs: 1, key_leaks: 2, exit_codes: { 0: 1, 1: 1 } });
     const text = failures.join("\n");
     expect(text).toContain("exited 1");
     expect(text).toContain("2 tasks for one list");
     expect(text).toContain("balance 10000000 micros, expected 9020000");
     expect(text).toContain("differs from the fault-free run");
     expect(text).toContain("printed the API key");
-    expect(text).toContain("line(s) that are not JSON");
+    expect(text).toContain("the store holds the API key");
+  });
+});
+
+describe("the soak's comparison of outputs", () => {
+  const output = (...lines: string[]) => Buffer.from(lines.join("\n") + "\n");
+  it("takes the same results checked at other times, or from the ledger in another order, as the same", () => {
+    const reference = output("identifier,activated,checked_at", "441,true,2026-01-01T00:00:00.000Z", "442,false,2026-01-01T00:00:00.000Z");
+    expect(
+      sameResults(
+        output("identifier,activated,checked_at", "442,false,2026-02-01T00:00:00Z", "441,true,2026-01-05T00:00:00.000Z"),
+        reference,
+      ),
+    ).toBe(true);
+  });
+  it("tells a changed value, a missing row and a checked_at that is not a time", () => {
+    const reference = output("identifier,activated,checked_at", "441,true,2026-01-01T00:00:00.000Z", "442,false,2026-01-01T00:00:00.000Z");
+    expect(
+      sameResults(
+        output("identifier,activated,checked_at", "441,true,2026-01-01T00:00:00.000Z", "442,true,2026-01-01T00:00:00.000Z"),
+        reference,
+      ),
+    ).toBe(false);
+    expect(sameResults(output("identifier,activated,checked_at", "441,true,2026-01-01T00:00:00.000Z"), reference)).toBe(false);
+    expect(sameResults(output("identifier,activated,checked_at", "441,true,soon", "442,false,2026-01-01T00:00:00.000Z"), reference)).toBe(
+      false,
+    );
   });
 });
 
