@@ -43,3 +43,20 @@ export interface CountryGroupsRecord {
 /** The installed libphonenumber-js version, read from its package.json. */
 export const LIBPHONENUMBER_VERSION: string = (createRequire(import.meta.url)("libphonenumber-js/package.json") as { version: string })
   .version;
+
+/**
+ * How to read a list again exactly as it was read when these settings were recorded
+ * (the same country, column, rules, encoding and sheet): for a join, a retry, or a run
+ * planned again.
+ */
+export function readAgainOptions(settings: PreparationSettings) {
+  return {
+    ...(settings.country ? { country: settings.country } : {}),
+    column: { recordedIndex: settings.column.index },
+    requireCountryCode: settings.requireCountryCode,
+    strictRegion: settings.strictRegion,
+    digitsAs: settings.digitsAs ?? ("international" as const),
+    encoding: settings.encoding,
+    ...(settings.sheet === undefined ? {} : { sheet: settings.sheet }),
+  };
+}

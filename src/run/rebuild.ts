@@ -1,3 +1,4 @@
+import { readAgainOptions } from "../prepare/settings.js";
 import { prepareList, type PrepareResult } from "../prepare/index.js";
 import type { RunRecord, Scope, Store } from "../store/store.js";
 import { listFingerprint } from "./identity.js";
@@ -29,13 +30,7 @@ export async function rebuildRun(
   if (!plan || !settings) return undefined;
   const prepared = await prepareList({
     source,
-    ...(settings.country ? { country: settings.country } : {}),
-    column: { recordedIndex: settings.column.index },
-    requireCountryCode: settings.requireCountryCode,
-    strictRegion: settings.strictRegion,
-    digitsAs: settings.digitsAs ?? "international",
-    encoding: settings.encoding,
-    ...(settings.sheet === undefined ? {} : { sheet: settings.sheet }),
+    ...readAgainOptions(settings),
     ...(settings.anyRegion
       ? { anyRegion: true, countryTasks: { minTaskSize: plan.limits.minTaskSize, maxTaskSize: Number.MAX_SAFE_INTEGER } }
       : {}),

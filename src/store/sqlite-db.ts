@@ -46,11 +46,16 @@ export class SqliteDb {
     chmodSync(path, 0o600);
     const db = new SqliteDb(path, new Database(path, { timeout: BUSY_TIMEOUT_MS }));
     db.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
-    db.exec("PRAGMA journal_mode = WAL");
+    // Turning a new file to WAL, and its first migration, can meet another process doing the
+    // same at that moment (several commands started together on a fresh install), where SQLite
+    // answers "database is locked" without waiting: tried again, up to the busy timeout.
+    whileLocked(() => {
+      if (String(db.row("PRAGMA journal_mode")![0]).toLowerCase() !== "wal") db.exec("PRAGMA journal_mode = WAL");
+    });
     db.exec("PRAGMA synchronous = FULL");
     db.exec("PRAGMA secure_delete = ON");
     db.exec("PRAGMA foreign_keys = ON");
-    db.migrate();
+    whileLocked(() => db.migrate());
     return db;
   }
 
@@ -59,8 +64,12 @@ export class SqliteDb {
   }
 
   run(sql: string, params: readonly SqlValue[] = []): { changes: number; lastInsertRowid: number } {
-    const { changes, lastInsertRowid } = this.#statement(sql).run([...params]);
-    return { changes, lastInsertRowid: Number(lastInsertRowid) };
+    // Outside a transaction a write that SQLite refuses at once as locked (rather than waiting) is simply tried again.
+    const write = () => this.#statement(sql).run([...params]);
+    let result: ReturnType<typeof write> | undefined;
+    if (this.#db.inTransaction) result = write();
+    else whileLocked(() => void (result = write()));
+    return { changes: result!.changes, lastInsertRowid: Number(result!.lastInsertRowid) };
   }
 
   row(sql: string, params: readonly SqlValue[] = []): SqlValue[] | undefined {
@@ -76,7 +85,7 @@ export class SqliteDb {
    * processes reading then writing the same rows cannot both decide on what they read.
    */
   transaction<T>(work: () => T): T {
-    this.#db.exec("BEGIN IMMEDIATE");
+    whileLocked(() => this.#db.exec("BEGIN IMMEDIATE"));
     try {
       const value = work();
       this.#db.exec("COMMIT");
@@ -126,4 +135,26 @@ export class SqliteDb {
   get schemaVersion(): number {
     return Number(this.row("PRAGMA user_version")![0]);
   }
+}
+
+/** Runs `work` again while SQLite says the database is locked, pausing a moment each time, for at most the busy timeout. */
+function whileLocked(work: () => void): void {
+  const giveUpAt = Date.now() + BUSY_TIMEOUT_MS;
+  for (;;) {
+    try {
+      work();
+      return;
+    } catch (error) {
+      if (!isLocked(error) || Date.now() > giveUpAt) throw error;
+      // Opening is synchronous (the constructor of a store): a short blocking pause, not a busy loop.
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 20 + Math.random() * 80);
+    }
+  }
+}
+
+function isLocked(error: unknown): boolean {
+  const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
+  return (
+    (typeof code === "string" && code.startsWith("SQLITE_BUSY")) || (typeof message === "string" && /database is locked/i.test(message))
+  );
 }

@@ -1,3 +1,4 @@
+import { readAgainOptions } from "../prepare/settings.js";
 import { join } from "node:path";
 import type { ApiClient } from "../api/types.js";
 import { InputRejectedError, UsageError } from "../errors.js";
@@ -143,13 +144,7 @@ async function legacySlice(deps: UploadedListDeps, origin: TaskOrigin, chunk: Ch
   const { countryGroups } = settings;
   const prepared = await prepareList({
     source: sourcePath,
-    ...(settings.country ? { country: settings.country } : {}),
-    column: { recordedIndex: settings.column.index },
-    requireCountryCode: settings.requireCountryCode,
-    strictRegion: settings.strictRegion,
-    digitsAs: settings.digitsAs ?? "international",
-    encoding: settings.encoding,
-    ...(settings.sheet === undefined ? {} : { sheet: settings.sheet }),
+    ...readAgainOptions(settings),
     ...(settings.anyRegion ? { anyRegion: true } : {}),
     ...(countryGroups ? { countryTasks: { minTaskSize: countryGroups.minTaskSize, maxTaskSize: countryGroups.maxTaskSize } } : {}),
     outputDir: join(dir, "source"),

@@ -64,9 +64,8 @@ async function retryOne(
   // prepares the source again (libphonenumber-js).
   const { retryList } = await import("../../tasks/uploaded-list.js");
   const { noteColumn } = await import("./shared/preparation.js");
-  const { confirmReservation, runPrinter } = await import("./shared/submission.js");
+  const { runDeps, runPrinter } = await import("./shared/submission.js");
   const { submitRun } = await import("../../run/submit-run.js");
-  const { ownLease } = await import("../../run/lease.js");
   const { emptySummary } = await import("../../prepare/summary.js");
   const store = await ctx.store();
   const scope = await ctx.scope();
@@ -123,22 +122,7 @@ async function retryOne(
       resumeCommand: commandLine(ctx.argv.filter((arg) => arg !== "--resubmit")),
       ifBusy: options.ifBusy ?? "wait",
     },
-    {
-      store,
-      scope,
-      client: () => ctx.client(),
-      limits: await ctx.limits(),
-      priceMicros: (await ctx.prices())[product],
-      workDir: dir,
-      lease: ownLease(),
-      now: ctx.now,
-      sleep: ctx.sleep,
-      random: ctx.random,
-      signal: ctx.signal,
-      ...(options.yes ? {} : { confirm: (micros: number, balance: number) => confirmReservation(ctx, micros, balance) }),
-      onEvent: printer.onEvent,
-      onPrepared: printer.onPrepared,
-    },
+    await runDeps(ctx, { product, workDir: dir, yes: options.yes, printer }),
   ).finally(async () => {
     await printer.ready();
     printer.stop();

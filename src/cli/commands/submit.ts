@@ -91,10 +91,9 @@ export async function submitRun(ctx: Context, file: string, options: SubmitOptio
   const { checkRejectsToStdout, noCodeHint, notePreparation, preparationOptions, printPreparationSummary, productFromFlag } =
     await import("./shared/preparation.js");
   const { countryChoice } = await import("./shared/country-choice.js");
-  const { confirmReservation, RESUBMIT_NOTE, runPrinter } = await import("./shared/submission.js");
+  const { RESUBMIT_NOTE, runDeps, runPrinter } = await import("./shared/submission.js");
   const { assertKeyLength } = await import("../../tasks/idempotency.js");
   const { submitRun: runList, finishRun } = await import("../../run/submit-run.js");
-  const { ownLease } = await import("../../run/lease.js");
   const { runOutput } = await import("./shared/run-output.js");
   const product = productFromFlag(options.type);
   const { country, anyRegion } = countryChoice(options, product);
@@ -108,7 +107,6 @@ export async function submitRun(ctx: Context, file: string, options: SubmitOptio
   const ledgerOn = ledger.on && options.ledger !== false;
   const sourcePath = file === "-" ? undefined : absolutePath(ctx, file);
   const store = await ctx.store();
-  const limits = await ctx.limits();
   const subject = { product, country: anyRegion ? "auto" : country };
   const timeoutMs = ctx.deadline.remainingMs();
   await withTempDir(async (dir) => {
@@ -150,20 +148,7 @@ export async function submitRun(ctx: Context, file: string, options: SubmitOptio
         ifBusy: options.ifBusy ?? "wait",
       },
       {
-        store,
-        scope: await ctx.scope(),
-        client: () => ctx.client(),
-        limits,
-        priceMicros: (await ctx.prices())[product],
-        workDir: dir,
-        lease: ownLease(),
-        now: ctx.now,
-        sleep: ctx.sleep,
-        random: ctx.random,
-        signal: ctx.signal,
-        ...(options.yes ? {} : { confirm: (micros: number, balance: number) => confirmReservation(ctx, micros, balance) }),
-        onEvent: printer.onEvent,
-        onPrepared: printer.onPrepared,
+        ...(await runDeps(ctx, { product, workDir: dir, yes: options.yes, printer })),
         ...(output.fetchesResults ? { onSucceeded: output.stage } : {}),
       },
     ).finally(async () => {

@@ -1,7 +1,9 @@
 import { UsageError } from "../../../errors.js";
 import { describeHolder } from "../../../run/lease.js";
 import type { PrepareResult } from "../../../prepare/index.js";
-import type { RunEvent } from "../../../run/submit-run.js";
+import { ownLease } from "../../../run/lease.js";
+import type { RunEvent, SubmitRunDeps } from "../../../run/submit-run.js";
+import type { ServiceType } from "../../../spec/products.js";
 import { formatUsd } from "../../../tasks/cost.js";
 import type { UploadResult } from "../../../tasks/submit.js";
 import type { Context } from "../../context.js";
@@ -140,4 +142,36 @@ function reportTask(ctx: Context, result: UploadResult, flags: SubmitFlags, prep
       `Task ${task.id} had already been created for this run by an earlier attempt whose answer was lost; the service returned it and nothing was reserved twice.`,
     );
   }
+}
+
+/**
+ * What a run needs from the command around it (submit, retry-failed): the store and
+ * service, the limits and price, a private directory, this process's lease, the clock,
+ * the printer's events, and the question before money is reserved (unless --yes).
+ */
+export async function runDeps(
+  ctx: Context,
+  run: {
+    product: ServiceType;
+    workDir: string;
+    yes?: boolean | undefined;
+    printer: Pick<ReturnType<typeof runPrinter>, "onEvent" | "onPrepared">;
+  },
+): Promise<SubmitRunDeps> {
+  return {
+    store: await ctx.store(),
+    scope: await ctx.scope(),
+    client: () => ctx.client(),
+    limits: await ctx.limits(),
+    priceMicros: (await ctx.prices())[run.product],
+    workDir: run.workDir,
+    lease: ownLease(),
+    now: ctx.now,
+    sleep: ctx.sleep,
+    random: ctx.random,
+    signal: ctx.signal,
+    ...(run.yes ? {} : { confirm: (micros: number, balance: number) => confirmReservation(ctx, micros, balance) }),
+    onEvent: run.printer.onEvent,
+    onPrepared: run.printer.onPrepared,
+  };
 }
