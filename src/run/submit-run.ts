@@ -108,14 +108,17 @@ export interface RunOutcome {
  * the same command to carry on.
  */
 export async function submitRun(options: SubmitRunOptions, deps: SubmitRunDeps): Promise<RunOutcome | undefined> {
-  for (let announced = false; ; announced = true) {
+  let announced = false;
+  for (;;) {
     try {
       return await attemptRun(options, deps);
     } catch (error) {
+      if (error instanceof RunOvertaken) continue;
       if (!(error instanceof RunBusyError) || options.ifBusy === "exit") throw error;
       // Two cron jobs of one list overlapping: the second follows the first instead of failing, and
       // then carries on what is left (or, the run finished, starts a new one served by the ledger).
       if (!announced) deps.onEvent({ type: "busy", runId: error.runId, holder: error.holder });
+      announced = true;
       await deps.sleep(BUSY_POLL_MS, deps.signal);
     }
   }
@@ -127,6 +130,7 @@ const BUSY_POLL_MS = 2000;
 async function attemptRun(options: SubmitRunOptions, deps: SubmitRunDeps): Promise<RunOutcome | undefined> {
   const { store, scope } = deps;
   const identity = runIdentity(scope, options.command);
+  const attemptStartedAt = new Date(deps.now()).toISOString();
   let open = await store.openRun(scope, identity);
   // A dry run changes nothing, a run's lease included.
   const claim = async (run: RunRecord) => (options.dryRun ? undefined : RunLease.claim(store, run, deps.lease, deps.now));
@@ -181,6 +185,17 @@ async function attemptRun(options: SubmitRunOptions, deps: SubmitRunDeps): Promi
     await reserve(planned.plan.reservationMicros, deps);
     const created = await createRun(options, deps, identity, { ...prepared, source }, planned);
     lease = created.lease;
+    const overtaken = await finishedMeanwhile(store, scope, identity, created.run.id, attemptStartedAt);
+    if (overtaken) {
+      // Another process ran this command from start to end while this one prepared and planned: its
+      // results are in the ledger now, and this plan (made without them) would pay for them again.
+      await store.updateRun(created.run.id, {
+        state: "abandoned",
+        finishedAt: new Date(deps.now()).toISOString(),
+        note: `run ${overtaken} of the same command finished while this one was being planned; planned again`,
+      });
+      throw new RunOvertaken(overtaken);
+    }
     active = created.run;
     const rows = await addParts(store, created.run, planned.plan, options, deps.now);
     const results = await schedule(created.run, planned, rows, new Map(), options, deps);
@@ -577,6 +592,22 @@ export async function finishRun(
 ): Promise<void> {
   await store.updateRun(outcome.run.id, { state: "finished", finishedAt: new Date(now()).toISOString(), ...(output ? { output } : {}) });
   await outcome.lease.release();
+}
+
+/** How many of the latest runs are looked through for one of the same command that finished meanwhile. */
+const RECENT_RUNS = 50;
+
+/** The id of a run of the same command (not `own`) that finished after `since`, if any. */
+async function finishedMeanwhile(store: Store, scope: Scope, identity: string, own: string, since: string): Promise<string | undefined> {
+  const runs = await store.runs({ scope, limit: RECENT_RUNS });
+  return runs.find((run) => run.id !== own && run.identity === identity && run.state === "finished" && (run.finishedAt ?? "") >= since)?.id;
+}
+
+/** This attempt's plan was overtaken by a run of the same command that finished meanwhile: planned again at once. */
+class RunOvertaken extends Error {
+  constructor(readonly runId: string) {
+    super(`run ${runId} of the same command finished while this one was being planned`);
+  }
 }
 
 /** A run id people can read, sort and type: when it began (UTC), and a random tail. */
