@@ -164,7 +164,8 @@ async function attemptRun(options: SubmitRunOptions, deps: SubmitRunDeps): Promi
       limits: { minTaskSize: deps.limits.minTaskSize, maxTaskSize: deps.limits.maxTaskSize, maxFileBytes: deps.limits.maxFileBytes },
       priceMicros: deps.priceMicros,
       dir: deps.workDir,
-      ...(options.ledger && options.maxAgeMs > 0
+      // With --max-age 0 nothing is fresh, but the plan still says what reusing the ledger's results would save.
+      ...(options.ledger
         ? {
             reuse: {
               store,
@@ -172,7 +173,7 @@ async function attemptRun(options: SubmitRunOptions, deps: SubmitRunDeps): Promi
               product: options.product,
               rule: {
                 maxAgeMs: options.maxAgeMs,
-                freshSince: new Date(deps.now() - options.maxAgeMs).toISOString(),
+                freshSince: new Date(options.maxAgeMs > 0 ? deps.now() - options.maxAgeMs : deps.now() + 1).toISOString(),
                 asOfTaskRef: await store.maxTaskRef(),
               },
             },

@@ -157,6 +157,21 @@ describe("the ledger serves fresh results", () => {
     expect(new Set(out.slice(1).map((row) => row.split(",")[0]))).toEqual(new Set(gbList(1010).map(identifier)));
   });
 
+  it("says, when --max-age excludes recent results, how many and what reusing them would save", async () => {
+    const e = await sandbox();
+    const list = e.file("list.txt", listText(500));
+    expect((await e.run([...activity(list, ...WAITING, "-o", "a.csv")])).code).toBe(0);
+    const plan = await e.run([...activity(list, "--dry-run", "--max-age", "0")]);
+    expect(plan.stderr).toMatch(
+      /Not reused: 500 numbers have results checked at .*older than --max-age 0; --max-age \S+ would reuse them and save \$1\.50\./,
+    );
+    const json = await e.run([...activity(list, "--dry-run", "--max-age", "0", "--json")]);
+    expect(JSON.parse(json.stdout)).toMatchObject({
+      numbers: 500,
+      reuse: { reused: 0, not_reused: { numbers: 500, would_save_micros: 1_500_000 } },
+    });
+  });
+
   it("creates no task when every number is fresh, and writes the output from the ledger alone", async () => {
     const e = await sandbox();
     const list = e.file("list.txt", listText(500));
