@@ -1,6 +1,5 @@
 import { createReadStream } from "node:fs";
 import { rm } from "node:fs/promises";
-import { createInterface } from "node:readline";
 import { IdentifierSet } from "../prepare/identifier-set.js";
 import { UploadSpool, type UploadChunk, type UploadTarget } from "../prepare/upload-writer.js";
 import type { Scope, Store } from "../store/store.js";
@@ -83,31 +82,36 @@ export async function splitByFreshness(options: SplitOptions): Promise<ReuseSpli
   let reused = 0;
   const reusedDates = new DateRange();
   const stale = new DateRange();
-  for await (const [position, identifier] of numbered(options.list.path)) {
-    kept++;
-    const ref = freshRef(identifier);
-    if (ref !== undefined) {
-      if (reused === renewalOrder.length) renewalOrder = grown(renewalOrder);
-      renewalOrder[reused++] = rank.get(latest!.checkedAt.get(ref)!)! * 2 ** 32 + position;
-      continue;
+  for await (const identifiers of identifierBatches(options.list.path)) {
+    for (const identifier of identifiers) {
+      const position = kept++;
+      const ref = freshRef(identifier);
+      if (ref !== undefined) {
+        if (reused === renewalOrder.length) renewalOrder = grown(renewalOrder);
+        renewalOrder[reused++] = rank.get(latest!.checkedAt.get(ref)!)! * 2 ** 32 + position;
+        continue;
+      }
+      const older = latest?.byNumber.get(identifier);
+      if (older !== undefined) stale.add(latest!.checkedAt.get(older)!);
     }
-    const older = latest?.byNumber.get(identifier);
-    if (older !== undefined) stale.add(latest!.checkedAt.get(older)!);
   }
   const toUpload = kept - reused;
   const padded = toUpload > 0 && toUpload < options.minTaskSize ? Math.min(options.minTaskSize - toUpload, reused) : 0;
   const checkedAgain = new Set(Array.from(renewalOrder.subarray(0, reused).sort().subarray(0, padded), (order) => order % 2 ** 32));
   const spool = await UploadSpool.create(options.target);
   try {
-    for await (const [position, identifier] of numbered(options.list.path)) {
-      const ref = checkedAgain.has(position) ? undefined : freshRef(identifier);
-      if (ref === undefined) spool.add(identifier);
-      else {
-        options.reusedNumbers.firstLineOf(identifier, ref);
-        options.reusedTasks.add(ref);
-        reusedDates.add(latest!.checkedAt.get(ref)!);
+    let position = 0;
+    for await (const identifiers of identifierBatches(options.list.path)) {
+      for (const identifier of identifiers) {
+        const ref = checkedAgain.has(position++) ? undefined : freshRef(identifier);
+        if (ref === undefined) spool.add(identifier);
+        else {
+          options.reusedNumbers.firstLineOf(identifier, ref);
+          options.reusedTasks.add(ref);
+          reusedDates.add(latest!.checkedAt.get(ref)!);
+        }
       }
-      if (position % 65_536 === 0) await spool.flush();
+      await spool.flush();
     }
     const parts = await spool.finish(options.maxTaskSize);
     if (toUpload + padded === 0) await Promise.all(parts.map((part) => rm(part.path, { force: true })));
@@ -150,10 +154,14 @@ function grown(array: Float64Array<ArrayBuffer>): Float64Array<ArrayBuffer> {
   return larger;
 }
 
-/** The identifiers of a list file as numbers, each with its 0-based position. */
-async function* numbered(path: string): AsyncGenerator<[number, number]> {
-  let position = 0;
-  for await (const line of createInterface({ input: createReadStream(path), crlfDelay: Infinity })) {
-    if (line !== "") yield [position++, Number(line)];
+/** The identifiers of a prepared list file as numbers, in order, a batch at a time. */
+async function* identifierBatches(path: string): AsyncGenerator<number[]> {
+  // A prepared list holds one identifier per line: read in chunks, a batch of numbers at a time.
+  let tail = "";
+  for await (const chunk of createReadStream(path, { encoding: "latin1", highWaterMark: 1 << 20 })) {
+    const lines = (tail + (chunk as string)).split("\n");
+    tail = lines.pop()!;
+    yield lines.filter((line) => line !== "").map(Number);
   }
+  if (tail !== "") yield [Number(tail)];
 }
