@@ -130,7 +130,7 @@ const BUSY_POLL_MS = 2000;
 async function attemptRun(options: SubmitRunOptions, deps: SubmitRunDeps): Promise<RunOutcome | undefined> {
   const { store, scope } = deps;
   const identity = runIdentity(scope, options.command);
-  const attemptStartedAt = new Date(deps.now()).toISOString();
+  const finishedBefore = await finishedRuns(store, scope, identity);
   let open = await store.openRun(scope, identity);
   // A dry run changes nothing, a run's lease included.
   const claim = async (run: RunRecord) => (options.dryRun ? undefined : RunLease.claim(store, run, deps.lease, deps.now));
@@ -186,7 +186,7 @@ async function attemptRun(options: SubmitRunOptions, deps: SubmitRunDeps): Promi
     await reserve(planned.plan.reservationMicros, deps);
     const created = await createRun(options, deps, identity, { ...prepared, source }, planned);
     lease = created.lease;
-    const overtaken = await finishedMeanwhile(store, scope, identity, created.run.id, attemptStartedAt);
+    const overtaken = [...(await finishedRuns(store, scope, identity))].find((id) => !finishedBefore.has(id));
     if (overtaken) {
       // Another process ran this command from start to end while this one prepared and planned: its
       // results are in the ledger now, and this plan (made without them) would pay for them again.
@@ -598,10 +598,10 @@ export async function finishRun(
 /** How many of the latest runs are looked through for one of the same command that finished meanwhile. */
 const RECENT_RUNS = 50;
 
-/** The id of a run of the same command (not `own`) that finished after `since`, if any. */
-async function finishedMeanwhile(store: Store, scope: Scope, identity: string, own: string, since: string): Promise<string | undefined> {
+/** The ids of the latest finished runs of a command. */
+async function finishedRuns(store: Store, scope: Scope, identity: string): Promise<Set<string>> {
   const runs = await store.runs({ scope, limit: RECENT_RUNS });
-  return runs.find((run) => run.id !== own && run.identity === identity && run.state === "finished" && (run.finishedAt ?? "") >= since)?.id;
+  return new Set(runs.filter((run) => run.identity === identity && run.state === "finished").map((run) => run.id));
 }
 
 /** This attempt's plan was overtaken by a run of the same command that finished meanwhile: planned again at once. */
