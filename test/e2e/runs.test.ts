@@ -111,10 +111,10 @@ describe("an unfinished run is continued", () => {
   });
 
   it("abandons a run whose list changed before it was continued, says so with its id, and still keeps its paid results", async () => {
-    const e = await sandbox();
+    const e = await sandbox({ numbersPerSecond: 1 });
     const list = e.file("list.txt", listText(500));
     // Timed out before the task finished: the run stays open.
-    const first = await e.run([...activity(list, "--yes", "--wait", "--interval", "1", "--timeout", "1", "-o", "out.csv")]);
+    const first = await e.run([...activity(list, "--yes", "--wait", "--interval", "1", "--timeout", "30", "-o", "out.csv")]);
     expect(first.code).toBe(8);
     writeFileSync(list, listText(600));
     const again = await e.run([...activity(list, ...WAITING, "-o", "out.csv", "--max-age", "0")]);
@@ -127,10 +127,10 @@ describe("an unfinished run is continued", () => {
   });
 
   it("continues a run whose source only had a name cell edited: the same numbers, the same task", async () => {
-    const e = await sandbox();
+    const e = await sandbox({ numbersPerSecond: 1 });
     const rows = (names: string) => ["name,phone", ...gbList(500).map((number, i) => `${names} ${i},${number}`)].join("\n") + "\n";
     const list = e.file("crm.csv", rows("Contact"));
-    const first = await e.run([...activity(list, "--yes", "--wait", "--interval", "1", "--timeout", "1", "-o", "out.csv", "--join")]);
+    const first = await e.run([...activity(list, "--yes", "--wait", "--interval", "1", "--timeout", "30", "-o", "out.csv", "--join")]);
     expect(first.code).toBe(8);
     writeFileSync(list, rows("Renamed"));
     const again = await e.run([...activity(list, ...WAITING, "-o", "out.csv", "--join")]);
@@ -290,9 +290,9 @@ describe("what a red team found, fixed", () => {
   });
 
   it("asks again before money is reserved for a run's part the service no longer knows (a restarted sandbox)", async () => {
-    const e = await sandbox();
+    const e = await sandbox({ numbersPerSecond: 1 });
     const list = e.file("list.txt", listText(500));
-    const first = await e.run([...activity(list, "--yes", "--wait", "--interval", "1", "--timeout", "1")]);
+    const first = await e.run([...activity(list, "--yes", "--wait", "--interval", "1", "--timeout", "30")]);
     expect(first.code).toBe(8);
     // The same base URL and profile, the same store: only the service forgot the task.
     const port = Number(new URL(e.sandbox.url).port);
@@ -333,6 +333,24 @@ describe("what a red team found, fixed", () => {
       .slice(1)
       .map((row) => row.split(",")[4]);
     expect(statuses.filter((status) => status !== "checked")).toEqual([]);
+  });
+
+  it("never carries a run on against another service: the same command against another base URL is a run of its own", async () => {
+    const e = await sandbox({ numbersPerSecond: 1 });
+    const other = await sandbox();
+    const list = e.file("list.txt", listText(500));
+    const argv = activity(list, "--yes", "--wait", "--interval", "1", "-o", "out.csv");
+    // Timed out (30 s of the sandbox's clock) long before its task finishes (500 s): open.
+    expect((await e.run([...argv, "--timeout", "30"])).code).toBe(8);
+    // The same machine's store (config directory), the other service, with that service's clock.
+    const elsewhere = await other.run(argv, { env: { BULKCHECK_CONFIG_DIR: e.configDir } });
+    expect(elsewhere.code, elsewhere.stderr).toBe(0);
+    expect(elsewhere.stderr).not.toContain("Carrying on");
+    expect(other.state().tasks).toHaveLength(1);
+    expect(submittedIds(elsewhere.stderr)).toEqual([other.state().tasks[0]!.id]);
+    // The first service's run is still open, to be carried on there; the other service's ran on its own.
+    const runs = lines((await e.run(["runs", "--json"])).stdout).map((line) => JSON.parse(line) as { state: string; output: string });
+    expect(runs.map((run) => run.state).sort()).toEqual(["finished", "open"]);
   });
 
   it("refuses to join a stdin submit's task with a file it cannot tell is the list that was piped", async () => {

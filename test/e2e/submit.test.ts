@@ -278,7 +278,7 @@ describe("bulkcheck submit", () => {
     const e = await sandbox({ numbersPerSecond: 1 });
     const list = e.file("list.txt", listText(500));
     // Timed out before the task finished: the run stays open, and the same command carries it on.
-    const unfinished = [...submitArgs(list, "--quiet"), "--wait", "--interval", "1", "--timeout", "1", "-o", "out.csv"];
+    const unfinished = [...submitArgs(list, "--quiet"), "--wait", "--interval", "1", "--timeout", "10", "-o", "out.csv"];
     expect((await e.run(unfinished)).code).toBe(8);
     expect((await e.run(unfinished)).code).toBe(8);
     const [run] = await storedRuns(e);
