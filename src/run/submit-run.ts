@@ -111,9 +111,9 @@ export async function submitRun(options: SubmitRunOptions, deps: SubmitRunDeps):
   let announced = false;
   for (;;) {
     try {
-      return await attemptRun(options, deps);
+      const outcome = await attemptRun(options, deps);
+      if (outcome !== OVERTAKEN) return outcome;
     } catch (error) {
-      if (error instanceof RunOvertaken) continue;
       if (!(error instanceof RunBusyError) || options.ifBusy === "exit") throw error;
       // Two cron jobs of one list overlapping: the second follows the first instead of failing, and
       // then carries on what is left (or, the run finished, starts a new one served by the ledger).
@@ -127,7 +127,7 @@ export async function submitRun(options: SubmitRunOptions, deps: SubmitRunDeps):
 /** How often a run held by another process is looked at again. */
 const BUSY_POLL_MS = 2000;
 
-async function attemptRun(options: SubmitRunOptions, deps: SubmitRunDeps): Promise<RunOutcome | undefined> {
+async function attemptRun(options: SubmitRunOptions, deps: SubmitRunDeps): Promise<RunOutcome | undefined | typeof OVERTAKEN> {
   const { store, scope } = deps;
   const identity = runIdentity(scope, options.command);
   const finishedBefore = await finishedRuns(store, scope, identity);
@@ -195,7 +195,8 @@ async function attemptRun(options: SubmitRunOptions, deps: SubmitRunDeps): Promi
         finishedAt: new Date(deps.now()).toISOString(),
         note: `run ${overtaken} of the same command finished while this one was being planned; planned again`,
       });
-      throw new RunOvertaken(overtaken);
+      await created.lease.release();
+      return OVERTAKEN;
     }
     active = created.run;
     const rows = await addParts(store, created.run, planned.plan, options, deps.now);
@@ -604,12 +605,8 @@ async function finishedRuns(store: Store, scope: Scope, identity: string): Promi
   return new Set(runs.filter((run) => run.identity === identity && run.state === "finished").map((run) => run.id));
 }
 
-/** This attempt's plan was overtaken by a run of the same command that finished meanwhile: planned again at once. */
-class RunOvertaken extends Error {
-  constructor(readonly runId: string) {
-    super(`run ${runId} of the same command finished while this one was being planned`);
-  }
-}
+/** What an attempt returns when a run of the same command finished while it planned: it is planned again at once. */
+const OVERTAKEN = Symbol("overtaken");
 
 /** A run id people can read, sort and type: when it began (UTC), and a random tail. */
 function newRunId(nowMs: number): string {
