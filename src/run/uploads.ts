@@ -53,6 +53,9 @@ export async function uploadPart(context: UploadContext, upload: PlannedUpload):
     replayed,
     ...(task.total === undefined ? {} : { total: task.total }),
   });
+  // A replayed task may have finished already (a run killed after its upload, continued later): this answer is
+  // the first to see it succeeded, so it dates the task's results, as a check would.
+  if (task.status === "success") await noteTaskState(context.store, upload.ref, task, context.now);
   return { upload, task, replayed };
 }
 
