@@ -1,23 +1,15 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { latestResults, splitByFreshness } from "../../src/ledger/reuse.js";
 import { IdentifierSet } from "../../src/prepare/identifier-set.js";
-import { SqliteStore } from "../../src/store/sqlite-store.js";
+import type { SqliteStore } from "../../src/store/sqlite-store.js";
 import type { Scope } from "../../src/store/store.js";
 import { tempDir } from "../helpers/cli.js";
+import { tempStores } from "../helpers/store.js";
 
 const SCOPE: Scope = { baseUrl: "http://127.0.0.1:1", profile: "default" };
-const stores: SqliteStore[] = [];
-afterEach(async () => {
-  for (const store of stores.splice(0)) await store.close();
-});
-
-function openStore(): SqliteStore {
-  const store = SqliteStore.open(join(tempDir(), "bulkcheck.db"));
-  stores.push(store);
-  return store;
-}
+const openStore = tempStores();
 
 /** A store whose ledger holds these numbers' activity results, each task checked at its date. */
 async function ledgerWith(results: Record<string, readonly number[]>, store = openStore()): Promise<SqliteStore> {

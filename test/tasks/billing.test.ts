@@ -1,13 +1,12 @@
-import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { PrepareSummary } from "../../src/prepare/summary.js";
 import { taskOrigins } from "../../src/run/origins.js";
 import { DEFAULT_PRICE_MICROS } from "../../src/spec/products.js";
 import type { Task } from "../../src/spec/task.js";
-import { SqliteStore } from "../../src/store/sqlite-store.js";
+import type { SqliteStore } from "../../src/store/sqlite-store.js";
 import type { RunKind, Scope } from "../../src/store/store.js";
 import { billing, excludedBeforeUpload } from "../../src/tasks/billing.js";
-import { tempDir } from "../helpers/cli.js";
+import { tempStores } from "../helpers/store.js";
 
 const task = (over: Partial<Task>): Task => ({
   id: "t",
@@ -41,16 +40,7 @@ const summary = (over: Partial<PrepareSummary>): PrepareSummary => ({
 
 const SCOPE: Scope = { baseUrl: "https://api.example.com", profile: "default" };
 
-const stores: SqliteStore[] = [];
-afterEach(async () => {
-  for (const store of stores.splice(0)) await store.close();
-});
-
-function openStore(): SqliteStore {
-  const store = SqliteStore.open(join(tempDir(), "bulkcheck.db"));
-  stores.push(store);
-  return store;
-}
+const openStore = tempStores();
 
 /** Records a finished run of this kind (with the summary of its list, if given) whose parts became these tasks. */
 async function storedRun(
