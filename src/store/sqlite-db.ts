@@ -38,11 +38,17 @@ export class SqliteDb {
   /**
    * Opens (creating) the database at `path`: the directory 0700, the file 0600 before
    * SQLite first writes it (its -wal and -shm files take the same mode), then migrates.
+   *
+   * Only a file that does not exist yet is opened outside SQLite: closing any descriptor of
+   * a file drops every POSIX lock this process holds on it, so opening an existing store
+   * that another connection of this process is using would silently release that
+   * connection's lock. Another process closing the store would then think itself the last
+   * user and remove the write-ahead log still in use here: a corrupt database.
    */
   static open(path: string): SqliteDb {
     mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
     chmodSync(dirname(path), 0o700);
-    closeSync(openSync(path, "a", 0o600));
+    createEmptyFile(path);
     chmodSync(path, 0o600);
     const db = new SqliteDb(path, new Database(path, { timeout: BUSY_TIMEOUT_MS }));
     db.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
@@ -134,6 +140,15 @@ export class SqliteDb {
   /** The schema version: how many migrations have run. */
   get schemaVersion(): number {
     return Number(this.row("PRAGMA user_version")![0]);
+  }
+}
+
+/** Creates `path` empty and private unless it exists (see SqliteDb.open for why an existing file is left unopened). */
+function createEmptyFile(path: string): void {
+  try {
+    closeSync(openSync(path, "wx", 0o600));
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
   }
 }
 

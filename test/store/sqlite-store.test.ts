@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process";
-import { readFileSync, statSync } from "node:fs";
+import { existsSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { SqliteStore } from "../../src/store/sqlite-store.js";
@@ -73,5 +73,26 @@ describe("the embedded store", () => {
       });
     const answers = await Promise.all([race(), race(), race(), race()]);
     expect(answers.sort()).toEqual(["created", "exists", "exists", "exists"]);
+  });
+
+  it("keeps a connection's lock when the same process opens the store again, so another process closing it leaves the write-ahead log alone", async () => {
+    const dir = tempDir();
+    const path = join(dir, "state", "bulkcheck.db");
+    const first = openStore(dir);
+    await recordedTask(first, "2026-11-27T10:00:00.000Z", [{ identifier: "447400100001", values: ["true"] }]);
+    openStore(dir);
+    // The last connection to close removes the write-ahead log; while `first` is open, this one is not the last.
+    const storeModule = new URL("../../dist/store/sqlite-store.js", import.meta.url).href;
+    const script = `
+      const { SqliteStore } = await import(${JSON.stringify(storeModule)});
+      await SqliteStore.open(${JSON.stringify(path)}).close();`;
+    await new Promise<void>((resolve, reject) => {
+      const child = spawn(process.execPath, ["--input-type=module", "-e", script], { stdio: "inherit" });
+      child.on("error", reject);
+      child.on("close", (code) => (code === 0 ? resolve() : reject(new Error(`the other process ended ${code}`))));
+    });
+    expect(existsSync(`${path}-wal`)).toBe(true);
+    await recordedTask(first, "2026-11-27T11:00:00.000Z", [{ identifier: "447400100002", values: ["false"] }]);
+    expect(await first.lookup(["447400100001", "447400100002"])).toHaveLength(2);
   });
 });
