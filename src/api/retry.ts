@@ -1,7 +1,9 @@
 /**
  * The retry policy: which failures are worth another attempt, and how long to wait
  * first. Pure data in, a number out — no clock, no sleeping, no I/O — so every rule
- * is a one-line table test. The loop that applies it lives in `attempts.ts`.
+ * is a one-line table test. The named policies (request, result link, transfer,
+ * status check) and their budgets are in `retry-policies.ts`; the one loop that
+ * applies them is in `attempts.ts`.
  */
 import { UsageError } from "../errors.js";
 import { ApiCode } from "../spec/codes.js";
@@ -53,7 +55,9 @@ export type RetryFailure =
   | { type: "http"; status: number; retryAfterMs?: number | undefined; replaySafe: boolean }
   /** `local`: the server is on this machine (a loopback address), where a refused connection means nothing is running. */
   | { type: "connection"; reason: ConnectionReason; sent: boolean; replaySafe: boolean; local?: boolean }
-  | { type: "protocol" };
+  | { type: "protocol" }
+  /** A failure a named policy retries by its own rule (a result link not yet published, a broken transfer): backoff only. */
+  | { type: "transient" };
 
 /**
  * 42901 and 50303 say "not charged, wait Retry-After and resend"; 50400 says "not
@@ -107,6 +111,8 @@ export function isRetryable(failure: RetryFailure): boolean {
   switch (failure.type) {
     case "protocol":
       return false;
+    case "transient":
+      return true;
     case "api":
       return RETRYABLE_API_CODES.has(failure.apiCode) && failure.replaySafe;
     case "http":
