@@ -44,8 +44,7 @@ import {
   ResultUrlExpiredError,
   RetriesExhaustedError,
 } from "./errors.js";
-import { DEFAULT_RETRY_POLICY, type ConnectionReason, type RetryFailure, type RetryPolicy } from "./retry.js";
-import { classifyConnectionError } from "./transport.js";
+import { classifyConnectionError, DEFAULT_RETRY_POLICY, type ConnectionReason, type RetryFailure, type RetryPolicy } from "./retry.js";
 import type { ClientEvent } from "./types.js";
 
 const NO_WAIT = { baseDelayMs: 0, maxDelayMs: 0, maxRetryAfterMs: 0, jitterRatio: 0 } as const;
@@ -105,7 +104,7 @@ export function withBudget(policy: NamedRetryPolicy, overrides: Partial<RetryPol
 const TRANSIENT: RetryFailure = { type: "transient" };
 
 /** A failure that passes by itself (maintenance, capacity, connection): what status-check and transfer retry. */
-export function passing(error: unknown): error is BulkcheckError {
+function passing(error: unknown): error is BulkcheckError {
   return error instanceof BulkcheckError && error.kind === "unavailable";
 }
 
