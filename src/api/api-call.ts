@@ -1,10 +1,11 @@
 /**
  * One API endpoint call: send, read the envelope, unwrap it, check the resource
- * shape — retried as a whole by `withRetries`, with a request event per attempt.
+ * shape — retried as a whole under the request policy, with a request event per attempt.
  */
 import { BulkcheckError, InterruptedError } from "../errors.js";
 import type { FormData } from "undici";
-import { withRetries } from "./attempts.js";
+import { retrying } from "./attempts.js";
+import { requestRetryEvent } from "./retry-policies.js";
 import { toConnectionError } from "./connection-error.js";
 import { MAX_ENVELOPE_BYTES, type ClientContext } from "./context.js";
 import { unwrapEnvelope, type RawResponse } from "./envelope.js";
@@ -34,7 +35,11 @@ export interface ApiCallResult<T> {
 export async function callApi<T>(ctx: ClientContext, call: ApiCall<T>): Promise<ApiCallResult<T>> {
   const url = new URL(`${ctx.baseUrl.pathname.replace(/\/+$/, "")}${call.path}`, ctx.baseUrl.origin);
   const what = `${call.method} ${url.pathname}`;
-  return withRetries(what, call.replaySafe, (attempt) => attemptOnce(ctx, call, url, what, attempt), ctx.loop);
+  return retrying(ctx.retry, (attempt) => attemptOnce(ctx, call, url, what, attempt), ctx.loop, {
+    what,
+    replaySafe: call.replaySafe,
+    onRetry: (retry) => ctx.emit(requestRetryEvent(retry)),
+  });
 }
 
 async function attemptOnce<T>(ctx: ClientContext, call: ApiCall<T>, url: URL, what: string, attempt: number): Promise<ApiCallResult<T>> {

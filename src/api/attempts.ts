@@ -1,133 +1,136 @@
 /**
- * The retry loop: runs an attempt, asks the pure policy (`nextDelay`) whether and
- * how long to wait, enforces the overall deadline, sleeps, and reports. Written
- * here rather than using undici's retry interceptor, which does not retry POST,
- * drops the envelope body of an error response, caps Retry-After its own way and
- * has no jitter.
+ * The one retry loop: runs an attempt, asks the named policy (`retry-policies.ts`) whether
+ * the failure is worth another and the pure rules (`nextDelay`) how long to wait, enforces
+ * the policy's deadline, sleeps, and reports. Pollers, which wait one interval for many
+ * tasks rather than per failure, keep a `RetryStreak` per task: the same decision without
+ * the sleep. Written here rather than using undici's retry interceptor, which does not
+ * retry POST, drops the envelope body of an error response, caps Retry-After its own way
+ * and has no jitter.
  */
-import { BulkcheckError, InterruptedError, ProtocolError } from "../errors.js";
-import { API_CODE_MEANING } from "../spec/codes.js";
-import { ApiError, ConnectionError, HttpStatusError, RetriesExhaustedError } from "./errors.js";
-import { isRetryable, nextDelay, type ConnectionReason, type RetryFailure, type RetryPolicy } from "./retry.js";
-import type { ClientEvent } from "./types.js";
+import { InterruptedError } from "../errors.js";
+import { isRetryable, nextDelay, type RetryFailure, type RetryPolicy } from "./retry.js";
 
-export interface LoopDeps {
-  policy: RetryPolicy;
-  sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
+export type RetryPolicyName = "request" | "result-link" | "expired-link" | "transfer" | "status-check";
+
+/** How a retry loop ended without success, for the policy's `exhausted`. */
+export interface RetryTally {
+  budget: Readonly<RetryPolicy>;
+  attempts: number;
+  elapsedMs: number;
+  /** The wait that would have passed the deadline; null when the attempts ran out. */
+  nextDelayMs: number | null;
+}
+
+export interface NamedRetryPolicy {
+  readonly name: RetryPolicyName;
+  readonly budget: Readonly<RetryPolicy>;
+  /**
+   * The failure as the pure policy sees it, or undefined when this policy never retries it.
+   * `replaySafe` is false for a POST without Idempotency-Key: resent only when nothing was sent.
+   */
+  classify(error: unknown, replaySafe: boolean): RetryFailure | undefined;
+  /** What a retryable failure that outlasted the budget becomes (`what` names the operation). */
+  exhausted(last: unknown, tally: RetryTally, what: string): unknown;
+  /**
+   * Whether an abort (Ctrl-C, --timeout) becomes InterruptedError here; otherwise the
+   * failure goes up as it is and the caller, which knows what was stopped, says so.
+   */
+  readonly interruptible: boolean;
+}
+
+/** What a loop tells its caller before it waits and tries again. */
+export interface UpcomingRetry {
+  /** The attempt about to be made, counting from 1 (so 2 for the first retry). */
+  attempt: number;
+  delayMs: number;
+  error: unknown;
+  failure: RetryFailure;
+  budget: Readonly<RetryPolicy>;
+}
+
+export interface RetryClock {
   now: () => number;
+  /** Jitter source in [0, 1). */
   random: () => number;
+}
+
+export interface LoopDeps extends RetryClock {
+  sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
   signal: AbortSignal | undefined;
-  emit: (event: ClientEvent) => void;
+}
+
+export interface RetryOptions {
+  /** Names the operation in the policy's give-up message, e.g. "GET /api/v1/balance". */
+  what?: string;
+  /** False for a POST without Idempotency-Key: resent only when the failure proves nothing was sent. Default true. */
+  replaySafe?: boolean;
+  /** Told before each wait for another attempt. */
+  onRetry?: (retry: UpcomingRetry) => void;
 }
 
 /**
- * Calls `attempt(n)` (n from 1) until it resolves or fails for good.
- * `replaySafe` is false for a POST without Idempotency-Key.
- * Throws the failure itself when it is not retryable, InterruptedError on abort,
- * and RetriesExhaustedError when a retryable failure outlasts the attempts or the deadline.
+ * Consecutive failures under one policy: `failed` says how long to wait before the next
+ * attempt, or throws what the policy makes of the failure (the failure itself when it is
+ * not retryable, the policy's give-up error when the budget is used up); `succeeded`
+ * starts the count again.
  */
-export async function withRetries<T>(what: string, replaySafe: boolean, attempt: (n: number) => Promise<T>, deps: LoopDeps): Promise<T> {
-  const started = deps.now();
+export class RetryStreak {
+  #attempts = 0;
+  #started: number | undefined;
+
+  constructor(
+    private readonly policy: NamedRetryPolicy,
+    private readonly clock: RetryClock,
+    private readonly options: Pick<RetryOptions, "what" | "replaySafe"> = {},
+  ) {}
+
+  /** @throws the failure, or the policy's give-up error. */
+  failed(error: unknown): { delayMs: number; failure: RetryFailure; attempt: number } {
+    const { policy, clock } = this;
+    this.#started ??= clock.now();
+    const attempts = ++this.#attempts;
+    const failure = policy.classify(error, this.options.replaySafe ?? true);
+    if (failure === undefined || !isRetryable(failure)) throw error;
+    const elapsedMs = clock.now() - this.#started;
+    const delayMs = nextDelay(failure, attempts, policy.budget, clock.random);
+    if (delayMs === null || elapsedMs + delayMs > policy.budget.deadlineMs) {
+      throw policy.exhausted(error, { budget: policy.budget, attempts, elapsedMs, nextDelayMs: delayMs }, this.options.what ?? policy.name);
+    }
+    return { delayMs, failure, attempt: attempts + 1 };
+  }
+
+  succeeded(): void {
+    this.#attempts = 0;
+    this.#started = undefined;
+  }
+}
+
+/**
+ * Calls `attempt(n)` (n from 1) until it resolves or the policy gives up. A wait of 0 is
+ * not slept. On abort an interruptible policy throws InterruptedError; the others pass the
+ * failure up as it is.
+ */
+export async function retrying<T>(
+  policy: NamedRetryPolicy,
+  attempt: (n: number) => Promise<T>,
+  deps: LoopDeps,
+  options: RetryOptions = {},
+): Promise<T> {
+  const streak = new RetryStreak(policy, deps, options);
   for (let n = 1; ; n++) {
-    throwIfAborted(deps.signal);
+    if (policy.interruptible) throwIfAborted(deps.signal);
     try {
       return await attempt(n);
     } catch (error) {
-      if (deps.signal?.aborted) throw new InterruptedError("Interrupted.", { cause: error });
-      const failure = toRetryFailure(error, replaySafe);
-      if (failure === undefined || !(error instanceof BulkcheckError) || !isRetryable(failure)) throw error;
-
-      const elapsed = deps.now() - started;
-      const delay = nextDelay(failure, n, deps.policy, deps.random);
-      if (delay === null || elapsed + delay > deps.policy.deadlineMs) {
-        if (n === 1 && delay === null) throw error; // retries disabled (maxAttempts 1): the failure speaks for itself
-        throw exhausted(what, n, elapsed, delay, deps.policy, error);
+      if (deps.signal?.aborted) {
+        if (policy.interruptible) throw new InterruptedError("Interrupted.", { cause: error });
+        throw error;
       }
-      deps.emit({
-        type: "retry",
-        attempt: n + 1,
-        maxAttempts: deps.policy.maxAttempts,
-        delayMs: delay,
-        reason: describeFailure(error),
-        summary: summarizeFailure(error),
-        ...askedWait(failure, deps.policy),
-      });
-      await sleepOrInterrupt(delay, deps);
+      const next = streak.failed(error);
+      options.onRetry?.({ ...next, error, budget: policy.budget });
+      if (next.delayMs > 0) await sleepOrInterrupt(next.delayMs, deps, policy.interruptible);
     }
   }
-}
-
-/** Reduces a thrown error to what the policy needs; undefined for errors the loop never retries. */
-function toRetryFailure(error: unknown, replaySafe: boolean): RetryFailure | undefined {
-  if (error instanceof ApiError) {
-    return { type: "api", apiCode: error.apiCode, retryAfterMs: error.retryAfterMs, replaySafe };
-  }
-  if (error instanceof HttpStatusError) {
-    return { type: "http", status: error.status, retryAfterMs: error.retryAfterMs, replaySafe };
-  }
-  if (error instanceof ConnectionError) {
-    return { type: "connection", reason: error.reason, sent: error.sent, replaySafe, local: error.local };
-  }
-  if (error instanceof ProtocolError) return { type: "protocol" };
-  return undefined;
-}
-
-/** The wait a server asked for with Retry-After, as the policy applies it (capped), when the retry follows it. */
-function askedWait(failure: RetryFailure, policy: RetryPolicy): { askedMs?: number } {
-  if ((failure.type !== "api" && failure.type !== "http") || failure.retryAfterMs === undefined) return {};
-  return { askedMs: Math.min(Math.max(failure.retryAfterMs, 0), policy.maxRetryAfterMs) };
-}
-
-/** What went wrong, for people: "service at capacity (50303)", "service unreachable (ECONNREFUSED)". */
-function summarizeFailure(error: BulkcheckError): string {
-  if (error instanceof ApiError) return `${RETRY_SUMMARY[error.apiCode] ?? API_CODE_MEANING[error.apiCode] ?? "error"} (${error.apiCode})`;
-  if (error instanceof HttpStatusError) return `a gateway answered HTTP ${error.status}`;
-  if (error instanceof ConnectionError) return `${CONNECTION_SUMMARY[error.reason]}${error.systemCode ? ` (${error.systemCode})` : ""}`;
-  return error.message;
-}
-
-const RETRY_SUMMARY: Readonly<Record<number, string>> = {
-  42901: "all request slots are occupied",
-  50303: "service at capacity",
-  50400: "the service timed out the request",
-};
-
-const CONNECTION_SUMMARY: Readonly<Record<ConnectionReason, string>> = {
-  refused: "service unreachable",
-  "connect-timeout": "service unreachable",
-  unreachable: "service unreachable",
-  dns: "service unreachable",
-  reset: "connection lost",
-  closed: "connection lost",
-  timeout: "no answer in time",
-  tls: "secure connection failed",
-  other: "request failed",
-};
-
-/** A short reason for a retry event, e.g. "42901 all request slots are occupied" or "connection reset (ECONNRESET)". */
-function describeFailure(error: BulkcheckError): string {
-  if (error instanceof ApiError) return `${error.apiCode} ${API_CODE_MEANING[error.apiCode] ?? "unknown code"}`;
-  if (error instanceof HttpStatusError) return `HTTP ${error.status}`;
-  if (error instanceof ConnectionError) return `connection ${error.reason}${error.systemCode ? ` (${error.systemCode})` : ""}`;
-  return error.message;
-}
-
-function exhausted(
-  what: string,
-  attempts: number,
-  elapsedMs: number,
-  delay: number | null,
-  policy: RetryPolicy,
-  last: BulkcheckError,
-): RetriesExhaustedError {
-  const why =
-    delay === null
-      ? `the limit of ${policy.maxAttempts} attempts`
-      : `the next wait (${formatDuration(delay)}) would pass the ${formatDuration(policy.deadlineMs)} deadline`;
-  const message =
-    `${what} failed after ${attempts} ${attempts === 1 ? "attempt" : "attempts"} over ${formatDuration(elapsedMs)}; ` +
-    `stopped at ${why}. Last failure: ${last.message}`;
-  return new RetriesExhaustedError(message, attempts, elapsedMs, last);
 }
 
 /** "850 ms", "12 s", "2 min 5 s", "15 min". */
@@ -140,14 +143,13 @@ export function formatDuration(ms: number): string {
   return rest === 0 ? `${minutes} min` : `${minutes} min ${rest} s`;
 }
 
-async function sleepOrInterrupt(ms: number, deps: LoopDeps): Promise<void> {
+async function sleepOrInterrupt(ms: number, deps: LoopDeps, interruptible: boolean): Promise<void> {
   try {
     await deps.sleep(ms, deps.signal);
   } catch (error) {
-    if (deps.signal?.aborted) throw new InterruptedError("Interrupted.", { cause: error });
+    if (interruptible && deps.signal?.aborted) throw new InterruptedError("Interrupted.", { cause: error });
     throw error;
   }
-  throwIfAborted(deps.signal);
 }
 
 export function throwIfAborted(signal: AbortSignal | undefined): void {

@@ -13,6 +13,7 @@ import { createScrubber } from "./redact.js";
 import { toBalance, toTask } from "./resources.js";
 import { openResult } from "./result-download.js";
 import { resolveRetryPolicy } from "./retry.js";
+import { requestPolicy } from "./retry-policies.js";
 import { abortableSleep } from "./sleep.js";
 import { createDefaultDispatcher, headerValue, resolveTimeouts } from "./transport.js";
 import type { ApiClient, ClientEvent, ClientOptions, SubmitTaskInput, SubmitTaskResult } from "./types.js";
@@ -51,13 +52,12 @@ export function createClient(options: ClientOptions): ApiClient {
     scrub: createScrubber([apiKey]),
     emit,
     loop: {
-      policy,
       sleep: options.sleep ?? abortableSleep,
       now,
       random: options.random ?? Math.random,
       signal: options.signal,
-      emit,
     },
+    retry: requestPolicy(policy),
   };
 
   let closing: Promise<void> | undefined;

@@ -2,7 +2,8 @@
 import { formatDuration } from "./attempts.js";
 import { ConnectionError } from "./errors.js";
 import { isLoopback } from "../config/resolve.js";
-import { classifyConnectionError, type Timeouts } from "./transport.js";
+import { classifyConnectionError } from "./retry.js";
+import type { Timeouts } from "./transport.js";
 
 /**
  * Wraps a raw undici/system error. `where` is an origin (never a URL with a query

@@ -1,6 +1,6 @@
 /** What every request of one client shares: where, who, how, and how to report. */
 import type { Dispatcher } from "undici";
-import type { LoopDeps } from "./attempts.js";
+import type { LoopDeps, NamedRetryPolicy } from "./attempts.js";
 import type { Timeouts } from "./transport.js";
 import type { ClientEvent } from "./types.js";
 
@@ -17,6 +17,8 @@ export interface ClientContext {
   scrub: (text: string) => string;
   emit: (event: ClientEvent) => void;
   loop: LoopDeps;
+  /** The request policy with the client's budget (ClientOptions.retry). */
+  retry: NamedRetryPolicy;
 }
 
 /** The largest body read as an envelope; anything longer is not one. */

@@ -3,7 +3,7 @@
  * undici does) on top of the BulkcheckError `kind` the CLI maps to an exit code.
  * Messages are built by the client and already free of secrets.
  */
-import { BulkcheckError, ProtocolError, ServiceUnavailableError, type ErrorKind } from "../errors.js";
+import { BulkcheckError, PendingError, ProtocolError, ServiceUnavailableError, type ErrorKind } from "../errors.js";
 import { apiErrorMessage, kindForApiCode } from "./api-code-text.js";
 import type { ConnectionReason } from "./retry.js";
 
@@ -93,6 +93,17 @@ export class ResultUrlExpiredError extends BulkcheckError {
     readonly status: number,
   ) {
     super("unavailable", message);
+  }
+}
+
+/** A finished task's result_url is still absent (exit 8): checked again under the result-link policy. */
+export class ResultNotPublishedError extends PendingError {
+  readonly code = "ERR_BULKCHECK_RESULT_NOT_PUBLISHED";
+
+  constructor(readonly taskId: string) {
+    super(`Task ${taskId} succeeded but the service has not published its result file yet.`, [taskId], {
+      hint: `Try again in a minute: bulkcheck download ${taskId}`,
+    });
   }
 }
 

@@ -6,7 +6,8 @@
  */
 import { Readable } from "node:stream";
 import { InterruptedError, UsageError } from "../errors.js";
-import { withRetries } from "./attempts.js";
+import { retrying } from "./attempts.js";
+import { requestRetryEvent } from "./retry-policies.js";
 import { toConnectionError } from "./connection-error.js";
 import { MAX_ENVELOPE_BYTES, type ClientContext } from "./context.js";
 import { parseEnvelope } from "./envelope.js";
@@ -27,7 +28,10 @@ export async function openResult(ctx: ClientContext, url: string): Promise<Resul
   const start = parseHttpUrl(url);
   if (!start) throw new UsageError(`The result URL is not an http(s) URL: ${stripQuery(url)}.`);
   const what = `Downloading ${stripQuery(start)}`;
-  return withRetries(what, true, (attempt) => followRedirects(ctx, start, attempt), ctx.loop);
+  return retrying(ctx.retry, (attempt) => followRedirects(ctx, start, attempt), ctx.loop, {
+    what,
+    onRetry: (retry) => ctx.emit(requestRetryEvent(retry)),
+  });
 }
 
 async function followRedirects(ctx: ClientContext, start: URL, attempt: number): Promise<ResultDownload> {

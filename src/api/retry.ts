@@ -1,7 +1,10 @@
 /**
- * The retry policy: which failures are worth another attempt, and how long to wait
+ * The retry policy: which failures are worth another attempt, what a connection
+ * failure says about whether the request may have been sent, and how long to wait
  * first. Pure data in, a number out — no clock, no sleeping, no I/O — so every rule
- * is a one-line table test. The loop that applies it lives in `attempts.ts`.
+ * is a one-line table test. The named policies (request, result link, transfer,
+ * status check) and their budgets are in `retry-policies.ts`; the one loop that
+ * applies them is in `attempts.ts`.
  */
 import { UsageError } from "../errors.js";
 import { ApiCode } from "../spec/codes.js";
@@ -47,13 +50,79 @@ export type ConnectionReason =
   | "tls" // certificate or handshake failure; retrying will not help
   | "other";
 
+/** What a failed exchange means for retrying: why it failed, and whether the request may have been delivered. */
+export interface ConnectionFailure {
+  reason: ConnectionReason;
+  sent: boolean;
+  systemCode: string | undefined;
+}
+
+const NOT_SENT: Readonly<Record<string, ConnectionReason>> = {
+  ECONNREFUSED: "refused",
+  UND_ERR_CONNECT_TIMEOUT: "connect-timeout",
+  ENETUNREACH: "unreachable",
+  EHOSTUNREACH: "unreachable",
+  ENETDOWN: "unreachable",
+  EHOSTDOWN: "unreachable",
+  EAI_AGAIN: "unreachable",
+  ENOTFOUND: "dns",
+};
+
+const MAYBE_SENT: Readonly<Record<string, ConnectionReason>> = {
+  ECONNRESET: "reset",
+  EPIPE: "reset",
+  ECONNABORTED: "reset",
+  UND_ERR_SOCKET: "closed", // not UND_ERR_CLOSED: that one means the dispatcher itself was closed
+  UND_ERR_RES_CONTENT_LENGTH_MISMATCH: "closed", // the body ended short of its Content-Length
+  ERR_STREAM_PREMATURE_CLOSE: "closed", // the body stream ended before its end
+  ETIMEDOUT: "timeout",
+  UND_ERR_HEADERS_TIMEOUT: "timeout",
+  UND_ERR_BODY_TIMEOUT: "timeout",
+  ERR_BULKCHECK_BODY_DEADLINE: "timeout", // readText's whole-body deadline
+  ERR_BULKCHECK_TRANSFER_TOO_SLOW: "timeout", // a result file below the minimum rate (transfer-rate.ts)
+};
+
+const TLS_CODE = /^(ERR_TLS_|ERR_SSL_|CERT_|UNABLE_TO_|DEPTH_ZERO_|SELF_SIGNED_|HOSTNAME_MISMATCH)/;
+
+/**
+ * Classifies an error thrown by undici. Looks through `cause` and AggregateError
+ * members (Node's happy-eyeballs connect reports one per address). A failure that
+ * cannot be shown to have happened before sending counts as `sent: true`, so a
+ * non-replayable POST is never resent on a guess.
+ */
+export function classifyConnectionError(error: unknown): ConnectionFailure {
+  const codes = collectCodes(error);
+  // "May have been sent" wins over "not sent" when both appear anywhere in the chain.
+  for (const code of codes) {
+    const reason = MAYBE_SENT[code];
+    if (reason) return { reason, sent: true, systemCode: code };
+  }
+  for (const code of codes) {
+    const reason = NOT_SENT[code];
+    if (reason) return { reason, sent: false, systemCode: code };
+  }
+  const tls = codes.find((code) => TLS_CODE.test(code));
+  if (tls) return { reason: "tls", sent: false, systemCode: tls };
+  return { reason: "other", sent: true, systemCode: codes[0] };
+}
+
+function collectCodes(error: unknown, depth = 0): string[] {
+  if (typeof error !== "object" || error === null || depth > 4) return [];
+  const record = error as { code?: unknown; cause?: unknown; errors?: unknown };
+  const own = typeof record.code === "string" ? [record.code] : [];
+  const members = Array.isArray(record.errors) ? record.errors.flatMap((member) => collectCodes(member, depth + 1)) : [];
+  return [...own, ...members, ...collectCodes(record.cause, depth + 1)];
+}
+
 /** One failed attempt, reduced to what the policy needs to know. */
 export type RetryFailure =
   | { type: "api"; apiCode: number; retryAfterMs?: number | undefined; replaySafe: boolean }
   | { type: "http"; status: number; retryAfterMs?: number | undefined; replaySafe: boolean }
   /** `local`: the server is on this machine (a loopback address), where a refused connection means nothing is running. */
   | { type: "connection"; reason: ConnectionReason; sent: boolean; replaySafe: boolean; local?: boolean }
-  | { type: "protocol" };
+  | { type: "protocol" }
+  /** A failure a named policy retries by its own rule (a result link not yet published, a broken transfer): backoff only. */
+  | { type: "transient" };
 
 /**
  * 42901 and 50303 say "not charged, wait Retry-After and resend"; 50400 says "not
@@ -107,6 +176,8 @@ export function isRetryable(failure: RetryFailure): boolean {
   switch (failure.type) {
     case "protocol":
       return false;
+    case "transient":
+      return true;
     case "api":
       return RETRYABLE_API_CODES.has(failure.apiCode) && failure.replaySafe;
     case "http":

@@ -1,5 +1,6 @@
 import { ResponseFormatError } from "../api/errors.js";
 import { BulkcheckError, type ErrorKind } from "../errors.js";
+import { asFileSystemError } from "../file-system-errors.js";
 import { EXIT_CODES, exitCodeFor } from "./exit-codes.js";
 import { stopSignal } from "./signal-stop.js";
 
@@ -48,33 +49,8 @@ export function describeFailure(error: unknown, signal: AbortSignal): Failure {
 
 const NOT_THE_SERVICE = new Set([404, 405]);
 
-interface SystemCase {
-  what: string;
-  hint: string;
-  /**
-   * "input" (exit 3) for what happens only while writing (a full disk, a quota): by
-   * then something may have been uploaded, and exit 2 promises nothing was. Default "usage".
-   */
-  kind?: "input";
-}
-
-/** Node's error codes a user's files, disk, ports or terminal can cause, with what to do about each. */
-const SYSTEM_CASES: Readonly<Record<string, SystemCase>> = {
-  ENOENT: { what: "no such file or directory", hint: "Check the path." },
-  ENOTDIR: { what: "a part of the path is not a directory", hint: "Check the path." },
-  EISDIR: { what: "is a directory", hint: "Give the path of a file, not a directory." },
-  EACCES: { what: "permission denied", hint: "Check the permissions of the file and its directory." },
-  EPERM: { what: "operation not permitted", hint: "Check the permissions of the file and its directory." },
-  EROFS: { what: "read-only file system", hint: "Write somewhere else." },
-  EEXIST: { what: "already exists", hint: "Choose another path, or pass --force to replace it." },
-  ENAMETOOLONG: { what: "the name is too long", hint: "Choose a shorter path." },
-  ELOOP: { what: "too many symbolic links", hint: "Check the path." },
-  ENOSPC: { what: "no space left on the device", hint: "Free some space, or write somewhere else.", kind: "input" },
-  EDQUOT: { what: "disk quota exceeded", hint: "Free some space, or write somewhere else.", kind: "input" },
-  EFBIG: { what: "file too large for this file system", hint: "Write somewhere else.", kind: "input" },
-  EMFILE: { what: "too many open files", hint: "Raise the limit (ulimit -n) or close other programs." },
-  ENFILE: { what: "too many open files on this system", hint: "Close other programs and try again." },
-  EIO: { what: "input/output error", hint: "Check the disk or device." },
+/** Node's error codes for ports a user can pick badly (the sandbox's); files and disks are in FILE_SYSTEM_ERRORS. */
+const ADDRESS_CASES: Readonly<Record<string, { what: string; hint: string }>> = {
   EADDRINUSE: { what: "the address is in use", hint: "Pick another --port, or stop what is using it." },
   EADDRNOTAVAIL: { what: "the address is not available on this machine", hint: "Pick another --host." },
 };
@@ -85,9 +61,10 @@ function systemFailure(error: unknown): Failure | undefined {
   // The reader of stdout stopped early (`| head`): as a SIGPIPE would, end quietly.
   if (code === "EPIPE")
     return { code: "closed_pipe", exitCode: EXIT_CODES.ok, message: "The reader of the output went away.", silent: true };
-  const known = SYSTEM_CASES[code];
-  if (!known) return undefined;
-  const subject = path ?? (syscall ? `${syscall}` : "a file");
-  const kind = known.kind ?? "usage";
-  return { code: kind, exitCode: EXIT_CODES[kind], message: `Cannot use ${subject}: ${known.what} (${code}).`, hint: known.hint };
+  const file = asFileSystemError(error);
+  if (file) return { code: file.kind, exitCode: exitCodeFor(file.kind), message: file.message, hint: file.hint };
+  const address = ADDRESS_CASES[code];
+  if (!address) return undefined;
+  const subject = path ?? syscall ?? "a file";
+  return { code: "usage", exitCode: EXIT_CODES.usage, message: `Cannot use ${subject}: ${address.what} (${code}).`, hint: address.hint };
 }

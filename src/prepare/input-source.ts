@@ -3,7 +3,7 @@ import { open, type FileHandle } from "node:fs/promises";
 import { basename, extname, join } from "node:path";
 import { pipeline } from "node:stream/promises";
 import { UsageError } from "../errors.js";
-import { asOutputWriteError } from "../results/errors.js";
+import { asOutputWriteError } from "../file-system-errors.js";
 
 /** A list file: a path, or a stream such as stdin (`name` is used in messages and to read the extension). */
 export type ListSource = string | { stream: NodeJS.ReadableStream; name?: string };

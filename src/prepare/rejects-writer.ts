@@ -1,7 +1,7 @@
 import { once } from "node:events";
 import type { WriteStream } from "node:fs";
 import { csvText } from "../csv/write.js";
-import { asOutputWriteError } from "../results/errors.js";
+import { asOutputWriteError } from "../file-system-errors.js";
 import { openOutput } from "./output-file.js";
 import type { AdmittedRow } from "./block-classifier.js";
 
@@ -62,7 +62,7 @@ export class RejectsWriter {
     await this.settled("finish");
   }
 
-  /** Waits for `event`; a write the file system refused (no space, a quota) is an OutputWriteError naming the file. */
+  /** Waits for `event`; a write the file system refused (no space, a quota) is a FileSystemError naming the file. */
   private async settled(event: "drain" | "finish"): Promise<void> {
     await once(this.out, event).catch((error: unknown) => {
       throw this.failure ?? error;

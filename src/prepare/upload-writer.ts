@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import { createReadStream } from "node:fs";
 import { rm, type FileHandle } from "node:fs/promises";
 import { basename, dirname, extname, join } from "node:path";
-import { asOutputWriteError } from "../results/errors.js";
+import { asOutputWriteError } from "../file-system-errors.js";
 import { MAX_NUMERIC_IDENTIFIER_BYTES, writeIdentifier, type IdentifierKey } from "./identifier-key.js";
 import { openOutput } from "./output-file.js";
 
@@ -112,7 +112,7 @@ class HashedFile {
   /**
    * Writes all of `buffer`: a disk that is filling up writes part of it, and only the
    * next write says why.
-   * @throws OutputWriteError naming the file when the file system refuses the write (no space, a quota).
+   * @throws FileSystemError naming the file when the file system refuses the write (no space, a quota).
    */
   async write(buffer: Buffer): Promise<void> {
     this.hash.update(buffer);

@@ -4,7 +4,8 @@ import { dirname, resolve } from "node:path";
 import type { Writable } from "node:stream";
 import { finished } from "node:stream/promises";
 import { checkDestination, type DestinationRules } from "./destination.js";
-import { asOutputWriteError, DestinationExistsError } from "./errors.js";
+import { asOutputWriteError } from "../file-system-errors.js";
+import { DestinationExistsError } from "./errors.js";
 import { TempFiles, tempPathFor } from "./temp-files.js";
 
 /**
@@ -62,7 +63,7 @@ export interface AtomicFileOptions extends DestinationRules {
  * closing, `commit()` puts it in place and syncs the directory, `discard()` removes
  * it. A SIGKILL can leave the temp file behind, never a partial destination, and the
  * next writer of the path removes it. The file system's refusals (no space,
- * permissions) are OutputWriteErrors naming the path.
+ * permissions) are FileSystemErrors naming the path.
  */
 export class AtomicFile {
   readonly path: string;
@@ -87,7 +88,7 @@ export class AtomicFile {
 
   /**
    * What a failed write means: when the file's own stream failed (no space, a
-   * quota), an OutputWriteError naming the path; otherwise `error` as it was (a
+   * quota), a FileSystemError naming the path; otherwise `error` as it was (a
    * source that could not be read is no fault of the destination).
    */
   explain(error: unknown): unknown {
@@ -98,7 +99,7 @@ export class AtomicFile {
    * Opens the temp file for `path` once checkDestination allows it, so a refusal or
    * an unwritable directory comes before any byte is produced.
    * @throws what checkDestination throws (DestinationExistsError, DestinationIsSourceError, …);
-   *   an OutputWriteError when the file system refuses the temp file.
+   *   a FileSystemError when the file system refuses the temp file.
    */
   static async create(path: string, options: AtomicFileOptions = {}): Promise<AtomicFile> {
     const target = resolve(path);
@@ -147,7 +148,7 @@ export class AtomicFile {
    * `force` the file is hard-linked into place, which fails if someone created `path`
    * meanwhile; filesystems without hard links fall back to check-then-rename.
    * @throws DestinationExistsError when `path` appeared during the write; an
-   *   OutputWriteError when the write itself failed.
+   *   a FileSystemError when the write itself failed.
    */
   async commit(): Promise<void> {
     await closed(this.stream);

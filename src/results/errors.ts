@@ -1,5 +1,5 @@
 import type { Stats } from "node:fs";
-import { BulkcheckError, InputRejectedError, UsageError, type ErrorDetails } from "../errors.js";
+import { BulkcheckError, UsageError, type ErrorDetails } from "../errors.js";
 
 /**
  * Why a result file could not be turned into output. Stable codes, so the CLI and
@@ -90,35 +90,6 @@ export class DestinationNotReplaceableError extends UsageError {
       hint: "Give -o the path of a file; to write into a pipe or device, use -o - and redirect stdout.",
     });
   }
-}
-
-/** Why the file system refused a write, for the codes a user can do something about. */
-const WRITE_FAILURES: Readonly<Record<string, string>> = {
-  ENOSPC: "no space left on the device",
-  EDQUOT: "the disk quota is used up",
-  EFBIG: "the file grew larger than this system allows",
-  EACCES: "permission denied",
-  EPERM: "operation not permitted",
-  EROFS: "the file system is read-only",
-  EIO: "an input/output error on the device",
-};
-
-/** Writing an output file failed for a reason of the machine (space, quota, permissions): exit 3 with the path. */
-export class OutputWriteError extends InputRejectedError {
-  constructor(
-    readonly path: string,
-    readonly systemCode: string,
-    cause: unknown,
-    hint = "Free some space or choose another path, then run the same command again.",
-  ) {
-    super(`Cannot write ${path}: ${WRITE_FAILURES[systemCode]} (${systemCode}); nothing was written.`, { hint, cause });
-  }
-}
-
-/** An OutputWriteError for `path` when `error` is a file-system refusal of the write; otherwise `error` as it was. */
-export function asOutputWriteError<E>(error: E, path: string): E | OutputWriteError {
-  const code = (error as NodeJS.ErrnoException | undefined)?.code;
-  return typeof code === "string" && code in WRITE_FAILURES ? new OutputWriteError(path, code, error) : error;
 }
 
 /**

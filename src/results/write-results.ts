@@ -4,7 +4,7 @@ import type { Writable } from "node:stream";
 import { InterruptedError } from "../errors.js";
 import type { ServiceType } from "../spec/products.js";
 import { AtomicFile } from "./atomic-file.js";
-import { asOutputWriteError } from "./errors.js";
+import { asOutputWriteError } from "../file-system-errors.js";
 import { renderCsvParts } from "./format-delimited.js";
 import type { SummaryTable } from "./format-xlsx.js";
 import { DEFAULT_TABLE_ROWS, rendererFor, writeText, type OutputFormat, type RenderOptions } from "./render.js";
@@ -94,7 +94,7 @@ async function outputChunks(
  *
  * A file destination appears complete or not at all: on any error or abort the temp
  * file (and any spooled zip) is removed and the destination is left untouched; the
- * file system's refusals (no space, permissions) are OutputWriteErrors naming it. Temp
+ * file system's refusals (no space, permissions) are FileSystemErrors naming it. Temp
  * files that dead runs left next to the destination are removed first.
  * @throws DestinationExistsError (before any source is opened), ResultFileError,
  *   InterruptedError on abort, or the source's own error.

@@ -6,7 +6,7 @@ import type { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import type { ApiClient } from "../api/types.js";
 import { recordResult } from "../ledger/record.js";
-import { asOutputWriteError } from "../results/errors.js";
+import { asOutputWriteError } from "../file-system-errors.js";
 import { capped } from "../results/body.js";
 import { checkResult, readResults } from "../results/read-results.js";
 import { uploadedIdentifiers } from "../results/result-rules.js";

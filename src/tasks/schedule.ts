@@ -1,4 +1,6 @@
+import { RetryStreak } from "../api/attempts.js";
 import { ApiError } from "../api/errors.js";
+import { STATUS_CHECK_POLICY } from "../api/retry-policies.js";
 import type { ApiClient } from "../api/types.js";
 import { InterruptedError, type BulkcheckError, type PendingError } from "../errors.js";
 import { ApiCode } from "../spec/codes.js";
@@ -7,7 +9,7 @@ import { QuotaGate } from "./quota-gate.js";
 import { interrupted, quotaExhausted, timedOut } from "./schedule-outcomes.js";
 import { WakeTimer } from "./wake-timer.js";
 import type { PlannedUpload, UploadResult } from "./submit.js";
-import { failedTasksError, isFinished, jittered, MAX_FAILED_CHECKS, passing } from "./wait.js";
+import { failedTasksError, isFinished, jittered } from "./wait.js";
 
 /** What the schedule tells its caller as it goes (for progress). */
 export type ScheduleEvent =
@@ -59,7 +61,8 @@ interface Part {
   finished: boolean;
   /** When the task may be checked next. */
   dueAt: number;
-  failedChecks: number;
+  /** Its checks that failed in a row, under the status-check policy. */
+  readonly failedChecks: RetryStreak;
 }
 
 /**
@@ -100,7 +103,7 @@ class Schedule {
   #announced = false;
 
   constructor(private readonly o: ScheduleOptions) {
-    this.#parts = o.uploads.map((upload) => ({ upload, finished: false, dueAt: 0, failedChecks: 0 }));
+    this.#parts = o.uploads.map((upload) => ({ upload, finished: false, dueAt: 0, failedChecks: new RetryStreak(STATUS_CHECK_POLICY, o) }));
     this.#timer = new WakeTimer(o.sleep, o.now);
     this.#deadline = o.timeoutMs === undefined ? Infinity : o.now() + o.timeoutMs;
   }
@@ -207,15 +210,17 @@ class Schedule {
       const id = part.result!.task.id;
       try {
         const task = await this.o.client.checkTask(id);
-        part.failedChecks = 0;
+        part.failedChecks.succeeded();
         this.#noteState(part, task);
         this.o.onEvent?.({ type: "checked", upload: part.upload, task });
       } catch (error) {
-        if (!passing(error) || ++part.failedChecks >= MAX_FAILED_CHECKS) {
-          this.#fail(error);
+        try {
+          part.failedChecks.failed(error);
+        } catch (final) {
+          this.#fail(final);
           return;
         }
-        this.o.onEvent?.({ type: "check-failed", taskId: id, error });
+        this.o.onEvent?.({ type: "check-failed", taskId: id, error: error as BulkcheckError });
       }
       part.dueAt = this.#nextCheck();
     }

@@ -1,7 +1,10 @@
 import { count } from "../format-count.js";
 import type { Task } from "../spec/task.js";
 import { MAX_TIMER_MS } from "../config/duration.js";
-import { BulkcheckError, InterruptedError, PendingError, TaskFailedError } from "../errors.js";
+import type { BulkcheckError } from "../errors.js";
+import { InterruptedError, PendingError, TaskFailedError } from "../errors.js";
+import { RetryStreak } from "../api/attempts.js";
+import { STATUS_CHECK_POLICY, withBudget } from "../api/retry-policies.js";
 
 export interface WaitOptions {
   checkTask: (id: string) => Promise<Task>;
@@ -17,7 +20,7 @@ export interface WaitOptions {
   onCheck?: (task: Task) => void;
   /** A check failed with a transient error; polling goes on. */
   onTransientError?: (id: string, error: BulkcheckError) => void;
-  /** Consecutive failed checks of one task tolerated before giving up (default MAX_FAILED_CHECKS). */
+  /** Consecutive failed checks of one task tolerated before giving up (default: the status-check policy's 10). */
   maxConsecutiveErrors?: number;
 }
 
@@ -25,14 +28,6 @@ export interface WaitOutcome {
   tasks: Map<string, Task>;
   /** True when the timeout ran out with some task still processing. */
   timedOut: boolean;
-}
-
-/** Consecutive failed checks of one task tolerated before giving up, by `wait` and by the schedule of `submit --wait`. */
-export const MAX_FAILED_CHECKS = 10;
-
-/** A failure that passes by itself (maintenance, capacity, connection): the task is not affected, so it is checked again later. */
-export function passing(error: unknown): error is BulkcheckError {
-  return error instanceof BulkcheckError && error.kind === "unavailable";
 }
 
 /**
@@ -47,28 +42,28 @@ export function jittered(intervalMs: number, random: () => number): number {
 /**
  * Polls each unfinished task once per interval until all have finished or the
  * timeout runs out. A check that fails after the client's own retries with a
- * passing condition (maintenance, capacity, connection) is tolerated: the task
- * itself is not affected, so the next round tries again.
+ * passing condition (maintenance, capacity, connection) is tolerated under the
+ * status-check policy: the task itself is not affected, so the next round tries again.
  */
 export async function waitForTasks(options: WaitOptions): Promise<WaitOutcome> {
   const tasks = new Map<string, Task>();
-  const errors = new Map<string, number>();
-  const limit = options.maxConsecutiveErrors ?? MAX_FAILED_CHECKS;
+  const policy =
+    options.maxConsecutiveErrors === undefined
+      ? STATUS_CHECK_POLICY
+      : withBudget(STATUS_CHECK_POLICY, { maxAttempts: options.maxConsecutiveErrors });
+  const failedChecks = new Map(options.ids.map((id) => [id, new RetryStreak(policy, options)]));
   const deadline = options.timeoutMs === undefined ? Infinity : options.now() + options.timeoutMs;
   for (;;) {
     for (const id of options.ids) {
       if (isFinished(tasks.get(id))) continue;
       try {
         const task = await options.checkTask(id);
-        errors.delete(id);
+        failedChecks.get(id)!.succeeded();
         tasks.set(id, task);
         options.onCheck?.(task);
       } catch (error) {
-        if (!passing(error)) throw error;
-        const count = (errors.get(id) ?? 0) + 1;
-        if (count >= limit) throw error;
-        errors.set(id, count);
-        options.onTransientError?.(id, error);
+        failedChecks.get(id)!.failed(error);
+        options.onTransientError?.(id, error as BulkcheckError);
       }
     }
     if (options.ids.every((id) => isFinished(tasks.get(id)))) return { tasks, timedOut: false };

@@ -3,7 +3,7 @@ import { text } from "node:stream/consumers";
 import { setTimeout as delay } from "node:timers/promises";
 import { afterEach, describe, expect, it } from "vitest";
 import { TransferTooSlowError, withMinimumRate } from "../../src/api/transfer-rate.js";
-import { classifyConnectionError } from "../../src/api/transport.js";
+import { classifyConnectionError } from "../../src/api/retry.js";
 
 // Real timers, with windows short enough for a test and margins wide enough for a busy machine.
 

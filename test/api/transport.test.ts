@@ -2,7 +2,8 @@ import { createServer, type Server } from "node:http";
 import { connect, type AddressInfo, type Socket } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { createClient } from "../../src/api/index.js";
-import { classifyConnectionError, createDefaultDispatcher, resolveTimeouts, DEFAULT_TIMEOUTS } from "../../src/api/transport.js";
+import { classifyConnectionError } from "../../src/api/retry.js";
+import { createDefaultDispatcher, resolveTimeouts, DEFAULT_TIMEOUTS } from "../../src/api/transport.js";
 import { API_KEY, sendEnvelope, startServer, type ScriptedServer } from "./scripted-server.js";
 
 const coded = (code: string, extra: object = {}): Error => Object.assign(new Error(code), { code }, extra);

@@ -7,6 +7,7 @@ import {
   ConnectionError,
   HttpStatusError,
   ResponseFormatError,
+  ResultNotPublishedError,
   ResultUrlExpiredError,
   RetriesExhaustedError,
 } from "../../src/api/errors.js";
@@ -35,10 +36,10 @@ import {
   DestinationExistsError,
   DestinationIsSourceError,
   DestinationNotReplaceableError,
-  OutputWriteError,
   ResultFileError,
   RowCountMismatchError,
 } from "../../src/results/errors.js";
+import { FileSystemError } from "../../src/file-system-errors.js";
 import { ApiCode } from "../../src/spec/codes.js";
 import { runCli } from "../helpers/cli.js";
 
@@ -93,6 +94,7 @@ const EXAMPLES: Record<string, ReadonlyArray<[what: string, error: unknown]>> = 
   ConnectionError: [["connection refused", new ConnectionError("refused", "refused", false, "ECONNREFUSED", undefined)]],
   RetriesExhaustedError: [["42901 to the end", new RetriesExhaustedError("gave up", 8, 1000, lastFailure)]],
   ResultUrlExpiredError: [["an expired link", new ResultUrlExpiredError("expired", 403)]],
+  ResultNotPublishedError: [["a result file not published yet", new ResultNotPublishedError("t1")]],
   HttpStatusError: [
     ["a gateway's 502", new HttpStatusError("502", 502, undefined)],
     ["a gateway's 429", new HttpStatusError("429", 429, undefined)],
@@ -101,7 +103,10 @@ const EXAMPLES: Record<string, ReadonlyArray<[what: string, error: unknown]>> = 
   DestinationExistsError: [["-o FILE that exists", new DestinationExistsError("/tmp/x.csv")]],
   DestinationIsSourceError: [["-o onto the list being read", new DestinationIsSourceError("big.csv")]],
   DestinationNotReplaceableError: [["--force onto a FIFO", new DestinationNotReplaceableError("/tmp/fifo", lstatSync("/dev/null"))]],
-  OutputWriteError: [["a full disk while writing -o", new OutputWriteError("/data/out.csv", "ENOSPC", undefined)]],
+  FileSystemError: [
+    ["a full disk while writing -o", new FileSystemError("/data/out.csv", "ENOSPC", true)],
+    ["a list that is a directory", new FileSystemError("/data/list.csv", "EISDIR", false)],
+  ],
   // The service's result file is refused (exit 3, like any input refused): unusable, or breaking the rules of what it may hold.
   ResultFileError: [
     ["a zip without a CSV", new ResultFileError("ZIP_NO_CSV", "no csv")],

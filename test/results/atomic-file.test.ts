@@ -4,7 +4,8 @@ import { once } from "node:events";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { AtomicFile } from "../../src/results/atomic-file.js";
-import { DestinationNotReplaceableError, OutputWriteError, asOutputWriteError } from "../../src/results/errors.js";
+import { asOutputWriteError, FileSystemError } from "../../src/file-system-errors.js";
+import { DestinationNotReplaceableError } from "../../src/results/errors.js";
 import { TempFiles } from "../../src/results/temp-files.js";
 import { tempDir } from "../helpers/cli.js";
 
@@ -53,9 +54,9 @@ describe("AtomicFile", () => {
     ["EACCES", "permission denied"],
   ])("reports the file system's %s as a rejected write (exit 3) naming the path", (code, reason) => {
     const error = asOutputWriteError(Object.assign(new Error("write failed"), { code }), "/data/out.csv");
-    expect(error).toBeInstanceOf(OutputWriteError);
-    expect((error as OutputWriteError).kind).toBe("input");
-    expect((error as OutputWriteError).message).toBe(`Cannot write /data/out.csv: ${reason} (${code}); nothing was written.`);
+    expect(error).toBeInstanceOf(FileSystemError);
+    expect((error as FileSystemError).kind).toBe("input");
+    expect((error as FileSystemError).message).toBe(`Cannot write /data/out.csv: ${reason} (${code}); nothing was written.`);
   });
 
   it("leaves other failures as they were", () => {

@@ -1,5 +1,5 @@
 import { UsageError } from "../../../errors.js";
-import { OutputWriteError } from "../../../results/errors.js";
+import { FileSystemError } from "../../../file-system-errors.js";
 import type { OutputFormat } from "../../../results/index.js";
 import type { StagedResults } from "../../../tasks/download.js";
 import type { Context } from "../../context.js";
@@ -78,7 +78,7 @@ const TASKS_GO_ON =
  * exit 3 naming the path, and its hint says that nothing is lost and how to carry on.
  */
 export function tasksGoOn(error: unknown): unknown {
-  return error instanceof OutputWriteError ? new OutputWriteError(error.path, error.systemCode, error.cause, TASKS_GO_ON) : error;
+  return error instanceof FileSystemError && error.writing ? error.withHint(TASKS_GO_ON) : error;
 }
 
 async function followTasks(
