@@ -1,6 +1,18 @@
 import { rowValues, STORED_IDENTIFIER } from "./result-values.js";
 import { RESULT_VALUE_COLUMNS } from "./sqlite-schema.js";
-import type { ColumnValue, Lease, LedgerRow, LedgerStats, NewRun, NewTask, RunPatch, RunRecord, Scope, TaskPatch, TaskRecord } from "./store.js";
+import type {
+  ColumnValue,
+  Lease,
+  LedgerRow,
+  LedgerStats,
+  NewRun,
+  NewTask,
+  RunPatch,
+  RunRecord,
+  Scope,
+  TaskPatch,
+  TaskRecord,
+} from "./store.js";
 
 /**
  * Records from the rows both stores select: the same columns in the same order (RUN_COLUMNS,
