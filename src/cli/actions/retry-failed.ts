@@ -1,7 +1,6 @@
 import { join } from "node:path";
 import type { RunOutcome } from "../../run/submit-run.js";
 import { usdToMicros } from "../../tasks/cost.js";
-import type { UploadedListDeps } from "../../tasks/uploaded-list.js";
 import { commandLine } from "../command-line.js";
 import type { Context } from "../context.js";
 import { readIds } from "../read-ids.js";
@@ -12,7 +11,7 @@ import type { SubmitFlags } from "./shared/submission.js";
 import { pollInterval } from "./shared/waiting.js";
 import { count } from "../../format-count.js";
 import { finishRun, submitRun } from "../../run/submit-run.js";
-import { retryList } from "../../tasks/uploaded-list.js";
+import { retryList, type RetryListDeps } from "../../tasks/retry-list.js";
 import { noteColumn } from "./shared/preparation.js";
 import { runDeps, runPrinter } from "./shared/submission.js";
 import { emptySummary } from "../../prepare/summary.js";
@@ -54,7 +53,7 @@ async function retryOne(
   // prepares the source again (libphonenumber-js).
   const store = await ctx.store();
   const scope = await ctx.scope();
-  const deps: UploadedListDeps = {
+  const deps: RetryListDeps = {
     client: await ctx.client(),
     store,
     scope,
