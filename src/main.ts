@@ -7,9 +7,11 @@ import { EXIT_CODES } from "./cli/exit-codes.js";
 import { describeFailure } from "./cli/failure.js";
 import type { Printer } from "./cli/printer.js";
 import { buildProgram } from "./cli/program.js";
-import { createContext } from "./cli/services.js";
 
 const VERSION = (JSON.parse(readFileSync(packageFile("package.json"), "utf8")) as { version: string }).version;
+
+/** What a command runs with (config, store, client), wired when one runs: building the tree for --help needs none of it. */
+const services = () => import("./cli/services.js");
 
 /**
  * Runs bulkcheck with the given arguments and returns the exit code. The only
@@ -28,7 +30,7 @@ export async function main(argv: readonly string[], runtime: Runtime = processRu
   let globals: GlobalOptions = { json: jsonErrors, ...(wantsOption(argv, "--no-color") ? { color: false } : {}) };
   const invoke: Invoke = async (cmd, run) => {
     globals = cmd.optsWithGlobals();
-    context = createContext(runtime, globals, argv);
+    context = (await services()).createContext(runtime, globals, argv);
     try {
       await run(context);
     } catch (error) {
