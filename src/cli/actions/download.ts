@@ -5,7 +5,6 @@ import { joinFormat } from "./shared/output-format.js";
 import { checkReportFlags } from "./shared/report-flags.js";
 import { reportFromResults } from "./shared/report-output.js";
 import { checkOutputs } from "./shared/destination.js";
-import { joinToOutput } from "./shared/join-output.js";
 
 export interface DownloadOptions extends DownloadFlags {
   join?: string;
@@ -22,6 +21,8 @@ export async function downloadRun(ctx: Context, ids: string[], options: Download
   const format = joinFormat(ctx, options);
   checkReportFlags(options);
   await checkOutputs(ctx, { "-o": options.output, "--report": options.report }, { force: options.force, reading: [options.join] });
+  // The join reads the source again with libphonenumber-js (~60 ms to load): only --join pays for it.
+  const { joinToOutput } = await import("./shared/join-output.js");
   await joinToOutput(ctx, taskIds, { ...options, join: options.join, format });
   // The join does not count rows by result column: the report reads the results once more.
   if (options.report !== undefined) await reportFromResults(ctx, taskIds, options.report, options.force);

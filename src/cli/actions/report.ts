@@ -16,7 +16,6 @@ export interface ReportOptions {
 export async function reportRun(ctx: Context, ids: string[], options: ReportOptions): Promise<void> {
   const taskIds = await readIds(ctx, ids);
   await checkOutputs(ctx, { "-o": options.output }, { force: options.force });
-  // The report and result handling are loaded when a report runs, not with the command tree.
   const written = await reportFromResults(ctx, taskIds, options.output, options.force);
   if (ctx.globals.json && written.path !== undefined) ctx.printer.json(written);
 }

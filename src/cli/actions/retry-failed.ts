@@ -49,8 +49,6 @@ async function retryOne(
   options: RetryFailedOptions,
   pollIntervalMs: number,
 ): Promise<RunOutcome | undefined> {
-  // Loaded when the run starts, not with the command tree: rebuilding the task's list
-  // prepares the source again (libphonenumber-js).
   const store = await ctx.store();
   const scope = await ctx.scope();
   const deps: RetryListDeps = {

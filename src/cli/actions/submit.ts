@@ -38,7 +38,6 @@ export interface SubmitOptions extends PreparationFlags, SubmitFlags, AfterUploa
  * output is written (without -o, when its tasks are submitted or finished as asked).
  */
 export async function submitRun(ctx: Context, file: string, options: SubmitOptions): Promise<void> {
-  // Loaded when the run starts, not with the command tree: preparation loads libphonenumber-js.
   const product = productFromFlag(options.type);
   const { country, anyRegion } = countryChoice(options, product);
   if (options.idempotencyKey !== undefined) assertKeyLength(options.idempotencyKey);
