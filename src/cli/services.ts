@@ -46,7 +46,7 @@ export function buildContext(runtime: Runtime, globals: GlobalOptions, printer: 
   let keySource: Source | undefined;
   const deadline = new CommandDeadline(runtime, globals.timeout);
 
-  const config = async () => {
+  const configStore = (): ConfigStore => {
     if (!store) {
       store = new ConfigStore(configDir(runtime.env));
       const warning = store.permissionWarning();
@@ -54,6 +54,7 @@ export function buildContext(runtime: Runtime, globals: GlobalOptions, printer: 
     }
     return store;
   };
+  const config = () => Promise.resolve(configStore());
   const resolveInput = async () => ({
     env: runtime.env,
     profileName,

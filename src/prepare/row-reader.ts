@@ -1,4 +1,4 @@
-import { decodeText, undecodableError, UndecodableText, type TextEncoding } from "./decode.js";
+import { decodeText, undecodableError, UndecodableText } from "./decode.js";
 import { detectEncoding } from "./detect-encoding.js";
 import { detectHeader, SAMPLE_ROWS, sniffDelimiter, sniffLineEnding } from "./dialect.js";
 import { openSource, startsLikeZip, type ListFile } from "./input-source.js";
@@ -7,7 +7,7 @@ import { countLineBreaks, lineEndAfter } from "../csv/record-boundaries.js";
 import { RecordReader, type SourceRecord, type TextBlock } from "../csv/record-reader.js";
 import { InputRejectedError } from "../errors.js";
 import { unreadableList } from "./csv-errors.js";
-import type { KnownDialect, ListFormat, ListPiece, RowSource } from "./row-source.js";
+import type { KnownDialect, ListFormat, RowSource } from "./row-source.js";
 import { openWorkbookRows } from "./workbook-rows.js";
 import { openWorkbook } from "./workbook-sheets.js";
 

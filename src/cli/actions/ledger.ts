@@ -46,7 +46,7 @@ async function numbersOf(ctx: Context, args: readonly string[], options: Numbers
 }
 
 /** --product as the service's product code (aliases and near misses said as for submit's --type). */
-async function productFilter(product: string | undefined): Promise<{ product?: string }> {
+function productFilter(product: string | undefined): { product?: string } {
   if (product === undefined) return {};
   return { product: productFromFlag(product) };
 }
@@ -82,7 +82,7 @@ export async function ledgerStats(ctx: Context): Promise<void> {
 export async function ledgerLookup(ctx: Context, args: string[], options: NumbersOptions): Promise<void> {
   const identifiers = await numbersOf(ctx, args, options);
   const store = await ctx.store();
-  const rows = await store.lookup(identifiers, await productFilter(options.product));
+  const rows = await store.lookup(identifiers, productFilter(options.product));
   if (ctx.globals.json) {
     for (const row of rows) ctx.printer.json(ledgerRowJson(row));
     return;
@@ -150,7 +150,7 @@ export async function ledgerExport(ctx: Context, options: ExportOptions): Promis
   await checkOutputs(ctx, { "-o": options.output }, { force: options.force });
   const store = await ctx.store();
   const filter = {
-    ...(await productFilter(options.product)),
+    ...productFilter(options.product),
     ...(options.since === undefined ? {} : { since: new Date(ctx.now() - options.since * 1000).toISOString() }),
   };
   const format = options.format ?? (options.output?.toLowerCase().endsWith(".xlsx") ? "xlsx" : "csv");
