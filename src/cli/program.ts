@@ -3,6 +3,7 @@ import { balanceCommand } from "./commands/balance.js";
 import { completionCommand } from "./commands/completion.js";
 import { configCommand } from "./commands/config.js";
 import { demoCommand } from "./commands/demo.js";
+import type { Main } from "./actions/demo.js";
 import { downloadCommand } from "./commands/download.js";
 import { ledgerCommand } from "./commands/ledger.js";
 import { reportCommand } from "./commands/report.js";
@@ -23,8 +24,9 @@ import { helpTopicsList } from "./help-topics.js";
  * The command tree: the root with its global flags and help, and every command
  * as its module defines it (in the order help lists them). Each command module
  * loads what its run needs only when it runs, so building the tree stays cheap.
+ * `main` is bulkcheck's entry point, which the demo runs its steps through.
  */
-export function buildProgram(runtime: Runtime, invoke: Invoke, version: string, options: { jsonErrors?: boolean } = {}) {
+export function buildProgram(runtime: Runtime, invoke: Invoke, version: string, options: { jsonErrors?: boolean; main: Main }) {
   const program = new Command("bulkcheck")
     .description("Check phone lists in bulk with the checking service: prepare, submit, wait, download, join.")
     .version(version, "-V, --version")
@@ -61,7 +63,7 @@ export function buildProgram(runtime: Runtime, invoke: Invoke, version: string, 
     storeCommand,
     configCommand,
     sandboxCommand,
-    demoCommand,
+    (invoke: Invoke) => demoCommand(invoke, options.main),
   ];
   for (const command of commands) program.addCommand(command(invoke));
   program.addCommand(completionCommand(invoke));

@@ -15,14 +15,24 @@ import {
   resolveStoreUrl,
   type Source,
 } from "../config/resolve.js";
-import type { ConfigStore } from "../config/store.js";
+import { ConfigStore } from "../config/store.js";
 import { AuthError } from "../errors.js";
 import { ApiCode } from "../spec/codes.js";
+import { importLegacyJournal } from "../store/journal-import.js";
 import type { Store } from "../store/store.js";
-import type { Context, GlobalOptions, Runtime } from "./context.js";
+import { ownLease } from "../run/lease.js";
+import { createPrinter, type Context, type GlobalOptions, type Runtime } from "./context.js";
 import { CommandDeadline } from "./deadline.js";
 import type { Printer } from "./printer.js";
 import { describeEvent, describeRetry } from "./request-log.js";
+
+/** The API client loads undici: only commands that talk to the service (or name it, see scope) pay for that. */
+const apiClient = () => import("../api/client.js");
+
+/** The Context of one run of a command, from the parsed global flags. */
+export function createContext(runtime: Runtime, globals: GlobalOptions, argv: readonly string[] = []): Context {
+  return buildContext(runtime, globals, createPrinter(runtime, globals), argv);
+}
 
 /**
  * Wires the libraries a command may need, each created on first use so that a
@@ -36,16 +46,15 @@ export function buildContext(runtime: Runtime, globals: GlobalOptions, printer: 
   let keySource: Source | undefined;
   const deadline = new CommandDeadline(runtime, globals.timeout);
 
-  const config = async () => {
+  const configStore = (): ConfigStore => {
     if (!store) {
-      // conf (and the ajv it loads) and undici cost ~250 ms to load: only commands that use them pay.
-      const { ConfigStore } = await import("../config/store.js");
       store = new ConfigStore(configDir(runtime.env));
       const warning = store.permissionWarning();
       if (warning) printer.warn(warning);
     }
     return store;
   };
+  const config = () => Promise.resolve(configStore());
   const resolveInput = async () => ({
     env: runtime.env,
     profileName,
@@ -69,7 +78,7 @@ export function buildContext(runtime: Runtime, globals: GlobalOptions, printer: 
       return opened;
     },
     async scope() {
-      const { normaliseBaseUrl } = await import("../api/client.js");
+      const { normaliseBaseUrl } = await apiClient();
       return { baseUrl: normaliseBaseUrl(await baseUrl()).href.replace(/\/+$/, ""), profile: profileName };
     },
     async client() {
@@ -80,7 +89,7 @@ export function buildContext(runtime: Runtime, globals: GlobalOptions, printer: 
       keySource = key.source;
       warnIfClearText(printer, url.value);
       printer.debug(`using ${url.value} (from ${url.source}) with key ${redactKey(key.value)} (from ${key.source})`);
-      const { createClient } = await import("../api/client.js");
+      const { createClient } = await apiClient();
       client = createClient({
         baseUrl: url.value,
         apiKey: key.value,
@@ -120,9 +129,8 @@ export function buildContext(runtime: Runtime, globals: GlobalOptions, printer: 
  * the state directory; the journal of 0.1 is imported into it on first use.
  */
 async function openStore(runtime: Runtime, printer: Printer, url: string | undefined): Promise<Store> {
+  // The embedded store loads libsql (and a team's, pg): only commands that open the store pay.
   const { openStore: openLocation } = await import("../store/open.js");
-  const { importLegacyJournal } = await import("../store/journal-import.js");
-  const { ownLease } = await import("../run/lease.js");
   const dir = stateDir(runtime.env);
   const store = await openLocation(url ?? join(dir, STORE_FILE), runtime.env);
   const imported = await importLegacyJournal(store, dir, runtime.now(), ownLease());

@@ -1,6 +1,7 @@
 import { mkdtemp, readdir, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { isRunning } from "../results/temp-files.js";
 
 /**
  * Runs `work` with a private temp directory that is removed afterwards, whatever
@@ -27,8 +28,6 @@ const TEMP_NAME = /^bulkcheck-(\d+)-[0-9A-Za-z]+(\.out)?$/;
  * file) is left alone.
  */
 export async function removeStaleTemps(dir = tmpdir()): Promise<void> {
-  // results/temp-files loads node:crypto (~2 ms): not at start-up, only when temps are cleaned.
-  const { isRunning } = await import("../results/temp-files.js");
   const names = await readdir(dir).catch(() => []);
   for (const name of names) {
     const match = TEMP_NAME.exec(name);

@@ -1,7 +1,7 @@
 import { classifyCell, type CellClass, type Classification, type ClassifyOptions } from "./classify.js";
 import { identifierKey } from "./identifier-key.js";
 import { RecordReader, type CellBatch, type TextBlock } from "../csv/record-reader.js";
-import type { ListPiece } from "./row-reader.js";
+import type { ListPiece } from "./row-source.js";
 import { duplicateReason, type RowClassifier } from "./row-classifier.js";
 import type { RowTally } from "./summary.js";
 

@@ -2,7 +2,7 @@ import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { Worker } from "node:worker_threads";
 import { classifyPiece, type BlockSettings, type ClassifiedBlock } from "./block-classifier.js";
-import type { ListPiece } from "./row-reader.js";
+import type { ListPiece } from "./row-source.js";
 
 /** Classifies pieces of a list, in this thread or in worker threads; the answers are the same either way. */
 export interface BlockPool {

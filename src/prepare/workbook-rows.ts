@@ -3,7 +3,7 @@ import type { CellBatch, SourceRecord } from "../csv/record-reader.js";
 import { DEFAULT_ZIP_LIMITS } from "../results/zip-limits.js";
 import { detectHeader, SAMPLE_ROWS } from "./dialect.js";
 import type { ListFile } from "./input-source.js";
-import type { KnownDialect, RowSource } from "./row-reader.js";
+import type { KnownDialect, RowSource } from "./row-source.js";
 import { readSharedStrings } from "./shared-strings.js";
 import { SheetCells, type SheetRow } from "./workbook-cells.js";
 import { chooseSheet, kindName, sheetList, type Workbook, type WorkbookSheet } from "./workbook-sheets.js";

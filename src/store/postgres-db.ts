@@ -4,7 +4,7 @@ import pg, { type Pool, type PoolClient, type PoolConfig } from "pg";
 import { from as copyFrom } from "pg-copy-streams";
 import { migrate } from "./postgres-schema.js";
 import { postgresTarget, storeFailure, type ConnectionEnv } from "./postgres-connection.js";
-import type { ColumnValue } from "./store-rows.js";
+import type { ColumnValue } from "./store.js";
 
 /** What a statement binds: arrays go as their literal (numberArray), JSON as its text. */
 export type PgParam = ColumnValue | boolean;

@@ -17,10 +17,10 @@ import {
   taskPatchColumns,
   columnsOfAnotherTask,
   taskValues,
-  type ColumnValue,
   type TaskContext,
 } from "./store-rows.js";
 import type {
+  ColumnValue,
   FreshResult,
   Lease,
   LedgerFilter,

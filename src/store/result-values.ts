@@ -1,4 +1,4 @@
-import type { ColumnValue } from "./store-rows.js";
+import type { ColumnValue } from "./store.js";
 import { RESULT_VALUE_COLUMNS } from "./sqlite-schema.js";
 
 /** An identifier as the ledger stores it: digits with the country code, no leading zero, at most 15 digits (E.164). */

@@ -1,15 +1,24 @@
 import { rowValues, STORED_IDENTIFIER } from "./result-values.js";
 import { RESULT_VALUE_COLUMNS } from "./sqlite-schema.js";
-import type { Lease, LedgerRow, LedgerStats, NewRun, NewTask, RunPatch, RunRecord, Scope, TaskPatch, TaskRecord } from "./store.js";
+import type {
+  ColumnValue,
+  Lease,
+  LedgerRow,
+  LedgerStats,
+  NewRun,
+  NewTask,
+  RunPatch,
+  RunRecord,
+  Scope,
+  TaskPatch,
+  TaskRecord,
+} from "./store.js";
 
 /**
  * Records from the rows both stores select: the same columns in the same order (RUN_COLUMNS,
  * TASK_COLUMNS, TASK_CONTEXT of each store), each value as text, a number or NULL (JSON
  * columns as their text, flags as 0 or 1, times as ISO 8601 strings).
  */
-
-/** A value as a store's row holds it. */
-export type ColumnValue = string | number | null | Buffer;
 
 /** The columns a run is inserted with, in the order of runValues. */
 export const RUN_INSERT_COLUMNS = [

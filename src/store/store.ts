@@ -23,6 +23,9 @@ export class StoreUnavailableError extends BulkcheckError {
   }
 }
 
+/** A value as a store's row holds it. */
+export type ColumnValue = string | number | null | Buffer;
+
 /** Which service and account a record belongs to: a task id or a result means something only to the service it came from. */
 export interface Scope {
   /** The service's base URL as the client addresses it, without a trailing slash. */

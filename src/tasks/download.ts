@@ -9,7 +9,7 @@ import type { Task } from "../spec/task.js";
 import type { PreparationSettings } from "../prepare/settings.js";
 import { billing, excludedBeforeUpload, type ExcludedBeforeUpload } from "./billing.js";
 import { resultOpener, withTransferRetries, type OpenResultOptions } from "./fetch-result.js";
-import { summarySheet } from "./summary-sheet.js";
+import { summarySheet, type ResultCounts } from "./summary-sheet.js";
 
 export interface DownloadDeps {
   /** Built on first use: what fails before any request (a task the store does not know) needs no API key. */
@@ -163,12 +163,6 @@ function discard(): Writable {
 /** How a task's result is named in the summary's sources (and in messages about it). */
 export function resultLabel(taskId: string): string {
   return `task ${taskId}`;
-}
-
-/** What the rows written say was checked, for a summary: the rows, and each task's numbers that got none. */
-export interface ResultCounts {
-  checked: number;
-  noResult: number;
 }
 
 /** Rows in the output, and each task's numbers that have none there: a task's `total` less the rows its result gave. */

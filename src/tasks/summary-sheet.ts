@@ -4,7 +4,12 @@ import type { Tally } from "../results/tally.js";
 import type { CellValue } from "../results/xlsx-xml.js";
 import type { Task } from "../spec/task.js";
 import type { Billing, ExcludedBeforeUpload } from "./billing.js";
-import type { ResultCounts } from "./download.js";
+
+/** What the rows written say was checked, for a summary: the rows, and each task's numbers that got none. */
+export interface ResultCounts {
+  checked: number;
+  noResult: number;
+}
 
 /** What a download knows of its run beyond the rows: the tasks, what they cost, what preparation left out. */
 export interface RunFacts {

@@ -7,18 +7,22 @@ import { downloadCommand } from "../../src/cli/commands/download.js";
 import { reportCommand } from "../../src/cli/commands/report.js";
 import { retryFailedCommand } from "../../src/cli/commands/retry-failed.js";
 import { sandboxCommand } from "../../src/cli/commands/sandbox.js";
-import { statusCommand, statusRun } from "../../src/cli/commands/status.js";
+import { statusRun } from "../../src/cli/actions/status.js";
+import { statusCommand } from "../../src/cli/commands/status.js";
 import { submitCommand } from "../../src/cli/commands/submit.js";
 import { validateCommand } from "../../src/cli/commands/validate.js";
-import { waitCommand, waitRun } from "../../src/cli/commands/wait.js";
-import { createContext, type Context, type Invoke } from "../../src/cli/context.js";
+import { waitRun } from "../../src/cli/actions/wait.js";
+import { waitCommand } from "../../src/cli/commands/wait.js";
+import type { Context, Invoke } from "../../src/cli/context.js";
+import { createContext } from "../../src/cli/services.js";
 import { buildProgram } from "../../src/cli/program.js";
+import { main } from "../../src/main.js";
 import { testRuntime } from "../helpers/cli.js";
 import { allowSmallTasks } from "../helpers/results-fixtures.js";
 import { e2eSandboxes, lines, listText, submitArgs } from "../helpers/sandbox.js";
 
 /** Runs the action the way main does: with a Context built for this run. */
-const invoke: Invoke = async (_cmd, run) => run(await createContext(testRuntime().runtime, {}));
+const invoke: Invoke = async (_cmd, run) => run(createContext(testRuntime().runtime, {}));
 
 /** Parses `argv` with the command's own definition; returns what its action handed the run (after the Context). */
 async function parsed<A extends unknown[]>(
@@ -190,7 +194,7 @@ describe("each command's flags, parsed into the options its run gets", () => {
   });
 
   it("demo", async () => {
-    expect(await parsed(demoCommand, ["--dir", "out"])).toEqual([{ dir: "out" }]);
+    expect(await parsed((invoke, run) => demoCommand(invoke, main, run), ["--dir", "out"])).toEqual([{ dir: "out" }]);
   });
 
   it("config and its subcommands", async () => {
@@ -261,7 +265,7 @@ describe("--timeout and --request-timeout", () => {
 describe("every duration flag (issue 18, point 6)", () => {
   /** Every option of every command (config's subcommands included) whose value is a duration. */
   function durationOptions(): Array<{ command: string; option: Option }> {
-    const program = buildProgram(testRuntime().runtime, invoke, "0.0.0");
+    const program = buildProgram(testRuntime().runtime, invoke, "0.0.0", { main });
     const walk = (command: CommandUnknownOpts): Array<{ command: string; option: Option }> => [
       ...command.options.filter((option) => option.flags.includes("<sec>")).map((option) => ({ command: command.name(), option })),
       ...command.commands.flatMap(walk),
@@ -307,7 +311,7 @@ describe("a command's run, called directly with a Context", () => {
     const submitted = await e.run(submitArgs(e.file("list.txt", listText(5)), "--yes", "--quiet"));
     const [id] = lines(submitted.stdout);
     const { runtime, stdout } = testRuntime({ env: e.env, now: () => e.clock.ms, sleep: async (ms) => void (e.clock.ms += ms) });
-    const ctx = await createContext(runtime, {});
+    const ctx = createContext(runtime, {});
     try {
       await waitRun(ctx, [id!], { interval: 1 });
       await statusRun(ctx, [], { limit: 10 });

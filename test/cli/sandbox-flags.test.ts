@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { sandboxOptionsFromFlags } from "../../src/cli/commands/shared/sandbox-options.js";
+import { sandboxOptionsFromFlags } from "../../src/cli/actions/shared/sandbox-options.js";
 import { UsageError } from "../../src/errors.js";
 import { resolveOptions, SANDBOX_DEFAULTS } from "../../src/sandbox/options.js";
 

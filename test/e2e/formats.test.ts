@@ -111,7 +111,7 @@ describe("download --format", () => {
     expect(table.stderr).toContain(`Showed 20 of ${rows.length} rows.`);
   });
 
-  // DISCREPANCY (src/results/format-table.ts + src/cli/commands/shared/download-output.ts): `--format table`
+  // DISCREPANCY (src/results/format-table.ts + src/cli/actions/shared/download-output.ts): `--format table`
   // writes a boxed cli-table3 table to a pipe or file too. Every other table in the CLI
   // (src/cli/table.ts printTable) and STYLE.md ("Piped tables are TSV") turn into
   // tab-separated lines when stdout is not a terminal; the issue asks for cli-table3 "on a TTY".

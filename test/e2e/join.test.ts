@@ -330,7 +330,7 @@ describe("download --join and submit --wait --join", () => {
     expect(e.state().stats.requests).toBe(requestsBefore); // refused before any request
   });
 
-  // BUG (src/cli/commands/download.ts → src/cli/commands/shared/join-output.ts joinToOutput): the --join path
+  // BUG (src/cli/commands/download.ts → src/cli/actions/shared/join-output.ts joinToOutput): the --join path
   // never calls checkDestination, which plain `download` runs before any request. So
   // `-o missing/joined.csv` fails after downloading with exit 1 "unexpected: ENOENT …
   // .joined.csv.bulkcheck-….tmp", and an existing -o FILE is refused (exit 2) only

@@ -1,45 +1,11 @@
-import { readdirSync, readFileSync, writeFileSync } from "node:fs";
-import { dirname, join, relative, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { runBin, tempDir } from "../helpers/cli.js";
 import { finish, startHarness, submit, type Harness } from "./helpers.js";
 
-const SRC = fileURLToPath(new URL("../../src/", import.meta.url));
-const IMPORT = /(?:^|\n)\s*(?:import|export)[^"';]*?from\s*["']([^"']+)["']|import\(\s*["']([^"']+)["']\s*\)/g;
-
-/** Every source file reachable from `start` through relative imports (`.js` in the source names its `.ts`). */
-function reachable(start: string): Set<string> {
-  const seen = new Set<string>();
-  const visit = (file: string) => {
-    if (seen.has(file)) return;
-    seen.add(file);
-    for (const match of readFileSync(file, "utf8").matchAll(IMPORT)) {
-      const target = match[1] ?? match[2]!;
-      if (target.startsWith(".")) visit(resolve(dirname(file), target).replace(/\.js$/, ".ts"));
-    }
-  };
-  visit(start);
-  return seen;
-}
-
-describe("the sandbox's independence from the client's preparation", () => {
-  it("imports nothing under src/prepare/ from any file under src/sandbox/, directly or through another module", () => {
-    const sandboxFiles = readdirSync(join(SRC, "sandbox"), { recursive: true, encoding: "utf8" }).filter((name) => name.endsWith(".ts"));
-    expect(sandboxFiles.length).toBeGreaterThan(20);
-    const offenders: string[] = [];
-    for (const name of sandboxFiles) {
-      for (const file of reachable(join(SRC, "sandbox", name))) {
-        if (relative(SRC, file).startsWith("prepare/")) offenders.push(`sandbox/${name} → ${relative(SRC, file)}`);
-      }
-    }
-    expect(offenders).toEqual([]);
-  });
-
-  it("finds an import of src/prepare/ when there is one (the check itself works)", () => {
-    expect([...reachable(join(SRC, "results", "join.ts"))].some((file) => relative(SRC, file).startsWith("prepare/"))).toBe(true);
-  });
-});
+// That the sandbox imports nothing of src/prepare/, directly or through another module, is an ESLint
+// rule (eslint.config.js, sandboxOnly); these tests check that both sides still agree on the counts.
 
 describe("the client and the sandbox on the same raw list", () => {
   let h: Harness | undefined;

@@ -9,7 +9,7 @@ import type { Task } from "../../src/spec/task.js";
 import { SqliteStore } from "../../src/store/sqlite-store.js";
 import { downloadResults, productOf } from "../../src/tasks/download.js";
 import { joinTaskResults } from "../../src/tasks/join.js";
-import { retryList } from "../../src/tasks/uploaded-list.js";
+import { retryList } from "../../src/tasks/retry-list.js";
 import { tempDir } from "../helpers/cli.js";
 import { allowSmallTasks, expectedResult, parseDelimited } from "../helpers/results-fixtures.js";
 import { API_KEY, e2eSandboxes, gbList, identifier, lines, submitArgs, type E2e } from "../helpers/sandbox.js";

@@ -1,14 +1,10 @@
-import { UsageError } from "../../errors.js";
-import { Command, Option, type CommandUnknownOpts } from "../commander.js";
-import type { Context, Invoke } from "../context.js";
+import { Command, Option } from "../commander.js";
+import type { Invoke } from "../context.js";
+import type { CompletionOptions } from "../actions/completion.js";
 import { examples } from "./shared/help.js";
 
-export interface CompletionOptions {
-  taskIds?: boolean;
-}
-
-/** How many journalled task ids completion offers, newest first. */
-const TASK_IDS_OFFERED = 50;
+/** What the command does, loaded when it runs: building the command tree loads none of it. */
+const actions = () => import("../actions/completion.js");
 
 /** `bulkcheck completion bash|zsh|fish`: prints a completion script. */
 export function completionCommand(invoke: Invoke) {
@@ -25,27 +21,6 @@ export function completionCommand(invoke: Invoke) {
       ]),
     )
     .action((shell, options: CompletionOptions, cmd) =>
-      invoke(cmd, (ctx) => (options.taskIds ? printTaskIds(ctx) : printScript(ctx, shell, cmd.parent ?? cmd))),
+      invoke(cmd, async (ctx) => (await actions()).completionRun(ctx, shell, options, cmd.parent ?? cmd)),
     );
-}
-
-/** The script for `shell`, built from the program's own commands and flags (loaded only here). */
-async function printScript(ctx: Context, shell: string | undefined, root: CommandUnknownOpts): Promise<void> {
-  const { completionScript, SHELLS } = await import("../completion.js");
-  const known = SHELLS.find((name) => name === shell);
-  if (!known) {
-    throw new UsageError(
-      shell === undefined ? "Which shell? bulkcheck completion bash, zsh or fish." : `No completion for the shell "${shell}".`,
-      {
-        hint: `Shells: ${SHELLS.join(", ")}. See bulkcheck completion --help for where to put the script.`,
-      },
-    );
-  }
-  ctx.io.stdout.write(completionScript(known, root));
-}
-
-/** The ids completion offers: this profile's recent tasks, newest first. */
-async function printTaskIds(ctx: Context): Promise<void> {
-  const ids = (await (await ctx.store()).recentTasks(await ctx.scope(), TASK_IDS_OFFERED)).map((task) => task.taskId!);
-  for (const id of ids) ctx.printer.data(id);
 }

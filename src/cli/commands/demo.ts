@@ -1,94 +1,23 @@
-import { mkdir, mkdtemp } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { PassThrough, Readable } from "node:stream";
-import { packageFile } from "../../package-files.js";
 import { Command } from "../commander.js";
-import type { Context, Invoke, Runtime } from "../context.js";
-import { absolutePath } from "../paths.js";
+import type { Context, Invoke } from "../context.js";
+import type { DemoOptions, Main } from "../actions/demo.js";
 import { examples } from "./shared/help.js";
 
-/** The sample CRM export shipped with the package. */
-const SAMPLE_LIST = packageFile("examples", "contacts.csv");
-/** The demo's submit, run twice to show that a re-run charges nothing twice. */
-const SUBMIT_SAMPLE = ["submit", SAMPLE_LIST, "--type", "carrier_batch", "--country", "GB", "--yes"];
+/** What the command does, loaded when it runs: building the command tree loads none of it. */
+const actions = () => import("../actions/demo.js");
 
-export interface DemoOptions {
-  dir?: string;
-}
-
-/** `bulkcheck demo`. Tests pass their own `run` to see what the flags parse into. */
-export function demoCommand(invoke: Invoke, run = demoRun) {
+/**
+ * `bulkcheck demo`, whose steps run the real commands through `main` (given, as main
+ * builds this tree). Tests pass their own `run` to see what the flags parse into.
+ */
+export function demoCommand(
+  invoke: Invoke,
+  main: Main,
+  run = async (ctx: Context, options: DemoOptions) => (await actions()).demoRun(ctx, options, main),
+) {
   return new Command("demo")
     .description("run the whole flow on a bundled sample list against an in-process sandbox")
     .option("--dir <dir>", "where to write the demo's files (default: a new temp directory)")
     .addHelpText("after", examples(["bulkcheck demo", "bulkcheck demo --dir ./demo-output"]))
     .action((options, cmd) => invoke(cmd, (ctx) => run(ctx, options)));
-}
-
-/**
- * The whole flow on the bundled sample list against an in-process sandbox, with
- * a private config directory so the user's own settings and journal are never
- * touched. Each step is the real command, run in-process; what it printed is
- * shown under it. The path of the joined result goes to stdout.
- */
-export async function demoRun(ctx: Context, options: DemoOptions): Promise<void> {
-  const dir = options.dir ? absolutePath(ctx, options.dir) : await mkdtemp(join(tmpdir(), "bulkcheck-demo-"));
-  await mkdir(dir, { recursive: true });
-  const { startSandbox } = await import("../../sandbox/index.js");
-  const sandbox = await startSandbox({ port: 0 });
-  // Each step runs the real command in-process; main imports this module, so it is loaded here.
-  const { main } = await import("../../main.js");
-  const env = {
-    ...ctx.env,
-    BULKCHECK_CONFIG_DIR: join(dir, "config"),
-    BULKCHECK_BASE_URL: sandbox.url,
-    BULKCHECK_API_KEY: sandbox.apiKey,
-    BULKCHECK_PROFILE: "",
-  };
-  const say = (text: string) => ctx.io.stderr.write(text + "\n");
-
-  /** Runs one step; a step that fails ends the demo. Returns what it wrote to stdout. */
-  const step = async (title: string, argv: string[]): Promise<string> => {
-    say(`\n${ctx.printer.style("bold", `# ${title}`)}\n${ctx.printer.style("cyan", `$ bulkcheck ${argv.join(" ")}`)}`);
-    const stdout = capture();
-    const stderr = capture();
-    const runtime: Runtime = { ...ctx, env, io: { stdin: Readable.from([]), stdout: stdout.stream, stderr: stderr.stream } };
-    const code = await main(argv, runtime);
-    for (const line of (stderr.text() + stdout.text()).trimEnd().split("\n")) say(`  ${line}`);
-    if (code !== 0) throw new Error(`the demo step "${title}" ended with exit code ${code}`);
-    return stdout.text();
-  };
-
-  try {
-    say(`bulkcheck demo: a local sandbox of the service is running at ${sandbox.url}; nothing here costs money.`);
-    say(`Sample list: ${SAMPLE_LIST}\nFiles go to: ${dir}`);
-    await step("What the account holds", ["balance"]);
-    await step("Check the list locally (no network, no key): what would be uploaded, and why rows are excluded", [
-      "validate",
-      SAMPLE_LIST,
-      "--country",
-      "GB",
-      "--rejects",
-      join(dir, "rejects.csv"),
-    ]);
-    const submitted = await step("Submit it: only the numbers that can be checked are uploaded and paid for", SUBMIT_SAMPLE);
-    const ids = submitted.trim().split("\n");
-    await step("Wait for the task (a local sandbox allows polling faster than the service's 30 s)", ["wait", ...ids, "--interval", "0.5"]);
-    const joined = join(dir, "contacts-checked.csv");
-    await step("Download the result, joined back to the source rows", ["download", ...ids, "--join", SAMPLE_LIST, "-o", joined]);
-    await step("Re-running the same submit is safe: it returns the same task and charges nothing twice", SUBMIT_SAMPLE);
-    await step("Only the checked numbers were charged", ["balance"]);
-    say(`\nDone. Your joined file: ${joined}\nRejected rows and why: ${join(dir, "rejects.csv")}`);
-    ctx.printer.data(joined);
-  } finally {
-    await sandbox.close();
-  }
-}
-
-function capture() {
-  const stream = new PassThrough();
-  let text = "";
-  stream.on("data", (chunk: Buffer) => (text += chunk.toString("utf8")));
-  return { stream, text: () => text };
 }

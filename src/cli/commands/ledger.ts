@@ -1,30 +1,17 @@
-import { UsageError } from "../../errors.js";
-import type { LedgerRow } from "../../store/store.js";
 import { Command, Option } from "../commander.js";
-import type { Context, Invoke } from "../context.js";
-import { snakeCaseKeys } from "../json-keys.js";
+import type { Invoke } from "../context.js";
 import { parseAge } from "../parse-flags.js";
-import { readAllStdin } from "../prompt.js";
-import { printTable } from "../table.js";
 import { examples } from "./shared/help.js";
-import { absolutePath } from "../paths.js";
-import { checkOutputs, isStdout } from "./shared/destination.js";
 
-export interface NumbersOptions {
-  country?: string;
-  product?: string;
-}
+/** What the command does, loaded when it runs: building the command tree loads none of it. */
+const actions = () => import("../actions/ledger.js");
 
-export interface PruneOptions {
-  olderThan?: number;
-}
-
-export interface ExportOptions {
-  output?: string;
-  format?: "csv" | "tsv" | "jsonl" | "json" | "xlsx";
-  product?: string;
-  since?: number;
-  force?: boolean;
+function numbersCommand(name: string, description: string) {
+  return new Command(name)
+    .description(description)
+    .argument("<numbers...>", "phone numbers in any written form, or - to read them from stdin (one per line)")
+    .option("--country <CC>", "the country of numbers written without their country code")
+    .option("--product <service_type>", "only this product's results");
 }
 
 /** `bulkcheck ledger …`: what the ledger holds, and erasing from it. */
@@ -44,23 +31,23 @@ export function ledgerCommand(invoke: Invoke) {
   command.addCommand(
     new Command("stats")
       .description("how many results and numbers, from when to when, per product and service, and the size on disk")
-      .action((_o, cmd) => invoke(cmd, (ctx) => ledgerStats(ctx))),
+      .action((_o, cmd) => invoke(cmd, async (ctx) => (await actions()).ledgerStats(ctx))),
   );
   command.addCommand(
     numbersCommand("lookup", "show the stored results of these numbers, newest first").action((numbers, options, cmd) =>
-      invoke(cmd, (ctx) => ledgerLookup(ctx, numbers, options)),
+      invoke(cmd, async (ctx) => (await actions()).ledgerLookup(ctx, numbers, options)),
     ),
   );
   command.addCommand(
     numbersCommand("forget", "erase every stored result of these numbers (no trace of their digits is left in the ledger's files)").action(
-      (numbers, options, cmd) => invoke(cmd, (ctx) => ledgerForget(ctx, numbers, options)),
+      (numbers, options, cmd) => invoke(cmd, async (ctx) => (await actions()).ledgerForget(ctx, numbers, options)),
     ),
   );
   command.addCommand(
     new Command("prune")
       .description("remove results checked longer ago than this (default: the ledger-retention setting)")
       .option("--older-than <age>", "an age: 90d, 12h, 180d (a number alone is seconds)", parseAge)
-      .action((options, cmd) => invoke(cmd, (ctx) => ledgerPrune(ctx, options))),
+      .action((options, cmd) => invoke(cmd, async (ctx) => (await actions()).ledgerPrune(ctx, options))),
   );
   command.addCommand(
     new Command("export")
@@ -78,158 +65,7 @@ export function ledgerCommand(invoke: Invoke) {
       .option("--product <service_type>", "only this product's results")
       .option("--since <age>", "only results checked within this age: 7d, 12h", parseAge)
       .option("--force", "replace an existing file")
-      .action((options, cmd) => invoke(cmd, (ctx) => ledgerExport(ctx, options))),
+      .action((options, cmd) => invoke(cmd, async (ctx) => (await actions()).ledgerExport(ctx, options))),
   );
   return command;
-}
-
-function numbersCommand(name: string, description: string) {
-  return new Command(name)
-    .description(description)
-    .argument("<numbers...>", "phone numbers in any written form, or - to read them from stdin (one per line)")
-    .option("--country <CC>", "the country of numbers written without their country code")
-    .option("--product <service_type>", "only this product's results");
-}
-
-/** Numbers from the arguments and stdin (`-`), read as `validate` reads a list. */
-async function numbersOf(ctx: Context, args: readonly string[], options: NumbersOptions): Promise<string[]> {
-  const { readNumbers } = await import("../../ledger/numbers.js");
-  const { countryCode } = await import("./shared/preparation.js");
-  const typed: string[] = [];
-  for (const arg of args) typed.push(...(arg === "-" ? (await readAllStdin(ctx.io)).split(/\r?\n/) : [arg]).filter((line) => line.trim()));
-  const { identifiers, unreadable } = readNumbers(
-    typed,
-    options.country === undefined ? undefined : countryCode("--country", options.country),
-  );
-  for (const text of unreadable)
-    ctx.printer.warn(
-      `"${text}" is not a phone number${options.country ? "" : " (give --country for numbers written without their country code)"}; skipped.`,
-    );
-  if (identifiers.length === 0)
-    throw new UsageError("No phone number to look for.", { hint: "Give numbers as arguments, or - to read them from stdin." });
-  return identifiers;
-}
-
-/** --product as the service's product code (aliases and near misses said as for submit's --type). */
-async function productFilter(product: string | undefined): Promise<{ product?: string }> {
-  if (product === undefined) return {};
-  const { productFromFlag } = await import("./shared/preparation.js");
-  return { product: productFromFlag(product) };
-}
-
-export async function ledgerStats(ctx: Context): Promise<void> {
-  const store = await ctx.store();
-  const stats = await store.stats();
-  if (ctx.globals.json) {
-    ctx.printer.json(snakeCaseKeys({ ...stats, location: store.location }));
-    return;
-  }
-  const { count } = await import("../../format-count.js");
-  ctx.printer.note(
-    `${store.location}: ${count(stats.results)} results of ${count(stats.numbers)} numbers from ${count(stats.tasks)} tasks${stats.bytes === undefined ? "" : `, ${count(Math.round(stats.bytes / 1024))} KiB`}.`,
-  );
-  if (stats.oldest) ctx.printer.note(`Checked from ${stats.oldest} to ${stats.newest}.`);
-  if (stats.groups.length > 0) {
-    printTable(
-      ctx.printer,
-      ["PRODUCT", "SERVICE", "PROFILE", "RESULTS", "NUMBERS", "OLDEST", "NEWEST"],
-      stats.groups.map((group) => [
-        group.product,
-        group.scope.baseUrl,
-        group.scope.profile,
-        count(group.results),
-        count(group.numbers),
-        group.oldest,
-        group.newest,
-      ]),
-    );
-  }
-}
-
-export async function ledgerLookup(ctx: Context, args: string[], options: NumbersOptions): Promise<void> {
-  const identifiers = await numbersOf(ctx, args, options);
-  const store = await ctx.store();
-  const rows = await store.lookup(identifiers, await productFilter(options.product));
-  if (ctx.globals.json) {
-    for (const row of rows) ctx.printer.json(ledgerRowJson(row));
-    return;
-  }
-  if (rows.length === 0) {
-    ctx.printer.note(`No stored result for ${identifiers.length === 1 ? identifiers[0] : `these ${identifiers.length} numbers`}.`);
-    return;
-  }
-  printTable(
-    ctx.printer,
-    [
-      { header: "IDENTIFIER", whole: true },
-      { header: "PRODUCT" },
-      { header: "CHECKED AT" },
-      { header: "RESULT" },
-      { header: "TASK", dropOrder: 1 },
-    ],
-    rows.map((row) => [
-      row.identifier,
-      row.product,
-      row.checkedAt,
-      Object.entries(row.values)
-        .map(([column, value]) => `${column}=${value}`)
-        .join(" "),
-      row.taskId ?? "",
-    ]),
-  );
-}
-
-function ledgerRowJson(row: LedgerRow) {
-  return {
-    identifier: row.identifier,
-    product: row.product,
-    checked_at: row.checkedAt,
-    task_id: row.taskId ?? null,
-    base_url: row.scope.baseUrl,
-    profile: row.scope.profile,
-    ...row.values,
-  };
-}
-
-export async function ledgerForget(ctx: Context, args: string[], options: NumbersOptions): Promise<void> {
-  const identifiers = await numbersOf(ctx, args, options);
-  const store = await ctx.store();
-  const removed = await store.forget(identifiers);
-  if (ctx.globals.json) ctx.printer.json({ numbers: identifiers.length, results_removed: removed });
-  else ctx.printer.note(`Erased ${removed} result(s) of ${identifiers.length} number(s) from ${store.location}.`);
-}
-
-export async function ledgerPrune(ctx: Context, options: PruneOptions): Promise<void> {
-  const seconds = options.olderThan ?? (await ctx.ledgerSettings()).retentionSeconds;
-  if (seconds === undefined) {
-    throw new UsageError("How old must a result be to go? Give --older-than, e.g. --older-than 180d.", {
-      hint: "Or set a retention once, so every run prunes: bulkcheck config set ledger-retention 180d",
-    });
-  }
-  const store = await ctx.store();
-  const before = new Date(ctx.now() - seconds * 1000).toISOString();
-  const removed = await store.prune(before);
-  if (ctx.globals.json) ctx.printer.json({ checked_before: before, results_removed: removed });
-  else ctx.printer.note(`Removed ${removed} result(s) checked before ${before}.`);
-}
-
-export async function ledgerExport(ctx: Context, options: ExportOptions): Promise<void> {
-  await checkOutputs(ctx, { "-o": options.output }, { force: options.force });
-  const { exportLedger } = await import("../../ledger/export.js");
-  const store = await ctx.store();
-  const filter = {
-    ...(await productFilter(options.product)),
-    ...(options.since === undefined ? {} : { since: new Date(ctx.now() - options.since * 1000).toISOString() }),
-  };
-  const format = options.format ?? (options.output?.toLowerCase().endsWith(".xlsx") ? "xlsx" : "csv");
-  if (format === "xlsx" && isStdout(options.output) && ctx.io.stdout.isTTY) {
-    throw new UsageError("--format xlsx writes an Excel workbook, which a terminal cannot show.", {
-      hint: "Write it to a file with -o ledger.xlsx.",
-    });
-  }
-  const destination = isStdout(options.output)
-    ? { stream: ctx.io.stdout }
-    : { path: absolutePath(ctx, options.output), force: Boolean(options.force) };
-  const written = await exportLedger(store, filter, format, destination);
-  if (!isStdout(options.output)) ctx.printer.note(`Wrote ${written.rows} result(s) to ${options.output}.`);
 }

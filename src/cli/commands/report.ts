@@ -1,15 +1,13 @@
 import { Command } from "../commander.js";
-import type { Context, Invoke } from "../context.js";
-import { readIds } from "../read-ids.js";
+import type { Invoke } from "../context.js";
 import { examples, requestTimeoutOption, timeoutOption } from "./shared/help.js";
+import type { reportRun } from "../actions/report.js";
 
-export interface ReportOptions {
-  output?: string;
-  force?: boolean;
-}
+/** What the command does, loaded when it runs: building the command tree loads none of it. */
+const actions = () => import("../actions/report.js");
 
 /** `bulkcheck report <ids...>`. Tests pass their own `run` to see what the flags parse into. */
-export function reportCommand(invoke: Invoke, run = reportRun) {
+export function reportCommand(invoke: Invoke, run: typeof reportRun = async (...args) => (await actions()).reportRun(...args)) {
   return new Command("report")
     .description("write an HTML report of finished tasks: the run, the local preparation, money, and the results as charts")
     .argument("<ids...>", "task ids, or - to read them from stdin")
@@ -26,19 +24,4 @@ export function reportCommand(invoke: Invoke, run = reportRun) {
       ]),
     )
     .action((ids, options, cmd) => invoke(cmd, (ctx) => run(ctx, ids, options)));
-}
-
-/**
- * Reads the finished tasks' results to count them (nothing else is written) and
- * writes one self-contained HTML page: no script, nothing fetched, printable.
- * With --json and a file, prints {path, tasks, rows}.
- */
-export async function reportRun(ctx: Context, ids: string[], options: ReportOptions): Promise<void> {
-  const taskIds = await readIds(ctx, ids);
-  const { checkOutputs } = await import("./shared/destination.js");
-  await checkOutputs(ctx, { "-o": options.output }, { force: options.force });
-  // The report and result handling are loaded when a report runs, not with the command tree.
-  const { reportFromResults } = await import("./shared/report-output.js");
-  const written = await reportFromResults(ctx, taskIds, options.output, options.force);
-  if (ctx.globals.json && written.path !== undefined) ctx.printer.json(written);
 }

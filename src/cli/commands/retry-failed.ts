@@ -1,23 +1,16 @@
-import { join } from "node:path";
-import type { RunOutcome } from "../../run/submit-run.js";
-import { usdToMicros } from "../../tasks/cost.js";
-import type { UploadedListDeps } from "../../tasks/uploaded-list.js";
-import { commandLine } from "../command-line.js";
 import { Command } from "../commander.js";
-import type { Context, Invoke } from "../context.js";
-import { readIds } from "../read-ids.js";
-import { withTempDir } from "../temp-dir.js";
-import { afterUpload, checkOutputFlags, type AfterUploadFlags } from "./shared/after-upload.js";
-import { checkOutputs } from "./shared/destination.js";
+import type { Invoke } from "../context.js";
 import { addReserveAndWaitOptions, examples } from "./shared/help.js";
-import type { SubmitFlags } from "./shared/submission.js";
-import { pollInterval } from "./shared/waiting.js";
-import { count } from "../../format-count.js";
+import type { retryFailedRun } from "../actions/retry-failed.js";
 
-export interface RetryFailedOptions extends SubmitFlags, AfterUploadFlags {}
+/** What the command does, loaded when it runs: building the command tree loads none of it. */
+const actions = () => import("../actions/retry-failed.js");
 
 /** `bulkcheck retry-failed <id>`. Tests pass their own `run` to see what the flags parse into. */
-export function retryFailedCommand(invoke: Invoke, run = retryFailedRun) {
+export function retryFailedCommand(
+  invoke: Invoke,
+  run: typeof retryFailedRun = async (...args) => (await actions()).retryFailedRun(...args),
+) {
   const command = new Command("retry-failed")
     .description("submit a new task with the numbers of a task that got no result")
     .argument("<ids...>", "task ids (one retry each), or - to read them from stdin")
@@ -26,106 +19,4 @@ export function retryFailedCommand(invoke: Invoke, run = retryFailedRun) {
   return addReserveAndWaitOptions(command)
     .addHelpText("after", examples(["bulkcheck retry-failed $ID --yes", "bulkcheck retry-failed $ID --wait -o retried.csv"]))
     .action((ids, options, cmd) => invoke(cmd, (ctx) => run(ctx, ids, options)));
-}
-
-/**
- * Submits a new task with the numbers of a finished task that got no result (all of
- * them for a failed task), rebuilt from the source it was submitted from; for several
- * tasks (the parts of a split list), one retry each. Each retry is a run of its own
- * (its identity is the task it retries): killed, it is carried on by the same command.
- */
-export async function retryFailedRun(ctx: Context, ids: string[], options: RetryFailedOptions): Promise<void> {
-  const taskIds = await readIds(ctx, ids);
-  await checkOutputFlags(ctx, options);
-  const pollIntervalMs = await pollInterval(ctx, options.interval);
-  const { finishRun } = await import("../../run/submit-run.js");
-  const outcomes = await withTempDir(async (dir) => {
-    const done: RunOutcome[] = [];
-    for (const id of taskIds) {
-      const outcome = await retryOne(ctx, id, join(dir, id), options, pollIntervalMs);
-      if (outcome) done.push(outcome);
-    }
-    return done;
-  });
-  const created = outcomes.flatMap((outcome) => outcome.results.map((result) => result.task.id));
-  if (created.length > 0) await afterUpload(ctx, created, options);
-  const store = await ctx.store();
-  for (const outcome of outcomes) await finishRun(store, outcome, ctx.now);
-}
-
-async function retryOne(
-  ctx: Context,
-  id: string,
-  dir: string,
-  options: RetryFailedOptions,
-  pollIntervalMs: number,
-): Promise<RunOutcome | undefined> {
-  // Loaded when the run starts, not with the command tree: rebuilding the task's list
-  // prepares the source again (libphonenumber-js).
-  const { retryList } = await import("../../tasks/uploaded-list.js");
-  const { noteColumn } = await import("./shared/preparation.js");
-  const { runDeps, runPrinter } = await import("./shared/submission.js");
-  const { submitRun } = await import("../../run/submit-run.js");
-  const { emptySummary } = await import("../../prepare/summary.js");
-  const store = await ctx.store();
-  const scope = await ctx.scope();
-  const deps: UploadedListDeps = {
-    client: await ctx.client(),
-    store,
-    scope,
-    sleep: ctx.sleep,
-    signal: ctx.signal,
-    onPrepared: (result) => noteColumn(ctx, result),
-  };
-  const { origin, uploadedCount, retry, lineage } = await retryList(deps, id, dir);
-  // The list the retry was rebuilt from is known only now: the output may not be it, and nothing is uploaded yet.
-  await checkOutputs(ctx, { "-o": options.output }, { force: options.force, reading: [origin.sourcePath] });
-  ctx.printer.note(`${count(retry.count)} of ${count(uploadedCount)} numbers of task ${id} got no result.`);
-  if (retry.count === 0) return undefined;
-  if (lineage.length > 1) {
-    ctx.printer.note(
-      `Already retried: these ${count(retry.count)} numbers got no result in ${count(lineage.length)} tasks in a row (${lineage.join(", ")}); the service may not be able to check them, so this retry may get no result either.`,
-    );
-  }
-  const { settings, product, stored } = origin;
-  // Under --country auto each task has its own country; the settings' is the one national numbers were read in.
-  const country = settings.anyRegion ? stored.task.country : settings.country;
-  const ledger = await ctx.ledgerSettings();
-  const summary = { ...emptySummary(), kept: retry.count };
-  const list = { ...retry, ...(settings.anyRegion && country ? { country } : {}) };
-  const printer = runPrinter(ctx, options, { product, country }, pollIntervalMs, () => Promise.resolve());
-  const timeoutMs = ctx.deadline.remainingMs();
-  return submitRun(
-    {
-      command: { sourcePath: origin.sourcePath, product, country: settings.anyRegion ? "auto" : country, retryOf: id },
-      product,
-      country,
-      prepare: { source: origin.sourcePath },
-      lists: () =>
-        Promise.resolve({
-          value: {
-            summary,
-            column: { index: settings.column.index, chosenBy: "record" as const },
-            format: { kind: "txt" as const, hasHeader: false, encoding: settings.encoding },
-            chunks: [list],
-            settings,
-          },
-          source: stored.run!.source,
-        }),
-      dryRun: Boolean(options.dryRun),
-      ...(options.maxCost === undefined ? {} : { maxCostMicros: usdToMicros(options.maxCost) }),
-      maxAgeMs: (options.maxAge ?? ledger.maxAgeSeconds) * 1000,
-      ledger: ledger.on && options.ledger !== false,
-      wait: Boolean(options.wait),
-      pollIntervalMs,
-      ...(timeoutMs === undefined ? {} : { timeoutMs, timeoutSeconds: ctx.deadline.seconds }),
-      resumeCommand: commandLine(ctx.argv.filter((arg) => arg !== "--resubmit")),
-      ifBusy: options.ifBusy ?? "wait",
-    },
-    await runDeps(ctx, { product, workDir: dir, yes: options.yes, printer }),
-  ).finally(async () => {
-    await printer.ready();
-    printer.stop();
-    if (options.dryRun) ctx.printer.note("Dry run: nothing was uploaded.");
-  });
 }

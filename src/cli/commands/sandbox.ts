@@ -1,12 +1,14 @@
-import { UsageError } from "../../errors.js";
 import { Command, Option } from "../commander.js";
-import type { Context, Invoke } from "../context.js";
+import type { Invoke } from "../context.js";
 import { parseCount, parseCountOrZero, parsePositiveSeconds, parseSeconds, parseShare } from "../parse-flags.js";
 import { DURATION_UNITS, examples } from "./shared/help.js";
-import type { SandboxFlags } from "./shared/sandbox-options.js";
+import type { sandboxRun } from "../actions/sandbox.js";
+
+/** What the command does, loaded when it runs: building the command tree loads none of it. */
+const actions = () => import("../actions/sandbox.js");
 
 /** `bulkcheck sandbox`. Tests pass their own `run` to see what the flags parse into. */
-export function sandboxCommand(invoke: Invoke, run = sandboxRun) {
+export function sandboxCommand(invoke: Invoke, run: typeof sandboxRun = async (...args) => (await actions()).sandboxRun(...args)) {
   return new Command("sandbox")
     .description("run a local emulator of the whole service (free; for trying bulkcheck and testing scripts)")
     .option("--host <host>", "address to listen on", "127.0.0.1")
@@ -34,57 +36,4 @@ export function sandboxCommand(invoke: Invoke, run = sandboxRun) {
     .option("--log <file>", "append one line per request to this file (default: stderr, only while in a terminal's foreground)")
     .addHelpText("after", examples(["bulkcheck sandbox --port 8787 --api-key k", "bulkcheck sandbox --json --chaos 0.3 --seed 7"]))
     .action((options, cmd) => invoke(cmd, (ctx) => run(ctx, options)));
-}
-
-/** Why the sandbox could not listen, in the user's terms: a port in use or not allowed, or a host not on this machine. */
-function listenError(flags: SandboxFlags, error: unknown): unknown {
-  switch ((error as NodeJS.ErrnoException | undefined)?.code) {
-    case "EADDRINUSE":
-      return new UsageError(`port ${flags.port} is in use (another sandbox?); pick --port or stop it`, {
-        hint: "--port 0 picks any free port (the base URL is printed).",
-        cause: error,
-      });
-    case "EACCES":
-      return new UsageError(`port ${flags.port} needs privileges this user does not have; pick --port 1024 or above`, { cause: error });
-    case "EADDRNOTAVAIL":
-    case "ENOTFOUND":
-      return new UsageError(`--host ${flags.host} is not an address of this machine; pick another --host`, {
-        hint: "The default, 127.0.0.1, is reachable only from this machine.",
-        cause: error,
-      });
-    default:
-      return error;
-  }
-}
-
-/**
- * Serves the emulator until Ctrl-C (or SIGTERM); the base URL and key go to
- * stderr, or to stdout as JSON, with how to stop it for the way it was started.
- */
-export async function sandboxRun(ctx: Context, flags: SandboxFlags): Promise<void> {
-  const { startSandbox } = await import("../../sandbox/index.js");
-  const { sandboxOptionsFromFlags } = await import("./shared/sandbox-options.js");
-  const { inForeground } = await import("../foreground.js");
-  const { openRequestLog } = await import("./shared/sandbox-log.js");
-  const requestLog = await openRequestLog(ctx, flags.log, inForeground);
-  try {
-    const sandbox = await startSandbox({ ...sandboxOptionsFromFlags(flags), log: requestLog.write }).catch((error: unknown) => {
-      throw listenError(flags, error);
-    });
-    if (ctx.globals.json) {
-      ctx.printer.json({ base_url: sandbox.url, api_key: sandbox.apiKey });
-    } else {
-      ctx.printer.note(`bulkcheck sandbox listening on ${sandbox.url}`);
-      ctx.printer.note(`API key: ${sandbox.apiKey}`);
-      ctx.printer.note(`Try it: export BULKCHECK_BASE_URL=${sandbox.url} BULKCHECK_API_KEY=${sandbox.apiKey}; bulkcheck balance`);
-    }
-    ctx.printer.note(inForeground() ? "Stop with Ctrl-C." : `Stop with: kill ${process.pid}`);
-    await new Promise<void>((resolve) => {
-      if (ctx.signal.aborted) resolve();
-      ctx.signal.addEventListener("abort", () => resolve(), { once: true });
-    });
-    await sandbox.close();
-  } finally {
-    await requestLog.close();
-  }
 }

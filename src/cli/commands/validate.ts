@@ -1,23 +1,13 @@
-import { createReadStream } from "node:fs";
-import { pipeline } from "node:stream/promises";
-import { UsageError } from "../../errors.js";
 import { Command } from "../commander.js";
-import type { Context, Invoke } from "../context.js";
-import { snakeCaseKeys } from "../json-keys.js";
-import { absolutePath } from "../paths.js";
-import { withTempDir } from "../temp-dir.js";
-import { checkOutputs } from "./shared/destination.js";
+import type { Invoke } from "../context.js";
 import { digitsAsOption, encodingOption, examples, safeCsvOption, sheetOption, threadsOption } from "./shared/help.js";
-import type { PreparationFlags } from "./shared/preparation.js";
-import { count } from "../../format-count.js";
+import type { validateRun } from "../actions/validate.js";
 
-export interface ValidateOptions extends PreparationFlags {
-  type?: string;
-  output?: string;
-}
+/** What the command does, loaded when it runs: building the command tree loads none of it. */
+const actions = () => import("../actions/validate.js");
 
 /** `bulkcheck validate <file>`. Tests pass their own `run` to see what the flags parse into. */
-export function validateCommand(invoke: Invoke, run = validateRun) {
+export function validateCommand(invoke: Invoke, run: typeof validateRun = async (...args) => (await actions()).validateRun(...args)) {
   return new Command("validate")
     .description("prepare a list locally (no network, no key): summary, upload list, rejects")
     .argument("<file>", "list to check (.txt, .csv, .tsv, .xlsx), or - for stdin")
@@ -44,44 +34,4 @@ export function validateCommand(invoke: Invoke, run = validateRun) {
       ]),
     )
     .action((file, options, cmd) => invoke(cmd, (ctx) => run(ctx, file, options)));
-}
-
-/** Local only: no key, no network. Summary on stderr (or JSON on stdout), upload list to -o, rejects to --rejects. */
-export async function validateRun(ctx: Context, file: string, options: ValidateOptions): Promise<void> {
-  // Preparation loads libphonenumber-js: when the run starts, not with the command tree.
-  const { checkRejectsToStdout, noCodeHint, prepareFromFlags, printPreparationSummary, productFromFlag } =
-    await import("./shared/preparation.js");
-  const { countryChoice } = await import("./shared/country-choice.js");
-  const product = options.type === undefined ? undefined : productFromFlag(options.type);
-  const { country, anyRegion } = countryChoice(options, product);
-  const listToStdout = options.output === "-";
-  if (listToStdout && ctx.globals.json) throw new UsageError("-o - and --json both want stdout; write the list to a file, or drop --json.");
-  checkRejectsToStdout(options, listToStdout ? "-o -" : ctx.globals.json ? "--json" : undefined);
-  const rejectsToStdout = options.rejects === "-";
-  await checkOutputs(ctx, { "-o": options.output, "--rejects": options.rejects }, { force: options.force, reading: [file] });
-  const outcome = await withTempDir(async (dir) => {
-    const output = {
-      ...(options.output === undefined || listToStdout ? { outputDir: dir } : { uploadPath: absolutePath(ctx, options.output) }),
-      ...(anyRegion ? { anyRegion } : {}),
-    };
-    const prepared = await prepareFromFlags(ctx, file, options, country, output);
-    if (listToStdout) {
-      for (const chunk of prepared.chunks) {
-        await pipeline(createReadStream(chunk.path), ctx.io.stdout, { end: false, signal: ctx.signal });
-      }
-    }
-    // While the upload list still exists: the hint reads it.
-    return { prepared, hint: await noCodeHint(prepared, anyRegion) };
-  });
-  const { prepared: result, hint } = outcome;
-  if (ctx.globals.json) {
-    ctx.printer.json(snakeCaseKeys({ ...result.summary, column: result.column, format: result.format }));
-    if (hint) ctx.printer.note(hint);
-    return;
-  }
-  printPreparationSummary(ctx, result);
-  if (hint) ctx.printer.note(hint);
-  if (options.output && !listToStdout)
-    ctx.printer.note(`Upload list (${count(result.summary.kept)} numbers) written to ${options.output}.`);
-  if (options.rejects && !rejectsToStdout) ctx.printer.note(`Excluded rows written to ${options.rejects}.`);
 }

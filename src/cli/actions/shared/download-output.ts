@@ -1,18 +1,17 @@
 import { assertRowCounts, describeSummary, type OutputFormat, type ResultSummary } from "../../../results/index.js";
 import type { ServiceType } from "../../../spec/products.js";
 import type { Task } from "../../../spec/task.js";
-import { formatDuration } from "../../../api/attempts.js";
 import { signalByCountry } from "../../../report/model.js";
 import { billing, type ExcludedBeforeUpload } from "../../../tasks/billing.js";
-import { downloadResults, resultCounts, type DownloadDeps, type StagedResults } from "../../../tasks/download.js";
+import { downloadResults, resultCounts, type StagedResults } from "../../../tasks/download.js";
 import type { ChangesSummary } from "../../../ledger/changes.js";
-import { recorderFor } from "../../../ledger/record.js";
-import { taskOrigins } from "../../../run/origins.js";
 import type { Context } from "../../context.js";
 import { billingJson, describeBilling, describeExcluded } from "./billing-report.js";
+import { downloadDeps } from "./download-deps.js";
 import { checkOutputs, isStdout } from "./destination.js";
 import { resultFormat } from "./output-format.js";
 import { checkReportFlags } from "./report-flags.js";
+import { writeReport } from "./report-output.js";
 import { withStagedOutput } from "./staged-output.js";
 
 export interface DownloadFlags {
@@ -42,8 +41,6 @@ export async function downloadToOutput(
 ): Promise<ResultSummary> {
   checkReportFlags(flags);
   await checkOutputs(ctx, { "-o": flags.output, "--report": flags.report }, { force: flags.force });
-  // The report's code is loaded only for --report.
-  const report = flags.report === undefined ? undefined : await import("./report-output.js");
   const toStdout = isStdout(flags.output);
   const format = resultFormat(ctx, flags);
   const prices = await ctx.prices();
@@ -68,7 +65,7 @@ export async function downloadToOutput(
     dataOnStdout: toStdout,
     prices,
   });
-  await report?.writeReport(ctx, flags.report, outcome, flags.force, changes);
+  if (flags.report !== undefined) await writeReport(ctx, flags.report, outcome, flags.force, changes);
   if (flags.strict) assertRowCounts(outcome.summary);
   return outcome.summary;
 }
@@ -95,35 +92,6 @@ function talliesJson(summary: ResultSummary, tasks: readonly Task[]) {
       top: differences.top.map((pair) => ({ carrier: pair.carrier, underlying_carrier: pair.underlyingCarrier, count: pair.count })),
     },
   };
-}
-
-/**
- * What downloading needs: the client, the store's knowledge of the tasks, the ledger's
- * recorder (unless the ledger is off: every download records what it reads), the clock,
- * Ctrl-C, and a note when a transfer restarts or waits.
- */
-export async function downloadDeps(ctx: Context, flags: { ledger?: boolean } = {}): Promise<DownloadDeps> {
-  const [store, scope, ledger] = await Promise.all([ctx.store(), ctx.scope(), ctx.ledgerSettings()]);
-  return {
-    client: () => ctx.client(),
-    origins: (ids) => taskOrigins(store, scope, ids),
-    ...(ledger.on && flags.ledger !== false ? { recorder: recorderFor(store, scope, ctx.now) } : {}),
-    sleep: ctx.sleep,
-    signal: ctx.signal,
-    onRestart: (error) => ctx.printer.note(brokeOff(error)),
-    onWait: (taskId, ms) => ctx.printer.note(notPublished(taskId, ms)),
-    onWarning: (text) => ctx.printer.warn(text),
-  };
-}
-
-/** What a wait for a result file not yet published tells the user. */
-export function notPublished(taskId: string, delayMs: number): string {
-  return `The result file of task ${taskId} is not published yet; checking again in ${formatDuration(delayMs)}.`;
-}
-
-/** What a restarted transfer tells the user. */
-export function brokeOff(error: Error): string {
-  return `The download broke off (${error.message}); starting again with a fresh link.`;
 }
 
 interface SummaryContext {

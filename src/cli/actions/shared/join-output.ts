@@ -7,7 +7,7 @@ import type { Context } from "../../context.js";
 import { absolutePath } from "../../paths.js";
 import { billingJson, describeBilling } from "./billing-report.js";
 import { checkOutputs, isStdout } from "./destination.js";
-import { downloadDeps } from "./download-output.js";
+import { downloadDeps } from "./download-deps.js";
 import { runResults } from "../../../run/run-results.js";
 import { withTempDir } from "../../temp-dir.js";
 import { withStagedOutput } from "./staged-output.js";

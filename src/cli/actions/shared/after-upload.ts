@@ -4,6 +4,9 @@ import type { OutputFormat } from "../../../results/index.js";
 import type { StagedResults } from "../../../tasks/download.js";
 import type { Context } from "../../context.js";
 import { checkOutputs } from "./destination.js";
+import { downloadToOutput } from "./download-output.js";
+import { joinToOutput } from "./join-output.js";
+import { reportFromResults } from "./report-output.js";
 import { joinFormat, resultFormat } from "./output-format.js";
 import { checkReportFlags } from "./report-flags.js";
 import { waitAndReport } from "./waiting.js";
@@ -96,15 +99,12 @@ async function followTasks(
   const staged = scheduled?.staged;
   if (flags.output === undefined) {
     if (flags.report === undefined) ctx.printer.note(`Done. Download with: bulkcheck download ${ids.join(" ")} -o results.csv`);
-    else await (await import("./report-output.js")).reportFromResults(ctx, ids, flags.report, flags.force);
+    else await reportFromResults(ctx, ids, flags.report, flags.force);
   } else if (flags.join && sourcePath) {
-    // The join reads the source again with libphonenumber-js: loaded only here.
-    const { joinToOutput } = await import("./join-output.js");
     await joinToOutput(ctx, ids, { ...flags, join: sourcePath, format: joinFormat(ctx, flags) }, staged);
     // The join does not count rows by result column: the report reads the results once more.
-    if (flags.report !== undefined) await (await import("./report-output.js")).reportFromResults(ctx, ids, flags.report, flags.force);
+    if (flags.report !== undefined) await reportFromResults(ctx, ids, flags.report, flags.force);
   } else {
-    const { downloadToOutput } = await import("./download-output.js");
     await downloadToOutput(ctx, ids, flags, staged);
   }
 }

@@ -10,7 +10,7 @@ import type { Context } from "../../context.js";
 import { dataOut } from "../../io.js";
 import { absolutePath } from "../../paths.js";
 import { isStdout } from "./destination.js";
-import { downloadDeps } from "./download-output.js";
+import { downloadDeps } from "./download-deps.js";
 
 /** What a download learned that a report shows. */
 export interface ReadResults {

@@ -18,8 +18,11 @@ import { dataOut } from "../../io.js";
 import { absolutePath } from "../../paths.js";
 import { tasksGoOn, type AfterUploadFlags } from "./after-upload.js";
 import { isStdout } from "./destination.js";
-import { brokeOff, notPublished } from "./download-output.js";
+import { brokeOff, notPublished } from "./download-deps.js";
+import { downloadToOutput } from "./download-output.js";
+import { joinToOutput } from "./join-output.js";
 import { joinFormat, resultFormat } from "./output-format.js";
+import { reportFromResults } from "./report-output.js";
 
 export interface RunOutputFlags extends AfterUploadFlags {
   /** Whether this run keeps its results in the ledger (and reuses from it). */
@@ -189,19 +192,16 @@ async function writeOutput(
   staged: StagedResults | undefined,
   changes: ChangesSummary | undefined,
 ): Promise<void> {
-  const report = flags.report === undefined ? undefined : await import("./report-output.js");
+  const report = flags.report;
   if (flags.output === undefined) {
-    if (report) await report.reportFromResults(ctx, ids, flags.report, flags.force, { staged, changes });
+    if (report !== undefined) await reportFromResults(ctx, ids, report, flags.force, { staged, changes });
     else ctx.printer.note(ids.length > 0 ? `Done. Download with: bulkcheck download ${ids.join(" ")} -o results.csv` : "Done.");
     return;
   }
   if (flags.join && flags.sourcePath) {
-    // The join reads the source again with libphonenumber-js: loaded only here.
-    const { joinToOutput } = await import("./join-output.js");
     await joinToOutput(ctx, ids, { ...flags, join: flags.sourcePath, format: joinFormat(ctx, flags) }, staged);
-    if (report) await report.reportFromResults(ctx, ids, flags.report, flags.force, { staged, changes });
+    if (report !== undefined) await reportFromResults(ctx, ids, report, flags.force, { staged, changes });
     return;
   }
-  const { downloadToOutput } = await import("./download-output.js");
   await downloadToOutput(ctx, ids, { ...flags, format: resultFormat(ctx, flags) }, staged, changes);
 }

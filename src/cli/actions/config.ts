@@ -1,0 +1,114 @@
+import { redactKey } from "../../config/redact.js";
+import { settingSpec, SETTINGS, isSettingKey, type SettingKey } from "../../config/settings.js";
+import { UsageError } from "../../errors.js";
+import type { Context } from "../context.js";
+import { canPrompt, NOTHING_UPLOADED, promptSecret, readAllStdin } from "../prompt.js";
+import { printTable } from "../table.js";
+
+/** `config set`: the API key only from a hidden prompt or stdin, never from the command line. */
+export async function configSetRun(ctx: Context, name: string, value: string | undefined): Promise<void> {
+  const spec = settingSpec(name);
+  let text = value;
+  if (spec.secret) {
+    if (value !== undefined && value !== "-") {
+      throw new UsageError("Refusing to take the API key from the command line, where shell history and `ps` would keep it.", {
+        hint: 'Run `bulkcheck config set api-key` and paste it at the prompt, or: echo "$KEY" | bulkcheck config set api-key -',
+      });
+    }
+    text =
+      value === undefined && canPrompt(ctx.io)
+        ? await promptSecret(ctx.io, "API key (input hidden): ", {
+            signal: ctx.signal,
+            cancelled: { message: NOTHING_UPLOADED, hint: "The API key was not changed." },
+          })
+        : firstLine(await readAllStdin(ctx.io));
+  } else if (text === undefined || text === "-") {
+    text = text === "-" ? firstLine(await readAllStdin(ctx.io)) : undefined;
+    if (text === undefined) throw new UsageError(`config set ${name} needs a value.`);
+  }
+  const stored = spec.parse(text);
+  await (await ctx.config()).set(ctx.profileName, spec.key, stored);
+  ctx.printer.note(`Set ${name} for profile "${ctx.profileName}" to ${display(spec.key, stored)}.`);
+}
+
+export async function configGetRun(ctx: Context, name: string): Promise<void> {
+  const spec = settingSpec(name);
+  const value = (await ctx.config()).profile(ctx.profileName)[spec.key];
+  if (value === undefined) {
+    throw new UsageError(`${name} is not set in profile "${ctx.profileName}".`, { hint: `Set it with: bulkcheck config set ${name} ...` });
+  }
+  if (ctx.globals.json) ctx.printer.json({ key: name, value: spec.secret ? display(spec.key, value) : value });
+  else ctx.printer.data(display(spec.key, value));
+}
+
+/** Where a setting's value comes from, as config list says it. */
+type SettingSource = "environment" | `profile ${string}` | "default" | "not set";
+
+/**
+ * Every setting with the value in force, where it comes from (the environment,
+ * the profile, or the default) and its default, so nothing is hidden: a limit
+ * nobody set still shows the 500 it is.
+ */
+export async function configListRun(ctx: Context): Promise<void> {
+  const profile = (await ctx.config()).profile(ctx.profileName);
+  const fromEnv: Partial<Record<SettingKey, string | undefined>> = {
+    "api-key": ctx.env.BULKCHECK_API_KEY,
+    "base-url": ctx.env.BULKCHECK_BASE_URL,
+  };
+  const settings = Object.keys(SETTINGS)
+    .filter(isSettingKey)
+    .map((key) => {
+      const spec = SETTINGS[key];
+      const env = fromEnv[key];
+      const stored = profile[key];
+      const fallback = spec.defaultValue === undefined ? undefined : display(key, spec.defaultValue);
+      // A blank BULKCHECK_API_KEY is in force (an authentication error), as resolveApiKey decides; a blank base URL is not.
+      const [value, source]: [string | undefined, SettingSource] =
+        env !== undefined && (key === "api-key" || env !== "")
+          ? [env.trim() === "" ? "(blank)" : display(key, env), "environment"]
+          : stored !== undefined
+            ? [display(key, stored), `profile ${ctx.profileName}`]
+            : [fallback, fallback === undefined ? "not set" : "default"];
+      return { key, value, fallback, source };
+    });
+  if (ctx.globals.json) {
+    ctx.printer.json({
+      profile: ctx.profileName,
+      settings: Object.fromEntries(
+        settings.map(({ key, value, fallback, source }) => [key, { value: value ?? null, source, default: fallback ?? null }]),
+      ),
+    });
+    return;
+  }
+  const rows = settings.map(({ key, value, fallback, source }) => [key, value ?? "", source, fallback ?? ""]);
+  printTable(
+    ctx.printer,
+    [{ header: "SETTING", whole: true }, { header: "VALUE" }, { header: "SOURCE" }, { header: "DEFAULT", dropOrder: 1 }],
+    rows,
+  );
+  if (!settings.some(({ source }) => source.startsWith("profile"))) {
+    ctx.printer.note(`Profile "${ctx.profileName}" has no settings of its own yet. Start with: bulkcheck config set base-url https://...`);
+  }
+}
+
+export async function configUnsetRun(ctx: Context, name: string): Promise<void> {
+  const spec = settingSpec(name);
+  const removed = await (await ctx.config()).unset(ctx.profileName, spec.key);
+  ctx.printer.note(removed ? `Removed ${name} from profile "${ctx.profileName}".` : `${name} was not set in profile "${ctx.profileName}".`);
+}
+
+export async function configPathRun(ctx: Context): Promise<void> {
+  const path = (await ctx.config()).path;
+  if (ctx.globals.json) ctx.printer.json({ path });
+  else ctx.printer.data(path);
+}
+
+function display(key: SettingKey, value: string | number): string {
+  const spec = SETTINGS[key];
+  if (spec.secret) return redactKey(String(value));
+  return spec.show ? spec.show(value) : String(value);
+}
+
+function firstLine(text: string): string {
+  return text.split(/\r?\n/)[0] ?? "";
+}

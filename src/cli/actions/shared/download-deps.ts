@@ -1,0 +1,34 @@
+import { formatDuration } from "../../../api/attempts.js";
+import { recorderFor } from "../../../ledger/record.js";
+import { taskOrigins } from "../../../run/origins.js";
+import type { DownloadDeps } from "../../../tasks/download.js";
+import type { Context } from "../../context.js";
+
+/**
+ * What downloading needs: the client, the store's knowledge of the tasks, the ledger's
+ * recorder (unless the ledger is off: every download records what it reads), the clock,
+ * Ctrl-C, and a note when a transfer restarts or waits.
+ */
+export async function downloadDeps(ctx: Context, flags: { ledger?: boolean } = {}): Promise<DownloadDeps> {
+  const [store, scope, ledger] = await Promise.all([ctx.store(), ctx.scope(), ctx.ledgerSettings()]);
+  return {
+    client: () => ctx.client(),
+    origins: (ids) => taskOrigins(store, scope, ids),
+    ...(ledger.on && flags.ledger !== false ? { recorder: recorderFor(store, scope, ctx.now) } : {}),
+    sleep: ctx.sleep,
+    signal: ctx.signal,
+    onRestart: (error) => ctx.printer.note(brokeOff(error)),
+    onWait: (taskId, ms) => ctx.printer.note(notPublished(taskId, ms)),
+    onWarning: (text) => ctx.printer.warn(text),
+  };
+}
+
+/** What a wait for a result file not yet published tells the user. */
+export function notPublished(taskId: string, delayMs: number): string {
+  return `The result file of task ${taskId} is not published yet; checking again in ${formatDuration(delayMs)}.`;
+}
+
+/** What a restarted transfer tells the user. */
+export function brokeOff(error: Error): string {
+  return `The download broke off (${error.message}); starting again with a fresh link.`;
+}
