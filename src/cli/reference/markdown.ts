@@ -10,7 +10,7 @@ export function referenceMarkdown(commands: readonly CommandDoc[]): string {
     `# ${root!.path} command reference`,
     "<!-- Generated from the command tree by `npm run docs` (scripts/gen-docs.mjs): edit the commands, not this file. -->",
     `Every command with its arguments and options, as \`${root!.path} COMMAND --help\` prints them, and the help topics ` +
-      `(\`${root!.path} help TOPIC\`). The man page, \`man ./bulkcheck.1\`, has the same text.`,
+      `(\`${root!.path} help TOPIC\`). The man page has the same text: \`man ${root!.path}\` once installed, \`man ./${root!.path}.1\` in a clone.`,
     "## Contents",
     [
       ...commands.map((command) => `${"  ".repeat(Math.max(command.depth - 1, 0))}- ${link(command.path)}`),
