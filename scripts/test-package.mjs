@@ -1,10 +1,11 @@
 // `npm run test:package [-- --node /path/to/node]`: the package as a user gets it. Packs it,
 // installs the tarball globally into a temporary prefix, and from a directory outside the
-// repository runs `bulkcheck --version`, `bulkcheck demo` (with a temporary HOME) and `validate` of a workbook; then
+// repository runs `bulkcheck --version`, `bulkcheck demo` (with a temporary HOME) and `validate` of a workbook, and
+// finds the man page where `man bulkcheck` looks; then
 // installs it into a temporary project, runs scripts/package-smoke.mjs there and compiles a
 // TypeScript consumer of its declarations. Fails on any non-zero exit, on a peer-dependency,
-// ERESOLVE or engines warning while installing, and on a file in the tarball that should
-// not be there.
+// ERESOLVE or engines warning while installing, on a file in the tarball that should
+// not be there, and on one that should be and is not.
 //
 // Another Node (NODE_BINARY=/path/to/node or --node /path/to/node) runs npm's installs and
 // the installed command: its directory goes first on PATH, where their shebangs look.
@@ -28,8 +29,10 @@ const env = {
   PATH: [dirname(node), join(prefix, "bin"), process.env.PATH].join(delimiter),
   HOME: home,
 };
-/** Shipped: the bin, the built package, the sample lists; npm adds package.json, README and LICENSE. */
-const SHIPPED = /^(bin\/[^/]+|dist\/(bundle|types|geo)\/.+|examples\/[^/]+\.csv|package\.json|README\.md|LICENSE)$/;
+/** Shipped: the bin, the man page, the built package, the sample lists; npm adds package.json, README and LICENSE. */
+const SHIPPED = /^(bin\/[^/]+|bulkcheck\.1|dist\/(bundle|types|geo)\/.+|examples\/[^/]+\.csv|package\.json|README\.md|LICENSE)$/;
+/** What the package cannot do without: the command, its bundle and its man page. */
+const REQUIRED = ["bin/bulkcheck.js", "dist/bundle/bulkcheck.cjs", "bulkcheck.1"];
 const NOT_SHIPPED = /\.map$|\.test\.|(^|\/)test\//;
 const INSTALL_WARNING = /peer|ERESOLVE|EBADENGINE/i;
 /** What a TypeScript user of the two entries writes. */
@@ -77,8 +80,11 @@ try {
   step("pack", () => {
     const [packed] = JSON.parse(run("npm", ["pack", "--json", "--pack-destination", temp], { cwd: root, env: process.env }).stdout);
     tarball = join(temp, packed.filename);
-    const stray = packed.files.map((file) => file.path).filter((path) => !SHIPPED.test(path) || NOT_SHIPPED.test(path));
+    const paths = packed.files.map((file) => file.path);
+    const stray = paths.filter((path) => !SHIPPED.test(path) || NOT_SHIPPED.test(path));
     if (stray.length > 0) throw new Error(`the tarball holds files it should not: ${stray.join(", ")}`);
+    const missing = REQUIRED.filter((path) => !paths.includes(path));
+    if (missing.length > 0) throw new Error(`the tarball lacks ${missing.join(", ")}`);
     return `${packed.filename}, ${packed.files.length} files, ${(packed.size / 1e3).toFixed(0)} kB`;
   });
 
@@ -87,6 +93,11 @@ try {
   step("bulkcheck --version", () => {
     const printed = run(bulkcheck, ["--version"]).stdout.trim();
     if (printed !== version) throw new Error(`bulkcheck --version printed ${JSON.stringify(printed)}, not ${version}`);
+  });
+
+  step("man bulkcheck: the page is installed where man looks", () => {
+    const page = join(prefix, "share", "man", "man1", "bulkcheck.1");
+    if (readFileSync(page, "utf8") !== readFileSync(join(root, "bulkcheck.1"), "utf8")) throw new Error(`${page} is not bulkcheck.1`);
   });
 
   step("bulkcheck demo", () => {

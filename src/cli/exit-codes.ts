@@ -1,9 +1,10 @@
 import type { ErrorKind } from "../errors.js";
 
 /**
- * The one table of exit codes. `bulkcheck help exit-codes`, the root help and the
- * README's "Exit codes" section are all rendered from it (test/cli/exit-codes.test.ts
- * fails when the README's copy differs).
+ * The one table of exit codes. `bulkcheck help exit-codes`, the root help, the
+ * command reference (docs/reference.md) and the man page's EXIT STATUS are all
+ * rendered from it (`npm run docs`; test/docs/reference.test.ts fails when the
+ * committed copies differ).
  */
 export const EXIT_CODES = {
   ok: 0,
@@ -24,8 +25,9 @@ export const EXIT_CODES = {
 type Outcome = keyof typeof EXIT_CODES;
 
 /**
- * What each code means, in Markdown (`code` spans): the README shows it as it is,
- * help without the backticks. Every outcome has one, or this does not compile.
+ * What each code means, in Markdown (`code` spans): the command reference shows it
+ * as it is, help and the man page without the backticks. Every outcome has one, or
+ * this does not compile.
  */
 const MEANINGS: Readonly<Record<Outcome, string>> = {
   ok: "success",
@@ -64,7 +66,7 @@ export function exitCodeFor(kind: ErrorKind): number {
 
 const plain = (markdown: string): string => markdown.replaceAll("`", "");
 
-/** The JSON codes a failure can carry, in exit-code order, as help and the README list them. */
+/** The JSON codes a failure can carry, in exit-code order, as help lists them. */
 export function jsonErrorCodes(): string[] {
   return EXIT_CODE_TABLE.flatMap((row) => (row.jsonCode === undefined ? [] : [row.jsonCode]));
 }
@@ -78,7 +80,7 @@ export function exitCodesHelp(): string {
   return ["Exit codes:", ...rows].join("\n");
 }
 
-/** The table as the README's "Exit codes" section holds it. */
+/** The table as the command reference's "Exit codes" section holds it. */
 export function exitCodesMarkdown(): string {
   const rows = EXIT_CODE_TABLE.map(
     ({ exitCode, jsonCode, meaning }) => `| ${exitCode} | ${meaning} | ${jsonCode === undefined ? "" : `\`${jsonCode}\``} |`,

@@ -21,38 +21,7 @@ ${wrapWords(`code is one of ${jsonErrorCodes().join(", ")}.`, 80).join("\n")}
     summary: "environment variables bulkcheck reads",
     text: () => `Environment variables:
 
-  BULKCHECK_API_KEY     The API key (wins over the profile's; there is no flag,
-                        so a key never shows in ps or shell history). Set but
-                        blank is an authentication error (exit 4).
-  BULKCHECK_BASE_URL    The service base URL. --base-url wins over it, and it
-                        wins over the profile's base-url.
-  BULKCHECK_PROFILE     The config profile when --profile is not given
-                        (default "default").
-  BULKCHECK_STORE_URL   A team's shared store, postgres://user@host/database
-                        (wins over the profile's store; the password from the
-                        URL, PGPASSWORD or ~/.pgpass; never printed).
-  PGPASSWORD, PGPASSFILE
-                        With a shared store: its password when the URL has
-                        none, or the file to read it from (default ~/.pgpass).
-  BULKCHECK_CONFIG_DIR  One directory for both the config file and the store
-                        (bulkcheck.db), instead of the XDG directories below.
-  XDG_CONFIG_HOME       config.json goes in $XDG_CONFIG_HOME/bulkcheck
-                        (default ~/.config/bulkcheck; ~ is HOME).
-  XDG_STATE_HOME        The store of runs, tasks and results goes in
-                        $XDG_STATE_HOME/bulkcheck
-                        (default ~/.local/state/bulkcheck).
-  HTTPS_PROXY, HTTP_PROXY, NO_PROXY (or in lower case)
-                        A proxy for requests to the service, and the hosts that
-                        bypass it.
-  NO_COLOR              Any non-empty value: no colour (as --no-color).
-  FORCE_COLOR           0: no colour; 1, 2 or 3: colour even where the terminal
-                        does not say it has colours. Never colour when piped.
-  TERM                  dumb: no colour.
-  CI                    Any non-empty value: no spinners or progress lines, only
-                        one line per change.
-  TMPDIR                Where prepared upload files and staged output wait while
-                        a command runs; removed afterwards, and by the next run
-                        after a crash.
+${ENVIRONMENT.map(environmentHelp).join("\n")}
 `,
   },
   formats: {
@@ -116,6 +85,74 @@ are shown as text (\\x1b); files and pipes get the data as it came.
 `,
   },
 } as const satisfies Record<string, { summary: string; text: () => string }>;
+
+/**
+ * The environment variables bulkcheck reads, each described in lines as
+ * `bulkcheck help environment` wraps them under itself (the command reference
+ * and the man page join them and wrap them their own way).
+ */
+export const ENVIRONMENT: readonly { names: string; lines: readonly string[] }[] = [
+  {
+    names: "BULKCHECK_API_KEY",
+    lines: [
+      "The API key (wins over the profile's; there is no flag,",
+      "so a key never shows in ps or shell history). Set but",
+      "blank is an authentication error (exit 4).",
+    ],
+  },
+  {
+    names: "BULKCHECK_BASE_URL",
+    lines: ["The service base URL. --base-url wins over it, and it", "wins over the profile's base-url."],
+  },
+  { names: "BULKCHECK_PROFILE", lines: ["The config profile when --profile is not given", '(default "default").'] },
+  {
+    names: "BULKCHECK_STORE_URL",
+    lines: [
+      "A team's shared store, postgres://user@host/database",
+      "(wins over the profile's store; the password from the",
+      "URL, PGPASSWORD or ~/.pgpass; never printed).",
+    ],
+  },
+  {
+    names: "PGPASSWORD, PGPASSFILE",
+    lines: ["With a shared store: its password when the URL has", "none, or the file to read it from (default ~/.pgpass)."],
+  },
+  {
+    names: "BULKCHECK_CONFIG_DIR",
+    lines: ["One directory for both the config file and the store", "(bulkcheck.db), instead of the XDG directories below."],
+  },
+  { names: "XDG_CONFIG_HOME", lines: ["config.json goes in $XDG_CONFIG_HOME/bulkcheck", "(default ~/.config/bulkcheck; ~ is HOME)."] },
+  {
+    names: "XDG_STATE_HOME",
+    lines: ["The store of runs, tasks and results goes in", "$XDG_STATE_HOME/bulkcheck", "(default ~/.local/state/bulkcheck)."],
+  },
+  {
+    names: "HTTPS_PROXY, HTTP_PROXY, NO_PROXY (or in lower case)",
+    lines: ["A proxy for requests to the service, and the hosts that", "bypass it."],
+  },
+  { names: "NO_COLOR", lines: ["Any non-empty value: no colour (as --no-color)."] },
+  {
+    names: "FORCE_COLOR",
+    lines: ["0: no colour; 1, 2 or 3: colour even where the terminal", "does not say it has colours. Never colour when piped."],
+  },
+  { names: "TERM", lines: ["dumb: no colour."] },
+  { names: "CI", lines: ["Any non-empty value: no spinners or progress lines, only", "one line per change."] },
+  {
+    names: "TMPDIR",
+    lines: [
+      "Where prepared upload files and staged output wait while",
+      "a command runs; removed afterwards, and by the next run",
+      "after a crash.",
+    ],
+  },
+];
+
+/** One variable as help lists it: its description beside its names, or under them when they are too long. */
+function environmentHelp({ names, lines }: (typeof ENVIRONMENT)[number]): string {
+  const indent = " ".repeat(24);
+  const first = names.length <= 20 ? `  ${names.padEnd(22)}${lines[0]}` : `  ${names}\n${indent}${lines[0]}`;
+  return [first, ...lines.slice(1).map((line) => indent + line)].join("\n");
+}
 
 export type HelpTopic = keyof typeof HELP_TOPICS;
 
