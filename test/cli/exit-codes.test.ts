@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { EXIT_CODE_TABLE, exitCodesHelp, exitCodesMarkdown } from "../../src/cli/exit-codes.js";
 import { runCli } from "../helpers/cli.js";
 
-const README = readFileSync(fileURLToPath(new URL("../../README.md", import.meta.url)), "utf8");
+const README = readFileSync(fileURLToPath(new URL("../../docs/reliability.md", import.meta.url)), "utf8");
 
 /** The README's copy of the table: the lines between its markers. */
 function readmeExitCodes(): string {
