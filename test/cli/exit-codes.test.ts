@@ -4,14 +4,14 @@ import { describe, expect, it } from "vitest";
 import { EXIT_CODE_TABLE, exitCodesHelp, exitCodesMarkdown } from "../../src/cli/exit-codes.js";
 import { runCli } from "../helpers/cli.js";
 
-const README = readFileSync(fileURLToPath(new URL("../../README.md", import.meta.url)), "utf8");
+const RELIABILITY = readFileSync(fileURLToPath(new URL("../../docs/reliability.md", import.meta.url)), "utf8");
 const REFERENCE = readFileSync(fileURLToPath(new URL("../../docs/reference.md", import.meta.url)), "utf8");
 
 /** The exit codes the rows of the Markdown table whose header starts with `firstHeaderCell` name in their first cell ("3, 4, 5" names three). */
 function codesOfTable(firstHeaderCell: string): Set<number> {
-  const start = README.indexOf(`| ${firstHeaderCell} |`);
-  expect(start, `README.md has no table starting "| ${firstHeaderCell} |"`).toBeGreaterThan(-1);
-  const rows = README.slice(start).split("\n\n")[0]!.split("\n").slice(2);
+  const start = RELIABILITY.indexOf(`| ${firstHeaderCell} |`);
+  expect(start, `docs/reliability.md has no table starting "| ${firstHeaderCell} |"`).toBeGreaterThan(-1);
+  const rows = RELIABILITY.slice(start).split("\n\n")[0]!.split("\n").slice(2);
   return new Set(
     rows.flatMap((row) =>
       row
@@ -50,7 +50,7 @@ describe("the exit-code table", () => {
     expect(new Set(codes).size).toBe(codes.length);
   });
 
-  it("and the Cron section's table name the same exit codes", () => {
+  it("and the cron table in docs/reliability.md name the same exit codes", () => {
     expect(codesOfTable("Exit")).toEqual(new Set(EXIT_CODE_TABLE.map((row) => row.exitCode)));
   });
 });

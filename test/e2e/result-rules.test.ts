@@ -98,7 +98,7 @@ describe("what a result file may contain", () => {
     expect(retry.code, retry.stderr).toBe(3);
     expect(retry.stderr).toContain(`data row 1 has the identifier ${strangers[0]}, which was not uploaded to that task.`);
 
-    // Only the task is known to a plain download: the rules that need no list hold, so it is written (the README says so).
+    // Only the task is known to a plain download: the rules that need no list hold, so it is written (docs/results.md says so).
     const plain = await bin(["download", id!, "-o", "plain.csv"]);
     expect(plain.code, plain.stderr).toBe(0);
     expect(readFileSync(join(e.dir, "plain.csv"), "utf8")).toContain(`${strangers[0]},`);

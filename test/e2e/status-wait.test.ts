@@ -180,7 +180,7 @@ describe("bulkcheck wait", () => {
     expect(out.stdout).toBe("");
     expect(out.stderr).toContain(`task ${id} failed (fully refunded)`);
     expect(out.stderr).toContain(`error: 1 task(s) failed: ${id}.`);
-    // What to do, as the README's exit-code tables say: retry-failed (not a --resubmit of the whole list).
+    // What to do, as the exit-code tables in docs/reliability.md say: retry-failed (not a --resubmit of the whole list).
     expect(out.stderr).toContain(`bulkcheck retry-failed ${id}`);
     expect(out.stderr).not.toContain("--resubmit");
     expect(e.state().ledger.filter((entry) => entry.kind === "refund")).toEqual([

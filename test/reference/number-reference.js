@@ -1,6 +1,6 @@
 /**
  * A plain reference for how bulkcheck reads a phone list, written from the rules of
- * issue 11 (README, "Preparation") with libphonenumber-js/max and nothing of
+ * issue 11 (docs/preparation.md) with libphonenumber-js/max and nothing of
  * src/prepare/. It is slow and simple on purpose: the differential tests hold
  * `validate` to it row by row (test/prepare/differential.test.ts,
  * bench/prepare-differential.js). It understands the ways the corpus writes numbers
@@ -52,7 +52,7 @@ export function cleanCell(raw) {
 /**
  * Rule: one cell for a task. `+` or the international prefix: the number carries
  * its code. The trunk prefix: national. Otherwise the cell is bare: national, and
- * when it starts with the calling code also `+` and the digits; see the README.
+ * when it starts with the calling code also `+` and the digits; see docs/preparation.md.
  * @param {string} raw
  * @param {ReferenceOptions} options
  * @returns {ReferenceCell}
