@@ -1,5 +1,5 @@
 import { delimitedLine, isFormulaStart, plainLinesMayHoldFormula } from "../csv/write.js";
-import type { SourceRows } from "./source-rows.js";
+import type { SourceRows } from "./result-rows.js";
 
 /**
  * `text` with CRLF line ends made LF, when it is whole lines (it ends with a line feed)
