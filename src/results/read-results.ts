@@ -5,10 +5,17 @@ import { CsvSyntaxError } from "../csv/errors.js";
 import { RecordReader, type SourceRecord } from "../csv/record-reader.js";
 import { resultColumns, type ServiceType } from "../spec/products.js";
 import { ResultFileError } from "./errors.js";
-import { copyPlainLines, plainLines } from "./plain-lines.js";
 import { openResultBody, textPieces } from "./result-body.js";
 import { checkTaskCounts, ResultRowRules, type TaskCounts, type UploadedIdentifiers } from "./result-rules.js";
-import { SourceRows, adoptFirstRecord, isIdentity, type OutputHeader, type SourceFindings } from "./result-rows.js";
+import {
+  SourceRows,
+  adoptFirstRecord,
+  copyPlainLines,
+  isIdentity,
+  plainLines,
+  type OutputHeader,
+  type SourceFindings,
+} from "./result-rows.js";
 import type { RowTally, SignalCounts } from "./tally.js";
 import { TempFiles, removeStaleTempFiles, tempPathFor } from "./temp-files.js";
 import { DEFAULT_ZIP_LIMITS, type ZipLimits } from "./unzip.js";

@@ -141,7 +141,7 @@ export async function* renderJsonArray(table: AsyncIterable<readonly string[]>):
  * Groups an async sequence into arrays of up to `size` items. Renderers turn a batch
  * into one string, so the output stream sees a few large writes instead of one per row.
  */
-export async function* batches<T>(items: AsyncIterable<T>, size: number): AsyncGenerator<T[]> {
+async function* batches<T>(items: AsyncIterable<T>, size: number): AsyncGenerator<T[]> {
   let batch: T[] = [];
   for await (const item of items) {
     batch.push(item);
@@ -154,4 +154,4 @@ export async function* batches<T>(items: AsyncIterable<T>, size: number): AsyncG
 }
 
 /** Rows per rendered chunk: about 64 KiB of carrier CSV. */
-export const BATCH_ROWS = 1024;
+const BATCH_ROWS = 1024;

@@ -143,7 +143,7 @@ function toBuffer(chunk: unknown): Buffer {
  * returns them joined. A download may deliver its first bytes one at a time, so the
  * test sees each chunk as it arrives rather than the joined head.
  */
-export async function readHead(chunks: AsyncIterator<unknown>, enough: (chunk: Buffer, total: number) => boolean): Promise<Buffer> {
+async function readHead(chunks: AsyncIterator<unknown>, enough: (chunk: Buffer, total: number) => boolean): Promise<Buffer> {
   const parts: Buffer[] = [];
   let total = 0;
   for (;;) {
@@ -158,7 +158,7 @@ export async function readHead(chunks: AsyncIterator<unknown>, enough: (chunk: B
 }
 
 /** Yields `head`, then whatever is left of `rest`. */
-export async function* prefixed(head: Buffer, rest: AsyncIterator<unknown>): AsyncGenerator<Buffer> {
+async function* prefixed(head: Buffer, rest: AsyncIterator<unknown>): AsyncGenerator<Buffer> {
   if (head.length > 0) yield head;
   for (let next = await rest.next(); !next.done; next = await rest.next()) yield toBuffer(next.value);
 }
