@@ -1,4 +1,4 @@
-import type { ResultRecorder } from "../results/result-table.js";
+import type { ResultRecorder } from "../results/read-results.js";
 import type { Task } from "../spec/task.js";
 import type { ResultRow, Scope, Store } from "../store/store.js";
 

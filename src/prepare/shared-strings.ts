@@ -1,4 +1,4 @@
-import type { ZipLimits } from "../results/zip-limits.js";
+import type { ZipLimits } from "../results/unzip.js";
 import { MAX_CELL_CHARS } from "../results/xlsx-xml.js";
 import { MAX_STORED_CELL_CHARS, showsMoreThanACell } from "./cell-text.js";
 import type { WorkbookPackage } from "./workbook-package.js";

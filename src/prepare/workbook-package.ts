@@ -4,7 +4,7 @@ import { TextDecoder } from "node:util";
 import { createInflateRaw } from "node:zlib";
 import yauzl, { type Entry, type ZipFile } from "yauzl";
 import { InputRejectedError } from "../errors.js";
-import { zipEntryOverLimits, type ZipLimits } from "../results/zip-limits.js";
+import { zipEntryOverLimits, type ZipLimits } from "../results/unzip.js";
 import { XmlReader, type XmlHandlers } from "./workbook-xml.js";
 
 /** One relationship of a part (ECMA-376 Part 2, §9.3), its target resolved to a part name. */

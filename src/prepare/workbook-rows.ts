@@ -1,6 +1,6 @@
 import { delimitedLine } from "../csv/write.js";
 import type { CellBatch, SourceRecord } from "../csv/record-reader.js";
-import { DEFAULT_ZIP_LIMITS } from "../results/zip-limits.js";
+import { DEFAULT_ZIP_LIMITS } from "../results/unzip.js";
 import { detectHeader, SAMPLE_ROWS } from "./dialect.js";
 import type { ListFile } from "./input-source.js";
 import type { KnownDialect, RowSource } from "./row-source.js";

@@ -1,5 +1,5 @@
 import { count } from "../format-count.js";
-import { EMPTY_VALUE } from "../results/summary-tables.js";
+import { EMPTY_VALUE } from "../results/summary.js";
 import type { SignalCounts, ValueCount } from "../results/tally.js";
 import { formatUsd } from "../tasks/cost.js";
 import { barChart, percent, shareChart, type Part } from "./charts.js";

@@ -1,4 +1,4 @@
-import type { SourceSummary } from "../results/result-table.js";
+import type { SourceSummary } from "../results/read-results.js";
 import type { CarrierCounts, SignalCounts, Tally } from "../results/tally.js";
 import type { ServiceType } from "../spec/products.js";
 import type { Task } from "../spec/task.js";

@@ -8,7 +8,7 @@
  * handler can call if the process ends before the promise settles.
  */
 export { writeResults, type ResultDestination, type ResultSourceInput, type ResultWriteOptions } from "./write-results.js";
-export type { ResultSource, SourceSummary } from "./result-table.js";
+export type { ResultSource, SourceSummary } from "./read-results.js";
 export {
   assertRowCounts,
   describeMismatch,
@@ -16,11 +16,12 @@ export {
   rowCountMismatches,
   type ResultSummary,
   type RowCountMismatch,
+  taskCharge,
+  type TaskCharge,
 } from "./summary.js";
 export type { CarrierCounts, SignalCounts, Tally, ValueCount } from "./tally.js";
 export { OUTPUT_FORMATS, rendererFor, writeRows, type OutputFormat, type RenderOptions } from "./render.js";
-export { isHeaderRow, sourceLayout, outputColumns, type SourceLayout } from "./header.js";
-export { taskCharge, type TaskCharge } from "./charges.js";
+export { isHeaderRow, sourceLayout, outputColumns, type SourceLayout } from "./result-rows.js";
 export { TempFiles, removeStaleTempFiles } from "./temp-files.js";
-export { DEFAULT_ZIP_LIMITS, type ZipLimits } from "./zip-limits.js";
+export { DEFAULT_ZIP_LIMITS, type ZipLimits } from "./unzip.js";
 export { DestinationExistsError, ResultFileError, RowCountMismatchError, type ResultFileErrorCode } from "./errors.js";

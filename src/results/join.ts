@@ -1,18 +1,19 @@
-import type { Writable } from "node:stream";
 import { once } from "node:events";
+import type { Writable } from "node:stream";
+import { pipeline } from "node:stream/promises";
 import { byteOrderMark, encodeText } from "../csv/encodings.js";
-import { csvText, sourceRecordText, type VerbatimCells } from "../csv/write.js";
 import type { SourceRecord } from "../csv/record-reader.js";
-import { openRows } from "../prepare/row-reader.js";
-import type { RowSource } from "../prepare/row-source.js";
-import { createRowClassifier } from "../prepare/row-classifier.js";
-import type { PreparationSettings } from "../prepare/settings.js";
+import { csvText, sourceRecordText, type VerbatimCells } from "../csv/write.js";
 import type { RowClass } from "../prepare/classify.js";
 import { identifierKey } from "../prepare/identifier-key.js";
 import { IdentifierSet } from "../prepare/identifier-set.js";
+import { createRowClassifier } from "../prepare/row-classifier.js";
+import { openRows } from "../prepare/row-reader.js";
+import type { RowSource } from "../prepare/row-source.js";
+import type { PreparationSettings } from "../prepare/settings.js";
 import { ResultFileError } from "./errors.js";
-import { CHECKED_AT_COLUMN } from "./result-table.js";
-import type { SummaryTable } from "./format-xlsx.js";
+import { renderXlsx, type SummaryTable } from "./format-xlsx.js";
+import { CHECKED_AT_COLUMN } from "./read-results.js";
 
 /** What each source row became, in the `bulkcheck_status` column. */
 export type JoinStatus = "checked" | "no_result" | Exclude<RowClass, "kept">;
@@ -90,7 +91,6 @@ export async function joinResults(input: JoinInput): Promise<JoinSummary> {
   const { source, summary, uploadedFound } = await openJoinSource(input);
   try {
     if (input.format === "xlsx") {
-      const { joinWorkbook } = await import("./join-xlsx.js");
       await joinWorkbook(source, input, summary);
     } else {
       await joinText(source, input);
@@ -237,4 +237,31 @@ export function statusTable(summary: JoinSummary): SummaryTable {
 
 function isFullyQuoted(raw: string, delimiter: string): boolean {
   return raw.startsWith('"') && raw.endsWith('"') && raw.split(`"${delimiter}"`).length > 1;
+}
+
+/**
+ * The join as an Excel workbook: one sheet of the source's rows, in order, each source
+ * value a text cell (a workbook's cells as the reader showed them, so digits stay digits
+ * and `=1+1` stays text), padded to the source's width, then the added columns; then a
+ * Summary sheet. Streamed into `input.out` with its backpressure.
+ */
+export async function joinWorkbook(source: JoinSource, input: JoinInput, summary: JoinSummary): Promise<void> {
+  const { rows, added, width, joined } = source;
+  const plainList = rows.format.kind === "txt";
+  const sourceHeader = rows.header ? padded(rows.header.fields, width) : defaultHeader(rows);
+  async function* table(): AsyncGenerator<readonly string[]> {
+    yield [...sourceHeader, ...added];
+    for await (const batch of joined()) {
+      for (const { record, tail } of batch) yield [...(plainList ? [record.raw] : padded(record.fields, width)), ...tail];
+    }
+  }
+  const workbook = renderXlsx(table(), {
+    textColumns: sourceHeader.length,
+    summary: () => input.summarySheet?.(summary) ?? [statusTable(summary)],
+  });
+  await pipeline(workbook, input.out, { end: false, ...(input.signal ? { signal: input.signal } : {}) });
+}
+
+function padded(fields: readonly string[], width: number): readonly string[] {
+  return fields.length >= width ? fields : [...fields, ...new Array<string>(width - fields.length).fill("")];
 }

@@ -1,9 +1,259 @@
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { ServiceType } from "../spec/products.js";
-import { resultTable, type ResultSource } from "./result-table.js";
+import { addAbortSignal, type Readable } from "node:stream";
+import { CsvSyntaxError } from "../csv/errors.js";
+import { RecordReader, type SourceRecord } from "../csv/record-reader.js";
+import { resultColumns, type ServiceType } from "../spec/products.js";
+import { ResultFileError } from "./errors.js";
+import { openResultBody, textPieces } from "./result-body.js";
+import { checkTaskCounts, ResultRowRules, type TaskCounts, type UploadedIdentifiers } from "./result-rules.js";
+import {
+  SourceRows,
+  adoptFirstRecord,
+  copyPlainLines,
+  isIdentity,
+  plainLines,
+  type OutputHeader,
+  type SourceFindings,
+} from "./result-rows.js";
+import type { RowTally, SignalCounts } from "./tally.js";
 import { TempFiles, removeStaleTempFiles, tempPathFor } from "./temp-files.js";
-import { DEFAULT_ZIP_LIMITS } from "./zip-limits.js";
+import { DEFAULT_ZIP_LIMITS, type ZipLimits } from "./unzip.js";
+
+/*
+ * Reading results: task results (CSV or zip, header or none, columns in any order) read
+ * in order into one table in the output's column order, each row checked against the
+ * rules of result-rules.ts as it is read. writeResults (write-results.ts) writes the
+ * table out; readResults hands it to code that consumes rows (the join, retry-failed).
+ *
+ * The table travels in parts rather than row by row, so per-row overhead is paid once
+ * per batch. The first part is always the output header alone, as `rows`.
+ */
+
+/** Rows as fields, in output column order. */
+export interface RowsPart {
+  rows: readonly (readonly string[])[];
+}
+
+/** Data rows as CSV text already in output form, exactly as `delimitedLine` would write them (the fast case, copyPlainLines). */
+export interface CsvPart {
+  csv: string;
+}
+
+export type TablePart = RowsPart | CsvPart;
+
+/** One task's result: how to open its body (a fresh download each call) and what to expect of it. */
+export interface ResultSource {
+  /** Opens the body. Called once, when its turn comes; re-requesting an expired URL is the opener's job. */
+  open(signal?: AbortSignal): Promise<Readable>;
+  /** Rows the task reported (`success_cnt`), checked after reading. */
+  expectedRows?: number;
+  /** Names the source in messages and the summary, e.g. the task id. */
+  label?: string;
+  /** The task whose result this is, as last checked: its counts bound what the result may hold (see result-rules.ts). */
+  task?: TaskCounts;
+  /** The identifiers uploaded to that task, where they are known: every row's identifier must be one of them. */
+  uploaded?: UploadedIdentifiers;
+  /** When the result was checked (ISO 8601): the `checked_at` of its rows, when the output has that column. */
+  checkedAt?: string;
+  /** Takes the rows as they are read (the ledger keeps them), and is told once the whole result was read and kept to the rules. */
+  recorder?: ResultRecorder;
+}
+
+/** Receives a result's rows as they are read (see ResultSource.recorder). */
+export interface ResultRecorder {
+  /** Data rows in the output's column order, `header` naming the columns. */
+  add(header: readonly string[], rows: readonly (readonly string[])[]): Promise<void>;
+  /** The whole result was read, and every row kept to the rules. */
+  finish(header: readonly string[]): Promise<void>;
+}
+
+/** The column an output of a run ends with: when each row's result was checked. */
+export const CHECKED_AT_COLUMN = "checked_at";
+
+/** What reading one source found. */
+export interface SourceSummary extends SourceFindings {
+  label: string;
+  container: "csv" | "zip";
+  entryName?: string;
+  expectedRows?: number;
+  /** Whether some of its rows were copied through as CSV text (the fast case) rather than parsed. */
+  copied: boolean;
+  /** For a signal product, this source's own true/false split (a task has one country). */
+  signal?: SignalCounts;
+}
+
+export interface TableContext extends ZipLimits {
+  serviceType: ServiceType;
+  temps: TempFiles;
+  /** A fresh spool path for a zipped source; called once per zip. */
+  spoolPath(): string;
+  signal?: AbortSignal;
+  /** Filled in as sources are read, one entry per source opened. */
+  sources: SourceSummary[];
+  /** Counts every data row (headers excluded) as it is read. */
+  tally?: RowTally;
+  /** End every row with CHECKED_AT_COLUMN, each source's `checkedAt`. */
+  checkedAt?: boolean;
+}
+
+/**
+ * Reads the sources in order and yields one table in parts: the output header first,
+ * then every data row in output column order. The header is fixed by the first source
+ * that has any row (spec columns, then its extras); later sources are mapped onto it.
+ * Each source is opened only when the previous one is done, and released (stream
+ * destroyed, spool removed) before the next opens or when the consumer stops early.
+ *
+ * With `passthrough` (for CSV output only), plain lines of a source whose columns already
+ * are the output's are copied through as CSV text (`CsvPart`) instead of being parsed;
+ * that CSV is byte-identical to what rendering the parsed rows would give.
+ *
+ * Every source keeps the rules of result-rules.ts: each task's counts are checked
+ * before any source is opened, and each row as it is read.
+ * @throws ResultFileError for an unusable file, or one that breaks the rules;
+ *   InterruptedError is the caller's mapping of an abort.
+ */
+export function resultParts(sources: readonly ResultSource[], context: TableContext, passthrough?: false): AsyncGenerator<RowsPart>;
+export function resultParts(sources: readonly ResultSource[], context: TableContext, passthrough: true): AsyncGenerator<TablePart>;
+export async function* resultParts(
+  sources: readonly ResultSource[],
+  context: TableContext,
+  passthrough = false,
+): AsyncGenerator<TablePart> {
+  const header: OutputHeader = {};
+  let headerPassed = false;
+  for (const source of sources) if (source.task) checkTaskCounts(source.task);
+  for (const [index, source] of sources.entries()) {
+    context.signal?.throwIfAborted();
+    const label = source.label ?? `result ${index + 1}`;
+    const raw = await source.open(context.signal);
+    if (context.signal) addAbortSignal(context.signal, raw);
+    const body = await openResultBody(raw, {
+      spoolPath: context.spoolPath(),
+      temps: context.temps,
+      signal: context.signal,
+      maxUncompressedBytes: context.maxUncompressedBytes,
+      maxCompressionRatio: context.maxCompressionRatio,
+    });
+    const summary: SourceSummary = {
+      label,
+      container: body.container,
+      entryName: body.entryName,
+      hasHeader: false,
+      missingColumns: [],
+      extraColumns: [],
+      rows: 0,
+      expectedRows: source.expectedRows,
+      copied: false,
+    };
+    const signal = context.tally?.beginSource();
+    if (signal) summary.signal = signal;
+    context.sources.push(summary);
+    try {
+      const parts = sourceParts(body.stream, {
+        label,
+        summary,
+        header,
+        serviceType: context.serviceType,
+        tally: context.tally,
+        rules: new ResultRowRules(label, source.task, source.uploaded),
+        // Copying lines through unread would keep them from a recorder and from the checked_at column.
+        passthrough: passthrough && !source.recorder && !context.checkedAt,
+      });
+      for await (const part of parts) {
+        // Lines copied through as CSV (only when nothing here needs the rows) go on as they are.
+        if (!("rows" in part)) {
+          yield part;
+          continue;
+        }
+        // The output header comes first, alone: every part after it is data.
+        if (!headerPassed) {
+          headerPassed = true;
+          yield context.checkedAt ? { rows: part.rows.map((row) => [...row, CHECKED_AT_COLUMN]) } : part;
+          continue;
+        }
+        await source.recorder?.add(header.columns!, part.rows);
+        yield context.checkedAt ? { rows: part.rows.map((row) => [...row, source.checkedAt ?? ""]) } : part;
+      }
+      if (header.columns) await source.recorder?.finish(header.columns);
+    } finally {
+      await body.close();
+    }
+  }
+  if (!header.columns) {
+    const columns = resultColumns(context.serviceType);
+    yield { rows: [context.checkedAt ? [...columns, CHECKED_AT_COLUMN] : columns] };
+  }
+}
+
+/** `resultParts` row by row: the header, then every data row, for code that consumes rows. */
+export async function* resultTable(sources: readonly ResultSource[], context: TableContext): AsyncGenerator<readonly string[]> {
+  for await (const part of resultParts(sources, context)) yield* part.rows;
+}
+
+/** One source being read, and what its rows are counted into. */
+export interface SourceReading {
+  label: string;
+  summary: SourceSummary;
+  header: OutputHeader;
+  serviceType: ServiceType;
+  tally?: RowTally;
+  /** What each of its rows must keep to. */
+  rules: ResultRowRules;
+  /** Copy plain lines through as CSV text where the source allows (only for CSV output). */
+  passthrough: boolean;
+}
+
+/**
+ * One source's table parts: the output header first if this source fixes it, then its
+ * data rows. Records are read by the CSV module's RecordReader (empty lines skipped) and
+ * rearranged into output order. With `passthrough`, a piece of plain lines (no quotes)
+ * of a source whose columns already are the output's is copied through as text
+ * instead (copyPlainLines); both give the same CSV.
+ * @throws ResultFileError for an unusable file, or the stream's own error.
+ */
+export async function* sourceParts(bytes: Readable, reading: SourceReading): AsyncGenerator<TablePart> {
+  const reader = new RecordReader(",");
+  let rows: SourceRows | undefined;
+  /** The records as output rows; the first record fixes the shape (and maybe the output header). */
+  function* arranged(records: readonly SourceRecord[]): Generator<TablePart> {
+    const out: string[][] = [];
+    for (const { fields, raw } of records) {
+      if (raw === "") continue;
+      if (rows) {
+        out.push(rows.accept(fields));
+        continue;
+      }
+      const { shape, fixedHeader } = adoptFirstRecord(fields, reading.summary, reading.header, reading.serviceType);
+      if (fixedHeader) yield { rows: [fixedHeader] };
+      rows = new SourceRows(reading.label, shape, reading.summary, reading.rules, reading.tally);
+      if (!shape.hasHeader) out.push(rows.accept(fields));
+    }
+    if (out.length > 0) yield { rows: out };
+  }
+  for await (const text of textPieces(bytes)) {
+    const plain = rows && reading.passthrough && isIdentity(rows.shape) && reader.atRecordStart ? plainLines(text) : undefined;
+    if (rows && plain !== undefined) {
+      const { csv, lines } = copyPlainLines(plain, rows);
+      reader.skipLines(lines);
+      reading.summary.copied = true;
+      yield { csv };
+    } else {
+      yield* arranged(readRecords(() => reader.push(text), reading.label));
+    }
+  }
+  yield* arranged(readRecords(() => reader.end(), reading.label));
+  reading.rules.finish();
+}
+
+function readRecords(read: () => SourceRecord[], label: string): SourceRecord[] {
+  try {
+    return read();
+  } catch (error) {
+    if (!(error instanceof CsvSyntaxError)) throw error;
+    throw new ResultFileError("CSV_INVALID", `The result of ${label} is not valid CSV: ${error.message}`, { cause: error });
+  }
+}
 
 /**
  * The rows of one or more results (header first, spec column order), for code

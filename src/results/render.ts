@@ -1,8 +1,8 @@
 import type { Writable } from "node:stream";
 import { pipeline } from "node:stream/promises";
-import { renderDelimited } from "./format-delimited.js";
-import { renderJsonArray, renderJsonLines } from "./format-json.js";
+import { delimitedLine, type OutputDelimiter } from "../csv/write.js";
 import { renderTable } from "./format-table.js";
+import type { TablePart } from "./read-results.js";
 
 export const OUTPUT_FORMATS = ["csv", "tsv", "jsonl", "json", "table", "xlsx"] as const;
 export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
@@ -73,3 +73,85 @@ export type WriteRowsOptions = RenderOptions & WriteTextOptions;
 export function writeRows(table: AsyncIterable<readonly string[]>, out: Writable, options: WriteRowsOptions): Promise<{ bytes: number }> {
   return writeText(rendererFor(options)(table), out, options);
 }
+
+/**
+ * Renders a table (header row first) as CSV or TSV with `\n` line ends. Values are
+ * written as sent (`true`/`false` stay text), but never as a formula: every cell of a
+ * result is the service's (see neutraliseFormula).
+ */
+export async function* renderDelimited(table: AsyncIterable<readonly string[]>, delimiter: OutputDelimiter): AsyncGenerator<string> {
+  for await (const batch of batches(table, BATCH_ROWS)) {
+    yield batch.map((row) => delimitedLine(row, delimiter, false)).join("");
+  }
+}
+
+/** Renders table parts as CSV: rows through `delimitedLine`, text already in output form as it is. */
+export async function* renderCsvParts(parts: AsyncIterable<TablePart>): AsyncGenerator<string> {
+  for await (const part of parts) {
+    yield "csv" in part ? part.csv : part.rows.map((row) => delimitedLine(row, ",", false)).join("");
+  }
+}
+
+/**
+ * The JSON value of a field. `activated` is the spec's boolean, so its `true`/`false`
+ * become JSON booleans; any other text there, and every other column (the identifier
+ * included: digits with a country code are an id, not a number), stays a string as sent.
+ */
+export function jsonValue(column: string, value: string): string | boolean {
+  if (column === "activated" && (value === "true" || value === "false")) return value === "true";
+  return value;
+}
+
+/** Returns a function rendering a row as one JSON object keyed by the header's names. */
+export function jsonObjectRenderer(header: readonly string[]): (row: readonly string[]) => string {
+  const keys = header.map((name) => `${JSON.stringify(name)}:`);
+  return (row) => `{${header.map((name, i) => keys[i] + JSON.stringify(jsonValue(name, row[i] ?? ""))).join(",")}}`;
+}
+
+/** Splits a table into its header and a renderer for its rows; an empty table has no rows. */
+async function* jsonRows(table: AsyncIterable<readonly string[]>): AsyncGenerator<string[]> {
+  let render: ((row: readonly string[]) => string) | undefined;
+  for await (const batch of batches(table, BATCH_ROWS)) {
+    const lines: string[] = [];
+    for (const row of batch) {
+      if (render) lines.push(render(row));
+      else render = jsonObjectRenderer(row);
+    }
+    if (lines.length > 0) yield lines;
+  }
+}
+
+/** JSON Lines: one object per data row, each on its own line. */
+export async function* renderJsonLines(table: AsyncIterable<readonly string[]>): AsyncGenerator<string> {
+  for await (const lines of jsonRows(table)) yield `${lines.join("\n")}\n`;
+}
+
+/** One JSON array of row objects, written as it streams: never held in memory whole. */
+export async function* renderJsonArray(table: AsyncIterable<readonly string[]>): AsyncGenerator<string> {
+  let separator = "\n";
+  yield "[";
+  for await (const lines of jsonRows(table)) {
+    yield separator + lines.join(",\n");
+    separator = ",\n";
+  }
+  yield "\n]\n";
+}
+
+/**
+ * Groups an async sequence into arrays of up to `size` items. Renderers turn a batch
+ * into one string, so the output stream sees a few large writes instead of one per row.
+ */
+async function* batches<T>(items: AsyncIterable<T>, size: number): AsyncGenerator<T[]> {
+  let batch: T[] = [];
+  for await (const item of items) {
+    batch.push(item);
+    if (batch.length >= size) {
+      yield batch;
+      batch = [];
+    }
+  }
+  if (batch.length > 0) yield batch;
+}
+
+/** Rows per rendered chunk: about 64 KiB of carrier CSV. */
+const BATCH_ROWS = 1024;

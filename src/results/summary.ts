@@ -1,9 +1,12 @@
-import { count } from "../format-count.js";
 import { terminalText } from "../ansi.js";
-import type { ServiceType } from "../spec/products.js";
+import { UsageError } from "../errors.js";
+import { count } from "../format-count.js";
+import { DEFAULT_PRICE_MICROS, canonicalServiceType, type ServiceType } from "../spec/products.js";
+import type { Task } from "../spec/task.js";
 import { RowCountMismatchError } from "./errors.js";
+import type { SummaryTable } from "./format-xlsx.js";
+import type { SourceSummary } from "./read-results.js";
 import type { OutputFormat } from "./render.js";
-import type { SourceSummary } from "./result-table.js";
 import type { Tally, ValueCount } from "./tally.js";
 
 /** A source, or the whole output, whose row count differs from what was expected. */
@@ -77,4 +80,83 @@ export function describeSummary(summary: ResultSummary): string[] {
     lines.push(`Top number types: ${listValues(summary.carrier.topNumberTypes)}`);
   }
   return [...lines, ...summary.mismatches.map((m) => `Warning: ${describeMismatch(m)}`)];
+}
+
+/** How an empty value (the service sent none) is shown in a summary. */
+export const EMPTY_VALUE = "(empty)";
+
+function valueRows(values: readonly ValueCount[]): Array<[string, number]> {
+  return values.map(({ value, count }) => [value === "" ? EMPTY_VALUE : value, count]);
+}
+
+/**
+ * The rows' counts as the small tables of an xlsx Summary sheet: rows written, then
+ * the `activated` split for a signal product, or top carriers, number types, regions
+ * and the carrier/underlying-carrier differences for the carrier product.
+ */
+export function tallyTables(tally: Tally): SummaryTable[] {
+  const tables: SummaryTable[] = [{ heading: ["Rows", "Count"], rows: [["Rows written", tally.rows]] }];
+  if (tally.signal) {
+    const { true: yes, false: no, other } = tally.signal;
+    tables.push({
+      heading: ["activated", "Rows"],
+      rows: [["true", yes], ["false", no], ...(other > 0 ? [["other", other] as const] : [])],
+    });
+  }
+  if (tally.carrier) {
+    const { topCarriers, topNumberTypes, topRegions, differences } = tally.carrier;
+    tables.push(
+      { heading: ["Top carriers", "Rows"], rows: valueRows(topCarriers) },
+      { heading: ["Number types", "Rows"], rows: valueRows(topNumberTypes) },
+      { heading: ["Top regions", "Rows"], rows: valueRows(topRegions) },
+      {
+        heading: ["Carrier", "Underlying carrier", "Rows"],
+        rows: [
+          ...differences.top.map(({ carrier, underlyingCarrier, count }) => [carrier, underlyingCarrier, count]),
+          ["All rows whose carriers differ", "", differences.rows],
+        ],
+      },
+    );
+  }
+  return tables;
+}
+
+/** What a finished task cost, in micro-USD. */
+export interface TaskCharge {
+  priceMicros: number;
+  /** Numbers reserved at submit: `submitted_lines` when the task has it, else `total`. */
+  submitted: number;
+  /** Numbers charged: `success_cnt`, or 0 for a failed task. */
+  charged: number;
+  chargedMicros: number;
+  /** Reserved minus charged: everything for a failed task. */
+  refundedMicros: number;
+}
+
+/**
+ * The spec's billing rules applied to a task: the full file is reserved at submit, only
+ * successfully checked numbers are charged, the rest is refunded, and a failed task is
+ * refunded in full. Returns undefined while the outcome is unknown (still processing,
+ * or a success without `success_cnt`).
+ * @param priceMicros per-number price; defaults to the spec's price list.
+ * @throws UsageError when the product has no listed price and none is given.
+ */
+export function taskCharge(task: Task, priceMicros?: number): TaskCharge | undefined {
+  const product = canonicalServiceType(task.product);
+  const price = priceMicros ?? (product === undefined ? undefined : DEFAULT_PRICE_MICROS[product]);
+  if (price === undefined) {
+    throw new UsageError(`No price is known for product ${task.product}.`, { hint: "Give the per-number price." });
+  }
+  const submitted = task.submitted_lines ?? task.total;
+  let charged: number;
+  if (task.status === "failed") charged = 0;
+  else if (task.status === "success" && task.success_cnt !== undefined) charged = task.success_cnt;
+  else return undefined;
+  return {
+    priceMicros: price,
+    submitted,
+    charged,
+    chargedMicros: charged * price,
+    refundedMicros: Math.max(0, submitted - charged) * price,
+  };
 }

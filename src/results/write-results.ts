@@ -5,15 +5,13 @@ import { InterruptedError } from "../errors.js";
 import type { ServiceType } from "../spec/products.js";
 import { AtomicFile } from "./atomic-file.js";
 import { asOutputWriteError } from "../file-system-errors.js";
-import { renderCsvParts } from "./format-delimited.js";
-import type { SummaryTable } from "./format-xlsx.js";
-import { DEFAULT_TABLE_ROWS, rendererFor, writeText, type OutputFormat, type RenderOptions } from "./render.js";
-import { resultParts, resultTable, type ResultSource, type SourceSummary, type TableContext } from "./result-table.js";
-import { rowCountMismatches, type ResultSummary } from "./summary.js";
-import { tallyTables } from "./summary-tables.js";
+import { renderXlsx, type SummaryTable } from "./format-xlsx.js";
+import { resultParts, resultTable, type ResultSource, type SourceSummary, type TableContext } from "./read-results.js";
+import { DEFAULT_TABLE_ROWS, renderCsvParts, rendererFor, writeText, type OutputFormat, type RenderOptions } from "./render.js";
+import { rowCountMismatches, tallyTables, type ResultSummary } from "./summary.js";
 import { RowTally, type Tally } from "./tally.js";
 import { TempFiles, removeStaleTempFiles, tempPathFor } from "./temp-files.js";
-import { DEFAULT_ZIP_LIMITS } from "./zip-limits.js";
+import { DEFAULT_ZIP_LIMITS } from "./unzip.js";
 
 export interface ResultWriteOptions {
   serviceType: ServiceType;
@@ -66,13 +64,13 @@ interface OutputChoice {
 /**
  * The output (text, or an xlsx's bytes), and a way to wait until every source is
  * released. CSV takes the fast case where a source allows it (see copyPlainLines);
- * other formats render parsed rows. The xlsx writer is loaded only when asked for.
+ * other formats render parsed rows.
  */
-async function outputChunks(
+function outputChunks(
   sources: readonly ResultSource[],
   context: TableContext,
   { format, tableRows, colour, tableWidth, summarySheet }: OutputChoice,
-): Promise<{ text: AsyncIterable<string | Uint8Array>; release: () => Promise<unknown> }> {
+): { text: AsyncIterable<string | Uint8Array>; release: () => Promise<unknown> } {
   if (format === "csv") {
     const parts = resultParts(sources, context, true);
     return { text: renderCsvParts(parts), release: () => parts.return(undefined) };
@@ -80,7 +78,6 @@ async function outputChunks(
   const table = resultTable(sources, context);
   const release = () => table.return(undefined);
   if (format === "xlsx") {
-    const { renderXlsx } = await import("./format-xlsx.js");
     return { text: renderXlsx(table, { summary: summarySheet }), release };
   }
   const render: RenderOptions = { format, tableRows, colour, tableWidth };
@@ -125,7 +122,7 @@ export async function writeResults(
   const sourceSummaries: SourceSummary[] = [];
   const tally = new RowTally(options.serviceType);
   const tableRows = options.tableRows ?? DEFAULT_TABLE_ROWS;
-  const { text, release } = await outputChunks(
+  const { text, release } = outputChunks(
     sources.map((source) => (typeof source === "function" ? { open: source } : source)),
     {
       serviceType: options.serviceType,

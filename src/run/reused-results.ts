@@ -1,7 +1,7 @@
 import { Readable } from "node:stream";
 import { csvText } from "../csv/write.js";
 import type { IdentifierSet } from "../prepare/identifier-set.js";
-import type { ResultSource } from "../results/result-table.js";
+import type { ResultSource } from "../results/read-results.js";
 import type { Store } from "../store/store.js";
 
 /**

@@ -1,4 +1,4 @@
-import type { ResultSource } from "../results/result-table.js";
+import type { ResultSource } from "../results/read-results.js";
 import type { RunRecord, Scope, Store } from "../store/store.js";
 import type { RunPlan } from "./plan.js";
 import { rebuildRun } from "./rebuild.js";

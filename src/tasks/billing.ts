@@ -1,6 +1,6 @@
 import { runSummaries, type TaskOrigin } from "../run/origins.js";
 import type { PrepareSummary } from "../prepare/summary.js";
-import { taskCharge } from "../results/charges.js";
+import { taskCharge } from "../results/summary.js";
 import { canonicalServiceType, type ServiceType } from "../spec/products.js";
 import type { Task } from "../spec/task.js";
 

@@ -1,10 +1,9 @@
 import { UsageError } from "../errors.js";
 import { LIBPHONENUMBER_VERSION, type PreparationSettings } from "../prepare/settings.js";
-import type { ResultSource } from "../results/result-table.js";
 import { runSettings } from "../run/origins.js";
 import { AtomicFile } from "../results/atomic-file.js";
 import { joinResults, statusTable, type JoinSummary } from "../results/join.js";
-import { readResults, resultMap } from "../results/read-results.js";
+import { readResults, resultMap, type ResultSource } from "../results/read-results.js";
 import type { ServiceType } from "../spec/products.js";
 import type { Task } from "../spec/task.js";
 import { billing } from "./billing.js";

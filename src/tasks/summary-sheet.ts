@@ -1,5 +1,5 @@
 import type { SummaryTable } from "../results/format-xlsx.js";
-import { tallyTables } from "../results/summary-tables.js";
+import { tallyTables } from "../results/summary.js";
 import type { Tally } from "../results/tally.js";
 import type { CellValue } from "../results/xlsx-xml.js";
 import type { Task } from "../spec/task.js";

@@ -155,3 +155,17 @@ describe("RecordReader (plain list)", () => {
     expect(reader.lineAfter("d\ne")).toBe(4);
   });
 });
+
+describe("RecordReader.pushBlock (the cut that lets workers parse)", () => {
+  it("gives each block the line its first record starts on", () => {
+    const splitter = new RecordReader(",");
+    const a = splitter.pushBlock('h1,h2\r\n1,"x\r\ny"\r\n2,');
+    const b = splitter.pushBlock("z\r\n3,w");
+    const c = splitter.endBlock();
+    expect([a, b, c]).toEqual([
+      { text: 'h1,h2\r\n1,"x\r\ny"\r\n', firstLine: 1 },
+      { text: "2,z\r\n", firstLine: 4 },
+      { text: "3,w", firstLine: 5 },
+    ]);
+  });
+});

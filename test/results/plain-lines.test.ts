@@ -3,11 +3,11 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { ServiceType } from "../../src/spec/products.js";
 import { ResultFileError } from "../../src/results/errors.js";
 import { rendererFor } from "../../src/results/render.js";
-import { resultTable, type SourceSummary } from "../../src/results/result-table.js";
+import { resultTable, type SourceSummary } from "../../src/results/read-results.js";
 import { RowTally, type Tally } from "../../src/results/tally.js";
 import { TempFiles, tempPathFor } from "../../src/results/temp-files.js";
 import { writeResults } from "../../src/results/write-results.js";
-import { DEFAULT_ZIP_LIMITS } from "../../src/results/zip-limits.js";
+import { DEFAULT_ZIP_LIMITS } from "../../src/results/unzip.js";
 import { mulberry32 } from "../../src/sandbox/random.js";
 import { collector, concatText, makeTempDir, sourceOf, zipOf } from "./helpers.js";
 

@@ -1,9 +1,8 @@
 import { describe, expect, it } from "vitest";
 import type { Task } from "../../src/spec/task.js";
-import { taskCharge } from "../../src/results/charges.js";
 import { RowCountMismatchError } from "../../src/results/errors.js";
 import { count } from "../../src/format-count.js";
-import { assertRowCounts, describeSummary } from "../../src/results/summary.js";
+import { assertRowCounts, describeSummary, taskCharge } from "../../src/results/summary.js";
 import { RowTally, topValues } from "../../src/results/tally.js";
 import { writeResults } from "../../src/results/write-results.js";
 import { collector, sourceOf } from "./helpers.js";

@@ -44,7 +44,8 @@ export const HELP_WIDTH = 80;
 
 /** Every command of the tree, the root first, each followed by its subcommands (help's order). */
 export function commandDocs(version: string): CommandDoc[] {
-  const program = buildProgram(referenceRuntime(), () => Promise.reject(new Error("the reference runs no command")), version);
+  const runsNothing = () => Promise.reject(new Error("the reference runs no command"));
+  const program = buildProgram(referenceRuntime(), runsNothing, version, { main: runsNothing });
   return documented(program, 0);
 }
 

@@ -1,5 +1,5 @@
 import { UsageError } from "../../../errors.js";
-import { checkDestination } from "../../../results/destination.js";
+import { checkDestination } from "../../../results/atomic-file.js";
 import type { Context } from "../../context.js";
 import { absolutePath } from "../../paths.js";
 

@@ -3,7 +3,7 @@ import { linkSync, mkdirSync, readdirSync, symlinkSync, writeFileSync } from "no
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { UsageError } from "../../src/errors.js";
-import { checkDestination } from "../../src/results/destination.js";
+import { checkDestination } from "../../src/results/atomic-file.js";
 import { DestinationExistsError, DestinationIsSourceError, DestinationNotReplaceableError } from "../../src/results/errors.js";
 import { tempDir } from "../helpers/cli.js";
 

@@ -2,7 +2,7 @@ import { readdir } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { writeResults } from "../../src/results/write-results.js";
-import { entryKind } from "../../src/results/zip.js";
+import { entryKind } from "../../src/results/unzip.js";
 import { collector, makeTempDir, sourceOf, zipOf } from "./helpers.js";
 
 const CSV = "identifier,activated\n4915112345678,true\n4915112345679,false\n";

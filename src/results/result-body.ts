@@ -1,10 +1,15 @@
 import { createWriteStream } from "node:fs";
 import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
-import { prefixed, readHead } from "./chunks.js";
 import { ResultFileError } from "./errors.js";
 import type { TempFiles } from "./temp-files.js";
-import type { ZipLimits } from "./zip-limits.js";
+import { openZippedCsv, type ZipLimits } from "./unzip.js";
+
+/*
+ * A result's body, from the first bytes that arrive to text: capped in size, unzipped
+ * when it came as a zip (whatever the URL or content-type say), and decoded as UTF-8 or
+ * UTF-16LE. The first bytes decide how the rest is read.
+ */
 
 /** Local file header signature: every zip starts with these bytes. */
 const ZIP_MAGIC = Buffer.from([0x50, 0x4b, 0x03, 0x04]);
@@ -81,8 +86,6 @@ export async function openResultBody(source: Readable, options: BodyOptions): Pr
         signal: options.signal,
       },
     );
-    // yauzl is loaded only when a result actually comes zipped.
-    const { openZippedCsv } = await import("./zip.js");
     const zipped = await openZippedCsv(options.spoolPath, options);
     return {
       container: "zip",
@@ -98,4 +101,64 @@ export async function openResultBody(source: Readable, options: BodyOptions): Pr
     await options.temps.remove(options.spoolPath);
     throw error;
   }
+}
+
+const UTF16LE_BOM = Buffer.from([0xff, 0xfe]);
+/** A line longer than this is passed on in pieces as it arrives, so a file without line ends is never held whole. */
+const MAX_PENDING_CHARS = 1 << 16;
+
+/**
+ * A result's bytes as text, in pieces that each end just after a line feed, except the
+ * last piece and the pieces of a very long line. The text is UTF-8, or UTF-16LE after
+ * that byte-order mark; the BOM is dropped and invalid bytes become U+FFFD.
+ */
+export async function* textPieces(bytes: AsyncIterable<unknown>): AsyncGenerator<string> {
+  const chunks = bytes[Symbol.asyncIterator]();
+  const head = await readHead(chunks, (_chunk, total) => total >= UTF16LE_BOM.length);
+  const decoder = new TextDecoder(head.subarray(0, UTF16LE_BOM.length).equals(UTF16LE_BOM) ? "utf-16le" : "utf-8");
+  let pending = "";
+  for await (const chunk of prefixed(head, chunks)) {
+    const text = pending + decoder.decode(chunk, { stream: true });
+    const end = text.lastIndexOf("\n") + 1;
+    if (end === 0 && text.length <= MAX_PENDING_CHARS) {
+      pending = text;
+      continue;
+    }
+    const cut = end === 0 ? text.length : end;
+    pending = text.slice(cut);
+    yield text.slice(0, cut);
+  }
+  const last = pending + decoder.decode();
+  if (last !== "") yield last;
+}
+
+/* Peeking at the start of a byte stream, then reading it whole. */
+
+function toBuffer(chunk: unknown): Buffer {
+  return Buffer.isBuffer(chunk) ? chunk : Buffer.from(String(chunk));
+}
+
+/**
+ * Reads chunks until `enough(latestChunk, bytesSoFar)` holds or the stream ends, and
+ * returns them joined. A download may deliver its first bytes one at a time, so the
+ * test sees each chunk as it arrives rather than the joined head.
+ */
+async function readHead(chunks: AsyncIterator<unknown>, enough: (chunk: Buffer, total: number) => boolean): Promise<Buffer> {
+  const parts: Buffer[] = [];
+  let total = 0;
+  for (;;) {
+    const next = await chunks.next();
+    if (next.done) break;
+    const chunk = toBuffer(next.value);
+    parts.push(chunk);
+    total += chunk.length;
+    if (enough(chunk, total)) break;
+  }
+  return Buffer.concat(parts);
+}
+
+/** Yields `head`, then whatever is left of `rest`. */
+async function* prefixed(head: Buffer, rest: AsyncIterator<unknown>): AsyncGenerator<Buffer> {
+  if (head.length > 0) yield head;
+  for (let next = await rest.next(); !next.done; next = await rest.next()) yield toBuffer(next.value);
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { ResultFileError } from "../../src/results/errors.js";
-import { arrangeRow, isHeaderRow, outputColumns, projection, sourceLayout } from "../../src/results/header.js";
+import { arrangeRow, isHeaderRow, outputColumns, projection, sourceLayout } from "../../src/results/result-rows.js";
 
 describe("isHeaderRow", () => {
   it.each([

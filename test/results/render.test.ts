@@ -1,7 +1,6 @@
 import { parse } from "csv-parse/sync";
 import { describe, expect, it } from "vitest";
-import { jsonValue } from "../../src/results/format-json.js";
-import { rendererFor, writeRows, type TextFormat } from "../../src/results/render.js";
+import { jsonValue, rendererFor, writeRows, type TextFormat } from "../../src/results/render.js";
 import { collector, concatText, rowsOf } from "./helpers.js";
 
 const HEADER = ["identifier", "activated", "note"];
