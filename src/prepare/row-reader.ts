@@ -3,7 +3,7 @@ import { detectEncoding } from "./detect-encoding.js";
 import { detectHeader, SAMPLE_ROWS, sniffDelimiter, sniffLineEnding } from "./dialect.js";
 import { openSource, startsLikeZip, type ListFile } from "./input-source.js";
 import { CsvSyntaxError } from "../csv/errors.js";
-import { countLineBreaks, lineEndAfter, RecordReader, type CellBatch, type SourceRecord, type TextBlock } from "../csv/record-reader.js";
+import { countLineBreaks, lineEndAfter, RecordReader, type SourceRecord, type TextBlock } from "../csv/record-reader.js";
 import { InputRejectedError } from "../errors.js";
 import { unreadableList } from "./csv-errors.js";
 import type { KnownDialect, ListFormat, RowSource } from "./row-source.js";
