@@ -5,12 +5,7 @@ import type { Writable } from "node:stream";
 import { finished } from "node:stream/promises";
 import { UsageError } from "../errors.js";
 import { asOutputWriteError } from "../file-system-errors.js";
-import {
-  DestinationExistsError,
-  DestinationIsSourceError,
-  DestinationNotReplaceableError,
-  isReplaceable,
-} from "./errors.js";
+import { DestinationExistsError, DestinationIsSourceError, DestinationNotReplaceableError, isReplaceable } from "./errors.js";
 import { removeStaleTempFiles, TempFiles, tempPathFor } from "./temp-files.js";
 
 export interface DestinationRules {
