@@ -1,5 +1,6 @@
 import { readFileSync, statSync } from "node:fs";
 import { describe, expect, it } from "vitest";
+import { SETTINGS } from "../../src/config/settings.js";
 import { runCli, tempDir } from "../helpers/cli.js";
 
 const KEY = "sk_live_0123456789abcdefSECRET";
@@ -9,6 +10,15 @@ function env() {
 }
 
 describe("bulkcheck config", () => {
+  it("names every setting a profile holds in the help of set, get and unset", async () => {
+    const keys = new Set(Object.keys(SETTINGS).map((key) => (key.startsWith("price.") ? "price.<product>" : key)));
+    expect(keys.has("store")).toBe(true);
+    for (const verb of ["set", "get", "unset"]) {
+      const help = (await runCli(["config", verb, "--help"])).stdout.replace(/\s+/g, " ");
+      for (const key of keys) expect(help, `config ${verb} --help`).toContain(key);
+    }
+  });
+
   it("reads the API key from stdin with -, stores it 0600 and never prints it", async () => {
     const e = env();
     const set = await runCli(["config", "set", "api-key", "-"], { env: e, stdin: `${KEY}\n` });

@@ -24,6 +24,10 @@ const CONFIG_RUNS: ConfigRuns = {
 };
 
 /** `bulkcheck config` and its subcommands set, get, list, unset and path. */
+/** The settings a profile holds (see SETTINGS in config/settings.ts; a test keeps the two in step). */
+const SETTING_KEYS_HELP =
+  "api-key, base-url, min-task-size, max-task-size, max-file-bytes, max-in-flight, price.<product>, max-age, ledger, ledger-retention, store";
+
 export function configCommand(invoke: Invoke, runs: ConfigRuns = CONFIG_RUNS) {
   const config = new Command("config")
     .description("manage settings and the API key (per profile)")
@@ -31,7 +35,7 @@ export function configCommand(invoke: Invoke, runs: ConfigRuns = CONFIG_RUNS) {
   config
     .command("set")
     .description("set a setting; for api-key the value comes from a hidden prompt or stdin")
-    .argument("<key>", "api-key, base-url, min-task-size, max-task-size, max-file-bytes, max-in-flight, price.<product>")
+    .argument("<key>", SETTING_KEYS_HELP)
     .argument("[value]", "the value (api-key: omit, or - to read stdin)")
     .addHelpText(
       "after",
@@ -45,7 +49,7 @@ export function configCommand(invoke: Invoke, runs: ConfigRuns = CONFIG_RUNS) {
     .action((key, value, _options, cmd) => invoke(cmd, (ctx) => runs.set(ctx, key, value)));
   config
     .command("get")
-    .argument("<key>")
+    .argument("<key>", SETTING_KEYS_HELP)
     .description("print a setting (the API key redacted)")
     .addHelpText("after", examples(["bulkcheck config get base-url", "bulkcheck config get api-key --json"]))
     .action((key, _options, cmd) => invoke(cmd, (ctx) => runs.get(ctx, key)));
@@ -56,7 +60,7 @@ export function configCommand(invoke: Invoke, runs: ConfigRuns = CONFIG_RUNS) {
     .action((_options, cmd) => invoke(cmd, (ctx) => runs.list(ctx)));
   config
     .command("unset")
-    .argument("<key>")
+    .argument("<key>", SETTING_KEYS_HELP)
     .description("remove a setting from the profile")
     .addHelpText("after", examples(["bulkcheck config unset api-key --profile old"]))
     .action((key, _options, cmd) => invoke(cmd, (ctx) => runs.unset(ctx, key)));

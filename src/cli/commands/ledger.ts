@@ -6,9 +6,10 @@ import { examples } from "./shared/help.js";
 /** What the command does, loaded when it runs: building the command tree loads none of it. */
 const actions = () => import("../actions/ledger.js");
 
-function numbersCommand(name: string, description: string) {
+function numbersCommand(name: string, description: string, exampleLines: string[]) {
   return new Command(name)
     .description(description)
+    .addHelpText("after", examples(exampleLines))
     .argument("<numbers...>", "phone numbers in any written form, or - to read them from stdin (one per line)")
     .option("--country <CC>", "the country of numbers written without their country code")
     .option("--product <service_type>", "only this product's results");
@@ -31,22 +32,26 @@ export function ledgerCommand(invoke: Invoke) {
   command.addCommand(
     new Command("stats")
       .description("how many results and numbers, from when to when, per product and service, and the size on disk")
+      .addHelpText("after", examples(["bulkcheck ledger stats", "bulkcheck ledger stats --json"]))
       .action((_o, cmd) => invoke(cmd, async (ctx) => (await actions()).ledgerStats(ctx))),
   );
   command.addCommand(
-    numbersCommand("lookup", "show the stored results of these numbers, newest first").action((numbers, options, cmd) =>
-      invoke(cmd, async (ctx) => (await actions()).ledgerLookup(ctx, numbers, options)),
-    ),
+    numbersCommand("lookup", "show the stored results of these numbers, newest first", [
+      "bulkcheck ledger lookup '+44 7400 123456' 07400123457 --country GB",
+      "cut -d, -f1 numbers.csv | bulkcheck ledger lookup - --json",
+    ]).action((numbers, options, cmd) => invoke(cmd, async (ctx) => (await actions()).ledgerLookup(ctx, numbers, options))),
   );
   command.addCommand(
-    numbersCommand("forget", "erase every stored result of these numbers (no trace of their digits is left in the ledger's files)").action(
-      (numbers, options, cmd) => invoke(cmd, async (ctx) => (await actions()).ledgerForget(ctx, numbers, options)),
-    ),
+    numbersCommand("forget", "erase every stored result of these numbers (no trace of their digits is left in the ledger's files)", [
+      "bulkcheck ledger forget 447400123456",
+      "bulkcheck ledger forget - < erasure-requests.txt",
+    ]).action((numbers, options, cmd) => invoke(cmd, async (ctx) => (await actions()).ledgerForget(ctx, numbers, options))),
   );
   command.addCommand(
     new Command("prune")
       .description("remove results checked longer ago than this (default: the ledger-retention setting)")
       .option("--older-than <age>", "an age: 90d, 12h, 180d (a number alone is seconds)", parseAge)
+      .addHelpText("after", examples(["bulkcheck ledger prune --older-than 180d", "bulkcheck ledger prune --older-than 90d --json"]))
       .action((options, cmd) => invoke(cmd, async (ctx) => (await actions()).ledgerPrune(ctx, options))),
   );
   command.addCommand(
@@ -65,6 +70,10 @@ export function ledgerCommand(invoke: Invoke) {
       .option("--product <service_type>", "only this product's results")
       .option("--since <age>", "only results checked within this age: 7d, 12h", parseAge)
       .option("--force", "replace an existing file")
+      .addHelpText(
+        "after",
+        examples(["bulkcheck ledger export --product carrier_batch -o ledger.csv", "bulkcheck ledger export --since 7d --format jsonl"]),
+      )
       .action((options, cmd) => invoke(cmd, async (ctx) => (await actions()).ledgerExport(ctx, options))),
   );
   return command;

@@ -25,6 +25,7 @@ export function runsCommand(
     new Command("show")
       .description("show one run and its tasks")
       .argument("<run-id>", "a run id, or the start of one")
+      .addHelpText("after", examples(["bulkcheck runs show 20261127-020001-3fa9c1", "bulkcheck runs show 20261127-020001-3fa9c1 --json"]))
       .action((id, _options, cmd) => invoke(cmd, (ctx) => show(ctx, id))),
   );
   return command;

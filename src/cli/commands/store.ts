@@ -21,17 +21,20 @@ export function storeCommand(invoke: Invoke) {
   command.addCommand(
     new Command("init")
       .description("create the store's schema, or migrate it to this version (idempotent; safe from several machines at once)")
+      .addHelpText("after", examples(["BULKCHECK_STORE_URL=postgres://analyst@db.example.com/bulkcheck bulkcheck store init"]))
       .action((_o, cmd) => invoke(cmd, async (ctx) => (await actions()).storeInit(ctx))),
   );
   command.addCommand(
     new Command("status")
       .description("which store is in use, its schema version, and what it holds")
+      .addHelpText("after", examples(["bulkcheck store status", "bulkcheck store status --json"]))
       .action((_o, cmd) => invoke(cmd, async (ctx) => (await actions()).storeStatus(ctx))),
   );
   command.addCommand(
     new Command("import")
       .description("copy a local SQLite store (default: this machine's) into the store in use: runs, tasks and the ledger; idempotent")
       .argument("[file]", "the SQLite store to copy (default: bulkcheck.db in the state directory)")
+      .addHelpText("after", examples(["bulkcheck store import", "bulkcheck store import /backup/laptop/bulkcheck.db"]))
       .action((file, _o, cmd) => invoke(cmd, async (ctx) => (await actions()).storeImport(ctx, file))),
   );
   return command;
