@@ -177,7 +177,10 @@ function resultsSection(model: ReportModel): string {
  * the most common transitions (`activated true → false: 312`).
  */
 function changesSection(changes: NonNullable<ReportModel["changes"]>): string {
-  const intro = `<p>${count(changes.numbers)} of ${count(changes.compared)} numbers checked before have a result that changed.</p>`;
+  const intro =
+    changes.compared === 0
+      ? "<p>None of these numbers had a previous result in the ledger, so none can have changed.</p>"
+      : `<p>${count(changes.numbers)} of ${count(changes.compared)} numbers checked before have a result that changed.</p>`;
   const rows = changes.columns.flatMap((column) =>
     column.transitions.map(
       (transition) => [column.column, `${shown(transition.previous)} → ${shown(transition.current)}`, transition.count] as const,

@@ -69,7 +69,9 @@ describe("the HTML report", () => {
     const summary = JSON.parse((await e.run(["download", id!, "--json", "-o", "again.csv"])).stdout) as Record<string, unknown>;
     const page = readReport(join(e.dir, "report.html"), RUN_SECTIONS);
     // The list's first run: no number has a previous result to differ from.
-    expect(textOf(byId(page, "changed")!)).toContain("0 of 0 numbers checked before have a result that changed.");
+    expect(textOf(byId(page, "changed")!)).toContain(
+      "None of these numbers had a previous result in the ledger, so none can have changed.",
+    );
     expect(tableRows(page, "changes")).toHaveLength(1);
 
     expect(tableRows(page, "tasks")[1]!.slice(0, 3)).toEqual([id, "success", "GB"]);
