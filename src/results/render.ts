@@ -103,7 +103,7 @@ export function jsonValue(column: string, value: string): string | boolean {
 }
 
 /** Returns a function rendering a row as one JSON object keyed by the header's names. */
-export function jsonObjectRenderer(header: readonly string[]): (row: readonly string[]) => string {
+function jsonObjectRenderer(header: readonly string[]): (row: readonly string[]) => string {
   const keys = header.map((name) => `${JSON.stringify(name)}:`);
   return (row) => `{${header.map((name, i) => keys[i] + JSON.stringify(jsonValue(name, row[i] ?? ""))).join(",")}}`;
 }

@@ -15,7 +15,7 @@ import { openZippedCsv, type ZipLimits } from "./unzip.js";
 const ZIP_MAGIC = Buffer.from([0x50, 0x4b, 0x03, 0x04]);
 
 /** Whether a body's first bytes are a zip's, whatever the URL or content-type say. */
-export function isZipMagic(head: Buffer): boolean {
+function isZipMagic(head: Buffer): boolean {
   return head.length >= ZIP_MAGIC.length && head.subarray(0, ZIP_MAGIC.length).equals(ZIP_MAGIC);
 }
 
