@@ -1,4 +1,41 @@
+import type { ChangesSummary } from "../ledger/changes.js";
 import { AtomicFile } from "../results/atomic-file.js";
+import type { ResultSummary } from "../results/index.js";
+import type { TaskOrigin } from "../run/origins.js";
+import type { ServiceType } from "../spec/products.js";
+import type { Task } from "../spec/task.js";
+import { renderReport } from "./html.js";
+import { reportModel } from "./model.js";
+import { runFacts } from "./run-facts.js";
+
+/** What a download learned that a report shows. */
+export interface ReadResults {
+  summary: Pick<ResultSummary, "rows" | "signal" | "carrier" | "sources" | "serviceType" | "path">;
+  tasks: readonly Task[];
+}
+
+export interface ReportDeps {
+  /** What the store knows of the tasks' runs. */
+  origins: (ids: readonly string[]) => Promise<ReadonlyMap<string, TaskOrigin>>;
+  /** Per-number prices (micro-USD). */
+  prices: Record<ServiceType, number>;
+  now: () => number;
+}
+
+/** The HTML report of finished tasks whose results were just read, with the changes of their run when it has them. */
+export async function reportHtml(deps: ReportDeps, read: ReadResults, changes?: ChangesSummary): Promise<string> {
+  const model = reportModel({
+    product: read.summary.serviceType,
+    tasks: read.tasks,
+    results: read.summary,
+    prices: deps.prices,
+    runs: runFacts(await deps.origins(read.tasks.map((task) => task.id))),
+    ...(changes ? { changes } : {}),
+    generatedAt: new Date(deps.now()).toISOString(),
+    ...(read.summary.path === undefined ? {} : { resultsPath: read.summary.path }),
+  });
+  return renderReport(model);
+}
 
 /**
  * Writes `html` to `path` so that it appears whole or not at all, like every file

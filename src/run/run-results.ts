@@ -1,5 +1,7 @@
 import type { ResultSource } from "../results/read-results.js";
 import type { RunRecord, Scope, Store } from "../store/store.js";
+import { joinTaskResults, type JoinDeps, type JoinOutcome, type JoinTarget } from "../tasks/join.js";
+import { withTempDir } from "../temp-dir.js";
 import type { RunPlan } from "./plan.js";
 import { rebuildRun } from "./rebuild.js";
 import { reusedSources } from "./reused-results.js";
@@ -50,4 +52,43 @@ export async function runResults(
     if (rebuilt?.unchanged) reused.push(...reusedSources(store, rebuilt.planned.reused, rebuilt.planned.reusedTasks));
   }
   return { ids: all, added: all.slice(ids.length), reused, checkedAt };
+}
+
+export interface JoinRunsDeps extends JoinDeps {
+  store: Store;
+  scope: Scope;
+  now: () => number;
+  /** Tasks were added to the ones given because they are parts of the same run. */
+  onWholeRun?: (added: readonly string[]) => void;
+}
+
+/**
+ * Writes the source rows with the results of whole runs beside them: a run's own output
+ * (`deps.staged`) has its whole run staged already; tasks given by id are completed to
+ * their whole runs (see runResults). A result the store has no check date for is dated now.
+ */
+export async function joinWholeRuns(
+  deps: JoinRunsDeps,
+  ids: readonly string[],
+  target: Omit<JoinTarget, "checkedAt" | "reused" | "product" | "settings">,
+): Promise<JoinOutcome> {
+  const now = new Date(deps.now()).toISOString();
+  const { staged } = deps;
+  if (staged) {
+    return joinTaskResults(deps, ids, {
+      ...target,
+      checkedAt: (task) => staged.checkedAt(task),
+      product: staged.product,
+      settings: staged.settings,
+    });
+  }
+  return withTempDir(async (dir) => {
+    const run = await runResults({ ...deps, dir }, ids, target.sourcePath);
+    if (run.added.length > 0) deps.onWholeRun?.(run.added);
+    return joinTaskResults(deps, run.ids, {
+      ...target,
+      checkedAt: (task) => run.checkedAt.get(task.id) ?? now,
+      ...(run.reused.length > 0 ? { reused: run.reused } : {}),
+    });
+  });
 }

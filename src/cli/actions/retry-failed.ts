@@ -4,7 +4,7 @@ import { usdToMicros } from "../../tasks/cost.js";
 import { commandLine } from "../command-line.js";
 import type { Context } from "../context.js";
 import { readIds } from "../read-ids.js";
-import { withTempDir } from "../temp-dir.js";
+import { withTempDir } from "../../temp-dir.js";
 import { afterUpload, checkOutputFlags, type AfterUploadFlags } from "./shared/after-upload.js";
 import { checkOutputs } from "./shared/destination.js";
 import type { SubmitFlags } from "./shared/submission.js";

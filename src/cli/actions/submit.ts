@@ -3,7 +3,7 @@ import { usdToMicros } from "../../tasks/cost.js";
 import { commandLine } from "../command-line.js";
 import type { Context } from "../context.js";
 import { absolutePath } from "../paths.js";
-import { withTempDir } from "../temp-dir.js";
+import { withTempDir } from "../../temp-dir.js";
 import { checkOutputFlags, type AfterUploadFlags } from "./shared/after-upload.js";
 import { checkOutputs } from "./shared/destination.js";
 import type { PreparationFlags } from "./shared/preparation.js";
@@ -61,7 +61,7 @@ export async function submitRun(ctx: Context, file: string, options: SubmitOptio
       const hint = await noCodeHint(result, anyRegion);
       if (hint) ctx.printer.note(hint);
     });
-    const output = runOutput(ctx, { ...options, ledger: ledgerOn, retentionSeconds: ledger.retentionSeconds, sourcePath, product });
+    const output = await runOutput(ctx, { ...options, ledger: ledgerOn, retentionSeconds: ledger.retentionSeconds, sourcePath, product });
     const outcome = await runList(
       {
         command: {

@@ -4,7 +4,7 @@ import { UsageError } from "../../errors.js";
 import type { Context } from "../context.js";
 import { snakeCaseKeys } from "../json-keys.js";
 import { absolutePath } from "../paths.js";
-import { withTempDir } from "../temp-dir.js";
+import { withTempDir } from "../../temp-dir.js";
 import { checkOutputs } from "./shared/destination.js";
 import type { PreparationFlags } from "./shared/preparation.js";
 import { count } from "../../format-count.js";

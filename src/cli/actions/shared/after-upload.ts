@@ -1,5 +1,6 @@
 import { UsageError } from "../../../errors.js";
 import { FileSystemError } from "../../../file-system-errors.js";
+import type { ChangesSummary } from "../../../ledger/changes.js";
 import type { OutputFormat } from "../../../results/index.js";
 import type { StagedResults } from "../../../tasks/download.js";
 import type { Context } from "../../context.js";
@@ -51,25 +52,14 @@ export async function checkOutputFlags(ctx: Context, flags: AfterUploadFlags & {
   );
 }
 
-/** A submit whose schedule waited for its tasks already; with -o it fetched each result as its task finished. */
-export interface Scheduled {
-  staged?: StagedResults;
-}
-
-/**
- * Without --wait: say what to run next. With --wait: wait (unless `scheduled` did),
- * then download (-o) or join (--join), from the staged results when there are some.
- */
-export async function afterUpload(
-  ctx: Context,
-  ids: readonly string[],
-  flags: AfterUploadFlags,
-  sourcePath?: string,
-  scheduled?: Scheduled,
-): Promise<void> {
-  await followTasks(ctx, ids, flags, sourcePath, scheduled).catch((error: unknown) => {
-    throw tasksGoOn(error);
-  });
+/** Without --wait: say what to run next. With --wait: wait for the tasks, then write what -o and --report ask for. */
+export async function afterUpload(ctx: Context, ids: readonly string[], flags: AfterUploadFlags): Promise<void> {
+  if (!flags.wait) {
+    ctx.printer.note(`Next: bulkcheck wait ${ids.join(" ")}   then: bulkcheck download ${ids.join(" ")} -o results.csv`);
+    return;
+  }
+  await waitAndReport(ctx, ids, flags);
+  await writeOutput(ctx, ids, flags);
 }
 
 const TASKS_GO_ON =
@@ -84,27 +74,30 @@ export function tasksGoOn(error: unknown): unknown {
   return error instanceof FileSystemError && error.writing ? error.withHint(TASKS_GO_ON) : error;
 }
 
-async function followTasks(
+/**
+ * -o (plain, or --join with the list at `sourcePath`) and --report of finished tasks,
+ * read from `staged` results when the run fetched them already.
+ */
+export async function writeOutput(
   ctx: Context,
   ids: readonly string[],
   flags: AfterUploadFlags,
-  sourcePath: string | undefined,
-  scheduled: Scheduled | undefined,
+  run: { sourcePath?: string | undefined; staged?: StagedResults | undefined; changes?: ChangesSummary | undefined } = {},
 ): Promise<void> {
-  if (!flags.wait) {
-    ctx.printer.note(`Next: bulkcheck wait ${ids.join(" ")}   then: bulkcheck download ${ids.join(" ")} -o results.csv`);
-    return;
-  }
-  if (!scheduled) await waitAndReport(ctx, ids, flags);
-  const staged = scheduled?.staged;
-  if (flags.output === undefined) {
-    if (flags.report === undefined) ctx.printer.note(`Done. Download with: bulkcheck download ${ids.join(" ")} -o results.csv`);
-    else await reportFromResults(ctx, ids, flags.report, flags.force);
-  } else if (flags.join && sourcePath) {
-    await joinToOutput(ctx, ids, { ...flags, join: sourcePath, format: joinFormat(ctx, flags) }, staged);
-    // The join does not count rows by result column: the report reads the results once more.
-    if (flags.report !== undefined) await reportFromResults(ctx, ids, flags.report, flags.force);
-  } else {
-    await downloadToOutput(ctx, ids, flags, staged);
+  const { report } = flags;
+  const { sourcePath, staged, changes } = run;
+  try {
+    if (flags.output === undefined) {
+      if (report !== undefined) await reportFromResults(ctx, ids, report, flags.force, { staged, changes });
+      else ctx.printer.note(ids.length > 0 ? `Done. Download with: bulkcheck download ${ids.join(" ")} -o results.csv` : "Done.");
+    } else if (flags.join && sourcePath) {
+      await joinToOutput(ctx, ids, { ...flags, join: sourcePath, format: joinFormat(ctx, flags) }, staged);
+      // The join does not count rows by result column: the report reads the results once more.
+      if (report !== undefined) await reportFromResults(ctx, ids, report, flags.force, { staged, changes });
+    } else {
+      await downloadToOutput(ctx, ids, { ...flags, format: resultFormat(ctx, flags) }, staged, changes);
+    }
+  } catch (error) {
+    throw tasksGoOn(error);
   }
 }

@@ -1,5 +1,4 @@
 import type { StagedResults } from "../../../tasks/download.js";
-import { joinTaskResults } from "../../../tasks/join.js";
 import { billing } from "../../../tasks/billing.js";
 import type { JoinSummary } from "../../../results/join.js";
 import { count } from "../../../format-count.js";
@@ -8,8 +7,7 @@ import { absolutePath } from "../../paths.js";
 import { billingJson, describeBilling } from "./billing-report.js";
 import { checkOutputs, isStdout } from "./destination.js";
 import { downloadDeps } from "./download-deps.js";
-import { runResults } from "../../../run/run-results.js";
-import { withTempDir } from "../../temp-dir.js";
+import { joinWholeRuns } from "../../../run/run-results.js";
 import { withStagedOutput } from "./staged-output.js";
 
 export interface JoinFlags {
@@ -36,19 +34,20 @@ export async function joinToOutput(ctx: Context, ids: readonly string[], flags: 
   const toStdout = isStdout(output);
   const deps = { ...(await downloadDeps(ctx, flags)), ...(staged ? { staged } : {}) };
   const prices = await ctx.prices();
-  const now = new Date(ctx.now()).toISOString();
-  const { summary, serviceType, tasks } = await withTempDir(async (dir) => {
-    // A submit's own output has its whole run staged already; a download --join is completed to whole runs.
-    const run = staged
-      ? undefined
-      : await runResults({ store: await ctx.store(), scope: await ctx.scope(), dir, signal: ctx.signal }, ids, sourcePath);
-    if (run && run.added.length > 0) {
-      ctx.printer.note(
-        `Joining the whole run: ${run.added.join(", ")} ${run.added.length === 1 ? "is a part" : "are parts"} of the same run as ${ids.join(", ")}.`,
-      );
-    }
-    return withStagedOutput(ctx, output, (path, mode) =>
-      joinTaskResults(deps, run?.ids ?? ids, {
+  const { summary, serviceType, tasks } = await withStagedOutput(ctx, output, async (path, mode) =>
+    joinWholeRuns(
+      {
+        ...deps,
+        store: await ctx.store(),
+        scope: await ctx.scope(),
+        now: ctx.now,
+        onWholeRun: (added) =>
+          ctx.printer.note(
+            `Joining the whole run: ${added.join(", ")} ${added.length === 1 ? "is a part" : "are parts"} of the same run as ${ids.join(", ")}.`,
+          ),
+      },
+      ids,
+      {
         sourcePath,
         path,
         ...(mode === undefined ? {} : { mode }),
@@ -57,12 +56,9 @@ export async function joinToOutput(ctx: Context, ids: readonly string[], flags: 
         format: flags.format,
         prices,
         safeCsv: Boolean(flags.safeCsv),
-        checkedAt: (task) => staged?.checkedAt(task) ?? run?.checkedAt.get(task.id) ?? now,
-        ...(run && run.reused.length > 0 ? { reused: run.reused } : {}),
-        ...(staged ? { product: staged.product, settings: staged.settings } : {}),
-      }),
-    );
-  });
+      },
+    ),
+  );
   const counts = Object.entries(summary.byStatus)
     .filter(([, n]) => n > 0)
     .map(([status, n]) => `${status} ${count(n)}`)

@@ -1,22 +1,11 @@
-import { renderReport } from "../../../report/html.js";
-import { runFacts } from "../../../report/run-facts.js";
 import type { ChangesSummary } from "../../../ledger/changes.js";
-import { reportModel } from "../../../report/model.js";
-import { writeReportFile } from "../../../report/write-report.js";
-import type { ResultSummary } from "../../../results/index.js";
-import type { Task } from "../../../spec/task.js";
+import { reportHtml, writeReportFile, type ReadResults } from "../../../report/write-report.js";
 import { downloadResults, type StagedResults } from "../../../tasks/download.js";
 import type { Context } from "../../context.js";
 import { dataOut } from "../../io.js";
 import { absolutePath } from "../../paths.js";
 import { isStdout } from "./destination.js";
 import { downloadDeps } from "./download-deps.js";
-
-/** What a download learned that a report shows. */
-export interface ReadResults {
-  summary: Pick<ResultSummary, "rows" | "signal" | "carrier" | "sources" | "serviceType" | "path">;
-  tasks: readonly Task[];
-}
 
 /** What was written: the report's file (absent for stdout), and the rows and tasks it covers. */
 export interface WrittenReport {
@@ -36,19 +25,8 @@ export async function writeReport(
   force: boolean | undefined,
   changes?: ChangesSummary,
 ): Promise<WrittenReport> {
-  const taskIds = read.tasks.map((task) => task.id);
   const deps = await downloadDeps(ctx);
-  const model = reportModel({
-    product: read.summary.serviceType,
-    tasks: read.tasks,
-    results: read.summary,
-    prices: await ctx.prices(),
-    runs: runFacts(await deps.origins(taskIds)),
-    ...(changes ? { changes } : {}),
-    generatedAt: new Date(ctx.now()).toISOString(),
-    ...(read.summary.path === undefined ? {} : { resultsPath: read.summary.path }),
-  });
-  const html = renderReport(model);
+  const html = await reportHtml({ origins: deps.origins, prices: await ctx.prices(), now: ctx.now }, read, changes);
   const written = { tasks: read.tasks.length, rows: read.summary.rows };
   if (isStdout(path)) {
     dataOut(ctx.io).write(html);

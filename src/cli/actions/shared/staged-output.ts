@@ -4,7 +4,7 @@ import { pipeline } from "node:stream/promises";
 import type { Context } from "../../context.js";
 import { dataOut } from "../../io.js";
 import { absolutePath } from "../../paths.js";
-import { withTempDir } from "../../temp-dir.js";
+import { withTempDir } from "../../../temp-dir.js";
 import { isStdout } from "./destination.js";
 
 /** Results staged for stdout are the user's data: readable by the user alone. */

@@ -1,7 +1,7 @@
 import { mkdtemp, readdir, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { isRunning } from "../results/temp-files.js";
+import { isRunning } from "./results/temp-files.js";
 
 /**
  * Runs `work` with a private temp directory that is removed afterwards, whatever

@@ -1,0 +1,141 @@
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { ApiClient } from "../api/types.js";
+import { ChangesTally, changesTable, type ChangesSummary } from "../ledger/changes.js";
+import { writeTable, type ExportDestination } from "../ledger/export.js";
+import type { ServiceType } from "../spec/products.js";
+import type { Task } from "../spec/task.js";
+import type { RunRecord, Scope, Store } from "../store/store.js";
+import type { StagedResults } from "../tasks/download.js";
+import type { UploadResult } from "../tasks/submit.js";
+import { collectAbandonedRuns } from "./abandoned.js";
+import { reusedSources } from "./reused-results.js";
+import { fetchToStaging, Staging } from "./staging.js";
+import type { RunOutcome } from "./submit-run.js";
+
+/** What a run's output tells as it goes; the command decides how to say it. */
+export type RunOutputEvent =
+  /** A result's transfer broke off and starts again with a fresh link. */
+  | { type: "restart"; error: Error }
+  /** A task's result file is not published yet; it is checked again in `delayMs`. */
+  | { type: "not-published"; taskId: string; delayMs: number }
+  /** Results of abandoned runs whose tasks finished since were kept in the ledger. */
+  | { type: "collected"; tasks: number }
+  /** They could not be collected this time; the next run tries again. */
+  | { type: "collect-failed"; error: Error };
+
+export interface RunOutputDeps {
+  store: Store;
+  scope: Scope;
+  client: () => Promise<ApiClient>;
+  product: ServiceType;
+  /** Whether the run keeps its results in the ledger (and reuses from it). */
+  ledger: boolean;
+  /** bulkcheck's state directory: with the ledger on, staged results wait there (they are in the store already). */
+  stateDir: string;
+  now: () => number;
+  sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
+  signal: AbortSignal;
+  onEvent: (event: RunOutputEvent) => void;
+}
+
+/** Where --changes goes: a table in a format, to a file or a stream the caller keeps. */
+export interface ChangesDestination {
+  format: "csv" | "xlsx";
+  destination: ExportDestination;
+}
+
+/**
+ * A run's results on their way to its output: each task's result fetched into the run's
+ * staging area as the task finishes (and recorded in the ledger); once every task has,
+ * the staged results and the ledger's reused ones read as one source, and the changes
+ * since each number's previous check; once the output is written, the staging removed,
+ * results past the retention pruned, and the results of abandoned runs whose tasks have
+ * finished since collected into the ledger.
+ */
+export class RunOutput {
+  /** Opened by the first task that finishes; tasks finish concurrently, so they share the one opening. */
+  #opening: Promise<Staging> | undefined;
+  #staging: Staging | undefined;
+
+  constructor(private readonly deps: RunOutputDeps) {}
+
+  /** Fetches a finished task's result into the run's staging area (and the ledger). */
+  async stage(result: UploadResult, run: RunRecord): Promise<void> {
+    const { deps } = this;
+    this.#opening ??= Staging.open(this.#stagingRoot(), run.id, deps.store);
+    const staging = (this.#staging = await this.#opening);
+    await fetchToStaging(
+      {
+        client: await deps.client(),
+        product: deps.product,
+        sleep: deps.sleep,
+        signal: deps.signal,
+        onRestart: (error) => deps.onEvent({ type: "restart", error }),
+        onWait: (taskId, delayMs) => deps.onEvent({ type: "not-published", taskId, delayMs }),
+        ...(deps.ledger ? { ledger: { store: deps.store, now: deps.now } } : {}),
+      },
+      staging,
+      result,
+    );
+  }
+
+  /**
+   * The run's results as its output reads them: its tasks' staged files, then the
+   * ledger's reused rows. Absent when the run has tasks and none was staged (no --wait
+   * fetching): the output then downloads them.
+   */
+  async results(outcome: RunOutcome): Promise<StagedResults | undefined> {
+    const staging = this.#staging;
+    if (!staging && outcome.results.length > 0) return undefined;
+    const { store, now } = this.deps;
+    const refOf = new Map(outcome.results.map((result) => [result.task.id, result.upload.ref]));
+    const dates = await store.checkedAtOf([...refOf.values()]);
+    const fallback = new Date(now()).toISOString();
+    return {
+      product: this.deps.product,
+      settings: outcome.prepared.settings,
+      tasks: outcome.results.map((result) => result.task),
+      read: (task: Task) => staging!.read(task),
+      checkedAt: (task: Task) => dates.get(refOf.get(task.id)!) ?? fallback,
+      reused: reusedSources(store, outcome.reused, outcome.reusedTasks),
+    };
+  }
+
+  /**
+   * What changed since each number's previous result in the ledger, tallied, and written
+   * as a table when there is somewhere to write it (--changes; a report only counts).
+   */
+  async changes(outcome: RunOutcome, write?: ChangesDestination): Promise<ChangesSummary> {
+    const tally = new ChangesTally();
+    const refs = outcome.results.map((result) => result.upload.ref);
+    const table = changesTable(this.deps.store, refs, tally);
+    if (write) await writeTable(table, write.format, write.destination);
+    else for await (const _row of table) void _row;
+    return tally.summary();
+  }
+
+  /**
+   * Once the run's output is written: its staged files go, results older than
+   * `retentionSeconds` are pruned, and abandoned runs' results are collected (a result
+   * that cannot be collected now is collected by a later run).
+   */
+  async finish(retentionSeconds: number | undefined): Promise<void> {
+    const { deps } = this;
+    await this.#staging?.remove();
+    if (!deps.ledger) return;
+    if (retentionSeconds !== undefined) await deps.store.prune(new Date(deps.now() - retentionSeconds * 1000).toISOString());
+    try {
+      const tasks = await collectAbandonedRuns({ ...deps, client: await deps.client() });
+      if (tasks > 0) deps.onEvent({ type: "collected", tasks });
+    } catch (error) {
+      deps.onEvent({ type: "collect-failed", error: error as Error });
+    }
+  }
+
+  /** The state directory, or (ledger off: no number kept there) the temp directory. */
+  #stagingRoot(): string {
+    if (this.deps.ledger) return join(this.deps.stateDir, "staging");
+    return join(tmpdir(), `bulkcheck-staging-${process.getuid?.() ?? "user"}`);
+  }
+}
