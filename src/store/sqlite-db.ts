@@ -23,6 +23,7 @@ const BUSY_TIMEOUT_MS = 30_000;
  * The file is written ahead (WAL) with every commit synced (`synchronous=FULL`): a run's
  * task written before its upload survives a power cut, not only a killed process.
  * `secure_delete` overwrites what is deleted, so erased numbers leave no bytes behind.
+ * TEMP tables are kept in a file (see SqliteStore.addResults).
  */
 export class SqliteDb {
   readonly #db: Database.Database;
@@ -61,6 +62,9 @@ export class SqliteDb {
     db.exec("PRAGMA synchronous = FULL");
     db.exec("PRAGMA secure_delete = ON");
     db.exec("PRAGMA foreign_keys = ON");
+    // libsql keeps TEMP tables in memory by default; results waiting to be recorded (see
+    // SqliteStore.addResults) go to a file SQLite deletes as it opens it, so memory stays flat.
+    db.exec("PRAGMA temp_store = FILE");
     whileLocked(() => db.migrate());
     return db;
   }
@@ -92,6 +96,22 @@ export class SqliteDb {
    */
   transaction<T>(work: () => T): T {
     whileLocked(() => this.#db.exec("BEGIN IMMEDIATE"));
+    try {
+      const value = work();
+      this.#db.exec("COMMIT");
+      return value;
+    } catch (error) {
+      if (this.#db.inTransaction) this.#db.exec("ROLLBACK");
+      throw error;
+    }
+  }
+
+  /**
+   * Runs `work`, which writes only this connection's TEMP tables, in one transaction that
+   * takes no lock on the database file (deferred): other processes go on writing meanwhile.
+   */
+  temporaryTransaction<T>(work: () => T): T {
+    this.#db.exec("BEGIN");
     try {
       const value = work();
       this.#db.exec("COMMIT");

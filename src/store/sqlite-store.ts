@@ -288,6 +288,13 @@ export class SqliteStore implements Store {
 
   // Ledger
 
+  /**
+   * A result's rows wait in a TEMP table of this connection (appended in the order they
+   * come, so no lock on the file and no index) until markRecorded moves them into the
+   * ledger sorted by number. Inserted in a list's own order, every batch would land all
+   * over both B-trees of `results` (the key and the identifier index): a million rows of a
+   * shuffled list took 76 s to record against 7 s for the same numbers in order.
+   */
   addResults(taskRef: number, columns: readonly string[], rows: readonly ResultRow[]): Promise<void> {
     const split = splitValues(columns);
     const values: SqlValue[] = [];
@@ -296,20 +303,46 @@ export class SqliteStore implements Store {
       if (identifier !== undefined) values.push(taskRef, identifier, ...split(row.values));
     }
     const count = values.length / ROW_VALUES;
+    this.#createIncoming();
     // Full statements of a thousand rows each (far fewer calls into SQLite), then the rest one row at a time.
-    this.#db.transaction(() => {
+    this.#db.temporaryTransaction(() => {
       const full = Math.floor(count / RECORD_ROWS_PER_STATEMENT) * RECORD_ROWS_PER_STATEMENT;
       for (let row = 0; row < full; row += RECORD_ROWS_PER_STATEMENT) {
-        this.#db.run(INSERT_MANY_RESULTS, values.slice(row * ROW_VALUES, (row + RECORD_ROWS_PER_STATEMENT) * ROW_VALUES));
+        this.#db.run(INSERT_MANY_INCOMING, values.slice(row * ROW_VALUES, (row + RECORD_ROWS_PER_STATEMENT) * ROW_VALUES));
       }
-      for (let row = full; row < count; row++) this.#db.run(INSERT_ONE_RESULT, values.slice(row * ROW_VALUES, (row + 1) * ROW_VALUES));
+      for (let row = full; row < count; row++) this.#db.run(INSERT_ONE_INCOMING, values.slice(row * ROW_VALUES, (row + 1) * ROW_VALUES));
     });
     return Promise.resolve();
   }
 
+  /**
+   * Moves the task's waiting rows into the ledger in number order (SQLite sorts them in its
+   * TEMP space, not in memory here), a slice per transaction so other processes are kept
+   * waiting a fraction of a second at most, then marks the result recorded. Rows a
+   * recording cut short left in the ledger are kept (OR IGNORE), not doubled.
+   */
   markRecorded(taskRef: number, columns: readonly string[], at: string): Promise<void> {
+    this.#createIncoming();
+    this.#db.temporaryTransaction(() => {
+      this.#db.run("DELETE FROM temp.ordered_results");
+      this.#db.run(`INSERT INTO temp.ordered_results SELECT * FROM temp.incoming_results WHERE task_ref = ? ORDER BY identifier, rowid`, [
+        taskRef,
+      ]);
+      this.#db.run("DELETE FROM temp.incoming_results WHERE task_ref = ?", [taskRef]);
+    });
+    const last = Number(this.#db.row("SELECT coalesce(max(rowid), 0) FROM temp.ordered_results")![0]);
+    for (let after = 0; after < last; after += MOVE_ROWS_PER_TRANSACTION) {
+      this.#db.transaction(() => this.#db.run(MOVE_ORDERED_SLICE, [after, after + MOVE_ROWS_PER_TRANSACTION]));
+    }
+    this.#db.temporaryTransaction(() => this.#db.run("DELETE FROM temp.ordered_results"));
     this.#db.run("UPDATE tasks SET recorded_at = ?, columns = ? WHERE ref = ?", [at, JSON.stringify(columns), taskRef]);
     return Promise.resolve();
+  }
+
+  /** The connection's TEMP tables where results wait for markRecorded (`ordered_results` is emptied before it is filled, so its rowids run 1, 2, … in number order). */
+  #createIncoming(): void {
+    this.#db.exec(`CREATE TEMP TABLE IF NOT EXISTS incoming_results (${RESULT_COLUMNS_DECLARED});
+      CREATE TEMP TABLE IF NOT EXISTS ordered_results (${RESULT_COLUMNS_DECLARED})`);
   }
 
   // eslint-disable-next-line @typescript-eslint/require-await -- the Store interface is asynchronous (PostgreSQL); SQLite reads in batches synchronously
@@ -504,9 +537,15 @@ export class SqliteStore implements Store {
 const ROW_VALUES = RESULT_VALUE_COLUMNS.length + 3;
 /** Rows per multi-row INSERT: far fewer calls into SQLite, and well under its limit of 32,766 bound values. */
 const RECORD_ROWS_PER_STATEMENT = 1000;
-const INSERT_RESULT = `INSERT OR IGNORE INTO results (task_ref, identifier, ${RESULT_VALUE_COLUMNS.join(", ")}, extra) VALUES `;
+const RESULT_COLUMNS = `task_ref, identifier, ${RESULT_VALUE_COLUMNS.join(", ")}, extra`;
+const RESULT_COLUMNS_DECLARED = `task_ref INTEGER, identifier INTEGER, ${RESULT_VALUE_COLUMNS.map((column) => `${column} TEXT`).join(", ")}, extra TEXT`;
+const INSERT_INCOMING = `INSERT INTO temp.incoming_results (${RESULT_COLUMNS}) VALUES `;
 const ROW_PLACEHOLDERS = `(${Array(ROW_VALUES).fill("?").join(", ")})`;
-const INSERT_ONE_RESULT = INSERT_RESULT + ROW_PLACEHOLDERS;
-const INSERT_MANY_RESULTS = INSERT_RESULT + Array(RECORD_ROWS_PER_STATEMENT).fill(ROW_PLACEHOLDERS).join(", ");
+const INSERT_ONE_INCOMING = INSERT_INCOMING + ROW_PLACEHOLDERS;
+const INSERT_MANY_INCOMING = INSERT_INCOMING + Array(RECORD_ROWS_PER_STATEMENT).fill(ROW_PLACEHOLDERS).join(", ");
+/** Rows moved into the ledger per transaction: a fraction of a second of the write lock. */
+const MOVE_ROWS_PER_TRANSACTION = 50_000;
+const MOVE_ORDERED_SLICE = `INSERT OR IGNORE INTO results (${RESULT_COLUMNS})
+  SELECT ${RESULT_COLUMNS} FROM temp.ordered_results WHERE rowid > ? AND rowid <= ? ORDER BY rowid`;
 
 const TASK_CONTEXT = "s.base_url, s.profile, t.product, t.task_id, t.checked_at, t.columns";

@@ -347,6 +347,35 @@ export function storeContract(fixture: StoreFixture): void {
     expect(pairs.map(({ current, previous }) => [current.identifier, previous.values.activated])).toEqual([["447400100001", "false"]]);
   });
 
+  it("records results whose rows come in any order, two at once, each counting only once it is marked", async () => {
+    const store = await openStore();
+    const tasks = [];
+    for (const taskId of ["t-a", "t-b"]) {
+      const task = await store.addTask({ scope: SCOPE, product: "number_activity_batch", taskId, submittedAt: "2026-11-20T10:00:00.000Z" });
+      await store.updateTask(task.ref, { status: "success", checkedAt: "2026-11-20T10:00:00.000Z" });
+      tasks.push(task);
+    }
+    // A list in its own order (a stride through the numbers), and a number listed twice: its first row counts.
+    const identifiers = Array.from({ length: 12_000 }, (_, i) => String(447400100000 + ((i * 7919) % 12_000)));
+    const rowsOf = (value: string) => identifiers.map((identifier) => ({ identifier, values: [value] }));
+    const [a, b] = [rowsOf("true"), rowsOf("false")];
+    a.splice(6000, 0, { identifier: identifiers[0]!, values: ["false"] });
+    for (let at = 0; at < a.length; at += 5000) {
+      await store.addResults(tasks[0]!.ref, ["activated"], a.slice(at, at + 5000));
+      await store.addResults(tasks[1]!.ref, ["activated"], b.slice(at, at + 5000));
+    }
+    await store.markRecorded(tasks[0]!.ref, ["activated"], "2026-11-20T10:01:00.000Z");
+    const recorded = await collect(store.taskResults(tasks[0]!.ref));
+    expect(recorded).toHaveLength(12_000);
+    expect(new Set(recorded.map((row) => row.values.activated))).toEqual(new Set(["true"]));
+    expect((await store.stats()).results).toBe(12_000);
+    expect((await store.lookup([identifiers[0]!])).map((row) => [row.taskId, row.values.activated])).toEqual([["t-a", "true"]]);
+    await store.markRecorded(tasks[1]!.ref, ["activated"], "2026-11-20T10:02:00.000Z");
+    const second = await collect(store.taskResults(tasks[1]!.ref));
+    expect(second.map((row) => row.identifier).sort()).toEqual([...identifiers].sort());
+    expect(new Set(second.map((row) => row.values.activated))).toEqual(new Set(["false"]));
+  });
+
   it("keeps the first row of a number a result lists twice", async () => {
     const store = await openStore();
     const task = await recordedTask(store, "2026-11-20T10:00:00.000Z", [
