@@ -1,6 +1,7 @@
 import { chmodSync, closeSync, mkdirSync, openSync } from "node:fs";
 import { dirname } from "node:path";
 import Database from "libsql";
+import { FileSystemError } from "../file-system-errors.js";
 import { SQLITE_MIGRATIONS } from "./sqlite-schema.js";
 
 /** A value SQLite binds or returns. */
@@ -70,12 +71,12 @@ export class SqliteDb {
   }
 
   exec(sql: string): void {
-    this.#db.exec(sql);
+    this.#checked(() => this.#db.exec(sql));
   }
 
   run(sql: string, params: readonly SqlValue[] = []): { changes: number; lastInsertRowid: number } {
     // Outside a transaction a write that SQLite refuses at once as locked (rather than waiting) is simply tried again.
-    const write = () => this.#statement(sql).run([...params]);
+    const write = () => this.#checked(() => this.#statement(sql).run([...params]));
     let result: ReturnType<typeof write> | undefined;
     if (this.#db.inTransaction) result = write();
     else whileLocked(() => void (result = write()));
@@ -83,11 +84,11 @@ export class SqliteDb {
   }
 
   row(sql: string, params: readonly SqlValue[] = []): SqlValue[] | undefined {
-    return this.#statement(sql).get([...params]) as SqlValue[] | undefined;
+    return this.#checked(() => this.#statement(sql).get([...params]) as SqlValue[] | undefined);
   }
 
   rows(sql: string, params: readonly SqlValue[] = []): SqlValue[][] {
-    return this.#statement(sql).all([...params]) as SqlValue[][];
+    return this.#checked(() => this.#statement(sql).all([...params]) as SqlValue[][]);
   }
 
   /**
@@ -98,7 +99,7 @@ export class SqliteDb {
     whileLocked(() => this.#db.exec("BEGIN IMMEDIATE"));
     try {
       const value = work();
-      this.#db.exec("COMMIT");
+      this.exec("COMMIT");
       return value;
     } catch (error) {
       if (this.#db.inTransaction) this.#db.exec("ROLLBACK");
@@ -114,7 +115,7 @@ export class SqliteDb {
     this.#db.exec("BEGIN");
     try {
       const value = work();
-      this.#db.exec("COMMIT");
+      this.exec("COMMIT");
       return value;
     } catch (error) {
       if (this.#db.inTransaction) this.#db.exec("ROLLBACK");
@@ -130,6 +131,23 @@ export class SqliteDb {
   close(): void {
     this.#statements.clear();
     this.#db.close();
+  }
+
+  /**
+   * A full disk (or the quota, or the temporary space SQLite sorts and stages in) is the
+   * user's to fix: exit 3 naming the store, not an unexpected error. The transaction it
+   * met is rolled back; everything committed before stays.
+   */
+  #checked<T>(work: () => T): T {
+    try {
+      return work();
+    } catch (error) {
+      if ((error as { code?: unknown } | undefined)?.code !== "SQLITE_FULL") throw error;
+      throw new FileSystemError(this.path, "ENOSPC", false, {
+        cause: error,
+        hint: "Free some space on its disk and in the temporary directory ($TMPDIR), then run the same command again: nothing recorded is lost.",
+      });
+    }
   }
 
   #statement(sql: string): Database.Statement {

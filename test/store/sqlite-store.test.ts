@@ -2,6 +2,8 @@ import { spawn } from "node:child_process";
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { FileSystemError } from "../../src/file-system-errors.js";
+import { SqliteDb } from "../../src/store/sqlite-db.js";
 import { SqliteStore } from "../../src/store/sqlite-store.js";
 import { tempDir } from "../helpers/cli.js";
 import { newRun, recordedTask, storeContract } from "./store-contract.js";
@@ -21,6 +23,29 @@ describe("the embedded store", () => {
   storeContract({
     emptyLocation: () => Promise.resolve(join(tempDir(), "state", "bulkcheck.db")),
     open: (path) => Promise.resolve(SqliteStore.open(path)),
+  });
+
+  it("says a full disk is one, naming the store (exit 3), and keeps what was committed before", () => {
+    const path = join(tempDir(), "state", "bulkcheck.db");
+    const db = SqliteDb.open(path);
+    try {
+      db.exec("CREATE TABLE kept (x); INSERT INTO kept VALUES ('before')");
+      // A database may not grow past max_page_count: SQLite then answers as it does on a full disk.
+      db.exec(`PRAGMA max_page_count = ${Number(db.row("PRAGMA page_count")![0]) + 2}`);
+      const full = (() => {
+        try {
+          db.transaction(() => db.run("INSERT INTO kept VALUES (randomblob(100000))"));
+        } catch (error) {
+          return error;
+        }
+      })();
+      expect(full).toBeInstanceOf(FileSystemError);
+      expect(full).toMatchObject({ kind: "input", message: `Cannot use ${path}: no space left on the device (ENOSPC).` });
+      expect((full as FileSystemError).hint).toMatch(/temporary directory/);
+      expect(db.rows("SELECT x FROM kept")).toEqual([["before"]]);
+    } finally {
+      db.close();
+    }
   });
 
   it("creates its file 0600 in a 0700 directory, with its write-ahead files as private", async () => {
