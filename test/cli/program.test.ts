@@ -1,5 +1,21 @@
 import { describe, expect, it } from "vitest";
-import { runCli } from "../helpers/cli.js";
+import type { CommandUnknownOpts } from "../../src/cli/commander.js";
+import type { Invoke } from "../../src/cli/context.js";
+import { buildProgram } from "../../src/cli/program.js";
+import { main } from "../../src/main.js";
+import { runCli, testRuntime } from "../helpers/cli.js";
+
+const runsNothing: Invoke = async () => undefined;
+
+/** The names of the commands the tree built for `argv` holds. */
+function commandsBuiltFor(argv?: string[]): string[] {
+  return buildProgram(testRuntime().runtime, runsNothing, "0.0.0", { main, argv }).commands.map((command) => command.name());
+}
+
+/** Every command of the whole tree by its path (`config set`), subcommands included. */
+function commandPaths(command: CommandUnknownOpts, path: string[] = []): string[][] {
+  return command.commands.flatMap((child) => [[...path, child.name()], ...commandPaths(child, [...path, child.name()])]);
+}
 
 describe("the assembled program", () => {
   it("lists the commands in the root help in the contract's order", async () => {
@@ -61,5 +77,28 @@ describe("the assembled program", () => {
     const { code, stdout } = await runCli(["config", "unset", "--help"]);
     expect(code).toBe(0);
     expect(stdout).toMatch(/^Usage: bulkcheck config unset \[options\] <key>/);
+  });
+
+  it("builds only the command the arguments name, found past the root's flags, unless it reads the whole tree", () => {
+    const all = commandsBuiltFor();
+    expect(all).toHaveLength(16);
+    expect(commandsBuiltFor(["status", "--help"])).toEqual(["status"]);
+    expect(commandsBuiltFor(["--json", "--base-url", "http://127.0.0.1:1", "--profile", "status", "config", "get", "key"])).toEqual([
+      "config",
+    ]);
+    expect(commandsBuiltFor(["-q", "--profile=work", "--no-color", "download", "a1"])).toEqual(["download"]);
+    for (const argv of [[], ["--help"], ["help", "status"], ["completion", "bash"], ["statsu"], ["--nope", "status"], ["--base-url"]]) {
+      expect(commandsBuiltFor(argv), JSON.stringify(argv)).toEqual(all);
+    }
+  });
+
+  it("prints each command's help alike from the one command built and from the whole tree", async () => {
+    const tree = buildProgram(testRuntime().runtime, runsNothing, "0.0.0", { main });
+    for (const path of commandPaths(tree).filter(([first]) => first !== "help")) {
+      const alone = await runCli([...path, "--help"]);
+      const fromTree = await runCli(["help", ...path]);
+      expect(alone.code, path.join(" ")).toBe(0);
+      expect(alone.stdout, path.join(" ")).toBe(fromTree.stdout);
+    }
   });
 });
