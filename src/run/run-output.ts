@@ -10,19 +10,8 @@ import type { StagedResults } from "../tasks/download.js";
 import type { UploadResult } from "../tasks/submit.js";
 import { collectAbandonedRuns } from "./abandoned.js";
 import { reusedSources } from "./reused-results.js";
-import { fetchToStaging, Staging } from "./staging.js";
+import { fetchToStaging, Staging, type FetchDeps } from "./staging.js";
 import type { RunOutcome } from "./submit-run.js";
-
-/** What a run's output tells as it goes; the command decides how to say it. */
-export type RunOutputEvent =
-  /** A result's transfer broke off and starts again with a fresh link. */
-  | { type: "restart"; error: Error }
-  /** A task's result file is not published yet; it is checked again in `delayMs`. */
-  | { type: "not-published"; taskId: string; delayMs: number }
-  /** Results of abandoned runs whose tasks finished since were kept in the ledger. */
-  | { type: "collected"; tasks: number }
-  /** They could not be collected this time; the next run tries again. */
-  | { type: "collect-failed"; error: Error };
 
 export interface RunOutputDeps {
   store: Store;
@@ -36,7 +25,14 @@ export interface RunOutputDeps {
   now: () => number;
   sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
   signal: AbortSignal;
-  onEvent: (event: RunOutputEvent) => void;
+  /** A result's transfer broke off and starts again with a fresh link. */
+  onRestart: FetchDeps["onRestart"];
+  /** A task's result file is not published yet; it is checked again in `delayMs`. */
+  onWait: FetchDeps["onWait"];
+  /** Results of `tasks` tasks of abandoned runs, finished since, were kept in the ledger. */
+  onCollected: (tasks: number) => void;
+  /** They could not be collected this time; the next run tries again. */
+  onCollectFailed: (error: Error) => void;
 }
 
 /** Where --changes goes: a table in a format, to a file or a stream the caller keeps. */
@@ -54,30 +50,19 @@ export interface ChangesDestination {
  * finished since collected into the ledger.
  */
 export class RunOutput {
-  /** Opened by the first task that finishes; tasks finish concurrently, so they share the one opening. */
-  #opening: Promise<Staging> | undefined;
-  #staging: Staging | undefined;
+  /** Opened by the first task that finishes (tasks finish concurrently, so they share the one opening); none until then. */
+  #staging: Promise<Staging> | undefined;
 
   constructor(private readonly deps: RunOutputDeps) {}
 
   /** Fetches a finished task's result into the run's staging area (and the ledger). */
   async stage(result: UploadResult, run: RunRecord): Promise<void> {
     const { deps } = this;
-    this.#opening ??= Staging.open(this.#stagingRoot(), run.id, deps.store);
-    const staging = (this.#staging = await this.#opening);
-    await fetchToStaging(
-      {
-        client: await deps.client(),
-        product: deps.product,
-        sleep: deps.sleep,
-        signal: deps.signal,
-        onRestart: (error) => deps.onEvent({ type: "restart", error }),
-        onWait: (taskId, delayMs) => deps.onEvent({ type: "not-published", taskId, delayMs }),
-        ...(deps.ledger ? { ledger: { store: deps.store, now: deps.now } } : {}),
-      },
-      staging,
-      result,
-    );
+    this.#staging ??= Staging.open(this.#stagingRoot(), run.id, deps.store);
+    const staging = await this.#staging;
+    const { product, sleep, signal, onRestart, onWait } = deps;
+    const fetch: FetchDeps = { client: await deps.client(), product, sleep, signal, onRestart, onWait };
+    await fetchToStaging(deps.ledger ? { ...fetch, ledger: { store: deps.store, now: deps.now } } : fetch, staging, result);
   }
 
   /**
@@ -86,7 +71,7 @@ export class RunOutput {
    * fetching): the output then downloads them.
    */
   async results(outcome: RunOutcome): Promise<StagedResults | undefined> {
-    const staging = this.#staging;
+    const staging = await this.#staging;
     if (!staging && outcome.results.length > 0) return undefined;
     const { store, now } = this.deps;
     const refOf = new Map(outcome.results.map((result) => [result.task.id, result.upload.ref]));
@@ -122,14 +107,14 @@ export class RunOutput {
    */
   async finish(retentionSeconds: number | undefined): Promise<void> {
     const { deps } = this;
-    await this.#staging?.remove();
+    await (await this.#staging)?.remove();
     if (!deps.ledger) return;
     if (retentionSeconds !== undefined) await deps.store.prune(new Date(deps.now() - retentionSeconds * 1000).toISOString());
     try {
       const tasks = await collectAbandonedRuns({ ...deps, client: await deps.client() });
-      if (tasks > 0) deps.onEvent({ type: "collected", tasks });
+      if (tasks > 0) deps.onCollected(tasks);
     } catch (error) {
-      deps.onEvent({ type: "collect-failed", error: error as Error });
+      deps.onCollectFailed(error as Error);
     }
   }
 

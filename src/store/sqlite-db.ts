@@ -97,14 +97,7 @@ export class SqliteDb {
    */
   transaction<T>(work: () => T): T {
     whileLocked(() => this.#db.exec("BEGIN IMMEDIATE"));
-    try {
-      const value = work();
-      this.exec("COMMIT");
-      return value;
-    } catch (error) {
-      if (this.#db.inTransaction) this.#db.exec("ROLLBACK");
-      throw error;
-    }
+    return this.#committed(work);
   }
 
   /**
@@ -113,6 +106,11 @@ export class SqliteDb {
    */
   temporaryTransaction<T>(work: () => T): T {
     this.#db.exec("BEGIN");
+    return this.#committed(work);
+  }
+
+  /** Runs `work` in the transaction just begun: committed when it returns, rolled back when it throws. */
+  #committed<T>(work: () => T): T {
     try {
       const value = work();
       this.exec("COMMIT");

@@ -1,15 +1,18 @@
 import { describe, expect, it } from "vitest";
 import type { ApiClient } from "../../src/api/types.js";
-import { RunOutput, type RunOutputDeps, type RunOutputEvent } from "../../src/run/run-output.js";
+import { RunOutput, type RunOutputDeps } from "../../src/run/run-output.js";
 import type { RunOutcome } from "../../src/run/submit-run.js";
 import type { Store } from "../../src/store/store.js";
+
+/** What the run's output told, in order. */
+type Told = { type: "restart" | "not-published" | "collected" | "collect-failed"; [detail: string]: unknown };
 
 const NOW = Date.parse("2026-03-01T12:00:00.000Z");
 
 /** A run's output over a store that notes what is asked of it, and a service that cannot be reached. */
 function setup(ledger: boolean) {
   const pruned: string[] = [];
-  const events: RunOutputEvent[] = [];
+  const events: Told[] = [];
   let clients = 0;
   const store = {
     prune: async (before: string) => void pruned.push(before),
@@ -28,7 +31,10 @@ function setup(ledger: boolean) {
     now: () => NOW,
     sleep: async () => undefined,
     signal: new AbortController().signal,
-    onEvent: (event) => events.push(event),
+    onRestart: (error) => events.push({ type: "restart", error }),
+    onWait: (taskId, delayMs) => events.push({ type: "not-published", taskId, delayMs }),
+    onCollected: (tasks) => events.push({ type: "collected", tasks }),
+    onCollectFailed: (error) => events.push({ type: "collect-failed", error }),
   };
   return { output: new RunOutput(deps), pruned, events, clients: () => clients };
 }

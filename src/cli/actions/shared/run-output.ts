@@ -1,6 +1,6 @@
 import { stateDir } from "../../../config/paths.js";
 import type { ChangesSummary } from "../../../ledger/changes.js";
-import { RunOutput, type RunOutputEvent } from "../../../run/run-output.js";
+import { RunOutput } from "../../../run/run-output.js";
 import type { RunOutcome } from "../../../run/submit-run.js";
 import type { ServiceType } from "../../../spec/products.js";
 import type { RunRecord } from "../../../store/store.js";
@@ -42,7 +42,12 @@ export async function runOutput(ctx: Context, flags: RunOutputFlags) {
     now: ctx.now,
     sleep: ctx.sleep,
     signal: ctx.signal,
-    onEvent: (event) => noteEvent(ctx, event),
+    onRestart: (error) => ctx.printer.note(brokeOff(error)),
+    onWait: (taskId, delayMs) => ctx.printer.note(notPublished(taskId, delayMs)),
+    onCollected: (tasks) =>
+      ctx.printer.note(`Kept in the ledger the results of ${count(tasks)} task(s) of abandoned runs that finished since.`),
+    onCollectFailed: (error) =>
+      ctx.printer.warn(`the results of abandoned runs could not be collected this time (${error.message}); the next run tries again.`),
   });
 
   const writeChanges = async (outcome: RunOutcome): Promise<ChangesSummary | undefined> => {
@@ -94,25 +99,6 @@ export async function runOutput(ctx: Context, flags: RunOutputFlags) {
     /** Once the run has finished: staging removed, old results pruned, abandoned runs' results collected. */
     cleanUp: () => output.finish(flags.retentionSeconds),
   };
-}
-
-function noteEvent(ctx: Context, event: RunOutputEvent): void {
-  switch (event.type) {
-    case "restart":
-      ctx.printer.note(brokeOff(event.error));
-      return;
-    case "not-published":
-      ctx.printer.note(notPublished(event.taskId, event.delayMs));
-      return;
-    case "collected":
-      ctx.printer.note(`Kept in the ledger the results of ${count(event.tasks)} task(s) of abandoned runs that finished since.`);
-      return;
-    case "collect-failed":
-      ctx.printer.warn(
-        `the results of abandoned runs could not be collected this time (${event.error.message}); the next run tries again.`,
-      );
-      return;
-  }
 }
 
 function describeChanges(summary: ChangesSummary, path: string | undefined): string {
