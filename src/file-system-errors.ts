@@ -1,7 +1,7 @@
 /**
  * The one table of the file system's refusals a user can cause (a missing path, a full
  * disk, a permission), and the one error kind for them, FileSystemError: what happened,
- * what to do, and the exit code, as the README's exit-code table says:
+ * what to do, and the exit code, as the exit-code table (EXIT_CODES in cli/exit-codes.ts) says:
  *
  * - met while writing an output (a temp file, a staged result, the spooled list, -o,
  *   --rejects): exit 3 naming the file, with nothing written, whatever the code: by then

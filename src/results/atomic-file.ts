@@ -17,7 +17,7 @@ export interface DestinationRules {
   name?: string;
 }
 
-export interface DestinationState {
+interface DestinationState {
   /** What stands at the path (a symbolic link itself, not its target), or undefined when nothing does. */
   existing: Stats | undefined;
   /** Temp files of dead writers removed beside it. */

@@ -16,8 +16,6 @@ export {
   rowCountMismatches,
   type ResultSummary,
   type RowCountMismatch,
-  taskCharge,
-  type TaskCharge,
 } from "./summary.js";
 export type { CarrierCounts, SignalCounts, Tally, ValueCount } from "./tally.js";
 export { OUTPUT_FORMATS, rendererFor, writeRows, type OutputFormat, type RenderOptions } from "./render.js";

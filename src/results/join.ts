@@ -245,7 +245,7 @@ function isFullyQuoted(raw: string, delimiter: string): boolean {
  * and `=1+1` stays text), padded to the source's width, then the added columns; then a
  * Summary sheet. Streamed into `input.out` with its backpressure.
  */
-export async function joinWorkbook(source: JoinSource, input: JoinInput, summary: JoinSummary): Promise<void> {
+async function joinWorkbook(source: JoinSource, input: JoinInput, summary: JoinSummary): Promise<void> {
   const { rows, added, width, joined } = source;
   const plainList = rows.format.kind === "txt";
   const sourceHeader = rows.header ? padded(rows.header.fields, width) : defaultHeader(rows);

@@ -192,7 +192,7 @@ export async function* resultTable(sources: readonly ResultSource[], context: Ta
 }
 
 /** One source being read, and what its rows are counted into. */
-export interface SourceReading {
+interface SourceReading {
   label: string;
   summary: SourceSummary;
   header: OutputHeader;
@@ -212,7 +212,7 @@ export interface SourceReading {
  * instead (copyPlainLines); both give the same CSV.
  * @throws ResultFileError for an unusable file, or the stream's own error.
  */
-export async function* sourceParts(bytes: Readable, reading: SourceReading): AsyncGenerator<TablePart> {
+async function* sourceParts(bytes: Readable, reading: SourceReading): AsyncGenerator<TablePart> {
   const reader = new RecordReader(",");
   let rows: SourceRows | undefined;
   /** The records as output rows; the first record fixes the shape (and maybe the output header). */

@@ -79,7 +79,7 @@ export function writeRows(table: AsyncIterable<readonly string[]>, out: Writable
  * written as sent (`true`/`false` stay text), but never as a formula: every cell of a
  * result is the service's (see neutraliseFormula).
  */
-export async function* renderDelimited(table: AsyncIterable<readonly string[]>, delimiter: OutputDelimiter): AsyncGenerator<string> {
+async function* renderDelimited(table: AsyncIterable<readonly string[]>, delimiter: OutputDelimiter): AsyncGenerator<string> {
   for await (const batch of batches(table, BATCH_ROWS)) {
     yield batch.map((row) => delimitedLine(row, delimiter, false)).join("");
   }
@@ -122,12 +122,12 @@ async function* jsonRows(table: AsyncIterable<readonly string[]>): AsyncGenerato
 }
 
 /** JSON Lines: one object per data row, each on its own line. */
-export async function* renderJsonLines(table: AsyncIterable<readonly string[]>): AsyncGenerator<string> {
+async function* renderJsonLines(table: AsyncIterable<readonly string[]>): AsyncGenerator<string> {
   for await (const lines of jsonRows(table)) yield `${lines.join("\n")}\n`;
 }
 
 /** One JSON array of row objects, written as it streams: never held in memory whole. */
-export async function* renderJsonArray(table: AsyncIterable<readonly string[]>): AsyncGenerator<string> {
+async function* renderJsonArray(table: AsyncIterable<readonly string[]>): AsyncGenerator<string> {
   let separator = "\n";
   yield "[";
   for await (const lines of jsonRows(table)) {

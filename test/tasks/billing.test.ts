@@ -5,7 +5,7 @@ import { DEFAULT_PRICE_MICROS } from "../../src/spec/products.js";
 import type { Task } from "../../src/spec/task.js";
 import type { SqliteStore } from "../../src/store/sqlite-store.js";
 import type { RunKind, Scope } from "../../src/store/store.js";
-import { billing, excludedBeforeUpload } from "../../src/tasks/billing.js";
+import { billing, excludedBeforeUpload, taskCharge } from "../../src/tasks/billing.js";
 import { tempStores } from "../helpers/store.js";
 
 const task = (over: Partial<Task>): Task => ({
@@ -116,5 +116,52 @@ describe("excludedBeforeUpload", () => {
     const origins = await taskOrigins(store, SCOPE, ["retried", "elsewhere"]);
     expect(origins.size).toBe(1);
     expect(excludedBeforeUpload(origins.values())).toBeUndefined();
+  });
+});
+
+describe("taskCharge", () => {
+  const base: Task = {
+    id: "f".repeat(32),
+    product: "number_high_value_batch",
+    status: "success",
+    country: "DE",
+    total: 900,
+    created_at: "2024-01-01T00:00:00Z",
+  };
+
+  it.each([
+    [
+      "a finished task charges successes and refunds the rest of the file",
+      { submitted_lines: 1000, success_cnt: 850 },
+      1000,
+      3_400_000,
+      600_000,
+    ],
+    ["a task without submitted_lines reserves its total", { success_cnt: 900 }, 900, 3_600_000, 0],
+  ] as const)("%s", (_name, fields, submitted, chargedMicros, refundedMicros) => {
+    expect(taskCharge({ ...base, ...fields })).toEqual({
+      priceMicros: 4000,
+      submitted,
+      charged: fields.success_cnt,
+      chargedMicros,
+      refundedMicros,
+    });
+  });
+
+  it("refunds a failed task in full", () => {
+    expect(taskCharge({ ...base, status: "failed", submitted_lines: 1000 })).toMatchObject({ chargedMicros: 0, refundedMicros: 4_000_000 });
+  });
+
+  it("knows nothing yet about a task still processing", () => {
+    expect(taskCharge({ ...base, status: "processing" })).toBeUndefined();
+  });
+
+  it("uses the alias's price and an explicit price over the list", () => {
+    expect(taskCharge({ ...base, product: "global_carrier_batch", success_cnt: 10 })?.chargedMicros).toBe(10_000);
+    expect(taskCharge({ ...base, success_cnt: 10 }, 7)?.chargedMicros).toBe(70);
+  });
+
+  it("asks for a price when the product has none listed", () => {
+    expect(() => taskCharge({ ...base, product: "mystery_batch", success_cnt: 1 })).toThrow(/No price is known/);
   });
 });

@@ -40,7 +40,7 @@ export type HelpBlock =
   | { kind: "paragraph"; text: string };
 
 /** Help laid out for an 80-column terminal, whatever the terminal running the generator is. */
-export const HELP_WIDTH = 80;
+const HELP_WIDTH = 80;
 
 /** Every command of the tree, the root first, each followed by its subcommands (help's order). */
 export function commandDocs(version: string): CommandDoc[] {
@@ -103,7 +103,7 @@ function textAfterHelp(command: CommandUnknownOpts): string {
 }
 
 /** After-help text, split at blank lines into blocks. */
-export function helpBlocks(text: string): HelpBlock[] {
+function helpBlocks(text: string): HelpBlock[] {
   return text
     .split(/\n\s*\n/)
     .map((block) => block.replace(/^\n+|\s+$/g, ""))
@@ -121,7 +121,7 @@ export function sentence(description: string): string {
   return description.charAt(0).toUpperCase() + description.slice(1);
 }
 
-/** A runtime whose streams nothing writes to: every command's output goes to textAfterHelp's buffer. */
+/** The runtime the tree is built with: the process's streams, which nothing writes to (help goes to textAfterHelp's buffer). */
 function referenceRuntime(): Runtime {
   return {
     io: processIO(),

@@ -1,13 +1,13 @@
 import { exitCodesHelp } from "../exit-codes.js";
 import { HELP_TOPICS, helpTopicsList, type HelpTopic } from "../help-topics.js";
-import type { HelpBlock } from "./command-docs.js";
+import { sentence, type HelpBlock } from "./command-docs.js";
 
 /** The help topics, in help's order: each is a section after the commands. */
 export const TOPICS = Object.keys(HELP_TOPICS) as HelpTopic[];
 
 /** A topic's section title: "exit-codes" is "Exit codes". */
 export function topicTitle(topic: HelpTopic): string {
-  return `${topic[0]!.toUpperCase()}${topic.slice(1).replaceAll("-", " ")}`;
+  return sentence(topic.replaceAll("-", " "));
 }
 
 /** What `bulkcheck help exit-codes` says after the table itself. */
