@@ -111,6 +111,8 @@ export interface LedgerSettings {
   maxAgeSeconds: number;
   /** Remove results older than this after each run; undefined keeps them. */
   retentionSeconds: number | undefined;
+  /** Numbers that need a result but are too few for a task: fill it with the oldest fresh results, or let them wait (config set pad; --pad). */
+  pad: "oldest" | "never";
 }
 
 /** The shared store's URL: BULKCHECK_STORE_URL, then the profile's `store`; none means the local SQLite file. */
@@ -127,5 +129,6 @@ export function resolveLedger(profile: ProfileSettings): LedgerSettings {
     on: profile.ledger !== "off",
     maxAgeSeconds: typeof maxAge === "number" ? maxAge : DEFAULT_MAX_AGE_SECONDS,
     retentionSeconds: typeof retention === "number" ? retention : undefined,
+    pad: profile.pad === "never" ? "never" : "oldest",
   };
 }

@@ -17,6 +17,7 @@ export type SettingKey =
   | "max-age"
   | "ledger"
   | "ledger-retention"
+  | "pad"
   | "store";
 
 interface SettingSpec {
@@ -126,6 +127,16 @@ export const SETTINGS: Readonly<Record<SettingKey, SettingSpec>> = {
     parse(text) {
       const value = text.trim().toLowerCase();
       if (value !== "on" && value !== "off") throw new UsageError(`ledger is on or off, got "${text}".`);
+      return value;
+    },
+  },
+  pad: {
+    describe:
+      "numbers that need a result but are too few for a task: oldest (the default) fills the task with the oldest fresh results, never lets them wait for a later run",
+    defaultValue: "oldest",
+    parse(text) {
+      const value = text.trim().toLowerCase();
+      if (value !== "oldest" && value !== "never") throw new UsageError(`pad is oldest or never, got "${text}".`);
       return value;
     },
   },

@@ -2,31 +2,92 @@ import { createReadStream } from "node:fs";
 import { rm } from "node:fs/promises";
 import { IdentifierSet } from "../prepare/identifier-set.js";
 import { UploadSpool, type UploadChunk, type UploadTarget } from "../prepare/upload-writer.js";
-import type { Scope, Store } from "../store/store.js";
+import type { Scope, Store, TaskRecord } from "../store/store.js";
 
 /**
- * The ledger's latest result of every number of a product in a scope, as of a task
- * reference: number → the task whose result is the latest, and each such task's date.
+ * The ledger's latest answer for every number of a product in a scope, as of a task
+ * reference: number → answerCode(task, whether that task has a result row for it), and each
+ * answering task's date and whether it is still in flight.
  */
-export interface LatestResults {
+export interface LatestAnswers {
   byNumber: IdentifierSet;
-  checkedAt: ReadonlyMap<number, string>;
+  tasks: ReadonlyMap<number, AnsweringTask>;
+}
+
+export interface AnsweringTask {
+  /** When it was checked (first seen succeeded); while in flight, when it was submitted. */
+  date: string;
+  inFlight: boolean;
+  taskId?: string;
+  runId?: string;
+}
+
+/** How a number's answer is kept in an IdentifierSet: its task's reference, and whether that task has a result row for it. */
+function answerCode(taskRef: number, withResult: boolean): number {
+  return taskRef * 2 + (withResult ? 1 : 0);
+}
+
+function answerOf(code: number): { taskRef: number; withResult: boolean } {
+  return { taskRef: Math.floor(code / 2), withResult: code % 2 === 1 };
+}
+
+/** Which answers count, as the run's journalled rule says (see ReuseRule). */
+export interface AnswerRule {
+  asOfTaskRef: number;
+  /**
+   * Which tasks count as in flight: every task in flight now (`now`, a run being planned),
+   * or those a run counted when it was planned, whatever they have become since (so a
+   * continued run plans its parts again exactly). With either, a number in flight or checked
+   * without a result counts as answered; absent (runs planned before bulkcheck kept tasks'
+   * numbers), results alone do.
+   */
+  inFlight?: readonly number[] | "now";
 }
 
 /**
- * Reads the latest result of every number (newest first, so the first seen is the
- * latest) from tasks up to `maxTaskRef`. Memory is the index's, ~20 bytes a number.
+ * Reads the latest answer of every number: the results (newest first, so the first seen is
+ * the latest) from tasks up to `asOfTaskRef`, then, where the rule counts them, the numbers
+ * of tasks still in flight and the numbers a recorded task answered without a result, each
+ * replacing an older answer. A failed task answered nothing. Memory is the index's, ~20
+ * bytes a number.
  */
-export async function latestResults(store: Store, scope: Scope, product: string, maxTaskRef: number): Promise<LatestResults> {
+export async function latestAnswers(store: Store, scope: Scope, product: string, rule: AnswerRule): Promise<LatestAnswers> {
   const byNumber = new IdentifierSet();
-  const refs = new Set<number>();
-  for await (const batch of store.freshResults(scope, product, "", maxTaskRef)) {
+  const recorded = new Set<number>();
+  for await (const batch of store.freshResults(scope, product, "", rule.asOfTaskRef)) {
     for (const { identifier, taskRef } of batch) {
-      byNumber.firstLineOf(identifier, taskRef);
-      refs.add(taskRef);
+      byNumber.firstLineOf(identifier, answerCode(taskRef, true));
+      recorded.add(taskRef);
     }
   }
-  return { byNumber, checkedAt: await store.checkedAtOf([...refs]) };
+  const tasks = new Map<number, AnsweringTask>();
+  for (const [ref, date] of await store.checkedAtOf([...recorded])) tasks.set(ref, { date, inFlight: false });
+  if (rule.inFlight === undefined) return { byNumber, tasks };
+  const journalled = rule.inFlight === "now" ? undefined : new Set(rule.inFlight);
+  for (const task of await store.answeringTasks(scope, product, rule.asOfTaskRef)) {
+    const answering = answeringTask(task, journalled);
+    if (!answering) continue;
+    tasks.set(task.ref, answering);
+    for await (const numbers of store.unansweredNumbers(task.ref)) {
+      for (const identifier of numbers) {
+        const had = byNumber.get(identifier);
+        if (had === undefined || tasks.get(answerOf(had).taskRef)!.date < answering.date)
+          byNumber.set(identifier, answerCode(task.ref, false));
+      }
+    }
+  }
+  return { byNumber, tasks };
+}
+
+/** Whether a task's numbers count as answered, and how: recorded, or in flight (submitted, not failed, not yet recorded). */
+function answeringTask(task: TaskRecord, journalledInFlight: ReadonlySet<number> | undefined): AnsweringTask | undefined {
+  const ids = { ...(task.taskId === undefined ? {} : { taskId: task.taskId }), ...(task.runId === undefined ? {} : { runId: task.runId }) };
+  const submitted = task.submittedAt ?? task.checkedAt;
+  if (journalledInFlight?.has(task.ref)) return submitted === undefined ? undefined : { date: submitted, inFlight: true, ...ids };
+  if (task.recordedAt !== undefined && task.checkedAt !== undefined) return { date: task.checkedAt, inFlight: false, ...ids };
+  // Planned before: only the tasks it counted in flight do (journalledInFlight); planning now: every task not over.
+  if (journalledInFlight || task.taskId === undefined || task.status === "failed" || submitted === undefined) return undefined;
+  return { date: submitted, inFlight: true, ...ids };
 }
 
 /** What reuse made of one list (or one country's list): what is uploaded, and what the ledger serves. */
@@ -34,101 +95,156 @@ export interface ReuseSplit {
   /** The numbers to upload, split into balanced parts of at most maxTaskSize. */
   parts: UploadChunk[];
   kept: number;
+  /** Numbers with a fresh result, which the output takes from the ledger. */
   reused: number;
   /** Fresh numbers uploaded anyway to reach the minimum task size (the oldest fresh results are checked again). */
   padded: number;
+  /** The dates of the padded numbers' results. */
+  paddedFrom?: { oldest: string; newest: string };
+  /** Numbers the service checked without a result within the freshness limit: not uploaded again. */
+  noResult: number;
+  /** Numbers without a result uploaded again because the run asked to retry them. */
+  retriedNoResult: number;
+  /** Numbers in a task still in flight (submitted within the freshness limit): their results come from it. */
+  inFlight: number;
+  /** Numbers that need a result but wait for a later run: too few for a task, and padding was refused. */
+  waiting: number;
   /** The dates of the reused results. */
   reusedFrom?: { oldest: string; newest: string };
   /** Numbers uploaded although the ledger has a result for them, older than the freshness limit. */
   stale: { numbers: number; oldest?: string; newest?: string };
 }
 
+/** When the numbers that need a result are fewer than a task's minimum: fill the task with the oldest fresh results, or let them wait. */
+export type PadPolicy = "oldest" | "never";
+
 export interface SplitOptions {
   /** The kept list: one identifier per line, in list order. */
   list: UploadChunk;
-  latest: LatestResults | undefined;
-  /** Results checked at or after this are fresh (ISO time); undefined reuses nothing. */
+  answers: LatestAnswers | undefined;
+  /** Answers dated at or after this are fresh (ISO time); undefined reuses nothing. */
   freshSince: string | undefined;
   minTaskSize: number;
   maxTaskSize: number;
+  pad: PadPolicy;
+  /** Upload the numbers checked without a result too. */
+  retryNoResult: boolean;
   /** Where the parts are written. */
   target: UploadTarget;
-  /** Filled with each reused number's task reference, for the output. */
+  /** Filled with each number the run does not upload and takes from a task (its result, or the task in flight), with that task's reference. */
   reusedNumbers: IdentifierSet;
   /** Filled with the tasks whose results are reused. */
   reusedTasks: Set<number>;
+  /** Filled with the tasks in flight whose results the run takes once they finish. */
+  inFlightTasks: Set<number>;
 }
 
+/** What the ledger says of one number: nothing to reuse (undefined), or a fresh answer of one kind. */
+type FreshAnswer = { kind: "result" | "no result" | "in flight"; taskRef: number; date: string };
+
 /**
- * Splits a kept list into what is uploaded and what the ledger serves: a number with a
- * fresh result is reused, every other number is uploaded, in list order. When the
- * numbers to upload are fewer than a task's minimum (but there are some), the oldest
- * fresh results are checked again to fill the task: the service cannot take fewer, and
- * those are the results most worth renewing. Deterministic for a given ledger state, so a
- * run continued later splits its list exactly as it did (its parts' hashes say so).
+ * Splits a kept list into what is uploaded and what is served otherwise: a number with a
+ * fresh result is reused, a number in a task in flight is taken from it, a number checked
+ * without a result is not checked again (unless asked); every other number needs a result
+ * and is uploaded, in list order. When those are fewer than a task's minimum (but there are
+ * some), the oldest fresh results are checked again to fill the task (or, with the pad
+ * policy `never`, nothing is uploaded and they wait): the service cannot take fewer, and
+ * those are the results most worth renewing. A list with nothing that needs a result
+ * uploads nothing. Deterministic for a given ledger state, so a run continued later splits
+ * its list exactly as it did (its parts' hashes say so).
  */
 export async function splitByFreshness(options: SplitOptions): Promise<ReuseSplit> {
-  const { latest, freshSince } = options;
-  const freshRef = (identifier: number): number | undefined => {
-    if (!latest || freshSince === undefined) return undefined;
-    const ref = latest.byNumber.get(identifier);
-    return ref !== undefined && latest.checkedAt.get(ref)! >= freshSince ? ref : undefined;
+  const { answers, freshSince } = options;
+  const freshAnswer = (identifier: number): FreshAnswer | undefined => {
+    if (!answers || freshSince === undefined) return undefined;
+    const code = answers.byNumber.get(identifier);
+    if (code === undefined) return undefined;
+    const { taskRef, withResult } = answerOf(code);
+    const task = answers.tasks.get(taskRef)!;
+    if (task.date < freshSince) return undefined;
+    return { kind: task.inFlight ? "in flight" : withResult ? "result" : "no result", taskRef, date: task.date };
   };
-  // Each date once, in order: a fresh number's place in the renewal order is its date's rank, then its position.
-  const dates = [...new Set(latest?.checkedAt.values() ?? [])].sort();
+  /** Whether a number is uploaded unless it pads a task: it has no fresh answer, or asked to retry. */
+  const needsResult = (answer: FreshAnswer | undefined) => answer === undefined || (answer.kind === "no result" && options.retryNoResult);
+  // Each date once, in order: a fresh result's place in the renewal order is its date's rank, then its position.
+  const dates = [...new Set([...(answers?.tasks.values() ?? [])].map((task) => task.date))].sort();
   const rank = new Map(dates.map((date, index) => [date, index]));
   let renewalOrder = new Float64Array(1024);
   let kept = 0;
-  let reused = 0;
-  const reusedDates = new DateRange();
+  let fresh = 0;
+  let needed = 0;
   const stale = new DateRange();
   for await (const identifiers of identifierBatches(options.list.path)) {
     for (const identifier of identifiers) {
       const position = kept++;
-      const ref = freshRef(identifier);
-      if (ref !== undefined) {
-        if (reused === renewalOrder.length) renewalOrder = grown(renewalOrder);
-        renewalOrder[reused++] = rank.get(latest!.checkedAt.get(ref)!)! * 2 ** 32 + position;
-        continue;
+      const answer = freshAnswer(identifier);
+      if (answer?.kind === "result") {
+        if (fresh === renewalOrder.length) renewalOrder = grown(renewalOrder);
+        renewalOrder[fresh++] = rank.get(answer.date)! * 2 ** 32 + position;
       }
-      const older = latest?.byNumber.get(identifier);
-      if (older !== undefined) stale.add(latest!.checkedAt.get(older)!);
+      if (!needsResult(answer)) continue;
+      needed++;
+      const older = answers?.byNumber.get(identifier);
+      if (older !== undefined && answer === undefined) stale.add(answers!.tasks.get(answerOf(older).taskRef)!.date);
     }
   }
-  const toUpload = kept - reused;
-  const padded = toUpload > 0 && toUpload < options.minTaskSize ? Math.min(options.minTaskSize - toUpload, reused) : 0;
-  const checkedAgain = new Set(Array.from(renewalOrder.subarray(0, reused).sort().subarray(0, padded), (order) => order % 2 ** 32));
+  const short = needed > 0 && needed < options.minTaskSize;
+  const waiting = short && options.pad === "never" ? needed : 0;
+  const padded = short && waiting === 0 ? Math.min(options.minTaskSize - needed, fresh) : 0;
+  const checkedAgain = new Set(Array.from(renewalOrder.subarray(0, fresh).sort().subarray(0, padded), (order) => order % 2 ** 32));
+  const counts = { reused: 0, noResult: 0, retriedNoResult: 0, inFlight: 0 };
+  const reusedDates = new DateRange();
+  const paddedDates = new DateRange();
   const spool = await UploadSpool.create(options.target);
   try {
     let position = 0;
     for await (const identifiers of identifierBatches(options.list.path)) {
       for (const identifier of identifiers) {
-        const ref = checkedAgain.has(position++) ? undefined : freshRef(identifier);
-        if (ref === undefined) spool.add(identifier);
+        const answer = freshAnswer(identifier);
+        if (checkedAgain.has(position++)) {
+          paddedDates.add(answer!.date);
+          spool.add(identifier);
+        } else if (needsResult(answer)) {
+          if (waiting > 0) continue;
+          if (answer) counts.retriedNoResult++;
+          spool.add(identifier);
+        } else if (answer!.kind === "no result") counts.noResult++;
         else {
-          options.reusedNumbers.firstLineOf(identifier, ref);
-          options.reusedTasks.add(ref);
-          reusedDates.add(latest!.checkedAt.get(ref)!);
+          options.reusedNumbers.firstLineOf(identifier, answer!.taskRef);
+          if (answer!.kind === "in flight") {
+            counts.inFlight++;
+            options.inFlightTasks.add(answer!.taskRef);
+          } else {
+            counts.reused++;
+            options.reusedTasks.add(answer!.taskRef);
+            reusedDates.add(answer!.date);
+          }
         }
       }
       await spool.flush();
     }
     const parts = await spool.finish(options.maxTaskSize);
-    if (toUpload + padded === 0) await Promise.all(parts.map((part) => rm(part.path, { force: true })));
-    const split: ReuseSplit = {
-      parts: toUpload + padded === 0 ? [] : parts,
+    const uploads = needed - waiting + padded > 0;
+    if (!uploads) await Promise.all(parts.map((part) => rm(part.path, { force: true })));
+    return {
+      parts: uploads ? parts : [],
       kept,
-      reused: reused - padded,
+      ...counts,
       padded,
+      waiting,
       stale: { numbers: stale.count, ...stale.range() },
+      ...dateRange("reusedFrom", reusedDates),
+      ...dateRange("paddedFrom", paddedDates),
     };
-    const from = reusedDates.range();
-    if (from.oldest !== undefined) split.reusedFrom = { oldest: from.oldest, newest: from.newest! };
-    return split;
   } catch (error) {
     await spool.discard();
     throw error;
   }
+}
+
+function dateRange<K extends string>(key: K, dates: DateRange): { [key in K]?: { oldest: string; newest: string } } {
+  const { oldest, newest } = dates.range();
+  return (oldest === undefined ? {} : { [key]: { oldest, newest: newest! } }) as { [key in K]?: { oldest: string; newest: string } };
 }
 
 /** The earliest and latest of some ISO dates, and how many there were. */
@@ -155,7 +271,7 @@ function grown(array: Float64Array<ArrayBuffer>): Float64Array<ArrayBuffer> {
 }
 
 /** The identifiers of a prepared list file as numbers, in order, a batch at a time. */
-async function* identifierBatches(path: string): AsyncGenerator<number[]> {
+export async function* identifierBatches(path: string): AsyncGenerator<number[]> {
   // A prepared list holds one identifier per line: read in chunks, a batch of numbers at a time.
   let tail = "";
   for await (const chunk of createReadStream(path, { encoding: "latin1", highWaterMark: 1 << 20 })) {

@@ -43,20 +43,34 @@ export class IdentifierSet {
 
   /** Records `key` as first seen on `line` and returns undefined, or returns the line it was first seen on. */
   firstLineOf(key: IdentifierKey, line: number): number | undefined {
+    return this.record(key, line, false);
+  }
+
+  /** Records `key` with `value`, replacing what it had. */
+  set(key: IdentifierKey, value: number): void {
+    this.record(key, value, true);
+  }
+
+  /** Records `key` with `value` when it is new (or `replace` says so); returns what it had. */
+  private record(key: IdentifierKey, value: number, replace: boolean): number | undefined {
     if (typeof key === "string") {
       const first = this.long.get(key);
-      if (first === undefined) this.long.set(key, line);
+      if (first === undefined || replace) this.long.set(key, value);
       return first;
     }
     const mask = this.slots.length - 1;
     let slot = hash(key) & mask;
     for (let entry = this.slots[slot]!; entry !== 0; entry = this.slots[slot]!) {
-      if (this.keys[entry - 1] === key) return this.lines[entry - 1];
+      if (this.keys[entry - 1] === key) {
+        const had = this.lines[entry - 1];
+        if (replace) this.lines[entry - 1] = value;
+        return had;
+      }
       slot = (slot + 1) & mask;
     }
     if (this.numbers === this.keys.length) this.growEntries();
     this.keys[this.numbers] = key;
-    this.lines[this.numbers] = line;
+    this.lines[this.numbers] = value;
     this.slots[slot] = ++this.numbers;
     if (this.numbers > this.slots.length * MAX_LOAD) this.growSlots();
     return undefined;

@@ -1,7 +1,8 @@
 import type { ApiClient } from "../api/types.js";
 import { ledgerRecorder } from "../ledger/record.js";
 import { checkResult } from "../results/read-results.js";
-import { canonicalServiceType } from "../spec/products.js";
+import { canonicalServiceType, type ServiceType } from "../spec/products.js";
+import type { Task } from "../spec/task.js";
 import type { Scope, Store } from "../store/store.js";
 import { resultLabel } from "../tasks/download.js";
 import { resultOpener } from "../tasks/fetch-result.js";
@@ -39,17 +40,26 @@ export async function collectAbandonedRuns(deps: CollectDeps): Promise<number> {
       if (!task) continue;
       await noteTaskState(store, row.ref, task, deps.now);
       if (task.status !== "success") continue;
-      await checkResult(
-        {
-          label: resultLabel(task.id),
-          task,
-          open: resultOpener(task, { client: deps.client, sleep: deps.sleep, signal: deps.signal }),
-          recorder: ledgerRecorder(store, row.ref, deps.now),
-        },
-        { serviceType: product, signal: deps.signal },
-      );
+      await recordTaskResult({ ...deps, product }, row.ref, task);
       recorded++;
     }
   }
   return recorded;
+}
+
+/** Reads a succeeded task's result (to the same rules as any result) into the ledger, under the store's reference `ref`. */
+export async function recordTaskResult(
+  deps: Omit<CollectDeps, "scope"> & { product: ServiceType },
+  ref: number,
+  task: Task,
+): Promise<void> {
+  await checkResult(
+    {
+      label: resultLabel(task.id),
+      task,
+      open: resultOpener(task, { client: deps.client, sleep: deps.sleep, signal: deps.signal }),
+      recorder: ledgerRecorder(deps.store, ref, deps.now),
+    },
+    { serviceType: deps.product, signal: deps.signal },
+  );
 }

@@ -1,5 +1,5 @@
 import type { Limits } from "../config/resolve.js";
-import { DateRange, latestResults, splitByFreshness, type LatestResults } from "../ledger/reuse.js";
+import { DateRange, latestAnswers, splitByFreshness, type LatestAnswers, type PadPolicy } from "../ledger/reuse.js";
 import { IdentifierSet } from "../prepare/identifier-set.js";
 import type { UploadChunk } from "../prepare/upload-writer.js";
 import type { Scope, Store } from "../store/store.js";
@@ -17,12 +17,30 @@ export interface PlannedPart {
   country?: string;
 }
 
-/** How a run reuses the ledger: results checked at or after `freshSince`, as the ledger stood at `asOfTaskRef`. */
+/**
+ * How a run reuses the ledger: answers dated at or after `freshSince`, as the ledger stood
+ * at `asOfTaskRef`. Runs planned before bulkcheck kept tasks' numbers have only these three
+ * fields, and count results alone (and always pad), so they are carried on as planned.
+ */
 export interface ReuseRule {
   maxAgeMs: number;
   freshSince: string;
   asOfTaskRef: number;
+  /** The tasks in flight whose results the run takes (see AnswerRule); present: numbers in flight and without a result count as checked. */
+  inFlight?: number[];
+  pad?: PadPolicy;
+  retryNoResult?: boolean;
 }
+
+/** A task in flight, submitted by another run, whose results a run takes for some of its numbers. */
+export interface InFlightTask {
+  ref: number;
+  taskId: string;
+  runId?: string;
+}
+
+/** The rule of a run being planned now: every task in flight now counts (the plan journals which did). */
+export type NewReuseRule = Omit<ReuseRule, "inFlight"> & { inFlight: "now" };
 
 /**
  * What a run decided before its first upload, journalled with it and never recomputed:
@@ -39,6 +57,17 @@ export interface RunPlan {
   reused: number;
   /** Fresh numbers checked again to fill a task up to the minimum size. */
   padded: number;
+  /** The padded numbers' results' dates, and what checking them again reserves. */
+  paddedFrom?: { oldest: string; newest: string };
+  paddedMicros?: number;
+  /** Numbers checked without a result within --max-age: not uploaded again. */
+  noResult?: number;
+  /** Numbers without a result uploaded again (--retry-no-result). */
+  retriedNoResult?: number;
+  /** Numbers in tasks still in flight, and those tasks: their results are the run's once they finish. */
+  inFlight?: { numbers: number; tasks: InFlightTask[] };
+  /** Numbers that need a result but wait for a later run (too few for a task, and --pad never). */
+  waiting?: number;
   reusedFrom?: { oldest: string; newest: string };
   /** Numbers uploaded although the ledger has an older result for them (older than --max-age). */
   stale?: { numbers: number; oldest?: string; newest?: string };
@@ -62,7 +91,7 @@ export interface PlanInput {
   /** Where the parts' files go. */
   dir: string;
   /** The ledger to reuse from, with the rule; without, every kept number is uploaded. */
-  reuse?: { store: Store; scope: Scope; product: string; rule: ReuseRule };
+  reuse?: { store: Store; scope: Scope; product: string; rule: ReuseRule | NewReuseRule };
 }
 
 /** A plan and what it needs to carry out: the parts' files, and the numbers the ledger serves (number → its result's task). */
@@ -70,7 +99,7 @@ export interface PlannedRun {
   plan: RunPlan;
   files: UploadChunk[];
   reused: IdentifierSet;
-  /** The tasks whose results are reused, each with when it was checked. */
+  /** The tasks whose results are reused, each with when it was checked (tasks in flight are added once they are). */
   reusedTasks: Map<number, string>;
 }
 
@@ -82,31 +111,33 @@ export interface PlannedRun {
  */
 export async function planRun(input: PlanInput): Promise<PlannedRun> {
   const { limits, priceMicros, reuse } = input;
-  const latest: LatestResults | undefined = reuse
-    ? await latestResults(reuse.store, reuse.scope, reuse.product, reuse.rule.asOfTaskRef)
-    : undefined;
+  const answers: LatestAnswers | undefined = reuse ? await latestAnswers(reuse.store, reuse.scope, reuse.product, reuse.rule) : undefined;
   const reused = new IdentifierSet();
   const reusedTaskRefs = new Set<number>();
+  const inFlightRefs = new Set<number>();
   const files: UploadChunk[] = [];
-  const totals = { kept: 0, reused: 0, padded: 0 };
+  const totals = { kept: 0, reused: 0, padded: 0, noResult: 0, retriedNoResult: 0, inFlight: 0, waiting: 0 };
   const reusedFrom = new DateRange();
+  const paddedFrom = new DateRange();
   const staleDates = new DateRange();
   let staleNumbers = 0;
   for (const [index, list] of input.lists.entries()) {
     const split = await splitByFreshness({
       list,
-      latest,
+      answers,
       freshSince: reuse?.rule.freshSince,
       minTaskSize: limits.minTaskSize,
       maxTaskSize: limits.maxTaskSize,
+      pad: reuse?.rule.pad ?? "oldest",
+      retryNoResult: reuse?.rule.retryNoResult ?? false,
       target: { dir: input.dir, base: `part-${index + 1}${list.country ? `-${list.country}` : ""}` },
       reusedNumbers: reused,
       reusedTasks: reusedTaskRefs,
+      inFlightTasks: inFlightRefs,
     });
-    totals.kept += split.kept;
-    totals.reused += split.reused;
-    totals.padded += split.padded;
+    for (const key of Object.keys(totals) as Array<keyof typeof totals>) totals[key] += split[key];
     for (const date of Object.values(split.reusedFrom ?? {})) reusedFrom.add(date);
+    for (const date of Object.values(split.paddedFrom ?? {})) paddedFrom.add(date);
     staleNumbers += split.stale.numbers;
     for (const date of [split.stale.oldest, split.stale.newest]) if (date) staleDates.add(date);
     for (const part of split.parts) files.push(list.country === undefined ? part : { ...part, country: list.country });
@@ -120,24 +151,42 @@ export async function planRun(input: PlanInput): Promise<PlannedRun> {
   }));
   const uploaded = parts.reduce((sum, part) => sum + part.count, 0);
   const byCountry = countryPlans(files, priceMicros);
+  const inFlightTasks = [...inFlightRefs]
+    .sort((a, b) => a - b)
+    .map((ref) => {
+      const task = answers!.tasks.get(ref)!;
+      return { ref, taskId: task.taskId!, ...(task.runId === undefined ? {} : { runId: task.runId }) };
+    });
   const plan: RunPlan = {
     version: 1,
     list: listFingerprint(input.lists),
     kept: totals.kept,
-    ...(reuse ? { reuse: reuse.rule } : {}),
+    // A run planned now journals the tasks it counted in flight, so it is carried on as planned.
+    ...(reuse ? { reuse: journalledRule(reuse.rule, inFlightTasks) } : {}),
     reused: totals.reused,
     padded: totals.padded,
+    ...(totals.padded > 0 ? { paddedMicros: reservationMicros(totals.padded, priceMicros) } : {}),
+    ...(paddedFrom.count > 0 ? { paddedFrom: paddedFrom.range() as { oldest: string; newest: string } } : {}),
+    ...(totals.noResult > 0 ? { noResult: totals.noResult } : {}),
+    ...(totals.retriedNoResult > 0 ? { retriedNoResult: totals.retriedNoResult } : {}),
+    ...(totals.inFlight > 0 ? { inFlight: { numbers: totals.inFlight, tasks: inFlightTasks } } : {}),
+    ...(totals.waiting > 0 ? { waiting: totals.waiting } : {}),
     ...(reusedFrom.count > 0 ? { reusedFrom: reusedFrom.range() as { oldest: string; newest: string } } : {}),
     ...(staleNumbers > 0 ? { stale: { numbers: staleNumbers, ...staleDates.range() } } : {}),
     parts,
     limits,
     priceMicros,
     reservationMicros: reservationMicros(uploaded, priceMicros),
-    savedMicros: reservationMicros(totals.reused, priceMicros),
+    savedMicros: reservationMicros(totals.reused + totals.noResult + totals.inFlight, priceMicros),
     ...(byCountry ? { byCountry } : {}),
   };
-  const reusedTasks = new Map([...reusedTaskRefs].map((ref) => [ref, latest!.checkedAt.get(ref)!]));
+  const reusedTasks = new Map([...reusedTaskRefs].map((ref) => [ref, answers!.tasks.get(ref)!.date]));
   return { plan, files, reused, reusedTasks };
+}
+
+/** The rule as the plan keeps it: a run planned now, with the tasks it counted in flight. */
+function journalledRule(rule: ReuseRule | NewReuseRule, inFlight: ReadonlyArray<{ ref: number }>): ReuseRule {
+  return rule.inFlight === "now" ? { ...rule, inFlight: inFlight.map((task) => task.ref) } : (rule as ReuseRule);
 }
 
 /**

@@ -18,7 +18,9 @@ import { runSchedule, type ScheduleEvent } from "../tasks/schedule.js";
 import type { PlannedUpload, UploadResult } from "../tasks/submit.js";
 import { partKey, runIdentity, type RunCommand } from "./identity.js";
 import { RunBusyError, RunLease } from "./lease.js";
-import { planRun, samePlan, type PlannedRun, type RunPlan } from "./plan.js";
+import { planRun, samePlan, type InFlightTask, type PlannedRun, type RunPlan } from "./plan.js";
+import { followInFlight } from "./in-flight.js";
+import { identifierBatches, type PadPolicy } from "../ledger/reuse.js";
 import { inUploadSlot, noteTaskState, uploadPart } from "./uploads.js";
 
 /** What one `submit` asks for. */
@@ -36,9 +38,13 @@ export interface SubmitRunOptions {
   userKey?: string;
   dryRun: boolean;
   maxCostMicros?: number;
-  /** Results younger than this are reused (0: none); ignored without the ledger. */
+  /** Answers younger than this are reused (0: only those given since this command began); ignored without the ledger. */
   maxAgeMs: number;
   ledger: boolean;
+  /** When the numbers that need a result are too few for a task: fill it with the oldest fresh results, or let them wait. */
+  pad: PadPolicy;
+  /** Upload the numbers checked without a result within maxAgeMs too (--retry-no-result). */
+  retryNoResult: boolean;
   /** Wait until every task has finished, or only until every part is uploaded. */
   wait: boolean;
   pollIntervalMs: number;
@@ -56,7 +62,7 @@ export type RunEvent =
   /** The run's list changed: it is abandoned (with --dry-run: it would be). */
   | { type: "abandoned"; run: RunRecord; reason: string }
   | { type: "plan"; plan: RunPlan; continued: boolean }
-  | { type: "task"; result: UploadResult }
+  | { type: "task"; result: UploadResult; runId: string }
   | { type: "schedule"; event: ScheduleEvent }
   | { type: "imported"; runs: number; tasks: number }
   /** Another process holds this command's run: this one waits until it lets go (announced once). */
@@ -77,6 +83,11 @@ export interface SubmitRunDeps {
   signal: AbortSignal;
   /** Asked before money is reserved; without it (--yes) the reservation goes ahead. True goes ahead. */
   confirm?: (reservationMicros: number, balanceMicros: number) => Promise<boolean>;
+  /**
+   * Called when another process's run of this command has let go, before this one plans
+   * again (and before any request): e.g. to find that it wrote this command's output meanwhile.
+   */
+  onBusyEnded?: () => Promise<void>;
   /** Told what preparation found, before anything is planned; the run waits for it. */
   onPrepared?: (result: PrepareResult) => Promise<void>;
   onEvent: (event: RunEvent) => void;
@@ -92,8 +103,10 @@ export interface RunOutcome {
   results: UploadResult[];
   /** The numbers the ledger serves, each with the store reference of the task whose result it takes. */
   reused: IdentifierSet;
-  /** The ledger's tasks those results come from, each with when it was checked. */
+  /** The ledger's tasks those results come from (tasks in flight among them, once they have finished), each with when it was checked. */
   reusedTasks: ReadonlyMap<number, string>;
+  /** Tasks of other runs, in flight when this one was planned, whose results it takes. */
+  inFlight: readonly InFlightTask[];
   prepared: PrepareResult;
   lease: RunLease;
 }
@@ -108,10 +121,12 @@ export interface RunOutcome {
  * the same command to carry on.
  */
 export async function submitRun(options: SubmitRunOptions, deps: SubmitRunDeps): Promise<RunOutcome | undefined> {
+  const startedAt = deps.now();
   let announced = false;
   for (;;) {
     try {
-      const outcome = await attemptRun(options, deps);
+      if (announced) await deps.onBusyEnded?.();
+      const outcome = await attemptRun(options, deps, startedAt);
       if (outcome !== OVERTAKEN) return outcome;
     } catch (error) {
       if (!(error instanceof RunBusyError) || options.ifBusy === "exit") throw error;
@@ -127,7 +142,11 @@ export async function submitRun(options: SubmitRunOptions, deps: SubmitRunDeps):
 /** How often a run held by another process is looked at again. */
 const BUSY_POLL_MS = 2000;
 
-async function attemptRun(options: SubmitRunOptions, deps: SubmitRunDeps): Promise<RunOutcome | undefined | typeof OVERTAKEN> {
+async function attemptRun(
+  options: SubmitRunOptions,
+  deps: SubmitRunDeps,
+  startedAt: number,
+): Promise<RunOutcome | undefined | typeof OVERTAKEN> {
   const { store, scope } = deps;
   const identity = runIdentity(scope, options.command);
   const finishedBefore = await finishedRuns(store, scope, identity);
@@ -148,7 +167,7 @@ async function attemptRun(options: SubmitRunOptions, deps: SubmitRunDeps): Promi
     }
     if (open) {
       active = options.dryRun ? undefined : open;
-      const continued = await continueRun(open, prepared, options, deps);
+      const continued = await continueRun(open, prepared, options, deps, startedAt);
       if (continued === "dry run") return undefined;
       if (continued) {
         // The same numbers, perhaps from a file touched since: the run now stands for the file as read.
@@ -164,7 +183,9 @@ async function attemptRun(options: SubmitRunOptions, deps: SubmitRunDeps): Promi
       limits: { minTaskSize: deps.limits.minTaskSize, maxTaskSize: deps.limits.maxTaskSize, maxFileBytes: deps.limits.maxFileBytes },
       priceMicros: deps.priceMicros,
       dir: deps.workDir,
-      // With --max-age 0 nothing is fresh, but the plan still says what reusing the ledger's results would save.
+      // An answer given since this command began is always fresh: a command that waited for another run of itself
+      // takes that run's results, whatever --max-age says. Older ones are fresh within --max-age; with --max-age 0 none
+      // is, but the plan still says what reusing them would save.
       ...(options.ledger
         ? {
             reuse: {
@@ -173,8 +194,11 @@ async function attemptRun(options: SubmitRunOptions, deps: SubmitRunDeps): Promi
               product: options.product,
               rule: {
                 maxAgeMs: options.maxAgeMs,
-                freshSince: new Date(options.maxAgeMs > 0 ? deps.now() - options.maxAgeMs : deps.now() + 1).toISOString(),
+                freshSince: new Date(Math.min(deps.now() - options.maxAgeMs, startedAt)).toISOString(),
                 asOfTaskRef: await store.maxTaskRef(),
+                inFlight: "now",
+                pad: options.pad,
+                retryNoResult: options.retryNoResult,
               },
             },
           }
@@ -199,13 +223,13 @@ async function attemptRun(options: SubmitRunOptions, deps: SubmitRunDeps): Promi
       return OVERTAKEN;
     }
     active = created.run;
-    const rows = await addParts(store, created.run, planned.plan, options, deps.now);
+    const rows = await addParts(store, created.run, planned, options, deps.now);
     const results = await schedule(created.run, planned, rows, new Map(), options, deps);
-    return { run: created.run, plan: planned.plan, results, reused: planned.reused, reusedTasks: planned.reusedTasks, prepared, lease };
+    return { run: created.run, plan: planned.plan, results, ...(await takeInFlight(planned, options, deps, startedAt)), prepared, lease };
   } catch (error) {
     // A failed task has no result, ever: its run can never write its output, so it ends here and the next run checks the list again.
     if (active && error instanceof TaskFailedError) {
-      await store.updateRun(active.id, { state: "finished", finishedAt: new Date(deps.now()).toISOString(), note: error.message });
+      await store.updateRun(active.id, { state: "failed", finishedAt: new Date(deps.now()).toISOString(), note: error.message });
     } else if (active && endsUnpaidRun(error) && !(await store.tasksOfRun(active.id)).some((task) => task.taskId)) {
       // Refused before any task existed (the list, the key, the balance): nothing to carry on, and the next run plans afresh.
       await store.updateRun(active.id, {
@@ -270,6 +294,7 @@ async function continueRun(
   prepared: PrepareResult,
   options: SubmitRunOptions,
   deps: SubmitRunDeps,
+  startedAt: number,
 ): Promise<Omit<RunOutcome, "prepared" | "lease"> | "dry run" | undefined> {
   const { store } = deps;
   const tasks = await store.tasksOfRun(run.id);
@@ -297,12 +322,12 @@ async function continueRun(
   deps.onEvent({ type: "continuing", run, tasks: tasks.filter((task) => task.taskId).length });
   deps.onEvent({ type: "plan", plan: journalled, continued: true });
   if (options.dryRun) return "dry run";
-  const rows = await addParts(store, run, journalled, options, deps.now, tasks);
+  const rows = await addParts(store, run, { plan: journalled, files: again.files }, options, deps.now, tasks);
   const known = await knownTasks(await deps.client(), rows, deps);
   const unknown = rows.filter((row) => !known.has(row.ref));
   await reserve(unknown.reduce((sum, row) => sum + (row.count ?? 0), 0) * journalled.priceMicros, deps);
   const results = await schedule(run, again, rows, known, options, deps);
-  return { run, plan: journalled, results, reused: again.reused, reusedTasks: again.reusedTasks };
+  return { run, plan: journalled, results, ...(await takeInFlight(again, options, deps, startedAt)) };
 }
 
 /** A run of 0.1 planned nothing: its parts are its plan (with a country of their own only under --country auto). */
@@ -433,26 +458,36 @@ async function createRun(
   return { run, lease: RunLease.created(store, run.id, deps.lease, deps.now) };
 }
 
-/** The run's task rows, one per planned part, each with its idempotency key: written before any upload. */
+/**
+ * The run's task rows, one per planned part, each with its idempotency key and (with the
+ * ledger) its numbers: written before any upload, so a run planned meanwhile, here or on
+ * another machine, counts them in flight. A continued run writes the numbers again (kept
+ * once): a run stopped between the two writes, or begun by an earlier release, had none.
+ */
 async function addParts(
   store: Store,
   run: RunRecord,
-  plan: RunPlan,
+  planned: Pick<PlannedRun, "plan" | "files">,
   options: SubmitRunOptions,
   now: () => number,
   existing: readonly TaskRecord[] = [],
 ): Promise<TaskRecord[]> {
+  const { plan } = planned;
   const rows: TaskRecord[] = [];
+  const withNumbers = async (row: TaskRecord) => {
+    if (options.ledger) await addNumbers(store, row.ref, planned.files[row.part ?? 0]!.path);
+    rows.push(row);
+  };
   for (const part of plan.parts) {
     const found = existing.find((task) => task.part === part.index);
     if (found) {
-      rows.push(found);
+      await withNumbers(found);
       continue;
     }
     const key = options.userKey ? userPartKey(options.userKey, part.index, plan.parts.length) : partKey(run.id, part.index, part.sha256);
     const taken = await store.taskWithKey(run.scope, key);
     if (taken) throw keyUsedBefore(key, taken);
-    rows.push(
+    await withNumbers(
       await store.addTask({
         scope: run.scope,
         runId: run.id,
@@ -469,6 +504,36 @@ async function addParts(
     );
   }
   return rows;
+}
+
+/** Writes the numbers of a part's file as its task's, a batch at a time. */
+async function addNumbers(store: Store, ref: number, path: string): Promise<void> {
+  for await (const identifiers of identifierBatches(path)) await store.addTaskNumbers(ref, identifiers);
+}
+
+/**
+ * With --wait, the tasks in flight whose results the run takes are followed to their end
+ * (after its own, which were submitted later) and their results made sure of in the
+ * ledger; then they are reused like any ledger result. Without, they are only named.
+ */
+async function takeInFlight(
+  planned: PlannedRun,
+  options: SubmitRunOptions,
+  deps: SubmitRunDeps,
+  startedAt: number,
+): Promise<Pick<RunOutcome, "reused" | "reusedTasks" | "inFlight">> {
+  const inFlight = planned.plan.inFlight?.tasks ?? [];
+  const taken = { reused: planned.reused, reusedTasks: planned.reusedTasks, inFlight };
+  if (!options.wait || inFlight.length === 0) return taken;
+  const left = options.timeoutMs === undefined ? undefined : Math.max(0, startedAt + options.timeoutMs - deps.now());
+  const checkedAt = await followInFlight({ ...deps, client: await deps.client(), product: options.product }, inFlight, {
+    pollIntervalMs: options.pollIntervalMs,
+    ...(left === undefined ? {} : { timeoutMs: left }),
+    ...(options.timeoutSeconds === undefined ? {} : { timeoutSeconds: options.timeoutSeconds }),
+    resumeCommand: options.resumeCommand,
+    waitResumes: false,
+  });
+  return { ...taken, reusedTasks: new Map([...planned.reusedTasks, ...checkedAt]) };
 }
 
 /** A user's key covers one task; with several parts each gets a numbered suffix. */
@@ -573,7 +638,7 @@ async function schedule(
         waiting.set(event.result.upload.index, event.result);
         for (let ready = waiting.get(next); ready; ready = waiting.get(next)) {
           waiting.delete(next++);
-          deps.onEvent({ type: "task", result: ready });
+          deps.onEvent({ type: "task", result: ready, runId: run.id });
         }
       }
       deps.onEvent({ type: "schedule", event });
@@ -581,7 +646,8 @@ async function schedule(
     ...(deps.onSucceeded ? { onSucceeded: (result: UploadResult) => deps.onSucceeded!(result, run) } : {}),
   }).finally(() => {
     // After a failure, still report every task that was created, in list order.
-    for (const index of [...waiting.keys()].sort((a, b) => a - b)) deps.onEvent({ type: "task", result: waiting.get(index)! });
+    for (const index of [...waiting.keys()].sort((a, b) => a - b))
+      deps.onEvent({ type: "task", result: waiting.get(index)!, runId: run.id });
   });
 }
 
@@ -593,6 +659,13 @@ export async function finishRun(
   output?: unknown,
 ): Promise<void> {
   await store.updateRun(outcome.run.id, { state: "finished", finishedAt: new Date(now()).toISOString(), ...(output ? { output } : {}) });
+  await outcome.lease.release();
+}
+
+/** Ends a run that cannot finish (its output could not be written), with the reason: the next run of the command starts afresh. */
+export async function failRun(store: Store, outcome: Pick<RunOutcome, "run" | "lease">, now: () => number, error: unknown): Promise<void> {
+  const reason = error instanceof Error ? error.message : String(error);
+  await store.updateRun(outcome.run.id, { state: "failed", finishedAt: new Date(now()).toISOString(), note: reason });
   await outcome.lease.release();
 }
 

@@ -93,6 +93,15 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
   );
   CREATE INDEX results_identifier ON bulkcheck.results (identifier);
   `,
+  // As the embedded store's migration 2: each task's numbers, written before its upload.
+  `
+  CREATE TABLE bulkcheck.task_numbers (
+    task_ref bigint NOT NULL,
+    identifier bigint NOT NULL,
+    PRIMARY KEY (task_ref, identifier)
+  );
+  CREATE INDEX task_numbers_identifier ON bulkcheck.task_numbers (identifier);
+  `,
 ];
 
 /**

@@ -43,6 +43,8 @@ import type {
  * are some hundred round trips, none per number.
  */
 const BATCH_ROWS = 10_000;
+/** A task's numbers written per statement (as one array). */
+const NUMBERS_PER_STATEMENT = 50_000;
 
 /** freshResults reads a task's numbers a range of this many possible numbers at a time, RANGES_PER_FETCH ranges per fetch. */
 const NUMBER_RANGE = 10_000;
@@ -281,6 +283,37 @@ export class PostgresStore implements Store {
     return { uploading: Number(uploading), unfinished: Number(unfinished) };
   }
 
+  async addTaskNumbers(taskRef: number, identifiers: readonly number[]): Promise<void> {
+    const sorted = Float64Array.from(identifiers).sort();
+    await this.#db.transaction(async ({ query }) => {
+      for (let at = 0; at < sorted.length; at += NUMBERS_PER_STATEMENT) {
+        await query("INSERT INTO bulkcheck.task_numbers (task_ref, identifier) SELECT $1, unnest($2::bigint[]) ON CONFLICT DO NOTHING", [
+          taskRef,
+          numberArray(Array.from(sorted.subarray(at, at + NUMBERS_PER_STATEMENT))),
+        ]);
+      }
+    });
+  }
+
+  async answeringTasks(scope: Scope, product: string, maxTaskRef: number): Promise<TaskRecord[]> {
+    const rows = await this.#db.rows(
+      `SELECT ${TASK_COLUMNS} FROM ${TASKS}
+       WHERE t.scope_id = $1 AND t.product = $2 AND t.ref <= $3 AND (t.task_id IS NOT NULL OR t.recorded_at IS NOT NULL)`,
+      [await this.#scopeId(scope), product, maxTaskRef],
+    );
+    return rows.map(taskOf);
+  }
+
+  async *unansweredNumbers(taskRef: number): AsyncIterable<readonly number[]> {
+    const batches = this.#db.cursor(
+      `SELECT n.identifier FROM bulkcheck.task_numbers n WHERE n.task_ref = $1
+         AND NOT EXISTS (SELECT 1 FROM bulkcheck.results r WHERE r.task_ref = n.task_ref AND r.identifier = n.identifier)`,
+      [taskRef],
+      BATCH_ROWS,
+    );
+    for await (const rows of batches) yield rows.map(([identifier]) => Number(identifier));
+  }
+
   // Ledger
 
   async addResults(taskRef: number, columns: readonly string[], rows: readonly ResultRow[]): Promise<void> {
@@ -423,15 +456,21 @@ export class PostgresStore implements Store {
     const numbers = identifiers.map(identifierNumber).filter((n) => n !== undefined);
     let removed = 0;
     for (let at = 0; at < numbers.length; at += BATCH_ROWS) {
-      removed += await this.#db.run("DELETE FROM bulkcheck.results WHERE identifier = ANY($1::bigint[])", [
-        numberArray(numbers.slice(at, at + BATCH_ROWS)),
-      ]);
+      const batch = numberArray(numbers.slice(at, at + BATCH_ROWS));
+      // A task's numbers hold the digits too (those in flight, and those without a result).
+      await this.#db.run("DELETE FROM bulkcheck.task_numbers WHERE identifier = ANY($1::bigint[])", [batch]);
+      removed += await this.#db.run("DELETE FROM bulkcheck.results WHERE identifier = ANY($1::bigint[])", [batch]);
     }
     await this.#vacuumResults();
     return removed;
   }
 
   async prune(before: string): Promise<number> {
+    // A task submitted before the cutoff and never seen finished is long over: its numbers go too.
+    await this.#db.run(
+      "DELETE FROM bulkcheck.task_numbers WHERE task_ref IN (SELECT ref FROM bulkcheck.tasks WHERE coalesce(checked_at, submitted_at) < $1::timestamptz)",
+      [instant(before)],
+    );
     const removed = await this.#db.run(
       "DELETE FROM bulkcheck.results WHERE task_ref IN (SELECT ref FROM bulkcheck.tasks WHERE checked_at < $1::timestamptz)",
       [instant(before)],
@@ -490,7 +529,7 @@ export class PostgresStore implements Store {
    * administrator's). It reads every page not known to be all live, and both indexes.
    */
   async #vacuumResults(): Promise<void> {
-    await this.#db.run("VACUUM bulkcheck.results");
+    await this.#db.run("VACUUM bulkcheck.results, bulkcheck.task_numbers");
   }
 
   /** A task's result rows (RESULT_COLUMNS) in batches, in the order of their numbers. */

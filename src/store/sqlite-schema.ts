@@ -92,6 +92,17 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
     value TEXT NOT NULL
   );
   `,
+  // The numbers each task was given, written before its upload: while the task is in flight
+  // they are what a later run must not pay for again, and once its result is recorded those
+  // without a result row are the numbers the service checked and answered "no result".
+  `
+  CREATE TABLE task_numbers (
+    task_ref INTEGER NOT NULL REFERENCES tasks (ref),
+    identifier INTEGER NOT NULL,
+    PRIMARY KEY (task_ref, identifier)
+  ) WITHOUT ROWID;
+  CREATE INDEX task_numbers_identifier ON task_numbers (identifier);
+  `,
 ];
 
 /** The result columns the ledger keeps in columns of their own; any other column the service sends goes into `extra` (JSON). */

@@ -38,6 +38,8 @@ import {
 
 /** Rows written per transaction when recording, and read per query when streaming. */
 const BATCH_ROWS = 5000;
+/** A task's numbers written per statement (as one JSON array). */
+const NUMBERS_PER_STATEMENT = 50_000;
 
 const RUN_COLUMNS =
   "r.id, s.base_url, s.profile, r.identity, r.kind, r.state, r.started_at, r.finished_at, r.product, r.country, r.source, r.settings, r.prepared, r.plan, r.output, r.host, r.os_user, r.lease_host, r.lease_pid, r.lease_nonce, r.heartbeat_at, r.note";
@@ -286,6 +288,46 @@ export class SqliteStore implements Store {
     return Promise.resolve({ uploading: Number(uploading), unfinished: Number(unfinished) });
   }
 
+  addTaskNumbers(taskRef: number, identifiers: readonly number[]): Promise<void> {
+    const sorted = Float64Array.from(identifiers).sort();
+    this.#db.transaction(() => {
+      for (let at = 0; at < sorted.length; at += NUMBERS_PER_STATEMENT) {
+        this.#db.run("INSERT OR IGNORE INTO task_numbers (task_ref, identifier) SELECT ?, value FROM json_each(?)", [
+          taskRef,
+          JSON.stringify(Array.from(sorted.subarray(at, at + NUMBERS_PER_STATEMENT))),
+        ]);
+      }
+    });
+    return Promise.resolve();
+  }
+
+  answeringTasks(scope: Scope, product: string, maxTaskRef: number): Promise<TaskRecord[]> {
+    return Promise.resolve(
+      this.#db
+        .rows(
+          `SELECT ${TASK_COLUMNS} FROM tasks t JOIN scopes s ON s.id = t.scope_id
+           WHERE t.scope_id = ? AND t.product = ? AND t.ref <= ? AND (t.task_id IS NOT NULL OR t.recorded_at IS NOT NULL)`,
+          [this.#scopeId(scope), product, maxTaskRef],
+        )
+        .map(taskOf),
+    );
+  }
+
+  // eslint-disable-next-line @typescript-eslint/require-await -- the Store interface is asynchronous (PostgreSQL); SQLite reads in batches synchronously
+  async *unansweredNumbers(taskRef: number): AsyncIterable<readonly number[]> {
+    for (let after = -1; ;) {
+      const rows = this.#db.rows(
+        `SELECT n.identifier FROM task_numbers n WHERE n.task_ref = ? AND n.identifier > ?
+           AND NOT EXISTS (SELECT 1 FROM results r WHERE r.task_ref = n.task_ref AND r.identifier = n.identifier)
+         ORDER BY n.identifier LIMIT ?`,
+        [taskRef, after, BATCH_ROWS],
+      );
+      if (rows.length === 0) return;
+      after = Number(rows.at(-1)![0]);
+      yield rows.map(([identifier]) => Number(identifier));
+    }
+  }
+
   // Ledger
 
   /**
@@ -452,9 +494,11 @@ export class SqliteStore implements Store {
     let removed = 0;
     for (let at = 0; at < numbers.length; at += BATCH_ROWS) {
       const batch = JSON.stringify(numbers.slice(at, at + BATCH_ROWS));
-      removed += this.#db.transaction(
-        () => this.#db.run("DELETE FROM results WHERE identifier IN (SELECT value FROM json_each(?))", [batch]).changes,
-      );
+      removed += this.#db.transaction(() => {
+        // A task's numbers hold the digits too (those in flight, and those without a result).
+        this.#db.run("DELETE FROM task_numbers WHERE identifier IN (SELECT value FROM json_each(?))", [batch]);
+        return this.#db.run("DELETE FROM results WHERE identifier IN (SELECT value FROM json_each(?))", [batch]).changes;
+      });
     }
     // secure_delete zeroed the rows in the file; the write-ahead log still holds the pages as they were.
     this.#db.checkpoint();
@@ -462,9 +506,13 @@ export class SqliteStore implements Store {
   }
 
   prune(before: string): Promise<number> {
-    const removed = this.#db.transaction(
-      () => this.#db.run("DELETE FROM results WHERE task_ref IN (SELECT ref FROM tasks WHERE checked_at < ?)", [before]).changes,
-    );
+    const removed = this.#db.transaction(() => {
+      // A task submitted before the cutoff and never seen finished is long over: its numbers go too.
+      this.#db.run("DELETE FROM task_numbers WHERE task_ref IN (SELECT ref FROM tasks WHERE coalesce(checked_at, submitted_at) < ?)", [
+        before,
+      ]);
+      return this.#db.run("DELETE FROM results WHERE task_ref IN (SELECT ref FROM tasks WHERE checked_at < ?)", [before]).changes;
+    });
     if (removed > 0) this.#db.checkpoint();
     return Promise.resolve(removed);
   }

@@ -33,7 +33,8 @@ export interface Scope {
   profile: string;
 }
 
-export type RunState = "open" | "finished" | "abandoned";
+/** `failed`: the run cannot finish (its output could not be written, a task failed); its note says why. */
+export type RunState = "open" | "finished" | "abandoned" | "failed";
 
 /** How a run came to be: a submit, a retry-failed, or a submission imported from the journal of version 0.1. */
 export type RunKind = "submit" | "retry" | "legacy";
@@ -245,6 +246,20 @@ export interface Store {
    * limits across machines.
    */
   activity(scope: Scope, since: string): Promise<{ uploading: number; unfinished: number }>;
+  /**
+   * Writes the numbers a task is given, before its upload (written again when a run is
+   * carried on: each is kept once). They tell a later run which numbers are in flight, and
+   * once the result is recorded, which ones the service answered without a result.
+   */
+  addTaskNumbers(taskRef: number, identifiers: readonly number[]): Promise<void>;
+  /**
+   * The tasks of a product in a scope, up to the reference `maxTaskRef`, whose numbers may
+   * count as checked: those the service created (a task id) and those with a recorded result.
+   * Which of them do is decided above the engines (see ledger/reuse.ts).
+   */
+  answeringTasks(scope: Scope, product: string, maxTaskRef: number): Promise<TaskRecord[]>;
+  /** The numbers a task was given that the ledger holds no result row of it for, in batches (all of them before it is recorded). */
+  unansweredNumbers(taskRef: number): AsyncIterable<readonly number[]>;
 
   /**
    * Writes result rows of a task to the ledger (columns: the names of `values`), as they

@@ -1,7 +1,7 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { latestResults, splitByFreshness } from "../../src/ledger/reuse.js";
+import { latestAnswers, splitByFreshness, type AnswerRule, type SplitOptions } from "../../src/ledger/reuse.js";
 import { IdentifierSet } from "../../src/prepare/identifier-set.js";
 import type { SqliteStore } from "../../src/store/sqlite-store.js";
 import type { Scope } from "../../src/store/store.js";
@@ -33,18 +33,30 @@ function listOf(numbers: readonly number[]) {
   return { list: { path, count: numbers.length, bytes: 0, sha256: "" }, target: { dir, base: "upload" } };
 }
 
+/** The ledger's answers as a run planned now sees them (in flight and without a result count). */
+const answersNow = (store: SqliteStore, asOfTaskRef: number, rule: Partial<AnswerRule> = {}) =>
+  latestAnswers(store, SCOPE, "number_activity_batch", { asOfTaskRef, inFlight: "now", ...rule });
+
+/** The defaults of a split: pad with the oldest results, no retry of numbers without a result. */
+const splitDefaults = (): Pick<SplitOptions, "pad" | "retryNoResult" | "inFlightTasks"> => ({
+  pad: "oldest",
+  retryNoResult: false,
+  inFlightTasks: new Set(),
+});
+
 const lines = (path: string) => readFileSync(path, "utf8").split("\n").filter(Boolean).map(Number);
 const N = (i: number) => 447400100000 + i;
 
 describe("splitting a list by the freshness of its ledger results", () => {
   it("uploads the numbers without a fresh result, in list order, and reuses the others", async () => {
     const store = await ledgerWith({ "2026-11-20T00:00:00.000Z": [N(1), N(2)], "2026-11-26T00:00:00.000Z": [N(3), N(4)] });
-    const latest = await latestResults(store, SCOPE, "number_activity_batch", await store.maxTaskRef());
+    const answers = await answersNow(store, await store.maxTaskRef());
     const { list, target } = listOf([N(5), N(4), N(1), N(3), N(6)]);
     const reused = new IdentifierSet();
     const split = await splitByFreshness({
       list,
-      latest,
+      answers,
+      ...splitDefaults(),
       freshSince: "2026-11-25T00:00:00.000Z",
       minTaskSize: 1,
       maxTaskSize: 10,
@@ -66,11 +78,12 @@ describe("splitting a list by the freshness of its ledger results", () => {
 
   it("checks the oldest fresh results again when the numbers to upload are fewer than a task's minimum", async () => {
     const store = await ledgerWith({ "2026-11-24T00:00:00.000Z": [N(2), N(4)], "2026-11-26T00:00:00.000Z": [N(1), N(3)] });
-    const latest = await latestResults(store, SCOPE, "number_activity_batch", await store.maxTaskRef());
+    const answers = await answersNow(store, await store.maxTaskRef());
     const { list, target } = listOf([N(1), N(2), N(3), N(4), N(5)]);
     const split = await splitByFreshness({
       list,
-      latest,
+      answers,
+      ...splitDefaults(),
       freshSince: "2026-11-20T00:00:00.000Z",
       minTaskSize: 3,
       maxTaskSize: 10,
@@ -87,10 +100,11 @@ describe("splitting a list by the freshness of its ledger results", () => {
     const asPlanned = await store.maxTaskRef();
     await ledgerWith({ "2026-11-27T00:00:00.000Z": [N(1)] }, store);
     const { list, target } = listOf([N(1), N(2)]);
-    const latest = await latestResults(store, SCOPE, "number_activity_batch", asPlanned);
+    const answers = await answersNow(store, asPlanned);
     const split = await splitByFreshness({
       list,
-      latest,
+      answers,
+      ...splitDefaults(),
       freshSince: "2026-11-25T00:00:00.000Z",
       minTaskSize: 500,
       maxTaskSize: 10,
@@ -99,6 +113,82 @@ describe("splitting a list by the freshness of its ledger results", () => {
       reusedTasks: new Set(),
     });
     expect(split).toMatchObject({ kept: 2, reused: 2, padded: 0, parts: [], reusedFrom: { newest: "2026-11-26T00:00:00.000Z" } });
-    expect((await latestResults(store, SCOPE, "number_activity_batch", 0)).byNumber.size).toBe(0);
+    expect((await answersNow(store, 0)).byNumber.size).toBe(0);
+  });
+
+  it("takes numbers in a task still in flight from it, and uploads nothing that was answered", async () => {
+    const store = await ledgerWith({ "2026-11-26T00:00:00.000Z": [N(1)] });
+    const inFlight = await store.addTask({
+      scope: SCOPE,
+      product: "number_activity_batch",
+      taskId: "t-flying",
+      submittedAt: "2026-11-27T00:00:00.000Z",
+    });
+    await store.addTaskNumbers(inFlight.ref, [N(2), N(3)]);
+    const failed = await store.addTask({
+      scope: SCOPE,
+      product: "number_activity_batch",
+      taskId: "t-failed",
+      submittedAt: "2026-11-27T00:00:00.000Z",
+    });
+    await store.addTaskNumbers(failed.ref, [N(4)]);
+    await store.updateTask(failed.ref, { status: "failed" });
+    const { list, target } = listOf([N(1), N(2), N(3), N(4)]);
+    const reused = new IdentifierSet();
+    const inFlightTasks = new Set<number>();
+    const split = await splitByFreshness({
+      list,
+      answers: await answersNow(store, await store.maxTaskRef()),
+      ...splitDefaults(),
+      inFlightTasks,
+      freshSince: "2026-11-25T00:00:00.000Z",
+      minTaskSize: 1,
+      maxTaskSize: 10,
+      target,
+      reusedNumbers: reused,
+      reusedTasks: new Set(),
+    });
+    expect(split).toMatchObject({ kept: 4, reused: 1, inFlight: 2, noResult: 0, padded: 0 });
+    // A failed task answered nothing: its number is uploaded.
+    expect(split.parts.map((part) => lines(part.path))).toEqual([[N(4)]]);
+    expect([...inFlightTasks]).toEqual([inFlight.ref]);
+    expect(reused.get(N(2))).toBe(inFlight.ref);
+  });
+
+  it("does not buy a task only to retry numbers without a result, nor to renew fresh results, unless asked", async () => {
+    const store = await ledgerWith({ "2026-11-26T00:00:00.000Z": [N(1), N(2), N(3)] });
+    const task = (await store.answeringTasks(SCOPE, "number_activity_batch", await store.maxTaskRef()))[0]!;
+    // The task was given N(4) and N(5) too, and answered them without a result.
+    await store.addTaskNumbers(task.ref, [N(1), N(2), N(3), N(4), N(5)]);
+    const answers = await answersNow(store, await store.maxTaskRef());
+    const split = (options: Partial<SplitOptions>) => {
+      const { list, target } = listOf([N(1), N(2), N(3), N(4), N(5)]);
+      return splitByFreshness({
+        list,
+        answers,
+        ...splitDefaults(),
+        freshSince: "2026-11-25T00:00:00.000Z",
+        minTaskSize: 4,
+        maxTaskSize: 10,
+        target,
+        reusedNumbers: new IdentifierSet(),
+        reusedTasks: new Set(),
+        ...options,
+      });
+    };
+    expect(await split({})).toMatchObject({ parts: [], reused: 3, noResult: 2, padded: 0 });
+    const retried = await split({ retryNoResult: true });
+    expect(retried).toMatchObject({ retriedNoResult: 2, padded: 2, paddedFrom: { oldest: "2026-11-26T00:00:00.000Z" } });
+    expect(retried.parts.map((part) => lines(part.path))).toEqual([[N(1), N(2), N(4), N(5)]]);
+    expect(await split({ retryNoResult: true, pad: "never" })).toMatchObject({ parts: [], waiting: 2, padded: 0 });
+  });
+
+  it("counts results alone for a run planned before tasks' numbers were kept", async () => {
+    const store = await ledgerWith({ "2026-11-26T00:00:00.000Z": [N(1)] });
+    const task = (await store.answeringTasks(SCOPE, "number_activity_batch", await store.maxTaskRef()))[0]!;
+    await store.addTaskNumbers(task.ref, [N(1), N(2)]);
+    const answers = await latestAnswers(store, SCOPE, "number_activity_batch", { asOfTaskRef: await store.maxTaskRef() });
+    expect(answers.byNumber.get(N(2))).toBeUndefined();
+    expect(answers.byNumber.get(N(1))).toBeDefined();
   });
 });

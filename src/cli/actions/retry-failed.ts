@@ -98,6 +98,9 @@ async function retryOne(
       ...(options.maxCost === undefined ? {} : { maxCostMicros: usdToMicros(options.maxCost) }),
       maxAgeMs: (options.maxAge ?? ledger.maxAgeSeconds) * 1000,
       ledger: ledger.on && options.ledger !== false,
+      // Its numbers are those the service answered without a result: retrying them is what it is for.
+      retryNoResult: true,
+      pad: ledger.pad,
       wait: Boolean(options.wait),
       pollIntervalMs,
       ...(timeoutMs === undefined ? {} : { timeoutMs, timeoutSeconds: ctx.deadline.seconds }),

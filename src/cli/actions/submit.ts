@@ -1,4 +1,4 @@
-import { UsageError } from "../../errors.js";
+import { BulkcheckError, UsageError } from "../../errors.js";
 import { usdToMicros } from "../../tasks/cost.js";
 import { commandLine } from "../command-line.js";
 import type { Context } from "../context.js";
@@ -20,7 +20,8 @@ import {
 import { countryChoice } from "./shared/country-choice.js";
 import { RESUBMIT_NOTE, runDeps, runPrinter } from "./shared/submission.js";
 import { assertKeyLength } from "../../tasks/idempotency.js";
-import { submitRun as runList, finishRun } from "../../run/submit-run.js";
+import { submitRun as runList, failRun, finishRun } from "../../run/submit-run.js";
+import { runJson, takesStdout } from "./shared/submission.js";
 import { runOutput } from "./shared/run-output.js";
 
 export interface SubmitOptions extends PreparationFlags, SubmitFlags, AfterUploadFlags {
@@ -84,6 +85,8 @@ export async function submitRun(ctx: Context, file: string, options: SubmitOptio
         ...(options.maxCost === undefined ? {} : { maxCostMicros: usdToMicros(options.maxCost) }),
         maxAgeMs: (options.maxAge ?? ledger.maxAgeSeconds) * 1000,
         ledger: ledgerOn,
+        pad: options.pad ?? ledger.pad,
+        retryNoResult: Boolean(options.retryNoResult),
         wait: Boolean(options.wait),
         pollIntervalMs,
         ...(timeoutMs === undefined ? {} : { timeoutMs, timeoutSeconds: ctx.deadline.seconds }),
@@ -93,6 +96,7 @@ export async function submitRun(ctx: Context, file: string, options: SubmitOptio
       {
         ...(await runDeps(ctx, { product, workDir: dir, yes: options.yes, printer })),
         ...(output.fetchesResults ? { onSucceeded: output.stage } : {}),
+        onBusyEnded: () => outputsStillFree(ctx, file, options),
       },
     ).finally(async () => {
       await printer.ready();
@@ -102,10 +106,38 @@ export async function submitRun(ctx: Context, file: string, options: SubmitOptio
       if (options.dryRun) ctx.printer.note("Dry run: nothing was uploaded.");
       return;
     }
-    await output.write(outcome);
+    try {
+      await output.write(outcome);
+    } catch (error) {
+      // Its results are in the ledger: the next run of the command writes them without paying again, so this
+      // run ends here, saying why, rather than stay open. Without the ledger, it stays open to be carried on.
+      if (ledgerOn && options.wait) await failRun(store, outcome, ctx.now, error);
+      throw error;
+    }
     await finishRun(store, outcome, ctx.now, output.describe());
     await output.cleanUp();
+    if (ctx.globals.json && !takesStdout(options)) ctx.printer.json(runJson(outcome));
   });
+}
+
+/**
+ * After waiting for another process's run of this command: it may have written the
+ * outputs this one was to write. Said before any request, so nothing is paid for an
+ * output that cannot be written.
+ */
+async function outputsStillFree(ctx: Context, file: string, options: SubmitOptions): Promise<void> {
+  try {
+    await checkOutputs(
+      ctx,
+      { "-o": options.output, "--report": options.report, "--changes": options.changes },
+      { force: options.force, reading: [file] },
+    );
+  } catch (error) {
+    if (!(error instanceof BulkcheckError)) throw error;
+    throw new UsageError(`${error.message} It was written while this command waited for the other run of it, which has finished.`, {
+      hint: "That run's output is complete. To write this one too, give another -o (the results come from the ledger, nothing is paid again) or add --force.",
+    });
+  }
 }
 
 /** The command to carry on a run: the same command, without what no longer does anything (--resubmit). */

@@ -1,4 +1,4 @@
-import { Command } from "../commander.js";
+import { Command, Option } from "../commander.js";
 import type { Invoke } from "../context.js";
 import {
   addReserveAndWaitOptions,
@@ -46,6 +46,16 @@ export function submitCommand(invoke: Invoke, run: typeof submitRun = async (...
       parseAge,
     )
     .option("--no-ledger", "keep no result of this run in the ledger, and reuse none")
+    .option(
+      "--retry-no-result",
+      "also upload the numbers the service checked without a result within --max-age (not uploaded again by default)",
+    )
+    .addOption(
+      new Option(
+        "--pad <policy>",
+        "numbers that need a result but are too few for a task: oldest fills the task with the oldest fresh results (shown with its cost first), never lets them wait for a later run (default: config pad, oldest)",
+      ).choices(["oldest", "never"] as const),
+    )
     .option("--dry-run", "prepare and show the plan and cost; upload nothing");
   return addReserveAndWaitOptions(command)
     .option("--join", "with --wait -o: write the source rows with the result columns beside them")

@@ -22,7 +22,11 @@ function uploaded(plan: RunPlan): number {
 export function describePlan(plan: RunPlan, subject: PlanSubject): string {
   const countries = plan.byCountry?.map((each) => each.country).join(", ") ?? (subject.country === "auto" ? undefined : subject.country);
   const country = countries ? ` for ${countries}` : "";
-  if (plan.parts.length === 0) return `nothing to upload: every one of the ${count(plan.kept)} numbers has a fresh result in the ledger`;
+  if (plan.parts.length === 0) {
+    return plan.waiting
+      ? `nothing to upload: ${count(plan.waiting)} numbers need a result, fewer than a task's minimum of ${count(plan.limits.minTaskSize)}, and --pad never lets them wait for a later run`
+      : `nothing to upload: every one of the ${count(plan.kept)} numbers was checked within --max-age or is in a task still in flight`;
+  }
   return `${count(uploaded(plan))} numbers in ${count(plan.parts.length)} task(s) of ${subject.product}${country}; reservation ${formatUsd(plan.reservationMicros)} at ${formatUsd(plan.priceMicros)} per number (only checked numbers are charged)`;
 }
 
@@ -40,9 +44,27 @@ export function reuseLines(plan: RunPlan, now: number): string[] {
       `Reused from the ledger: ${count(plan.reused)} numbers with results${from} (younger than --max-age ${maxAge}), saving ${formatUsd(plan.savedMicros)}.`,
     );
   }
-  if (plan.padded > 0) {
+  if (plan.noResult) {
     lines.push(
-      `Checked again: ${count(plan.padded)} of the oldest fresh results, to fill a task to the minimum size of ${count(plan.limits.minTaskSize)}.`,
+      `Not uploaded again: ${count(plan.noResult)} numbers the service checked without a result (within --max-age ${maxAge}); --retry-no-result uploads them.`,
+    );
+  }
+  if (plan.inFlight) {
+    const tasks = plan.inFlight.tasks.map((task) => task.taskId).join(", ");
+    lines.push(
+      `In flight: ${count(plan.inFlight.numbers)} numbers are in task(s) submitted by another run and still processing (${tasks}): their results are taken from there, nothing is uploaded for them.`,
+    );
+  }
+  if (plan.retriedNoResult) lines.push(`Retried on request (--retry-no-result): ${count(plan.retriedNoResult)} numbers without a result.`);
+  if (plan.padded > 0) {
+    const from = plan.paddedFrom ? `, checked ${span(plan.paddedFrom.oldest, plan.paddedFrom.newest)},` : "";
+    lines.push(
+      `Padding: ${count(uploaded(plan) - plan.padded)} numbers need checking; the minimum task is ${count(plan.limits.minTaskSize)}, so ${count(plan.padded)} of the oldest results${from} are renewed: ${formatUsd(plan.paddedMicros ?? plan.padded * plan.priceMicros)} (--pad never lets them wait for a later run instead).`,
+    );
+  }
+  if (plan.waiting) {
+    lines.push(
+      `Waiting: ${count(plan.waiting)} numbers need a result but are fewer than a task's minimum of ${count(plan.limits.minTaskSize)}; with --pad never they wait for a later run.`,
     );
   }
   const stale = plan.stale;
@@ -121,6 +143,18 @@ export function planJson(plan: RunPlan, subject: PlanSubject, prepared: PrepareR
       max_age_seconds: plan.reuse ? Math.round(plan.reuse.maxAgeMs / 1000) : 0,
       reused: plan.reused,
       checked_again: plan.padded,
+      padded: {
+        numbers: plan.padded,
+        from: plan.paddedFrom ?? null,
+        ...money("cost", plan.paddedMicros ?? plan.padded * plan.priceMicros),
+      },
+      no_result: plan.noResult ?? 0,
+      retried_no_result: plan.retriedNoResult ?? 0,
+      in_flight: {
+        numbers: plan.inFlight?.numbers ?? 0,
+        tasks: plan.inFlight?.tasks.map((task) => ({ id: task.taskId, run: task.runId ?? null })) ?? [],
+      },
+      waiting: plan.waiting ?? 0,
       ...money("saved", plan.savedMicros),
       reused_from: plan.reusedFrom ?? null,
       not_reused: plan.stale?.oldest

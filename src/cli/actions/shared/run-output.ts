@@ -73,11 +73,17 @@ export async function runOutput(ctx: Context, flags: RunOutputFlags) {
     /** Writes what the flags ask for once the run's tasks are submitted (and, with --wait, finished). */
     async write(outcome: RunOutcome): Promise<void> {
       const ids = outcome.results.map((result) => result.task.id);
-      if (!flags.wait) {
+      if (outcome.plan.waiting) {
         ctx.printer.note(
-          ids.length > 0
-            ? `Next: bulkcheck wait ${ids.join(" ")}   then: bulkcheck download ${ids.join(" ")} -o results.csv`
-            : "Every number has a fresh result in the ledger, so no task was needed. Write them with --wait -o FILE.",
+          `${count(outcome.plan.waiting)} numbers that need a result wait for a later run (fewer than a task's minimum, and --pad never).`,
+        );
+      }
+      if (!flags.wait) {
+        const followed = [...ids, ...outcome.inFlight.map((task) => task.taskId)];
+        ctx.printer.note(
+          followed.length > 0
+            ? `Next: bulkcheck wait ${followed.join(" ")}   then: bulkcheck download ${followed.join(" ")} -o results.csv`
+            : "Every number was checked within --max-age, so no task was needed. Write the results with --wait -o FILE.",
         );
         return;
       }

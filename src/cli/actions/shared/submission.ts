@@ -2,7 +2,9 @@ import { UsageError } from "../../../errors.js";
 import { describeHolder } from "../../../run/lease.js";
 import type { PrepareResult } from "../../../prepare/index.js";
 import { ownLease } from "../../../run/lease.js";
-import type { RunEvent, SubmitRunDeps } from "../../../run/submit-run.js";
+import type { RunEvent, RunOutcome, SubmitRunDeps } from "../../../run/submit-run.js";
+import { MICROS_PER_USD } from "../../../spec/products.js";
+import type { InFlightTask } from "../../../run/plan.js";
 import type { ServiceType } from "../../../spec/products.js";
 import { formatUsd } from "../../../tasks/cost.js";
 import type { UploadResult } from "../../../tasks/submit.js";
@@ -31,6 +33,10 @@ export interface SubmitFlags {
   maxAge?: number;
   /** --no-ledger sets this false: keep no result of this run. */
   ledger?: boolean;
+  /** --retry-no-result: upload the numbers checked without a result within --max-age too. */
+  retryNoResult?: boolean;
+  /** --pad: numbers too few for a task fill it with the oldest fresh results, or wait. */
+  pad?: "oldest" | "never";
   /** --changes FILE|-: what changed since the previous check of each number. */
   changes?: string;
   /** --if-busy: wait for another process carrying on this run (default), or exit 10. */
@@ -69,16 +75,21 @@ export function runPrinter(
         );
         return;
       case "plan":
-        ctx.printer.note(`Plan: ${describePlan(event.plan, subject)}.`);
+        ctx.printer.note(
+          event.continued
+            ? `Plan of the run carried on, as made when it began (its reservation was made then; only parts never uploaded reserve anything now): ${describePlan(event.plan, subject)}.`
+            : `Plan: ${describePlan(event.plan, subject)}.`,
+        );
         for (const line of reuseLines(event.plan, ctx.now())) ctx.printer.note(line);
         if (prepared) for (const line of countryPlanLines(event.plan, prepared)) ctx.printer.note(line);
         if (flags.dryRun && ctx.globals.json && prepared) ctx.printer.json(planJson(event.plan, subject, prepared, ctx.now()));
+        if (!flags.dryRun) for (const task of event.plan.inFlight?.tasks ?? []) reportInFlight(ctx, task, flags);
         if (!flags.dryRun && event.plan.parts.length > 0) {
           pending.push(createSubmitProgress(ctx, event.plan.parts, pollIntervalMs).then((created) => void (progress = created)));
         }
         return;
       case "task":
-        reportTask(ctx, event.result, flags, prepared);
+        reportTask(ctx, event.result, event.runId, flags, prepared);
         return;
       case "schedule":
         progress?.onEvent(event.event);
@@ -105,6 +116,21 @@ export function runPrinter(
 }
 
 /**
+ * A task of another run whose results this run takes: its id is data like the run's own
+ * tasks' (a script waits for it and downloads it the same way), marked as not this run's.
+ */
+function reportInFlight(ctx: Context, task: InFlightTask, flags: SubmitFlags): void {
+  const { printer } = ctx;
+  if (ctx.globals.json && !takesStdout(flags)) {
+    printer.json({ type: "task", id: task.taskId, in_flight: true, submitted_by_run: task.runId ?? null });
+  } else if (!ctx.globals.json && flags.output === undefined && !takesStdout(flags)) printer.data(task.taskId);
+  else
+    printer.note(
+      `Task ${task.taskId} (submitted by ${task.runId ? `run ${task.runId}` : "another run"}, in flight): this run takes its results.`,
+    );
+}
+
+/**
  * Money is reserved only with a yes: from --yes, or from a person at a terminal.
  * Where nobody can answer (stdin or stderr not a terminal: cron, a pipe, CI) the
  * run stops before uploading rather than spend silently.
@@ -126,17 +152,58 @@ export async function confirmReservation(ctx: Context, micros: number, balance: 
  * preparation summary (the rows excluded before upload, which the service's own counts
  * never see).
  */
-function submittedTaskJson({ task, replayed }: UploadResult, summary: unknown) {
-  return { ...taskJson(task), replayed, preparation: summary === undefined ? null : snakeCaseKeys(summary) };
+function submittedTaskJson({ task, replayed, upload }: UploadResult, runId: string, summary: unknown) {
+  return {
+    type: "task",
+    run: runId,
+    ...taskJson(task),
+    replayed,
+    carried_on: upload.knownTask !== undefined,
+    preparation: summary === undefined ? null : snakeCaseKeys(summary),
+  };
 }
 
-function reportTask(ctx: Context, result: UploadResult, flags: SubmitFlags, prepared: { summary: unknown } | undefined): void {
+/** Whether the flags give stdout to data other than task ids (-o -, --rejects -, --changes -). */
+export function takesStdout(flags: SubmitFlags): boolean {
+  return flags.output === "-" || flags.rejects === "-" || flags.changes === "-";
+}
+
+/**
+ * The last object `submit --json` prints: the run, what it uploaded, reused and saved,
+ * and the tasks of other runs whose results it took.
+ */
+export function runJson({ run, plan, results, inFlight }: Pick<RunOutcome, "run" | "plan" | "results" | "inFlight">) {
+  return {
+    type: "run",
+    run: run.id,
+    kept: plan.kept,
+    uploaded: plan.parts.reduce((sum, part) => sum + part.count, 0),
+    padded: plan.padded,
+    reused: plan.reused,
+    no_result: plan.noResult ?? 0,
+    in_flight: plan.inFlight?.numbers ?? 0,
+    waiting: plan.waiting ?? 0,
+    tasks: results.map((result) => result.task.id),
+    in_flight_tasks: inFlight.map((task) => task.taskId),
+    reservation_micros: plan.reservationMicros,
+    reservation_usd: plan.reservationMicros / MICROS_PER_USD,
+    saved_micros: plan.savedMicros,
+    saved_usd: plan.savedMicros / MICROS_PER_USD,
+  };
+}
+
+function reportTask(
+  ctx: Context,
+  result: UploadResult,
+  runId: string,
+  flags: SubmitFlags,
+  prepared: { summary: unknown } | undefined,
+): void {
   const { task, replayed, upload } = result;
   const { printer } = ctx;
-  const stdoutTaken = flags.output === "-" || flags.rejects === "-" || flags.changes === "-";
-  if (ctx.globals.json && !stdoutTaken) printer.json(submittedTaskJson(result, prepared?.summary));
-  else if (!ctx.globals.json && flags.output === undefined && !stdoutTaken) printer.data(task.id);
-  else printer.note(`Task ${task.id} submitted.`);
+  if (ctx.globals.json && !takesStdout(flags)) printer.json(submittedTaskJson(result, runId, prepared?.summary));
+  else if (!ctx.globals.json && flags.output === undefined && !takesStdout(flags)) printer.data(task.id);
+  else printer.note(upload.knownTask ? `Task ${task.id}: submitted earlier by this run, carried on.` : `Task ${task.id} submitted.`);
   if (replayed && upload.knownTask === undefined) {
     printer.note(
       `Task ${task.id} had already been created for this run by an earlier attempt whose answer was lost; the service returned it and nothing was reserved twice.`,
