@@ -6,13 +6,14 @@ import { packageFile } from "../../package-files.js";
 import { startSandbox } from "../../sandbox/index.js";
 import type { Context, Runtime } from "../context.js";
 import { absolutePath } from "../paths.js";
+import { formatUsd } from "../../tasks/cost.js";
 
 /** bulkcheck's entry point (src/main.ts), which runs each step of the demo in-process. */
 export type Main = (argv: readonly string[], runtime: Runtime) => Promise<number>;
 
 /** The sample CRM export shipped with the package. */
 const SAMPLE_LIST = packageFile("examples", "contacts.csv");
-/** The demo's submit, run twice to show that a re-run charges nothing twice. */
+/** The demo's submit, run twice to show that a re-run pays for nothing twice. */
 const SUBMIT_SAMPLE = ["submit", SAMPLE_LIST, "--type", "carrier_batch", "--country", "GB", "--yes"];
 
 export interface DemoOptions {
@@ -28,7 +29,8 @@ export interface DemoOptions {
 export async function demoRun(ctx: Context, options: DemoOptions, main: Main): Promise<void> {
   const dir = options.dir ? absolutePath(ctx, options.dir) : await mkdtemp(join(tmpdir(), "bulkcheck-demo-"));
   await mkdir(dir, { recursive: true });
-  const sandbox = await startSandbox({ port: 0 });
+  // Like the real service, some numbers get no result: the re-run shows that they are not paid for again either.
+  const sandbox = await startSandbox({ port: 0, noResultRate: 0.02 });
   const env = {
     ...ctx.env,
     BULKCHECK_CONFIG_DIR: join(dir, "config"),
@@ -53,7 +55,7 @@ export async function demoRun(ctx: Context, options: DemoOptions, main: Main): P
   try {
     say(`bulkcheck demo: a local sandbox of the service is running at ${sandbox.url}; nothing here costs money.`);
     say(`Sample list: ${SAMPLE_LIST}\nFiles go to: ${dir}`);
-    await step("What the account holds", ["balance"]);
+    const before = balanceMicros(await step("What the account holds", ["balance"]));
     await step("Check the list locally (no network, no key): what would be uploaded, and why rows are excluded", [
       "validate",
       SAMPLE_LIST,
@@ -67,13 +69,27 @@ export async function demoRun(ctx: Context, options: DemoOptions, main: Main): P
     await step("Wait for the task (a local sandbox allows polling faster than the service's 30 s)", ["wait", ...ids, "--interval", "0.5"]);
     const joined = join(dir, "contacts-checked.csv");
     await step("Download the result, joined back to the source rows", ["download", ...ids, "--join", SAMPLE_LIST, "-o", joined]);
-    await step("Re-running the same submit is safe: it returns the same task and charges nothing twice", SUBMIT_SAMPLE);
-    await step("Only the checked numbers were charged", ["balance"]);
+    const rerun = await step(
+      "Re-running the same submit is safe: every number was just checked (with a result or without), so nothing is uploaded or reserved",
+      SUBMIT_SAMPLE,
+    );
+    if (rerun.trim() !== "") throw new Error(`the demo's re-run submitted task(s) ${rerun.trim()}`);
+    const after = balanceMicros(await step("Only the checked numbers were charged", ["balance"]));
+    say(
+      `\nCharged in all: ${formatUsd(before - after)} for the numbers checked once. The submit reserved the whole list; when the task finished, the numbers without a result were refunded, and the re-run reserved nothing.`,
+    );
     say(`\nDone. Your joined file: ${joined}\nRejected rows and why: ${join(dir, "rejects.csv")}`);
     ctx.printer.data(joined);
   } finally {
     await sandbox.close();
   }
+}
+
+/** The micros in `balance`'s line ("$10.00 (10000000 micros)"). */
+function balanceMicros(printed: string): number {
+  const micros = /\((\d+) micros\)/.exec(printed)?.[1];
+  if (micros === undefined) throw new Error(`the demo could not read the balance from "${printed.trim()}"`);
+  return Number(micros);
 }
 
 function capture() {

@@ -38,15 +38,14 @@ export function describePlan(plan: RunPlan, subject: PlanSubject): string {
 export function reuseLines(plan: RunPlan, now: number): string[] {
   const lines: string[] = [];
   const maxAge = plan.reuse ? formatAge(Math.round(plan.reuse.maxAgeMs / 1000)) : undefined;
+  const within = plan.reuse?.maxAgeMs === 0 ? "checked since this command began" : `younger than --max-age ${maxAge}`;
   if (plan.reused > 0) {
     const from = plan.reusedFrom ? ` checked ${span(plan.reusedFrom.oldest, plan.reusedFrom.newest)}` : "";
-    lines.push(
-      `Reused from the ledger: ${count(plan.reused)} numbers with results${from} (younger than --max-age ${maxAge}), saving ${formatUsd(plan.savedMicros)}.`,
-    );
+    lines.push(`Reused from the ledger: ${count(plan.reused)} numbers with results${from} (${within}).`);
   }
   if (plan.noResult) {
     lines.push(
-      `Not uploaded again: ${count(plan.noResult)} numbers the service checked without a result (within --max-age ${maxAge}); --retry-no-result uploads them.`,
+      `Not uploaded again: ${count(plan.noResult)} numbers the service checked without a result (${within}); --retry-no-result uploads them.`,
     );
   }
   if (plan.inFlight) {
@@ -66,6 +65,10 @@ export function reuseLines(plan: RunPlan, now: number): string[] {
     lines.push(
       `Waiting: ${count(plan.waiting)} numbers need a result but are fewer than a task's minimum of ${count(plan.limits.minTaskSize)}; with --pad never they wait for a later run.`,
     );
+  }
+  if (plan.savedMicros > 0) {
+    const numbers = plan.reused + (plan.noResult ?? 0) + (plan.inFlight?.numbers ?? 0);
+    lines.push(`Not paid for again: ${count(numbers)} numbers, saving ${formatUsd(plan.savedMicros)}.`);
   }
   const stale = plan.stale;
   if (stale && stale.numbers > 0 && stale.oldest) {
