@@ -45,6 +45,12 @@ export interface SubmitRunOptions {
   pad: PadPolicy;
   /** Upload the numbers checked without a result within maxAgeMs too (--retry-no-result). */
   retryNoResult: boolean;
+  /**
+   * Whether numbers in flight and numbers answered without a result count as checked (a
+   * submit), or only results do (retry-failed: its numbers are those a task answered without
+   * a result, and only a fresh result elsewhere spares one).
+   */
+  countUnanswered: boolean;
   /** Wait until every task has finished, or only until every part is uploaded. */
   wait: boolean;
   pollIntervalMs: number;
@@ -194,9 +200,9 @@ async function attemptRun(
               product: options.product,
               rule: {
                 maxAgeMs: options.maxAgeMs,
-                freshSince: new Date(Math.min(deps.now() - options.maxAgeMs, startedAt)).toISOString(),
+                freshSince: new Date(freshSince(options.maxAgeMs, deps.now(), startedAt)).toISOString(),
                 asOfTaskRef: await store.maxTaskRef(),
-                inFlight: "now",
+                ...(options.countUnanswered ? { inFlight: "now" as const } : {}),
                 pad: options.pad,
                 retryNoResult: options.retryNoResult,
               },
@@ -352,6 +358,11 @@ function legacyPlan(tasks: readonly TaskRecord[], priceMicros: number, byCountry
     reservationMicros: uploaded * priceMicros,
     savedMicros: 0,
   };
+}
+
+/** The oldest answer a plan counts as fresh: within --max-age, or given after this command began (a run of the same instant is an earlier one). */
+function freshSince(maxAgeMs: number, now: number, startedAt: number): number {
+  return maxAgeMs === 0 ? startedAt + 1 : Math.min(now - maxAgeMs, startedAt + 1);
 }
 
 /** A run stopped by a refusal, not by something that passes (a timeout, Ctrl-C, a service down, another process). */

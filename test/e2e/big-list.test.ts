@@ -2,7 +2,7 @@ import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { allowSmallTasks, objectsOf, parseDelimited } from "../helpers/results-fixtures.js";
-import { e2eSandboxes, gbList, identifier, lines, listText, submitArgs, type E2e } from "../helpers/sandbox.js";
+import { e2eSandboxes, gbList, identifier, lines, listText, submitArgs, submittedIds, type E2e } from "../helpers/sandbox.js";
 
 /**
  * Lists of any size in one run: `submit` schedules more parts than the service's
@@ -21,11 +21,6 @@ async function smallParts(e: E2e): Promise<void> {
 function staged(e: E2e): string[] {
   const root = join(e.configDir, "staging");
   return existsSync(root) ? readdirSync(root) : [];
-}
-
-/** The task ids a run with -o names on stderr. */
-function submittedIds(stderr: string): string[] {
-  return [...stderr.matchAll(/^Task (\S+) submitted\.$/gm)].map((match) => match[1]!);
 }
 
 describe("a list bigger than the quota of unfinished tasks", () => {

@@ -263,6 +263,7 @@ describe("an upgrade in the middle of a run never double-charges", () => {
     expect(run.code, run.stderr).toBe(0);
     expect(run.stderr).toContain("from the journal of bulkcheck 0.1");
     expect(submittedIds(run.stderr)).toEqual([task.id]);
+    expect(run.stderr).toContain(`Task ${task.id}: submitted earlier by this run, carried on.`);
     expect(taskCount(e)).toBe(1);
     expect(lines(readFileSync(join(e.dir, "out.csv"), "utf8"))).toHaveLength(21);
     expect(readdirSync(e.configDir)).toContain("journal.jsonl.imported");

@@ -37,13 +37,24 @@ describe("bulkcheck submit", () => {
     expect(out.stderr).not.toContain("already submitted");
   });
 
-  it("prints each task as one JSON line with --json and keeps stdout free of anything else", async () => {
+  it("prints each task as one JSON line with --json, then the run, each with its type, and keeps stdout free of anything else", async () => {
     const e = await sandbox();
     const out = await e.run(submitArgs(e.file("list.txt", listText(500)), "--json"));
     expect(out.code).toBe(0);
     const rows = lines(out.stdout).map((line) => JSON.parse(line) as Record<string, unknown>);
-    expect(rows).toHaveLength(1);
-    expect(rows[0]).toMatchObject({ product: "number_validation_batch", status: "processing", country: "GB", total: 500 });
+    expect(rows).toHaveLength(2);
+    const [run] = await storedRuns(e);
+    expect(rows[0]).toMatchObject({
+      type: "task",
+      run: run!.id,
+      product: "number_validation_batch",
+      status: "processing",
+      country: "GB",
+      total: 500,
+    });
+    expect(rows[1]).toEqual(
+      expect.objectContaining({ type: "run", run: run!.id, kept: 500, uploaded: 500, reused: 0, saved_micros: 0, tasks: [rows[0]!.id] }),
+    );
     expect(rows[0]!.id).toMatch(TASK_ID);
     expect(rows[0]).not.toHaveProperty("result_url");
     expect(out.stderr).toContain("Plan: 500 numbers");
@@ -107,12 +118,35 @@ describe("bulkcheck submit", () => {
     expect(e.state().tasks).toEqual([]);
   });
 
-  it("checks the same list again in a new run once its run has finished: a new task, reserved again, never the old task back", async () => {
+  it("takes the task in flight when the same list is submitted again while it processes: no new task, nothing reserved twice", async () => {
+    const e = await sandbox({ numbersPerSecond: 1 });
+    const list = e.file("list.txt", listText(500));
+    const first = await e.run(submitArgs(list));
+    // Without --wait a run ends once its tasks are submitted; its task is still processing.
+    const again = await e.run(submitArgs(list));
+    expect(again.code).toBe(0);
+    expect(again.stdout).toBe(first.stdout);
+    expect(again.stderr).toContain("In flight: 500 numbers are in task(s) submitted by another run and still processing");
+    const json = await e.run(submitArgs(list, "--json"));
+    const rows = lines(json.stdout).map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(rows[0]).toMatchObject({ type: "task", id: first.stdout.trim(), in_flight: true });
+    expect(rows[1]).toMatchObject({
+      type: "run",
+      uploaded: 0,
+      in_flight: 500,
+      in_flight_tasks: [first.stdout.trim()],
+      saved_micros: 500_000,
+    });
+    const state = e.state();
+    expect(state.tasks).toHaveLength(1);
+    expect(state.ledger.filter((entry) => entry.kind === "reserve")).toHaveLength(1);
+  });
+
+  it("checks the same list again in a new run with --max-age 0: a new task, reserved again, never the old task back", async () => {
     const e = await sandbox();
     const list = e.file("list.txt", listText(500));
     const first = await e.run(submitArgs(list));
-    // Without --wait a run ends once its tasks are submitted; no result reached the ledger to reuse.
-    const again = await e.run(submitArgs(list));
+    const again = await e.run(submitArgs(list, "--max-age", "0"));
     expect(again.code).toBe(0);
     expect(again.stdout.trim()).toMatch(TASK_ID);
     expect(again.stdout).not.toBe(first.stdout);
@@ -132,7 +166,8 @@ describe("bulkcheck submit", () => {
         .map((n, i) => `person ${i},${identifier(n)}`)
         .join("\n") +
       "\n";
-    const again = await e.run(submitArgs(e.file("b.csv", csv)));
+    // --max-age 0: checked again (the first file's task would otherwise serve these numbers).
+    const again = await e.run(submitArgs(e.file("b.csv", csv), "--max-age", "0"));
     expect(again.code).toBe(0);
     expect(again.stdout.trim()).toMatch(TASK_ID);
     expect(again.stdout).not.toBe(first.stdout);
@@ -146,7 +181,7 @@ describe("bulkcheck submit", () => {
     const e = await sandbox();
     const list = e.file("list.txt", listText(500));
     const first = await e.run(submitArgs(list));
-    const second = await e.run(submitArgs(list, "--resubmit"));
+    const second = await e.run(submitArgs(list, "--resubmit", "--max-age", "0"));
     expect(second.code).toBe(0);
     expect(second.stderr).toContain("--resubmit is no longer needed");
     expect(second.stdout.trim()).toMatch(TASK_ID);
@@ -307,12 +342,14 @@ describe("bulkcheck submit", () => {
     expect(plain.stderr).toContain("1,500 numbers in 3 task(s)");
     const json = await e.run(submitArgs(list, "--json"));
     expect(json.code).toBe(0);
-    const tasks = lines(json.stdout).map((line) => JSON.parse(line) as { id: string; total: number });
+    const tasks = lines(json.stdout)
+      .map((line) => JSON.parse(line) as { type: string; id: string; total: number })
+      .filter((object) => object.type === "task");
     expect(tasks.map((task) => task.total)).toEqual([500, 500, 500]);
     // Printed in list order; the parts upload at once, so the service may have created them in any order.
     expect(new Set(tasks.map((task) => task.id))).toEqual(new Set(e.state().tasks.map((task) => task.id)));
-    // The first run finished with its tasks submitted: the same list again is a new run, printed one id per line.
-    const again = await e.run(submitArgs(list));
+    // The first run finished with its tasks submitted: the same list again with --max-age 0 is a new run, printed one id per line.
+    const again = await e.run(submitArgs(list, "--max-age", "0"));
     expect(new Set(lines(again.stdout))).toEqual(
       new Set(
         e
@@ -389,7 +426,7 @@ describe("bulkcheck submit", () => {
     const yes = await e.run(promptedSubmitArgs(list), { tty: true, stdin: "y\n" });
     expect(yes.code).toBe(0);
     expect(e.state().tasks).toHaveLength(1);
-    const noQuestion = await e.run(submitArgs(list, "--resubmit", "--yes"), { tty: true });
+    const noQuestion = await e.run(submitArgs(list, "--max-age", "0", "--yes"), { tty: true });
     expect(noQuestion.code).toBe(0);
     expect(noQuestion.stderr).not.toContain("[y/N]");
     expect(e.state().tasks).toHaveLength(2);

@@ -214,9 +214,14 @@ export function crmText(count: number): string {
   return ["name,phone", ...rows].join("\n") + "\n";
 }
 
-/** The task ids a submit with -o announced on stderr ("Task … submitted."): with -o, stdout is for the results. */
+/**
+ * The task ids a submit with -o announced on stderr ("Task … submitted.", or for a run carried on
+ * "Task …: submitted earlier by this run, carried on."): with -o, stdout is for the results.
+ */
 export function submittedIds(stderr: string): string[] {
-  return [...stderr.matchAll(/^Task ([0-9a-f]{32}) submitted\.$/gm)].map((match) => match[1]!);
+  return [...stderr.matchAll(/^Task ([0-9a-f]{32})(?: submitted\.|: submitted earlier by this run, carried on\.)$/gm)].map(
+    (match) => match[1]!,
+  );
 }
 
 /** Non-empty stdout lines. */

@@ -99,6 +99,7 @@ async function retryOne(
       maxAgeMs: (options.maxAge ?? ledger.maxAgeSeconds) * 1000,
       ledger: ledger.on && options.ledger !== false,
       // Its numbers are those the service answered without a result: retrying them is what it is for.
+      countUnanswered: false,
       retryNoResult: true,
       pad: ledger.pad,
       wait: Boolean(options.wait),

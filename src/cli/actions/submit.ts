@@ -87,6 +87,7 @@ export async function submitRun(ctx: Context, file: string, options: SubmitOptio
         ledger: ledgerOn,
         pad: options.pad ?? ledger.pad,
         retryNoResult: Boolean(options.retryNoResult),
+        countUnanswered: true,
         wait: Boolean(options.wait),
         pollIntervalMs,
         ...(timeoutMs === undefined ? {} : { timeoutMs, timeoutSeconds: ctx.deadline.seconds }),

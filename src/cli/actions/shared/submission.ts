@@ -45,7 +45,7 @@ export interface SubmitFlags {
 
 /** What `--resubmit` says now that it does nothing. */
 export const RESUBMIT_NOTE =
-  "--resubmit is no longer needed and is ignored: once a run has finished, running the same command again checks the list again (reusing results younger than --max-age).";
+  "--resubmit is no longer needed and is ignored: once a run has finished, running the same command again checks the list again, except numbers checked or in a task in flight within --max-age (--max-age 0 checks every number again).";
 
 /**
  * Prints a run's events as it goes: what preparation found, a run continued or
