@@ -156,12 +156,12 @@ describe("the shared store", () => {
         child.on("close", (code) => resolve({ code, out, err }));
       });
     const outcomes = await Promise.all([migrate(), migrate(), migrate()]);
-    expect(outcomes).toEqual(Array(3).fill({ code: 0, out: "1", err: "" }));
+    expect(outcomes).toEqual(Array(3).fill({ code: 0, out: "2", err: "" }));
     const versions = new pg.Client({ connectionString: url });
     await versions.connect();
     const { rows } = await versions.query("SELECT version FROM bulkcheck.schema_version ORDER BY version");
     await versions.end();
-    expect(rows).toEqual([{ version: 1 }]);
+    expect(rows).toEqual([{ version: 1 }, { version: 2 }]);
   });
 
   it("fails fast with StoreUnavailableError when nothing answers at the URL, naming the store without its password", async () => {
