@@ -1,0 +1,163 @@
+import { mkdirSync, readFileSync, rmSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { tempDir } from "../helpers/cli.js";
+import { createTestDatabase } from "../helpers/postgres.js";
+import { e2eSandboxes, lines, listText, storedRuns, submitAs, WAITING, type E2e } from "../helpers/sandbox.js";
+
+/**
+ * "Within --max-age, a number is paid for at most once": a number with a result, one the
+ * service checked without a result, and one in a task still processing all count as
+ * checked. Against a sandbox as the real service behaves: a minimum task of 500, some
+ * numbers without a result, results that drift between checks.
+ */
+const sandbox = e2eSandboxes();
+const AS_THE_SERVICE = { minTaskSize: 500, noResultRate: 0.04, drift: 0.1 } as const;
+const DAY_MS = 86_400_000;
+
+function carrier(file: string, ...extra: string[]): string[] {
+  return submitAs(file, "carrier_batch", "GB", ...extra);
+}
+
+const reservations = (e: E2e) => e.state().ledger.filter((entry) => entry.kind === "reserve");
+const charged = (e: E2e) => e.state().ledger.reduce((sum, entry) => sum + (entry.kind === "charge" ? entry.micros : 0), 0);
+const sortedRows = (e: E2e, name: string) => lines(readFileSync(join(e.dir, name), "utf8")).sort();
+/** A second machine: its own config and state directory, the same service and store. */
+const machine = (storeUrl: string) => ({ BULKCHECK_CONFIG_DIR: tempDir("bulkcheck-machine-"), BULKCHECK_STORE_URL: storeUrl });
+
+describe("a re-run never pays twice", () => {
+  it("charges nothing for a same-day re-run, a nightly unchanged list with --max-age 7d, or numbers that got no result", async () => {
+    const e = await sandbox(AS_THE_SERVICE);
+    const list = e.file("list.txt", listText(1000));
+    const first = await e.run(carrier(list, ...WAITING, "-o", "first.csv"));
+    expect(first.code, first.stderr).toBe(0);
+    const [task] = e.state().tasks;
+    expect(task!.failure_cnt).toBeGreaterThan(0);
+    const paid = charged(e);
+    // The same day (default --max-age 12h): the answers, "no result" included, are fresh.
+    const sameDay = await e.run(carrier(list, ...WAITING, "-o", "same-day.csv"));
+    expect(sameDay.code, sameDay.stderr).toBe(0);
+    expect(sameDay.stderr).toContain(`Not uploaded again: ${task!.failure_cnt} numbers the service checked without a result`);
+    expect(sortedRows(e, "same-day.csv")).toHaveLength(task!.success_cnt! + 1);
+    // The next nights, the cron line's --max-age 7d.
+    for (const night of [1, 2, 6]) {
+      e.clock.ms += DAY_MS;
+      const nightly = await e.run(carrier(list, ...WAITING, "--max-age", "7d", "-o", `night-${night}.csv`, "--json"));
+      expect(nightly.code, nightly.stderr).toBe(0);
+      const run = lines(nightly.stdout)
+        .map((line) => JSON.parse(line) as Record<string, unknown>)
+        .find((object) => object.type === "run");
+      expect(run).toMatchObject({ uploaded: 0, padded: 0, reused: task!.success_cnt, no_result: task!.failure_cnt });
+    }
+    expect(e.state().tasks).toHaveLength(1);
+    expect(reservations(e)).toHaveLength(1);
+    expect(charged(e)).toBe(paid);
+  });
+
+  it("pads a task only when numbers need a result, shows the padding and its cost first, and lets them wait with --pad never", async () => {
+    const e = await sandbox(AS_THE_SERVICE);
+    const list = e.file("list.txt", listText(1000));
+    expect((await e.run(carrier(list, ...WAITING, "-o", "first.csv"))).code).toBe(0);
+    const grown = e.file("grown.txt", listText(1030));
+    const plan = await e.run(carrier(grown, "--dry-run", "--json"));
+    const reuse = (JSON.parse(plan.stdout) as { reuse: Record<string, unknown> }).reuse;
+    expect(reuse).toMatchObject({ padded: { numbers: 470, cost_micros: 470_000 }, waiting: 0 });
+    expect(plan.stderr).toContain("Padding: 30 numbers need checking; the minimum task is 500, so 470 of the oldest results");
+    // --max-cost counts the padding.
+    expect((await e.run(carrier(grown, "--yes", "--max-cost", "0.10"))).code).toBe(5);
+    const waits = await e.run(carrier(grown, ...WAITING, "--pad", "never", "-o", "grown.csv"));
+    expect(waits.code, waits.stderr).toBe(0);
+    expect(waits.stderr).toContain("30 numbers that need a result wait for a later run");
+    expect(e.state().tasks).toHaveLength(1);
+    // The setting does the same for every run of the profile.
+    expect((await e.run(["config", "set", "pad", "never"])).code).toBe(0);
+    expect((await e.run(carrier(grown, "--yes"))).stderr).toContain("--pad never lets them wait");
+    expect(e.state().tasks).toHaveLength(1);
+  });
+
+  it("uploads the numbers without a result only when asked (--retry-no-result)", async () => {
+    const e = await sandbox({ ...AS_THE_SERVICE, minTaskSize: 1 });
+    expect((await e.run(["config", "set", "min-task-size", "1"])).code).toBe(0);
+    const list = e.file("list.txt", listText(1000));
+    expect((await e.run(carrier(list, ...WAITING, "-o", "first.csv"))).code).toBe(0);
+    const missed = e.state().tasks[0]!.failure_cnt!;
+    const retried = await e.run(carrier(list, ...WAITING, "--retry-no-result", "-o", "retried.csv"));
+    expect(retried.code, retried.stderr).toBe(0);
+    expect(retried.stderr).toContain(`Retried on request (--retry-no-result): ${missed} numbers without a result.`);
+    expect(e.state().tasks.map((task) => task.submitted_lines)).toEqual([1000, missed]);
+  });
+
+  it("ends a run whose output cannot be written as failed, with the reason, and the next run writes it without paying", async () => {
+    const e = await sandbox(AS_THE_SERVICE);
+    const list = e.file("list.txt", listText(500));
+    const outDir = join(e.dir, "out");
+    mkdirSync(outDir);
+    // The output's directory goes away while the task processes (the first wait), so only the final write fails.
+    let removed = false;
+    const sleep = async (ms: number) => {
+      if (!removed) rmSync(outDir, { recursive: true });
+      removed = true;
+      e.clock.ms += ms;
+      await new Promise((resolve) => setImmediate(resolve));
+    };
+    const lost = await e.run(carrier(list, ...WAITING, "-o", join(outDir, "out.csv")), { sleep });
+    expect(lost.code).not.toBe(0);
+    const [run] = await storedRuns(e);
+    expect(run).toMatchObject({ state: "failed" });
+    expect(run!.note).toContain(outDir);
+    mkdirSync(outDir);
+    const again = await e.run(carrier(list, ...WAITING, "-o", join(outDir, "out.csv")));
+    expect(again.code, again.stderr).toBe(0);
+    expect(e.state().tasks).toHaveLength(1);
+    expect((await storedRuns(e)).map((each) => each.state)).toEqual(["failed", "finished"]);
+  });
+});
+
+describe("the same command twice at once", () => {
+  /** Two processes of one command 0.3 s apart; `envs` gives each its own environment (machines), or none (one state directory). */
+  async function twice(e: E2e, outputs: [string, string], envs: Array<Record<string, string>> = [{}, {}]) {
+    const list = e.file("list.txt", listText(1000));
+    const first = e.spawn(carrier(list, ...WAITING, "-o", outputs[0]), { env: envs[0]! });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const second = e.spawn(carrier(list, ...WAITING, "-o", outputs[1]), { env: envs[1]! });
+    return Promise.all([first.done, second.done]);
+  }
+
+  it("on one machine: one task, the list charged once, and both outputs whole", async () => {
+    const e = await sandbox({ ...AS_THE_SERVICE, fakeClock: false, numbersPerSecond: 500 });
+    const [a, b] = await twice(e, ["A.csv", "B.csv"]);
+    expect(a.code, a.stderr).toBe(0);
+    expect(b.code, b.stderr).toBe(0);
+    const [task] = e.state().tasks;
+    expect(e.state().tasks).toHaveLength(1);
+    expect(reservations(e)).toHaveLength(1);
+    expect(charged(e)).toBe(task!.success_cnt! * 1000);
+    const rows = sortedRows(e, "A.csv");
+    expect(rows).toHaveLength(task!.success_cnt! + 1);
+    expect(sortedRows(e, "B.csv")).toEqual(rows);
+  }, 60_000);
+
+  it("with the same -o: the second says the first wrote it, before any request, and leaves no run open", async () => {
+    const e = await sandbox({ ...AS_THE_SERVICE, fakeClock: false, numbersPerSecond: 500 });
+    const [a, b] = await twice(e, ["same.csv", "same.csv"]);
+    expect(a.code, a.stderr).toBe(0);
+    expect(b.code).toBe(2);
+    expect(b.stderr).toContain("It was written while this command waited for the other run of it");
+    expect(e.state().tasks).toHaveLength(1);
+    expect(reservations(e)).toHaveLength(1);
+    expect((await storedRuns(e)).map((run) => run.state)).toEqual(["finished"]);
+  }, 60_000);
+
+  it("on two machines sharing PostgreSQL, with the same or different -o: one task, charged once", async () => {
+    const e = await sandbox({ ...AS_THE_SERVICE, fakeClock: false, numbersPerSecond: 500 });
+    const storeUrl = await createTestDatabase();
+    const [a, b] = await twice(e, ["A.csv", "B.csv"], [machine(storeUrl), machine(storeUrl)]);
+    expect(a.code, a.stderr).toBe(0);
+    expect(b.code, b.stderr).toBe(0);
+    expect(sortedRows(e, "B.csv")).toEqual(sortedRows(e, "A.csv"));
+    const [c, d] = await twice(e, ["C.csv", "C.csv"], [machine(storeUrl), machine(storeUrl)]);
+    expect([c.code, d.code].sort()).toEqual([0, 2]);
+    expect(e.state().tasks).toHaveLength(1);
+    expect(reservations(e)).toHaveLength(1);
+  }, 90_000);
+});
