@@ -70,7 +70,7 @@ function preparationSection(model: ReportModel): string {
   }
   const rows: Array<readonly [string, number]> = [
     ["Rows read", prep.rows_read],
-    ["Kept (uploaded)", prep.kept],
+    ["Kept", prep.kept],
     ["Excluded: invalid", prep.invalid_cnt],
     ["Excluded: no country code", prep.no_code_cnt],
     ["Excluded: other country", prep.other_country_cnt],
@@ -79,6 +79,33 @@ function preparationSection(model: ReportModel): string {
     ...(prep.below_min_task === undefined ? [] : ([["Excluded: country below the minimum task size", prep.below_min_task]] as const)),
   ];
   return `<section id="preparation"><h2>Local preparation</h2><div class="columns">${facts("preparation-table", "Rows of the list", rows)}${service}</div></section>`;
+}
+
+/** "from 2025-01-14 09:00 UTC to 2025-01-15 09:00 UTC", or "at …" when both are the same minute. */
+function span(oldest: string, newest: string): string {
+  const [from, to] = [readableTime(oldest), readableTime(newest)];
+  return from === to ? `at ${from}` : `from ${from} to ${to}`;
+}
+
+/**
+ * Where the output's rows came from: the list's kept numbers, those the ledger served
+ * (and when they were checked), those uploaded (padding among them), what the service
+ * gave them, and the rows; and, when reused rows are not in it, why.
+ */
+function outputSection(model: ReportModel): string {
+  const pairs = model.numbers.map(
+    (line) =>
+      [line.checked ? `${line.label}, checked ${span(line.checked.oldest, line.checked.newest)}` : line.label, line.numbers] as const,
+  );
+  const unread =
+    model.unreadLists.length > 0
+      ? ` The list of the run is gone or has changed since: ${model.unreadLists.join(", ")}.`
+      : " A download writes the tasks' own rows; bulkcheck report of these tasks adds the ledger's, as long as the run's list is unchanged and the ledger still holds them.";
+  const missing = model.numbers.find((line) => line.id === "reused-elsewhere");
+  const note = missing
+    ? `<p class="note">${count(missing.numbers)} numbers the run reused from the ledger have no row in this output, so the figures and charts leave them out.${h(unread)}</p>`
+    : "";
+  return `<section id="output"><h2>The output</h2>${facts("numbers-table", "Numbers, and where their rows come from", pairs)}${note}</section>`;
 }
 
 /** "$0.051 less than estimated (98.5% of the estimate)": the difference in words, never a bare minus sign. */
@@ -93,11 +120,20 @@ function moneySection(model: ReportModel): string {
   const m = model.money;
   const pairs: Array<readonly [string, string]> = [["Price per number", formatUsd(m.priceMicros)]];
   if (m.estimateMicros !== undefined) pairs.push(["Estimate before submitting", formatUsd(m.estimateMicros)]);
+  pairs.push(["Reserved at submit", formatUsd(m.reservedMicros)]);
+  if (m.padding.numbers > 0) {
+    pairs.push([
+      `Of which padding (${count(m.padding.numbers)} fresh results checked again to fill a task to the minimum size)`,
+      formatUsd(m.padding.micros),
+    ]);
+  }
   pairs.push(
-    ["Reserved at submit", formatUsd(m.reservedMicros)],
-    [`Charged (${count(m.checked)} checked)`, formatUsd(m.chargedMicros)],
+    [`Charged (${count(m.checked)} checked now)`, formatUsd(m.chargedMicros)],
     [`Refunded (${count(m.noResult)} without result, and what the service did not check)`, formatUsd(m.refundedMicros)],
   );
+  if (m.saved.numbers > 0) {
+    pairs.push([`Saved by reusing (${count(m.saved.numbers)} results from the ledger, not checked again)`, formatUsd(m.saved.micros)]);
+  }
   if (m.estimateMicros !== undefined)
     pairs.push(["Charged, compared with the estimate", comparedWithEstimate(m.chargedMicros, m.estimateMicros)]);
   return `<section id="money"><h2>Money</h2>${facts("money-table", "USD, at the configured prices", pairs)}</section>`;
@@ -167,7 +203,9 @@ function carrierResults(model: ReportModel, carrier: NonNullable<ReportModel["ca
 }
 
 function resultsSection(model: ReportModel): string {
-  const intro = `<p>${count(model.rows)} result rows.</p>`;
+  const reused =
+    model.reusedRows > 0 ? `: ${count(model.reusedRows)} from the ledger, ${count(model.rows - model.reusedRows)} checked now` : "";
+  const intro = `<p>${count(model.rows)} result rows${reused}.</p>`;
   const body = model.signal ? signalResults(model, model.signal) : model.carrier ? carrierResults(model, model.carrier) : "";
   return `<section id="results" class="results"><h2>Results</h2>${intro}${body}</section>`;
 }
@@ -218,6 +256,7 @@ export function renderReport(model: ReportModel): string {
     `<header><h1>${h(title)}</h1><p class="meta">${count(model.tasks.length)} task(s) · made ${h(readableTime(model.generatedAt))}</p></header>`,
     runSection(model),
     preparationSection(model),
+    outputSection(model),
     moneySection(model),
     resultsSection(model),
     model.changes ? changesSection(model.changes) : "",

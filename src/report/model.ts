@@ -3,8 +3,11 @@ import type { CarrierCounts, SignalCounts, Tally } from "../results/tally.js";
 import type { ServiceType } from "../spec/products.js";
 import type { Task } from "../spec/task.js";
 import { billing } from "../tasks/billing.js";
+import { reservationMicros } from "../tasks/cost.js";
 import { resultCounts } from "../tasks/download.js";
 import type { ChangesSummary } from "../ledger/changes.js";
+import type { RunPlan } from "../run/plan.js";
+import { numbersLines, type NumbersLine } from "./output-numbers.js";
 import type { RunFacts } from "./run-facts.js";
 
 /** What a report is made from: the finished tasks, their rows' counts, the price and what the store knows of their runs. */
@@ -23,6 +26,11 @@ export interface ReportInput {
   resultsPath?: string;
   /** What changed since each number's previous check (a run with the ledger on). */
   changes?: ChangesSummary;
+  /**
+   * The lists of runs whose reused rows could not be read again for this report (the file
+   * is gone or changed since; "standard input" cannot be read twice).
+   */
+  unreadLists?: readonly string[];
 }
 
 export interface CountrySignal {
@@ -39,6 +47,10 @@ export interface Money {
   refundedMicros: number;
   checked: number;
   noResult: number;
+  /** What the runs' reuse of the ledger saved: the numbers they reused, at the price. */
+  saved: { numbers: number; micros: number };
+  /** What the runs reserved to fill a task to the minimum size with fresh numbers checked again. */
+  padding: { numbers: number; micros: number };
 }
 
 /** Everything a report shows, worked out; rendering only formats it. */
@@ -52,8 +64,13 @@ export interface ReportModel {
   preparation: RunFacts["preparation"];
   /** Lines the service excluded while preparing, by class (fuller task variant only). */
   excludedByService: Array<[string, number]>;
+  /** Where the output's rows came from, line by line (see numbersLines). */
+  numbers: NumbersLine[];
   money: Money;
   rows: number;
+  /** Of the rows, those the runs took from the ledger (checked before, not charged now). */
+  reusedRows: number;
+  unreadLists: readonly string[];
   /** Signal products: the overall split, and one per country when the tasks span several. */
   signal?: { all: SignalCounts; byCountry: CountrySignal[] };
   carrier?: CarrierCounts;
@@ -67,6 +84,12 @@ export function reportModel(input: ReportInput): ReportModel {
   const bill = billing(tasks, input.prices);
   const reserved = tasks.reduce((sum, task) => sum + (task.submitted_lines ?? task.total) * priceMicros, 0);
   const countries = [...new Set(tasks.map((task) => task.country).filter((country) => country !== ""))];
+  const counts = resultCounts(tasks, results.sources);
+  const { plans } = input.runs;
+  const planned = (count: (plan: RunPlan) => number, micros: (plan: RunPlan) => number) => ({
+    numbers: plans.reduce((sum, plan) => sum + count(plan), 0),
+    micros: plans.reduce((sum, plan) => sum + micros(plan), 0),
+  });
   return {
     product,
     generatedAt: input.generatedAt,
@@ -76,19 +99,57 @@ export function reportModel(input: ReportInput): ReportModel {
     ...(input.resultsPath === undefined ? {} : { resultsPath: input.resultsPath }),
     preparation: input.runs.preparation,
     excludedByService: Object.entries(bill.excluded).map(([field, n]) => [field.replace(/_cnt$/, ""), n]),
+    numbers: numbersLines({
+      plans,
+      output: counts,
+      uploaded: tasks.reduce((sum, task) => sum + (task.submitted_lines ?? task.total), 0),
+      rows: results.rows,
+    }),
     money: {
       priceMicros,
       ...(input.runs.known > 0 ? { estimateMicros: input.runs.uploaded * priceMicros } : {}),
       reservedMicros: reserved,
       chargedMicros: bill.chargedMicros,
       refundedMicros: bill.refundedMicros,
-      ...resultCounts(tasks, results.sources),
+      checked: counts.checked,
+      noResult: counts.noResult,
+      saved: planned(
+        (plan) => plan.reused,
+        (plan) => plan.savedMicros,
+      ),
+      padding: planned(
+        (plan) => plan.padded,
+        (plan) => reservationMicros(plan.padded, plan.priceMicros),
+      ),
     },
     rows: results.rows,
-    ...(results.signal ? { signal: { all: results.signal, byCountry: signalByCountry(tasks, results.sources) } } : {}),
+    reusedRows: counts.reused,
+    unreadLists: input.unreadLists ?? [],
+    ...(results.signal ? { signal: { all: results.signal, byCountry: reportSignalByCountry(tasks, results.sources) } } : {}),
     ...(results.carrier ? { carrier: results.carrier } : {}),
     ...(input.changes ? { changes: input.changes } : {}),
   };
+}
+
+/** The label of the ledger's rows in a split by country: they are of the run's countries, but no task says which. */
+const FROM_THE_LEDGER = "Reused from the ledger";
+
+/**
+ * signalByCountry, and the rows the ledger served (the sources after the tasks' own)
+ * as a line of their own, so the lines add up to the whole output.
+ */
+function reportSignalByCountry(tasks: readonly Task[], sources: readonly Pick<SourceSummary, "signal">[]): CountrySignal[] {
+  const byCountry = signalByCountry(tasks, sources);
+  const ledger = sources.slice(tasks.length).reduce<SignalCounts>(
+    (sum, { signal }) => ({
+      true: sum.true + (signal?.true ?? 0),
+      false: sum.false + (signal?.false ?? 0),
+      other: sum.other + (signal?.other ?? 0),
+    }),
+    { true: 0, false: 0, other: 0 },
+  );
+  const ledgerRows = ledger.true + ledger.false + ledger.other;
+  return byCountry.length > 0 && ledgerRows > 0 ? [...byCountry, { country: FROM_THE_LEDGER, counts: ledger }] : byCountry;
 }
 
 /** Each country's true/false split, from each task's own counts; empty unless the tasks span several countries. */

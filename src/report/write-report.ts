@@ -2,6 +2,7 @@ import type { ChangesSummary } from "../ledger/changes.js";
 import { AtomicFile } from "../results/atomic-file.js";
 import type { ResultSummary } from "../results/index.js";
 import type { TaskOrigin } from "../run/origins.js";
+import type { RunRecord } from "../store/store.js";
 import type { ServiceType } from "../spec/products.js";
 import type { Task } from "../spec/task.js";
 import { renderReport } from "./html.js";
@@ -22,15 +23,27 @@ export interface ReportDeps {
   now: () => number;
 }
 
-/** The HTML report of finished tasks whose results were just read, with the changes of their run when it has them. */
-export async function reportHtml(deps: ReportDeps, read: ReadResults, changes?: ChangesSummary): Promise<string> {
+/** What a report knows beyond the tasks' results and what the store knows of them. */
+export interface ReportContext {
+  /** What changed since each number's previous check (a run's own report, with the ledger on). */
+  changes?: ChangesSummary | undefined;
+  /** The run whose output this is: a run whose every number came from the ledger has no task to find it by. */
+  run?: RunRecord | undefined;
+  /** The lists of runs whose reused rows could not be read again (see ReportInput.unreadLists). */
+  unreadLists?: readonly string[];
+}
+
+/** The HTML report of finished tasks whose results were just read, with what their run adds (see ReportContext). */
+export async function reportHtml(deps: ReportDeps, read: ReadResults, context: ReportContext = {}): Promise<string> {
+  const { changes, run, unreadLists } = context;
   const model = reportModel({
     product: read.summary.serviceType,
     tasks: read.tasks,
     results: read.summary,
     prices: deps.prices,
-    runs: runFacts(await deps.origins(read.tasks.map((task) => task.id))),
+    runs: runFacts(await deps.origins(read.tasks.map((task) => task.id)), run ? [run] : []),
     ...(changes ? { changes } : {}),
+    ...(unreadLists ? { unreadLists } : {}),
     generatedAt: new Date(deps.now()).toISOString(),
     ...(read.summary.path === undefined ? {} : { resultsPath: read.summary.path }),
   });

@@ -1,3 +1,4 @@
+import { stat } from "node:fs/promises";
 import type { ResultSource } from "../results/read-results.js";
 import type { RunRecord, Scope, Store } from "../store/store.js";
 import { joinTaskResults, type JoinDeps, type JoinOutcome, type JoinTarget } from "../tasks/join.js";
@@ -14,6 +15,8 @@ export interface RunResults {
   added: string[];
   /** The results the runs took from the ledger (their reused numbers). */
   reused: ResultSource[];
+  /** Runs that reused numbers which could not be found again: their list is gone, or changed since. */
+  unfound: Array<{ run: RunRecord; reused: number }>;
   /** When each task's result was checked, as the store knows it. */
   checkedAt: Map<string, string>;
 }
@@ -21,13 +24,15 @@ export interface RunResults {
 /**
  * A run's output is all of its parts and the ledger results it reused: a join given one
  * task of a split run (or of a run that reused results) joins the whole run, so no row
- * that was checked and paid for is written as `no_result`. The reused numbers are found by
- * planning the run again from its source with its journalled rule (see rebuildRun).
+ * that was checked and paid for is written as `no_result`, and a report describes the
+ * whole run. The reused numbers are found by planning the run again from its list
+ * (`sourceOf` the run: the join's source, or the list the run recorded) with its
+ * journalled rule (see rebuildRun).
  */
 export async function runResults(
   deps: { store: Store; scope: Scope; dir: string; signal?: AbortSignal },
   ids: readonly string[],
-  sourcePath: string,
+  sourceOf: (run: RunRecord) => Promise<string | undefined>,
 ): Promise<RunResults> {
   const { store, scope } = deps;
   const runs = new Map<string, RunRecord>();
@@ -41,17 +46,32 @@ export async function runResults(
   }
   const all = [...ids];
   const reused: ResultSource[] = [];
+  const unfound: RunResults["unfound"] = [];
   for (const run of runs.values()) {
     for (const task of await store.tasksOfRun(run.id)) {
       if (task.taskId === undefined || all.includes(task.taskId)) continue;
       all.push(task.taskId);
       if (task.checkedAt) checkedAt.set(task.taskId, task.checkedAt);
     }
-    if (((run.plan as RunPlan | undefined)?.reused ?? 0) === 0) continue;
-    const rebuilt = await rebuildRun(run, sourcePath, deps);
+    const numbers = (run.plan as RunPlan | undefined)?.reused ?? 0;
+    if (numbers === 0) continue;
+    const source = await sourceOf(run);
+    const rebuilt = source === undefined ? undefined : await rebuildRun(run, source, deps);
     if (rebuilt?.unchanged) reused.push(...reusedSources(store, rebuilt.planned.reused, rebuilt.planned.reusedTasks));
+    else unfound.push({ run, reused: numbers });
   }
-  return { ids: all, added: all.slice(ids.length), reused, checkedAt };
+  return { ids: all, added: all.slice(ids.length), reused, unfound, checkedAt };
+}
+
+/** The list a run was submitted from, when it is still a file there (a list may be moved or deleted since; stdin has none). */
+export async function recordedList(run: RunRecord): Promise<string | undefined> {
+  const { path } = run.source;
+  if (path === undefined) return undefined;
+  const isFile = await stat(path).then(
+    (stats) => stats.isFile(),
+    () => false,
+  );
+  return isFile ? path : undefined;
 }
 
 export interface JoinRunsDeps extends JoinDeps {
@@ -83,7 +103,7 @@ export async function joinWholeRuns(
     });
   }
   return withTempDir(async (dir) => {
-    const run = await runResults({ ...deps, dir }, ids, target.sourcePath);
+    const run = await runResults({ ...deps, dir }, ids, () => Promise.resolve(target.sourcePath));
     if (run.added.length > 0) deps.onWholeRun?.(run.added);
     return joinTaskResults(deps, run.ids, {
       ...target,

@@ -26,6 +26,8 @@ export interface DownloadDeps {
   onWait?: (taskId: string, delayMs: number) => void;
   /** Results fetched already: neither checked nor downloaded again. */
   staged?: StagedResults;
+  /** Without `staged`: the results the tasks' runs took from the ledger, read after the tasks' own. */
+  reused?: readonly ResultSource[];
   /** Something that may make a few rows of a join not match (another source file, another libphonenumber-js). */
   onWarning?: (text: string) => void;
 }
@@ -131,7 +133,7 @@ export async function taskSources(
       ...(recorder ? { recorder } : {}),
     });
   }
-  return [...sources, ...(deps.staged?.reused ?? [])];
+  return [...sources, ...(deps.staged?.reused ?? deps.reused ?? [])];
 }
 
 /**
@@ -165,11 +167,20 @@ export function resultLabel(taskId: string): string {
   return `task ${taskId}`;
 }
 
-/** Rows in the output, and each task's numbers that have none there: a task's `total` less the rows its result gave. */
-export function resultCounts(tasks: readonly Task[], sources: readonly Pick<SourceSummary, "label" | "rows">[]): ResultCounts {
-  const rows = new Map(sources.map((source) => [source.label, source.rows]));
-  const noResult = tasks.reduce((sum, task) => sum + Math.max(0, task.total - (rows.get(resultLabel(task.id)) ?? 0)), 0);
-  return { checked: [...rows.values()].reduce((sum, n) => sum + n, 0), noResult };
+/**
+ * What the output's rows are: the tasks' own (checked now), those of every other source
+ * (a run's results from the ledger, checked before), and each task's numbers that have
+ * none: a task's `total` less the rows its result gave.
+ */
+export function resultCounts(tasks: readonly Task[], sources: readonly Pick<SourceSummary, "label" | "rows">[]): Required<ResultCounts> {
+  const rows = new Map(tasks.map((task) => [resultLabel(task.id), 0]));
+  let reused = 0;
+  for (const source of sources) {
+    if (rows.has(source.label)) rows.set(source.label, source.rows);
+    else reused += source.rows;
+  }
+  const noResult = tasks.reduce((sum, task) => sum + Math.max(0, task.total - rows.get(resultLabel(task.id))!), 0);
+  return { checked: [...rows.values()].reduce((sum, n) => sum + n, 0), reused, noResult };
 }
 
 /** The one product of the tasks (of a run's output, whose tasks may be none); tasks of different products have different result columns. */

@@ -5,9 +5,11 @@ import type { CellValue } from "../results/xlsx-xml.js";
 import type { Task } from "../spec/task.js";
 import type { Billing, ExcludedBeforeUpload } from "./billing.js";
 
-/** What the rows written say was checked, for a summary: the rows, and each task's numbers that got none. */
+/** What the rows written say was checked, for a summary: the tasks' rows, the ledger's rows, and each task's numbers that got none. */
 export interface ResultCounts {
   checked: number;
+  /** Rows a run took from the ledger (checked before, not charged now); absent where they are counted as checked (a join). */
+  reused?: number;
   noResult: number;
 }
 
@@ -41,7 +43,9 @@ export function runTable(run: RunFacts): SummaryTable {
     ["Tasks", run.tasks.map((task) => task.id).join(" ")],
     ["Countries", [...new Set(run.tasks.map((task) => task.country).filter(Boolean))].join(" ")],
   ];
-  rows.push(["Checked", run.counts.checked], ["No result", run.counts.noResult]);
+  rows.push(["Checked", run.counts.checked]);
+  if (run.counts.reused) rows.push(["Reused from the ledger", run.counts.reused]);
+  rows.push(["No result", run.counts.noResult]);
   if (run.bill) {
     rows.push(["Charged", { micros: run.bill.chargedMicros }], ["Refunded", { micros: run.bill.refundedMicros }]);
     for (const [field, n] of Object.entries(run.bill.excluded)) rows.push([`Excluded by the service: ${className(field)}`, n]);

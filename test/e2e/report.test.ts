@@ -1,10 +1,11 @@
-import { readFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { DEFAULT_PRICE_MICROS } from "../../src/spec/products.js";
 import { formatUsd } from "../../src/tasks/cost.js";
 import { byId, externalReferences, numberOf, parsePage, tableRows, textOf, type ParsedPage } from "../helpers/html.js";
 import { allowSmallTasks, oneTaskService } from "../helpers/results-fixtures.js";
-import { e2eSandboxes, gbList, submitAs, submittedIds, WAITING, type E2e } from "../helpers/sandbox.js";
+import { e2eSandboxes, gbList, lines, submitAs, submittedIds, WAITING, type E2e } from "../helpers/sandbox.js";
 
 const sandbox = e2eSandboxes();
 /** A file name that is markup (a file name may hold anything but a slash). */
@@ -28,7 +29,7 @@ function crmCsv(): string {
   return ["name,phone", ...rows, "Broken,12", `Again,${numbers[0]}`, "Nobody,"].join("\n") + "\n";
 }
 
-const SECTIONS = ["The run", "Local preparation", "Money", "Results"];
+const SECTIONS = ["The run", "Local preparation", "The output", "Money", "Results"];
 /** A run's report with the ledger on also compares each result with the number's previous one. */
 const RUN_SECTIONS = [...SECTIONS, "Changed since the previous check"];
 
@@ -86,7 +87,7 @@ describe("the HTML report", () => {
     expect(preparation).toEqual(
       new Map([
         ["Rows read", prepared.rows_read],
-        ["Kept (uploaded)", prepared.kept],
+        ["Kept", prepared.kept],
         ["Excluded: invalid", prepared.invalid_cnt],
         ["Excluded: no country code", prepared.no_code_cnt],
         ["Excluded: other country", prepared.other_country_cnt],
@@ -209,5 +210,138 @@ describe("the HTML report", () => {
       expect(out.stderr).toContain(message);
     }
     expect(e.state().tasks).toHaveLength(0);
+  });
+});
+
+describe("the report of a run that reused results from the ledger", () => {
+  const PRICE = DEFAULT_PRICE_MICROS.number_activity_batch;
+  const activity = (file: string, ...extra: string[]) => submitAs(file, "number_activity_batch", "GB", ...WAITING, ...extra);
+
+  /** An output's rows (identifier, activated, checked_at); its values need no unquoting. */
+  function outputRows(e: E2e, name: string): Array<{ identifier: string; activated: string; checkedAt: string }> {
+    return lines(readFileSync(join(e.dir, name), "utf8"))
+      .slice(1)
+      .map((line) => {
+        const [identifier, activated, checkedAt] = line.split(",");
+        return { identifier: identifier!, activated: activated!, checkedAt: checkedAt! };
+      });
+  }
+
+  /** The lines of "The output", by label without the dates of the reused results. */
+  function numbersOf(page: ParsedPage): Map<string, number> {
+    return new Map(tableRows(page, "numbers-table").map(([label, n]) => [label!.replace(/, checked .*$/, ""), numberOf(n!)]));
+  }
+
+  /** The `All` line of the activated table: [true, false]. */
+  function activatedOf(page: ParsedPage): number[] {
+    const all = tableRows(page, "activated-table").find(([label]) => label === "All")!;
+    return [numberOf(all[1]!), numberOf(all[2]!)];
+  }
+
+  /**
+   * The list's first run (30 numbers, a fifth without result), then 10 numbers more with a
+   * minimum task of 25: the second run reuses the first's results, does not upload again
+   * those the service answered without a result, uploads the new numbers, and fills its task
+   * with the oldest fresh results.
+   */
+  async function secondRun() {
+    const e = await sandbox({ minTaskSize: 1, noResultRate: 0.2, fakeClock: false });
+    expect((await e.bin(["config", "set", "min-task-size", "25"])).code).toBe(0);
+    const first = await e.bin(activity(e.file("first.txt", gbList(30).join("\n") + "\n"), "-o", "first.csv"));
+    expect(first.code, first.stderr).toBe(0);
+    const list = e.file("list.txt", gbList(40).join("\n") + "\n");
+    const second = await e.bin(activity(list, "-o", "out.csv", "--report", "r.html"));
+    expect(second.code, second.stderr).toBe(0);
+    return { e, list, taskIds: submittedIds(second.stderr), stderr: second.stderr };
+  }
+
+  it("counts every row of the output, reused or checked now, and says what reusing saved", async () => {
+    const { e, taskIds, stderr } = await secondRun();
+    const before = new Map(outputRows(e, "first.csv").map((row) => [row.identifier, row.checkedAt]));
+    const out = outputRows(e, "out.csv");
+    // A reused row carries the date of the first run's check; a row checked now, a date of its own.
+    const reused = out.filter((row) => before.get(row.identifier) === row.checkedAt).length;
+    const checkedNow = out.length - reused;
+    const checkedAgain = out.filter((row) => before.has(row.identifier) && before.get(row.identifier) !== row.checkedAt).length;
+    const uploaded = e.state().tasks.find((task) => task.id === taskIds[0])!.total;
+    const noResultBefore = 30 - before.size;
+    expect(noResultBefore).toBeGreaterThan(0);
+    expect([checkedAgain, uploaded, reused + checkedAgain]).toEqual([15, 25, before.size]);
+    // The summary on the terminal tells them apart too: only the rows checked now were charged.
+    expect(stderr).toContain(
+      `Checked ${checkedNow}, reused from the ledger ${reused}, no result ${uploaded - checkedNow}. Charged ${formatUsd(checkedNow * PRICE)};`,
+    );
+
+    const page = readReport(join(e.dir, "r.html"), RUN_SECTIONS);
+    expect(numbersOf(page)).toEqual(
+      new Map([
+        ["Kept from the list", 40],
+        ["Reused from the ledger", reused],
+        ["Checked before without a result (within --max-age), not checked again", noResultBefore],
+        ["Uploaded to the service", uploaded],
+        ["of which fresh results checked again, to fill a task to the service's minimum size", checkedAgain],
+        ["Checked now, with a result", checkedNow],
+        ["Checked now, without a result", uploaded - checkedNow],
+        ["Rows in the output", out.length],
+      ]),
+    );
+    const firstChecked = [...before.values()][0]!;
+    expect(tableRows(page, "numbers-table")[1]![0]).toBe(
+      `Reused from the ledger, checked at ${firstChecked.slice(0, 10)} ${firstChecked.slice(11, 16)} UTC`,
+    );
+    const money = moneyOf(page);
+    expect(money.get("Charged")).toBe(formatUsd(checkedNow * PRICE));
+    expect(money.get("Saved by reusing")).toBe(formatUsd((reused + noResultBefore) * PRICE));
+    expect(money.get("Of which padding")).toBe(formatUsd(checkedAgain * PRICE));
+    expect(activatedOf(page)).toEqual([
+      out.filter((row) => row.activated === "true").length,
+      out.filter((row) => row.activated === "false").length,
+    ]);
+    expect(textOf(byId(page, "results")!)).toContain(`${out.length} result rows: ${reused} from the ledger, ${checkedNow} checked now.`);
+
+    // `bulkcheck report` of the run's task says the same of the run.
+    expect((await e.bin(["report", ...taskIds, "-o", "again.html"])).code).toBe(0);
+    const again = readReport(join(e.dir, "again.html"));
+    for (const id of ["numbers-table", "money-table", "activated-table"]) expect(tableRows(again, id)).toEqual(tableRows(page, id));
+  });
+
+  it("says which reused numbers it leaves out when the run's list has changed since", async () => {
+    const { e, list, taskIds } = await secondRun();
+    const reused = numbersOf(readReport(join(e.dir, "r.html"), RUN_SECTIONS)).get("Reused from the ledger")!;
+    writeFileSync(list, gbList(41).join("\n") + "\n");
+    expect((await e.bin(["report", ...taskIds, "-o", "changed.html"])).code).toBe(0);
+    const page = readReport(join(e.dir, "changed.html"));
+    const numbers = numbersOf(page);
+    expect(numbers.get("Reused from the ledger, not in this output")).toBe(reused);
+    expect(numbers.get("Rows in the output")).toBe(numbers.get("Checked now, with a result"));
+    expect(textOf(byId(page, "output")!)).toContain(
+      `${reused} numbers the run reused from the ledger have no row in this output, so the figures and charts leave them out. The list of the run is gone or has changed since: ${list}.`,
+    );
+  });
+
+  it("of a run whose every number has a fresh result describes the output, though the run has no task", async () => {
+    const { e } = await secondRun();
+    const checked = outputRows(e, "out.csv");
+    const fresh = e.file("fresh.txt", checked.map((row) => `+${row.identifier}`).join("\n") + "\n");
+    const run = await e.bin(activity(fresh, "-o", "fresh.csv", "--report", "fresh.html"));
+    expect(run.code, run.stderr).toBe(0);
+    expect(submittedIds(run.stderr)).toEqual([]);
+    const out = outputRows(e, "fresh.csv");
+    const page = readReport(join(e.dir, "fresh.html"), RUN_SECTIONS);
+    expect(numbersOf(page)).toEqual(
+      new Map([
+        ["Kept from the list", checked.length],
+        ["Reused from the ledger", out.length],
+        ["Uploaded to the service", 0],
+        ["Checked now, with a result", 0],
+        ["Checked now, without a result", 0],
+        ["Rows in the output", out.length],
+      ]),
+    );
+    expect(moneyOf(page).get("Saved by reusing")).toBe(formatUsd(out.length * PRICE));
+    expect(activatedOf(page)).toEqual([
+      out.filter((row) => row.activated === "true").length,
+      out.filter((row) => row.activated === "false").length,
+    ]);
   });
 });

@@ -7,7 +7,8 @@ import type { TaskOrigin } from "../../src/run/origins.js";
 import { DEFAULT_PRICE_MICROS } from "../../src/spec/products.js";
 import type { CarrierCounts } from "../../src/results/tally.js";
 import type { Task } from "../../src/spec/task.js";
-import type { RunSource, Scope } from "../../src/store/store.js";
+import type { RunPlan } from "../../src/run/plan.js";
+import type { RunRecord, RunSource, Scope } from "../../src/store/store.js";
 import { byId, externalReferences, numberOf, parsePage, tableRows, textOf } from "../helpers/html.js";
 
 const HOSTILE = `<script>alert("x")</script><img src=x onerror=alert(1)> & "quoted" 'single'`;
@@ -29,28 +30,52 @@ function task(fields: Partial<Task>): Task {
 
 const SCOPE: Scope = { baseUrl: "http://127.0.0.1:1", profile: "default" };
 
-/** What the store knows of task a…a: `count` numbers uploaded by a run from `source`, whose list was prepared so. */
-function storedRun(count: number, source: RunSource, prepared?: PrepareSummary): ReportInput["runs"] {
+function runRecord(fields: Partial<RunRecord>): RunRecord {
+  return {
+    id: "r1",
+    scope: SCOPE,
+    identity: "same-command",
+    kind: "submit",
+    state: "finished",
+    startedAt: "2025-01-15T08:59:00.000Z",
+    product: "carrier_batch",
+    country: "GB",
+    source: {},
+    settings: {},
+    ...fields,
+  };
+}
+
+/** What the store knows of task a…a: `count` numbers uploaded by a run from `source`, whose list was prepared (and planned) so. */
+function storedRun(count: number, source: RunSource, prepared?: PrepareSummary, plan?: RunPlan): ReportInput["runs"] {
   const taskId = "a".repeat(32);
   const origin: TaskOrigin = {
     taskId,
     task: { ref: 1, scope: SCOPE, runId: "r1", taskId, product: "carrier_batch", count },
-    run: {
-      id: "r1",
-      scope: SCOPE,
-      identity: "same-command",
-      kind: "submit",
-      state: "finished",
-      startedAt: "2025-01-15T08:59:00.000Z",
-      product: "carrier_batch",
-      country: "GB",
-      source,
-      settings: {},
-      ...(prepared ? { prepared } : {}),
-    },
+    run: runRecord({ source, ...(prepared ? { prepared } : {}), ...(plan ? { plan } : {}) }),
   };
   return runFacts(new Map([[taskId, origin]]));
 }
+
+/** The plan of a run of `kept` numbers that reused `reused` results checked the day before and uploaded the rest, `padded` of them fresh ones checked again. */
+function reusingPlan(kept: number, reused: number, padded: number): RunPlan {
+  const uploaded = kept - reused;
+  return {
+    version: 1,
+    list: "fingerprint",
+    kept,
+    reused,
+    padded,
+    reusedFrom: { oldest: "2025-01-14T08:00:00.000Z", newest: "2025-01-14T09:30:00.000Z" },
+    parts: uploaded > 0 ? [{ index: 0, count: uploaded, bytes: 13 * uploaded, sha256: "s" }] : [],
+    limits: { minTaskSize: 25, maxTaskSize: 1000, maxFileBytes: 1_000_000 },
+    priceMicros: 3000,
+    reservationMicros: uploaded * 3000,
+    savedMicros: reused * 3000,
+  };
+}
+
+const LEDGER_SOURCE = "the ledger (checked 2025-01-14T08:00:00.000Z)";
 
 function input(fields: Partial<ReportInput>): ReportInput {
   return {
@@ -119,7 +144,7 @@ describe("the HTML report", () => {
     );
     const page = parsePage(html);
     const headings = page.elements.filter((element) => element.tagName === "h2").map(textOf);
-    expect(headings).toEqual(["The run", "Local preparation", "Money", "Results"]);
+    expect(headings).toEqual(["The run", "Local preparation", "The output", "Money", "Results"]);
     for (const id of ["number-types", "carriers", "regions"]) {
       const figure = byId(page, `${id}-chart`)!;
       expect(figure.childNodes.some((node) => "tagName" in node && node.tagName === "svg")).toBe(true);
@@ -131,7 +156,7 @@ describe("the HTML report", () => {
     ]);
     expect(tableRows(page, "preparation-table").map(([label, n]) => [label, numberOf(n!)])).toEqual([
       ["Rows read", 14],
-      ["Kept (uploaded)", 10],
+      ["Kept", 10],
       ["Excluded: invalid", 3],
       ["Excluded: no country code", 0],
       ["Excluded: other country", 0],
@@ -143,7 +168,7 @@ describe("the HTML report", () => {
       ["Price per number", "$0.001"],
       ["Estimate before submitting", "$0.01"],
       ["Reserved at submit", "$0.012"],
-      ["Charged (9 checked)", "$0.009"],
+      ["Charged (9 checked now)", "$0.009"],
       ["Refunded (1 without result, and what the service did not check)", "$0.003"],
       // Said in words a reader takes in at once (it was "-$0.001 (90.0% of it)").
       ["Charged, compared with the estimate", "$0.001 less than estimated (90.0% of the estimate)"],
@@ -178,6 +203,116 @@ describe("the HTML report", () => {
       ["All", "6", "3", "1", "60.0%"],
       ["DE", "2", "2", "1", "40.0%"],
       ["GB", "4", "1", "0", "80.0%"],
+    ]);
+  });
+
+  it("says where a run's rows came from: reused from the ledger (when, and what it saved), uploaded, padding, checked now", () => {
+    const activity = { product: "number_activity_batch" } as const;
+    const model = reportModel(
+      input({
+        ...activity,
+        tasks: [task({ ...activity, total: 25, submitted_lines: 25, success_cnt: 13, failure_cnt: 12 })],
+        results: {
+          rows: 28,
+          signal: { true: 15, false: 13, other: 0 },
+          sources: [
+            { label: `task ${"a".repeat(32)}`, rows: 13, signal: { true: 8, false: 5, other: 0 } },
+            { label: LEDGER_SOURCE, rows: 15, signal: { true: 7, false: 8, other: 0 } },
+          ],
+        },
+        runs: storedRun(25, {}, undefined, reusingPlan(40, 15, 5)),
+      }),
+    );
+    const page = parsePage(renderReport(model));
+    expect(page.errors).toEqual([]);
+    expect(tableRows(page, "numbers-table")).toEqual([
+      ["Kept from the list", "40"],
+      ["Reused from the ledger, checked from 2025-01-14 08:00 UTC to 2025-01-14 09:30 UTC", "15"],
+      ["Uploaded to the service", "25"],
+      ["of which fresh results checked again, to fill a task to the service's minimum size", "5"],
+      ["Checked now, with a result", "13"],
+      ["Checked now, without a result", "12"],
+      ["Rows in the output", "28"],
+    ]);
+    expect(tableRows(page, "money-table")).toEqual([
+      ["Price per number", "$0.003"],
+      ["Estimate before submitting", "$0.075"],
+      ["Reserved at submit", "$0.075"],
+      ["Of which padding (5 fresh results checked again to fill a task to the minimum size)", "$0.015"],
+      ["Charged (13 checked now)", "$0.039"],
+      ["Refunded (12 without result, and what the service did not check)", "$0.036"],
+      ["Saved by reusing (15 results from the ledger, not checked again)", "$0.045"],
+      ["Charged, compared with the estimate", "$0.036 less than estimated (52.0% of the estimate)"],
+    ]);
+    expect(tableRows(page, "activated-table")[1]).toEqual(["All", "15", "13", "53.6%"]);
+    expect(textOf(byId(page, "results")!)).toContain("28 result rows: 15 from the ledger, 13 checked now.");
+  });
+
+  it("describes a run whose every number came from the ledger, which has no task", () => {
+    const run = runRecord({ product: "number_activity_batch", plan: reusingPlan(28, 28, 0) });
+    const model = reportModel(
+      input({
+        product: "number_activity_batch",
+        tasks: [],
+        results: { rows: 28, signal: { true: 15, false: 13, other: 0 }, sources: [{ label: LEDGER_SOURCE, rows: 28 }] },
+        runs: runFacts(new Map(), [run]),
+      }),
+    );
+    const page = parsePage(renderReport(model));
+    expect(tableRows(page, "numbers-table").map(([label, n]) => [label!.replace(/, checked .*/, ""), numberOf(n!)])).toEqual([
+      ["Kept from the list", 28],
+      ["Reused from the ledger", 28],
+      ["Uploaded to the service", 0],
+      ["Checked now, with a result", 0],
+      ["Checked now, without a result", 0],
+      ["Rows in the output", 28],
+    ]);
+    const money = new Map(tableRows(page, "money-table").map(([label, usd]) => [label!.replace(/ \(.*/, ""), usd]));
+    expect([money.get("Charged"), money.get("Saved by reusing")]).toEqual(["$0.00", "$0.084"]);
+  });
+
+  it("says how many reused numbers have no row in the output, and which list could not be read again", () => {
+    const model = reportModel(
+      input({
+        product: "number_activity_batch",
+        tasks: [task({ product: "number_activity_batch", total: 25, submitted_lines: 25, success_cnt: 25, failure_cnt: 0 })],
+        results: { rows: 25, signal: { true: 25, false: 0, other: 0 }, sources: [{ label: `task ${"a".repeat(32)}`, rows: 25 }] },
+        runs: storedRun(25, { path: "/lists/crm.csv" }, undefined, reusingPlan(40, 15, 0)),
+        unreadLists: ["/lists/crm.csv"],
+      }),
+    );
+    const page = parsePage(renderReport(model));
+    expect(tableRows(page, "numbers-table")).toContainEqual(["Reused from the ledger, not in this output", "15"]);
+    expect(textOf(byId(page, "output")!)).toContain(
+      "15 numbers the run reused from the ledger have no row in this output, so the figures and charts leave them out. The list of the run is gone or has changed since: /lists/crm.csv.",
+    );
+  });
+
+  it("splits the activated share by country with the ledger's rows as a line of their own, so the lines add up", () => {
+    const activity = { product: "number_activity_batch" } as const;
+    const html = renderReport(
+      reportModel(
+        input({
+          ...activity,
+          tasks: [task({ ...activity, country: "GB" }), task({ ...activity, id: "b".repeat(32), country: "DE" })],
+          results: {
+            rows: 14,
+            signal: { true: 8, false: 6, other: 0 },
+            sources: [
+              { label: `task ${"a".repeat(32)}`, rows: 5, signal: { true: 4, false: 1, other: 0 } },
+              { label: `task ${"b".repeat(32)}`, rows: 5, signal: { true: 2, false: 3, other: 0 } },
+              { label: LEDGER_SOURCE, rows: 4, signal: { true: 2, false: 2, other: 0 } },
+            ],
+          },
+        }),
+      ),
+    );
+    expect(tableRows(parsePage(html), "activated-table")).toEqual([
+      ["Country", "true", "false", "true share"],
+      ["All", "8", "6", "57.1%"],
+      ["DE", "2", "3", "40.0%"],
+      ["GB", "4", "1", "80.0%"],
+      ["Reused from the ledger", "2", "2", "50.0%"],
     ]);
   });
 

@@ -9,7 +9,9 @@ const actions = () => import("../actions/report.js");
 /** `bulkcheck report <ids...>`. Tests pass their own `run` to see what the flags parse into. */
 export function reportCommand(invoke: Invoke, run: typeof reportRun = async (...args) => (await actions()).reportRun(...args)) {
   return new Command("report")
-    .description("write an HTML report of finished tasks: the run, the local preparation, money, and the results as charts")
+    .description(
+      "write an HTML report of finished tasks and their runs: the local preparation, the output (reused and checked now), money, and the results as charts",
+    )
     .argument("<ids...>", "task ids, or - to read them from stdin")
     .option("-o, --output <file>", "destination file, or - for stdout (default: stdout)")
     .option("--force", "overwrite an existing file")

@@ -1,13 +1,11 @@
 import { UsageError } from "../../../errors.js";
 import { FileSystemError } from "../../../file-system-errors.js";
-import type { ChangesSummary } from "../../../ledger/changes.js";
 import type { OutputFormat } from "../../../results/index.js";
-import type { StagedResults } from "../../../tasks/download.js";
 import type { Context } from "../../context.js";
 import { checkOutputs } from "./destination.js";
 import { downloadToOutput } from "./download-output.js";
 import { joinToOutput } from "./join-output.js";
-import { reportFromResults } from "./report-output.js";
+import { reportFromResults, type OutputOfRun } from "./report-output.js";
 import { joinFormat, resultFormat } from "./output-format.js";
 import { checkReportFlags } from "./report-flags.js";
 import { waitAndReport } from "./waiting.js";
@@ -75,27 +73,27 @@ export function tasksGoOn(error: unknown): unknown {
 }
 
 /**
- * -o (plain, or --join with the list at `sourcePath`) and --report of finished tasks,
- * read from `staged` results when the run fetched them already.
+ * -o (plain, or --join with the list at `sourcePath`) and --report of finished tasks;
+ * a run's own output reads the results it fetched already, and its report describes it.
  */
 export async function writeOutput(
   ctx: Context,
   ids: readonly string[],
   flags: AfterUploadFlags,
-  run: { sourcePath?: string | undefined; staged?: StagedResults | undefined; changes?: ChangesSummary | undefined } = {},
+  run: OutputOfRun & { sourcePath?: string | undefined } = {},
 ): Promise<void> {
   const { report } = flags;
-  const { sourcePath, staged, changes } = run;
+  const { sourcePath, ...ofRun } = run;
   try {
     if (flags.output === undefined) {
-      if (report !== undefined) await reportFromResults(ctx, ids, report, flags.force, { staged, changes });
+      if (report !== undefined) await reportFromResults(ctx, ids, report, flags.force, ofRun);
       else ctx.printer.note(ids.length > 0 ? `Done. Download with: bulkcheck download ${ids.join(" ")} -o results.csv` : "Done.");
     } else if (flags.join && sourcePath) {
-      await joinToOutput(ctx, ids, { ...flags, join: sourcePath, format: joinFormat(ctx, flags) }, staged);
+      await joinToOutput(ctx, ids, { ...flags, join: sourcePath, format: joinFormat(ctx, flags) }, run.staged);
       // The join does not count rows by result column: the report reads the results once more.
-      if (report !== undefined) await reportFromResults(ctx, ids, report, flags.force, { staged, changes });
+      if (report !== undefined) await reportFromResults(ctx, ids, report, flags.force, ofRun);
     } else {
-      await downloadToOutput(ctx, ids, { ...flags, format: resultFormat(ctx, flags) }, staged, changes);
+      await downloadToOutput(ctx, ids, { ...flags, format: resultFormat(ctx, flags) }, ofRun);
     }
   } catch (error) {
     throw tasksGoOn(error);

@@ -9,13 +9,16 @@ import { formatUsd } from "../../../tasks/cost.js";
  */
 export interface OutputCounts {
   checked: number;
+  /** Rows a run took from the ledger instead of checking them again. */
+  reused?: number;
   noResult: number;
 }
 
 /** What finished tasks cost, for humans (stderr). */
 export function describeBilling(bill: Billing, counts: OutputCounts): string[] {
+  const reused = counts.reused ? `, reused from the ledger ${count(counts.reused)}` : "";
   const lines = [
-    `Checked ${count(counts.checked)}, no result ${count(counts.noResult)}. Charged ${formatUsd(bill.chargedMicros)}; refunded ${formatUsd(bill.refundedMicros)}.`,
+    `Checked ${count(counts.checked)}${reused}, no result ${count(counts.noResult)}. Charged ${formatUsd(bill.chargedMicros)}; refunded ${formatUsd(bill.refundedMicros)}.`,
   ];
   const excluded = Object.entries(bill.excluded).filter(([, n]) => n > 0);
   if (excluded.length > 0) lines.push(`Excluded by the service: ${countsText(excluded)}.`);
@@ -26,6 +29,7 @@ export function describeBilling(bill: Billing, counts: OutputCounts): string[] {
 export function billingJson(bill: Billing, counts: OutputCounts) {
   return {
     checked: counts.checked,
+    ...(counts.reused ? { reused: counts.reused } : {}),
     no_result: counts.noResult,
     charged_micros: bill.chargedMicros,
     refunded_micros: bill.refundedMicros,

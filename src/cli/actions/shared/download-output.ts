@@ -3,15 +3,14 @@ import type { ServiceType } from "../../../spec/products.js";
 import type { Task } from "../../../spec/task.js";
 import { signalByCountry } from "../../../report/model.js";
 import { billing, type ExcludedBeforeUpload } from "../../../tasks/billing.js";
-import { downloadResults, resultCounts, type StagedResults } from "../../../tasks/download.js";
-import type { ChangesSummary } from "../../../ledger/changes.js";
+import { downloadResults, resultCounts } from "../../../tasks/download.js";
 import type { Context } from "../../context.js";
 import { billingJson, describeBilling, describeExcluded } from "./billing-report.js";
 import { downloadDeps } from "./download-deps.js";
 import { checkOutputs, isStdout } from "./destination.js";
 import { resultFormat } from "./output-format.js";
 import { checkReportFlags } from "./report-flags.js";
-import { writeReport } from "./report-output.js";
+import { writeReport, type OutputOfRun } from "./report-output.js";
 import { withStagedOutput } from "./staged-output.js";
 
 export interface DownloadFlags {
@@ -28,7 +27,7 @@ export interface DownloadFlags {
 /**
  * Downloads (and merges) the results of finished tasks to a file or stdout and
  * prints the summary, and with --report writes the report from the same reading;
- * `staged` results are read from where they were fetched to.
+ * a run's own output reads its staged results from where they were fetched to.
  * Stdout output is staged in a temp file first, so a transfer that breaks and
  * restarts never leaves half a file in a pipe.
  */
@@ -36,9 +35,9 @@ export async function downloadToOutput(
   ctx: Context,
   taskIds: readonly string[],
   flags: DownloadFlags,
-  staged?: StagedResults,
-  changes?: ChangesSummary,
+  run: OutputOfRun = {},
 ): Promise<ResultSummary> {
+  const { staged } = run;
   checkReportFlags(flags);
   await checkOutputs(ctx, { "-o": flags.output, "--report": flags.report }, { force: flags.force });
   const toStdout = isStdout(flags.output);
@@ -65,7 +64,7 @@ export async function downloadToOutput(
     dataOnStdout: toStdout,
     prices,
   });
-  if (flags.report !== undefined) await writeReport(ctx, flags.report, outcome, flags.force, changes);
+  if (flags.report !== undefined) await writeReport(ctx, flags.report, outcome, flags.force, { changes: run.changes, run: run.record });
   if (flags.strict) assertRowCounts(outcome.summary);
   return outcome.summary;
 }

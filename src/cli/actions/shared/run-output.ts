@@ -91,7 +91,7 @@ export async function runOutput(ctx: Context, flags: RunOutputFlags) {
       const changes = await writeChanges(outcome).catch((error: unknown) => {
         throw tasksGoOn(error);
       });
-      await writeOutput(ctx, ids, flags, { sourcePath: flags.sourcePath, staged, changes });
+      await writeOutput(ctx, ids, flags, { sourcePath: flags.sourcePath, staged, changes, record: outcome.run });
     },
     /** What the run's record keeps of its output (`runs show`). */
     describe() {
