@@ -145,6 +145,9 @@ describe("runs say where they went", () => {
     const reusing = runs.find((run) => run.source.endsWith("night2.txt"))!;
     expect(reusing.reused).toBeGreaterThan(0);
     expect(reusing.saved_micros).toBeGreaterThan(0);
+    const shown = await e.run(["runs", "show", reusing.id]);
+    expect(shown.stderr).toMatch(new RegExp(`^service +${service(e)}$`, "m"));
+    expect(shown.stderr).toMatch(new RegExp(`^saved by reuse +\\${formatUsd(reusing.saved_micros)}$`, "m"));
     expect(totals).toMatchObject({ runs: 3, ...sums(runs) });
     const activity = runs.filter((run) => run.product === ACTIVITY);
     expect(totals.groups).toEqual([
