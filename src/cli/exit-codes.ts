@@ -39,7 +39,8 @@ const MEANINGS: Readonly<Record<Outcome, string>> = {
   auth: "authentication: no API key (a blank `BULKCHECK_API_KEY` included), or the service refused it (40100)",
   balance: "insufficient balance (40200), or the estimate is over `--max-cost`",
   task_failed: "a task ended with status `failed` (refunded in full); `bulkcheck retry-failed ID` checks its numbers again",
-  unavailable: "service unavailable after retries (42900, 42901, 50300, 50303, 50400, connection)",
+  unavailable:
+    "service unavailable after retries (42900, 42901, 50300, 50303, 50400, connection), or the store unavailable (a team's PostgreSQL down, restarted or out of reach); the same command carries on once it is back",
   pending: "a `--timeout` ran out (tasks still processing, or the service too slow to answer); the command to carry on is printed",
   count_mismatch: "`--strict`: the result's rows disagree with the service's counts (the output was written)",
   busy: "`--if-busy exit`: another bulkcheck process (on this machine, or another sharing the store) is carrying on the same run; nothing was done here (by default the command waits for it instead)",

@@ -40,6 +40,18 @@ export function parseAge(value: string): number {
   return durationFlag(value, { age: true });
 }
 
+/** Where a listing starts: an age back from now, or a moment (an ISO time). */
+export type Since = { age: number } | { at: string };
+
+/** --since: an age as parseAge reads it (30d, 12h), or an ISO date (2026-11-01, UTC midnight) or time (2026-11-01T08:00Z). */
+export function parseSince(value: string): Since {
+  if (!/^\d{4}-\d{2}-\d{2}/.test(value)) return { age: parseAge(value) };
+  const at = Date.parse(value);
+  if (Number.isNaN(at))
+    throw new InvalidArgumentError(`expected an age (30d, 12h) or an ISO date or time (2026-11-01, 2026-11-01T08:00Z), got "${value}"`);
+  return { at: new Date(at).toISOString() };
+}
+
 /** A duration that must be more than 0 (a deadline of 0 would mean "none" to undici). */
 export function parsePositiveSeconds(value: string): number {
   return durationFlag(value, { aboveZero: true });

@@ -1,9 +1,12 @@
-import type { RunRecord, Store, TaskRecord } from "../store/store.js";
+import type { RunFilter, RunRecord, Store, TaskRecord } from "../store/store.js";
 import type { RunPlan } from "./plan.js";
 
 /** What `bulkcheck runs` shows of a run. */
 export interface RunSummary {
   id: string;
+  /** The service (its base URL) and profile the run belongs to. */
+  service: string;
+  profile: string;
   startedAt: string;
   finishedAt?: string;
   state: RunRecord["state"];
@@ -16,8 +19,14 @@ export interface RunSummary {
   kept: number;
   reused: number;
   uploaded: number;
-  /** What the service charged: each finished task's checked numbers at the run's price. */
+  /** Uploaded numbers that had a fresh result, checked again to fill a task up to the service's minimum size. */
+  padded: number;
+  /** Numbers the service checked (with a result) in the run's finished tasks: what it charged for. */
+  checked: number;
+  /** What the service charged: the checked numbers at the run's price. */
   chargedMicros: number;
+  /** What reusing the ledger saved: the reused numbers at the run's price. */
+  savedMicros: number;
   /** Where the run wrote its output, when it did. */
   output?: string;
   host?: string;
@@ -42,10 +51,56 @@ export interface RunTaskSummary {
 /** Per-number prices by product, for runs that journalled none (imported from 0.1). */
 export type Prices = Readonly<Record<string, number>>;
 
-/** The runs, newest first, each with its tasks' counts and charge. */
-export async function runSummaries(store: Store, limit: number, prices: Prices): Promise<RunSummary[]> {
-  const runs = await store.runs({ limit });
+/** The runs the filter lets through, newest first, each with its tasks' counts and charge. */
+export async function runSummaries(store: Store, filter: RunFilter, prices: Prices): Promise<RunSummary[]> {
+  const runs = await store.runs(filter);
   return Promise.all(runs.map(async (run) => summaryOf(run, await store.tasksOfRun(run.id), prices)));
+}
+
+/** What some runs add up to. */
+export interface RunCounts {
+  runs: number;
+  kept: number;
+  reused: number;
+  uploaded: number;
+  padded: number;
+  checked: number;
+  chargedMicros: number;
+  savedMicros: number;
+}
+
+/** The sums of the runs listed, in all and per service, profile and product (money is only summed across products here). */
+export interface RunTotals extends RunCounts {
+  /** In the order the runs list them first. */
+  groups: Array<{ service: string; profile: string; product: string } & RunCounts>;
+}
+
+/** The totals of `runs`: every figure of each run counted once in all, and once in its group. */
+export function runTotals(runs: readonly RunSummary[]): RunTotals {
+  const groups = new Map<string, RunTotals["groups"][number]>();
+  const all = noRuns();
+  for (const run of runs) {
+    const key = JSON.stringify([run.service, run.profile, run.product]);
+    let group = groups.get(key);
+    if (!group) groups.set(key, (group = { service: run.service, profile: run.profile, product: run.product, ...noRuns() }));
+    for (const counts of [all, group]) add(counts, run);
+  }
+  return { ...all, groups: [...groups.values()] };
+}
+
+function noRuns(): RunCounts {
+  return { runs: 0, kept: 0, reused: 0, uploaded: 0, padded: 0, checked: 0, chargedMicros: 0, savedMicros: 0 };
+}
+
+function add(counts: RunCounts, run: RunSummary): void {
+  counts.runs++;
+  counts.kept += run.kept;
+  counts.reused += run.reused;
+  counts.uploaded += run.uploaded;
+  counts.padded += run.padded;
+  counts.checked += run.checked;
+  counts.chargedMicros += run.chargedMicros;
+  counts.savedMicros += run.savedMicros;
 }
 
 /** One run and its tasks, by id or an unambiguous prefix of one. */
@@ -79,8 +134,11 @@ function summaryOf(run: RunRecord, tasks: readonly TaskRecord[], prices: Prices)
   const countries = plan?.byCountry?.map((each) => each.country) ?? (run.country && run.country !== "auto" ? [run.country] : []);
   const output = (run.output as { path?: string } | undefined)?.path;
   const uploaded = tasks.filter((task) => task.taskId).reduce((sum, task) => sum + (task.count ?? 0), 0);
+  const checked = tasks.reduce((sum, task) => sum + (task.successCnt ?? 0), 0);
   return {
     id: run.id,
+    service: run.scope.baseUrl,
+    profile: run.scope.profile,
     startedAt: run.startedAt,
     ...(run.finishedAt ? { finishedAt: run.finishedAt } : {}),
     state: run.state,
@@ -89,9 +147,13 @@ function summaryOf(run: RunRecord, tasks: readonly TaskRecord[], prices: Prices)
     product: run.product,
     countries,
     kept: plan?.kept ?? uploaded,
-    reused: plan?.reused ?? 0,
+    // Results taken from the ledger, or from another run's task that was in flight.
+    reused: (plan?.reused ?? 0) + (plan?.inFlight?.numbers ?? 0),
     uploaded,
-    chargedMicros: tasks.reduce((sum, task) => sum + (task.successCnt ?? 0) * price, 0),
+    padded: plan?.padded ?? 0,
+    checked,
+    chargedMicros: checked * price,
+    savedMicros: plan?.savedMicros ?? 0,
     ...(output ? { output } : {}),
     ...(run.host ? { host: run.host } : {}),
     ...(run.user ? { user: run.user } : {}),

@@ -29,6 +29,7 @@ import type {
   NewRun,
   NewTask,
   ResultRow,
+  RunFilter,
   RunPatch,
   RunRecord,
   Scope,
@@ -193,11 +194,17 @@ export class PostgresStore implements Store {
     return exact ? runOf(exact) : rows.length === 1 ? runOf(rows[0]!) : undefined;
   }
 
-  async runs(filter: { scope?: Scope; limit?: number }): Promise<RunRecord[]> {
-    const scopeId = filter.scope ? await this.#scopeId(filter.scope) : null;
+  async runs(filter: RunFilter): Promise<RunRecord[]> {
+    const clauses: string[] = [];
+    const params: PgParam[] = [];
+    const param = (value: PgParam) => `$${params.push(value)}`;
+    if (filter.scope) clauses.push(`r.scope_id = ${param(await this.#scopeId(filter.scope))}`);
+    if (filter.state) clauses.push(`r.state = ${param(filter.state)}`);
+    if (filter.since) clauses.push(`r.started_at >= ${param(filter.since)}::timestamptz`);
+    const where = clauses.length > 0 ? `WHERE ${clauses.join(" AND ")}` : "";
     const rows = await this.#db.rows(
-      `SELECT ${RUN_COLUMNS} FROM ${RUNS} WHERE $1::integer IS NULL OR r.scope_id = $1 ORDER BY r.started_at DESC, r.seq DESC LIMIT $2`,
-      [scopeId, filter.limit ?? null],
+      `SELECT ${RUN_COLUMNS} FROM ${RUNS} ${where} ORDER BY r.started_at DESC, r.seq DESC LIMIT ${param(filter.limit ?? null)}`,
+      params,
     );
     return rows.map(runOf);
   }

@@ -10,6 +10,7 @@ import type {
   NewRun,
   NewTask,
   ResultRow,
+  RunFilter,
   RunPatch,
   RunRecord,
   Scope,
@@ -177,9 +178,22 @@ export class SqliteStore implements Store {
     return Promise.resolve(exact ? runOf(exact) : rows.length === 1 ? runOf(rows[0]!) : undefined);
   }
 
-  runs(filter: { scope?: Scope; limit?: number }): Promise<RunRecord[]> {
-    const where = filter.scope ? "WHERE r.scope_id = ?" : "";
-    const params: SqlValue[] = filter.scope ? [this.#scopeId(filter.scope)] : [];
+  runs(filter: RunFilter): Promise<RunRecord[]> {
+    const clauses: string[] = [];
+    const params: SqlValue[] = [];
+    if (filter.scope) {
+      clauses.push("r.scope_id = ?");
+      params.push(this.#scopeId(filter.scope));
+    }
+    if (filter.state) {
+      clauses.push("r.state = ?");
+      params.push(filter.state);
+    }
+    if (filter.since) {
+      clauses.push("r.started_at >= ?");
+      params.push(filter.since);
+    }
+    const where = clauses.length > 0 ? `WHERE ${clauses.join(" AND ")}` : "";
     const rows = this.#db.rows(
       `SELECT ${RUN_COLUMNS} FROM runs r JOIN scopes s ON s.id = r.scope_id ${where} ORDER BY r.started_at DESC, r.rowid DESC LIMIT ?`,
       [...params, filter.limit ?? -1],

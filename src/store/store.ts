@@ -33,8 +33,13 @@ export interface Scope {
   profile: string;
 }
 
-/** `failed`: the run cannot finish (its output could not be written, a task failed); its note says why. */
-export type RunState = "open" | "finished" | "abandoned" | "failed";
+/**
+ * Where a run stands: carried on while open; finished when its output is written; abandoned
+ * (its list changed) or failed (it cannot finish: its output could not be written, a task
+ * failed), the reason in its note.
+ */
+export const RUN_STATES = ["open", "finished", "abandoned", "failed"] as const;
+export type RunState = (typeof RUN_STATES)[number];
 
 /** How a run came to be: a submit, a retry-failed, or a submission imported from the journal of version 0.1. */
 export type RunKind = "submit" | "retry" | "legacy";
@@ -84,6 +89,16 @@ export interface RunRecord {
   lease?: Lease & { heartbeatAt: string };
   /** Why it was abandoned, or other notes for `runs show`. */
   note?: string;
+}
+
+/** Which runs Store.runs lists; each field left out lets every run through. */
+export interface RunFilter {
+  scope?: Scope;
+  state?: RunState;
+  /** Only runs started at or after this ISO time. */
+  since?: string;
+  /** At most this many, the newest. */
+  limit?: number;
 }
 
 export type NewRun = Omit<RunRecord, "lease" | "finishedAt">;
@@ -218,8 +233,8 @@ export interface Store {
   updateRun(runId: string, patch: RunPatch): Promise<void>;
   /** A run by its id, or by a prefix that names only one. */
   run(idOrPrefix: string): Promise<RunRecord | undefined>;
-  /** Runs newest first. */
-  runs(filter: { scope?: Scope; limit?: number }): Promise<RunRecord[]>;
+  /** Runs newest first, those the filter lets through. */
+  runs(filter: RunFilter): Promise<RunRecord[]>;
   /**
    * Adds a run another store recorded, as it was there (its state, dates and lease);
    * false when a run with its id is here already (see import.ts).

@@ -50,6 +50,12 @@ describe("the exit-code table", () => {
     expect(new Set(codes).size).toBe(codes.length);
   });
 
+  it("says 7 covers the store being unavailable as well as the service", () => {
+    const meaning = EXIT_CODE_TABLE.find((row) => row.exitCode === 7)?.meaning;
+    expect(meaning).toMatch(/^service unavailable/);
+    expect(meaning).toMatch(/store unavailable \(a team's PostgreSQL/);
+  });
+
   it("and the cron table in docs/reliability.md name the same exit codes", () => {
     expect(codesOfTable("Exit")).toEqual(new Set(EXIT_CODE_TABLE.map((row) => row.exitCode)));
   });

@@ -12,6 +12,7 @@ import {
   identifier,
   gbList,
   lines,
+  listedRuns,
   listText,
   submitAs,
   submittedIds,
@@ -286,7 +287,7 @@ describe("what a red team found, fixed", () => {
     expect(taskCount(e)).toBe(2);
     expect(lines(readFileSync(join(e.dir, "a.csv"), "utf8"))[1]).toMatch(/^C0,/);
     expect(lines(readFileSync(join(e.dir, "b.csv"), "utf8"))[1]).toMatch(/^X0,/);
-    const runs = lines((await e.run(["runs", "--json"])).stdout).map((line) => JSON.parse(line) as { source: string });
+    const { runs } = await listedRuns(e);
     expect(runs.map((run) => run.source).sort()).toEqual([csv, xlsx].sort());
   });
 
@@ -350,8 +351,8 @@ describe("what a red team found, fixed", () => {
     expect(other.state().tasks).toHaveLength(1);
     expect(submittedIds(elsewhere.stderr)).toEqual([other.state().tasks[0]!.id]);
     // The first service's run is still open, to be carried on there; the other service's ran on its own.
-    const runs = lines((await e.run(["runs", "--json"])).stdout).map((line) => JSON.parse(line) as { state: string; output: string });
-    expect(runs.map((run) => run.state).sort()).toEqual(["finished", "open"]);
+    expect((await listedRuns(e)).runs.map((run) => run.state)).toEqual(["open"]);
+    expect((await listedRuns(e, ["--all"])).runs.map((run) => run.state).sort()).toEqual(["finished", "open"]);
   });
 
   it("refuses to join a stdin submit's task with a file it cannot tell is the list that was piped", async () => {

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { tempDir } from "../helpers/cli.js";
 import { createTestDatabase } from "../helpers/postgres.js";
-import { e2eSandboxes, gbList, identifier, lines, listText, submitAs, until, WAITING, type E2e } from "../helpers/sandbox.js";
+import { e2eSandboxes, gbList, identifier, lines, listedRuns, listText, submitAs, until, WAITING, type E2e } from "../helpers/sandbox.js";
 
 /**
  * A team shares one store on PostgreSQL (a real server the test run started): two CLI
@@ -95,9 +95,7 @@ describe("a team's store on PostgreSQL", () => {
     expect(JSON.parse(again.stdout)).toMatchObject({ runs: 0, tasks: 0, results: 0 });
 
     const other = machine(storeUrl);
-    const runs = lines((await e.run(["runs", "--json"], { env: other })).stdout).map(
-      (line) => JSON.parse(line) as { host: string; user: string },
-    );
+    const { runs } = await listedRuns(e, [], { env: other });
     expect(runs).toHaveLength(1);
     expect(runs[0]!.host).toBeTruthy();
     const [number] = gbList(1);

@@ -5,7 +5,7 @@ import { parse } from "csv-parse/sync";
 import yazl from "yazl";
 import { resultRow, hasNoResult } from "../../src/sandbox/result-values.js";
 import type { ServiceType } from "../../src/spec/products.js";
-import { API_KEY, type E2e } from "./sandbox.js";
+import { API_KEY, listedRuns, type E2e } from "./sandbox.js";
 
 /**
  * What the issue-5 e2e tests (join, formats, retry-failed) need beyond
@@ -34,11 +34,9 @@ export function expectedResult(product: ServiceType, identifier: string, noResul
 
 /** When each task of the store's runs was checked (`runs show --json`), by task id: what a run's `checked_at` column holds. */
 export async function checkedAtByTask(e: E2e): Promise<Map<string, string>> {
-  const runs = await e.run(["runs", "--json"]);
-  if (runs.code !== 0) throw new Error(`runs --json failed: ${runs.stderr}`);
   const checkedAt = new Map<string, string>();
-  for (const line of runs.stdout.split("\n").filter(Boolean)) {
-    const shown = await e.run(["runs", "show", (JSON.parse(line) as { id: string }).id, "--json"]);
+  for (const { id } of (await listedRuns(e)).runs) {
+    const shown = await e.run(["runs", "show", id, "--json"]);
     const { tasks } = JSON.parse(shown.stdout) as { tasks: Array<{ task_id?: string; checked_at?: string }> };
     for (const task of tasks) if (task.task_id && task.checked_at) checkedAt.set(task.task_id, task.checked_at);
   }

@@ -150,6 +150,44 @@ export async function storedTasks(e: E2e): Promise<TaskRecord[]> {
   return (await storedRuns(e)).flatMap((run) => run.tasks);
 }
 
+/** A run as `runs --json` lists it (the fields tests read). */
+export interface ListedRun {
+  id: string;
+  service: string;
+  profile: string;
+  state: string;
+  started_at: string;
+  source: string;
+  product: string;
+  host?: string;
+  user?: string;
+  kept: number;
+  reused: number;
+  uploaded: number;
+  padded: number;
+  checked: number;
+  charged_micros: number;
+  saved_micros: number;
+}
+
+/** What some runs add up to, as `runs --json` totals them. */
+export type ListedFigures = Pick<ListedRun, "kept" | "reused" | "uploaded" | "padded" | "checked" | "charged_micros" | "saved_micros"> & {
+  runs: number;
+};
+
+/** What `runs --json` prints: the runs listed and their totals, in all and per service, profile and product. */
+export interface ListedRuns {
+  runs: ListedRun[];
+  totals: ListedFigures & { groups: Array<ListedFigures & Pick<ListedRun, "service" | "profile" | "product">> };
+}
+
+/** `bulkcheck runs --json` with `args` (--all, --state …), run in-process against `e` (its exit code checked). */
+export async function listedRuns(e: E2e, args: string[] = [], options: RunOptions = {}): Promise<ListedRuns> {
+  const out = await e.run(["runs", "--json", ...args], options);
+  expect(out.code, out.stderr).toBe(0);
+  return JSON.parse(out.stdout) as ListedRuns;
+}
+
 /** argv of a submit of `file` as `product` for `country`. */
 export function submitAs(file: string, product: string, country: string, ...extra: string[]): string[] {
   return ["submit", file, "--type", product, "--country", country, ...extra];

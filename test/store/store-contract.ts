@@ -107,6 +107,26 @@ export function storeContract(fixture: StoreFixture): void {
     expect((await store.runs({ scope: SCOPE })).map((run) => run.id)).toEqual(["abc2", "abc1"]);
   });
 
+  it("lists the runs of a scope, in a state, started at or after a moment, newest first, at most a limit", async () => {
+    const store = await openStore();
+    const runs = [
+      newRun({ id: "r1", identity: "a", state: "open", startedAt: "2026-11-27T10:00:00.000Z" }),
+      newRun({ id: "r2", identity: "b", state: "finished", startedAt: "2026-11-27T11:00:00.000Z" }),
+      newRun({ id: "r3", identity: "c", state: "failed", startedAt: "2026-11-27T12:00:00.000Z", scope: OTHER_SCOPE }),
+      newRun({ id: "r4", identity: "d", state: "failed", startedAt: "2026-11-27T13:00:00.000Z" }),
+    ];
+    for (const run of runs) await store.createRun(run, LEASE);
+    const ids = async (filter: Parameters<Store["runs"]>[0]) => (await store.runs(filter)).map((run) => run.id);
+    expect(await ids({})).toEqual(["r4", "r3", "r2", "r1"]);
+    expect(await ids({ scope: SCOPE })).toEqual(["r4", "r2", "r1"]);
+    expect(await ids({ state: "failed" })).toEqual(["r4", "r3"]);
+    expect(await ids({ scope: SCOPE, state: "failed" })).toEqual(["r4"]);
+    expect(await ids({ since: "2026-11-27T11:00:00.000Z" })).toEqual(["r4", "r3", "r2"]);
+    expect(await ids({ scope: OTHER_SCOPE, since: "2026-11-27T12:00:00.001Z" })).toEqual([]);
+    expect(await ids({ scope: SCOPE, since: "2026-11-27T10:00:00.000Z", limit: 2 })).toEqual(["r4", "r2"]);
+    expect(await ids({ scope: SCOPE, state: "open", since: "2026-11-27T10:00:00.001Z" })).toEqual([]);
+  });
+
   it("dates a task's results by the first check that saw it succeed", async () => {
     const store = await openStore();
     const task = await store.addTask({ scope: SCOPE, product: "carrier_batch", idempotencyKey: "k1", count: 500, sha256: "ff" });

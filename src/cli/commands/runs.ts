@@ -1,7 +1,8 @@
-import { Command } from "../commander.js";
+import { Command, Option } from "../commander.js";
 import type { Invoke } from "../context.js";
-import { parseCount } from "../parse-flags.js";
+import { parseCount, parseSince } from "../parse-flags.js";
 import { examples } from "./shared/help.js";
+import { RUN_STATES } from "../../store/store.js";
 import type { runsRun, runsShowRun } from "../actions/runs.js";
 
 /** What the command does, loaded when it runs: building the command tree loads none of it. */
@@ -17,10 +18,24 @@ export function runsCommand(
   show: typeof runsShowRun = async (...args) => (await actions()).runsShowRun(...args),
 ) {
   const command = new Command("runs")
-    .description("list the runs of submit (newest first): what each checked, reused from the ledger, uploaded and cost")
+    .description(
+      "list the runs of submit of this service and profile (--all: of every one), newest first: what each kept, reused from the ledger, uploaded and cost, and their totals",
+    )
+    .option("--all", "list the runs of every service (base URL) and profile")
+    .addOption(new Option("--state <state>", "only runs in this state").choices(RUN_STATES))
+    .option("--since <age|date>", "only runs started within this age (30d, 12h), or since this ISO date or time (2026-11-01)", parseSince)
     .option("--limit <n>", `show at most the n most recent runs (default ${DEFAULT_LIMIT})`, parseCount)
-    .addHelpText("after", examples(["bulkcheck runs", "bulkcheck runs --limit 5 --json", "bulkcheck runs show 20261127-020001-3fa9c1"]))
-    .action((options, cmd) => invoke(cmd, (ctx) => run(ctx, { limit: options.limit ?? DEFAULT_LIMIT })));
+    .addHelpText(
+      "after",
+      examples([
+        "bulkcheck runs",
+        "bulkcheck runs --all --since 30d",
+        "bulkcheck runs --state failed",
+        "bulkcheck runs --since 2026-11-01 --limit 1000 --json | jq .totals.charged_micros",
+        "bulkcheck runs show 20261127-020001-3fa9c1",
+      ]),
+    )
+    .action((options, cmd) => invoke(cmd, (ctx) => run(ctx, { ...options, limit: options.limit ?? DEFAULT_LIMIT })));
   command.addCommand(
     new Command("show")
       .description("show one run and its tasks")
