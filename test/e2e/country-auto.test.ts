@@ -195,10 +195,26 @@ describe("submit --country auto", () => {
     const missing = rows.filter((row) => row[status] === "no_result").length;
     expect(missing).toBeGreaterThan(0);
 
-    // The same submit again with --wait --join, now that the first run has finished, is a new run. It uploads
-    // only what the ledger has no fresh result for, the numbers that got none, per country, a task filled to
-    // the minimum size with the oldest fresh results; the rest come from the ledger.
-    const again = await e.run(["submit", crm, ...AUTO, "--default-country", "GB", ...WAITING, "--join", "-o", "joined.xlsx"]);
+    // The same submit again, now that the first run has finished, is a new run: every number was answered
+    // within --max-age (the numbers without a result too), so nothing is uploaded.
+    const unchanged = await e.run(["submit", crm, ...AUTO, "--default-country", "GB", ...WAITING, "--join", "-o", "unchanged.csv"]);
+    expect(unchanged.code, unchanged.stderr).toBe(0);
+    expect(submittedIds(unchanged.stderr)).toEqual([]);
+    expect(unchanged.stderr).toContain(`Not uploaded again: ${missing} numbers the service checked without a result`);
+    // Asked to retry them, it uploads those numbers per country, each task filled to the minimum size with the
+    // oldest fresh results; the rest come from the ledger.
+    const again = await e.run([
+      "submit",
+      crm,
+      ...AUTO,
+      "--default-country",
+      "GB",
+      ...WAITING,
+      "--retry-no-result",
+      "--join",
+      "-o",
+      "joined.xlsx",
+    ]);
     expect(again.code, again.stderr).toBe(0);
     const againIds = submittedIds(again.stderr);
     expect(againIds.filter((id) => ids.includes(id))).toEqual([]);
@@ -216,7 +232,9 @@ describe("submit --country auto", () => {
     const uploaded = againIds.reduce((sum, id) => sum + taskOf.get(id)!.submitted_lines!, 0);
     const refilled = uploaded - missing;
     expect(again.stderr).toContain(`Reused from the ledger: ${17 - uploaded} numbers with results checked at`);
-    expect(again.stderr).toContain(`Checked again: ${refilled} of the oldest fresh results, to fill a task to the minimum size of 5.`);
+    expect(again.stderr).toContain(
+      `Padding: ${missing} numbers need checking; the minimum task is 5, so ${refilled} of the oldest results, checked at`,
+    );
     const [sheet, summary] = await readWorkbook(join(e.dir, "joined.xlsx"));
     // The join's Summary sheet counts the rows of the country left out among the rows by status.
     expect(summary!.rows).toContainEqual(["below_min_task", 3]);

@@ -185,7 +185,7 @@ describe("a full disk (issue 18, point 4; a small tmpfs, so root only)", () => {
       expect(noStaging.stderr).toContain(`error: Cannot write ${staging!.dir}/`);
       expect(noStaging.stderr).toContain("/part-1.result: no space left on the device (ENOSPC)");
       expect(noStaging.stderr).toContain(
-        "The tasks were submitted and go on at the service. Free some space (or fix the permissions), then run the same command again: it carries on with these tasks",
+        "The tasks were submitted and go on at the service. Free some space (or fix the permissions), then run the same command again: it takes these tasks' results",
       );
       const [id] = submittedIds(noStaging.stderr);
       staging!.remove();
@@ -197,9 +197,11 @@ describe("a full disk (issue 18, point 4; a small tmpfs, so root only)", () => {
       expect(noRoom.stderr).toContain("The tasks were submitted and go on at the service.");
       expect(readdirSync(output.dir)).toEqual([]);
 
+      // That run ended failed (its results are in the ledger): the same command writes the output from there.
       const again = await e.bin(argv);
       expect(again.code, again.stderr).toBe(0);
-      expect(submittedIds(again.stderr)).toEqual([id]);
+      expect(submittedIds(again.stderr)).toEqual([]);
+      expect(again.stderr).toContain("Reused from the ledger: 2,000 numbers");
       expect(lines(readFileSync(join(e.dir, "results.csv"), "utf8"))).toHaveLength(2001);
       expect(e.state().tasks.map((task) => task.id)).toEqual([id]);
     } finally {

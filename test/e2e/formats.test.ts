@@ -270,6 +270,7 @@ describe("the summary", () => {
     expect(out.code, out.stderr).toBe(0);
     const ledger = ledgerOf(e, [id]);
     expect(JSON.parse(out.stdout)).toEqual({
+      type: "output",
       rows_written: rows.length,
       path: join(e.dir, "r.csv"),
       format: "csv",

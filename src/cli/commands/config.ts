@@ -26,7 +26,7 @@ const CONFIG_RUNS: ConfigRuns = {
 /** `bulkcheck config` and its subcommands set, get, list, unset and path. */
 /** The settings a profile holds (see SETTINGS in config/settings.ts; a test keeps the two in step). */
 const SETTING_KEYS_HELP =
-  "api-key, base-url, min-task-size, max-task-size, max-file-bytes, max-in-flight, price.<product>, max-age, ledger, ledger-retention, store";
+  "api-key, base-url, min-task-size, max-task-size, max-file-bytes, max-in-flight, price.<product>, max-age, ledger, ledger-retention, pad, store";
 
 export function configCommand(invoke: Invoke, runs: ConfigRuns = CONFIG_RUNS) {
   const config = new Command("config")

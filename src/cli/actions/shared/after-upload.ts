@@ -62,7 +62,7 @@ export async function afterUpload(ctx: Context, ids: readonly string[], flags: A
 
 const TASKS_GO_ON =
   "The tasks were submitted and go on at the service. Free some space (or fix the permissions), then run the same command again: " +
-  "it carries on with these tasks, and nothing is submitted or charged twice.";
+  "it takes these tasks' results (carrying the run on, or from the ledger), and nothing is submitted or charged twice.";
 
 /**
  * An output that could not be written once the tasks exist (no space, a quota) is still

@@ -111,6 +111,7 @@ function reportSummary(ctx: Context, summary: ResultSummary, { tasks, excluded, 
   }
   if (ctx.globals.json && !dataOnStdout) {
     ctx.printer.json({
+      type: "output",
       rows_written: summary.rowsWritten,
       path: summary.path,
       format: summary.format,

@@ -76,6 +76,7 @@ export async function joinToOutput(ctx: Context, ids: readonly string[], flags: 
   for (const line of describeBilling(bill, inFile)) ctx.printer.note(line);
   if (ctx.globals.json && !toStdout) {
     ctx.printer.json({
+      type: "output",
       rows_written: summary.rows,
       path: absolutePath(ctx, output),
       format: flags.format,
