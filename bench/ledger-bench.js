@@ -8,8 +8,9 @@
 //   exactly the new numbers planned for upload.
 // - size: bytes per stored result (the database file's growth over the rows recorded), for a signal
 //   product and for carrier_batch. Target: ≤ 120 and ≤ 250 bytes.
-// - the money figure: the nightly re-check of that list with --max-age 7d, where 1% is new and the
-//   results of 5% are older than 7 days: the plan uploads exactly the new and the expired numbers.
+// - the money figure: the nightly re-check of that list with --max-age 7d, where 1% is new, the
+//   results of 5% are older than 7 days and 2% got no result (fresh): the plan uploads exactly the
+//   new and the expired numbers, and pays for no padding.
 //
 //   npm run build && node bench/ledger-bench.js [rows] [recording|planning]   (default: both)
 import { mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
@@ -82,7 +83,12 @@ async function recording(rows) {
  * A ledger of `stored` activity results (numbers 0 … stored-1), the first `expired` of them
  * checked 8 days ago and the rest an hour ago, written through the store's own interface.
  */
-async function seedLedger(dir, baseUrl, stored, expired) {
+/**
+ * A ledger of `stored` numbers: the first `expired` checked 8 days ago, the rest an hour ago, of
+ * which `withoutResult` (right after the expired ones) the service answered without a result. Each
+ * task's numbers are kept, as a run keeps them before its upload.
+ */
+async function seedLedger(dir, baseUrl, stored, expired, withoutResult = 0) {
   const { SqliteStore } = await import(new URL("store/sqlite-store.js", dist).href);
   const store = SqliteStore.open(join(dir, "config", "bulkcheck.db"));
   const scope = { baseUrl, profile: SCOPE_PROFILE };
@@ -96,8 +102,13 @@ async function seedLedger(dir, baseUrl, stored, expired) {
     await store.updateTask(task.ref, { status: "success", checkedAt: batch.at });
     for (let first = batch.from; first < batch.to; first += 50_000) {
       const rows = [];
-      for (let i = first; i < Math.min(batch.to, first + 50_000); i++)
-        rows.push({ identifier: String(447_400_000_000 + i), values: [i % 3 ? "true" : "false"] });
+      const numbers = [];
+      for (let i = first; i < Math.min(batch.to, first + 50_000); i++) {
+        numbers.push(447_400_000_000 + i);
+        if (i < expired || i >= expired + withoutResult)
+          rows.push({ identifier: String(447_400_000_000 + i), values: [i % 3 ? "true" : "false"] });
+      }
+      await store.addTaskNumbers(task.ref, numbers);
       await store.addResults(task.ref, ["activated"], rows);
     }
     await store.markRecorded(task.ref, ["activated"], batch.at);
@@ -127,9 +138,10 @@ async function planning(rows) {
       environment,
     );
     const planned = JSON.parse(plan.stdout);
-    // The money figure: the same list against a ledger whose first 5% of the list's numbers expired.
+    // The money figure: the same list against a ledger whose first 5% of the list's numbers expired, and 2% got no result.
     rmSync(join(dir, "config", "bulkcheck.db"));
-    await seedLedger(dir, baseUrl, stored, rows / 100 + expired);
+    const withoutResult = rows / 50;
+    await seedLedger(dir, baseUrl, stored, rows / 100 + expired, withoutResult);
     const nightly = JSON.parse(
       (
         await cli(
@@ -153,9 +165,12 @@ async function planning(rows) {
       nightly: {
         new: rows / 100,
         expired,
+        without_result: withoutResult,
         uploaded: nightly.numbers,
         reused: nightly.reuse.reused,
-        exact: nightly.numbers === rows / 100 + expired,
+        no_result: nightly.reuse.no_result,
+        padded: nightly.reuse.padded.numbers,
+        exact: nightly.numbers === rows / 100 + expired && nightly.reuse.padded.numbers === 0 && nightly.reuse.no_result === withoutResult,
       },
     };
   } finally {

@@ -47,8 +47,8 @@ export interface AnswerRule {
 /**
  * Reads the latest answer of every number: the results (newest first, so the first seen is
  * the latest) from tasks up to `asOfTaskRef`, then, where the rule counts them, the numbers
- * of tasks still in flight and the numbers a recorded task answered without a result, each
- * replacing an older answer. A failed task answered nothing. Memory is the index's, ~20
+ * of tasks still in flight and the numbers a recorded task answered without a result (those
+ * of its numbers without its result), each replacing an older answer. A failed task answered nothing. Memory is the index's, ~20
  * bytes a number.
  */
 export async function latestAnswers(store: Store, scope: Scope, product: string, rule: AnswerRule): Promise<LatestAnswers> {
@@ -68,9 +68,12 @@ export async function latestAnswers(store: Store, scope: Scope, product: string,
     const answering = answeringTask(task, journalled);
     if (!answering) continue;
     tasks.set(task.ref, answering);
-    for await (const numbers of store.unansweredNumbers(task.ref)) {
+    const withResult = answerCode(task.ref, true);
+    for await (const numbers of store.taskNumbers(task.ref)) {
       for (const identifier of numbers) {
+        // A number this task answered with a result is in byNumber with it already (or with a newer answer).
         const had = byNumber.get(identifier);
+        if (had === withResult) continue;
         if (had === undefined || tasks.get(answerOf(had).taskRef)!.date < answering.date)
           byNumber.set(identifier, answerCode(task.ref, false));
       }

@@ -69,8 +69,8 @@ async function importTask(task: TaskRecord, source: Store, target: Store, summar
     if (Object.keys(missing).length > 0) await target.updateTask(targetRef, missing);
     if (known.recordedAt !== undefined) return;
   }
-  // The numbers without a result row (all of them while the task is in flight) keep counting as checked there.
-  for await (const numbers of source.unansweredNumbers(task.ref)) await target.addTaskNumbers(targetRef, numbers);
+  // Its numbers: those in flight, or answered without a result, keep counting as checked there.
+  for await (const numbers of source.taskNumbers(task.ref)) await target.addTaskNumbers(targetRef, numbers);
   if (recordedAt === undefined) return;
   let columns: string[] | undefined;
   for await (const rows of source.taskResults(task.ref)) {

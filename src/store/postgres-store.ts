@@ -311,13 +311,8 @@ export class PostgresStore implements Store {
     return rows.map(taskOf);
   }
 
-  async *unansweredNumbers(taskRef: number): AsyncIterable<readonly number[]> {
-    const batches = this.#db.cursor(
-      `SELECT n.identifier FROM bulkcheck.task_numbers n WHERE n.task_ref = $1
-         AND NOT EXISTS (SELECT 1 FROM bulkcheck.results r WHERE r.task_ref = n.task_ref AND r.identifier = n.identifier)`,
-      [taskRef],
-      BATCH_ROWS,
-    );
+  async *taskNumbers(taskRef: number): AsyncIterable<readonly number[]> {
+    const batches = this.#db.cursor("SELECT identifier FROM bulkcheck.task_numbers WHERE task_ref = $1", [taskRef], BATCH_ROWS);
     for await (const rows of batches) yield rows.map(([identifier]) => Number(identifier));
   }
 

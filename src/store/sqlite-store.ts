@@ -328,14 +328,13 @@ export class SqliteStore implements Store {
   }
 
   // eslint-disable-next-line @typescript-eslint/require-await -- the Store interface is asynchronous (PostgreSQL); SQLite reads in batches synchronously
-  async *unansweredNumbers(taskRef: number): AsyncIterable<readonly number[]> {
+  async *taskNumbers(taskRef: number): AsyncIterable<readonly number[]> {
     for (let after = -1; ;) {
-      const rows = this.#db.rows(
-        `SELECT n.identifier FROM task_numbers n WHERE n.task_ref = ? AND n.identifier > ?
-           AND NOT EXISTS (SELECT 1 FROM results r WHERE r.task_ref = n.task_ref AND r.identifier = n.identifier)
-         ORDER BY n.identifier LIMIT ?`,
-        [taskRef, after, BATCH_ROWS],
-      );
+      const rows = this.#db.rows("SELECT identifier FROM task_numbers WHERE task_ref = ? AND identifier > ? ORDER BY identifier LIMIT ?", [
+        taskRef,
+        after,
+        BATCH_ROWS,
+      ]);
       if (rows.length === 0) return;
       after = Number(rows.at(-1)![0]);
       yield rows.map(([identifier]) => Number(identifier));

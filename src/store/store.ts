@@ -273,8 +273,8 @@ export interface Store {
    * Which of them do is decided above the engines (see ledger/reuse.ts).
    */
   answeringTasks(scope: Scope, product: string, maxTaskRef: number): Promise<TaskRecord[]>;
-  /** The numbers a task was given that the ledger holds no result row of it for, in batches (all of them before it is recorded). */
-  unansweredNumbers(taskRef: number): AsyncIterable<readonly number[]>;
+  /** The numbers a task was given (see addTaskNumbers), in batches. */
+  taskNumbers(taskRef: number): AsyncIterable<readonly number[]>;
 
   /**
    * Writes result rows of a task to the ledger (columns: the names of `values`), as they
