@@ -159,10 +159,18 @@ export class SqliteDb {
     }
   }
 
-  /** Closes the connection; the last one checkpoints the write-ahead log into the file, and may find the file damaged then. */
+  /**
+   * Closes the connection. The last one checkpoints the write-ahead log into the file, and may
+   * find the file damaged then: that is for the next statement that meets the damage to
+   * report, not thrown from here, where it would hide the command's own outcome.
+   */
   close(): void {
     this.#statements.clear();
-    this.#checked(() => this.#db.close());
+    try {
+      this.#db.close();
+    } catch (error) {
+      if (damageOf(error) === undefined) throw error;
+    }
   }
 
   /**

@@ -153,6 +153,16 @@ describe("store backup (point 2)", () => {
     ]);
     expect(restoredRuns.stdout).toBe(runs.stdout);
     expect(check.stdout).toBe("ok\n");
+
+    // A run after the backup is unknown to the restored store: its tasks are waited for and downloaded by id, into its ledger.
+    const later = await e.run(submitArgs(e.file("later.txt", listText(500, 5000)), "--quiet"));
+    expect(later.code, later.stderr).toBe(0);
+    const ids = lines(later.stdout);
+    expect((await e.run(["wait", ...ids], { env })).code).toBe(0);
+    const downloaded = await e.run(["download", ...ids, "-o", "later.csv"], { env });
+    expect(downloaded.code, downloaded.stderr).toBe(0);
+    const stats = await e.run(["ledger", "stats", "--json"], { env });
+    expect(JSON.parse(stats.stdout)).toMatchObject({ results: 1000 });
   });
 
   it("says to use pg_dump for a team's PostgreSQL, with exit 2", async () => {
