@@ -11,7 +11,7 @@ import { removeStaleTempFiles, TempFiles, tempPathFor } from "./temp-files.js";
 /** A file the command reads (the list, a join's source, bulkcheck's store) that no output may be, under any name. */
 export interface ReadFile {
   path: string;
-  /** What messages say it is: "the list being read", "bulkcheck's store". */
+  /** What messages say it is: "the list being read", "part of bulkcheck's store". */
   role: string;
   /** A directory: no file in it may be written either, nor a link to one of its files. */
   tree?: boolean;
@@ -42,7 +42,7 @@ interface DestinationState {
  * The one decision whether bulkcheck may write a file at `path` (absolute). Every
  * output asks it before anything is read or uploaded, and the atomic writer asks
  * again when it creates the file and when it puts it in place:
- * - never a file being read, under any name (see refuseReadFiles);
+ * - never a file being read, under any name (see checkNotRead);
  * - never a directory, device, FIFO or socket; a file or link that exists only with
  *   `force`, and a link is then replaced by the file, never written through;
  * - its directory must exist and be writable.

@@ -56,7 +56,7 @@ export class RunOutput {
   /** Fetches a finished task's result into the run's staging area (and the ledger). */
   async stage(result: UploadResult, run: RunRecord): Promise<void> {
     const { deps } = this;
-    this.#staging ??= Staging.open(stagingRoot(this.deps.stateDir, this.deps.ledger), run.id, deps.store);
+    this.#staging ??= Staging.open(stagingRoot(deps.stateDir, deps.ledger), run.id, deps.store);
     const staging = await this.#staging;
     const { product, sleep, signal, onRestart, onWait } = deps;
     const fetch: FetchDeps = { client: await deps.client(), product, sleep, signal, onRestart, onWait };

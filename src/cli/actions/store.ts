@@ -5,6 +5,7 @@ import { UsageError } from "../../errors.js";
 import { backupStore } from "../../store/backup.js";
 import { RESTORE_HINT, StoreDamagedError } from "../../store/health.js";
 import { importStore } from "../../store/import.js";
+import { sqlitePath } from "../../store/location.js";
 import { checkStore } from "../../store/open.js";
 import { SqliteStore } from "../../store/sqlite-store.js";
 import type { Context } from "../context.js";
@@ -104,17 +105,21 @@ export async function storeCheck(ctx: Context): Promise<void> {
  * or not at all). A team's PostgreSQL is backed up with pg_dump.
  */
 export async function storeBackup(ctx: Context, file: string, options: { force?: boolean }): Promise<void> {
+  // Told from the location, so that a team's server is not even connected to.
+  if (sqlitePath(await ctx.storeLocation()) === undefined) throw postgresBackup();
   await checkOutputs(ctx, { FILE: file }, { force: options.force });
   const store = await ctx.store();
-  if (!(store instanceof SqliteStore)) {
-    throw new UsageError(`The store in use is a team's PostgreSQL (${store.location}): back it up with PostgreSQL's own tools.`, {
-      hint: "pg_dump --schema=bulkcheck --format=custom --file=bulkcheck.dump 'postgres://user@host/database', and pg_restore to restore it.",
-    });
-  }
+  if (!(store instanceof SqliteStore)) throw postgresBackup();
   const path = absolutePath(ctx, file);
   const bytes = await backupStore(store, path, { force: Boolean(options.force), reading: await bulkcheckFiles(ctx), name: file });
   if (ctx.globals.json) ctx.printer.json({ from: store.location, to: path, bytes });
   else ctx.printer.note(`Backed up the store ${store.location} into ${file} (${bytes} bytes).`);
+}
+
+function postgresBackup(): UsageError {
+  return new UsageError("The store in use is a team's PostgreSQL: back it up with PostgreSQL's own tools.", {
+    hint: "pg_dump --schema=bulkcheck --format=custom --file=bulkcheck.dump 'postgres://user@host/database', and pg_restore to restore it.",
+  });
 }
 
 function schemaVersion(store: object): number | undefined {
