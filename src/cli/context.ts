@@ -52,6 +52,11 @@ export interface Context extends Runtime {
    * directory), opened on first use; the journal of 0.1 is imported into it once.
    */
   store(): Promise<Store>;
+  /**
+   * Where the store is, without opening it: a team's PostgreSQL URL (as configured, password
+   * included: never to be shown), else the path of the embedded SQLite file.
+   */
+  storeLocation(): Promise<string>;
   /** The service (base URL as the client addresses it) and profile that runs, tasks and results belong to. */
   scope(): Promise<Scope>;
   /** Resolves the API key and base URL (flag > environment > profile) and builds a client. */

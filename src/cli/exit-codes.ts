@@ -33,9 +33,9 @@ const MEANINGS: Readonly<Record<Outcome, string>> = {
   ok: "success",
   unexpected: "unexpected error: a bug, or a response the client cannot read. Never a situation you can cause",
   usage:
-    "usage error, found before anything is uploaded or reserved: bad flags or arguments, missing or broken configuration, no `--yes` where no prompt is possible, or a file, directory or port that cannot be used (missing, a directory, no permission, in use)",
+    "usage error, found before anything is uploaded or reserved: bad flags or arguments, missing or broken configuration, no `--yes` where no prompt is possible, a file, directory or port that cannot be used (missing, a directory, no permission, in use, the list being read or bulkcheck's own store), or a store of a newer schema than this bulkcheck knows",
   input:
-    "input rejected, locally or by the service (40000, 40001, 40002, 42200); a key or source that changed; an output that cannot be written while writing it (disk full, quota, permission; the path is named); no space left for the store; a result file that breaks the rules of what it may contain (nothing is written)",
+    "input rejected, locally or by the service (40000, 40001, 40002, 42200); a key or source that changed; an output that cannot be written while writing it (disk full, quota, permission; the path is named); no space left for the store; a damaged store (the file is named, with what to do; `bulkcheck store check` finds what is wrong); a result file that breaks the rules of what it may contain (nothing is written)",
   auth: "authentication: no API key (a blank `BULKCHECK_API_KEY` included), or the service refused it (40100)",
   balance: "insufficient balance (40200), or the estimate is over `--max-cost`",
   task_failed: "a task ended with status `failed` (refunded in full); `bulkcheck retry-failed ID` checks its numbers again",

@@ -62,6 +62,8 @@ export function buildContext(runtime: Runtime, globals: GlobalOptions, printer: 
     baseUrlFlag: globals.baseUrl,
   });
   const baseUrl = async () => resolveBaseUrl(await resolveInput()).value;
+  // A team's PostgreSQL when a URL is configured, else the embedded SQLite file in the state directory.
+  const storeLocation = async () => resolveStoreUrl(runtime.env, (await resolveInput()).profile) ?? join(stateDir(runtime.env), STORE_FILE);
 
   return {
     ...runtime,
@@ -73,8 +75,9 @@ export function buildContext(runtime: Runtime, globals: GlobalOptions, printer: 
     profileName,
     config,
     baseUrl,
+    storeLocation,
     store() {
-      opened ??= resolveInput().then((input) => openStore(runtime, printer, resolveStoreUrl(runtime.env, input.profile)));
+      opened ??= storeLocation().then((location) => openStore(runtime, printer, location));
       return opened;
     },
     async scope() {
@@ -124,15 +127,12 @@ export function buildContext(runtime: Runtime, globals: GlobalOptions, printer: 
   };
 }
 
-/**
- * The store: a team's PostgreSQL when a URL is configured, else the embedded SQLite file in
- * the state directory; the journal of 0.1 is imported into it on first use.
- */
-async function openStore(runtime: Runtime, printer: Printer, url: string | undefined): Promise<Store> {
+/** The store at `location` (see Context.storeLocation); the journal of 0.1 is imported into it on first use. */
+async function openStore(runtime: Runtime, printer: Printer, location: string): Promise<Store> {
   // The embedded store loads libsql (and a team's, pg): only commands that open the store pay.
   const { openStore: openLocation } = await import("../store/open.js");
   const dir = stateDir(runtime.env);
-  const store = await openLocation(url ?? join(dir, STORE_FILE), runtime.env);
+  const store = await openLocation(location, runtime.env);
   const imported = await importLegacyJournal(store, dir, runtime.now(), ownLease());
   for (const line of imported?.corruptLines ?? []) printer.warn(`skipping corrupt journal line ${line} of bulkcheck 0.1's journal`);
   if (imported) {

@@ -3,7 +3,7 @@ import { mkdir, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { basename, dirname, extname, join } from "node:path";
 import { pipeline } from "node:stream/promises";
-import { AtomicFile, checkDestination, type DestinationRules } from "../results/atomic-file.js";
+import { AtomicFile, checkDestination, listBeingRead, type DestinationRules } from "../results/atomic-file.js";
 import { admitBlock, type ClassifiedBlock } from "./block-classifier.js";
 import { createBlockPool, type BlockPool } from "./block-pool.js";
 import { classifyCell, type Classification, type ClassifyOptions, type DigitsReading } from "./classify.js";
@@ -49,7 +49,7 @@ export interface PrepareResult {
 export async function prepareList(options: PrepareOptions): Promise<PrepareResult> {
   const classifyOptions = classifyOptionsOf(options);
   options.signal?.throwIfAborted();
-  const destination = { force: options.force ?? false, reading: typeof options.source === "string" ? [options.source] : [] };
+  const destination = { force: options.force ?? false, reading: typeof options.source === "string" ? [listBeingRead(options.source)] : [] };
   for (const path of [options.uploadPath, options.rejectsPath]) if (path !== undefined) await checkDestination(path, destination);
   const work = await mkdtemp(join(tmpdir(), `bulkcheck-${process.pid}-`));
   try {

@@ -1,18 +1,32 @@
 import { constants, type Stats } from "node:fs";
-import { access, link, lstat, open, rename, stat, unlink, type FileHandle } from "node:fs/promises";
-import { dirname, join, resolve } from "node:path";
+import { access, link, lstat, open, readdir, rename, stat, unlink, type FileHandle } from "node:fs/promises";
+import { basename, dirname, join, resolve } from "node:path";
 import type { Writable } from "node:stream";
 import { finished } from "node:stream/promises";
 import { UsageError } from "../errors.js";
-import { asOutputWriteError } from "../file-system-errors.js";
+import { asOutputWriteError, FileSystemError } from "../file-system-errors.js";
 import { DestinationExistsError, DestinationIsSourceError, DestinationNotReplaceableError, isReplaceable } from "./errors.js";
 import { removeStaleTempFiles, TempFiles, tempPathFor } from "./temp-files.js";
+
+/** A file the command reads (the list, a join's source, bulkcheck's store) that no output may be, under any name. */
+export interface ReadFile {
+  path: string;
+  /** What messages say it is: "the list being read", "part of bulkcheck's store". */
+  role: string;
+  /** A directory: no file in it may be written either, nor a link to one of its files. */
+  tree?: boolean;
+}
+
+/** The list a command reads (or a join's source), as a ReadFile. */
+export function listBeingRead(path: string): ReadFile {
+  return { path, role: "the list being read" };
+}
 
 export interface DestinationRules {
   /** Replace a regular file, or a symbolic link (the link itself, never what it points to), that stands at the path. */
   force?: boolean;
-  /** Paths of the files the command reads (the list, a join's source): the destination may be none of them, under any name. */
-  reading?: readonly string[];
+  /** The files the command reads: the destination may be none of them, under any name. */
+  reading?: readonly ReadFile[];
   /** What messages call the destination, such as the path as the user typed it (default: the path). */
   name?: string;
 }
@@ -28,8 +42,7 @@ interface DestinationState {
  * The one decision whether bulkcheck may write a file at `path` (absolute). Every
  * output asks it before anything is read or uploaded, and the atomic writer asks
  * again when it creates the file and when it puts it in place:
- * - never a file being read, under any name: compared by device and inode, both
- *   what stands at the path and, for a symbolic link, what the link points to;
+ * - never a file being read, under any name (see checkNotRead);
  * - never a directory, device, FIFO or socket; a file or link that exists only with
  *   `force`, and a link is then replaced by the file, never written through;
  * - its directory must exist and be writable.
@@ -41,13 +54,8 @@ interface DestinationState {
 export async function checkDestination(path: string, rules: DestinationRules = {}): Promise<DestinationState> {
   const name = rules.name ?? path;
   const existing = await statsOrNothing(lstat(path));
+  await checkNotRead(path, rules.reading ?? [], name);
   const pointedTo = existing?.isSymbolicLink() ? await statsOrNothing(stat(path)) : existing;
-  for (const source of rules.reading ?? []) {
-    const read = await statsOrNothing(stat(source));
-    if (read && [existing, pointedTo].some((entry) => entry && sameFile(entry, read))) {
-      throw new DestinationIsSourceError(name, resolve(source) === resolve(path) ? undefined : source);
-    }
-  }
   if (pointedTo?.isDirectory()) {
     throw new UsageError(`${name} is a directory; bulkcheck writes a file there.`, {
       hint: `Give a file path, such as ${join(name, "results.csv")}.`,
@@ -58,6 +66,53 @@ export async function checkDestination(path: string, rules: DestinationRules = {
   if (existing && !rules.force) throw new DestinationExistsError(name);
   if (existing && !isReplaceable(existing)) throw new DestinationNotReplaceableError(name, existing);
   return { existing, staleTempFilesRemoved };
+}
+
+/**
+ * Refuses `path` (absolute) when it is one of the files `reading` names, under any name
+ * (see isReadFile): checkDestination's first rule, on its own for a file that is appended
+ * to rather than replaced.
+ * @throws DestinationIsSourceError (exit 2) naming it as `name`.
+ */
+export async function checkNotRead(path: string, reading: readonly ReadFile[], name = path): Promise<void> {
+  if (reading.length === 0) return;
+  const existing = await statsOrNothing(lstat(path));
+  const pointedTo = existing?.isSymbolicLink() ? await statsOrNothing(stat(path)) : existing;
+  for (const file of reading) {
+    if (await isReadFile(path, [existing, pointedTo], file)) {
+      throw new DestinationIsSourceError(name, resolve(file.path) === resolve(path) ? undefined : file.path, file.role);
+    }
+  }
+}
+
+/**
+ * Whether writing `path` would write `file`, compared by device and inode: what stands at
+ * the path or, for a symbolic link, what it points to, is the file (or, for a tree, any file
+ * in it), or the path's directory is the tree or one inside it. A file that is not there at
+ * the moment (a store's write-ahead log between uses) is compared by its name in the same
+ * directory: written now, it would be found there later.
+ */
+async function isReadFile(path: string, written: ReadonlyArray<Stats | undefined>, file: ReadFile): Promise<boolean> {
+  const read = await statsOrNothing(stat(file.path));
+  if (!read) return basename(path) === basename(file.path) && (await sameDirectory(path, file.path));
+  const inTree = file.tree && read.isDirectory() ? await everythingUnder(file.path) : [];
+  if (written.some((entry) => entry && [read, ...inTree].some((stats) => sameFile(entry, stats)))) return true;
+  if (!file.tree) return false;
+  const directory = await statsOrNothing(stat(dirname(path)));
+  return directory !== undefined && [read, ...inTree].some((stats) => stats.isDirectory() && sameFile(directory, stats));
+}
+
+/** Whether two paths' directories are one directory, under any name. */
+async function sameDirectory(a: string, b: string): Promise<boolean> {
+  const [first, second] = await Promise.all([statsOrNothing(stat(dirname(a))), statsOrNothing(stat(dirname(b)))]);
+  return first !== undefined && second !== undefined && sameFile(first, second);
+}
+
+/** The stats of every file and directory inside `dir` (links as themselves). */
+async function everythingUnder(dir: string): Promise<Stats[]> {
+  const names = await readdir(dir, { recursive: true }).catch(() => []);
+  const stats = await Promise.all(names.map((name) => statsOrNothing(lstat(join(dir, name)))));
+  return stats.filter((entry) => entry !== undefined);
 }
 
 function sameFile(a: Stats, b: Stats): boolean {
@@ -170,11 +225,17 @@ export class AtomicFile {
 
   /**
    * What a failed write means: when the file's own stream failed (no space, a
-   * quota), a FileSystemError naming the path; otherwise `error` as it was (a
-   * source that could not be read is no fault of the destination).
+   * quota), or `error` is a FileSystemError naming the temp file, a FileSystemError
+   * naming the path; otherwise `error` as it was (a source that could not be read is
+   * no fault of the destination).
    */
   explain(error: unknown): unknown {
-    return this.#failure === undefined ? error : asOutputWriteError(this.#failure, this.path);
+    if (this.#failure !== undefined) return asOutputWriteError(this.#failure, this.path);
+    // Written by another writer into the temp file (SQLite's VACUUM INTO), the failure is the destination's.
+    if (error instanceof FileSystemError && error.path === this.tempPath) {
+      return new FileSystemError(this.path, error.systemCode, true, { cause: error.cause });
+    }
+    return error;
   }
 
   /**

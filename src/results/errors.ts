@@ -52,16 +52,18 @@ export class DestinationExistsError extends UsageError {
 }
 
 /**
- * The destination is a file the command reads (the list, a join's source): writing it
- * would destroy the input. `otherName` is the list's own path when the destination
- * reaches it by another name (a hard or symbolic link).
+ * The destination is a file the command reads (the list, a join's source, bulkcheck's
+ * store and staging directory; `role` says which): writing it would destroy the input.
+ * `otherName` is that file's own path when the destination reaches it by another name (a
+ * hard or symbolic link, a file inside a directory).
  */
 export class DestinationIsSourceError extends UsageError {
   constructor(
     readonly path: string,
     readonly otherName?: string,
+    role = "the list being read",
   ) {
-    super(`${path} is the list being read${otherName === undefined ? "" : ` (${otherName})`}; bulkcheck never writes over its input.`, {
+    super(`${path} is ${role}${otherName === undefined ? "" : ` (${otherName})`}; bulkcheck never writes over its input.`, {
       hint: "Give the output a path of its own.",
     });
   }

@@ -1,5 +1,3 @@
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import type { ApiClient } from "../api/types.js";
 import { ChangesTally, changesTable, type ChangesSummary } from "../ledger/changes.js";
 import { writeTable, type ExportDestination } from "../ledger/export.js";
@@ -10,7 +8,7 @@ import type { StagedResults } from "../tasks/download.js";
 import type { UploadResult } from "../tasks/submit.js";
 import { collectAbandonedRuns } from "./abandoned.js";
 import { reusedSources } from "./reused-results.js";
-import { fetchToStaging, Staging, type FetchDeps } from "./staging.js";
+import { fetchToStaging, Staging, stagingRoot, type FetchDeps } from "./staging.js";
 import type { RunOutcome } from "./submit-run.js";
 
 export interface RunOutputDeps {
@@ -58,7 +56,7 @@ export class RunOutput {
   /** Fetches a finished task's result into the run's staging area (and the ledger). */
   async stage(result: UploadResult, run: RunRecord): Promise<void> {
     const { deps } = this;
-    this.#staging ??= Staging.open(this.#stagingRoot(), run.id, deps.store);
+    this.#staging ??= Staging.open(stagingRoot(deps.stateDir, deps.ledger), run.id, deps.store);
     const staging = await this.#staging;
     const { product, sleep, signal, onRestart, onWait } = deps;
     const fetch: FetchDeps = { client: await deps.client(), product, sleep, signal, onRestart, onWait };
@@ -116,11 +114,5 @@ export class RunOutput {
     } catch (error) {
       deps.onCollectFailed(error as Error);
     }
-  }
-
-  /** The state directory, or (ledger off: no number kept there) the temp directory. */
-  #stagingRoot(): string {
-    if (this.deps.ledger) return join(this.deps.stateDir, "staging");
-    return join(tmpdir(), `bulkcheck-staging-${process.getuid?.() ?? "user"}`);
   }
 }

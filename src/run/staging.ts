@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from "node:crypto";
 import { createReadStream } from "node:fs";
 import { chmod, link, mkdir, open, readdir, rename, rm, rmdir, stat } from "node:fs/promises";
+import { tmpdir } from "node:os";
 import { join, relative, sep } from "node:path";
 import type { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
@@ -19,6 +20,15 @@ import { resultLabel } from "../tasks/download.js";
 import { resultOpener, withTransferRetries } from "../tasks/fetch-result.js";
 import { fileSha256 } from "../tasks/file-sha256.js";
 import type { UploadResult } from "../tasks/submit.js";
+
+/**
+ * Where every run's staging directory is: under the state directory, or (when the ledger is
+ * off, and no file there may hold a number) under the temp directory.
+ */
+export function stagingRoot(stateDir: string, ledger: boolean): string {
+  if (ledger) return join(stateDir, "staging");
+  return join(tmpdir(), `bulkcheck-staging-${process.getuid?.() ?? "user"}`);
+}
 
 /** A process's own directory inside a run's staging directory: `{pid}-{random}`. */
 const OWN_DIR = /^(\d+)-[0-9a-f]+$/;

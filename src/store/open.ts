@@ -1,15 +1,12 @@
-import { fileURLToPath } from "node:url";
-import { UsageError } from "../errors.js";
+import type { StoreCheck } from "./health.js";
 import type { ConnectionEnv } from "./postgres-connection.js";
+import { sqlitePath } from "./location.js";
+import { checkSqliteFile } from "./sqlite-check.js";
 import { SqliteStore } from "./sqlite-store.js";
 import type { Store } from "./store.js";
 
 /** A store as opened: its schema version (how many migrations it has run) beside the interface. */
 export type OpenedStore = Store & { readonly schemaVersion: number };
-
-/** A URL's scheme, told apart from a path (a Windows drive letter is one character: `C:\…`). */
-const SCHEME = /^([a-z][a-z0-9+.-]+):/i;
-const OTHER_URL = /^[a-z][a-z0-9+.-]+:\/\//i;
 
 /**
  * Opens the store `location` names and brings its schema up to date: a `postgres://` or
@@ -17,21 +14,31 @@ const OTHER_URL = /^[a-z][a-z0-9+.-]+:\/\//i;
  * password file, `sslmode` honoured: see postgresTarget), a `file:` URL or a path is an
  * SQLite file. A server that cannot be reached fails here, before any upload, with
  * StoreUnavailableError (exit 7); a URL, login or certificate that is wrong with a UsageError
- * (exit 2). The store's `location`, and every message about it, names the URL without its
- * password.
+ * (exit 2); a damaged SQLite file with StoreDamagedError (exit 3), and a schema a newer
+ * bulkcheck migrated with StoreTooNewError (exit 2). The store's `location`, and every
+ * message about it, names the URL without its password.
  */
 export async function openStore(location: string, env: ConnectionEnv): Promise<OpenedStore> {
-  const scheme = SCHEME.exec(location)?.[1]?.toLowerCase();
-  if (scheme === "postgres" || scheme === "postgresql") {
-    // pg is loaded only by those who use a shared store.
-    const { PostgresStore } = await import("./postgres-store.js");
-    return PostgresStore.open(location, env);
+  const path = sqlitePath(location);
+  if (path !== undefined) return SqliteStore.open(path);
+  // pg is loaded only by those who use a shared store.
+  const { PostgresStore } = await import("./postgres-store.js");
+  return PostgresStore.open(location, env);
+}
+
+/**
+ * `store check` of the store `location` names: an SQLite file is read as it is (see
+ * checkSqliteFile), so a damaged one is described rather than refused; a team's PostgreSQL
+ * is opened as every command opens it, then its schema compared (see PostgresStore.check).
+ */
+export async function checkStore(location: string, env: ConnectionEnv): Promise<StoreCheck> {
+  const path = sqlitePath(location);
+  if (path !== undefined) return checkSqliteFile(path);
+  const { PostgresStore } = await import("./postgres-store.js");
+  const store = await PostgresStore.open(location, env);
+  try {
+    return await store.check();
+  } finally {
+    await store.close();
   }
-  if (scheme === "file") return SqliteStore.open(fileURLToPath(location));
-  if (OTHER_URL.test(location)) {
-    throw new UsageError(`bulkcheck cannot keep its store at a ${scheme}:// URL.`, {
-      hint: "Give a postgres://user@host/database URL for a team's PostgreSQL, or the path of a local SQLite file.",
-    });
-  }
-  return SqliteStore.open(location);
 }

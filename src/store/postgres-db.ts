@@ -72,7 +72,7 @@ export class PostgresDb {
         client = await pool.connect();
       }
       try {
-        return new PostgresDb(target.location, await migrate(client), pool);
+        return new PostgresDb(target.location, await migrate(client, target.location), pool);
       } finally {
         client.release();
       }
@@ -139,7 +139,16 @@ export class PostgresDb {
   }
 
   /** Runs `work` in one transaction on a connection of its own, committed when it returns, rolled back when it throws. */
-  async transaction<T>(work: (client: TransactionClient) => Promise<T>): Promise<T> {
+  transaction<T>(work: (client: TransactionClient) => Promise<T>): Promise<T> {
+    return this.#inTransaction(work, "COMMIT");
+  }
+
+  /** Runs `work` in one transaction that is rolled back whatever happens: a look at what statements would do, leaving nothing. */
+  rolledBack<T>(work: (client: TransactionClient) => Promise<T>): Promise<T> {
+    return this.#inTransaction(work, "ROLLBACK");
+  }
+
+  async #inTransaction<T>(work: (client: TransactionClient) => Promise<T>, end: "COMMIT" | "ROLLBACK"): Promise<T> {
     let client: PoolClient;
     try {
       client = await this.pool.connect();
@@ -152,7 +161,7 @@ export class PostgresDb {
         query: async (text, values = []) => (await client.query<ColumnValue[]>({ text, values: [...values], rowMode: "array" })).rows,
         copyIn: (copyStatement, data) => pipeline(Readable.from(data), client.query(copyFrom(copyStatement))),
       });
-      await client.query("COMMIT");
+      await client.query(end);
       client.release();
       return value;
     } catch (error) {

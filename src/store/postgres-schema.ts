@@ -1,5 +1,5 @@
 import type { PoolClient } from "pg";
-import { UsageError } from "../errors.js";
+import { StoreTooNewError } from "./health.js";
 
 /**
  * The shared store's schema, as numbered migrations in a schema of its own (`bulkcheck`, so
@@ -124,10 +124,10 @@ async function schemaVersion(client: PoolClient): Promise<number> {
 /**
  * Brings the schema to the latest version and returns it. Two machines may do so at once:
  * the migrations run in one transaction holding MIGRATION_LOCK, and the one that waited for
- * it finds them done. A database migrated by a newer bulkcheck is refused, not written with
- * an older idea of its tables.
+ * it finds them done. A database migrated by a newer bulkcheck is refused (StoreTooNewError,
+ * naming `location`), not written with an older idea of its tables.
  */
-export async function migrate(client: PoolClient): Promise<number> {
+export async function migrate(client: PoolClient, location: string): Promise<number> {
   const latest = POSTGRES_MIGRATIONS.length;
   let version = await schemaVersion(client);
   if (version < latest) {
@@ -153,10 +153,6 @@ export async function migrate(client: PoolClient): Promise<number> {
       throw error;
     }
   }
-  if (version > latest) {
-    throw new UsageError(`The store's schema is at version ${version}, newer than this bulkcheck knows (${latest}).`, {
-      hint: "Upgrade bulkcheck on this machine to the version the rest of the team uses.",
-    });
-  }
+  if (version > latest) throw new StoreTooNewError(location, version, latest);
   return version;
 }

@@ -1,5 +1,7 @@
 import { Assignments, copyText, numberArray, placeholders, PostgresDb, type PgParam, type TransactionClient } from "./postgres-db.js";
 import type { ConnectionEnv } from "./postgres-connection.js";
+import { postgresSchemaProblems } from "./postgres-check.js";
+import type { StoreCheck } from "./health.js";
 import { identifierNumber, splitValues } from "./result-values.js";
 import { RESULT_VALUE_COLUMNS } from "./sqlite-schema.js";
 import {
@@ -98,6 +100,16 @@ export class PostgresStore implements Store {
 
   get schemaVersion(): number {
     return this.#db.schemaVersion;
+  }
+
+  /** `store check`: the schema version (opening refused a newer one), and every table and column (see postgresSchemaProblems). */
+  async check(): Promise<StoreCheck> {
+    return {
+      kind: this.kind,
+      location: this.location,
+      schemaVersion: this.schemaVersion,
+      problems: await postgresSchemaProblems(this.#db),
+    };
   }
 
   async #scopeId(scope: Scope): Promise<number> {

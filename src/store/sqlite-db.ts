@@ -2,6 +2,7 @@ import { chmodSync, closeSync, mkdirSync, openSync } from "node:fs";
 import { dirname } from "node:path";
 import Database from "libsql";
 import { FileSystemError } from "../file-system-errors.js";
+import { damageOf, StoreDamagedError, StoreTooNewError } from "./health.js";
 import { SQLITE_MIGRATIONS } from "./sqlite-schema.js";
 
 /** A value SQLite binds or returns. */
@@ -53,20 +54,37 @@ export class SqliteDb {
     createEmptyFile(path);
     chmodSync(path, 0o600);
     const db = new SqliteDb(path, new Database(path, { timeout: BUSY_TIMEOUT_MS }));
+    try {
+      db.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
+      // Turning a new file to WAL, and its first migration, can meet another process doing the
+      // same at that moment (several commands started together on a fresh install), where SQLite
+      // answers "database is locked" without waiting: tried again, up to the busy timeout.
+      whileLocked(() => {
+        if (String(db.row("PRAGMA journal_mode")![0]).toLowerCase() !== "wal") db.exec("PRAGMA journal_mode = WAL");
+      });
+      db.exec("PRAGMA synchronous = FULL");
+      db.exec("PRAGMA secure_delete = ON");
+      db.exec("PRAGMA foreign_keys = ON");
+      // libsql keeps TEMP tables in memory by default; results waiting to be recorded (see
+      // SqliteStore.addResults) go to a file SQLite deletes as it opens it, so memory stays flat.
+      db.exec("PRAGMA temp_store = FILE");
+      whileLocked(() => db.migrate());
+    } catch (error) {
+      // A store refused (damaged, newer) is not held open: its connection would keep its locks.
+      db.#db.close();
+      throw error;
+    }
+    return db;
+  }
+
+  /**
+   * Opens the database at `path` as it is, for a look: no mode changed, nothing migrated,
+   * and nothing but the busy timeout set (`:memory:` is a database of its own). SQLite
+   * creates a file that is not there: the caller makes sure it is.
+   */
+  static inspect(path: string): SqliteDb {
+    const db = new SqliteDb(path, new Database(path, { timeout: BUSY_TIMEOUT_MS }));
     db.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
-    // Turning a new file to WAL, and its first migration, can meet another process doing the
-    // same at that moment (several commands started together on a fresh install), where SQLite
-    // answers "database is locked" without waiting: tried again, up to the busy timeout.
-    whileLocked(() => {
-      if (String(db.row("PRAGMA journal_mode")![0]).toLowerCase() !== "wal") db.exec("PRAGMA journal_mode = WAL");
-    });
-    db.exec("PRAGMA synchronous = FULL");
-    db.exec("PRAGMA secure_delete = ON");
-    db.exec("PRAGMA foreign_keys = ON");
-    // libsql keeps TEMP tables in memory by default; results waiting to be recorded (see
-    // SqliteStore.addResults) go to a file SQLite deletes as it opens it, so memory stays flat.
-    db.exec("PRAGMA temp_store = FILE");
-    whileLocked(() => db.migrate());
     return db;
   }
 
@@ -96,7 +114,7 @@ export class SqliteDb {
    * processes reading then writing the same rows cannot both decide on what they read.
    */
   transaction<T>(work: () => T): T {
-    whileLocked(() => this.#db.exec("BEGIN IMMEDIATE"));
+    whileLocked(() => this.exec("BEGIN IMMEDIATE"));
     return this.#committed(work);
   }
 
@@ -105,7 +123,7 @@ export class SqliteDb {
    * takes no lock on the database file (deferred): other processes go on writing meanwhile.
    */
   temporaryTransaction<T>(work: () => T): T {
-    this.#db.exec("BEGIN");
+    this.exec("BEGIN");
     return this.#committed(work);
   }
 
@@ -126,20 +144,47 @@ export class SqliteDb {
     this.row("PRAGMA wal_checkpoint(TRUNCATE)");
   }
 
+  /**
+   * Writes a consistent copy of the database into `into`, a file that is empty or not there
+   * (VACUUM INTO): one read transaction, so other connections go on writing meanwhile and the
+   * copy holds what was committed when it began, compacted, its schema version included.
+   * SQLite does not sync the copy: the caller does. A full disk is the copy's, named so.
+   */
+  backup(into: string): void {
+    try {
+      this.#checked(() => this.#db.prepare("VACUUM INTO ?").run([into]));
+    } catch (error) {
+      if (!(error instanceof FileSystemError)) throw error;
+      throw new FileSystemError(into, error.systemCode, true, { cause: error.cause });
+    }
+  }
+
+  /**
+   * Closes the connection. The last one checkpoints the write-ahead log into the file, and may
+   * find the file damaged then: that is for the next statement that meets the damage to
+   * report, not thrown from here, where it would hide the command's own outcome.
+   */
   close(): void {
     this.#statements.clear();
-    this.#db.close();
+    try {
+      this.#db.close();
+    } catch (error) {
+      if (damageOf(error) === undefined) throw error;
+    }
   }
 
   /**
    * A full disk (or the quota, or the temporary space SQLite sorts and stages in) is the
    * user's to fix: exit 3 naming the store, not an unexpected error. The transaction it
-   * met is rolled back; everything committed before stays.
+   * met is rolled back; everything committed before stays. So is a damaged file (exit 3,
+   * naming it, with what to do): whichever statement first meets the damage.
    */
   #checked<T>(work: () => T): T {
     try {
       return work();
     } catch (error) {
+      const damage = damageOf(error);
+      if (damage !== undefined) throw new StoreDamagedError(this.path, damage, { cause: error });
       if ((error as { code?: unknown } | undefined)?.code !== "SQLITE_FULL") throw error;
       throw new FileSystemError(this.path, "ENOSPC", false, {
         cause: error,
@@ -158,11 +203,17 @@ export class SqliteDb {
     return statement;
   }
 
-  /** Runs the migrations this file has not had yet, each in its own transaction. */
+  /**
+   * Runs the migrations this file has not had yet, each in its own transaction. A file
+   * migrated by a newer bulkcheck is refused, not written with an older idea of its tables.
+   */
   private migrate(): void {
+    // Most opens find nothing to do: seen without a lock, so a store another process is writing opens at once.
+    if (this.schemaVersion === SQLITE_MIGRATIONS.length) return;
     for (;;) {
       const applied = this.transaction(() => {
         const version = Number(this.row("PRAGMA user_version")![0]);
+        if (version > SQLITE_MIGRATIONS.length) throw new StoreTooNewError(this.path, version, SQLITE_MIGRATIONS.length);
         const next = SQLITE_MIGRATIONS[version];
         if (next === undefined) return false;
         this.exec(next);

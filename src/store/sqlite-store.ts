@@ -72,6 +72,11 @@ export class SqliteStore implements Store {
     return this.#db.schemaVersion;
   }
 
+  /** Writes a consistent copy of the store into `into`, an empty or missing file, while other processes use it (see SqliteDb.backup). */
+  backup(into: string): void {
+    this.#db.backup(into);
+  }
+
   /** A value of the store's own bookkeeping (e.g. that a journal was imported), or undefined. */
   meta(key: string): string | undefined {
     const row = this.#db.row("SELECT value FROM meta WHERE key = ?", [key]);

@@ -1,7 +1,7 @@
 import { UsageError } from "../errors.js";
 import { LIBPHONENUMBER_VERSION, type PreparationSettings } from "../prepare/settings.js";
 import { runSettings } from "../run/origins.js";
-import { AtomicFile } from "../results/atomic-file.js";
+import { AtomicFile, listBeingRead } from "../results/atomic-file.js";
 import { joinResults, statusTable, type JoinSummary } from "../results/join.js";
 import { readResults, resultMap, type ResultSource } from "../results/read-results.js";
 import type { ServiceType } from "../spec/products.js";
@@ -69,7 +69,7 @@ export async function joinTaskResults(deps: JoinDeps, ids: readonly string[], ta
   const destination = {
     force: target.force,
     // The source is read while the file is written: it may not be the file written, under any name.
-    reading: [target.sourcePath],
+    reading: [listBeingRead(target.sourcePath)],
     ...(target.mode === undefined ? {} : { mode: target.mode }),
   };
   const summary = await AtomicFile.write(target.path, destination, (out) =>

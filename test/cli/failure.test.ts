@@ -14,6 +14,7 @@ import {
 import { describeFailure, type Failure } from "../../src/cli/failure.js";
 import { SignalStop } from "../../src/cli/signal-stop.js";
 import { RunBusyError } from "../../src/run/lease.js";
+import { StoreDamagedError, StoreTooNewError } from "../../src/store/health.js";
 import { StoreUnavailableError } from "../../src/store/store.js";
 import { unclosedQuote } from "../../src/csv/errors.js";
 import {
@@ -84,6 +85,10 @@ const EXAMPLES: Record<string, ReadonlyArray<[what: string, error: unknown]>> = 
   InterruptedError: [["Ctrl-C", new InterruptedError()]],
   // A team's store gone away (or never reached): exit 7, like a service that stays unavailable.
   StoreUnavailableError: [["the shared store's server down", new StoreUnavailableError("PostgreSQL at db.example.com is not answering")]],
+  StoreDamagedError: [
+    ["a store overwritten with a CSV file", new StoreDamagedError("/home/a/.local/state/bulkcheck/bulkcheck.db", "file is not a database")],
+  ],
+  StoreTooNewError: [["a store a newer bulkcheck migrated", new StoreTooNewError("/home/a/.local/state/bulkcheck/bulkcheck.db", 99, 1)]],
   // --if-busy exit: another process carries on the same run; nothing was done here.
   RunBusyError: [["a run another process holds", new RunBusyError("20261127-120000-abcdef", { host: "elsewhere", pid: 7, nonce: "n" })]],
   ApiError: [

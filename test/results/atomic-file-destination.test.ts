@@ -3,7 +3,7 @@ import { linkSync, mkdirSync, readdirSync, symlinkSync, writeFileSync } from "no
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { UsageError } from "../../src/errors.js";
-import { checkDestination } from "../../src/results/atomic-file.js";
+import { checkDestination, listBeingRead } from "../../src/results/atomic-file.js";
 import { DestinationExistsError, DestinationIsSourceError, DestinationNotReplaceableError } from "../../src/results/errors.js";
 import { tempDir } from "../helpers/cli.js";
 
@@ -24,9 +24,33 @@ describe("checkDestination", () => {
     const dir = tempDir();
     const list = join(dir, "list.csv");
     writeFileSync(list, "phone\n");
-    const check = checkDestination(destinationOf(list, dir), { force: true, reading: [join(dir, "missing.csv"), list] });
+    const check = checkDestination(destinationOf(list, dir), {
+      force: true,
+      reading: [listBeingRead(join(dir, "missing.csv")), listBeingRead(list)],
+    });
     await expect(check).rejects.toBeInstanceOf(DestinationIsSourceError);
     await expect(check).rejects.toMatchObject({ otherName: otherName && list });
+  });
+
+  it("refuses, even with force, a file in a directory being read (by its path, through a link, or a hard link to a file in it), and a missing file by its name", async () => {
+    const dir = tempDir();
+    const staging = join(dir, "staging");
+    mkdirSync(join(staging, "run"), { recursive: true });
+    writeFileSync(join(staging, "run", "part-1.result"), "x");
+    symlinkSync(join(staging, "run"), join(dir, "run-link"));
+    linkSync(join(staging, "run", "part-1.result"), join(dir, "hard.result"));
+    const reading = [
+      { path: staging, role: "in the staging directory", tree: true },
+      { path: join(dir, "store.db-wal"), role: "part of the store" },
+    ];
+    for (const name of [join("staging", "run", "new.csv"), join("run-link", "new.csv"), "hard.result", "store.db-wal"]) {
+      const check = checkDestination(join(dir, name), { force: true, reading, name });
+      await expect(check).rejects.toBeInstanceOf(DestinationIsSourceError);
+    }
+    await expect(checkDestination(join(dir, "hard.result"), { force: true, reading, name: "hard.result" })).rejects.toThrow(
+      `hard.result is in the staging directory (${staging}); bulkcheck never writes over its input.`,
+    );
+    await expect(checkDestination(join(dir, "out.csv"), { force: true, reading })).resolves.toMatchObject({ existing: undefined });
   });
 
   it("lets force replace a symbolic link to another file, or one that points nowhere, and keeps what the link points to out of it", async () => {

@@ -2,11 +2,16 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { stateDir } from "../../config/paths.js";
 import { UsageError } from "../../errors.js";
+import { backupStore } from "../../store/backup.js";
+import { RESTORE_HINT, StoreDamagedError } from "../../store/health.js";
+import { importStore } from "../../store/import.js";
+import { sqlitePath } from "../../store/location.js";
+import { checkStore } from "../../store/open.js";
+import { SqliteStore } from "../../store/sqlite-store.js";
 import type { Context } from "../context.js";
 import { absolutePath } from "../paths.js";
 import { STORE_FILE } from "../services.js";
-import { SqliteStore } from "../../store/sqlite-store.js";
-import { importStore } from "../../store/import.js";
+import { bulkcheckFiles, checkOutputs } from "./shared/destination.js";
 
 /** Opening the store creates or migrates its schema (under the database's own lock), so init is opening it. */
 export async function storeInit(ctx: Context): Promise<void> {
@@ -65,6 +70,56 @@ export async function storeImport(ctx: Context, file: string | undefined): Promi
   } finally {
     await source.close();
   }
+}
+
+/**
+ * `store check`: SQLite's integrity check of the local file (read as it is, so a damaged one
+ * is described), or PostgreSQL's schema; then the tables and columns against what this
+ * bulkcheck's migrations make. "ok" or one line per problem on stdout; a damaged store
+ * then fails with exit 3 and what to do.
+ */
+export async function storeCheck(ctx: Context): Promise<void> {
+  const check = await checkStore(await ctx.storeLocation(), ctx.env);
+  const version = check.schemaVersion === undefined ? "" : `, schema version ${check.schemaVersion}`;
+  if (ctx.globals.json) {
+    const { kind, location, schemaVersion, problems } = check;
+    ctx.printer.json({ kind, location, schema_version: schemaVersion ?? null, ok: problems.length === 0, problems });
+  } else {
+    const checked = check.kind === "sqlite" ? "SQLite's integrity check, tables and columns" : "its tables and columns";
+    ctx.printer.note(`Checked the store at ${check.location} (${check.kind}${version}): ${checked}.`);
+    for (const line of check.problems.length === 0 ? ["ok"] : check.problems) ctx.printer.data(line);
+  }
+  if (check.problems.length === 0) return;
+  const found = check.problems.length === 1 ? check.problems[0]! : `${check.problems.length} problems (listed above)`;
+  throw new StoreDamagedError(check.location, found, {
+    hint:
+      check.kind === "sqlite"
+        ? RESTORE_HINT
+        : "Restore the schema bulkcheck from your last pg_dump (pg_restore), or ask the database's administrator what changed it.",
+  });
+}
+
+/**
+ * `store backup FILE`: a consistent copy of the local SQLite store while other processes
+ * use it (see backupStore), written as every output is (never over the store itself, whole
+ * or not at all). A team's PostgreSQL is backed up with pg_dump.
+ */
+export async function storeBackup(ctx: Context, file: string, options: { force?: boolean }): Promise<void> {
+  // Told from the location, so that a team's server is not even connected to.
+  if (sqlitePath(await ctx.storeLocation()) === undefined) throw postgresBackup();
+  await checkOutputs(ctx, { FILE: file }, { force: options.force });
+  const store = await ctx.store();
+  if (!(store instanceof SqliteStore)) throw postgresBackup();
+  const path = absolutePath(ctx, file);
+  const bytes = await backupStore(store, path, { force: Boolean(options.force), reading: await bulkcheckFiles(ctx), name: file });
+  if (ctx.globals.json) ctx.printer.json({ from: store.location, to: path, bytes });
+  else ctx.printer.note(`Backed up the store ${store.location} into ${file} (${bytes} bytes).`);
+}
+
+function postgresBackup(): UsageError {
+  return new UsageError("The store in use is a team's PostgreSQL: back it up with PostgreSQL's own tools.", {
+    hint: "pg_dump --schema=bulkcheck --format=custom --file=bulkcheck.dump 'postgres://user@host/database', and pg_restore to restore it.",
+  });
 }
 
 function schemaVersion(store: object): number | undefined {

@@ -1,5 +1,8 @@
+import { stateDir } from "../../../config/paths.js";
 import { UsageError } from "../../../errors.js";
-import { checkDestination } from "../../../results/atomic-file.js";
+import { checkDestination, checkNotRead, listBeingRead, type ReadFile } from "../../../results/atomic-file.js";
+import { stagingRoot } from "../../../run/staging.js";
+import { localStoreFiles } from "../../../store/location.js";
 import type { Context } from "../../context.js";
 import { absolutePath } from "../../paths.js";
 
@@ -13,25 +16,50 @@ export type Outputs = Readonly<Record<string, string | undefined>>;
 
 export interface OutputRules {
   force?: boolean | undefined;
-  /** The files the command reads (the list, a join's source); `-` (stdin) or nothing is none. */
+  /** The lists the command reads (the list, a join's source); `-` (stdin) or nothing is none. */
   reading?: ReadonlyArray<string | undefined>;
 }
 
 /**
  * Refuses, before anything is read, reserved or uploaded, every file of `outputs` that
- * checkDestination refuses (the list being read, a file that exists without --force, a
- * directory or device, a directory that is missing or not writable), and two flags
- * naming one file. Found after an upload and a wait, any of them would have cost money
- * for nothing; the atomic writer asks checkDestination again when it writes.
+ * checkDestination refuses (the list being read, bulkcheck's own files, a file that exists
+ * without --force, a directory or device, a directory that is missing or not writable), and
+ * two flags naming one file. Found after an upload and a wait, any of them would have cost
+ * money for nothing; the atomic writer asks checkDestination again when it writes.
  */
-export async function checkOutputs(ctx: Pick<Context, "cwd">, outputs: Outputs, rules: OutputRules): Promise<void> {
+export async function checkOutputs(ctx: OwnFilesContext, outputs: Outputs, rules: OutputRules): Promise<void> {
   const files = Object.entries(outputs).flatMap(([flag, output]) =>
     isStdout(output) ? [] : [{ flag, output, path: absolutePath(ctx, output) }],
   );
-  const reading = (rules.reading ?? []).flatMap((path) => (path === undefined || path === "-" ? [] : [absolutePath(ctx, path)]));
+  if (files.length === 0) return;
+  const lists = (rules.reading ?? []).flatMap((path) =>
+    path === undefined || path === "-" ? [] : [listBeingRead(absolutePath(ctx, path))],
+  );
+  const reading = [...lists, ...(await bulkcheckFiles(ctx))];
   for (const [index, { flag, output, path }] of files.entries()) {
     const twin = files.slice(0, index).find((earlier) => earlier.path === path);
     if (twin) throw new UsageError(`${flag} and ${twin.flag} name the same file.`, { hint: `Give ${flag} a path of its own.` });
     await checkDestination(path, { force: Boolean(rules.force), reading, name: output });
   }
+}
+
+/** Refuses, before it is opened, a file that is appended to (the sandbox's --log) when it is one of bulkcheck's own files. */
+export async function checkAppendedFile(ctx: OwnFilesContext, output: string): Promise<void> {
+  await checkNotRead(absolutePath(ctx, output), await bulkcheckFiles(ctx), output);
+}
+
+type OwnFilesContext = Pick<Context, "cwd" | "env" | "storeLocation">;
+
+/**
+ * bulkcheck's own files on this machine, which no output may be under any name: the SQLite
+ * store with the files SQLite keeps beside it (none for a team's PostgreSQL), and the
+ * staging directories of runs with everything in them. An output written over the store
+ * would lose every open run's keys, and carrying those runs on would upload and pay again.
+ */
+export async function bulkcheckFiles(ctx: OwnFilesContext): Promise<ReadFile[]> {
+  const state = stateDir(ctx.env);
+  return [
+    ...localStoreFiles(await ctx.storeLocation()).map((path) => ({ path, role: "part of bulkcheck's store" })),
+    ...[true, false].map((ledger) => ({ path: stagingRoot(state, ledger), role: "in bulkcheck's staging directory", tree: true })),
+  ];
 }
