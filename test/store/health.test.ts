@@ -7,6 +7,8 @@ import { exitCodeFor } from "../../src/cli/exit-codes.js";
 import { schemaProblems, schemaShape, StoreDamagedError, StoreTooNewError } from "../../src/store/health.js";
 import { checkStore, openStore, type OpenedStore } from "../../src/store/open.js";
 import { SqliteStore } from "../../src/store/sqlite-store.js";
+import { SQLITE_MIGRATIONS } from "../../src/store/sqlite-schema.js";
+import { POSTGRES_MIGRATIONS } from "../../src/store/postgres-schema.js";
 import { tempDir } from "../helpers/cli.js";
 import { createTestDatabase } from "../helpers/postgres.js";
 
@@ -78,7 +80,12 @@ describe("a damaged SQLite store", () => {
 describe("store check", () => {
   it("finds a sound SQLite store sound, then each kind of damage", async () => {
     const path = await sqliteStore(2000);
-    await expect(checkStore(path, {})).resolves.toEqual({ kind: "sqlite", location: path, schemaVersion: 1, problems: [] });
+    await expect(checkStore(path, {})).resolves.toEqual({
+      kind: "sqlite",
+      location: path,
+      schemaVersion: SQLITE_MIGRATIONS.length,
+      problems: [],
+    });
     truncateSync(path, 100_000);
     const truncated = await checkStore(path, {});
     expect(truncated.problems.length).toBeGreaterThan(0);
@@ -103,7 +110,7 @@ describe("store check", () => {
     const location = new URL(url);
     location.password = "";
     const sound = await checkStore(url, {});
-    expect(sound).toEqual({ kind: "postgres", location: location.href, schemaVersion: 1, problems: [] });
+    expect(sound).toEqual({ kind: "postgres", location: location.href, schemaVersion: POSTGRES_MIGRATIONS.length, problems: [] });
     await pgQuery(url, "ALTER TABLE bulkcheck.results DROP COLUMN city; ALTER TABLE bulkcheck.runs ALTER COLUMN lease_pid TYPE text");
     expect((await checkStore(url, {})).problems).toEqual([
       "the column results.city is missing",
