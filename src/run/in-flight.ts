@@ -63,7 +63,7 @@ export async function followInFlight(
   }
   for (const task of states) {
     const row = await store.taskById(scope, task.id);
-    if (row && row.recordedAt === undefined) await recordTaskResult({ ...deps, product: deps.product }, row.ref, task);
+    if (row && row.recordedAt === undefined) await recordTaskResult(deps, row.ref, task);
   }
   return store.checkedAtOf(tasks.map((task) => task.ref));
 }

@@ -87,6 +87,21 @@ describe("a re-run never pays twice", () => {
     expect(e.state().tasks.map((task) => task.submitted_lines)).toEqual([1000, missed]);
   });
 
+  it("takes a task in flight that then fails as no answer: exit 6 naming it, and the next run uploads its numbers", async () => {
+    const e = await sandbox({ ...AS_THE_SERVICE, failRate: 1 });
+    const list = e.file("list.txt", listText(500));
+    const first = await e.run(carrier(list, "--yes"));
+    expect(first.code, first.stderr).toBe(0);
+    const taken = await e.run(carrier(list, ...WAITING, "-o", "out.csv"));
+    expect(taken.code).toBe(6);
+    expect(taken.stderr).toContain(`${first.stdout.trim()}, submitted by another run with numbers of this list, failed`);
+    expect(e.state().tasks).toHaveLength(1);
+    const next = await e.run(carrier(list, "--yes"));
+    expect(next.code, next.stderr).toBe(0);
+    expect(e.state().tasks).toHaveLength(2);
+    expect((await storedRuns(e)).map((run) => run.state)).toEqual(["finished", "failed", "finished"]);
+  });
+
   it("ends a run whose output cannot be written as failed, with the reason, and the next run writes it without paying", async () => {
     const e = await sandbox(AS_THE_SERVICE);
     const list = e.file("list.txt", listText(500));
