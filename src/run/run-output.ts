@@ -1,7 +1,6 @@
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import type { ApiClient } from "../api/types.js";
 import { ChangesTally, changesTable, type ChangesSummary } from "../ledger/changes.js";
+import { pruneResults } from "../ledger/erase.js";
 import { writeTable, type ExportDestination } from "../ledger/export.js";
 import type { ServiceType } from "../spec/products.js";
 import type { Task } from "../spec/task.js";
@@ -10,7 +9,7 @@ import type { StagedResults } from "../tasks/download.js";
 import type { UploadResult } from "../tasks/submit.js";
 import { collectAbandonedRuns } from "./abandoned.js";
 import { reusedSources } from "./reused-results.js";
-import { fetchToStaging, Staging, type FetchDeps } from "./staging.js";
+import { fetchToStaging, Staging, stagingRoot, type FetchDeps } from "./staging.js";
 import type { RunOutcome } from "./submit-run.js";
 
 export interface RunOutputDeps {
@@ -58,7 +57,7 @@ export class RunOutput {
   /** Fetches a finished task's result into the run's staging area (and the ledger). */
   async stage(result: UploadResult, run: RunRecord): Promise<void> {
     const { deps } = this;
-    this.#staging ??= Staging.open(this.#stagingRoot(), run.id, deps.store);
+    this.#staging ??= Staging.open(stagingRoot(deps.stateDir, deps.ledger), run.id, deps.store);
     const staging = await this.#staging;
     const { product, sleep, signal, onRestart, onWait } = deps;
     const fetch: FetchDeps = { client: await deps.client(), product, sleep, signal, onRestart, onWait };
@@ -102,25 +101,21 @@ export class RunOutput {
 
   /**
    * Once the run's output is written: its staged files go, results older than
-   * `retentionSeconds` are pruned, and abandoned runs' results are collected (a result
+   * `retentionSeconds` are pruned (staged ones of other runs included), and abandoned runs' results are collected (a result
    * that cannot be collected now is collected by a later run).
    */
   async finish(retentionSeconds: number | undefined): Promise<void> {
     const { deps } = this;
     await (await this.#staging)?.remove();
     if (!deps.ledger) return;
-    if (retentionSeconds !== undefined) await deps.store.prune(new Date(deps.now() - retentionSeconds * 1000).toISOString());
+    if (retentionSeconds !== undefined) {
+      await pruneResults({ stores: [deps.store], stateDir: deps.stateDir }, new Date(deps.now() - retentionSeconds * 1000).toISOString());
+    }
     try {
       const tasks = await collectAbandonedRuns({ ...deps, client: await deps.client() });
       if (tasks > 0) deps.onCollected(tasks);
     } catch (error) {
       deps.onCollectFailed(error as Error);
     }
-  }
-
-  /** The state directory, or (ledger off: no number kept there) the temp directory. */
-  #stagingRoot(): string {
-    if (this.deps.ledger) return join(this.deps.stateDir, "staging");
-    return join(tmpdir(), `bulkcheck-staging-${process.getuid?.() ?? "user"}`);
   }
 }

@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from "node:crypto";
 import { createReadStream } from "node:fs";
 import { chmod, link, mkdir, open, readdir, rename, rm, rmdir, stat } from "node:fs/promises";
+import { tmpdir } from "node:os";
 import { join, relative, sep } from "node:path";
 import type { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
@@ -22,6 +23,48 @@ import type { UploadResult } from "../tasks/submit.js";
 
 /** A process's own directory inside a run's staging directory: `{pid}-{random}`. */
 const OWN_DIR = /^(\d+)-[0-9a-f]+$/;
+/** A staged result in a process's directory (its part counted from 1), and one still being downloaded. */
+const STAGED_FILE = /^part-(\d+)\.result$/;
+const DOWNLOADING_FILE = /^\.part-\d+\.result\.tmp$/;
+
+/** Where runs stage their results: under the state directory, or (ledger off: no number kept there) the temp directory. */
+export function stagingRoot(stateDir: string, ledger: boolean): string {
+  if (ledger) return join(stateDir, "staging");
+  return join(tmpdir(), `bulkcheck-staging-${process.getuid?.() ?? "user"}`);
+}
+
+/** A staged result file, as found on disk. */
+export interface StagedFile {
+  runId: string;
+  /** 0-based, as the run's tasks count their parts. */
+  part: number;
+  path: string;
+}
+
+/**
+ * Every staged result a run left under `stateDir`'s staging root or the temp one (with the
+ * ledger on or off): each process's copy (one takes another's by hard-linking it into its own
+ * directory), whether or not a store records it. A download that a process no longer running
+ * left unfinished, which no run ever reads (a continued run downloads afresh), is removed.
+ */
+export async function stagedFiles(stateDir: string): Promise<StagedFile[]> {
+  const found: StagedFile[] = [];
+  for (const root of [stagingRoot(stateDir, true), stagingRoot(stateDir, false)]) {
+    for (const runId of await readdir(root).catch(() => [])) {
+      for (const own of await readdir(join(root, runId)).catch(() => [])) {
+        const owner = OWN_DIR.exec(own);
+        if (!owner) continue;
+        const dir = join(root, runId, own);
+        for (const name of await readdir(dir).catch(() => [])) {
+          const part = STAGED_FILE.exec(name);
+          if (part) found.push({ runId, part: Number(part[1]) - 1, path: join(dir, name) });
+          else if (DOWNLOADING_FILE.test(name) && !isRunning(Number(owner[1]))) await rm(join(dir, name), { force: true });
+        }
+      }
+    }
+  }
+  return found;
+}
 
 /**
  * A run's private store of finished results: each task's result file is fetched as

@@ -537,8 +537,8 @@ const UNIQUE_VIOLATION = "23505";
  * autovacuum comes by: afterwards their bytes are in none of the table's files. It reads
  * every page not known to be all live, and both indexes, and locks out no reader or writer
  * (VACUUM FULL would rewrite the whole table under an exclusive lock, stopping every
- * machine's runs). ANALYZE draws the planner's sample of the table again, which may have held
- * erased numbers. What stays: the server's write-ahead log until it is recycled, the
+ * machine's runs). ANALYZE computes the planner's statistics of the table (which list some of
+ * its values, erased numbers among them) again from what is left. What stays: the server's write-ahead log until it is recycled, the
  * catalog's earlier statistics row until the server vacuums its catalog, replicas and
  * backups (see docs/files-and-security.md). A user who does not own the table (nor has
  * MAINTAIN on it) may not VACUUM it: the server skips it with a warning, which is passed on.
