@@ -113,14 +113,11 @@ export interface LedgerSettings {
   retentionSeconds: number | undefined;
 }
 
-/**
- * The shared store's URL: BULKCHECK_STORE_URL, then the profile's `store` (read as `config
- * set` reads it, so a file written by hand is refused the same way); none means the local
- * SQLite file.
- */
+/** The shared store's URL: BULKCHECK_STORE_URL, then the profile's `store`; none means the local SQLite file. */
 export function resolveStoreUrl(env: Env, profile: ProfileSettings): string | undefined {
-  const given = env.BULKCHECK_STORE_URL?.trim() || (typeof profile.store === "string" ? profile.store : undefined);
-  return given === undefined ? undefined : String(settingSpec("store").parse(given));
+  const fromEnv = env.BULKCHECK_STORE_URL?.trim();
+  if (fromEnv) return String(settingSpec("store").parse(fromEnv));
+  return typeof profile.store === "string" ? profile.store : undefined;
 }
 
 export function resolveLedger(profile: ProfileSettings): LedgerSettings {
