@@ -15,7 +15,7 @@ import { isRunning } from "../results/temp-files.js";
 import { DEFAULT_ZIP_LIMITS } from "../results/unzip.js";
 import type { ServiceType } from "../spec/products.js";
 import type { Task } from "../spec/task.js";
-import type { Store } from "../store/store.js";
+import type { Store, TaskRecord } from "../store/store.js";
 import { resultLabel } from "../tasks/download.js";
 import { resultOpener, withTransferRetries } from "../tasks/fetch-result.js";
 import { fileSha256 } from "../tasks/file-sha256.js";
@@ -164,18 +164,15 @@ export class Staging {
   }
 
   /**
-   * Links into `path` the staged copy of a task's result, if the store records one whose
-   * file is still there, under the staging root, with its size and hash. Anything in the
-   * way (a file that changed, or that another process removed meanwhile) means it is
-   * fetched again.
+   * Links into `path` the staged copy of a task's result, if the store records one that is
+   * still intact (see intactStagedCopy); otherwise it is fetched again.
    */
   async #reuse(ref: number, path: string): Promise<boolean> {
     // Read afresh: another process on the same run may have staged it meanwhile.
     const entry = (await this.store.tasksOfRun(this.runId)).find((task) => task.ref === ref)?.staged;
-    if (!entry || relative(this.root, entry.file).startsWith("..") || !entry.file.startsWith(this.root + sep)) return false;
-    const staged = entry.file;
+    const staged = await intactStagedCopy(this.root, entry);
+    if (staged === undefined) return false;
     try {
-      if ((await stat(staged)).size !== entry.bytes || (await fileSha256(staged)) !== entry.sha256) return false;
       if (staged !== path) {
         await rm(path, { force: true });
         await link(staged, path);
@@ -184,6 +181,22 @@ export class Staging {
     } catch {
       return false;
     }
+  }
+}
+
+/**
+ * The staged copy of a task's result that the store records, if its file is still there,
+ * under the staging root, with the size and hash recorded (as `forget` leaves it too, having
+ * rewritten it). Anything in the way (a file that changed, or that another process removed
+ * meanwhile) is undefined: the result is fetched again.
+ */
+export async function intactStagedCopy(root: string, entry: TaskRecord["staged"]): Promise<string | undefined> {
+  if (!entry || relative(root, entry.file).startsWith("..") || !entry.file.startsWith(root + sep)) return undefined;
+  try {
+    if ((await stat(entry.file)).size !== entry.bytes || (await fileSha256(entry.file)) !== entry.sha256) return undefined;
+    return entry.file;
+  } catch {
+    return undefined;
   }
 }
 

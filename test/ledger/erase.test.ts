@@ -5,6 +5,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { forgetNumbers, pruneResults } from "../../src/ledger/erase.js";
 import { recordResult } from "../../src/ledger/record.js";
 import { readResults } from "../../src/results/read-results.js";
+import { collectAbandonedRuns } from "../../src/run/abandoned.js";
 import { Staging, stagingRoot } from "../../src/run/staging.js";
 import { SqliteStore } from "../../src/store/sqlite-store.js";
 import type { Scope } from "../../src/store/store.js";
@@ -72,6 +73,28 @@ describe("forgetting numbers a killed run staged", () => {
     expect(await carriedOn.stage(finished, never)).toBe("reused");
     const read = readResults([{ open: () => carriedOn.read(finished.task) }], { serviceType: "number_activity_batch" });
     expect(await recordResult(store, task.ref, read, () => Date.parse(CHECKED_AT))).toBe(2);
+    expect(await store.lookup(["447400100002"])).toEqual([]);
+    expect(await store.lookup(["447400100001", "447400100003"])).toHaveLength(2);
+  });
+
+  it("keeps them out when the killed run is abandoned instead: its results are collected from the rewritten staged copy", async () => {
+    const { stateDir, store, finished } = await killedRun();
+    await forgetNumbers({ stores: [store], stateDir }, ["447400100002"], {});
+    await store.updateRun("r1", { state: "abandoned" });
+    const client = {
+      checkTask: () => Promise.resolve({ ...finished.task, success_cnt: 3, failure_cnt: 0 }),
+      openResult: () => Promise.reject(new Error("downloaded again")),
+    };
+    const collected = await collectAbandonedRuns({
+      store,
+      stateDir,
+      scope: SCOPE,
+      client,
+      sleep: () => Promise.resolve(),
+      signal: new AbortController().signal,
+      now: () => Date.parse(CHECKED_AT),
+    });
+    expect(collected).toBe(1);
     expect(await store.lookup(["447400100002"])).toEqual([]);
     expect(await store.lookup(["447400100001", "447400100003"])).toHaveLength(2);
   });
