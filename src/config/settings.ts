@@ -2,6 +2,7 @@ import { closestMatch, didYouMean } from "../did-you-mean.js";
 import { DEFAULT_LIMITS, DEFAULT_PRICE_MICROS, MICROS_PER_USD, SERVICE_TYPES, type ServiceType } from "../spec/products.js";
 import { UsageError } from "../errors.js";
 import { formatAge, parseDuration } from "./duration.js";
+import { redactKey, withoutPassword } from "./redact.js";
 
 /** What one profile stores. Keys are the names users type in `bulkcheck config set`. */
 export type ProfileSettings = Partial<Record<SettingKey, string | number>>;
@@ -22,9 +23,14 @@ export type SettingKey =
 
 interface SettingSpec {
   describe: string;
+  /** Taken only from a hidden prompt or stdin, never from the command line (the API key). */
   secret?: boolean;
   /** Turns what the user typed into the stored value, or throws a UsageError saying what is expected. */
   parse(text: string): string | number;
+  /** Throws a UsageError when a parsed value may be used but not kept in the profile (a store URL with a password). */
+  checkStored?(value: string | number): void;
+  /** What may be shown of a value that holds a secret, in every output (--json included). */
+  redact?(value: string | number): string;
   /** How the stored value is shown. */
   show?(value: string | number): string;
   /** The value in force when neither the environment nor the profile sets one (none for the key and the URL). */
@@ -71,10 +77,14 @@ const priceSetting = (product: ServiceType): SettingSpec => ({
   show: (micros) => String(Number(micros) / MICROS_PER_USD),
 });
 
+/** Where a database password goes instead of a store URL (as libpq reads it). */
+const PASSWORD_HINT = "Give the password in PGPASSWORD or in ~/.pgpass (mode 0600), and the URL without it.";
+
 export const SETTINGS: Readonly<Record<SettingKey, SettingSpec>> = {
   "api-key": {
     describe: "API key (set it from stdin or a hidden prompt: `bulkcheck config set api-key`)",
     secret: true,
+    redact: (value) => redactKey(String(value)),
     parse(text) {
       const key = text.trim();
       if (!key) throw new UsageError("The API key is empty.");
@@ -153,22 +163,26 @@ export const SETTINGS: Readonly<Record<SettingKey, SettingSpec>> = {
           hint: "Unset it to keep the local SQLite file: bulkcheck config unset store",
         });
       }
+      if (/[?&]password=/i.test(location)) {
+        throw new UsageError(`The store URL ${withoutPassword(location)} has a password= parameter, which bulkcheck does not take.`, {
+          hint: PASSWORD_HINT,
+        });
+      }
       return location;
     },
-    show: (value) => withoutPassword(String(value)),
+    checkStored(value) {
+      const location = String(value);
+      const password = URL.canParse(location) ? new URL(location).password : /^[^:/?#]*:\/\/[^:@/?#]*:.*@/s.test(location);
+      if (password) {
+        throw new UsageError(
+          `The store URL ${withoutPassword(location)} holds a password: bulkcheck keeps no database password in its settings (and shell history keeps command lines).`,
+          { hint: `${PASSWORD_HINT} Then: bulkcheck config set store postgres://user@host/database` },
+        );
+      }
+    },
+    redact: (value) => withoutPassword(String(value)),
   },
 };
-
-/** A store URL as it may be shown: never with its password. */
-export function withoutPassword(location: string): string {
-  try {
-    const url = new URL(location);
-    if (url.password) url.password = "***";
-    return url.href;
-  } catch {
-    return location.replace(/:[^:@/]*@/, ":***@");
-  }
-}
 
 export function isSettingKey(name: string): name is SettingKey {
   return Object.hasOwn(SETTINGS, name);

@@ -1,3 +1,4 @@
+import { createReadStream } from "node:fs";
 import type { ApiClient } from "../api/types.js";
 import { ledgerRecorder } from "../ledger/record.js";
 import { checkResult } from "../results/read-results.js";
@@ -6,6 +7,7 @@ import type { Task } from "../spec/task.js";
 import type { Scope, Store } from "../store/store.js";
 import { resultLabel } from "../tasks/download.js";
 import { resultOpener } from "../tasks/fetch-result.js";
+import { intactStagedCopy, stagingRoot } from "./staging.js";
 import { noteTaskState } from "./uploads.js";
 
 /** How many of the latest runs are looked through for abandoned ones whose results are still to be kept. */
@@ -13,6 +15,8 @@ const RECENT_RUNS = 200;
 
 export interface CollectDeps {
   store: Store;
+  /** bulkcheck's state directory, where a killed run's staged results wait (see Staging). */
+  stateDir: string;
   scope: Scope;
   client: Pick<ApiClient, "checkTask" | "openResult">;
   sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
@@ -24,7 +28,9 @@ export interface CollectDeps {
  * No paid result is lost: the tasks of abandoned runs (whose list changed before they were
  * continued) are checked, and the results of those that have succeeded since are read (to
  * the same rules as any result) into the ledger. A task still running is left for the next
- * time; one the service no longer knows, or that failed, has nothing to keep. Returns how
+ * time; one the service no longer knows, or that failed, has nothing to keep. A result the
+ * run staged before it was abandoned is read from its staged copy while that is intact: it
+ * is not downloaded again, and numbers `ledger forget` took out of it stay out. Returns how
  * many results were recorded.
  */
 export async function collectAbandonedRuns(deps: CollectDeps): Promise<number> {
@@ -40,24 +46,31 @@ export async function collectAbandonedRuns(deps: CollectDeps): Promise<number> {
       if (!task) continue;
       await noteTaskState(store, row.ref, task, deps.now);
       if (task.status !== "success") continue;
-      await recordTaskResult({ ...deps, product }, row.ref, task);
+      const staged = await intactStagedCopy(stagingRoot(deps.stateDir, true), row.staged);
+      await recordTaskResult({ ...deps, product }, row.ref, task, staged);
       recorded++;
     }
   }
   return recorded;
 }
 
-/** Reads a succeeded task's result (to the same rules as any result) into the ledger, under the store's reference `ref`. */
+/**
+ * Reads a succeeded task's result (to the same rules as any result) into the ledger, under
+ * the store's reference `ref`: from `staged`, an intact copy a run fetched before, or from the service.
+ */
 export async function recordTaskResult(
-  deps: Omit<CollectDeps, "scope"> & { product: ServiceType },
+  deps: Omit<CollectDeps, "scope" | "stateDir"> & { product: ServiceType },
   ref: number,
   task: Task,
+  staged?: string,
 ): Promise<void> {
   await checkResult(
     {
       label: resultLabel(task.id),
       task,
-      open: resultOpener(task, { client: deps.client, sleep: deps.sleep, signal: deps.signal }),
+      open: staged
+        ? () => Promise.resolve(createReadStream(staged))
+        : resultOpener(task, { client: deps.client, sleep: deps.sleep, signal: deps.signal }),
       recorder: ledgerRecorder(deps.store, ref, deps.now),
     },
     { serviceType: deps.product, signal: deps.signal },

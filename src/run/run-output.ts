@@ -1,5 +1,6 @@
 import type { ApiClient } from "../api/types.js";
 import { ChangesTally, changesTable, type ChangesSummary } from "../ledger/changes.js";
+import { pruneResults } from "../ledger/erase.js";
 import { writeTable, type ExportDestination } from "../ledger/export.js";
 import type { ServiceType } from "../spec/products.js";
 import type { Task } from "../spec/task.js";
@@ -100,14 +101,16 @@ export class RunOutput {
 
   /**
    * Once the run's output is written: its staged files go, results older than
-   * `retentionSeconds` are pruned, and abandoned runs' results are collected (a result
+   * `retentionSeconds` are pruned (staged ones of other runs included), and abandoned runs' results are collected (a result
    * that cannot be collected now is collected by a later run).
    */
   async finish(retentionSeconds: number | undefined): Promise<void> {
     const { deps } = this;
     await (await this.#staging)?.remove();
     if (!deps.ledger) return;
-    if (retentionSeconds !== undefined) await deps.store.prune(new Date(deps.now() - retentionSeconds * 1000).toISOString());
+    if (retentionSeconds !== undefined) {
+      await pruneResults({ stores: [deps.store], stateDir: deps.stateDir }, new Date(deps.now() - retentionSeconds * 1000).toISOString());
+    }
     try {
       const tasks = await collectAbandonedRuns({ ...deps, client: await deps.client() });
       if (tasks > 0) deps.onCollected(tasks);

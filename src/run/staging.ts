@@ -15,7 +15,7 @@ import { isRunning } from "../results/temp-files.js";
 import { DEFAULT_ZIP_LIMITS } from "../results/unzip.js";
 import type { ServiceType } from "../spec/products.js";
 import type { Task } from "../spec/task.js";
-import type { Store } from "../store/store.js";
+import type { Store, TaskRecord } from "../store/store.js";
 import { resultLabel } from "../tasks/download.js";
 import { resultOpener, withTransferRetries } from "../tasks/fetch-result.js";
 import { fileSha256 } from "../tasks/file-sha256.js";
@@ -32,6 +32,42 @@ export function stagingRoot(stateDir: string, ledger: boolean): string {
 
 /** A process's own directory inside a run's staging directory: `{pid}-{random}`. */
 const OWN_DIR = /^(\d+)-[0-9a-f]+$/;
+/** A staged result in a process's directory (its part counted from 1), and one still being downloaded. */
+const STAGED_FILE = /^part-(\d+)\.result$/;
+const DOWNLOADING_FILE = /^\.part-\d+\.result\.tmp$/;
+
+/** A staged result file, as found on disk. */
+export interface StagedFile {
+  runId: string;
+  /** 0-based, as the run's tasks count their parts. */
+  part: number;
+  path: string;
+}
+
+/**
+ * Every staged result a run left under `stateDir`'s staging root or the temp one (with the
+ * ledger on or off): each process's copy (one takes another's by hard-linking it into its own
+ * directory), whether or not a store records it. A download that a process no longer running
+ * left unfinished, which no run ever reads (a continued run downloads afresh), is removed.
+ */
+export async function stagedFiles(stateDir: string): Promise<StagedFile[]> {
+  const found: StagedFile[] = [];
+  for (const root of [stagingRoot(stateDir, true), stagingRoot(stateDir, false)]) {
+    for (const runId of await readdir(root).catch(() => [])) {
+      for (const own of await readdir(join(root, runId)).catch(() => [])) {
+        const owner = OWN_DIR.exec(own);
+        if (!owner) continue;
+        const dir = join(root, runId, own);
+        for (const name of await readdir(dir).catch(() => [])) {
+          const part = STAGED_FILE.exec(name);
+          if (part) found.push({ runId, part: Number(part[1]) - 1, path: join(dir, name) });
+          else if (DOWNLOADING_FILE.test(name) && !isRunning(Number(owner[1]))) await rm(join(dir, name), { force: true });
+        }
+      }
+    }
+  }
+  return found;
+}
 
 /**
  * A run's private store of finished results: each task's result file is fetched as
@@ -131,18 +167,15 @@ export class Staging {
   }
 
   /**
-   * Links into `path` the staged copy of a task's result, if the store records one whose
-   * file is still there, under the staging root, with its size and hash. Anything in the
-   * way (a file that changed, or that another process removed meanwhile) means it is
-   * fetched again.
+   * Links into `path` the staged copy of a task's result, if the store records one that is
+   * still intact (see intactStagedCopy); otherwise it is fetched again.
    */
   async #reuse(ref: number, path: string): Promise<boolean> {
     // Read afresh: another process on the same run may have staged it meanwhile.
     const entry = (await this.store.tasksOfRun(this.runId)).find((task) => task.ref === ref)?.staged;
-    if (!entry || relative(this.root, entry.file).startsWith("..") || !entry.file.startsWith(this.root + sep)) return false;
-    const staged = entry.file;
+    const staged = await intactStagedCopy(this.root, entry);
+    if (staged === undefined) return false;
     try {
-      if ((await stat(staged)).size !== entry.bytes || (await fileSha256(staged)) !== entry.sha256) return false;
       if (staged !== path) {
         await rm(path, { force: true });
         await link(staged, path);
@@ -151,6 +184,22 @@ export class Staging {
     } catch {
       return false;
     }
+  }
+}
+
+/**
+ * The staged copy of a task's result that the store records, if its file is still there,
+ * under the staging root, with the size and hash recorded (as `forget` leaves it too, having
+ * rewritten it). Anything in the way (a file that changed, or that another process removed
+ * meanwhile) is undefined: the result is fetched again.
+ */
+export async function intactStagedCopy(root: string, entry: TaskRecord["staged"]): Promise<string | undefined> {
+  if (!entry || relative(root, entry.file).startsWith("..") || !entry.file.startsWith(root + sep)) return undefined;
+  try {
+    if ((await stat(entry.file)).size !== entry.bytes || (await fileSha256(entry.file)) !== entry.sha256) return undefined;
+    return entry.file;
+  } catch {
+    return undefined;
   }
 }
 

@@ -11,6 +11,8 @@ export interface ImportSummary {
   tasks: number;
   /** Result rows copied to the ledger. */
   results: number;
+  /** Result rows erased from the source: every result the target now holds (copied now or before). */
+  erased: number;
 }
 
 /**
@@ -22,17 +24,24 @@ export interface ImportSummary {
  * recorded, so an import cut short is completed by the next. Task references differ between
  * stores: results go under the target's reference of their task. Results are read and
  * written a page at a time (a few statements per task, none per number).
+ *
+ * The results are moved, not copied: once every task is done, the source's results that the
+ * target holds are erased from the source as `ledger forget` erases, so no second copy of
+ * the numbers stays on the machine (its runs and tasks stay, for its history). An import cut
+ * short erases nothing; the next one completes it.
  */
 export async function importStore(source: Store, target: Store): Promise<ImportSummary> {
-  const summary: ImportSummary = { runs: 0, abandoned: 0, tasks: 0, results: 0 };
+  const summary: ImportSummary = { runs: 0, abandoned: 0, tasks: 0, results: 0, erased: 0 };
   // Oldest first: of two open runs of one command, the later one is abandoned, as it would have been here.
   for (const run of (await source.runs({})).reverse()) await importRun(run, target, summary);
+  const held: number[] = [];
   for (let after = 0; ;) {
     const tasks = await source.tasksAfter(after, TASK_PAGE);
     if (tasks.length === 0) break;
-    for (const task of tasks) await importTask(task, source, target, summary);
+    for (const task of tasks) if (await importTask(task, source, target, summary)) held.push(task.ref);
     after = tasks[tasks.length - 1]!.ref;
   }
+  summary.erased = (await source.forgetTasks(held)).results;
   return summary;
 }
 
@@ -55,9 +64,10 @@ async function importRun(run: RunRecord, target: Store, summary: ImportSummary):
   }
 }
 
-async function importTask(task: TaskRecord, source: Store, target: Store, summary: ImportSummary): Promise<void> {
+/** Copies a task and its recorded result; true when the target holds that result (copied now or before). */
+async function importTask(task: TaskRecord, source: Store, target: Store, summary: ImportSummary): Promise<boolean> {
   const known = await sameTask(task, target);
-  if (known === null) return;
+  if (known === null) return false;
   const { ref: _ref, recordedAt, ...fields } = task;
   let targetRef: number;
   if (known === undefined) {
@@ -67,11 +77,11 @@ async function importTask(task: TaskRecord, source: Store, target: Store, summar
     targetRef = known.ref;
     const missing = missingFields(known, task);
     if (Object.keys(missing).length > 0) await target.updateTask(targetRef, missing);
-    if (known.recordedAt !== undefined) return;
+    if (known.recordedAt !== undefined) return recordedAt !== undefined;
   }
   // Its numbers: those in flight, or answered without a result, keep counting as checked there.
   for await (const numbers of source.taskNumbers(task.ref)) await target.addTaskNumbers(targetRef, numbers);
-  if (recordedAt === undefined) return;
+  if (recordedAt === undefined) return false;
   let columns: string[] | undefined;
   for await (const rows of source.taskResults(task.ref)) {
     columns ??= Object.keys(rows[0]?.values ?? {});
@@ -84,6 +94,7 @@ async function importTask(task: TaskRecord, source: Store, target: Store, summar
     summary.results += rows.length;
   }
   await target.markRecorded(targetRef, columns ?? [], recordedAt);
+  return true;
 }
 
 /** The target's record of the same task, undefined when it has none, null when nothing identifies the task. */

@@ -3,6 +3,7 @@ import { homedir, userInfo } from "node:os";
 import { join } from "node:path";
 import type { ConnectionOptions } from "node:tls";
 import type { PoolConfig } from "pg";
+import { withoutPassword } from "../config/redact.js";
 import { UsageError } from "../errors.js";
 import { StoreUnavailableError } from "./store.js";
 
@@ -61,7 +62,7 @@ export function postgresTarget(storeUrl: string, env: ConnectionEnv): PostgresTa
     throw new UsageError(`The store URL's sslmode=${sslMode} is not one of ${SSL_MODES.join(", ")}.`);
   }
   const given = url.password === "" ? undefined : decodeURIComponent(url.password);
-  const location = withoutPassword(url);
+  const location = withoutPassword(url.href);
   const timeout = Number(param("connect_timeout") ?? DEFAULT_CONNECT_TIMEOUT_S);
   return {
     location,
@@ -80,12 +81,6 @@ export function postgresTarget(storeUrl: string, env: ConnectionEnv): PostgresTa
       keepAliveInitialDelayMillis: 10_000,
     },
   };
-}
-
-function withoutPassword(url: URL): string {
-  const shown = new URL(url.href);
-  shown.password = "";
-  return shown.href;
 }
 
 function missingPassword(location: string): never {

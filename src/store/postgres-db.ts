@@ -104,6 +104,37 @@ export class PostgresDb {
   }
 
   /**
+   * Runs a maintenance statement that may not run inside a transaction (VACUUM) on a
+   * connection of its own, and returns the warnings the server sent with it (a VACUUM it was
+   * not allowed to do is skipped with one, not refused).
+   */
+  async maintain(text: string): Promise<string[]> {
+    let client: PoolClient;
+    try {
+      client = await this.pool.connect();
+    } catch (error) {
+      throw storeFailure(error, this.location);
+    }
+    const warnings: string[] = [];
+    const onNotice = (notice: { severity?: string; message?: string }) => {
+      if (notice.severity === "WARNING" && notice.message) warnings.push(notice.message);
+    };
+    client.on("notice", onNotice);
+    let failed = false;
+    try {
+      await client.query(text);
+    } catch (error) {
+      failed = true;
+      throw storeFailure(error, this.location);
+    } finally {
+      client.off("notice", onNotice);
+      // The connection may be what failed: it is closed rather than handed out again.
+      client.release(failed);
+    }
+    return warnings;
+  }
+
+  /**
    * The rows of `text` in batches of `batchRows`, read through a cursor on a connection of
    * its own, held until the last batch is read or the reader stops. The query is planned
    * and run once, so a batch costs the same however far into the rows it is (keyset pages

@@ -23,6 +23,8 @@ import {
 } from "./store-rows.js";
 import type {
   ColumnValue,
+  Erasure,
+  ErasureOptions,
   FreshResult,
   Lease,
   LedgerFilter,
@@ -466,31 +468,48 @@ export class PostgresStore implements Store {
     }
   }
 
-  async forget(identifiers: readonly string[]): Promise<number> {
+  async forget(identifiers: readonly string[], options: ErasureOptions & { product?: string } = {}): Promise<Erasure> {
     const numbers = identifiers.map(identifierNumber).filter((n) => n !== undefined);
-    let removed = 0;
-    for (let at = 0; at < numbers.length; at += BATCH_ROWS) {
-      const batch = numberArray(numbers.slice(at, at + BATCH_ROWS));
-      // A task's numbers hold the digits too (those in flight, and those without a result).
-      await this.#db.run("DELETE FROM bulkcheck.task_numbers WHERE identifier = ANY($1::bigint[])", [batch]);
-      removed += await this.#db.run("DELETE FROM bulkcheck.results WHERE identifier = ANY($1::bigint[])", [batch]);
-    }
-    await this.#vacuumResults();
-    return removed;
+    const { product } = options;
+    const ofProduct = product === undefined ? "" : " AND task_ref IN (SELECT ref FROM bulkcheck.tasks WHERE product = $2)";
+    const batches = inBatches(numbers).map((batch) => [batch, ...(product === undefined ? [] : [product])]);
+    // Vacuumed even when nothing is found: an erasure cut short before its VACUUM is completed by the next.
+    return this.#erase(`identifier = ANY($1::bigint[])${ofProduct}`, batches, options, true);
   }
 
-  async prune(before: string): Promise<number> {
-    // A task submitted before the cutoff and never seen finished is long over: its numbers go too.
-    await this.#db.run(
-      "DELETE FROM bulkcheck.task_numbers WHERE task_ref IN (SELECT ref FROM bulkcheck.tasks WHERE coalesce(checked_at, submitted_at) < $1::timestamptz)",
-      [instant(before)],
+  prune(before: string, options: ErasureOptions = {}): Promise<Erasure> {
+    return this.#erase(
+      "task_ref IN (SELECT ref FROM bulkcheck.tasks WHERE checked_at < $1::timestamptz)",
+      [[instant(before)]],
+      options,
+      false,
     );
-    const removed = await this.#db.run(
-      "DELETE FROM bulkcheck.results WHERE task_ref IN (SELECT ref FROM bulkcheck.tasks WHERE checked_at < $1::timestamptz)",
-      [instant(before)],
+  }
+
+  forgetTasks(taskRefs: readonly number[]): Promise<Erasure> {
+    return this.#erase(
+      "task_ref = ANY($1::bigint[])",
+      inBatches(taskRefs).map((batch) => [batch]),
+      {},
+      false,
     );
-    if (removed > 0) await this.#vacuumResults();
-    return removed;
+  }
+
+  /** Deletes (or, with dryRun, counts) the results `where` selects, a statement per set of parameters, then vacuums them away. */
+  async #erase(where: string, batches: readonly PgParam[][], options: ErasureOptions, alwaysVacuum: boolean): Promise<Erasure> {
+    let results = 0;
+    for (const params of batches) {
+      results += options.dryRun
+        ? Number((await this.#db.row(`SELECT count(*) FROM bulkcheck.results WHERE ${where}`, params))![0])
+        : await this.#db.transaction(async ({ query }) => {
+            // A task's numbers hold the digits too (those in flight, and those without a result).
+            await query(`DELETE FROM bulkcheck.task_numbers WHERE ${where}`, params);
+            return (await query(`DELETE FROM bulkcheck.results WHERE ${where} RETURNING 1`, params)).length;
+          });
+    }
+    if (options.dryRun || (results === 0 && !alwaysVacuum)) return { results };
+    const [uncleared] = await this.#db.maintain(RESULTS_VACUUM);
+    return uncleared === undefined ? { results } : { results, uncleared };
   }
 
   async stats(): Promise<LedgerStats> {
@@ -536,16 +555,6 @@ export class PostgresStore implements Store {
     return this.#db.close();
   }
 
-  /**
-   * Clears deleted results out of the table's and its indexes' pages now rather than when
-   * autovacuum comes by: afterwards their bytes are in none of the table's files (the
-   * server's write-ahead log keeps them until it is recycled, and backups are the
-   * administrator's). It reads every page not known to be all live, and both indexes.
-   */
-  async #vacuumResults(): Promise<void> {
-    await this.#db.run("VACUUM bulkcheck.results, bulkcheck.task_numbers");
-  }
-
   /** A task's result rows (RESULT_COLUMNS) in batches, in the order of their numbers. */
   #resultPages(taskRef: number): AsyncIterable<ColumnValue[][]> {
     return this.#db.cursor(
@@ -573,6 +582,26 @@ export class PostgresStore implements Store {
 }
 
 const UNIQUE_VIOLATION = "23505";
+
+/**
+ * Clears erased results out of the table's and its indexes' pages now rather than when
+ * autovacuum comes by: afterwards their bytes are in none of the table's files. It reads
+ * every page not known to be all live, and both indexes, and locks out no reader or writer
+ * (VACUUM FULL would rewrite the whole table under an exclusive lock, stopping every
+ * machine's runs). ANALYZE computes the planner's statistics of the table (which list some of
+ * its values, erased numbers among them) again from what is left. What stays: the server's write-ahead log until it is recycled, the
+ * catalog's earlier statistics row until the server vacuums its catalog, replicas and
+ * backups (see docs/files-and-security.md). A user who does not own the table (nor has
+ * MAINTAIN on it) may not VACUUM it: the server skips it with a warning, which is passed on.
+ */
+const RESULTS_VACUUM = "VACUUM (ANALYZE) bulkcheck.results, bulkcheck.task_numbers";
+
+/** Numbers or references as array literals of BATCH_ROWS each (see numberArray). */
+function inBatches(values: readonly number[]): string[] {
+  const batches: string[] = [];
+  for (let at = 0; at < values.length; at += BATCH_ROWS) batches.push(numberArray(values.slice(at, at + BATCH_ROWS)));
+  return batches;
+}
 
 /** A moment as a parameter: the stores' callers write "the beginning of time" as "". */
 function instant(iso: string): string {

@@ -16,6 +16,11 @@ type StoredValue = string | null;
  * How a task's values (in the order of `columns`, the result's columns after
  * `identifier`) are stored: one value per known column (NULL where the result has no
  * such column), then the other columns the service sent as one JSON object, or NULL.
+ *
+ * A value holding a NUL character goes into that JSON object too (as `\u0000`), its column
+ * left NULL: neither engine keeps it as text. SQLite stores it, but libsql reads text up to
+ * its first NUL (`nul\0byte` came back as `nul`), and PostgreSQL refuses the whole batch
+ * (text may not hold one), whereas JSON text in either engine holds it escaped.
  */
 export function splitValues(columns: readonly string[]): (values: readonly string[]) => StoredValue[] {
   const known = RESULT_VALUE_COLUMNS.map((name) => columns.indexOf(name));
@@ -24,7 +29,15 @@ export function splitValues(columns: readonly string[]): (values: readonly strin
   );
   return (values) => {
     const stored: StoredValue[] = known.map((index) => (index === -1 ? null : (values[index] ?? "")));
-    stored.push(extra.length === 0 ? null : JSON.stringify(Object.fromEntries(extra.map(([name, index]) => [name, values[index] ?? ""]))));
+    let extras: Array<readonly [string, number]> = extra;
+    for (let at = 0; at < stored.length; at++) {
+      if (!stored[at]?.includes("\0")) continue;
+      extras = [...extras, [RESULT_VALUE_COLUMNS[at]!, known[at]!]];
+      stored[at] = null;
+    }
+    stored.push(
+      extras.length === 0 ? null : JSON.stringify(Object.fromEntries(extras.map(([name, index]) => [name, values[index] ?? ""]))),
+    );
     return stored;
   };
 }
@@ -35,7 +48,7 @@ export function rowValues(columns: readonly string[], stored: readonly ColumnVal
   const values: Record<string, string> = {};
   for (const name of columns) {
     const known = (RESULT_VALUE_COLUMNS as readonly string[]).indexOf(name);
-    const value = known === -1 ? extras[name] : stored[known];
+    const value = known === -1 || Object.hasOwn(extras, name) ? extras[name] : stored[known];
     values[name] = value === null || value === undefined ? "" : String(value);
   }
   return values;

@@ -2,6 +2,8 @@ import { statSync } from "node:fs";
 import { SqliteDb, type SqlValue } from "./sqlite-db.js";
 import { RESULT_VALUE_COLUMNS } from "./sqlite-schema.js";
 import type {
+  Erasure,
+  ErasureOptions,
   FreshResult,
   Lease,
   LedgerFilter,
@@ -507,32 +509,47 @@ export class SqliteStore implements Store {
     }
   }
 
-  forget(identifiers: readonly string[]): Promise<number> {
+  forget(identifiers: readonly string[], options: ErasureOptions & { product?: string } = {}): Promise<Erasure> {
     const numbers = identifiers.map(identifierNumber).filter((n) => n !== undefined);
-    let removed = 0;
-    for (let at = 0; at < numbers.length; at += BATCH_ROWS) {
-      const batch = JSON.stringify(numbers.slice(at, at + BATCH_ROWS));
-      removed += this.#db.transaction(() => {
-        // A task's numbers hold the digits too (those in flight, and those without a result).
-        this.#db.run("DELETE FROM task_numbers WHERE identifier IN (SELECT value FROM json_each(?))", [batch]);
-        return this.#db.run("DELETE FROM results WHERE identifier IN (SELECT value FROM json_each(?))", [batch]).changes;
-      });
-    }
-    // secure_delete zeroed the rows in the file; the write-ahead log still holds the pages as they were.
-    this.#db.checkpoint();
-    return Promise.resolve(removed);
+    const ofProduct = options.product === undefined ? "" : " AND task_ref IN (SELECT ref FROM tasks WHERE product = ?)";
+    const batches = inBatches(numbers).map((batch) => [batch, ...(options.product === undefined ? [] : [options.product])]);
+    // Checkpointed even when nothing is found: an erasure cut short before its checkpoint is completed by the next.
+    return Promise.resolve(this.#erase(`identifier IN (SELECT value FROM json_each(?))${ofProduct}`, batches, options, true));
   }
 
-  prune(before: string): Promise<number> {
-    const removed = this.#db.transaction(() => {
-      // A task submitted before the cutoff and never seen finished is long over: its numbers go too.
-      this.#db.run("DELETE FROM task_numbers WHERE task_ref IN (SELECT ref FROM tasks WHERE coalesce(checked_at, submitted_at) < ?)", [
-        before,
-      ]);
-      return this.#db.run("DELETE FROM results WHERE task_ref IN (SELECT ref FROM tasks WHERE checked_at < ?)", [before]).changes;
-    });
-    if (removed > 0) this.#db.checkpoint();
-    return Promise.resolve(removed);
+  prune(before: string, options: ErasureOptions = {}): Promise<Erasure> {
+    return Promise.resolve(this.#erase("task_ref IN (SELECT ref FROM tasks WHERE checked_at < ?)", [[before]], options, false));
+  }
+
+  forgetTasks(taskRefs: readonly number[]): Promise<Erasure> {
+    return Promise.resolve(
+      this.#erase(
+        "task_ref IN (SELECT value FROM json_each(?))",
+        inBatches(taskRefs).map((batch) => [batch]),
+        {},
+        false,
+      ),
+    );
+  }
+
+  /**
+   * Deletes (or, with dryRun, counts) the results `where` selects, and the tasks' numbers it
+   * selects, a transaction per set of parameters. secure_delete zeroes the deleted rows in the file; the write-ahead log still
+   * holds the pages as they were until the checkpoint that empties it.
+   */
+  #erase(where: string, batches: readonly SqlValue[][], options: ErasureOptions, alwaysCheckpoint: boolean): Erasure {
+    let results = 0;
+    for (const params of batches) {
+      results += options.dryRun
+        ? Number(this.#db.row(`SELECT count(*) FROM results WHERE ${where}`, params)![0])
+        : this.#db.transaction(() => {
+            // A task's numbers hold the digits too (those in flight, and those without a result).
+            this.#db.run(`DELETE FROM task_numbers WHERE ${where}`, params);
+            return this.#db.run(`DELETE FROM results WHERE ${where}`, params).changes;
+          });
+    }
+    if (!options.dryRun && (results > 0 || alwaysCheckpoint)) this.#db.checkpoint();
+    return { results };
   }
 
   stats(): Promise<LedgerStats> {
@@ -613,5 +630,12 @@ const INSERT_MANY_INCOMING = INSERT_INCOMING + Array(RECORD_ROWS_PER_STATEMENT).
 const MOVE_ROWS_PER_TRANSACTION = 50_000;
 const MOVE_ORDERED_SLICE = `INSERT OR IGNORE INTO results (${RESULT_COLUMNS})
   SELECT ${RESULT_COLUMNS} FROM temp.ordered_results WHERE rowid > ? AND rowid <= ? ORDER BY rowid`;
+
+/** Numbers or references as JSON arrays of BATCH_ROWS each, a parameter for `json_each`. */
+function inBatches(values: readonly number[]): string[] {
+  const batches: string[] = [];
+  for (let at = 0; at < values.length; at += BATCH_ROWS) batches.push(JSON.stringify(values.slice(at, at + BATCH_ROWS)));
+  return batches;
+}
 
 const TASK_CONTEXT = "s.base_url, s.profile, t.product, t.task_id, t.checked_at, t.columns";

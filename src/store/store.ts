@@ -213,6 +213,19 @@ export interface LedgerFilter {
   since?: string;
 }
 
+export interface ErasureOptions {
+  /** Count what would be erased, and erase nothing. */
+  dryRun?: boolean;
+}
+
+/** What an erasure did. */
+export interface Erasure {
+  /** Results erased (with dryRun: that would be). */
+  results: number;
+  /** Why their bytes may stay in the store's files for now, when the engine did not clear them (the database's own words). */
+  uncleared?: string;
+}
+
 export interface Store {
   /** "sqlite" or "postgres", and where it is (a path, or the URL without its password). */
   readonly kind: "sqlite" | "postgres";
@@ -304,10 +317,16 @@ export interface Store {
    * and scope), for the numbers that had one.
    */
   previousResults(taskRef: number): AsyncIterable<ReadonlyArray<{ current: LedgerRow; previous: LedgerRow }>>;
-  /** Erases every result of these numbers, leaving no trace of their digits in the store's files. */
-  forget(identifiers: readonly string[]): Promise<number>;
-  /** Removes results checked before `before`; returns how many. */
-  prune(before: string): Promise<number>;
+  /**
+   * Erases every result of these numbers (of `product` only, when given), recorded or still
+   * being recorded, and clears them out of the store's files as far as the engine allows
+   * (see docs/files-and-security.md). With `dryRun`, only counts them.
+   */
+  forget(identifiers: readonly string[], options?: ErasureOptions & { product?: string }): Promise<Erasure>;
+  /** Removes results checked before `before` as forget does. With `dryRun`, only counts them. */
+  prune(before: string, options?: ErasureOptions): Promise<Erasure>;
+  /** Erases the results of these tasks as forget does (a store whose results were copied into another: see import.ts). */
+  forgetTasks(taskRefs: readonly number[]): Promise<Erasure>;
   stats(): Promise<LedgerStats>;
   exportResults(filter: LedgerFilter): AsyncIterable<readonly LedgerRow[]>;
 

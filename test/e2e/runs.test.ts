@@ -1,9 +1,10 @@
 import { createHash } from "node:crypto";
-import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { createClient } from "../../src/api/client.js";
 import { startSandbox } from "../../src/sandbox/index.js";
+import { filesHolding } from "../helpers/store.js";
 import { writeWorkbook } from "../helpers/xlsx.js";
 import {
   API_KEY,
@@ -37,27 +38,9 @@ function taskCount(e: E2e): number {
   return e.state().tasks.length;
 }
 
-/** Every file under the state directory, with its bytes. */
-function stateFiles(e: E2e): Array<{ name: string; bytes: Buffer }> {
-  return readdirSync(e.configDir, { recursive: true, encoding: "utf8" })
-    .filter((name) => statSync(join(e.configDir, name)).isFile())
-    .map((name) => ({ name, bytes: readFileSync(join(e.configDir, name)) }));
-}
-
-/**
- * The ways a number can sit in a database file: as text, or as SQLite stores an integer
- * (big-endian, in 6 bytes up to 2^47, else 8).
- */
-function encodings(digits: string): Buffer[] {
-  const value = BigInt(digits);
-  const eight = Buffer.alloc(8);
-  eight.writeBigInt64BE(value);
-  return [Buffer.from(digits), eight, eight.subarray(2)];
-}
-
-/** Whether any state file holds the number in any of its encodings. */
+/** The first file under the state directory that holds the number, in any of its encodings. */
 function holds(e: E2e, digits: string): string | undefined {
-  return stateFiles(e).find((file) => encodings(digits).some((encoded) => file.bytes.includes(encoded)))?.name;
+  return filesHolding(e.configDir, digits)[0];
 }
 
 describe("a finished run's command starts a new run", () => {

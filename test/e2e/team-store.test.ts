@@ -99,7 +99,8 @@ describe("a team's store on PostgreSQL", () => {
     expect(runs).toHaveLength(1);
     expect(runs[0]!.host).toBeTruthy();
     const [number] = gbList(1);
-    const forgot = await e.run(["ledger", "forget", number!], { env: { ...local, BULKCHECK_STORE_URL: storeUrl } });
+    // On a shared store, where no one can confirm, a forget needs --yes.
+    const forgot = await e.run(["ledger", "forget", number!, "--yes"], { env: { ...local, BULKCHECK_STORE_URL: storeUrl } });
     expect(forgot.code, forgot.stderr).toBe(0);
     expect((await e.run(["ledger", "lookup", number!, "--json"], { env: other })).stdout).toBe("");
     expect((await e.run(["ledger", "lookup", gbList(2)[1]!, "--json"], { env: other })).stdout).toContain(identifier(gbList(2)[1]!));

@@ -117,8 +117,13 @@ describe.each(targets)("importing a local store into %s", (_, openTarget) => {
     const target = await openTarget();
     // The target's own task: the imported ones get other references than they had.
     await recordedTask(target, "2026-11-25T10:00:00.000Z", [{ identifier: N(9), values: ["true"] }]);
+    const localResults = await local.lookup([N(1)]);
 
-    expect(await importStore(local, target)).toEqual({ runs: 2, abandoned: 0, tasks: 5, results: 4 });
+    expect(await importStore(local, target)).toEqual({ runs: 2, abandoned: 0, tasks: 5, results: 4, erased: 4 });
+    // Moved, not copied: no second copy of the numbers stays on this machine; its history does.
+    expect(await local.lookup([N(1), N(2), N(4)])).toEqual([]);
+    expect((await local.stats()).results).toBe(0);
+    expect(await local.run("r-done")).toBeDefined();
 
     for (const id of ["r-done", "r-open"]) expect(await target.run(id)).toEqual(await local.run(id));
     expect((await target.run("r-open"))?.lease).toMatchObject(LEASE);
@@ -127,7 +132,7 @@ describe.each(targets)("importing a local store into %s", (_, openTarget) => {
     expect(done.ref).not.toBe(history.done.ref);
     expect(withoutRef(done)).toEqual(withoutRef((await local.taskWithKey(SCOPE, "r-done/0"))!));
     expect(done.recordedAt).toBe("2026-11-20T10:01:00.000Z");
-    expect(await target.lookup([N(1)])).toEqual(await local.lookup([N(1)]));
+    expect(await target.lookup([N(1)])).toEqual(localResults);
     expect((await target.lookup([N(4)]))[0]).toMatchObject({
       scope: OTHER_SCOPE,
       product: "number_activity_batch",
@@ -143,13 +148,13 @@ describe.each(targets)("importing a local store into %s", (_, openTarget) => {
     expect(await target.lookup([N(3)])).toEqual([]);
     const results = (await target.stats()).results;
 
-    expect(await importStore(local, target)).toEqual({ runs: 0, abandoned: 0, tasks: 0, results: 0 });
+    expect(await importStore(local, target)).toEqual({ runs: 0, abandoned: 0, tasks: 0, results: 0, erased: 0 });
     expect((await target.stats()).results).toBe(results);
 
     // Once this machine has recorded it (and its upload got a task), the next import brings both.
     await local.markRecorded(history.recording.ref, ["activated"], "2026-11-21T10:01:00.000Z");
     await local.updateTask(history.uploading.ref, { taskId: "t5", status: "processing" });
-    expect(await importStore(local, target)).toEqual({ runs: 0, abandoned: 0, tasks: 0, results: 1 });
+    expect(await importStore(local, target)).toEqual({ runs: 0, abandoned: 0, tasks: 0, results: 1, erased: 1 });
     expect((await target.lookup([N(3)])).map((row) => [row.taskId, row.checkedAt])).toEqual([["t4", "2026-11-21T10:00:00.000Z"]]);
     expect((await target.taskWithKey(SCOPE, "r-open/0"))?.taskId).toBe("t5");
   });
@@ -171,13 +176,13 @@ describe.each(targets)("importing a local store into %s", (_, openTarget) => {
     const target = await openTarget();
     await target.createRun(newRun({ id: "r-team" }), { host: "cron", pid: 7, nonce: "z" });
 
-    expect(await importStore(local, target)).toEqual({ runs: 1, abandoned: 1, tasks: 1, results: 1 });
+    expect(await importStore(local, target)).toEqual({ runs: 1, abandoned: 1, tasks: 1, results: 1, erased: 1 });
     expect((await target.openRun(SCOPE, "same-command"))?.id).toBe("r-team");
     const mine = (await target.run("r-mine"))!;
     expect(mine).toMatchObject({ state: "abandoned", note: "Imported while run r-team of the same command was open." });
     expect(mine.lease).toBeUndefined();
     expect((await target.lookup([N(1)])).map((row) => row.taskId)).toEqual(["t1"]);
-    expect(await importStore(local, target)).toEqual({ runs: 0, abandoned: 0, tasks: 0, results: 0 });
+    expect(await importStore(local, target)).toEqual({ runs: 0, abandoned: 0, tasks: 0, results: 0, erased: 0 });
   });
 
   it("completes an import cut short (the target went away before a task was marked recorded) without doubling a row", async () => {
@@ -194,8 +199,11 @@ describe.each(targets)("importing a local store into %s", (_, openTarget) => {
     });
     await expect(importStore(local, cutShort)).rejects.toThrow("the connection was lost");
     expect((await target.stats()).results).toBe(0);
+    // An import cut short erases nothing here.
+    expect((await local.stats()).results).toBe(12_000);
 
-    expect(await importStore(local, target)).toEqual({ runs: 0, abandoned: 0, tasks: 0, results: 12_000 });
+    expect(await importStore(local, target)).toEqual({ runs: 0, abandoned: 0, tasks: 0, results: 12_000, erased: 12_000 });
+    expect((await local.stats()).results).toBe(0);
     expect(await target.stats()).toMatchObject({ results: 12_000, numbers: 12_000, tasks: 1 });
   });
 });

@@ -1,4 +1,5 @@
 import { spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
 import { chmodSync, readFileSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { join } from "node:path";
@@ -116,11 +117,30 @@ describe("the shared store", () => {
       return bytes;
     };
     expect((await relationFiles()).map((bytes) => bytes.includes(asStored(447400101042n)))).toEqual([true, true, true]);
-    expect(await store.forget(["447400101042"])).toBe(1);
+    expect(await store.forget(["447400101042"])).toEqual({ results: 1 });
     const files = await relationFiles();
     expect(files.map((bytes) => bytes.includes(asStored(447400101042n)))).toEqual([false, false, false]);
     // The check itself finds a number that is still there.
     expect(files.map((bytes) => bytes.includes(asStored(447400101043n)))).toEqual([true, true, true]);
+  });
+
+  it("says so when the store's user may not VACUUM the results (a table someone else owns): the rows are gone all the same", async () => {
+    const owner = await openStore();
+    await admin.query("TRUNCATE bulkcheck.runs, bulkcheck.tasks, bulkcheck.results CASCADE");
+    await recordedTask(owner, "2026-11-20T10:00:00.000Z", [{ identifier: "447400100001", values: ["true"] }]);
+    // A role granted the tables' rows, not their upkeep (roles belong to the whole server: a name of its own).
+    const role = `granted_${randomBytes(4).toString("hex")}`;
+    await admin.query(`CREATE ROLE ${role} LOGIN PASSWORD 'granted-pw'`);
+    await admin.query(`GRANT USAGE ON SCHEMA bulkcheck TO ${role}`);
+    await admin.query(`GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA bulkcheck TO ${role}`);
+    const url = new URL(databaseUrl);
+    url.username = role;
+    url.password = "granted-pw";
+    const granted = await openStore(url.href);
+    const erased = await granted.forget(["447400100001"]);
+    expect(erased).toEqual({ results: 1, uncleared: expect.stringContaining("vacuum") as string });
+    expect(await owner.lookup(["447400100001"])).toEqual([]);
+    expect(await owner.forget(["447400100001"])).toEqual({ results: 0 });
   });
 
   it("gives a cursor's connection back when its reader stops early, so readers never exhaust the pool", async () => {

@@ -62,7 +62,7 @@ describe("the embedded store", () => {
     await recordedTask(store, "2026-11-20T10:00:00.000Z", rows);
     await recordedTask(store, "2026-11-21T10:00:00.000Z", rows.slice(1000, 1100));
     const gone = "447400101042";
-    expect(await store.forget([gone])).toBe(2);
+    expect(await store.forget([gone])).toEqual({ results: 2 });
     expect(await store.lookup([gone])).toEqual([]);
     expect(await store.lookup(["447400101043"])).toHaveLength(2);
     const files = ["", "-wal"].map((suffix) => readFileSync(join(dir, "state", `bulkcheck.db${suffix}`)));

@@ -212,7 +212,9 @@ export function storeContract(fixture: StoreFixture): void {
       { identifier: "447400100001", values: ["false"] },
       { identifier: "447400100002", values: ["true"] },
     ]);
-    expect(await store.prune("2026-06-01T00:00:00.000Z")).toBe(1);
+    expect(await store.prune("2026-06-01T00:00:00.000Z", { dryRun: true })).toEqual({ results: 1 });
+    expect((await store.stats()).results).toBe(3);
+    expect(await store.prune("2026-06-01T00:00:00.000Z")).toEqual({ results: 1 });
     const stats = await store.stats();
     expect(stats).toMatchObject({ results: 2, numbers: 2, oldest: "2026-11-21T10:00:00.000Z", newest: "2026-11-21T10:00:00.000Z" });
     expect(stats.groups).toEqual([
@@ -232,7 +234,9 @@ export function storeContract(fixture: StoreFixture): void {
     const rows = Array.from({ length: 3000 }, (_, i) => ({ identifier: String(447400100000 + i), values: ["true"] }));
     await recordedTask(store, "2026-11-20T10:00:00.000Z", rows);
     await recordedTask(store, "2026-11-21T10:00:00.000Z", rows.slice(1000, 1100));
-    expect(await store.forget(["447400101042", "+44 7400 101043", "447400109999"])).toBe(2);
+    expect(await store.forget(["447400101042"], { dryRun: true })).toEqual({ results: 2 });
+    expect(await store.lookup(["447400101042"])).toHaveLength(2);
+    expect(await store.forget(["447400101042", "+44 7400 101043", "447400109999"])).toEqual({ results: 2 });
     expect(await store.lookup(["447400101042"])).toEqual([]);
     expect(await store.lookup(["447400101044"])).toHaveLength(2);
     expect((await store.stats()).results).toBe(3098);
@@ -261,11 +265,29 @@ export function storeContract(fixture: StoreFixture): void {
     const answering = await store.answeringTasks(SCOPE, "number_activity_batch", asOf);
     expect(answering.map((task) => task.taskId).sort()).toEqual(["t-2026-11-26T10:00:00.000Z", "t-flying"]);
     expect(await store.answeringTasks(OTHER_SCOPE, "number_activity_batch", asOf)).toEqual([]);
-    // Forgetting a number erases it from the tasks' numbers too; pruning erases the numbers of tasks before the date.
+    // Forgetting a number erases it from the tasks' numbers too; pruning erases the numbers of tasks checked before the date.
     await store.forget(["447400200002"]);
     expect(await collect(store.taskNumbers(answered.ref))).toEqual([447400200001]);
     await store.prune("2026-11-28T00:00:00.000Z");
-    expect(await collect(store.taskNumbers(inFlight.ref))).toEqual([]);
+    expect(await collect(store.taskNumbers(answered.ref))).toEqual([]);
+    await store.forget(["447400100005"]);
+    expect(await collect(store.taskNumbers(inFlight.ref))).not.toContain(447400100005);
+  });
+
+  it("forgets a number's results of one product only when given --product, and a task's results when told which", async () => {
+    const store = await openStore();
+    const number = [{ identifier: "447400100001", values: ["true"] }];
+    await recordedTask(store, "2026-11-20T10:00:00.000Z", number);
+    const carrier = await store.addTask({ scope: SCOPE, product: "carrier_batch", taskId: "t-carrier" });
+    await store.updateTask(carrier.ref, { status: "success", checkedAt: "2026-11-21T10:00:00.000Z" });
+    await store.addResults(carrier.ref, ["carrier"], [{ identifier: "447400100001", values: ["EE"] }]);
+    await store.markRecorded(carrier.ref, ["carrier"], "2026-11-21T10:00:00.000Z");
+    expect(await store.forget(["447400100001"], { product: "carrier_batch" })).toEqual({ results: 1 });
+    expect((await store.lookup(["447400100001"])).map((row) => row.product)).toEqual(["number_activity_batch"]);
+    const other = await recordedTask(store, "2026-11-22T10:00:00.000Z", [{ identifier: "447400100002", values: ["true"] }]);
+    expect(await store.forgetTasks([other.ref])).toEqual({ results: 1 });
+    expect(await store.lookup(["447400100002"])).toEqual([]);
+    expect(await store.lookup(["447400100001"])).toHaveLength(1);
   });
 
   it("looks numbers up newest first, within a filter", async () => {
@@ -357,9 +379,21 @@ export function storeContract(fixture: StoreFixture): void {
     expect(await store.tasksAfter(tasks[2]!.ref, 2)).toEqual([]);
   });
 
-  it("keeps any text a service sends exactly: quotes, backslashes, separators, braces, NULL, line breaks and emoji", async () => {
+  it("keeps any text a service sends exactly: quotes, backslashes, separators, braces, NULL, line breaks, emoji and NUL", async () => {
     const store = await openStore();
-    const awkward = ['Say "hi"', "back\\slash\\", "\\N", "a,b;c\tt", "{braces}", "NULL", "line\nbreak\r\n", "Ünïcødé 📱", ""];
+    const awkward = [
+      'Say "hi"',
+      "back\\slash\\",
+      "\\N",
+      "a,b;c\tt",
+      "{braces}",
+      "NULL",
+      "line\nbreak\r\n",
+      "Ünïcødé 📱",
+      "",
+      "nul\0byte",
+      "\0",
+    ];
     const columns = ["carrier", "region", "city", "ported"];
     const rows = awkward.map((value, index) => ({ identifier: String(447400100000 + index), values: [value, value, "", value] }));
     const task = await recordedTask(store, "2026-11-20T10:00:00.000Z", rows, columns);

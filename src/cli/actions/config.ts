@@ -1,4 +1,3 @@
-import { redactKey } from "../../config/redact.js";
 import { settingSpec, SETTINGS, isSettingKey, type SettingKey } from "../../config/settings.js";
 import { UsageError } from "../../errors.js";
 import type { Context } from "../context.js";
@@ -27,6 +26,7 @@ export async function configSetRun(ctx: Context, name: string, value: string | u
     if (text === undefined) throw new UsageError(`config set ${name} needs a value.`);
   }
   const stored = spec.parse(text);
+  spec.checkStored?.(stored);
   await (await ctx.config()).set(ctx.profileName, spec.key, stored);
   ctx.printer.note(`Set ${name} for profile "${ctx.profileName}" to ${display(spec.key, stored)}.`);
 }
@@ -37,7 +37,7 @@ export async function configGetRun(ctx: Context, name: string): Promise<void> {
   if (value === undefined) {
     throw new UsageError(`${name} is not set in profile "${ctx.profileName}".`, { hint: `Set it with: bulkcheck config set ${name} ...` });
   }
-  if (ctx.globals.json) ctx.printer.json({ key: name, value: spec.secret ? display(spec.key, value) : value });
+  if (ctx.globals.json) ctx.printer.json({ key: name, value: spec.redact ? spec.redact(value) : value });
   else ctx.printer.data(display(spec.key, value));
 }
 
@@ -54,6 +54,7 @@ export async function configListRun(ctx: Context): Promise<void> {
   const fromEnv: Partial<Record<SettingKey, string | undefined>> = {
     "api-key": ctx.env.BULKCHECK_API_KEY,
     "base-url": ctx.env.BULKCHECK_BASE_URL,
+    store: ctx.env.BULKCHECK_STORE_URL,
   };
   const settings = Object.keys(SETTINGS)
     .filter(isSettingKey)
@@ -103,9 +104,10 @@ export async function configPathRun(ctx: Context): Promise<void> {
   else ctx.printer.data(path);
 }
 
+/** A value as every output shows it: a secret redacted (see SettingSpec.redact). */
 function display(key: SettingKey, value: string | number): string {
   const spec = SETTINGS[key];
-  if (spec.secret) return redactKey(String(value));
+  if (spec.redact) return spec.redact(value);
   return spec.show ? spec.show(value) : String(value);
 }
 

@@ -1,12 +1,18 @@
-import { UsageError } from "../../errors.js";
-import type { LedgerRow } from "../../store/store.js";
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { stateDir } from "../../config/paths.js";
+import { InterruptedError, UsageError } from "../../errors.js";
+import { forgetNumbers, pruneResults, type ErasureReport, type ErasureScope } from "../../ledger/erase.js";
+import { SqliteStore } from "../../store/sqlite-store.js";
+import type { LedgerRow, Store } from "../../store/store.js";
 import type { Context } from "../context.js";
 import { snakeCaseKeys } from "../json-keys.js";
-import { readAllStdin } from "../prompt.js";
+import { canPrompt, confirm, readAllStdin } from "../prompt.js";
 import { printTable } from "../table.js";
 import { absolutePath } from "../paths.js";
 import { checkOutputs, isStdout } from "./shared/destination.js";
 import { readNumbers } from "../../ledger/numbers.js";
+import { STORE_FILE } from "../services.js";
 import { countryCode, productFromFlag } from "./shared/preparation.js";
 import { count } from "../../format-count.js";
 import { exportLedger } from "../../ledger/export.js";
@@ -16,7 +22,14 @@ export interface NumbersOptions {
   product?: string;
 }
 
-export interface PruneOptions {
+interface ErasureFlags {
+  dryRun?: boolean;
+  yes?: boolean;
+}
+
+export type ForgetOptions = NumbersOptions & ErasureFlags;
+
+export interface PruneOptions extends ErasureFlags {
   olderThan?: number;
 }
 
@@ -124,12 +137,27 @@ function ledgerRowJson(row: LedgerRow) {
   };
 }
 
-export async function ledgerForget(ctx: Context, args: string[], options: NumbersOptions): Promise<void> {
+export async function ledgerForget(ctx: Context, args: string[], options: ForgetOptions): Promise<void> {
   const identifiers = await numbersOf(ctx, args, options);
-  const store = await ctx.store();
-  const removed = await store.forget(identifiers);
-  if (ctx.globals.json) ctx.printer.json({ numbers: identifiers.length, results_removed: removed });
-  else ctx.printer.note(`Erased ${removed} result(s) of ${identifiers.length} number(s) from ${store.location}.`);
+  const filter = { ...productFilter(options.product), ...(options.dryRun ? { dryRun: true } : {}) };
+  const numbers = `${count(identifiers.length)} number(s)`;
+  await withErasureScope(ctx, async (scope, store) => {
+    await confirmShared(
+      ctx,
+      store,
+      options,
+      async () => (await store.forget(identifiers, { ...filter, dryRun: true })).results,
+      (results) => `Erase ${results} result(s) of ${numbers} from the shared store ${store.location}, for every machine that uses it?`,
+    );
+    const report = await forgetNumbers(scope, identifiers, filter);
+    if (ctx.globals.json) ctx.printer.json({ numbers: identifiers.length, ...erasureJson(report, options) });
+    else {
+      printErasure(ctx, report, options, `of ${numbers}`, (verb) => {
+        const { files, rows = 0 } = report.staged;
+        return `${verb} ${count(rows)} row(s) of them from ${count(files)} result file(s) that unfinished runs staged; carried on, such a run writes those numbers without a result.`;
+      });
+    }
+  });
 }
 
 export async function ledgerPrune(ctx: Context, options: PruneOptions): Promise<void> {
@@ -139,11 +167,106 @@ export async function ledgerPrune(ctx: Context, options: PruneOptions): Promise<
       hint: "Or set a retention once, so every run prunes: bulkcheck config set ledger-retention 180d",
     });
   }
-  const store = await ctx.store();
   const before = new Date(ctx.now() - seconds * 1000).toISOString();
-  const removed = await store.prune(before);
-  if (ctx.globals.json) ctx.printer.json({ checked_before: before, results_removed: removed });
-  else ctx.printer.note(`Removed ${removed} result(s) checked before ${before}.`);
+  await withErasureScope(ctx, async (scope, store) => {
+    await confirmShared(
+      ctx,
+      store,
+      options,
+      async () => (await store.prune(before, { dryRun: true })).results,
+      (results) =>
+        `Remove ${results} result(s) checked before ${before} from the shared store ${store.location}, for every machine that uses it?`,
+    );
+    const report = await pruneResults(scope, before, options.dryRun ? { dryRun: true } : {});
+    if (ctx.globals.json) ctx.printer.json({ checked_before: before, ...erasureJson(report, options) });
+    else {
+      printErasure(
+        ctx,
+        report,
+        options,
+        `checked before ${before}`,
+        (verb) =>
+          `${verb} ${count(report.staged.files)} result file(s) that unfinished runs staged; carried on, such a run downloads them again if the service still has them.`,
+      );
+    }
+  });
+}
+
+/**
+ * Runs `erase` with what an erasure reaches from here (see ErasureScope): the store in use,
+ * and this machine's own SQLite store when another is in use and it exists (it holds what
+ * was checked here before the switch, unless `store import` moved it).
+ */
+async function withErasureScope(ctx: Context, erase: (scope: ErasureScope, store: Store) => Promise<void>): Promise<void> {
+  const store = await ctx.store();
+  const dir = stateDir(ctx.env);
+  const localPath = join(dir, STORE_FILE);
+  const local = store.location !== localPath && existsSync(localPath) ? SqliteStore.open(localPath) : undefined;
+  try {
+    await erase({ stores: local ? [store, local] : [store], stateDir: dir }, store);
+  } finally {
+    await local?.close();
+  }
+}
+
+/**
+ * A shared store is everyone's: erasing from it is asked for on a terminal, unless --yes (or
+ * --dry-run, which erases nothing, or there is nothing of it to erase). Where nobody can
+ * answer, it stops before erasing anything, as submit does before reserving.
+ */
+async function confirmShared(
+  ctx: Context,
+  store: Store,
+  options: ErasureFlags,
+  results: () => Promise<number>,
+  question: (results: string) => string,
+): Promise<void> {
+  if (store.kind !== "postgres" || options.dryRun || options.yes) return;
+  const found = await results();
+  if (found === 0) return;
+  if (!canPrompt(ctx.io)) {
+    throw new UsageError(
+      "No one can confirm erasing from the shared store here (stdin or stderr is not a terminal): add --yes to erase without a prompt.",
+      { hint: `Nothing was erased. --dry-run says what would be (${count(found)} result(s) in the shared store).` },
+    );
+  }
+  if (!(await confirm(ctx.io, question(count(found)), { signal: ctx.signal, cancelled: { message: NOTHING_ERASED } }))) {
+    throw new InterruptedError(NOTHING_ERASED);
+  }
+}
+
+const NOTHING_ERASED = "Cancelled; nothing was erased.";
+
+function erasureJson(report: ErasureReport, options: ErasureFlags) {
+  return {
+    dry_run: Boolean(options.dryRun),
+    results_removed: report.stores.reduce((sum, store) => sum + store.results, 0),
+    stores: report.stores.map(({ location, results, uncleared }) => ({ location, results, uncleared: uncleared ?? null })),
+    staged_files: report.staged.files,
+    ...(report.staged.rows === undefined ? {} : { staged_rows: report.staged.rows }),
+  };
+}
+
+/**
+ * Says what an erasure did: per store, the results of `what` (which numbers, or checked before
+ * when), then the staged result files, as `staged` words them for the verb.
+ */
+function printErasure(ctx: Context, report: ErasureReport, options: ErasureFlags, what: string, staged: (verb: string) => string): void {
+  const verb = options.dryRun ? "Would erase" : "Erased";
+  for (const [index, { location, results, uncleared }] of report.stores.entries()) {
+    ctx.printer.note(
+      index === 0
+        ? `${verb} ${count(results)} result(s) ${what} from ${location}.`
+        : `${verb} ${count(results)} result(s) from ${location}, this machine's own store (not in use).`,
+    );
+    if (uncleared) {
+      ctx.printer.warn(
+        `${location} did not clear the erased results from its files: ${uncleared}. They stay in the table's free space until its owner runs VACUUM bulkcheck.results (or autovacuum comes by).`,
+      );
+    }
+  }
+  if (report.staged.files > 0) ctx.printer.note(staged(verb));
+  if (options.dryRun) ctx.printer.note("Nothing was erased (--dry-run).");
 }
 
 export async function ledgerExport(ctx: Context, options: ExportOptions): Promise<void> {

@@ -66,6 +66,11 @@ export async function storeImport(ctx: Context, file: string | undefined): Promi
             ? `; ${summary.abandoned} open run(s) were copied as abandoned (the same command has an open run there).`
             : "."),
       );
+      if (summary.erased > 0) {
+        ctx.printer.note(
+          `Erased the ${summary.erased} result(s) now held there from ${path}, as ledger forget erases: they are no longer on this machine twice.`,
+        );
+      }
     }
   } finally {
     await source.close();

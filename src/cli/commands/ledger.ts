@@ -1,4 +1,4 @@
-import { Command, Option } from "../commander.js";
+import { Command, Option, type OptionValues } from "../commander.js";
 import type { Invoke } from "../context.js";
 import { parseAge } from "../parse-flags.js";
 import { examples } from "./shared/help.js";
@@ -14,6 +14,25 @@ function numbersCommand(name: string, description: string, exampleLines: string[
     .option("--country <CC>", "the country of numbers written without their country code")
     .option("--product <service_type>", "only this product's results");
 }
+
+/** What forget and prune share: say what would go, and the confirmation a shared store asks for. */
+function erasureOptions<Args extends unknown[], Opts extends OptionValues>(command: Command<Args, Opts>) {
+  return command
+    .option("--dry-run", "say what would be erased, and erase nothing")
+    .option("-y, --yes", "erase from a shared (PostgreSQL) store without asking (needed there where no one can answer: cron, pipes, CI)");
+}
+
+/** What "no trace" means on each engine (docs/files-and-security.md says it at length). */
+const NO_TRACE_HELP = `What is left afterwards:
+  SQLite (the local store): no byte of the numbers in the database file or its
+    write-ahead log (erased rows are overwritten, the log emptied).
+  PostgreSQL: the rows are deleted, then VACUUM (ANALYZE) clears them from the
+    table's and indexes' pages. The server's write-ahead log, replicas and
+    backups keep them until recycled (its administrator's to manage). VACUUM
+    needs the table's owner: for another user it is skipped, with a warning.
+  Staged results of unfinished runs: rewritten without those rows; such a run,
+    carried on, writes those numbers without a result and never records them.
+  Your own files (-o outputs, exports, reports) are not touched.`;
 
 /** `bulkcheck ledger …`: what the ledger holds, and erasing from it. */
 export function ledgerCommand(invoke: Invoke) {
@@ -42,16 +61,30 @@ export function ledgerCommand(invoke: Invoke) {
     ]).action((numbers, options, cmd) => invoke(cmd, async (ctx) => (await actions()).ledgerLookup(ctx, numbers, options))),
   );
   command.addCommand(
-    numbersCommand("forget", "erase every stored result of these numbers (no trace of their digits is left in the ledger's files)", [
-      "bulkcheck ledger forget 447400123456",
-      "bulkcheck ledger forget - < erasure-requests.txt",
-    ]).action((numbers, options, cmd) => invoke(cmd, async (ctx) => (await actions()).ledgerForget(ctx, numbers, options))),
+    erasureOptions(
+      numbersCommand(
+        "forget",
+        "erase every stored result of these numbers: from the store, this machine's local store and results unfinished runs staged",
+        [
+          "bulkcheck ledger forget 447400123456 --dry-run",
+          "bulkcheck ledger forget 447400123456",
+          "bulkcheck ledger forget - --yes < erasure-requests.txt",
+        ],
+      ),
+    )
+      .addHelpText("after", NO_TRACE_HELP)
+      .action((numbers, options, cmd) => invoke(cmd, async (ctx) => (await actions()).ledgerForget(ctx, numbers, options))),
   );
   command.addCommand(
-    new Command("prune")
-      .description("remove results checked longer ago than this (default: the ledger-retention setting)")
-      .option("--older-than <age>", "an age: 90d, 12h, 180d (a number alone is seconds)", parseAge)
-      .addHelpText("after", examples(["bulkcheck ledger prune --older-than 180d", "bulkcheck ledger prune --older-than 90d --json"]))
+    erasureOptions(
+      new Command("prune")
+        .description("remove results checked longer ago than this (default: the ledger-retention setting), staged ones included")
+        .option("--older-than <age>", "an age: 90d, 12h, 180d (a number alone is seconds)", parseAge),
+    )
+      .addHelpText(
+        "after",
+        examples(["bulkcheck ledger prune --older-than 180d --dry-run", "bulkcheck ledger prune --older-than 90d --yes --json"]),
+      )
       .action((options, cmd) => invoke(cmd, async (ctx) => (await actions()).ledgerPrune(ctx, options))),
   );
   command.addCommand(

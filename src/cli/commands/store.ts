@@ -36,7 +36,9 @@ export function storeCommand(invoke: Invoke) {
   );
   command.addCommand(
     new Command("import")
-      .description("copy a local SQLite store (default: this machine's) into the store in use: runs, tasks and the ledger; idempotent")
+      .description(
+        "copy a local SQLite store (default: this machine's) into the store in use: runs, tasks and the ledger's results, which are then erased from the local file; idempotent",
+      )
       .argument("[file]", "the SQLite store to copy (default: bulkcheck.db in the state directory)")
       .addHelpText("after", examples(["bulkcheck store import", "bulkcheck store import /backup/laptop/bulkcheck.db"]))
       .action((file, _o, cmd) => invoke(cmd, async (ctx) => (await actions()).storeImport(ctx, file))),
