@@ -472,8 +472,8 @@ async function createRun(
 /**
  * The run's task rows, one per planned part, each with its idempotency key and (with the
  * ledger) its numbers: written before any upload, so a run planned meanwhile, here or on
- * another machine, counts them in flight. A continued run writes the numbers again (kept
- * once): a run stopped between the two writes, or begun by an earlier release, had none.
+ * another machine, counts them in flight. A continued run writes the numbers of a part that
+ * has none: stopped between the two writes, or begun by an earlier release.
  */
 async function addParts(
   store: Store,
@@ -491,10 +491,10 @@ async function addParts(
   };
   for (const part of plan.parts) {
     const found = existing.find((task) => task.part === part.index);
-    if (found) {
-      await withNumbers(found);
-      continue;
-    }
+    // A part that has its numbers keeps them as they are: a number forgotten since (ledger forget) stays forgotten.
+    if (found && (await hasNumbers(store, found.ref))) rows.push(found);
+    else if (found) await withNumbers(found);
+    if (found) continue;
     const key = options.userKey ? userPartKey(options.userKey, part.index, plan.parts.length) : partKey(run.id, part.index, part.sha256);
     const taken = await store.taskWithKey(run.scope, key);
     if (taken) throw keyUsedBefore(key, taken);
@@ -515,6 +515,12 @@ async function addParts(
     );
   }
   return rows;
+}
+
+/** Whether the store has a task's numbers (read no further than the first batch). */
+async function hasNumbers(store: Store, ref: number): Promise<boolean> {
+  for await (const numbers of store.taskNumbers(ref)) return numbers.length > 0;
+  return false;
 }
 
 /** Writes the numbers of a part's file as its task's, a batch at a time. */
