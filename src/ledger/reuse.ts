@@ -48,8 +48,8 @@ export interface AnswerRule {
  * Reads the latest answer of every number: the results (newest first, so the first seen is
  * the latest) from tasks up to `asOfTaskRef`, then, where the rule counts them, the numbers
  * of tasks still in flight and the numbers a recorded task answered without a result (those
- * of its numbers without its result), each replacing an older answer. A failed task answered nothing. Memory is the index's, ~20
- * bytes a number.
+ * of its numbers without its result), each replacing an older answer. A failed task
+ * answered nothing. Memory is the index's, ~20 bytes a number.
  */
 export async function latestAnswers(store: Store, scope: Scope, product: string, rule: AnswerRule): Promise<LatestAnswers> {
   const byNumber = new IdentifierSet();
