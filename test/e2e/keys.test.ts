@@ -25,8 +25,9 @@ describe("idempotency keys bound to the content they were used for (issue 12, pr
     expect(e.state().stats.by_route.submit).toBe(submitsBefore);
     expect(e.state().tasks).toHaveLength(1);
 
-    // A key names one run's upload: the same list with the same key once its run has finished is a new run, refused the same way.
-    const again = await e.run(submitArgs(night1, "--idempotency-key", "nightly", "--yes", "--quiet"));
+    // A key names one run's upload: the same list with the same key once its run has finished is a new run (checking
+    // again with --max-age 0, or its task in flight would serve it), refused the same way.
+    const again = await e.run(submitArgs(night1, "--idempotency-key", "nightly", "--yes", "--quiet", "--max-age", "0"));
     expect(again.code).toBe(3);
     expect(again.stderr).toContain("Give each run its own --idempotency-key");
     expect(e.state().tasks).toHaveLength(1);
