@@ -1,4 +1,5 @@
 import { count } from "../format-count.js";
+import type { Stats } from "node:fs";
 import { stat } from "node:fs/promises";
 import { InputRejectedError } from "../errors.js";
 import type { RunSource } from "../store/store.js";
@@ -18,8 +19,12 @@ export interface SourceFingerprint {
  */
 async function fingerprintOf(path: string): Promise<SourceFingerprint | undefined> {
   const before = await stat(path);
-  if (!before.isFile()) return undefined;
-  const fingerprint = { size: before.size, mtimeMs: before.mtimeMs, sha256: await fileSha256(path) };
+  return before.isFile() ? hashedSince(path, before) : undefined;
+}
+
+/** The fingerprint of the regular file at `path` whose size and modification time were `before`; `signal` stops the hashing. */
+async function hashedSince(path: string, before: Stats, signal?: AbortSignal): Promise<SourceFingerprint> {
+  const fingerprint = { size: before.size, mtimeMs: before.mtimeMs, sha256: await fileSha256(path, signal) };
   await assertUnchangedSince(path, fingerprint);
   return fingerprint;
 }
@@ -59,16 +64,28 @@ export async function sourceChanges(submitted: SourceFingerprint, path: string):
 }
 
 /**
- * Runs `read` (the preparation) on the source file at `path`, with the file's
- * fingerprint taken before, and refuses a file that changed meanwhile, so the
- * run says exactly which file its uploads were made from. Without a path
- * (stdin) there is nothing to fingerprint. A file that cannot be read is left
- * to `read` to report in its own words.
+ * Runs `read` (the preparation) on the source file at `path` while the file's
+ * fingerprint is taken (its size and modification time from before both), and
+ * refuses a file that changed meanwhile, so the run says exactly which file its
+ * uploads were made from. A list that `read` refuses stops the hashing: one refused
+ * from its first bytes (a 2 GB file of NULs) is not read to its end first. Without
+ * a path (stdin) there is nothing to fingerprint. A file that cannot be read is
+ * left to `read` to report in its own words.
  */
 export async function readSourceFile<T>(path: string | undefined, read: () => Promise<T>): Promise<{ value: T; source: RunSource }> {
-  const fingerprint = path === undefined ? undefined : await fingerprintOf(path).catch(() => undefined);
-  const value = await read();
-  if (path === undefined) return { value, source: {} };
+  if (path === undefined) return { value: await read(), source: {} };
+  const before = await stat(path).catch(() => undefined);
+  const stopHashing = new AbortController();
+  const fingerprinting = before?.isFile() ? hashedSince(path, before, stopHashing.signal).catch(() => undefined) : undefined;
+  let value: T;
+  try {
+    value = await read();
+  } catch (error) {
+    stopHashing.abort();
+    await fingerprinting;
+    throw error;
+  }
+  const fingerprint = await fingerprinting;
   if (fingerprint) await assertUnchangedSince(path, fingerprint);
   return { value, source: { path, ...fingerprint } };
 }

@@ -136,7 +136,9 @@ describe("a list bigger than the quota of unfinished tasks", () => {
 
   it("fetches each result as soon as its task finishes, before the last parts are even uploaded", async () => {
     const log: string[] = [];
-    const e = await sandbox({ maxUnfinished: 2, minTaskSize: 1, maxTaskSize: 25, log: (line) => log.push(line) });
+    // A part takes 3 s on the run's clock, some 15 checks 0.2 s apart: a result fetch, which starts
+    // after some real file work, has that many checks' time to begin before the next parts get room.
+    const e = await sandbox({ maxUnfinished: 2, minTaskSize: 1, maxTaskSize: 25, numbersPerSecond: 10, log: (line) => log.push(line) });
     await smallParts(e);
     const out = await e.run(submitArgs(e.file("list.txt", listText(150)), "--yes", "--wait", "--interval", "0.2", "-o", "out.csv"));
     expect(out.code, out.stderr).toBe(0);

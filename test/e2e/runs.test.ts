@@ -76,7 +76,7 @@ describe("a finished run's command starts a new run", () => {
 
 describe("an unfinished run is continued", () => {
   it("stopped by SIGTERM, prints a resume line without --resubmit, and the same command finishes it with no second task", async () => {
-    const e = await sandbox({ fakeClock: false, numbersPerSecond: 100 });
+    const e = await sandbox({ fakeClock: false, numbersPerSecond: 250 });
     const list = e.file("list.txt", listText(500));
     const argv = activity(list, ...WAITING, "-o", "out.csv", "--resubmit");
     const run = e.spawn(argv);

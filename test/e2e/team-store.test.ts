@@ -110,7 +110,7 @@ describe("a team's store on PostgreSQL", () => {
   });
 
   it("ends with exit 7 when the database goes away mid-run, and the re-run finishes it without a second charge", async () => {
-    const e: E2e = await sandbox({ fakeClock: false, numbersPerSecond: 100 });
+    const e: E2e = await sandbox({ fakeClock: false, numbersPerSecond: 250 });
     const database = await relay(new URL(await createTestDatabase()));
     try {
       const env = machine(database.url);

@@ -279,7 +279,7 @@ describe("progress where it takes time", () => {
 
 describe("progress at a terminal", () => {
   it("leaves no spinner frame on a line printed while it spins, such as Task … submitted", async () => {
-    const e = await sandbox({ fakeClock: false, numbersPerSecond: 400 });
+    const e = await sandbox({ fakeClock: false, numbersPerSecond: 1000 });
     const list = e.file("list.txt", listText(1500));
     const argv = [...submitArgs(list, "--wait", "--interval", "0.2", "-o", "out.csv")];
     // A pseudo-terminal with a width: without one no spinner is drawn.

