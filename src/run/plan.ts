@@ -186,7 +186,7 @@ export async function planRun(input: PlanInput): Promise<PlannedRun> {
 
 /** The rule as the plan keeps it: a run planned now, with the tasks it counted in flight. */
 function journalledRule(rule: ReuseRule | NewReuseRule, inFlight: ReadonlyArray<{ ref: number }>): ReuseRule {
-  return rule.inFlight === "now" ? { ...rule, inFlight: inFlight.map((task) => task.ref) } : (rule as ReuseRule);
+  return rule.inFlight === "now" ? { ...rule, inFlight: inFlight.map((task) => task.ref) } : rule;
 }
 
 /**
