@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { tempDir } from "../helpers/cli.js";
 import { createTestDatabase } from "../helpers/postgres.js";
+import { bulkcheckCommand, startInTerminal } from "../helpers/terminal.js";
 import { e2eSandboxes, gbList, identifier, lines, listText, submitAs, until, WAITING, type E2e } from "../helpers/sandbox.js";
 
 /**
@@ -131,6 +132,22 @@ describe("a team's store on PostgreSQL", () => {
     } finally {
       await database.close();
     }
+  });
+
+  it("ends both of two identical submit --wait started at once on terminals, the one that waited for the other too", async () => {
+    const e = await sandbox({ fakeClock: false, numbersPerSecond: 500 });
+    const env = { ...e.env, ...machine(await createTestDatabase()) };
+    const list = e.file("list.txt", listText(500));
+    // The balance answers slowly: both read the list and plan before either records the run, so
+    // one finds the run taken, waits for the other (its first plan's progress line already up),
+    // and plans again (--max-age 0: with parts to upload, and a progress line of their own).
+    e.sandbox.scriptFaults([{ route: "balance", fault: "slow", delayMs: 1000, times: 2 }]);
+    const argv = activity(list, ...WAITING, "-o", "out.csv", "--force", "--max-age", "0");
+    // Pseudo-terminals with a width, so that spinners turn.
+    const sessions = [0, 1].map(() => startInTerminal(`stty cols 120 rows 40; exec ${bulkcheckCommand(argv)}`, { env, cwd: e.dir }));
+    const ended = await Promise.all(sessions.map((session) => session.done));
+    for (const { code, screen } of ended) expect(code, screen).toBe(0);
+    expect(ended.filter(({ screen }) => screen.includes("being carried on by process"))).toHaveLength(1);
   });
 
   it("fails before any upload when the store cannot be reached (exit 7), naming the host but not the password", async () => {

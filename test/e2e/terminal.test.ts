@@ -294,6 +294,17 @@ describe("progress at a terminal", () => {
   });
 });
 
+describe("a spinner never outlives its command", () => {
+  it("ends a submit whose list cannot be read, its preparation spinner stopped", async () => {
+    const e = await sandbox();
+    const argv = submitArgs(join(e.dir, "no-such-list.csv"), "--wait");
+    const { code, screen } = await startInTerminal(`stty cols 120 rows 40; exec ${bulkcheckCommand(argv)}`, { env: e.env, cwd: e.dir })
+      .done;
+    expect(code, screen).toBe(2);
+    expect(renderScreen(screen)).toContain("Check the path of the list file.");
+  });
+});
+
 describe("the sandbox at a terminal", () => {
   it("logs requests in the foreground and says Ctrl-C stops it", async () => {
     const e = await sandbox();

@@ -53,6 +53,7 @@ export async function submitRun(ctx: Context, file: string, options: SubmitOptio
   const subject = { product, country: anyRegion ? "auto" : country };
   const timeoutMs = ctx.deadline.remainingMs();
   await withTempDir(async (dir) => {
+    const output = await runOutput(ctx, { ...options, ledger: ledgerOn, retentionSeconds: ledger.retentionSeconds, sourcePath, product });
     const { options: prepare, done } = await preparationOptions(ctx, file, options, country);
     const printer = runPrinter(ctx, options, subject, pollIntervalMs, async (result) => {
       done();
@@ -61,7 +62,6 @@ export async function submitRun(ctx: Context, file: string, options: SubmitOptio
       const hint = await noCodeHint(result, anyRegion);
       if (hint) ctx.printer.note(hint);
     });
-    const output = await runOutput(ctx, { ...options, ledger: ledgerOn, retentionSeconds: ledger.retentionSeconds, sourcePath, product });
     const outcome = await runList(
       {
         command: {
@@ -95,8 +95,9 @@ export async function submitRun(ctx: Context, file: string, options: SubmitOptio
         ...(output.fetchesResults ? { onSucceeded: output.stage } : {}),
       },
     ).finally(async () => {
-      await printer.ready();
-      printer.stop();
+      // A run that stopped before its list was read (no such file, another process's run waited for, Ctrl-C) stops the line too.
+      done();
+      await printer.stop();
     });
     if (!outcome) {
       if (options.dryRun) ctx.printer.note("Dry run: nothing was uploaded.");
