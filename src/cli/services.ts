@@ -74,7 +74,7 @@ export function buildContext(runtime: Runtime, globals: GlobalOptions, printer: 
     config,
     baseUrl,
     store() {
-      opened ??= resolveInput().then((input) => openStore(runtime, printer, resolveStoreUrl(runtime.env, input.profile)));
+      opened ??= resolveInput().then((input) => openStore(runtime, printer, resolveStoreUrl(runtime.env, input.profile), deadline));
       return opened;
     },
     async scope() {
@@ -126,13 +126,18 @@ export function buildContext(runtime: Runtime, globals: GlobalOptions, printer: 
 
 /**
  * The store: a team's PostgreSQL when a URL is configured, else the embedded SQLite file in
- * the state directory; the journal of 0.1 is imported into it on first use.
+ * the state directory; the journal of 0.1 is imported into it on first use. Connecting ends
+ * within what --timeout leaves (a server that never answers is exit 7, unavailable, as when
+ * connect_timeout runs out), and at once on Ctrl-C or SIGTERM.
  */
-async function openStore(runtime: Runtime, printer: Printer, url: string | undefined): Promise<Store> {
+async function openStore(runtime: Runtime, printer: Printer, url: string | undefined, deadline: CommandDeadline): Promise<Store> {
   // The embedded store loads libsql (and a team's, pg): only commands that open the store pay.
   const { openStore: openLocation } = await import("../store/open.js");
   const dir = stateDir(runtime.env);
-  const store = await openLocation(url ?? join(dir, STORE_FILE), runtime.env);
+  const store = await openLocation(url ?? join(dir, STORE_FILE), runtime.env, {
+    withinMs: deadline.remainingMs(),
+    signal: runtime.signal,
+  });
   const imported = await importLegacyJournal(store, dir, runtime.now(), ownLease());
   for (const line of imported?.corruptLines ?? []) printer.warn(`skipping corrupt journal line ${line} of bulkcheck 0.1's journal`);
   if (imported) {

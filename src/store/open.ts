@@ -1,6 +1,6 @@
 import { fileURLToPath } from "node:url";
 import { UsageError } from "../errors.js";
-import type { ConnectionEnv } from "./postgres-connection.js";
+import type { ConnectBounds, ConnectionEnv } from "./postgres-connection.js";
 import { SqliteStore } from "./sqlite-store.js";
 import type { Store } from "./store.js";
 
@@ -17,15 +17,15 @@ const OTHER_URL = /^[a-z][a-z0-9+.-]+:\/\//i;
  * password file, `sslmode` honoured: see postgresTarget), a `file:` URL or a path is an
  * SQLite file. A server that cannot be reached fails here, before any upload, with
  * StoreUnavailableError (exit 7); a URL, login or certificate that is wrong with a UsageError
- * (exit 2). The store's `location`, and every message about it, names the URL without its
- * password.
+ * (exit 2); connecting ends within `bounds` too (see PostgresDb.open). The store's
+ * `location`, and every message about it, names the URL without its password.
  */
-export async function openStore(location: string, env: ConnectionEnv): Promise<OpenedStore> {
+export async function openStore(location: string, env: ConnectionEnv, bounds?: ConnectBounds): Promise<OpenedStore> {
   const scheme = SCHEME.exec(location)?.[1]?.toLowerCase();
   if (scheme === "postgres" || scheme === "postgresql") {
     // pg is loaded only by those who use a shared store.
     const { PostgresStore } = await import("./postgres-store.js");
-    return PostgresStore.open(location, env);
+    return PostgresStore.open(location, env, bounds);
   }
   if (scheme === "file") return SqliteStore.open(fileURLToPath(location));
   if (OTHER_URL.test(location)) {

@@ -50,6 +50,27 @@ async function relay(target: URL): Promise<{ url: string; cut(): Promise<void>; 
   return { url: url.href, cut, open, close: cut };
 }
 
+/** A server that accepts connections and never says a word (a store behind a hung proxy); `accepted` settles at its first connection. */
+async function silentServer(): Promise<{ url: string; accepted: Promise<void>; close(): Promise<void> }> {
+  const sockets = new Set<Socket>();
+  let accept: () => void = () => undefined;
+  const accepted = new Promise<void>((resolve) => (accept = resolve));
+  const server = createServer((socket) => {
+    sockets.add(socket.on("error", () => undefined));
+    accept();
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as { port: number };
+  return {
+    url: `postgres://nobody@127.0.0.1:${port}/store?connect_timeout=60`,
+    accepted,
+    close: async () => {
+      for (const socket of sockets) socket.destroy();
+      await new Promise((resolve) => server.close(resolve));
+    },
+  };
+}
+
 describe("a team's store on PostgreSQL", () => {
   it("serves the second machine the first machine's fresh results: no second task", async () => {
     const e = await sandbox();
@@ -148,6 +169,34 @@ describe("a team's store on PostgreSQL", () => {
     const ended = await Promise.all(sessions.map((session) => session.done));
     for (const { code, screen } of ended) expect(code, screen).toBe(0);
     expect(ended.filter(({ screen }) => screen.includes("being carried on by process"))).toHaveLength(1);
+  });
+
+  it("gives up connecting to a store that never answers when --timeout runs out, however long connect_timeout is (exit 7)", async () => {
+    const e = await sandbox({ fakeClock: false });
+    const store = await silentServer();
+    try {
+      const list = e.file("list.txt", listText(500));
+      const out = await e.bin([...activity(list, "--yes", "--timeout", "1")], { env: machine(store.url) });
+      expect(out.code, out.stderr).toBe(7);
+      expect(out.stderr).toContain("cannot be reached");
+      expect(e.state().tasks).toHaveLength(0);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it("stops connecting to a store that never answers on SIGTERM (143)", async () => {
+    const e = await sandbox({ fakeClock: false });
+    const store = await silentServer();
+    try {
+      const run = e.spawn([...activity(e.file("list.txt", listText(500)), "--yes")], { env: machine(store.url) });
+      await store.accepted;
+      run.child.kill("SIGTERM");
+      const out = await run.done;
+      expect(out.code, out.stderr).toBe(143);
+    } finally {
+      await store.close();
+    }
   });
 
   it("fails before any upload when the store cannot be reached (exit 7), naming the host but not the password", async () => {
