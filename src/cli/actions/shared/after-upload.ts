@@ -1,9 +1,11 @@
 import { UsageError } from "../../../errors.js";
 import { FileSystemError } from "../../../file-system-errors.js";
 import type { ChangesSummary } from "../../../ledger/changes.js";
+import { assertReadableTwice } from "../../../prepare/input-source.js";
 import type { OutputFormat } from "../../../results/index.js";
 import type { StagedResults } from "../../../tasks/download.js";
 import type { Context } from "../../context.js";
+import { absolutePath } from "../../paths.js";
 import { checkOutputs } from "./destination.js";
 import { downloadToOutput } from "./download-output.js";
 import { joinToOutput } from "./join-output.js";
@@ -43,6 +45,7 @@ export async function checkOutputFlags(ctx: Context, flags: AfterUploadFlags & {
     });
   }
   checkReportFlags(flags);
+  if (flags.join && reading !== undefined) await assertReadableTwice(absolutePath(ctx, reading), "--join");
   if (flags.join) joinFormat(ctx, flags);
   else if (flags.output !== undefined) resultFormat(ctx, flags);
   await checkOutputs(
