@@ -4,7 +4,7 @@ import { commandLine } from "../command-line.js";
 import type { Context } from "../context.js";
 import { absolutePath } from "../paths.js";
 import { withTempDir } from "../../temp-dir.js";
-import { checkOutputFlags, type AfterUploadFlags } from "./shared/after-upload.js";
+import { checkOutputFlags, tasksGoOn, type AfterUploadFlags } from "./shared/after-upload.js";
 import { checkOutputs } from "./shared/destination.js";
 import type { PreparationFlags } from "./shared/preparation.js";
 import type { SubmitFlags } from "./shared/submission.js";
@@ -62,6 +62,10 @@ export async function submitRun(ctx: Context, file: string, options: SubmitOptio
       const hint = await noCodeHint(result, anyRegion);
       if (hint) ctx.printer.note(hint);
     });
+    // Whatever fails once a task is submitted (a store or temporary directory that fills up), the task goes on at the service.
+    const goOn = (error: unknown): never => {
+      throw printer.tasksSubmitted() ? tasksGoOn(error) : error;
+    };
     const outcome = await runList(
       {
         command: {
@@ -94,18 +98,20 @@ export async function submitRun(ctx: Context, file: string, options: SubmitOptio
         ...(await runDeps(ctx, { product, workDir: dir, yes: options.yes, printer })),
         ...(output.fetchesResults ? { onSucceeded: output.stage } : {}),
       },
-    ).finally(async () => {
-      // A run that stopped before its list was read (no such file, another process's run waited for, Ctrl-C) stops the line too.
-      done();
-      await printer.stop();
-    });
+    )
+      .catch(goOn)
+      .finally(async () => {
+        // A run that stopped before its list was read (no such file, another process's run waited for, Ctrl-C) stops the line too.
+        done();
+        await printer.stop();
+      });
     if (!outcome) {
       if (options.dryRun) ctx.printer.note("Dry run: nothing was uploaded.");
       return;
     }
     await output.write(outcome);
-    await finishRun(store, outcome, ctx.now, output.describe());
-    await output.cleanUp();
+    await finishRun(store, outcome, ctx.now, output.describe()).catch(goOn);
+    await output.cleanUp().catch(goOn);
   });
 }
 

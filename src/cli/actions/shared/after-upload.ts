@@ -70,11 +70,12 @@ const TASKS_GO_ON =
   "it carries on with these tasks, and nothing is submitted or charged twice.";
 
 /**
- * An output that could not be written once the tasks exist (no space, a quota) is still
- * exit 3 naming the path, and its hint says that nothing is lost and how to carry on.
+ * An output that could not be written once the tasks exist (no space, a quota), or a
+ * store or temporary directory that filled up meanwhile, is still exit 3 naming the
+ * path, and its hint says that the tasks go on and how to carry on.
  */
 export function tasksGoOn(error: unknown): unknown {
-  return error instanceof FileSystemError && error.writing ? error.withHint(TASKS_GO_ON) : error;
+  return error instanceof FileSystemError && (error.writing || error.kind === "input") ? error.withHint(TASKS_GO_ON) : error;
 }
 
 /**

@@ -55,6 +55,7 @@ export function runPrinter(
 ) {
   let progress: SubmitProgress | undefined;
   let prepared: PrepareResult | undefined;
+  let tasksSubmitted = false;
   let progressChanges = Promise.resolve();
   /**
    * Stops the progress line shown, then starts one for `parts` if given. A run plans again
@@ -88,6 +89,7 @@ export function runPrinter(
         replaceProgress(!flags.dryRun && event.plan.parts.length > 0 ? event.plan.parts : undefined);
         return;
       case "task":
+        tasksSubmitted = true;
         reportTask(ctx, event.result, flags, prepared);
         return;
       case "schedule":
@@ -110,6 +112,8 @@ export function runPrinter(
       prepared = result;
       return onPrepared(result);
     },
+    /** Whether a task of the run was submitted (or found submitted): from then on it goes on at the service, whatever fails here. */
+    tasksSubmitted: () => tasksSubmitted,
     /** Stops the progress line, once what the events started is in place. */
     stop: async (): Promise<void> => {
       replaceProgress();
