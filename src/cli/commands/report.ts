@@ -1,4 +1,5 @@
 import { Command } from "../commander.js";
+import { parseOutputPath } from "../parse-flags.js";
 import type { Invoke } from "../context.js";
 import { examples, requestTimeoutOption, timeoutOption } from "./shared/help.js";
 import type { reportRun } from "../actions/report.js";
@@ -11,7 +12,7 @@ export function reportCommand(invoke: Invoke, run: typeof reportRun = async (...
   return new Command("report")
     .description("write an HTML report of finished tasks: the run, the local preparation, money, and the results as charts")
     .argument("<ids...>", "task ids, or - to read them from stdin")
-    .option("-o, --output <file>", "destination file, or - for stdout (default: stdout)")
+    .option("-o, --output <file>", "destination file, or - for stdout (default: stdout)", parseOutputPath)
     .option("--force", "overwrite an existing file")
     .addOption(timeoutOption())
     .addOption(requestTimeoutOption())

@@ -1,5 +1,5 @@
 import { UsageError } from "../../../errors.js";
-import { checkDestination } from "../../../results/atomic-file.js";
+import { checkDestination, NULL_DEVICE } from "../../../results/atomic-file.js";
 import type { Context } from "../../context.js";
 import { absolutePath } from "../../paths.js";
 
@@ -30,8 +30,9 @@ export async function checkOutputs(ctx: Pick<Context, "cwd">, outputs: Outputs, 
   );
   const reading = (rules.reading ?? []).flatMap((path) => (path === undefined || path === "-" ? [] : [absolutePath(ctx, path)]));
   for (const [index, { flag, output, path }] of files.entries()) {
-    const twin = files.slice(0, index).find((earlier) => earlier.path === path);
+    // Any number of outputs may be thrown away.
+    const twin = path === NULL_DEVICE ? undefined : files.slice(0, index).find((earlier) => earlier.path === path);
     if (twin) throw new UsageError(`${flag} and ${twin.flag} name the same file.`, { hint: `Give ${flag} a path of its own.` });
-    await checkDestination(path, { force: Boolean(rules.force), reading, name: output });
+    await checkDestination(path, { force: Boolean(rules.force), reading, name: output, flag });
   }
 }
