@@ -1,4 +1,4 @@
-import { setTimeout as delay } from "node:timers/promises";
+import { abortableSleep } from "../api/sleep.js";
 import type { ApiClient } from "../api/types.js";
 import type { ConfigStore } from "../config/store.js";
 import type { Scope, Store } from "../store/store.js";
@@ -97,7 +97,7 @@ export function processRuntime(): Runtime & { release(): void } {
     io: processIO(),
     env: process.env,
     now: Date.now,
-    sleep: (ms, signal) => delay(ms, undefined, { signal }),
+    sleep: abortableSleep,
     random: Math.random,
     signal: controller.signal,
     cwd: process.cwd(),

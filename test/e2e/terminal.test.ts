@@ -89,6 +89,17 @@ describe("cron", () => {
   });
 });
 
+describe("quiet means quiet", () => {
+  it("prints nothing on stderr under --quiet when more than ten tasks run at once (no Node warning about abort listeners)", async () => {
+    const e = await sandbox({ fakeClock: false, minTaskSize: 1, maxTaskSize: 2, resultDelaySeconds: 1 });
+    await allowSmallTasks(e, 2);
+    const out = await e.bin(submitArgs(e.file("list.txt", listText(24)), "--wait", "--interval", "0.2", "-o", "out.csv", "--quiet"));
+    expect(out.code, out.stderr).toBe(0);
+    expect(e.state().tasks).toHaveLength(12);
+    expect(out).toEqual({ code: 0, stdout: "", stderr: "" });
+  });
+});
+
 describe("ids wherever they come from", () => {
   it("runs the README's Quick start as written for a list split into two tasks", async () => {
     const e = await sandbox({ fakeClock: false });
