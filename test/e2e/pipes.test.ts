@@ -83,16 +83,19 @@ describe("a list that is a pipe", () => {
     expect(e.state().tasks).toHaveLength(0);
   });
 
-  it("stops waiting for a named pipe's writer on SIGTERM (143)", async () => {
+  it.each([
+    ["SIGTERM", 143],
+    ["SIGINT", 130],
+  ] as const)("stops waiting for a named pipe's writer on %s (%i)", async (signal, code) => {
     const e = await sandbox({ fakeClock: false });
     const path = fifo(e);
     const run = e.spawn(submitArgs(path));
     // A writer that opens the pipe once bulkcheck reads it, and never writes.
     const writer = await writerOnceRead(path);
     try {
-      run.child.kill("SIGTERM");
+      run.child.kill(signal);
       const out = await run.done;
-      expect(out.code, out.stderr).toBe(143);
+      expect(out.code, out.stderr).toBe(code);
     } finally {
       closeSync(writer);
     }
