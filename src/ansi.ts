@@ -55,3 +55,14 @@ export function terminalText(text: string, options: { singleLine?: boolean } = {
 export function terminalJson(value: unknown): string {
   return JSON.stringify(value).replace(ACTIVE_IN_JSON, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, "0")}`);
 }
+
+/**
+ * `text` cut to at most `max` characters, the last an ellipsis when it was cut: a value
+ * from a file or the service quoted in a line for people stays a line, however long it is.
+ */
+export function shortened(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const cut = text.slice(0, max - 1);
+  // Never half of a character outside the Basic Multilingual Plane.
+  return `${/[\ud800-\udbff]$/.test(cut) ? cut.slice(0, -1) : cut}…`;
+}

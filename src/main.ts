@@ -17,7 +17,17 @@ const services = () => import("./cli/services.js");
  * Runs bulkcheck with the given arguments and returns the exit code. The only
  * place errors become exit codes; bin/bulkcheck.js sets process.exitCode from it.
  */
-export async function main(argv: readonly string[], runtime: Runtime = processRuntime()): Promise<number> {
+export async function main(argv: readonly string[], runtime?: Runtime): Promise<number> {
+  if (runtime) return mainWith(argv, runtime);
+  const own = processRuntime();
+  try {
+    return await mainWith(argv, own);
+  } finally {
+    own.release();
+  }
+}
+
+async function mainWith(argv: readonly string[], runtime: Runtime): Promise<number> {
   // `--version` alone is answered before the command tree is built.
   if (argv.length === 1 && (argv[0] === "--version" || argv[0] === "-V")) {
     runtime.io.stdout.write(`${VERSION}\n`);

@@ -37,7 +37,8 @@ export interface ResourceContext {
  * A Task with only the fields the spec defines (unknown fields dropped). Required:
  * `id`, `status` (one of the three), `total`. `product`, `country` and
  * `created_at` read as "" when absent, since the service may leave them out for
- * some products; `null` optional fields read as absent.
+ * some products; `null` optional fields read as absent. A `created_at` that is there
+ * must be an ISO 8601 timestamp: it is shown, stored and compared as one.
  */
 export function toTask(data: unknown, ctx: ResourceContext): Task {
   const record = asRecord(data, "a task", ctx);
@@ -62,7 +63,7 @@ export function toTask(data: unknown, ctx: ResourceContext): Task {
     status: status as TaskStatus,
     country: optionalString(record, "country", ctx) ?? "",
     total: requiredCount(record, "total", ctx),
-    created_at: optionalString(record, "created_at", ctx) ?? "",
+    created_at: optionalTimestamp(record, "created_at", ctx) ?? "",
   };
   for (const name of OPTIONAL_COUNTS) {
     const value = optionalCount(record, name, ctx);
@@ -94,6 +95,16 @@ function optionalString(record: Record<string, unknown>, name: string, ctx: Reso
   if (value === undefined || value === null) return undefined;
   if (typeof value !== "string") fail(ctx, `a task whose ${name} is not a string`);
   return value;
+}
+
+/** `2025-01-15T09:00:00Z`, with seconds, fractions and an offset or not. */
+const ISO_TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})$/;
+
+function optionalTimestamp(record: Record<string, unknown>, name: string, ctx: ResourceContext): string | undefined {
+  const value = optionalString(record, name, ctx);
+  if (value === undefined || value === "" || (ISO_TIMESTAMP.test(value) && !Number.isNaN(Date.parse(value)))) return value;
+  // Quoted cut short and on one line: it may hold terminal escapes.
+  fail(ctx, `a task whose ${name} is not an ISO 8601 timestamp ("${sanitizeSnippet(ctx.scrub(value), 40)}")`);
 }
 
 function optionalCount(record: Record<string, unknown>, name: string, ctx: ResourceContext): number | undefined {

@@ -6,6 +6,7 @@
 import type { Readable } from "node:stream";
 import type { Dispatcher, FormData } from "undici";
 import { EnvHttpProxyAgent } from "undici";
+import { operationSignal } from "../operation-signal.js";
 
 export interface Timeouts {
   /** TCP (and TLS) connection establishment. */
@@ -72,19 +73,30 @@ export interface ExchangeResponse {
   body: Readable & { dump(opts?: { limit: number }): Promise<void> };
 }
 
-/** Sends one request and resolves once the response headers arrive. Rejections are undici's raw errors. */
+/**
+ * Sends one request and resolves once the response headers arrive. Rejections are undici's
+ * raw errors. The request listens to `signal` through a signal of its own (see
+ * operationSignal), until its body is read or dropped: a run's requests run concurrently.
+ */
 export async function exchange(request: Exchange): Promise<ExchangeResponse> {
-  const response = await request.dispatcher.request({
-    origin: request.url.origin,
-    path: `${request.url.pathname}${request.url.search}`,
-    method: request.method,
-    headers: request.headers,
-    body: request.body ?? null,
-    signal: request.signal,
-    headersTimeout: request.timeouts.headersMs,
-    bodyTimeout: request.timeouts.bodyMs,
-  });
-  return { status: response.statusCode, headers: response.headers, body: response.body };
+  const operation = request.signal && operationSignal(request.signal);
+  try {
+    const response = await request.dispatcher.request({
+      origin: request.url.origin,
+      path: `${request.url.pathname}${request.url.search}`,
+      method: request.method,
+      headers: request.headers,
+      body: request.body ?? null,
+      signal: operation?.signal,
+      headersTimeout: request.timeouts.headersMs,
+      bodyTimeout: request.timeouts.bodyMs,
+    });
+    if (operation) response.body.once("close", operation.release);
+    return { status: response.statusCode, headers: response.headers, body: response.body };
+  } catch (error) {
+    operation?.release();
+    throw error;
+  }
 }
 
 /** The first value of a response header (undici lower-cases names). */

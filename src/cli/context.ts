@@ -1,4 +1,4 @@
-import { setTimeout as delay } from "node:timers/promises";
+import { abortableSleep } from "../api/sleep.js";
 import type { ApiClient } from "../api/types.js";
 import type { ConfigStore } from "../config/store.js";
 import type { Scope, Store } from "../store/store.js";
@@ -82,7 +82,12 @@ export interface Context extends Runtime {
  */
 export type Invoke = (cmd: CommandUnknownOpts, run: (ctx: Context) => Promise<void>) => Promise<void>;
 
-export function processRuntime(): Runtime {
+/**
+ * The process's streams, environment, clock and signals. `release` hands SIGINT and SIGTERM
+ * back to Node once the command has returned: a listener left registered would swallow
+ * them, so a process kept alive by something left running could not even be stopped.
+ */
+export function processRuntime(): Runtime & { release(): void } {
   const controller = new AbortController();
   // Stay registered (not `once`): conf's when-exit hooks the same signals once and
   // re-raises them after its own cleanup, and with no listener left that second
@@ -97,10 +102,14 @@ export function processRuntime(): Runtime {
     io: processIO(),
     env: process.env,
     now: Date.now,
-    sleep: (ms, signal) => delay(ms, undefined, { signal }),
+    sleep: abortableSleep,
     random: Math.random,
     signal: controller.signal,
     cwd: process.cwd(),
+    release() {
+      process.off("SIGINT", onSignal);
+      process.off("SIGTERM", onSignal);
+    },
   };
 }
 

@@ -35,6 +35,14 @@ export function parseShare(value: string): number {
   return share;
 }
 
+/** This process's stdout by a path's name: written as `-` is, never through the path (an atomic write would replace the link). */
+const STDOUT_PATHS = new Set(["/dev/stdout", "/dev/fd/1", "/proc/self/fd/1"]);
+
+/** The file an output flag names (-o, --rejects, --report, --changes): `-` for stdout, as /dev/stdout also is. */
+export function parseOutputPath(value: string): string {
+  return STDOUT_PATHS.has(value) ? "-" : value;
+}
+
 /** An age (--max-age 7d, --older-than 180d): compared with dates, so it may be longer than a timer holds. */
 export function parseAge(value: string): number {
   return durationFlag(value, { age: true });

@@ -43,9 +43,12 @@ export async function createProgress(printer: Printer, env: Env): Promise<Progre
   // Every other line printed meanwhile clears the spinner first and draws it again below.
   const release = printer.holdLiveLine(spinner);
   let shownAt = -Infinity;
+  let stopped = false;
   return {
     live: true,
     update(update) {
+      // A late update (an event on its way when the run stopped it) must not draw the spinner again.
+      if (stopped) return;
       // Written straight to the terminal, as the printer's notes are: a task's fields or a file's name may be in it.
       const text = terminalText(update, { singleLine: true });
       if (text === spinner.text) return;
@@ -59,6 +62,7 @@ export async function createProgress(printer: Printer, env: Env): Promise<Progre
       printer.note(text);
     },
     stop() {
+      stopped = true;
       release();
       spinner.stop();
     },

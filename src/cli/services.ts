@@ -77,7 +77,7 @@ export function buildContext(runtime: Runtime, globals: GlobalOptions, printer: 
     baseUrl,
     storeLocation,
     store() {
-      opened ??= storeLocation().then((location) => openStore(runtime, printer, location));
+      opened ??= storeLocation().then((location) => openStore(runtime, printer, location, deadline));
       return opened;
     },
     async scope() {
@@ -127,12 +127,16 @@ export function buildContext(runtime: Runtime, globals: GlobalOptions, printer: 
   };
 }
 
-/** The store at `location` (see Context.storeLocation); the journal of 0.1 is imported into it on first use. */
-async function openStore(runtime: Runtime, printer: Printer, location: string): Promise<Store> {
+/**
+ * The store at `location` (see Context.storeLocation); the journal of 0.1 is imported into it
+ * on first use. Connecting ends within what --timeout leaves (a server that never answers is
+ * exit 7, unavailable, as when connect_timeout runs out), and at once on Ctrl-C or SIGTERM.
+ */
+async function openStore(runtime: Runtime, printer: Printer, location: string, deadline: CommandDeadline): Promise<Store> {
   // The embedded store loads libsql (and a team's, pg): only commands that open the store pay.
   const { openStore: openLocation } = await import("../store/open.js");
   const dir = stateDir(runtime.env);
-  const store = await openLocation(location, runtime.env);
+  const store = await openLocation(location, runtime.env, { withinMs: deadline.remainingMs(), signal: runtime.signal });
   const imported = await importLegacyJournal(store, dir, runtime.now(), ownLease());
   for (const line of imported?.corruptLines ?? []) printer.warn(`skipping corrupt journal line ${line} of bulkcheck 0.1's journal`);
   if (imported) {

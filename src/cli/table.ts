@@ -1,5 +1,5 @@
 import { neutraliseFormula } from "../csv/write.js";
-import { boxedTable, type TableColumn } from "../results/format-table.js";
+import { boxedTable, cellText, type TableColumn } from "../results/format-table.js";
 import type { Printer } from "./printer.js";
 
 /**
@@ -7,6 +7,8 @@ import type { Printer } from "./printer.js";
  * (columns dropped or cells shortened with "…", never a wrapped row), and as
  * tab-separated lines (with a header line, every column) when it is piped, so
  * `cut` and `awk` work, and a spreadsheet opening them runs no formula the service sent.
+ * Either way it is a table for people, which ends on a terminal sooner or later
+ * (`bulkcheck status | grep …`): every cell is neutralised as the boxed table's are.
  */
 export function printTable(printer: Printer, columns: ReadonlyArray<string | TableColumn>, rows: ReadonlyArray<readonly string[]>): void {
   if (!printer.io.stdout.isTTY) {
@@ -19,5 +21,5 @@ export function printTable(printer: Printer, columns: ReadonlyArray<string | Tab
 }
 
 function tsvField(value: string): string {
-  return neutraliseFormula(value.replace(/[\t\r\n]/g, " "));
+  return neutraliseFormula(cellText(value));
 }

@@ -1,5 +1,7 @@
-import { createWriteStream } from "node:fs";
-import { open, type FileHandle } from "node:fs/promises";
+import { constants, createWriteStream, open as openFd } from "node:fs";
+import { open, stat, type FileHandle } from "node:fs/promises";
+import { Socket } from "node:net";
+import { promisify } from "node:util";
 import { basename, extname, join } from "node:path";
 import { pipeline } from "node:stream/promises";
 import { UsageError } from "../errors.js";
@@ -33,14 +35,22 @@ const READ_CHUNK_BYTES = 1 << 16;
 
 /**
  * A list as a file that can be read more than once: a path as it is, a stream
- * (stdin) copied first into `dir` (which the caller keeps private and removes),
- * readable only by its owner. Preparation may read a list twice (once to learn
- * its encoding and its convention for bare digits, once more when that changes
- * how rows read), and a stream can be read only once. A stream that stays open
- * (a producer that stalls) is given up when `signal` aborts, rejecting with its reason.
+ * (stdin) or a named pipe (a FIFO, or process substitution's /dev/fd/N) copied
+ * first into `dir` (which the caller keeps private and removes), readable only by
+ * its owner. Preparation may read a list twice (once to learn its encoding and its
+ * convention for bare digits, once more when that changes how rows read), and a
+ * pipe can be read only once. A pipe that stays open or has no writer yet (a
+ * producer that stalls) is given up when `signal` aborts, rejecting with its reason.
  */
 export async function listFile(source: ListSource, dir: string, signal?: AbortSignal): Promise<ListFile> {
-  if (typeof source === "string") return { path: source, name: source };
+  if (typeof source === "string") {
+    if (!(await isPipe(source))) return { path: source, name: source };
+    return spool({ stream: await openPipe(source), name: source }, dir, signal);
+  }
+  return spool(source, dir, signal);
+}
+
+async function spool(source: { stream: NodeJS.ReadableStream; name?: string }, dir: string, signal?: AbortSignal): Promise<ListFile> {
   const name = source.name ?? "stdin";
   const path = join(dir, `spooled${extname(basename(name))}`);
   const spool = createWriteStream(path, { mode: 0o600, flags: "wx" });
@@ -53,6 +63,44 @@ export async function listFile(source: ListSource, dir: string, signal?: AbortSi
     throw spool.errored ? asOutputWriteError(error, path) : error;
   }
   return { path, name };
+}
+
+/** Whether `path` is a named pipe or a socket: a stream that reading empties. */
+async function isPipe(path: string): Promise<boolean> {
+  const stats = await stat(path).catch(() => undefined);
+  return Boolean(stats?.isFIFO() || stats?.isSocket());
+}
+
+/**
+ * Refuses (exit 2) a pipe (a FIFO, process substitution's /dev/fd/N) as a list that `flag`
+ * reads again (a join reads the source once more when the results are in, and checks that
+ * it is the file submitted): reading a pipe empties it.
+ */
+export async function assertReadableTwice(path: string, flag: string): Promise<void> {
+  if (!(await isPipe(path))) return;
+  throw new UsageError(`${path} is a pipe, which can be read only once; ${flag} needs the list as a file it can read again.`, {
+    hint: "Save the list to a file and pass that file's path.",
+  });
+}
+
+/** A descriptor this process was handed, by its path: process substitution's /dev/fd/63. */
+const DESCRIPTOR_PATH = /^\/(?:dev|proc\/self)\/fd\/(\d+)$/;
+
+/**
+ * A pipe's reading end as a stream. A descriptor this process was handed is read as it
+ * is (a socket cannot be opened again by its path); any other pipe is opened
+ * non-blocking, so that the open itself never waits (a blocking open waits for a writer
+ * on a thread no signal reaches, and held the process forever). The stream then waits
+ * for the writer's data on the event loop, where destroying it (an abort) ends the wait.
+ */
+async function openPipe(path: string): Promise<Socket> {
+  try {
+    const handed = DESCRIPTOR_PATH.exec(path)?.[1];
+    const fd = handed === undefined ? await promisify(openFd)(path, constants.O_RDONLY | constants.O_NONBLOCK) : Number(handed);
+    return new Socket({ fd, readable: true, writable: false });
+  } catch (error) {
+    throw pathError(path, error);
+  }
 }
 
 /**

@@ -1,4 +1,5 @@
 import { resolve } from "node:path";
+import { NULL_DEVICE } from "../results/atomic-file.js";
 import type { CountryCode } from "libphonenumber-js/max";
 import { UsageError } from "../errors.js";
 import type { TextEncoding } from "../csv/encodings.js";
@@ -101,7 +102,8 @@ export function classifyOptionsOf(options: PrepareOptions): ClassifyOptions {
   if (
     options.uploadPath !== undefined &&
     options.rejectsPath !== undefined &&
-    resolve(options.uploadPath) === resolve(options.rejectsPath)
+    resolve(options.uploadPath) === resolve(options.rejectsPath) &&
+    resolve(options.uploadPath) !== NULL_DEVICE
   ) {
     throw new UsageError("The upload file and the rejects file are the same file; give each its own path.");
   }

@@ -1,5 +1,5 @@
 import { constants, type Stats } from "node:fs";
-import { access, link, lstat, open, readdir, rename, stat, unlink, type FileHandle } from "node:fs/promises";
+import { access, link, lstat, open, readdir, realpath, rename, stat, unlink, type FileHandle } from "node:fs/promises";
 import { basename, dirname, join, resolve } from "node:path";
 import type { Writable } from "node:stream";
 import { finished } from "node:stream/promises";
@@ -29,6 +29,8 @@ export interface DestinationRules {
   reading?: readonly ReadFile[];
   /** What messages call the destination, such as the path as the user typed it (default: the path). */
   name?: string;
+  /** The flag that names the destination, for hints (default: -o). */
+  flag?: string;
 }
 
 interface DestinationState {
@@ -36,6 +38,8 @@ interface DestinationState {
   existing: Stats | undefined;
   /** Temp files of dead writers removed beside it. */
   staleTempFilesRemoved: string[];
+  /** The path is /dev/null: written in place (it keeps nothing), never replaced. */
+  discards: boolean;
 }
 
 /**
@@ -43,6 +47,7 @@ interface DestinationState {
  * output asks it before anything is read or uploaded, and the atomic writer asks
  * again when it creates the file and when it puts it in place:
  * - never a file being read, under any name (see checkNotRead);
+ * - /dev/null, the way to throw an output away, is written in place (`discards`);
  * - never a directory, device, FIFO or socket; a file or link that exists only with
  *   `force`, and a link is then replaced by the file, never written through;
  * - its directory must exist and be writable.
@@ -56,6 +61,7 @@ export async function checkDestination(path: string, rules: DestinationRules = {
   const existing = await statsOrNothing(lstat(path));
   await checkNotRead(path, rules.reading ?? [], name);
   const pointedTo = existing?.isSymbolicLink() ? await statsOrNothing(stat(path)) : existing;
+  if (pointedTo && (await isNullDevice(path, pointedTo))) return { existing, staleTempFilesRemoved: [], discards: true };
   if (pointedTo?.isDirectory()) {
     throw new UsageError(`${name} is a directory; bulkcheck writes a file there.`, {
       hint: `Give a file path, such as ${join(name, "results.csv")}.`,
@@ -63,9 +69,10 @@ export async function checkDestination(path: string, rules: DestinationRules = {
   }
   await checkWritableDirectory(path, name);
   const staleTempFilesRemoved = await removeStaleTempFiles(path);
+  // Before "exists": --force would not help.
+  if (existing && !isReplaceable(existing)) throw new DestinationNotReplaceableError(name, existing, rules.flag);
   if (existing && !rules.force) throw new DestinationExistsError(name);
-  if (existing && !isReplaceable(existing)) throw new DestinationNotReplaceableError(name, existing);
-  return { existing, staleTempFilesRemoved };
+  return { existing, staleTempFilesRemoved, discards: false };
 }
 
 /**
@@ -114,6 +121,14 @@ async function everythingUnder(dir: string): Promise<Stats[]> {
   const stats = await Promise.all(names.map((name) => statsOrNothing(lstat(join(dir, name)))));
   return stats.filter((entry) => entry !== undefined);
 }
+
+/** Whether `path`, whose target is `stats`, is /dev/null itself (a null device made elsewhere is some other special file). */
+async function isNullDevice(path: string, stats: Stats): Promise<boolean> {
+  return stats.isCharacterDevice() && (await realpath(path).catch(() => undefined)) === NULL_DEVICE;
+}
+
+/** Where an output is thrown away: accepted as any output's path, as often as it is named. */
+export const NULL_DEVICE = "/dev/null";
 
 function sameFile(a: Stats, b: Stats): boolean {
   return a.dev === b.dev && a.ino === b.ino;
@@ -211,15 +226,19 @@ export class AtomicFile {
   readonly staleTempFilesRemoved: readonly string[];
   readonly #rules: DestinationRules;
   readonly #temps: TempFiles;
+  /** /dev/null: the stream writes to it directly, and there is nothing to put in place or remove. */
+  readonly #inPlace: boolean;
   #failure: Error | undefined;
 
   private constructor(path: string, tempPath: string, handle: FileHandle, rules: DestinationRules, temps: TempFiles, stale: string[]) {
     this.path = path;
     this.tempPath = tempPath;
+    this.#inPlace = tempPath === path;
     this.#rules = rules;
     this.#temps = temps;
     this.staleTempFilesRemoved = stale;
-    this.stream = handle.createWriteStream({ flush: true, highWaterMark: WRITE_BUFFER_BYTES });
+    // A device cannot be synced (EINVAL), and /dev/null keeps nothing to sync.
+    this.stream = handle.createWriteStream({ flush: !this.#inPlace, highWaterMark: WRITE_BUFFER_BYTES });
     this.stream.once("error", (error) => (this.#failure = error));
   }
 
@@ -247,7 +266,14 @@ export class AtomicFile {
   static async create(path: string, options: AtomicFileOptions = {}): Promise<AtomicFile> {
     const target = resolve(path);
     const { temps = new TempFiles(), mode: askedMode, ...rules } = options;
-    const { existing, staleTempFilesRemoved } = await checkDestination(target, rules);
+    const { existing, staleTempFilesRemoved, discards } = await checkDestination(target, rules);
+    if (discards) {
+      try {
+        return new AtomicFile(target, target, await open(target, "w"), rules, temps, []);
+      } catch (error) {
+        throw asOutputWriteError(error, target);
+      }
+    }
     const mode = askedMode ?? (existing?.isFile() ? existing.mode & 0o7777 : undefined);
     const tempPath = tempPathFor(target);
     // Registered before it exists, so an exit handler never misses it.
@@ -296,6 +322,7 @@ export class AtomicFile {
   async commit(): Promise<void> {
     await closed(this.stream);
     if (this.#failure !== undefined) throw asOutputWriteError(this.#failure, this.path);
+    if (this.#inPlace) return;
     try {
       // Asked again: what was a file when the write began may since have been swapped for a device, or a link to the list.
       await checkDestination(this.path, this.#rules);
@@ -329,6 +356,6 @@ export class AtomicFile {
   async discard(): Promise<void> {
     this.stream.destroy();
     await closed(this.stream);
-    await this.#temps.remove(this.tempPath);
+    if (!this.#inPlace) await this.#temps.remove(this.tempPath);
   }
 }

@@ -87,9 +87,10 @@ export class DestinationNotReplaceableError extends UsageError {
   constructor(
     readonly path: string,
     stats: Stats,
+    flag = "-o",
   ) {
     super(`${path} is ${fileKind(stats)}: --force replaces only a regular file (or a symbolic link).`, {
-      hint: "Give -o the path of a file; to write into a pipe or device, use -o - and redirect stdout.",
+      hint: `Give ${flag} the path of a file; to write into a pipe or device, use ${flag} - and redirect stdout.`,
     });
   }
 }

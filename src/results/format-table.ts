@@ -145,7 +145,7 @@ export function boxedTable(
 }
 
 /** A cell as a terminal may show it: on one line, every control character a visible escape (see terminalText). */
-function cellText(text: string): string {
+export function cellText(text: string): string {
   return terminalText(text.replace(/[\r\n\t]/g, " "), { singleLine: true });
 }
 

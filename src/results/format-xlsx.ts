@@ -34,13 +34,15 @@ const CHUNK_CHARS = 64 * 1024;
  * output's backpressure: rows are read only as fast as the zip is written, so memory
  * stays flat however long the table. A join can feed its rows here as a download does.
  * The stream fails with ResultFileError `CELL_TOO_LONG` for a value Excel cannot hold,
- * or with the table's own error.
+ * or with the table's own error. Nothing is read before the first chunk is asked for: a
+ * failure that came before the reader was there (a ledger export still creating its file)
+ * was an 'error' event nobody listened to, and crashed the process.
  */
-export function renderXlsx(table: AsyncIterable<readonly string[]>, options: XlsxOptions = {}): AsyncIterable<Buffer> {
+export async function* renderXlsx(table: AsyncIterable<readonly string[]>, options: XlsxOptions = {}): AsyncGenerator<Buffer> {
   const zip = new yazl.ZipFile();
   const output = zip.outputStream as Readable;
   assemble(zip, output, new RowReader(table), options).catch((error: unknown) => output.destroy(error as Error));
-  return output;
+  yield* output as AsyncIterable<Buffer>;
 }
 
 async function assemble(zip: yazl.ZipFile, output: Readable, rows: RowReader, options: XlsxOptions): Promise<void> {

@@ -1,4 +1,4 @@
-import { terminalText } from "../ansi.js";
+import { shortened, terminalText } from "../ansi.js";
 import { count } from "../format-count.js";
 import type { ServiceType } from "../spec/products.js";
 import { RowCountMismatchError } from "./errors.js";
@@ -55,10 +55,16 @@ export function assertRowCounts(summary: ResultSummary): void {
   }
 }
 
+/** Characters of a value a summary line shows: the file has it whole. */
+const SUMMARY_VALUE_CHARS = 40;
+
 function listValues(values: readonly ValueCount[]): string {
-  // Carrier names from the service, quoted in a line for a person: on one line, escapes shown as text.
+  // Carrier names from the service, quoted in a line for a person: on one line, short, escapes shown as text.
   return values
-    .map(({ value, count: n }) => `${value === "" ? "(empty)" : terminalText(value, { singleLine: true })} ${count(n)}`)
+    .map(({ value, count: n }) => {
+      const shown = value === "" ? EMPTY_VALUE : terminalText(shortened(value, SUMMARY_VALUE_CHARS), { singleLine: true });
+      return `${shown} ${count(n)}`;
+    })
     .join(", ");
 }
 

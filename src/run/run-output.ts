@@ -7,6 +7,7 @@ import type { Task } from "../spec/task.js";
 import type { RunRecord, Scope, Store } from "../store/store.js";
 import type { StagedResults } from "../tasks/download.js";
 import type { UploadResult } from "../tasks/submit.js";
+import { operationSignal } from "../operation-signal.js";
 import { collectAbandonedRuns } from "./abandoned.js";
 import { reusedSources } from "./reused-results.js";
 import { fetchToStaging, Staging, stagingRoot, type FetchDeps } from "./staging.js";
@@ -59,9 +60,15 @@ export class RunOutput {
     const { deps } = this;
     this.#staging ??= Staging.open(stagingRoot(deps.stateDir, deps.ledger), run.id, deps.store);
     const staging = await this.#staging;
-    const { product, sleep, signal, onRestart, onWait } = deps;
-    const fetch: FetchDeps = { client: await deps.client(), product, sleep, signal, onRestart, onWait };
-    await fetchToStaging(deps.ledger ? { ...fetch, ledger: { store: deps.store, now: deps.now } } : fetch, staging, result);
+    const { product, sleep, onRestart, onWait } = deps;
+    // Tasks finish together: each transfer's streams and waits listen through a signal of its own.
+    const transfer = operationSignal(deps.signal);
+    try {
+      const fetch: FetchDeps = { client: await deps.client(), product, sleep, signal: transfer.signal, onRestart, onWait };
+      await fetchToStaging(deps.ledger ? { ...fetch, ledger: { store: deps.store, now: deps.now } } : fetch, staging, result);
+    } finally {
+      transfer.release();
+    }
   }
 
   /**

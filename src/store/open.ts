@@ -1,5 +1,5 @@
 import type { StoreCheck } from "./health.js";
-import type { ConnectionEnv } from "./postgres-connection.js";
+import type { ConnectBounds, ConnectionEnv } from "./postgres-connection.js";
 import { sqlitePath } from "./location.js";
 import { checkSqliteFile } from "./sqlite-check.js";
 import { SqliteStore } from "./sqlite-store.js";
@@ -15,15 +15,16 @@ export type OpenedStore = Store & { readonly schemaVersion: number };
  * SQLite file. A server that cannot be reached fails here, before any upload, with
  * StoreUnavailableError (exit 7); a URL, login or certificate that is wrong with a UsageError
  * (exit 2); a damaged SQLite file with StoreDamagedError (exit 3), and a schema a newer
- * bulkcheck migrated with StoreTooNewError (exit 2). The store's `location`, and every
- * message about it, names the URL without its password.
+ * bulkcheck migrated with StoreTooNewError (exit 2); connecting ends within `bounds` too
+ * (see PostgresDb.open). The store's `location`, and every message about it, names the URL
+ * without its password.
  */
-export async function openStore(location: string, env: ConnectionEnv): Promise<OpenedStore> {
+export async function openStore(location: string, env: ConnectionEnv, bounds?: ConnectBounds): Promise<OpenedStore> {
   const path = sqlitePath(location);
   if (path !== undefined) return SqliteStore.open(path);
   // pg is loaded only by those who use a shared store.
   const { PostgresStore } = await import("./postgres-store.js");
-  return PostgresStore.open(location, env);
+  return PostgresStore.open(location, env, bounds);
 }
 
 /**

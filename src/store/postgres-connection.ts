@@ -19,12 +19,21 @@ const PARAMETERS = ["sslmode", "sslrootcert", "sslcert", "sslkey", "connect_time
 
 const DEFAULT_CONNECT_TIMEOUT_S = 10;
 
+/**
+ * What bounds connecting to the store beyond the URL's connect_timeout: the time the
+ * command has left (--timeout), and the signal of Ctrl-C and SIGTERM.
+ */
+export interface ConnectBounds {
+  withinMs?: number | undefined;
+  signal?: AbortSignal | undefined;
+}
+
 export interface PostgresTarget {
   /** The URL without its password, for messages, `store status` and logs. */
   location: string;
   sslMode: SslMode;
   /** Everything pg needs, given explicitly so that pg consults neither process.env nor ~/.pgpass itself. */
-  config: PoolConfig;
+  config: PoolConfig & { connectionTimeoutMillis: number };
 }
 
 /**

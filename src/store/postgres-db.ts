@@ -1,9 +1,10 @@
+import { Socket } from "node:net";
 import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import pg, { type Pool, type PoolClient, type PoolConfig } from "pg";
 import { from as copyFrom } from "pg-copy-streams";
 import { migrate } from "./postgres-schema.js";
-import { postgresTarget, storeFailure, type ConnectionEnv } from "./postgres-connection.js";
+import { postgresTarget, storeFailure, type ConnectBounds, type ConnectionEnv } from "./postgres-connection.js";
 import type { ColumnValue } from "./store.js";
 
 /** What a statement binds: arrays go as their literal (numberArray), JSON as its text. */
@@ -53,13 +54,23 @@ export class PostgresDb {
   ) {}
 
   /**
-   * Connects (failing within connect_timeout, 10 s by default, when the server cannot be
-   * reached) and migrates. With sslmode=prefer (the default) or allow, a server without TLS
-   * is connected to in plain TCP, as libpq does.
+   * Connects (failing within connect_timeout, 10 s by default, or the time the command has
+   * left if that is shorter, when the server cannot be reached or does not answer) and
+   * migrates; `bounds.signal` (Ctrl-C, SIGTERM) stops connecting at once, its reason
+   * thrown. With sslmode=prefer (the default) or allow, a server without TLS is connected to
+   * in plain TCP, as libpq does.
    */
-  static async open(storeUrl: string, env: ConnectionEnv): Promise<PostgresDb> {
+  static async open(storeUrl: string, env: ConnectionEnv, bounds: ConnectBounds = {}): Promise<PostgresDb> {
+    bounds.signal?.throwIfAborted();
     const target = postgresTarget(storeUrl, env);
-    let pool = newPool(target.config);
+    const connecting = stoppableConnections(bounds.signal);
+    const config: PoolConfig = {
+      ...target.config,
+      // The shorter of connect_timeout and the command's time left; never 0, which pg takes as no limit.
+      connectionTimeoutMillis: Math.max(1, Math.min(target.config.connectionTimeoutMillis, bounds.withinMs ?? Infinity)),
+      stream: connecting.socket,
+    };
+    let pool = newPool(config);
     try {
       let client: PoolClient;
       try {
@@ -68,7 +79,7 @@ export class PostgresDb {
         const fallBack = (target.sslMode === "prefer" || target.sslMode === "allow") && /does not support SSL/.test(String(error));
         if (!fallBack) throw error;
         await pool.end();
-        pool = newPool({ ...target.config, ssl: false });
+        pool = newPool({ ...config, ssl: false });
         client = await pool.connect();
       }
       try {
@@ -79,6 +90,8 @@ export class PostgresDb {
     } catch (error) {
       await pool.end().catch(() => undefined);
       throw storeFailure(error, target.location);
+    } finally {
+      connecting.done();
     }
   }
 
@@ -206,6 +219,31 @@ export class PostgresDb {
   close(): Promise<void> {
     return this.pool.end();
   }
+}
+
+/**
+ * A socket factory for pg that, until `done`, closes the sockets it made when `signal`
+ * aborts: pg itself would wait out connect_timeout (the URL's may be a minute or more) for
+ * a server that accepts and never answers, the socket holding the process open that long.
+ */
+function stoppableConnections(signal: AbortSignal | undefined): { socket: () => Socket; done: () => void } {
+  let opening: Set<Socket> | undefined = new Set();
+  const stop = () => {
+    const reason: unknown = signal?.reason;
+    for (const socket of opening ?? []) socket.destroy(reason instanceof Error ? reason : new Error(String(reason)));
+  };
+  signal?.addEventListener("abort", stop, { once: true });
+  return {
+    socket: () => {
+      const socket = new Socket();
+      opening?.add(socket);
+      return socket;
+    },
+    done: () => {
+      signal?.removeEventListener("abort", stop);
+      opening = undefined;
+    },
+  };
 }
 
 function newPool(config: PoolConfig): Pool {

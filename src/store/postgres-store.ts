@@ -1,5 +1,5 @@
 import { Assignments, copyText, numberArray, placeholders, PostgresDb, type PgParam, type TransactionClient } from "./postgres-db.js";
-import type { ConnectionEnv } from "./postgres-connection.js";
+import type { ConnectBounds, ConnectionEnv } from "./postgres-connection.js";
 import { postgresSchemaProblems } from "./postgres-check.js";
 import type { StoreCheck } from "./health.js";
 import { identifierNumber, splitValues } from "./result-values.js";
@@ -91,8 +91,8 @@ export class PostgresStore implements Store {
   }
 
   /** Connects to the store at `url` and brings its schema up to date (see PostgresDb.open). */
-  static async open(url: string, env: ConnectionEnv): Promise<PostgresStore> {
-    return new PostgresStore(await PostgresDb.open(url, env));
+  static async open(url: string, env: ConnectionEnv, bounds?: ConnectBounds): Promise<PostgresStore> {
+    return new PostgresStore(await PostgresDb.open(url, env, bounds));
   }
 
   /** The URL without its password. */

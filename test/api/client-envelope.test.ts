@@ -71,6 +71,14 @@ describe("envelope unwrapping", () => {
     expect(await client.checkTask(SHORT_FINISHED_TASK.id)).toEqual(SHORT_FINISHED_TASK);
   });
 
+  it.each(["2030-01-01T12:00:00Z", "2030-01-01T12:00:00.123+02:00", "2030-01-01T12:00Z", ""])(
+    "accepts the created_at %j",
+    async (createdAt) => {
+      const { client } = await setup((req, res) => sendEnvelope(req, res, { code: 0, data: { ...FULL_TASK, created_at: createdAt } }));
+      expect((await client.checkTask(FULL_TASK.id)).created_at).toBe(createdAt);
+    },
+  );
+
   it("treats a null result_url as briefly absent", async () => {
     const { client } = await setup((req, res) =>
       sendEnvelope(req, res, { code: 0, data: { ...SHORT_FINISHED_TASK, result_url: null, invalid_cnt: null } }),
@@ -219,6 +227,8 @@ describe("responses that are not envelopes", () => {
     ["no data", undefined],
     ["a task without an id", { ...FULL_TASK, id: "" }],
     ["a string count", { ...FULL_TASK, total: "1000" }],
+    ["a created_at that is no timestamp", { ...FULL_TASK, created_at: "2030\u001b[2J" }],
+    ["a created_at that is no date", { ...FULL_TASK, created_at: "2030-13-45T99:00:00Z" }],
   ])("rejects a success envelope with %s", async (_name, data) => {
     const { client } = await setup((req, res) => sendEnvelope(req, res, { code: 0, data }));
     await expect(client.checkTask("x")).rejects.toBeInstanceOf(ProtocolError);

@@ -46,6 +46,14 @@ describe("the bin", () => {
     });
   });
 
+  it("gives SIGTERM back to Node once the command has returned: a process something kept alive still stops", () => {
+    const bundle = fileURLToPath(new URL("../../dist/bundle/bulkcheck.cjs", import.meta.url));
+    const script = `setInterval(() => {}, 1000); // what a command might leave running
+require(${JSON.stringify(bundle)}).main(["--version"]).then(() => process.kill(process.pid, "SIGTERM"));`;
+    const run = spawnSync(process.execPath, ["-e", script], { stdio: "ignore", timeout: 20_000, killSignal: "SIGKILL" });
+    expect(run.signal).toBe("SIGTERM");
+  });
+
   it("exits 2 on an unknown command", async () => {
     const { code, stderr } = await runBin(["no-such-command"]);
     expect(code).toBe(2);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { terminalJson, terminalText } from "../../src/ansi.js";
+import { shortened, terminalJson, terminalText } from "../../src/ansi.js";
 
 describe("terminalText", () => {
   it.each([
@@ -29,5 +29,15 @@ describe("terminalJson", () => {
     const json = terminalJson(value);
     expect(json).toBe('{"carrier":"a\\u009b2J\\u202eb\\u007f","plain":"x\\u001b"}');
     expect(JSON.parse(json)).toEqual(value);
+  });
+});
+
+describe("shortened", () => {
+  it.each([
+    ["Vodafone", 8, "Vodafone"],
+    ["Vodafone UK", 8, "Vodafon…"],
+    ["ab\u{1f600}cd", 4, "ab…"],
+  ])("cuts %j to at most %i characters, the last an ellipsis", (text, max, shown) => {
+    expect(shortened(text, max)).toBe(shown);
   });
 });

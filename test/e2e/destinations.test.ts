@@ -122,3 +122,41 @@ describe("destinations checked before anything is uploaded (issue 12, problem 7)
     expect(e.state().stats.requests).toBe(0);
   });
 });
+
+describe("throwing an output away (issue 28, point 15)", () => {
+  it("writes every output into /dev/null and /dev/stdout as asked, leaving /dev/null a device", async () => {
+    const { e, id } = await finishedTask();
+    const list = e.file("list.csv", `phone\n${listText(3)}x\n`);
+    const outs = await Promise.all([
+      e.bin(["validate", list, "--country", "GB", "-o", "/dev/null", "--rejects", "/dev/null"]),
+      e.bin(["download", id, "-o", "/dev/null", "--report", "/dev/null"]),
+      e.bin(["download", id, "--join", "list.txt", "-o", "/dev/null"]),
+      e.bin(["report", id, "-o", "/dev/null"]),
+      e.bin(["ledger", "export", "--format", "xlsx", "-o", "/dev/null"]),
+    ]);
+    for (const out of outs) {
+      expect(out.code, out.stderr).toBe(0);
+      expect(out.stdout).toBe("");
+    }
+    expect(lstatSync("/dev/null").isCharacterDevice()).toBe(true);
+    const toStdout = await e.bin(["validate", list, "--country", "GB", "-o", "/dev/stdout"]);
+    expect(toStdout.code, toStdout.stderr).toBe(0);
+    expect(lines(toStdout.stdout)).toHaveLength(3);
+    expect(lstatSync("/dev/stdout").isSymbolicLink()).toBe(true);
+  });
+
+  it("still refuses /dev/null when it is the list being read, and every other device, naming the flag that gave it", async () => {
+    const { e } = await finishedTask();
+    const source = await e.bin(["validate", "/dev/null", "--country", "GB", "-o", "/dev/null"]);
+    expect(source.code, source.stderr).toBe(2);
+    expect(source.stderr).toContain("/dev/null is the list being read");
+    const list = e.file("more.txt", listText(500, 500));
+    for (const flag of ["--changes", "--report", "-o"]) {
+      const out = await e.bin(submitArgs(list, "--wait", flag, "/dev/full"));
+      expect(out.code, out.stderr).toBe(2);
+      expect(out.stderr).toContain("/dev/full is a device: --force replaces only a regular file (or a symbolic link).");
+      expect(out.stderr).toContain(`Give ${flag} the path of a file; to write into a pipe or device, use ${flag} - and redirect stdout.`);
+    }
+    expect(e.state().tasks).toHaveLength(1);
+  });
+});

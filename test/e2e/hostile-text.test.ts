@@ -41,7 +41,7 @@ async function hostileTaskService(): Promise<ScriptedServer> {
   const server = await startServer((req, res) =>
     sendEnvelope(req, res, {
       code: 0,
-      data: { ...FULL_TASK, product: `number_validation_batch${TITLE}`, country: `GB${CLEAR}`, created_at: `2030${OVERRIDE}${CSI}2J` },
+      data: { ...FULL_TASK, product: `number_validation_batch${TITLE}`, country: `GB${CLEAR}${OVERRIDE}${CSI}2J` },
     }),
   );
   closers.push(() => server.close());
@@ -49,7 +49,7 @@ async function hostileTaskService(): Promise<ScriptedServer> {
 }
 
 describe("text from the service or a file on a terminal", () => {
-  it("shows a task's escape sequences as text in status's boxed table, and keeps them as data in --json", async () => {
+  it("shows a task's escape sequences as text in status's boxed table and in its table piped on, and keeps them as data in --json", async () => {
     const server = await hostileTaskService();
     const e = await sandbox();
     const env = { ...e.env, BULKCHECK_BASE_URL: server.origin, BULKCHECK_API_KEY: API_KEY };
@@ -57,8 +57,13 @@ describe("text from the service or a file on a terminal", () => {
     expect(code, screen).toBe(0);
     expectInert(screen);
     expect(screen).toContain("\\x1b]0;pwned\\x07");
-    expect(screen).toContain("\\x1b[2J");
-    expect(screen).toContain("\\u202e\\x9b2J");
+    expect(screen).toContain("\\x1b[2J\\u202e\\x9b2J");
+
+    // `bulkcheck status | grep …`: the table, tab-separated, still ends on a terminal.
+    const piped = await e.bin(["status", FULL_TASK.id], { env: { BULKCHECK_BASE_URL: server.origin } });
+    expect(piped.code, piped.stderr).toBe(0);
+    expectInert(piped.stdout);
+    expect(lines(piped.stdout)[1]!.split("\t")).toEqual(expect.arrayContaining(["number_validation_batch\\x1b]0;pwned\\x07"]));
 
     const json = await e.bin(["status", FULL_TASK.id, "--json"], { env: { BULKCHECK_BASE_URL: server.origin } });
     expect(json.code, json.stderr).toBe(0);
@@ -66,8 +71,21 @@ describe("text from the service or a file on a terminal", () => {
     expect(json.stdout).not.toContain(CSI);
     expect(JSON.parse(lines(json.stdout)[0]!)).toMatchObject({
       product: `number_validation_batch${TITLE}`,
-      created_at: `2030${OVERRIDE}${CSI}2J`,
+      country: `GB${CLEAR}${OVERRIDE}${CSI}2J`,
     });
+  });
+
+  it("takes a created_at that is no timestamp for the service's error, quoted as text", async () => {
+    const server = await startServer((req, res) =>
+      sendEnvelope(req, res, { code: 0, data: { ...FULL_TASK, created_at: `2030${TITLE}${CLEAR}` } }),
+    );
+    closers.push(() => server.close());
+    const e = await sandbox();
+    const out = await e.bin(["status", FULL_TASK.id], { env: { BULKCHECK_BASE_URL: server.origin } });
+    expect(out.code).toBe(1);
+    expectInert(out.stderr);
+    expect(out.stderr).toContain("with a task whose created_at is not an ISO 8601 timestamp");
+    expect(out.stdout).toBe("");
   });
 
   it("shows a carrier's escape sequences as text in Top carriers and in a boxed --format table, and writes them to a file as sent", async () => {

@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { tempDir } from "../helpers/cli.js";
 import { createTestDatabase } from "../helpers/postgres.js";
+import { bulkcheckCommand, startInTerminal } from "../helpers/terminal.js";
 import { e2eSandboxes, gbList, identifier, lines, listedRuns, listText, submitAs, until, WAITING, type E2e } from "../helpers/sandbox.js";
 
 /**
@@ -47,6 +48,27 @@ async function relay(target: URL): Promise<{ url: string; cut(): Promise<void>; 
   const url = new URL(target.href);
   url.host = `127.0.0.1:${port}`;
   return { url: url.href, cut, open, close: cut };
+}
+
+/** A server that accepts connections and never says a word (a store behind a hung proxy); `accepted` settles at its first connection. */
+async function silentServer(): Promise<{ url: string; accepted: Promise<void>; close(): Promise<void> }> {
+  const sockets = new Set<Socket>();
+  let accept: () => void = () => undefined;
+  const accepted = new Promise<void>((resolve) => (accept = resolve));
+  const server = createServer((socket) => {
+    sockets.add(socket.on("error", () => undefined));
+    accept();
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as { port: number };
+  return {
+    url: `postgres://nobody@127.0.0.1:${port}/store?connect_timeout=60`,
+    accepted,
+    close: async () => {
+      for (const socket of sockets) socket.destroy();
+      await new Promise((resolve) => server.close(resolve));
+    },
+  };
 }
 
 describe("a team's store on PostgreSQL", () => {
@@ -129,6 +151,50 @@ describe("a team's store on PostgreSQL", () => {
       expect(lines(readFileSync(join(e.dir, "out.csv"), "utf8"))).toHaveLength(501);
     } finally {
       await database.close();
+    }
+  });
+
+  it("ends both of two identical submit --wait started at once on terminals, the one that waited for the other too", async () => {
+    const e = await sandbox({ fakeClock: false, numbersPerSecond: 500 });
+    const env = { ...e.env, ...machine(await createTestDatabase()) };
+    const list = e.file("list.txt", listText(500));
+    // The balance answers slowly: both read the list and plan before either records the run, so
+    // one finds the run taken, waits for the other (its first plan's progress line already up),
+    // and plans again (--max-age 0: with parts to upload, and a progress line of their own).
+    e.sandbox.scriptFaults([{ route: "balance", fault: "slow", delayMs: 1000, times: 2 }]);
+    const argv = activity(list, ...WAITING, "-o", "out.csv", "--force", "--max-age", "0");
+    // Pseudo-terminals with a width, so that spinners turn.
+    const sessions = [0, 1].map(() => startInTerminal(`stty cols 120 rows 40; exec ${bulkcheckCommand(argv)}`, { env, cwd: e.dir }));
+    const ended = await Promise.all(sessions.map((session) => session.done));
+    for (const { code, screen } of ended) expect(code, screen).toBe(0);
+    expect(ended.filter(({ screen }) => screen.includes("being carried on by process"))).toHaveLength(1);
+  });
+
+  it("gives up connecting to a store that never answers when --timeout runs out, however long connect_timeout is (exit 7)", async () => {
+    const e = await sandbox({ fakeClock: false });
+    const store = await silentServer();
+    try {
+      const list = e.file("list.txt", listText(500));
+      const out = await e.bin([...activity(list, "--yes", "--timeout", "1")], { env: machine(store.url) });
+      expect(out.code, out.stderr).toBe(7);
+      expect(out.stderr).toContain("cannot be reached");
+      expect(e.state().tasks).toHaveLength(0);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it("stops connecting to a store that never answers on SIGTERM (143)", async () => {
+    const e = await sandbox({ fakeClock: false });
+    const store = await silentServer();
+    try {
+      const run = e.spawn([...activity(e.file("list.txt", listText(500)), "--yes")], { env: machine(store.url) });
+      await store.accepted;
+      run.child.kill("SIGTERM");
+      const out = await run.done;
+      expect(out.code, out.stderr).toBe(143);
+    } finally {
+      await store.close();
     }
   });
 

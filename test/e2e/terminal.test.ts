@@ -89,6 +89,17 @@ describe("cron", () => {
   });
 });
 
+describe("quiet means quiet", () => {
+  it("prints nothing on stderr under --quiet when more than ten tasks run at once (no Node warning about abort listeners)", async () => {
+    const e = await sandbox({ fakeClock: false, minTaskSize: 1, maxTaskSize: 2, resultDelaySeconds: 1 });
+    await allowSmallTasks(e, 2);
+    const out = await e.bin(submitArgs(e.file("list.txt", listText(24)), "--wait", "--interval", "0.2", "-o", "out.csv", "--quiet"));
+    expect(out.code, out.stderr).toBe(0);
+    expect(e.state().tasks).toHaveLength(12);
+    expect(out).toEqual({ code: 0, stdout: "", stderr: "" });
+  });
+});
+
 describe("ids wherever they come from", () => {
   it("runs the README's Quick start as written for a list split into two tasks", async () => {
     const e = await sandbox({ fakeClock: false });
@@ -294,6 +305,17 @@ describe("progress at a terminal", () => {
     // eslint-disable-next-line no-control-regex -- colour escapes are what it drops
     expect(screen.replace(/\u001b\[[\d;]*m/g, "")).toMatch(/[\u2800-\u28ff] \d of 1 part uploaded/u);
     expect(shown.filter((line) => /[\u2800-\u28ff]/u.test(line))).toEqual([]);
+  });
+});
+
+describe("a spinner never outlives its command", () => {
+  it("ends a submit whose list cannot be read, its preparation spinner stopped", async () => {
+    const e = await sandbox();
+    const argv = submitArgs(join(e.dir, "no-such-list.csv"), "--wait");
+    const { code, screen } = await startInTerminal(`stty cols 120 rows 40; exec ${bulkcheckCommand(argv)}`, { env: e.env, cwd: e.dir })
+      .done;
+    expect(code, screen).toBe(2);
+    expect(renderScreen(screen)).toContain("Check the path of the list file.");
   });
 });
 

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { ServiceType } from "../../src/spec/products.js";
 import { BIN } from "../helpers/cli.js";
-import { allowSmallTasks, checkedAtByTask, oneTaskService, parseDelimited } from "../helpers/results-fixtures.js";
+import { allowSmallTasks, checkedAtByTask, oneTaskService, parseDelimited, tamperingProxy } from "../helpers/results-fixtures.js";
 import { e2eSandboxes, gbList, submitAs, submittedIds, WAITING, type E2e } from "../helpers/sandbox.js";
 import { readWorkbook, summaryPairs } from "../helpers/xlsx.js";
 
@@ -142,6 +142,32 @@ describe("Excel output", () => {
     // retry-failed writes its task's download as it is: exactly the service's columns.
     expect(again!.rows).toEqual(asCells(parseDelimited((await e.run(["download", retryId])).stdout)));
     expect(summaryPairs(summary!).get("Tasks")).toBe(retryId);
+  });
+
+  it("refuses a value past Excel's 32,767 characters alike in submit -o FILE.xlsx and ledger export --format xlsx: exit 3 with the hint, no stack trace", async () => {
+    const e = await sandbox({ minTaskSize: 1, fakeClock: false });
+    await allowSmallTasks(e);
+    const carrier = "V".repeat(40_000);
+    const proxy = await tamperingProxy(e.sandbox.url, { result: (csv) => csv.replace(/^(\d+),([^,\n]*),/m, `$1,${carrier},`) });
+    try {
+      const env = { env: { BULKCHECK_BASE_URL: proxy.url } };
+      const file = e.file("list.txt", gbList(3).join("\n") + "\n");
+      const submitted = await e.bin(submitAs(file, "carrier_batch", "GB", ...WAITING, "-o", "out.xlsx"), env);
+      expect(submitted.code, submitted.stderr).toBe(3);
+      const refusal =
+        "an Excel cell holds at most 32,767.\nNothing was written. Write CSV instead (--format csv), which has no such limit.";
+      expect(submitted.stderr).toContain(refusal);
+
+      const exported = await e.bin(["ledger", "export", "--format", "xlsx", "-o", "ledger.xlsx"]);
+      expect(exported.code, exported.stderr).toBe(3);
+      expect(exported.stderr).toContain(refusal);
+      expect(existsSync(join(e.dir, "ledger.xlsx"))).toBe(false);
+      const csv = await e.bin(["ledger", "export", "-o", "ledger.csv"]);
+      expect(csv.code, csv.stderr).toBe(0);
+      expect(readFileSync(join(e.dir, "ledger.csv"), "utf8")).toContain(carrier);
+    } finally {
+      await proxy.close();
+    }
   });
 
   it("joins a CSV source into a workbook: its fields as text cells, as the CSV join has them, and refuses other formats", async () => {

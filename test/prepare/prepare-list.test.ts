@@ -356,12 +356,20 @@ describe("prepareList output", () => {
     await expect(readFile(join(dir, "part.txt"))).rejects.toThrow(/ENOENT/);
   });
 
-  it("refuses a device such as /dev/null as the upload file, even with force, and leaves it", async () => {
+  it("refuses a device such as /dev/full as the upload file, with force or without, and leaves it", async () => {
     const source = await listFile("list.txt", numbers.join("\n"));
-    await expect(prepareList({ source, country: "GB", workers: 0, uploadPath: "/dev/null" })).rejects.toThrow(/already exists/);
-    await expect(prepareList({ source, country: "GB", workers: 0, uploadPath: "/dev/null", force: true })).rejects.toThrow(
-      /is a device: --force replaces only a regular file/,
-    );
+    for (const force of [false, true]) {
+      await expect(prepareList({ source, country: "GB", workers: 0, uploadPath: "/dev/full", force })).rejects.toThrow(
+        /is a device: --force replaces only a regular file/,
+      );
+    }
+    expect((await stat("/dev/full")).isCharacterDevice()).toBe(true);
+  });
+
+  it("throws the upload file and the rejects away into /dev/null, and leaves it a device", async () => {
+    const source = await listFile("list.txt", numbers.join("\n"));
+    const result = await prepareList({ source, country: "GB", workers: 0, uploadPath: "/dev/null", rejectsPath: "/dev/null" });
+    expect(result.summary.kept).toBeGreaterThan(0);
     expect((await stat("/dev/null")).isCharacterDevice()).toBe(true);
   });
 

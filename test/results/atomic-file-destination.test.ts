@@ -13,7 +13,24 @@ const DEAD_PID = 2 ** 30;
 describe("checkDestination", () => {
   it("allows a new file in a writable directory, and says nothing stands there", async () => {
     const dir = tempDir();
-    await expect(checkDestination(join(dir, "out.csv"))).resolves.toEqual({ existing: undefined, staleTempFilesRemoved: [] });
+    await expect(checkDestination(join(dir, "out.csv"))).resolves.toEqual({
+      existing: undefined,
+      staleTempFilesRemoved: [],
+      discards: false,
+    });
+  });
+
+  it("writes /dev/null in place, without --force, but never when it is the list being read", async () => {
+    await expect(checkDestination("/dev/null")).resolves.toMatchObject({ discards: true });
+    await expect(checkDestination("/dev/null", { reading: [listBeingRead("/dev/null")] })).rejects.toBeInstanceOf(DestinationIsSourceError);
+  });
+
+  it("refuses another device, even without force, naming the flag that gave it in the hint", async () => {
+    const check = checkDestination("/dev/full", { flag: "--changes" });
+    await expect(check).rejects.toBeInstanceOf(DestinationNotReplaceableError);
+    await expect(check).rejects.toMatchObject({
+      hint: "Give --changes the path of a file; to write into a pipe or device, use --changes - and redirect stdout.",
+    });
   });
 
   it.each([

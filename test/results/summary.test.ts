@@ -61,6 +61,13 @@ describe("result summary", () => {
     expect(describeSummary(summary)).toContain("Top carriers: (empty) 2, Telekom 2, congstar 2, Vodafone 1");
   });
 
+  it("shows at most 40 characters of a value in a summary line, however long the service's", async () => {
+    const long = "V".repeat(200_000);
+    const summary = await summarise("carrier_batch", [sourceOf(`4915112345678,${long},Telekom,mobile,DE,Bayern,\n`)]);
+    const line = describeSummary(summary).find((text) => text.startsWith("Top carriers: "));
+    expect(line).toBe(`Top carriers: ${"V".repeat(39)}… 1`);
+  });
+
   it("counts each source's true/false split beside the total", async () => {
     const summary = await summarise("number_activity_batch", [
       sourceOf("4915112345678,true\n4915112345679,false\n4915112345680,true\n"),

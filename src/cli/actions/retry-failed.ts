@@ -110,8 +110,7 @@ async function retryOne(
     },
     await runDeps(ctx, { product, workDir: dir, yes: options.yes, printer }),
   ).finally(async () => {
-    await printer.ready();
-    printer.stop();
+    await printer.stop();
     if (options.dryRun) ctx.printer.note("Dry run: nothing was uploaded.");
   });
 }

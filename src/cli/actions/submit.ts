@@ -4,7 +4,7 @@ import { commandLine } from "../command-line.js";
 import type { Context } from "../context.js";
 import { absolutePath } from "../paths.js";
 import { withTempDir } from "../../temp-dir.js";
-import { checkOutputFlags, type AfterUploadFlags } from "./shared/after-upload.js";
+import { checkOutputFlags, tasksGoOn, type AfterUploadFlags } from "./shared/after-upload.js";
 import { checkOutputs } from "./shared/destination.js";
 import type { PreparationFlags } from "./shared/preparation.js";
 import type { SubmitFlags } from "./shared/submission.js";
@@ -54,6 +54,7 @@ export async function submitRun(ctx: Context, file: string, options: SubmitOptio
   const subject = { product, country: anyRegion ? "auto" : country };
   const timeoutMs = ctx.deadline.remainingMs();
   await withTempDir(async (dir) => {
+    const output = await runOutput(ctx, { ...options, ledger: ledgerOn, retentionSeconds: ledger.retentionSeconds, sourcePath, product });
     const { options: prepare, done } = await preparationOptions(ctx, file, options, country);
     const printer = runPrinter(ctx, options, subject, pollIntervalMs, async (result) => {
       done();
@@ -62,7 +63,10 @@ export async function submitRun(ctx: Context, file: string, options: SubmitOptio
       const hint = await noCodeHint(result, anyRegion);
       if (hint) ctx.printer.note(hint);
     });
-    const output = await runOutput(ctx, { ...options, ledger: ledgerOn, retentionSeconds: ledger.retentionSeconds, sourcePath, product });
+    // Whatever fails once a task is submitted (a store or temporary directory that fills up), the task goes on at the service.
+    const goOn = (error: unknown): never => {
+      throw printer.tasksSubmitted() ? tasksGoOn(error) : error;
+    };
     const outcome = await runList(
       {
         command: {
@@ -99,10 +103,13 @@ export async function submitRun(ctx: Context, file: string, options: SubmitOptio
         ...(output.fetchesResults ? { onSucceeded: output.stage } : {}),
         onBusyEnded: () => outputsStillFree(ctx, file, options),
       },
-    ).finally(async () => {
-      await printer.ready();
-      printer.stop();
-    });
+    )
+      .catch(goOn)
+      .finally(async () => {
+        // A run that stopped before its list was read (no such file, another process's run waited for, Ctrl-C) stops the line too.
+        done();
+        await printer.stop();
+      });
     if (!outcome) {
       if (options.dryRun) ctx.printer.note("Dry run: nothing was uploaded.");
       return;
@@ -115,8 +122,8 @@ export async function submitRun(ctx: Context, file: string, options: SubmitOptio
       if (ledgerOn && options.wait) await failRun(store, outcome, ctx.now, error);
       throw error;
     }
-    await finishRun(store, outcome, ctx.now, output.describe());
-    await output.cleanUp();
+    await finishRun(store, outcome, ctx.now, output.describe()).catch(goOn);
+    await output.cleanUp().catch(goOn);
     if (ctx.globals.json && !takesStdout(options)) ctx.printer.json(runJson(outcome));
   });
 }

@@ -1,4 +1,5 @@
 import { Command } from "../commander.js";
+import { parseOutputPath } from "../parse-flags.js";
 import type { Invoke } from "../context.js";
 import { examples, formatOption, requestTimeoutOption, safeCsvOption, timeoutOption } from "./shared/help.js";
 import type { downloadRun } from "../actions/download.js";
@@ -11,13 +12,13 @@ export function downloadCommand(invoke: Invoke, run: typeof downloadRun = async 
   return new Command("download")
     .description("download results (always with the spec's header row); several ids are merged")
     .argument("<ids...>", "task ids, or - to read them from stdin")
-    .option("-o, --output <file>", "destination file, or - for stdout (default: stdout)")
+    .option("-o, --output <file>", "destination file, or - for stdout (default: stdout)", parseOutputPath)
     .option("--force", "overwrite an existing file")
     .addOption(formatOption())
     .option("--join <source>", "write the source file's rows with the result columns beside them")
     .addOption(safeCsvOption())
     .option("--strict", "exit 9 when the row count disagrees with the task's success_cnt (the output is still written)")
-    .option("--report <file.html>", "also write an HTML report of the run (self-contained, printable)")
+    .option("--report <file.html>", "also write an HTML report of the run (self-contained, printable)", parseOutputPath)
     .option("--no-ledger", "keep nothing of these results in the ledger")
     .addOption(timeoutOption())
     .addOption(requestTimeoutOption())

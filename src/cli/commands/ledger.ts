@@ -1,6 +1,6 @@
 import { Command, Option, type OptionValues } from "../commander.js";
 import type { Invoke } from "../context.js";
-import { parseAge } from "../parse-flags.js";
+import { parseAge, parseOutputPath } from "../parse-flags.js";
 import { examples } from "./shared/help.js";
 
 /** What the command does, loaded when it runs: building the command tree loads none of it. */
@@ -90,7 +90,7 @@ export function ledgerCommand(invoke: Invoke) {
   command.addCommand(
     new Command("export")
       .description("write the stored results as CSV, TSV, JSON lines, JSON or an Excel workbook")
-      .option("-o, --output <file>", "destination file, or - for stdout (default: stdout)")
+      .option("-o, --output <file>", "destination file, or - for stdout (default: stdout)", parseOutputPath)
       .addOption(
         new Option("--format <format>", "output format (default csv, xlsx for -o FILE.xlsx)").choices([
           "csv",

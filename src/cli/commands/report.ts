@@ -1,4 +1,5 @@
 import { Command } from "../commander.js";
+import { parseOutputPath } from "../parse-flags.js";
 import type { Invoke } from "../context.js";
 import { examples, requestTimeoutOption, timeoutOption } from "./shared/help.js";
 import type { reportRun } from "../actions/report.js";
@@ -13,7 +14,7 @@ export function reportCommand(invoke: Invoke, run: typeof reportRun = async (...
       "write an HTML report of finished tasks and their runs: the local preparation, the output (reused and checked now), money, and the results as charts",
     )
     .argument("<ids...>", "task ids, or - to read them from stdin")
-    .option("-o, --output <file>", "destination file, or - for stdout (default: stdout)")
+    .option("-o, --output <file>", "destination file, or - for stdout (default: stdout)", parseOutputPath)
     .option("--force", "overwrite an existing file")
     .addOption(timeoutOption())
     .addOption(requestTimeoutOption())

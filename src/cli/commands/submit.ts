@@ -9,7 +9,7 @@ import {
   sheetOption,
   threadsOption,
 } from "./shared/help.js";
-import { parseAge } from "../parse-flags.js";
+import { parseAge, parseOutputPath } from "../parse-flags.js";
 import type { submitRun } from "../actions/submit.js";
 
 /** What the command does, loaded when it runs: building the command tree loads none of it. */
@@ -32,7 +32,7 @@ export function submitCommand(invoke: Invoke, run: typeof submitRun = async (...
     .option("--column <name|index>", "phone column of a CSV or workbook (name, or 1-based index)")
     .option("--require-country-code", "exclude numbers written without their country code, as the service does")
     .option("--strict-region", "exclude regions that only share the calling code (e.g. GG/JE/IM for GB)")
-    .option("--rejects <file>", "write every excluded row to this CSV (- for stdout; task ids then go to stderr)")
+    .option("--rejects <file>", "write every excluded row to this CSV (- for stdout; task ids then go to stderr)", parseOutputPath)
     .addOption(safeCsvOption())
     .addOption(sheetOption())
     .addOption(digitsAsOption())
@@ -59,10 +59,11 @@ export function submitCommand(invoke: Invoke, run: typeof submitRun = async (...
     .option("--dry-run", "prepare and show the plan and cost; upload nothing");
   return addReserveAndWaitOptions(command)
     .option("--join", "with --wait -o: write the source rows with the result columns beside them")
-    .option("--report <file.html>", "with --wait: also write an HTML report of the run (self-contained, printable)")
+    .option("--report <file.html>", "with --wait: also write an HTML report of the run (self-contained, printable)", parseOutputPath)
     .option(
       "--changes <file>",
       "with --wait: write the numbers whose result changed since their previous check (CSV, or .xlsx; - for stdout)",
+      parseOutputPath,
     )
     .addHelpText(
       "after",

@@ -1,4 +1,5 @@
 import { Command } from "../commander.js";
+import { parseOutputPath } from "../parse-flags.js";
 import type { Invoke } from "../context.js";
 import { digitsAsOption, encodingOption, examples, safeCsvOption, sheetOption, threadsOption } from "./shared/help.js";
 import type { validateRun } from "../actions/validate.js";
@@ -17,8 +18,8 @@ export function validateCommand(invoke: Invoke, run: typeof validateRun = async 
     .option("--column <name|index>", "phone column of a CSV or workbook (name, or 1-based index)")
     .option("--require-country-code", "exclude numbers written without their country code")
     .option("--strict-region", "exclude regions that only share the calling code")
-    .option("-o, --output <file>", "write the normalised upload list here (- for stdout)")
-    .option("--rejects <file>", "write every excluded row to this CSV (- for stdout)")
+    .option("-o, --output <file>", "write the normalised upload list here (- for stdout)", parseOutputPath)
+    .option("--rejects <file>", "write every excluded row to this CSV (- for stdout)", parseOutputPath)
     .addOption(safeCsvOption())
     .addOption(sheetOption())
     .addOption(digitsAsOption())

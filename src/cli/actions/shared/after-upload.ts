@@ -1,7 +1,10 @@
 import { UsageError } from "../../../errors.js";
 import { FileSystemError } from "../../../file-system-errors.js";
+import type { ChangesSummary } from "../../../ledger/changes.js";
+import { assertReadableTwice } from "../../../prepare/input-source.js";
 import type { OutputFormat } from "../../../results/index.js";
 import type { Context } from "../../context.js";
+import { absolutePath } from "../../paths.js";
 import { checkOutputs } from "./destination.js";
 import { downloadToOutput } from "./download-output.js";
 import { joinToOutput } from "./join-output.js";
@@ -41,6 +44,7 @@ export async function checkOutputFlags(ctx: Context, flags: AfterUploadFlags & {
     });
   }
   checkReportFlags(flags);
+  if (flags.join && reading !== undefined) await assertReadableTwice(absolutePath(ctx, reading), "--join");
   if (flags.join) joinFormat(ctx, flags);
   else if (flags.output !== undefined) resultFormat(ctx, flags);
   await checkOutputs(
@@ -65,11 +69,12 @@ const TASKS_GO_ON =
   "it takes these tasks' results (carrying the run on, or from the ledger), and nothing is submitted or charged twice.";
 
 /**
- * An output that could not be written once the tasks exist (no space, a quota) is still
- * exit 3 naming the path, and its hint says that nothing is lost and how to carry on.
+ * An output that could not be written once the tasks exist (no space, a quota), or a
+ * store or temporary directory that filled up meanwhile, is still exit 3 naming the
+ * path, and its hint says that the tasks go on and how to carry on.
  */
 export function tasksGoOn(error: unknown): unknown {
-  return error instanceof FileSystemError && error.writing ? error.withHint(TASKS_GO_ON) : error;
+  return error instanceof FileSystemError && (error.writing || error.kind === "input") ? error.withHint(TASKS_GO_ON) : error;
 }
 
 /**

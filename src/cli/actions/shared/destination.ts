@@ -1,6 +1,6 @@
 import { stateDir } from "../../../config/paths.js";
 import { UsageError } from "../../../errors.js";
-import { checkDestination, checkNotRead, listBeingRead, type ReadFile } from "../../../results/atomic-file.js";
+import { checkDestination, checkNotRead, listBeingRead, NULL_DEVICE, type ReadFile } from "../../../results/atomic-file.js";
 import { stagingRoot } from "../../../run/staging.js";
 import { localStoreFiles } from "../../../store/location.js";
 import type { Context } from "../../context.js";
@@ -37,9 +37,10 @@ export async function checkOutputs(ctx: OwnFilesContext, outputs: Outputs, rules
   );
   const reading = [...lists, ...(await bulkcheckFiles(ctx))];
   for (const [index, { flag, output, path }] of files.entries()) {
-    const twin = files.slice(0, index).find((earlier) => earlier.path === path);
+    // Any number of outputs may be thrown away.
+    const twin = path === NULL_DEVICE ? undefined : files.slice(0, index).find((earlier) => earlier.path === path);
     if (twin) throw new UsageError(`${flag} and ${twin.flag} name the same file.`, { hint: `Give ${flag} a path of its own.` });
-    await checkDestination(path, { force: Boolean(rules.force), reading, name: output });
+    await checkDestination(path, { force: Boolean(rules.force), reading, name: output, flag });
   }
 }
 

@@ -1,5 +1,6 @@
 import type { StagedResults } from "../../../tasks/download.js";
 import { billing } from "../../../tasks/billing.js";
+import { assertReadableTwice } from "../../../prepare/input-source.js";
 import type { JoinSummary } from "../../../results/join.js";
 import { count } from "../../../format-count.js";
 import type { Context } from "../../context.js";
@@ -30,6 +31,7 @@ export interface JoinFlags {
 export async function joinToOutput(ctx: Context, ids: readonly string[], flags: JoinFlags, staged?: StagedResults): Promise<JoinSummary> {
   await checkOutputs(ctx, { "-o": flags.output }, { force: flags.force, reading: [flags.join] });
   const sourcePath = absolutePath(ctx, flags.join);
+  await assertReadableTwice(sourcePath, "--join");
   const { output } = flags;
   const toStdout = isStdout(output);
   const deps = { ...(await downloadDeps(ctx, flags)), ...(staged ? { staged } : {}) };

@@ -13,7 +13,7 @@ import { snakeCaseKeys } from "../../json-keys.js";
 import { canPrompt, confirm, NOTHING_UPLOADED } from "../../prompt.js";
 import { taskJson } from "../../task-view.js";
 import { countryPlanLines, describePlan, planJson, reuseLines, type PlanSubject } from "./plan-view.js";
-import { createSubmitProgress, type SubmitProgress } from "./submit-progress.js";
+import { createSubmitProgress, type Part, type SubmitProgress } from "./submit-progress.js";
 
 export interface SubmitFlags {
   idempotencyKey?: string;
@@ -61,7 +61,20 @@ export function runPrinter(
 ) {
   let progress: SubmitProgress | undefined;
   let prepared: PrepareResult | undefined;
-  const pending: Array<Promise<void>> = [];
+  let tasksSubmitted = false;
+  let progressChanges = Promise.resolve();
+  /**
+   * Stops the progress line shown, then starts one for `parts` if given. A run plans again
+   * after waiting for another process (or after being overtaken by one): a line left
+   * turning from the first plan kept the process alive after its summary, so each change
+   * stops the line before it, in order (starting one loads ora, which takes a moment).
+   */
+  const replaceProgress = (parts?: readonly Part[]): void => {
+    progressChanges = progressChanges.then(async () => {
+      progress?.stop();
+      progress = parts ? await createSubmitProgress(ctx, parts, pollIntervalMs) : undefined;
+    });
+  };
   const onEvent = (event: RunEvent): void => {
     switch (event.type) {
       case "continuing":
@@ -83,12 +96,14 @@ export function runPrinter(
         for (const line of reuseLines(event.plan, ctx.now())) ctx.printer.note(line);
         if (prepared) for (const line of countryPlanLines(event.plan, prepared)) ctx.printer.note(line);
         if (flags.dryRun && ctx.globals.json && prepared) ctx.printer.json(planJson(event.plan, subject, prepared, ctx.now()));
-        if (!flags.dryRun) for (const task of event.plan.inFlight?.tasks ?? []) reportInFlight(ctx, task, flags);
-        if (!flags.dryRun && event.plan.parts.length > 0) {
-          pending.push(createSubmitProgress(ctx, event.plan.parts, pollIntervalMs).then((created) => void (progress = created)));
+        for (const task of flags.dryRun ? [] : (event.plan.inFlight?.tasks ?? [])) {
+          tasksSubmitted = true;
+          reportInFlight(ctx, task, flags);
         }
+        replaceProgress(!flags.dryRun && event.plan.parts.length > 0 ? event.plan.parts : undefined);
         return;
       case "task":
+        tasksSubmitted = true;
         reportTask(ctx, event.result, event.runId, flags, prepared);
         return;
       case "schedule":
@@ -97,6 +112,8 @@ export function runPrinter(
       case "imported":
         return;
       case "busy":
+        // Nothing of this run moves while it waits: no line turns.
+        replaceProgress();
         ctx.printer.note(
           `Run ${event.runId} of this list is being carried on by ${describeHolder(event.holder)}: waiting for it to let go, then carrying on what is left (--if-busy exit stops here with exit 10 instead).`,
         );
@@ -109,9 +126,13 @@ export function runPrinter(
       prepared = result;
       return onPrepared(result);
     },
-    /** Waits for what the events started (the progress line). */
-    ready: () => Promise.all(pending),
-    stop: () => progress?.stop(),
+    /** Whether a task of the run was submitted (or found submitted): from then on it goes on at the service, whatever fails here. */
+    tasksSubmitted: () => tasksSubmitted,
+    /** Stops the progress line, once what the events started is in place. */
+    stop: async (): Promise<void> => {
+      replaceProgress();
+      await progressChanges;
+    },
   };
 }
 

@@ -5,7 +5,7 @@ import type { ScheduleEvent } from "../../../tasks/schedule.js";
 import type { PlannedUpload } from "../../../tasks/submit.js";
 
 /** What progress needs of a part: its place in the run and how many numbers it holds. */
-type Part = Pick<PlannedUpload, "index" | "count">;
+export type Part = Pick<PlannedUpload, "index" | "count">;
 import { isFinished } from "../../../tasks/wait.js";
 import type { Context } from "../../context.js";
 import { createProgress, spinnerAllowed } from "../../progress.js";

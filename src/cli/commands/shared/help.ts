@@ -1,6 +1,6 @@
 import { FORCEABLE_ENCODINGS } from "../../../csv/encodings.js";
 import { Option, type Command, type OptionValues } from "../../commander.js";
-import { parseCountOrZero, parsePositiveSeconds, parseSeconds, parseUsd } from "../../parse-flags.js";
+import { parseCountOrZero, parseOutputPath, parsePositiveSeconds, parseSeconds, parseUsd } from "../../parse-flags.js";
 
 /** The "Examples:" block of a command's help. */
 export function examples(lines: string[]): string {
@@ -95,7 +95,7 @@ export function addReserveAndWaitOptions<Args extends unknown[], Opts extends Op
     .addOption(intervalOption("between checks while waiting"))
     .addOption(timeoutOption())
     .addOption(requestTimeoutOption())
-    .option("-o, --output <file>", "with --wait: download the results here (- for stdout)")
+    .option("-o, --output <file>", "with --wait: download the results here (- for stdout)", parseOutputPath)
     .addOption(formatOption())
     .option("--force", "overwrite the output file")
     .addOption(
