@@ -1,6 +1,5 @@
 import { UsageError } from "../../../errors.js";
 import { FileSystemError } from "../../../file-system-errors.js";
-import type { ChangesSummary } from "../../../ledger/changes.js";
 import { assertReadableTwice } from "../../../prepare/input-source.js";
 import type { OutputFormat } from "../../../results/index.js";
 import type { Context } from "../../context.js";
