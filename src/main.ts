@@ -48,18 +48,22 @@ export async function main(argv: readonly string[], runtime: Runtime = processRu
   };
   let exitCode: number;
   let failure: Failure | undefined;
+  let thrown: unknown;
   try {
     await buildProgram(runtime, invoke, VERSION, { jsonErrors, main, argv }).parseAsync([...argv], { from: "user" });
     // --exit-on-change: a success in which something changed has an exit status of its own.
     exitCode = context?.outcome.changed ? EXIT_CODES.changed : EXIT_CODES.ok;
   } catch (error) {
-    failure = report(error, context?.printer ?? createPrinter(runtime, globals), runtime.signal);
+    thrown = error;
+    failure = failureOf(error, runtime.signal);
     exitCode = failure.exitCode;
   } finally {
     await context?.dispose();
   }
   // Stopped by Ctrl-C or SIGTERM, it stops: nothing more runs.
   if (ending && !runtime.signal.aborted) await ending({ exitCode, failure });
+  // Last, after whatever the notifications printed: with --json, a failure is the last line of stderr.
+  if (failure) report(failure, thrown, context?.printer ?? createPrinter(runtime, globals));
   return exitCode;
 }
 
@@ -74,19 +78,20 @@ function wantsOption(argv: readonly string[], option: string): boolean {
   return (end === -1 ? argv : argv.slice(0, end)).includes(option);
 }
 
-/** Prints why the command failed, and returns it with its exit code. */
-function report(error: unknown, printer: Printer, signal: AbortSignal): Failure {
+/** Why the command failed, with its exit code. */
+function failureOf(error: unknown, signal: AbortSignal): Failure {
   if (error instanceof CommanderError) {
-    // Help and --version end here too, with exit 0 and nothing to print.
+    // Help and --version end here too, with exit 0 and nothing to say.
     if (error.exitCode === 0) return { code: "usage", exitCode: EXIT_CODES.ok, message: "", silent: true };
-    const failure = usageFailure(error.code, error.message);
-    printer.failure(failure);
-    return failure;
+    return usageFailure(error.code, error.message);
   }
-  const failure = describeFailure(error, signal);
+  return describeFailure(error, signal);
+}
+
+/** Prints why the command failed (and, with --verbose, where: commander's own refusals have no stack worth showing). */
+function report(failure: Failure, error: unknown, printer: Printer): void {
   printer.failure(failure);
-  if (!failure.silent) printStack(printer, error);
-  return failure;
+  if (!failure.silent && !(error instanceof CommanderError)) printStack(printer, error);
 }
 
 function usageFailure(code: string, message: string): Failure {

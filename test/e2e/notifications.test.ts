@@ -5,7 +5,7 @@ import { pathToFileURL } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import { DEFAULT_PRICE_MICROS } from "../../src/spec/products.js";
 import { tempDir } from "../helpers/cli.js";
-import { e2eSandboxes, listText, storedRuns, submitArgs, WAITING, WEBHOOK_SECRET, type E2e } from "../helpers/sandbox.js";
+import { e2eSandboxes, lines, listText, storedRuns, submitArgs, WAITING, WEBHOOK_SECRET, type E2e } from "../helpers/sandbox.js";
 import { startReceiver, type ReceivedDelivery, type Receiver } from "../helpers/webhook-receiver.js";
 
 /**
@@ -317,17 +317,19 @@ describe("--notify", () => {
     expect(out.stderr).toContain("(200 after 3 attempts;");
   });
 
-  it("sends a refusal (400) once, as a warning, and the exit code stays", async () => {
+  it("sends a refusal (400) once, as a warning, and the exit code and --json's last line of stderr stay", async () => {
     const e = await sandbox({ failRate: 1 });
     await withSecret(e);
     const receiver = await startReceiver(() => 400);
     receivers.push(receiver);
     const id = await submitted(e);
-    const out = await e.run(["wait", id, "--interval", "0.2", "--notify", receiver.url]);
+    const out = await e.run(["wait", id, "--interval", "0.2", "--notify", receiver.url, "--json"]);
     expect(out.code, out.stderr).toBe(6);
     expect(receiver.deliveries).toHaveLength(1);
     expect(JSON.parse(receiver.deliveries[0]!.body)).toMatchObject({ data: { exit_code: 6, status: "task_failed" } });
-    expect(out.stderr).toContain(`warning: ${new URL(receiver.url).origin}/… refused the notification with 400; it is not sent again`);
+    const stderr = lines(out.stderr);
+    expect(stderr.at(-2)).toContain(`warning: ${new URL(receiver.url).origin}/… refused the notification with 400; it is not sent again`);
+    expect(JSON.parse(stderr.at(-1)!)).toMatchObject({ error: { code: "task_failed", exit_code: 6 } });
   });
 
   it("needs a secret before doing anything, says how to make one, and --notify-format slack posts unsigned text", async () => {
