@@ -57,7 +57,7 @@ export async function notificationsOf(
     const given = flags.onDone ? "--on-done" : flags.notify ? "--notify" : undefined;
     if (given) {
       throw new UsageError(`${given} needs --wait: without it, ${command} ends as soon as its tasks are submitted.`, {
-        hint: "Add --wait, or tell someone when the tasks end: bulkcheck wait ID " + `${given} …`,
+        hint: `Add --wait, or tell someone when the tasks end: bulkcheck wait ID ${given} …`,
       });
     }
     return undefined;
@@ -84,16 +84,13 @@ export async function notificationsOf(
   const startedAt = new Date(ctx.now()).toISOString();
   return async (end) => {
     const summary = endSummary(ctx, command, startedAt, end);
+    const body = format === "slack" ? JSON.stringify({ text: summaryText(summary) }) : JSON.stringify(summary);
+    // Whatever else goes wrong (a proxy variable undici cannot read, a program name the system refuses) is a warning too.
+    const warn = (flag: string) => (error: unknown) =>
+      ctx.printer.warn(`${flag} failed: ${error instanceof Error ? error.message : String(error)}`);
     await Promise.all([
-      onDone && runOnDone(ctx, onDone, summary, stopped),
-      url &&
-        notify(
-          ctx,
-          url,
-          format === "slack" ? JSON.stringify({ text: summaryText(summary) }) : JSON.stringify(summary),
-          secret?.value,
-          stopped,
-        ),
+      onDone && runOnDone(ctx, onDone, summary, stopped).catch(warn("--on-done")),
+      url && notify(ctx, url, body, secret?.value, stopped).catch(warn("--notify")),
     ]);
   };
 }
