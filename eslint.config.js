@@ -5,7 +5,21 @@ import globals from "globals";
 import tseslint from "typescript-eslint";
 
 /** The library folders of src/: they return values, emit events or throw typed errors, and never reach into cli/. */
-const LIBRARY_FOLDERS = ["api", "prepare", "results", "config", "sandbox", "tasks", "csv", "run", "store", "ledger", "report", "spec"];
+const LIBRARY_FOLDERS = [
+  "api",
+  "prepare",
+  "results",
+  "config",
+  "sandbox",
+  "tasks",
+  "csv",
+  "run",
+  "store",
+  "ledger",
+  "report",
+  "spec",
+  "notify",
+];
 
 const NO_CLI = {
   group: ["**/cli", "**/cli/**"],

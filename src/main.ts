@@ -4,14 +4,19 @@ import { CommanderError } from "./cli/commander.js";
 import { commandLine } from "./cli/command-line.js";
 import { createPrinter, processRuntime, type Context, type GlobalOptions, type Invoke, type Runtime } from "./cli/context.js";
 import { EXIT_CODES } from "./cli/exit-codes.js";
-import { describeFailure } from "./cli/failure.js";
+import { describeFailure, type Failure } from "./cli/failure.js";
 import type { Printer } from "./cli/printer.js";
+import type { CommandUnknownOpts } from "./cli/commander.js";
 import { buildProgram } from "./cli/program.js";
+import type { CommandEnd } from "./cli/notifications.js";
 
 const VERSION = (JSON.parse(readFileSync(packageFile("package.json"), "utf8")) as { version: string }).version;
 
 /** What a command runs with (config, store, client), wired when one runs: building the tree for --help needs none of it. */
 const services = () => import("./cli/services.js");
+
+/** What tells someone a command ended (--on-done, --notify): loaded only by a command that has something to tell. */
+const notifications = () => import("./cli/notifications.js");
 
 /**
  * Runs bulkcheck with the given arguments and returns the exit code. The only
@@ -38,23 +43,43 @@ async function mainWith(argv: readonly string[], runtime: Runtime): Promise<numb
   let context: Context | undefined;
   // Until the flags are parsed (a usage error may stop that), the two that shape how an error is printed.
   let globals: GlobalOptions = { json: jsonErrors, ...(wantsOption(argv, "--no-color") ? { color: false } : {}) };
+  let ending: ((end: CommandEnd) => Promise<void>) | undefined;
   const invoke: Invoke = async (cmd, run) => {
     globals = cmd.optsWithGlobals();
     context = (await services()).createContext(runtime, globals, argv);
     try {
+      if (takes(cmd, "--on-done")) {
+        ending = await (await notifications()).notificationsOf(context, cmd.name(), cmd.opts(), takes(cmd, "--wait"), runtime.signal);
+      }
       await run(context);
     } catch (error) {
       throw context.explain(error, resumeHint(cmd.name(), argv));
     }
   };
+  let exitCode: number;
+  let failure: Failure | undefined;
+  let thrown: unknown;
   try {
     await buildProgram(runtime, invoke, VERSION, { jsonErrors, main, argv }).parseAsync([...argv], { from: "user" });
-    return EXIT_CODES.ok;
+    // --exit-on-change: a success in which something changed has an exit status of its own.
+    exitCode = context?.outcome.changed ? EXIT_CODES.changed : EXIT_CODES.ok;
   } catch (error) {
-    return report(error, context?.printer ?? createPrinter(runtime, globals), runtime.signal);
+    thrown = error;
+    failure = failureOf(error, runtime.signal);
+    exitCode = failure.exitCode;
   } finally {
     await context?.dispose();
   }
+  // Stopped by Ctrl-C or SIGTERM, it stops: nothing more runs.
+  if (ending && !runtime.signal.aborted) await ending({ exitCode, failure });
+  // Last, after whatever the notifications printed: with --json, a failure is the last line of stderr.
+  if (failure) report(failure, thrown, context?.printer ?? createPrinter(runtime, globals));
+  return exitCode;
+}
+
+/** Whether the command declares `flag`. */
+function takes(cmd: CommandUnknownOpts, flag: string): boolean {
+  return cmd.options.some((option) => option.long === flag);
 }
 
 /** `option` among the options (not after `--`, where arguments are only arguments). */
@@ -63,19 +88,23 @@ function wantsOption(argv: readonly string[], option: string): boolean {
   return (end === -1 ? argv : argv.slice(0, end)).includes(option);
 }
 
-function report(error: unknown, printer: Printer, signal: AbortSignal): number {
+/** Why the command failed, with its exit code. */
+function failureOf(error: unknown, signal: AbortSignal): Failure {
   if (error instanceof CommanderError) {
-    if (error.exitCode === 0) return EXIT_CODES.ok; // help and --version end here too
-    printer.failure(usageFailure(error.code, error.message));
-    return EXIT_CODES.usage;
+    // Help and --version end here too, with exit 0 and nothing to say.
+    if (error.exitCode === 0) return { code: "usage", exitCode: EXIT_CODES.ok, message: "", silent: true };
+    return usageFailure(error.code, error.message);
   }
-  const failure = describeFailure(error, signal);
-  printer.failure(failure);
-  if (!failure.silent) printStack(printer, error);
-  return failure.exitCode;
+  return describeFailure(error, signal);
 }
 
-function usageFailure(code: string, message: string) {
+/** Prints why the command failed (and, with --verbose, where: commander's own refusals have no stack worth showing). */
+function report(failure: Failure, error: unknown, printer: Printer): void {
+  printer.failure(failure);
+  if (!failure.silent && !(error instanceof CommanderError)) printStack(printer, error);
+}
+
+function usageFailure(code: string, message: string): Failure {
   // Without a command, commander has just printed the help itself.
   if (code === "commander.help") return { code: "usage" as const, exitCode: EXIT_CODES.usage, message: "No command given." };
   return {

@@ -7,6 +7,7 @@ import type { ServiceType } from "../spec/products.js";
 import type { CommandUnknownOpts } from "./commander.js";
 import { colourEnabled, processIO, type Env, type IO } from "./io.js";
 import type { CommandDeadline } from "./deadline.js";
+import type { CommandOutcome } from "./outcome.js";
 import { Printer } from "./printer.js";
 import { SignalStop } from "./signal-stop.js";
 
@@ -46,6 +47,8 @@ export interface Context extends Runtime {
   /** The arguments bulkcheck was run with (after the program name), for hints that say "run the same command again". */
   argv: readonly string[];
   profileName: string;
+  /** What the command tells about how it ended (its run, tasks, output, changes, charge): filled in by its action. */
+  outcome: CommandOutcome;
   config(): Promise<ConfigStore>;
   /**
    * The store of runs, tasks and the ledger (the embedded SQLite file in the state

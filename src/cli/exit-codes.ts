@@ -18,9 +18,10 @@ export const EXIT_CODES = {
   pending: 8,
   count_mismatch: 9,
   busy: 10,
+  changed: 11,
   interrupted: 130,
   terminated: 143,
-} as const satisfies Record<ErrorKind | "ok" | "terminated", number>;
+} as const satisfies Record<ErrorKind | "ok" | "changed" | "terminated", number>;
 
 type Outcome = keyof typeof EXIT_CODES;
 
@@ -44,21 +45,30 @@ const MEANINGS: Readonly<Record<Outcome, string>> = {
   pending: "a `--timeout` ran out (tasks still processing, or the service too slow to answer); the command to carry on is printed",
   count_mismatch: "`--strict`: the result's rows disagree with the service's counts (the output was written)",
   busy: "`--if-busy exit`: another bulkcheck process (on this machine, or another sharing the store) is carrying on the same run; nothing was done here (by default the command waits for it instead)",
+  changed:
+    "`--exit-on-change`: the command succeeded and something changed since the previous check of the list (a result, or a number that appeared in it or left it). Not a failure, as `diff` exits 1 when files differ",
   interrupted: 'interrupted: Ctrl-C, or Ctrl-C/Ctrl-D at a prompt ("Cancelled; nothing was uploaded.")',
   terminated: "terminated (SIGTERM), with the same clean-up as Ctrl-C",
 };
 
 interface ExitCodeRow {
   exitCode: number;
-  /** The `code` of a `--json` error object; none for success. */
+  /** The `code` of a `--json` error object; none for success (0, and 11 of --exit-on-change). */
   jsonCode: string | undefined;
   /** Markdown. */
   meaning: string;
 }
 
+/** The outcomes that are no failure: no `--json` error object is printed for them. */
+const SUCCESSES: ReadonlySet<Outcome> = new Set(["ok", "changed"]);
+
 /** The table, by exit code. */
 export const EXIT_CODE_TABLE: readonly ExitCodeRow[] = (Object.keys(EXIT_CODES) as Outcome[])
-  .map((outcome) => ({ exitCode: EXIT_CODES[outcome], jsonCode: outcome === "ok" ? undefined : outcome, meaning: MEANINGS[outcome] }))
+  .map((outcome) => ({
+    exitCode: EXIT_CODES[outcome],
+    jsonCode: SUCCESSES.has(outcome) ? undefined : outcome,
+    meaning: MEANINGS[outcome],
+  }))
   .sort((a, b) => a.exitCode - b.exitCode);
 
 export function exitCodeFor(kind: ErrorKind): number {

@@ -101,6 +101,14 @@ export const ENVIRONMENT: readonly { names: string; lines: readonly string[] }[]
     ],
   },
   {
+    names: "BULKCHECK_WEBHOOK_SECRET",
+    lines: [
+      "The secret that signs --notify's posts, whsec_… (wins",
+      "over the profile's webhook-secret; never printed). Set",
+      "but blank is a usage error (exit 2).",
+    ],
+  },
+  {
     names: "BULKCHECK_BASE_URL",
     lines: ["The service base URL. --base-url wins over it, and it", "wins over the profile's base-url."],
   },

@@ -51,9 +51,9 @@ export class Printer {
     this.#write(this.io.stdout, terminalJson(value) + "\n");
   }
 
-  /** A note for humans on stderr; silenced by --quiet. */
-  note(text: string): void {
-    if (!this.options.quiet) this.#write(this.io.stderr, terminalText(text) + "\n");
+  /** A note for humans on stderr; silenced by --quiet, unless the user asked for it by name (`asked`: --changes-summary). */
+  note(text: string, asked = false): void {
+    if (asked || !this.options.quiet) this.#write(this.io.stderr, terminalText(text) + "\n");
   }
 
   warn(text: string): void {

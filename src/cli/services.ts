@@ -23,6 +23,7 @@ import type { Store } from "../store/store.js";
 import { ownLease } from "../run/lease.js";
 import { createPrinter, type Context, type GlobalOptions, type Runtime } from "./context.js";
 import { CommandDeadline } from "./deadline.js";
+import { CommandOutcome } from "./outcome.js";
 import type { Printer } from "./printer.js";
 import { describeEvent, describeRetry } from "./request-log.js";
 
@@ -73,6 +74,7 @@ export function buildContext(runtime: Runtime, globals: GlobalOptions, printer: 
     globals,
     argv,
     profileName,
+    outcome: new CommandOutcome(),
     config,
     baseUrl,
     storeLocation,

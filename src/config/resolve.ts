@@ -122,6 +122,25 @@ export function resolveStoreUrl(env: Env, profile: ProfileSettings): string | un
   return typeof profile.store === "string" ? profile.store : undefined;
 }
 
+/**
+ * The secret that signs notifications: BULKCHECK_WEBHOOK_SECRET, then the profile's
+ * webhook-secret; undefined when neither has one. Like the API key, a variable that is set
+ * wins even when blank (an error), and there is no flag.
+ */
+export function resolveWebhookSecret(env: Env, profile: ProfileSettings): Resolved<string> | undefined {
+  const fromEnv = env.BULKCHECK_WEBHOOK_SECRET;
+  if (fromEnv !== undefined) {
+    if (fromEnv.trim() === "") {
+      throw new UsageError("BULKCHECK_WEBHOOK_SECRET is set but blank.", {
+        hint: "Export the secret itself, or unset BULKCHECK_WEBHOOK_SECRET to use the profile's webhook-secret.",
+      });
+    }
+    return { value: String(settingSpec("webhook-secret").parse(fromEnv)), source: "environment" };
+  }
+  const stored = profile["webhook-secret"];
+  return typeof stored === "string" && stored ? { value: stored, source: "profile" } : undefined;
+}
+
 export function resolveLedger(profile: ProfileSettings): LedgerSettings {
   const maxAge = profile["max-age"];
   const retention = profile["ledger-retention"];

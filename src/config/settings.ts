@@ -3,6 +3,8 @@ import { DEFAULT_LIMITS, DEFAULT_PRICE_MICROS, MICROS_PER_USD, SERVICE_TYPES, ty
 import { UsageError } from "../errors.js";
 import { formatAge, parseDuration } from "./duration.js";
 import { redactKey, withoutPassword } from "./redact.js";
+import { commandWords } from "../notify/command-words.js";
+import { newWebhookSecret, webhookSecret } from "../notify/webhook-secret.js";
 
 /** What one profile stores. Keys are the names users type in `bulkcheck config set`. */
 export type ProfileSettings = Partial<Record<SettingKey, string | number>>;
@@ -19,12 +21,18 @@ export type SettingKey =
   | "ledger"
   | "ledger-retention"
   | "pad"
-  | "store";
+  | "store"
+  | "on-done"
+  | "notify"
+  | "notify-format"
+  | "webhook-secret";
 
 interface SettingSpec {
   describe: string;
-  /** Taken only from a hidden prompt or stdin, never from the command line (the API key). */
-  secret?: boolean;
+  /** What the secret is called ("API key"): read only from a hidden prompt or stdin, and never shown whole. */
+  secret?: string;
+  /** A new random value, for `config set KEY --generate` (a secret is then printed once). */
+  generate?: () => string;
   /** Turns what the user typed into the stored value, or throws a UsageError saying what is expected. */
   parse(text: string): string | number;
   /** Throws a UsageError when a parsed value may be used but not kept in the profile (a store URL with a password). */
@@ -83,7 +91,7 @@ const PASSWORD_HINT = "Give the password in PGPASSWORD or in ~/.pgpass (mode 060
 export const SETTINGS: Readonly<Record<SettingKey, SettingSpec>> = {
   "api-key": {
     describe: "API key (set it from stdin or a hidden prompt: `bulkcheck config set api-key`)",
-    secret: true,
+    secret: "API key",
     redact: (value) => redactKey(String(value)),
     parse(text) {
       const key = text.trim();
@@ -182,7 +190,58 @@ export const SETTINGS: Readonly<Record<SettingKey, SettingSpec>> = {
     },
     redact: (value) => withoutPassword(String(value)),
   },
+  "on-done": {
+    describe: "command that submit --wait, wait, download and retry-failed --wait run when they end (as --on-done; run without a shell)",
+    parse(text) {
+      commandWords(text);
+      return text.trim();
+    },
+  },
+  notify: {
+    describe: "URL that submit --wait, wait, download and retry-failed --wait post their summary to when they end (as --notify)",
+    parse: (text) => notifyUrl(text).href,
+    show: (value) => urlOrigin(String(value)),
+  },
+  "notify-format": {
+    describe: "what --notify posts: standard (signed JSON, Standard Webhooks) or slack (a text message for Slack or Teams, unsigned)",
+    defaultValue: "standard",
+    parse(text) {
+      const value = text.trim().toLowerCase();
+      if (value !== "standard" && value !== "slack") throw new UsageError(`notify-format is standard or slack, got "${text}".`);
+      return value;
+    },
+  },
+  "webhook-secret": {
+    describe: "secret that signs --notify's posts, whsec_… (from a hidden prompt or stdin; --generate makes one)",
+    secret: "webhook secret",
+    redact: (value) => redactKey(String(value)),
+    generate: newWebhookSecret,
+    parse: webhookSecret,
+  },
 };
+
+/**
+ * A URL as it may be shown: its origin alone, the rest elided. A chat's incoming-webhook URL
+ * is a secret in its path, so --notify's URL is never shown whole.
+ */
+export function urlOrigin(href: string): string {
+  const url = new URL(href);
+  return url.pathname === "/" && url.search === "" ? url.origin : `${url.origin}/…`;
+}
+
+/** A --notify URL: http or https only. */
+export function notifyUrl(text: string): URL {
+  let url: URL;
+  try {
+    url = new URL(text.trim());
+  } catch {
+    throw new UsageError("The notification URL is not a URL; give one like https://hooks.example.com/bulkcheck.");
+  }
+  if (url.protocol !== "https:" && url.protocol !== "http:") {
+    throw new UsageError(`The notification URL must start with https:// or http://, not ${url.protocol}//.`);
+  }
+  return url;
+}
 
 export function isSettingKey(name: string): name is SettingKey {
   return Object.hasOwn(SETTINGS, name);

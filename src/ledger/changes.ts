@@ -13,12 +13,27 @@ export interface ColumnChanges {
   transitions: Array<{ previous: string; current: string; count: number }>;
 }
 
+/** The list itself compared with its previous check: numbers in it now and not then, and the reverse. */
+export interface ListChanges {
+  appeared: number;
+  left: number;
+  /** The run that was that check, and when it ended. */
+  since: { run: string; checkedAt: string };
+}
+
 export interface ChangesSummary {
   /** Numbers with at least one changed column. */
   numbers: number;
   /** Numbers compared: those with an earlier result. */
   compared: number;
   columns: ColumnChanges[];
+  /** Absent when no previous check of the whole list is known (see run/list-changes.ts). */
+  list?: ListChanges;
+}
+
+/** Whether anything changed: a result, or a number that appeared in the list or left it. */
+export function anythingChanged(summary: ChangesSummary): boolean {
+  return summary.numbers > 0 || (summary.list !== undefined && summary.list.appeared + summary.list.left > 0);
 }
 
 /**
@@ -53,7 +68,13 @@ function changedColumns(current: LedgerRow, previous: LedgerRow): string[][] {
 export class ChangesTally {
   #numbers = 0;
   #compared = 0;
+  #list: ListChanges | undefined;
   readonly #byColumn = new Map<string, Map<string, number>>();
+
+  /** The list compared with its previous check. */
+  addList(list: ListChanges): void {
+    this.#list = list;
+  }
 
   /** The change rows of one compared number (none when nothing changed). */
   add(rows: readonly (readonly string[])[]): void {
@@ -80,6 +101,6 @@ export class ChangesTally {
         }),
       };
     });
-    return { numbers: this.#numbers, compared: this.#compared, columns };
+    return { numbers: this.#numbers, compared: this.#compared, columns, ...(this.#list ? { list: this.#list } : {}) };
   }
 }

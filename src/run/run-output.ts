@@ -9,6 +9,7 @@ import type { StagedResults } from "../tasks/download.js";
 import type { UploadResult } from "../tasks/submit.js";
 import { operationSignal } from "../operation-signal.js";
 import { collectAbandonedRuns } from "./abandoned.js";
+import { listChangeRows, previousCheck } from "./list-changes.js";
 import { reusedSources } from "./reused-results.js";
 import { fetchToStaging, Staging, stagingRoot, type FetchDeps } from "./staging.js";
 import type { RunOutcome } from "./submit-run.js";
@@ -39,6 +40,8 @@ export interface RunOutputDeps {
 export interface ChangesDestination {
   format: "csv" | "xlsx";
   destination: ExportDestination;
+  /** Also a row for each number that appeared in the list or left it since its previous check (--changes-appeared-left). */
+  listRows?: boolean;
 }
 
 /**
@@ -94,13 +97,17 @@ export class RunOutput {
   }
 
   /**
-   * What changed since each number's previous result in the ledger, tallied, and written
-   * as a table when there is somewhere to write it (--changes; a report only counts).
+   * What changed since each number's previous result in the ledger, and the list itself
+   * since its previous check (see list-changes.ts), tallied, and written as a table when
+   * there is somewhere to write it (--changes; a report, a summary only count).
    */
   async changes(outcome: RunOutcome, write?: ChangesDestination): Promise<ChangesSummary> {
+    const { store } = this.deps;
     const tally = new ChangesTally();
     const refs = outcome.results.map((result) => result.upload.ref);
-    const table = changesTable(this.deps.store, refs, tally);
+    const previous = await previousCheck(store, outcome.run, outcome.plan.list);
+    const list = previous ? listChangeRows(store, outcome.prepared.chunks, previous, tally) : undefined;
+    const table = withListRows(changesTable(store, refs, tally), list, Boolean(write?.listRows));
     if (write) await writeTable(table, write.format, write.destination);
     else for await (const _row of table) void _row;
     return tally.summary();
@@ -125,4 +132,14 @@ export class RunOutput {
       deps.onCollectFailed(error as Error);
     }
   }
+}
+
+/** The changes table, then the list's rows when they are `written` (they are read to the end either way: that counts them). */
+async function* withListRows(
+  table: AsyncIterable<readonly string[]>,
+  list: AsyncIterable<readonly string[]> | undefined,
+  written: boolean,
+): AsyncGenerator<readonly string[]> {
+  yield* table;
+  if (list) for await (const row of list) if (written) yield row;
 }

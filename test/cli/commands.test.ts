@@ -107,6 +107,39 @@ describe("each command's flags, parsed into the options its run gets", () => {
         "exit",
       ]),
     ).toEqual(["crm.csv", { type: "carrier_batch", maxAge: 604800, ledger: false, changes: "c.csv", ifBusy: "exit" }]);
+    expect(
+      await parsed(submitCommand, [
+        "crm.csv",
+        "--type",
+        "carrier_batch",
+        "--wait",
+        "--changes",
+        "c.csv",
+        "--changes-appeared-left",
+        "--changes-summary",
+        "--exit-on-change",
+        "--on-done",
+        "sh -c 'echo done'",
+        "--no-notify",
+      ]),
+    ).toEqual([
+      "crm.csv",
+      {
+        type: "carrier_batch",
+        wait: true,
+        changes: "c.csv",
+        changesAppearedLeft: true,
+        changesSummary: true,
+        exitOnChange: true,
+        onDone: "sh -c 'echo done'",
+        notify: false,
+        ledger: true,
+        ifBusy: "wait",
+      },
+    ]);
+    expect(await refusal(submitCommand, ["crm.csv", "--type", "carrier_batch", "--notify-format", "teams"])).toBe(
+      "commander.invalidArgument",
+    );
     expect(await refusal(submitCommand, ["crm.csv", "--type", "carrier_batch", "--if-busy", "later"])).toBe("commander.invalidArgument");
     expect(await refusal(submitCommand, ["crm.csv", "--country", "GB"])).toBe("commander.missingMandatoryOptionValue");
     expect(await refusal(submitCommand, ["crm.csv", "--type", "carrier_batch", "--max-cost", "lots"])).toBe("commander.invalidArgument");
@@ -120,6 +153,9 @@ describe("each command's flags, parsed into the options its run gets", () => {
 
   it("wait", async () => {
     expect(await parsed(waitCommand, ["-", "--interval", "0.5", "--timeout", "3600"])).toEqual([["-"], { interval: 0.5, timeout: 3600 }]);
+    expect(
+      await parsed(waitCommand, ["a1", "--notify", "https://hooks.example.com/x", "--notify-format", "slack", "--no-on-done"]),
+    ).toEqual([["a1"], { notify: "https://hooks.example.com/x", notifyFormat: "slack", onDone: false }]);
     expect(await refusal(waitCommand, [])).toBe("commander.missingArgument");
   });
 
@@ -207,6 +243,7 @@ describe("each command's flags, parsed into the options its run gets", () => {
     for (const argv of [
       ["set", "api-key"],
       ["set", "base-url", "https://api.example.com"],
+      ["set", "webhook-secret", "--generate"],
       ["get", "base-url"],
       ["list"],
       ["unset", "api-key"],
@@ -215,8 +252,9 @@ describe("each command's flags, parsed into the options its run gets", () => {
       await configCommand(invoke, runs).exitOverride().parseAsync(argv, { from: "user" });
     }
     expect(calls).toEqual([
-      ["set", "api-key", undefined],
-      ["set", "base-url", "https://api.example.com"],
+      ["set", "api-key", undefined, {}],
+      ["set", "base-url", "https://api.example.com", {}],
+      ["set", "webhook-secret", undefined, { generate: true }],
       ["get", "base-url"],
       ["list"],
       ["unset", "api-key"],

@@ -13,6 +13,13 @@ import { runBin, runCli, spawnCli, tempDir, type CliResult, type RunOptions, typ
 export const API_KEY = "sk_e2e_LEAKCANARY_8d41c07f5a9e23b6";
 const KEY_SECRET_PART = "LEAKCANARY";
 
+/**
+ * A webhook secret (whsec_ and the base64 of a 30-byte key) whose middle part never appears
+ * in a redacted form: `assertClean` fails on any output that holds it, as for the API key.
+ */
+export const WEBHOOK_SECRET = "whsec_WebhookLeakCanaryf3c9a1e5b2d8c4f6a0e9b7d";
+const WEBHOOK_SECRET_PART = "WebhookLeakCanary";
+
 /** SGR (colour/style) escape sequences. Spinners' cursor controls are not colour. */
 // eslint-disable-next-line no-control-regex -- escape codes are what it finds
 const SGR = /\u001b\[[0-9;]*m/;
@@ -110,6 +117,7 @@ export async function startE2e(options: E2eOptions = {}): Promise<E2e> {
         const path = join(configDir, name);
         if (name !== "config.json" && statSync(path).isFile()) {
           expect(readFileSync(path).includes(KEY_SECRET_PART), `the API key appeared in ${name}`).toBe(false);
+          expect(readFileSync(path).includes(WEBHOOK_SECRET_PART), `the webhook secret appeared in ${name}`).toBe(false);
         }
       }
       rmSync(configDir, { recursive: true, force: true });
@@ -211,8 +219,9 @@ export function promptedSubmitArgs(file: string, ...extra: string[]): string[] {
 }
 
 /**
- * What must hold for every run of the suite: the API key never appears, no stack
- * trace without --verbose, and no colour unless a colour terminal was asked for.
+ * What must hold for every run of the suite: the API key and the webhook secret never
+ * appear, no stack trace without --verbose, and no colour unless a colour terminal was
+ * asked for.
  */
 export function assertClean(
   argv: readonly string[],
@@ -222,6 +231,7 @@ export function assertClean(
   const output = result.stdout + result.stderr;
   expect(output.includes(API_KEY), "the API key appeared in the output").toBe(false);
   expect(output.includes(KEY_SECRET_PART), "part of the API key appeared in the output").toBe(false);
+  expect(output.includes(WEBHOOK_SECRET_PART), "part of the webhook secret appeared in the output").toBe(false);
   if (!argv.includes("--verbose")) expect(result.stderr, "a stack trace without --verbose").not.toMatch(STACK_FRAME);
   const colourOff = !context.colour || argv.includes("--no-color") || Boolean(context.env.NO_COLOR);
   if (colourOff) expect(output, "colour escapes with colour off").not.toMatch(SGR);

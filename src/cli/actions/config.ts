@@ -4,21 +4,32 @@ import type { Context } from "../context.js";
 import { canPrompt, NOTHING_UPLOADED, promptSecret, readAllStdin } from "../prompt.js";
 import { printTable } from "../table.js";
 
-/** `config set`: the API key only from a hidden prompt or stdin, never from the command line. */
-export async function configSetRun(ctx: Context, name: string, value: string | undefined): Promise<void> {
+/** What `config set` takes besides the key and value. */
+export interface ConfigSetOptions {
+  /** Make a new random value (webhook-secret), store it and print it once. */
+  generate?: boolean;
+}
+
+/**
+ * `config set`: a secret (the API key, the webhook secret) only from a hidden prompt or
+ * stdin, never from the command line; or, with --generate, a new one, printed once on
+ * stdout for the receiver and never again.
+ */
+export async function configSetRun(ctx: Context, name: string, value: string | undefined, options: ConfigSetOptions = {}): Promise<void> {
   const spec = settingSpec(name);
+  if (options.generate) return generateSetting(ctx, name, value);
   let text = value;
   if (spec.secret) {
     if (value !== undefined && value !== "-") {
-      throw new UsageError("Refusing to take the API key from the command line, where shell history and `ps` would keep it.", {
-        hint: 'Run `bulkcheck config set api-key` and paste it at the prompt, or: echo "$KEY" | bulkcheck config set api-key -',
+      throw new UsageError(`Refusing to take the ${spec.secret} from the command line, where shell history and \`ps\` would keep it.`, {
+        hint: `Run \`bulkcheck config set ${name}\` and paste it at the prompt, or: echo "$SECRET" | bulkcheck config set ${name} -`,
       });
     }
     text =
       value === undefined && canPrompt(ctx.io)
-        ? await promptSecret(ctx.io, "API key (input hidden): ", {
+        ? await promptSecret(ctx.io, `${capitalised(spec.secret)} (input hidden): `, {
             signal: ctx.signal,
-            cancelled: { message: NOTHING_UPLOADED, hint: "The API key was not changed." },
+            cancelled: { message: NOTHING_UPLOADED, hint: `The ${spec.secret} was not changed.` },
           })
         : firstLine(await readAllStdin(ctx.io));
   } else if (text === undefined || text === "-") {
@@ -29,6 +40,23 @@ export async function configSetRun(ctx: Context, name: string, value: string | u
   spec.checkStored?.(stored);
   await (await ctx.config()).set(ctx.profileName, spec.key, stored);
   ctx.printer.note(`Set ${name} for profile "${ctx.profileName}" to ${display(spec.key, stored)}.`);
+}
+
+/** `config set KEY --generate`: the one time a secret is shown whole, on stdout, for the other end to keep. */
+async function generateSetting(ctx: Context, name: string, value: string | undefined): Promise<void> {
+  const spec = settingSpec(name);
+  if (!spec.generate) {
+    const generated = Object.keys(SETTINGS).filter((key) => isSettingKey(key) && SETTINGS[key].generate);
+    throw new UsageError(`config set ${name} has no --generate.`, { hint: `--generate makes a value for: ${generated.join(", ")}` });
+  }
+  if (value !== undefined) throw new UsageError("--generate makes the value: give none.");
+  const made = String(spec.parse(spec.generate()));
+  await (await ctx.config()).set(ctx.profileName, spec.key, made);
+  if (ctx.globals.json) ctx.printer.json({ key: name, value: made });
+  else ctx.printer.data(made);
+  ctx.printer.note(
+    `Set ${name} for profile "${ctx.profileName}" to the new value printed above: give it to the receiver now, it is never shown again (config get shows ${display(spec.key, made)}).`,
+  );
 }
 
 export async function configGetRun(ctx: Context, name: string): Promise<void> {
@@ -55,6 +83,7 @@ export async function configListRun(ctx: Context): Promise<void> {
     "api-key": ctx.env.BULKCHECK_API_KEY,
     "base-url": ctx.env.BULKCHECK_BASE_URL,
     store: ctx.env.BULKCHECK_STORE_URL,
+    "webhook-secret": ctx.env.BULKCHECK_WEBHOOK_SECRET,
   };
   const settings = Object.keys(SETTINGS)
     .filter(isSettingKey)
@@ -63,9 +92,9 @@ export async function configListRun(ctx: Context): Promise<void> {
       const env = fromEnv[key];
       const stored = profile[key];
       const fallback = spec.defaultValue === undefined ? undefined : display(key, spec.defaultValue);
-      // A blank BULKCHECK_API_KEY is in force (an authentication error), as resolveApiKey decides; a blank base URL is not.
+      // A blank secret's variable is in force (an error), as resolveApiKey and resolveWebhookSecret decide; a blank base URL is not.
       const [value, source]: [string | undefined, SettingSource] =
-        env !== undefined && (key === "api-key" || env !== "")
+        env !== undefined && (SETTINGS[key].secret !== undefined || env !== "")
           ? [env.trim() === "" ? "(blank)" : display(key, env), "environment"]
           : stored !== undefined
             ? [display(key, stored), `profile ${ctx.profileName}`]
@@ -109,6 +138,10 @@ function display(key: SettingKey, value: string | number): string {
   const spec = SETTINGS[key];
   if (spec.redact) return spec.redact(value);
   return spec.show ? spec.show(value) : String(value);
+}
+
+function capitalised(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1);
 }
 
 function firstLine(text: string): string {

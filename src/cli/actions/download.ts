@@ -14,6 +14,7 @@ export interface DownloadOptions extends DownloadFlags {
 
 export async function downloadRun(ctx: Context, ids: string[], options: DownloadOptions): Promise<void> {
   const taskIds = await readIds(ctx, ids);
+  ctx.outcome.addTasks(taskIds);
   if (options.join === undefined) {
     await downloadToOutput(ctx, taskIds, options);
     return;

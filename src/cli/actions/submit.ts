@@ -23,9 +23,14 @@ import { assertKeyLength } from "../../tasks/idempotency.js";
 import { submitRun as runList, failRun, finishRun } from "../../run/submit-run.js";
 import { runJson, takesStdout } from "./shared/submission.js";
 import { runOutput } from "./shared/run-output.js";
+import { changeCounts } from "../../notify/summary.js";
 
 export interface SubmitOptions extends PreparationFlags, SubmitFlags, AfterUploadFlags {
   type: string;
+  /** --changes-appeared-left, --changes-summary, --exit-on-change: see RunOutputFlags. */
+  changesAppearedLeft?: boolean;
+  changesSummary?: boolean;
+  exitOnChange?: boolean;
 }
 
 /**
@@ -43,12 +48,12 @@ export async function submitRun(ctx: Context, file: string, options: SubmitOptio
   const { country, anyRegion } = countryChoice(options, product);
   if (options.idempotencyKey !== undefined) assertKeyLength(options.idempotencyKey);
   if (options.resubmit) ctx.printer.note(RESUBMIT_NOTE);
-  await checkFlags(ctx, file, options);
+  const ledger = await ctx.ledgerSettings();
+  const ledgerOn = ledger.on && options.ledger !== false;
+  await checkFlags(ctx, file, options, ledger.on);
   checkRejectsToStdout(options, options.output === "-" ? "-o -" : ctx.globals.json ? "--json" : undefined);
   // A refused --interval must stop the run before anything is reserved, not after the upload.
   const pollIntervalMs = await pollInterval(ctx, options.interval);
-  const ledger = await ctx.ledgerSettings();
-  const ledgerOn = ledger.on && options.ledger !== false;
   const sourcePath = file === "-" ? undefined : absolutePath(ctx, file);
   const store = await ctx.store();
   const subject = { product, country: anyRegion ? "auto" : country };
@@ -124,7 +129,15 @@ export async function submitRun(ctx: Context, file: string, options: SubmitOptio
     }
     await finishRun(store, outcome, ctx.now, output.describe()).catch(goOn);
     await output.cleanUp().catch(goOn);
-    if (ctx.globals.json && !takesStdout(options)) ctx.printer.json(runJson(outcome));
+    ctx.outcome.run = outcome.run.id;
+    if (options.wait)
+      ctx.outcome.charge(
+        outcome.results.map((result) => result.task),
+        await ctx.prices(),
+      );
+    if (ctx.globals.json && !takesStdout(options))
+      ctx.printer.json({ ...runJson(outcome), changes: ctx.outcome.changes ? changeCounts(ctx.outcome.changes) : null });
+    if (ctx.outcome.changed) ctx.printer.note("Something changed since the previous check of the list: exit 11 (--exit-on-change).");
   });
 }
 
@@ -153,19 +166,28 @@ function resumeCommand(argv: readonly string[]): string {
   return commandLine(argv.filter((arg) => arg !== "--resubmit"));
 }
 
-async function checkFlags(ctx: Context, file: string, options: SubmitOptions): Promise<void> {
+async function checkFlags(ctx: Context, file: string, options: SubmitOptions, ledgerSetting: boolean): Promise<void> {
   if (options.join && (file === "-" || options.output === undefined)) {
     throw new UsageError("--join needs a source file (not stdin) and -o FILE.");
   }
-  if (options.changes !== undefined && !options.wait) {
-    throw new UsageError("--changes needs --wait (results do not exist until the tasks have finished).", {
-      hint: "Add --wait.",
-    });
+  if (options.changesAppearedLeft && options.changes === undefined) {
+    throw new UsageError("--changes-appeared-left adds rows to the --changes file, and there is none.", { hint: "Add --changes FILE." });
   }
-  if (options.changes !== undefined && options.ledger === false) {
-    throw new UsageError("--changes compares each result with the ledger's previous one, and --no-ledger keeps none.", {
-      hint: "Drop --no-ledger (and check that config set ledger is not off).",
-    });
+  const comparing = Object.entries({
+    "--changes": options.changes !== undefined,
+    "--changes-summary": options.changesSummary,
+    "--exit-on-change": options.exitOnChange,
+  }).flatMap(([flag, given]) => (given ? [flag] : []));
+  for (const flag of comparing) {
+    if (!options.wait) {
+      throw new UsageError(`${flag} needs --wait (results do not exist until the tasks have finished).`, { hint: "Add --wait." });
+    }
+    if (options.ledger === false || !ledgerSetting) {
+      throw new UsageError(
+        `${flag} compares each result with the ledger's previous one, and ${options.ledger === false ? "--no-ledger keeps none" : `the ledger is off for profile "${ctx.profileName}"`}.`,
+        { hint: options.ledger === false ? "Drop --no-ledger." : "Turn it on: bulkcheck config set ledger on" },
+      );
+    }
   }
   if (options.changes === "-" && (options.output === "-" || options.rejects === "-" || ctx.globals.json)) {
     throw new UsageError("--changes - wants stdout, and so does -o -, --rejects - or --json.", { hint: "Write one of them to a file." });

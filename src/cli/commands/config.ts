@@ -26,7 +26,7 @@ const CONFIG_RUNS: ConfigRuns = {
 /** `bulkcheck config` and its subcommands set, get, list, unset and path. */
 /** The settings a profile holds (see SETTINGS in config/settings.ts; a test keeps the two in step). */
 const SETTING_KEYS_HELP =
-  "api-key, base-url, min-task-size, max-task-size, max-file-bytes, max-in-flight, price.<product>, max-age, ledger, ledger-retention, pad, store";
+  "api-key, base-url, min-task-size, max-task-size, max-file-bytes, max-in-flight, price.<product>, max-age, ledger, ledger-retention, pad, store, on-done, notify, notify-format, webhook-secret";
 
 export function configCommand(invoke: Invoke, runs: ConfigRuns = CONFIG_RUNS) {
   const config = new Command("config")
@@ -34,9 +34,10 @@ export function configCommand(invoke: Invoke, runs: ConfigRuns = CONFIG_RUNS) {
     .addHelpText("after", examples(["bulkcheck config set api-key", "bulkcheck config list --profile prod", "bulkcheck config path"]));
   config
     .command("set")
-    .description("set a setting; for api-key the value comes from a hidden prompt or stdin")
+    .description("set a setting; for api-key and webhook-secret the value comes from a hidden prompt or stdin")
     .argument("<key>", SETTING_KEYS_HELP)
-    .argument("[value]", "the value (api-key: omit, or - to read stdin)")
+    .argument("[value]", "the value (api-key, webhook-secret: omit, or - to read stdin)")
+    .option("--generate", "webhook-secret: make a new random secret, store it, and print it once on stdout")
     .addHelpText(
       "after",
       examples([
@@ -44,9 +45,11 @@ export function configCommand(invoke: Invoke, runs: ConfigRuns = CONFIG_RUNS) {
         'echo "$KEY" | bulkcheck config set api-key -',
         "bulkcheck config set base-url https://api.example.com",
         "bulkcheck config set max-task-size 100000 --profile prod",
+        "bulkcheck config set webhook-secret --generate",
+        "bulkcheck config set notify https://hooks.example.com/bulkcheck",
       ]),
     )
-    .action((key, value, _options, cmd) => invoke(cmd, (ctx) => runs.set(ctx, key, value)));
+    .action((key, value, options, cmd) => invoke(cmd, (ctx) => runs.set(ctx, key, value, options)));
   config
     .command("get")
     .argument("<key>", SETTING_KEYS_HELP)

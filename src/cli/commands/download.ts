@@ -1,7 +1,7 @@
 import { Command } from "../commander.js";
 import { parseOutputPath } from "../parse-flags.js";
 import type { Invoke } from "../context.js";
-import { examples, formatOption, requestTimeoutOption, safeCsvOption, timeoutOption } from "./shared/help.js";
+import { addNotifyOptions, examples, formatOption, requestTimeoutOption, safeCsvOption, timeoutOption } from "./shared/help.js";
 import type { downloadRun } from "../actions/download.js";
 
 /** What the command does, loaded when it runs: building the command tree loads none of it. */
@@ -9,7 +9,7 @@ const actions = () => import("../actions/download.js");
 
 /** `bulkcheck download <ids...>`. Tests pass their own `run` to see what the flags parse into. */
 export function downloadCommand(invoke: Invoke, run: typeof downloadRun = async (...args) => (await actions()).downloadRun(...args)) {
-  return new Command("download")
+  const command = new Command("download")
     .description("download results (always with the spec's header row); several ids are merged")
     .argument("<ids...>", "task ids, or - to read them from stdin")
     .option("-o, --output <file>", "destination file, or - for stdout (default: stdout)", parseOutputPath)
@@ -21,7 +21,8 @@ export function downloadCommand(invoke: Invoke, run: typeof downloadRun = async 
     .option("--report <file.html>", "also write an HTML report of the run (self-contained, printable)", parseOutputPath)
     .option("--no-ledger", "keep nothing of these results in the ledger")
     .addOption(timeoutOption())
-    .addOption(requestTimeoutOption())
+    .addOption(requestTimeoutOption());
+  return addNotifyOptions(command)
     .addHelpText(
       "after",
       examples([

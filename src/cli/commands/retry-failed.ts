@@ -1,6 +1,6 @@
 import { Command } from "../commander.js";
 import type { Invoke } from "../context.js";
-import { addReserveAndWaitOptions, examples } from "./shared/help.js";
+import { addNotifyOptions, addReserveAndWaitOptions, examples } from "./shared/help.js";
 import type { retryFailedRun } from "../actions/retry-failed.js";
 
 /** What the command does, loaded when it runs: building the command tree loads none of it. */
@@ -16,7 +16,7 @@ export function retryFailedCommand(
     .argument("<ids...>", "task ids (one retry each), or - to read them from stdin")
     .option("--resubmit", "no longer needed: a retry that finished is followed by a new one when asked again (accepted and ignored)")
     .option("--dry-run", "show what would be submitted");
-  return addReserveAndWaitOptions(command)
+  return addNotifyOptions(addReserveAndWaitOptions(command), "with --wait: ")
     .addHelpText("after", examples(["bulkcheck retry-failed $ID --yes", "bulkcheck retry-failed $ID --wait -o retried.csv"]))
     .action((ids, options, cmd) => invoke(cmd, (ctx) => run(ctx, ids, options)));
 }

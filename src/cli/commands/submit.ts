@@ -1,6 +1,7 @@
 import { Command, Option } from "../commander.js";
 import type { Invoke } from "../context.js";
 import {
+  addNotifyOptions,
   addReserveAndWaitOptions,
   digitsAsOption,
   encodingOption,
@@ -57,13 +58,25 @@ export function submitCommand(invoke: Invoke, run: typeof submitRun = async (...
       ).choices(["oldest", "never"] as const),
     )
     .option("--dry-run", "prepare and show the plan and cost; upload nothing");
-  return addReserveAndWaitOptions(command)
+  return addNotifyOptions(addReserveAndWaitOptions(command), "with --wait: ")
     .option("--join", "with --wait -o: write the source rows with the result columns beside them")
     .option("--report <file.html>", "with --wait: also write an HTML report of the run (self-contained, printable)", parseOutputPath)
     .option(
       "--changes <file>",
-      "with --wait: write the numbers whose result changed since their previous check (CSV, or .xlsx; - for stdout)",
+      "with --wait: write the numbers whose result changed since their previous check (CSV, or .xlsx; - for stdout; the header alone when none did)",
       parseOutputPath,
+    )
+    .option(
+      "--changes-appeared-left",
+      "with --changes: also a row for each number that appeared in the list or left it since its previous check (column (appeared) or (left))",
+    )
+    .option(
+      "--changes-summary",
+      "with --wait: say how many numbers changed, appeared and left since the previous check of the list, even with --quiet",
+    )
+    .option(
+      "--exit-on-change",
+      "with --wait: exit 11 when the run succeeded and something changed since the previous check of the list (a result, a number that appeared or left)",
     )
     .addHelpText(
       "after",
@@ -72,6 +85,7 @@ export function submitCommand(invoke: Invoke, run: typeof submitRun = async (...
         "ID=$(bulkcheck submit list.txt --type number_validation_batch --country GB --yes)",
         "bulkcheck submit crm.csv --type number_activity_batch --country GB --wait --join -o checked.csv",
         "bulkcheck submit crm.xlsx --type number_activity_batch --country auto --default-country GB --dry-run",
+        "bulkcheck submit crm.csv --type number_activity_batch --country GB --yes --wait --quiet --exit-on-change --notify https://hooks.example.com/bulkcheck",
       ]),
     )
     .action((file, options, cmd) => invoke(cmd, (ctx) => run(ctx, file, options)));

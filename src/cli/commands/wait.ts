@@ -1,6 +1,6 @@
 import { Command } from "../commander.js";
 import type { Invoke } from "../context.js";
-import { examples, intervalOption, requestTimeoutOption, timeoutOption } from "./shared/help.js";
+import { addNotifyOptions, examples, intervalOption, requestTimeoutOption, timeoutOption } from "./shared/help.js";
 import type { waitRun } from "../actions/wait.js";
 
 /** What the command does, loaded when it runs: building the command tree loads none of it. */
@@ -8,15 +8,20 @@ const actions = () => import("../actions/wait.js");
 
 /** `bulkcheck wait <ids...>`. Tests pass their own `run` to see what the flags parse into. */
 export function waitCommand(invoke: Invoke, run: typeof waitRun = async (...args) => (await actions()).waitRun(...args)) {
-  return new Command("wait")
+  const command = new Command("wait")
     .description("wait until tasks finish (exit 0 all succeeded, 6 one failed, 8 timed out)")
     .argument("<ids...>", "task ids, or - to read them from stdin")
     .addOption(intervalOption())
     .addOption(timeoutOption())
-    .addOption(requestTimeoutOption())
+    .addOption(requestTimeoutOption());
+  return addNotifyOptions(command)
     .addHelpText(
       "after",
-      examples(["bulkcheck wait $ID --timeout 3600", "bulkcheck submit list.txt --type carrier_batch --yes | bulkcheck wait -"]),
+      examples([
+        "bulkcheck wait $ID --timeout 3600",
+        "bulkcheck submit list.txt --type carrier_batch --yes | bulkcheck wait -",
+        "bulkcheck wait $ID --on-done 'notify-send bulkcheck done'",
+      ]),
     )
     .action((ids, options, cmd) => invoke(cmd, (ctx) => run(ctx, ids, options)));
 }

@@ -59,7 +59,8 @@ export async function afterUpload(ctx: Context, ids: readonly string[], flags: A
     ctx.printer.note(`Next: bulkcheck wait ${ids.join(" ")}   then: bulkcheck download ${ids.join(" ")} -o results.csv`);
     return;
   }
-  await waitAndReport(ctx, ids, flags);
+  const tasks = await waitAndReport(ctx, ids, flags);
+  ctx.outcome.charge(tasks, await ctx.prices());
   await writeOutput(ctx, ids, flags);
 }
 

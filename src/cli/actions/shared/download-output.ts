@@ -8,6 +8,7 @@ import type { Context } from "../../context.js";
 import { billingJson, describeBilling, describeExcluded } from "./billing-report.js";
 import { downloadDeps } from "./download-deps.js";
 import { checkOutputs, isStdout } from "./destination.js";
+import { absolutePath } from "../../paths.js";
 import { resultFormat } from "./output-format.js";
 import { checkReportFlags } from "./report-flags.js";
 import { writeReport, type OutputOfRun } from "./report-output.js";
@@ -58,6 +59,8 @@ export async function downloadToOutput(
       }),
     format === "table",
   );
+  ctx.outcome.output = toStdout ? "-" : absolutePath(ctx, flags.output!);
+  ctx.outcome.charge(outcome.tasks, prices);
   reportSummary(ctx, outcome.summary, {
     tasks: outcome.tasks,
     excluded: outcome.excluded,

@@ -73,6 +73,8 @@ export async function joinToOutput(ctx: Context, ids: readonly string[], flags: 
       `The source already has a column named like a result column, so every added column starts with ${summary.prefix}: ${summary.addedColumns.join(", ")}.`,
     );
   }
+  ctx.outcome.output = toStdout ? "-" : absolutePath(ctx, output);
+  ctx.outcome.charge(tasks, prices);
   const bill = billing(tasks, prices);
   const inFile = { checked: summary.byStatus.checked, noResult: summary.byStatus.no_result };
   for (const line of describeBilling(bill, inFile)) ctx.printer.note(line);

@@ -1,5 +1,5 @@
 import { stateDir } from "../../../config/paths.js";
-import type { ChangesSummary } from "../../../ledger/changes.js";
+import { anythingChanged, type ChangesSummary } from "../../../ledger/changes.js";
 import { RunOutput } from "../../../run/run-output.js";
 import type { RunOutcome } from "../../../run/submit-run.js";
 import type { ServiceType } from "../../../spec/products.js";
@@ -18,6 +18,12 @@ export interface RunOutputFlags extends AfterUploadFlags {
   ledger: boolean;
   /** --changes FILE|-. */
   changes?: string;
+  /** --changes-appeared-left: the changes file also has the numbers that appeared in the list or left it. */
+  changesAppearedLeft?: boolean;
+  /** --changes-summary: the changes' summary line even under --quiet. */
+  changesSummary?: boolean;
+  /** --exit-on-change: exit 11 when the run succeeds and something changed. */
+  exitOnChange?: boolean;
   /** The profile's ledger-retention, in seconds: results older are pruned once the output is written. */
   retentionSeconds?: number | undefined;
   /** The list's absolute path (absent for stdin): the join's source. */
@@ -50,16 +56,30 @@ export async function runOutput(ctx: Context, flags: RunOutputFlags) {
       ctx.printer.warn(`the results of abandoned runs could not be collected this time (${error.message}); the next run tries again.`),
   });
 
+  /**
+   * The changes since the previous check, when anything wants them: --changes, the report, the summary line, the
+   * change exit status, or whoever reads the command's outcome when it ends (--on-done, --notify).
+   */
   const writeChanges = async (outcome: RunOutcome): Promise<ChangesSummary | undefined> => {
-    if (!flags.ledger || (flags.changes === undefined && flags.report === undefined)) return undefined;
-    if (flags.changes === undefined) return output.changes(outcome);
-    const summary = await output.changes(outcome, {
-      format: flags.changes.toLowerCase().endsWith(".xlsx") ? "xlsx" : "csv",
-      destination: isStdout(flags.changes)
-        ? { stream: dataOut(ctx.io) }
-        : { path: absolutePath(ctx, flags.changes), force: Boolean(flags.force) },
-    });
-    ctx.printer.note(describeChanges(summary, flags.changes));
+    const wanted =
+      flags.changes !== undefined || flags.report !== undefined || flags.changesSummary || flags.exitOnChange || ctx.outcome.awaited;
+    if (!flags.ledger || !wanted) return undefined;
+    const summary = await output.changes(
+      outcome,
+      flags.changes === undefined
+        ? undefined
+        : {
+            format: flags.changes.toLowerCase().endsWith(".xlsx") ? "xlsx" : "csv",
+            destination: isStdout(flags.changes)
+              ? { stream: dataOut(ctx.io) }
+              : { path: absolutePath(ctx, flags.changes), force: Boolean(flags.force) },
+            listRows: Boolean(flags.changesAppearedLeft),
+          },
+    );
+    ctx.outcome.changes = summary;
+    if (flags.changes !== undefined || flags.changesSummary)
+      ctx.printer.note(describeChanges(summary, flags.changes), flags.changesSummary);
+    if (flags.exitOnChange && anythingChanged(summary)) ctx.outcome.changed = true;
     return summary;
   };
 
@@ -107,9 +127,14 @@ export async function runOutput(ctx: Context, flags: RunOutputFlags) {
   };
 }
 
+/** The summary line of the changes: results that changed, then the list's numbers that appeared and left. */
 function describeChanges(summary: ChangesSummary, path: string | undefined): string {
   const where = path === undefined || isStdout(path) ? "" : ` (written to ${path})`;
-  if (summary.compared === 0) return `Changes: none of these numbers had a previous result in the ledger${where}.`;
+  const { list } = summary;
+  const listText = list
+    ? `; in the list, ${count(list.appeared)} appeared and ${count(list.left)} left since run ${list.since.run}`
+    : "; the list was not compared (no earlier run of this command kept the same numbers or checked its whole list)";
+  if (summary.compared === 0) return `Changes: none of these numbers had a previous result in the ledger${listText}${where}.`;
   const columns = summary.columns.map((column) => `${column.column} ${count(column.numbers)}`).join(", ");
-  return `Changes since the previous check: ${count(summary.numbers)} of ${count(summary.compared)} numbers checked before${columns ? ` (${columns})` : ""}${where}.`;
+  return `Changes since the previous check: ${count(summary.numbers)} of ${count(summary.compared)} numbers checked before${columns ? ` (${columns})` : ""}${listText}${where}.`;
 }

@@ -222,6 +222,9 @@ function reportTask(
 ): void {
   const { task, replayed, upload } = result;
   const { printer } = ctx;
+  // Known now, so a run that fails later still names its tasks to --on-done and --notify.
+  ctx.outcome.run = runId;
+  ctx.outcome.addTasks([task.id]);
   if (ctx.globals.json && !takesStdout(flags)) printer.json(submittedTaskJson(result, runId, prepared?.summary));
   else if (!ctx.globals.json && flags.output === undefined && !takesStdout(flags)) printer.data(task.id);
   else printer.note(upload.knownTask ? `Task ${task.id}: submitted earlier by this run, carried on.` : `Task ${task.id} submitted.`);

@@ -107,3 +107,28 @@ export function addReserveAndWaitOptions<Args extends unknown[], Opts extends Op
         .default("wait"),
     );
 }
+
+/**
+ * The flags of the commands that tell someone when they end (submit and retry-failed with
+ * --wait, wait, download); main runs what they ask for once the command has ended, as it
+ * does for every such command (see cli/notifications.ts and docs/notifications.md).
+ */
+export function addNotifyOptions<Args extends unknown[], Opts extends OptionValues>(command: Command<Args, Opts>, only = "") {
+  return command
+    .option(
+      "--on-done <command>",
+      `${only}when the command ends, succeeded or not: run this (no shell: sh -c '…' for one), with the outcome in BULKCHECK_* variables and as JSON on stdin; at most 60 s, never changing the exit code (default: config on-done)`,
+    )
+    .option("--no-on-done", "run no --on-done command, not even the profile's")
+    .option(
+      "--notify <url>",
+      `${only}when the command ends: POST its summary to this http(s) URL, signed as Standard Webhooks says with config webhook-secret, retried on 5xx and timeouts (default: config notify)`,
+    )
+    .option("--no-notify", "post no notification, not even to the profile's URL")
+    .addOption(
+      new Option(
+        "--notify-format <format>",
+        "standard: the signed JSON summary (default: config notify-format); slack: a text message for a Slack or Teams incoming webhook, unsigned",
+      ).choices(["standard", "slack"] as const),
+    );
+}

@@ -1,0 +1,97 @@
+import { spawn } from "node:child_process";
+import type { Writable } from "node:stream";
+
+/** How long an `--on-done` command may run before it is stopped. */
+export const ON_DONE_TIMEOUT_MS = 60_000;
+
+/** After SIGTERM, how long the command has to end before SIGKILL. */
+const KILL_GRACE_MS = 2_000;
+
+/** Once the command has ended, how long what it left running in the background may keep its output open. */
+const OUTPUT_GRACE_MS = 1_000;
+
+export interface HookCommand {
+  /** The program and its arguments: no shell reads them. */
+  argv: readonly string[];
+  cwd: string;
+  env: Record<string, string | undefined>;
+  /** Written to its stdin, which is then closed. */
+  input: string;
+  timeoutMs: number;
+  /** Ctrl-C or SIGTERM of bulkcheck: the command is stopped at once. */
+  signal: AbortSignal;
+  /** Where its stdout goes (nowhere when absent) and its stderr; never bulkcheck's stdout, which is data. */
+  stdout?: Writable | undefined;
+  stderr: Writable;
+}
+
+/** How the command ended. */
+export type HookEnd =
+  | { type: "exited"; code: number }
+  | { type: "killed"; signal: string }
+  | { type: "timed-out" }
+  | { type: "stopped" }
+  | { type: "not-started"; error: Error };
+
+/**
+ * Runs a command once, in a process group of its own (so stopping it stops what it
+ * started too), with `input` on its stdin, and returns how it ended: it never throws for
+ * what the command does. Stopped with SIGTERM, then SIGKILL, when `timeoutMs` runs out or
+ * `signal` aborts.
+ */
+export async function runHook(command: HookCommand): Promise<HookEnd> {
+  const [program, ...args] = command.argv;
+  const child = spawn(program!, args, {
+    cwd: command.cwd,
+    env: command.env,
+    stdio: ["pipe", "pipe", "pipe"],
+    detached: true,
+  });
+  // A command that does not read its stdin closes it under what is written.
+  child.stdin.on("error", () => undefined);
+  child.stdout.on("data", (chunk: Buffer) => command.stdout?.write(chunk));
+  child.stderr.on("data", (chunk: Buffer) => command.stderr.write(chunk));
+  const closed = new Promise<void>((resolve) => child.once("close", () => resolve()));
+  const ended = new Promise<HookEnd>((resolve) => {
+    child.once("error", (error) => resolve({ type: "not-started", error }));
+    child.once("exit", (code, signal) => resolve(signal ? { type: "killed", signal } : { type: "exited", code: code ?? 0 }));
+  });
+  let stoppedBy: "timed-out" | "stopped" | undefined;
+  let killTimer: NodeJS.Timeout | undefined;
+  const stop = (why: "timed-out" | "stopped") => {
+    if (stoppedBy) return;
+    stoppedBy = why;
+    killGroup(child.pid, "SIGTERM");
+    killTimer = setTimeout(() => killGroup(child.pid, "SIGKILL"), KILL_GRACE_MS);
+  };
+  const timer = setTimeout(() => stop("timed-out"), command.timeoutMs);
+  const onAbort = () => stop("stopped");
+  command.signal.addEventListener("abort", onAbort, { once: true });
+  if (command.signal.aborted) onAbort();
+  child.stdin.end(command.input);
+  try {
+    const end = await ended;
+    if (end.type === "not-started") return end;
+    // Its output may still be on its way; a background process it started may hold the pipes open for good.
+    await Promise.race([closed, new Promise((resolve) => setTimeout(resolve, OUTPUT_GRACE_MS).unref())]);
+    return stoppedBy ? { type: stoppedBy } : end;
+  } finally {
+    clearTimeout(timer);
+    clearTimeout(killTimer);
+    // What a stopped command started goes with it; what a command that ended by itself left running is its own business.
+    if (stoppedBy) killGroup(child.pid, "SIGKILL");
+    command.signal.removeEventListener("abort", onAbort);
+    child.stdout.destroy();
+    child.stderr.destroy();
+  }
+}
+
+/** Signals the command's whole process group; it may be gone already. */
+function killGroup(pid: number | undefined, signal: NodeJS.Signals): void {
+  if (pid === undefined) return;
+  try {
+    process.kill(-pid, signal);
+  } catch {
+    // Already ended.
+  }
+}
