@@ -30,9 +30,12 @@ export async function main(argv: readonly string[], runtime: Runtime = processRu
   let globals: GlobalOptions = { json: jsonErrors, ...(wantsOption(argv, "--no-color") ? { color: false } : {}) };
   const invoke: Invoke = async (cmd, run) => {
     globals = cmd.optsWithGlobals();
-    context = (await services()).createContext(runtime, globals, argv);
+    context = await (await services()).createContext(runtime, globals, argv);
     try {
       await run(context);
+      // The command did its work; an expression that failed on some of what it printed makes it exit 2 still.
+      const filterFailure = context.printer.filterFailure();
+      if (filterFailure) throw filterFailure;
     } catch (error) {
       throw context.explain(error, resumeHint(cmd.name(), argv));
     }

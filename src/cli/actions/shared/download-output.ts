@@ -56,7 +56,7 @@ export async function downloadToOutput(
         tableWidth: ctx.io.stdout.columns || undefined,
         prices,
       }),
-    format === "table",
+    format === "table" ? "table" : format === "jsonl" ? "json-lines" : "data",
   );
   reportSummary(ctx, outcome.summary, {
     tasks: outcome.tasks,
