@@ -118,7 +118,7 @@ function commandNamed(argv: readonly string[]): string | undefined {
  */
 const IGNORED_GLOBALS: Readonly<Record<string, readonly string[]>> = {
   validate: ["baseUrl", "profile"],
-  sandbox: ["baseUrl", "profile"],
+  sandbox: ["baseUrl"],
   demo: ["json", "query", "quiet", "baseUrl", "profile"],
   config: ["baseUrl"],
   help: ["json", "query", "quiet", "color", "baseUrl", "profile", "verbose"],
