@@ -204,7 +204,7 @@ describe("global output flags", () => {
     const id = (await e.run(submitArgs(e.file("list.txt", listText(500)), "--quiet"))).stdout.trim();
     const spinner = await e.run(["wait", id, "--interval", "0.2"], { tty: true });
     expect(spinner.stderr).toContain("\u001b[?25l");
-    expect(spinner.stderr).toContain("waiting for 1 task(s)");
+    expect(spinner.stderr).toContain("0 of 1 task finished; 0 of 500 numbers checked");
     const verbose = await e.run(["wait", id, "--interval", "0.2", "--verbose"], { tty: true });
     expect(verbose.code).toBe(0);
     expect(verbose.stderr).not.toContain("\u001b[");
