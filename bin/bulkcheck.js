@@ -12,8 +12,16 @@ process.stdout.on("error", (error) => {
 // Node 22.1+ keeps the compiled code of bulkcheck and its packages between runs.
 require("node:module").enableCompileCache?.();
 
-require("../dist/bundle/bulkcheck.cjs")
-  .main(process.argv.slice(2))
-  .then((code) => {
-    process.exitCode = code;
-  });
+let cli;
+try {
+  cli = require("../dist/bundle/bulkcheck.cjs");
+} catch (error) {
+  // A clone before its first build: say what to do rather than print a stack trace.
+  if (error.code !== "MODULE_NOT_FOUND" || !error.message.split("\n")[0].includes("bulkcheck.cjs")) throw error;
+  process.stderr.write("error: bulkcheck is not built here yet (dist/bundle/bulkcheck.cjs is missing).\nBuild it with: npm run build\n");
+  process.exitCode = 2;
+}
+
+cli?.main(process.argv.slice(2)).then((code) => {
+  process.exitCode = code;
+});

@@ -1,4 +1,6 @@
-// `npm run build` (run by prepack, `npm test` and `npm run demo`), from scratch:
+// `npm run build` (run by prepack, `npm test` and `npm run demo`), from scratch, into a stage
+// that replaces dist/ file by file once it is complete (move-into.mjs), so a built CLI stays
+// usable while it runs:
 //   dist/bundle/  what the package runs:
 //                   bulkcheck.cjs    the CLI's start-up half, which bin/bulkcheck.js requires:
 //                                    main, the command tree, help and error reporting
@@ -18,21 +20,24 @@
 // the modules imported lazily stay unevaluated until used (esbuild wraps them), and so do
 // the packages left in node_modules, required or imported where they are first used.
 import { spawnSync } from "node:child_process";
-import { readFileSync, rmSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join, resolve } from "node:path";
 import { build } from "esbuild";
 import { writeGeoTables } from "./build-geo-data.mjs";
 import { buildCliBundles } from "./cli-bundles.mjs";
+import { moveInto, stageFor } from "./move-into.mjs";
 
 const root = resolve(import.meta.dirname, "..");
 const dist = join(root, "dist");
-const bundle = join(dist, "bundle");
+const stage = stageFor(dist);
+const bundle = join(stage, "bundle");
 const { dependencies } = JSON.parse(readFileSync(join(root, "package.json"), "utf8"));
 
-function tsc(project) {
+/** tsc with `project`'s settings, `flags` overriding where it writes (into the stage). */
+function tsc(project, flags) {
   const bin = createRequire(import.meta.url).resolve("typescript/bin/tsc");
-  const run = spawnSync(process.execPath, [bin, "-p", join(root, project)], { stdio: "inherit" });
+  const run = spawnSync(process.execPath, [bin, "-p", join(root, project), ...flags], { stdio: "inherit" });
   if (run.status !== 0) throw new Error(`build: tsc -p ${project} failed`);
 }
 
@@ -48,9 +53,8 @@ const shared = {
   logLevel: "warning",
 };
 
-rmSync(dist, { recursive: true, force: true });
-tsc("tsconfig.build.json");
-tsc("tsconfig.types.json");
+tsc("tsconfig.build.json", ["--outDir", stage]);
+tsc("tsconfig.types.json", ["--declarationDir", join(stage, "types")]);
 await buildCliBundles("src/main.ts", {
   ...shared,
   format: "cjs",
@@ -65,4 +69,5 @@ await build({
   splitting: true,
   chunkNames: "chunk-[hash]",
 });
-writeGeoTables(join(dist, "geo"));
+writeGeoTables(join(stage, "geo"));
+moveInto(stage, dist);

@@ -46,12 +46,15 @@ async function mainWith(argv: readonly string[], runtime: Runtime): Promise<numb
   let ending: ((end: CommandEnd) => Promise<void>) | undefined;
   const invoke: Invoke = async (cmd, run) => {
     globals = cmd.optsWithGlobals();
-    context = (await services()).createContext(runtime, globals, argv);
+    context = await (await services()).createContext(runtime, globals, argv);
     try {
       if (takes(cmd, "--on-done")) {
         ending = await (await notifications()).notificationsOf(context, cmd.name(), cmd.opts(), takes(cmd, "--wait"), runtime.signal);
       }
       await run(context);
+      // The command did its work; an expression that failed on some of what it printed makes it exit 2 still.
+      const filterFailure = context.printer.filterFailure();
+      if (filterFailure) throw filterFailure;
     } catch (error) {
       throw context.explain(error, resumeHint(cmd.name(), argv));
     }

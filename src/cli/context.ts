@@ -25,6 +25,8 @@ export interface Runtime {
 
 export interface GlobalOptions {
   json?: boolean;
+  /** --query: a JMESPath expression every JSON value printed goes through. */
+  query?: string;
   quiet?: boolean;
   color?: boolean;
   verbose?: boolean;

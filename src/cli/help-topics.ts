@@ -84,6 +84,41 @@ terminal, escape codes and other control characters from a file or the service
 are shown as text (\\x1b); files and pipes get the data as it came.
 `,
   },
+  query: {
+    summary: "--query: pick what to print out of --json output, with examples",
+    text: () => `--query EXPR prints what a JMESPath expression (https://jmespath.org) selects
+from the JSON of --json, in-process, so no jq is needed: a field (totals.runs),
+a field of every item of a list (tasks[].task_id), a filter
+(tasks[?status=='failed']), functions (length(runs), join(' ', ...)).
+
+Commands that print one JSON object (runs, runs show, balance, validate,
+download -o FILE, config list, ledger stats) apply it to that object. Those
+that print one object per line (submit, status, wait, ledger lookup, and
+download's rows on stdout) apply it to each line, as gh's --jq does.
+A string selected is printed as it is, without quotes; null (a field the
+object does not have) prints nothing; anything else is printed as JSON.
+
+Examples:
+  # the task ids of a run, as one argument for wait or download
+  bulkcheck runs show RUN_ID --json --query "join(' ', tasks[].task_id)"
+  # the ids of the tasks a submit created, one a line (its last line, the
+  # run's summary, has no id, so prints nothing)
+  bulkcheck submit crm.csv --type carrier_batch --country GB --yes --json \\
+      --query id
+  # what the runs of the last 30 days were charged, in micro-USD
+  bulkcheck runs --since 30d --json --query totals.charged_micros
+  # numbers whose carrier is not the one they were given (ported)
+  bulkcheck download TASK_ID --json \\
+      --query "carrier != underlying_carrier && identifier || null"
+  # a number's carrier at each check, newest first
+  bulkcheck ledger lookup 447400123456 --json --query "[checked_at, carrier]"
+
+An expression that does not parse, or calls a function JMESPath does not
+have, is exit 2 before the command does anything. One that fails on what is
+printed (sum() of strings) prints nothing for that object, and the command
+ends with exit 2 once it has done its work.
+`,
+  },
 } as const satisfies Record<string, { summary: string; text: () => string }>;
 
 /**

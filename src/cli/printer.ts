@@ -10,6 +10,13 @@ export interface PrinterOptions {
   colour: boolean;
 }
 
+/** What --query makes of each JSON value a command prints (see json-query.ts). */
+export interface JsonFilter {
+  readonly expression: string;
+  /** The part of `value` the expression selects; throws a UsageError when it cannot be evaluated on it. */
+  select(value: unknown): unknown;
+}
+
 /** A line redrawn in place at the foot of the terminal (a spinner). */
 export interface LiveLine {
   clear(): void;
@@ -27,6 +34,8 @@ export interface LiveLine {
  */
 export class Printer {
   #live: LiveLine | undefined;
+  #filter: JsonFilter | undefined;
+  #filterFailure: Error | undefined;
 
   constructor(
     readonly io: IO,
@@ -46,9 +55,54 @@ export class Printer {
     this.#write(this.io.stdout, line + "\n");
   }
 
-  /** One JSON document on one line of stdout. */
+  /** From now on, every JSON value goes through `filter` (--query) before it is printed. */
+  filterJson(filter: JsonFilter): void {
+    this.#filter = filter;
+  }
+
+  /** One JSON document on one line of stdout; with --query, what it selects (see `jsonText`). */
   json(value: unknown): void {
-    this.#write(this.io.stdout, terminalJson(value) + "\n");
+    const text = this.jsonText(value);
+    if (text !== undefined) this.#write(this.io.stdout, text + "\n");
+  }
+
+  /** Whether JSON goes through --query: JSON lines written as a stream then go through `jsonText` one by one. */
+  get filtersJson(): boolean {
+    return this.#filter !== undefined;
+  }
+
+  /**
+   * A JSON value as its line of stdout shows it; with --query, what the expression selects
+   * of it: nothing (undefined) when that is null, such as a field the object lacks; a
+   * string as it is (as gh's --jq prints strings); anything else as JSON. An expression
+   * that fails on a value gives nothing for it and is reported once the command has done
+   * its work (see `filterFailure`): a run must not stop halfway because of how its output
+   * is shown.
+   */
+  jsonText(value: unknown): string | undefined {
+    if (!this.#filter) return terminalJson(value);
+    const selected = this.#select(value);
+    if (selected === null || selected === undefined) return undefined;
+    return typeof selected === "string" ? this.#dataText(selected) : terminalJson(selected);
+  }
+
+  /** The first failure of --query on a value printed, if any (main reports it as the command's). */
+  filterFailure(): Error | undefined {
+    return this.#filterFailure;
+  }
+
+  #select(value: unknown): unknown {
+    try {
+      return this.#filter!.select(value);
+    } catch (error) {
+      this.#filterFailure ??= error as Error;
+      return undefined;
+    }
+  }
+
+  /** A string selected from data: inert on a terminal, as it came anywhere else. */
+  #dataText(text: string): string {
+    return this.io.stdout.isTTY ? terminalText(text) : text;
   }
 
   /** A note for humans on stderr; silenced by --quiet, unless the user asked for it by name (`asked`: --changes-summary). */

@@ -84,6 +84,7 @@ export function buildProgram(
 function globalOptions(command: CommandUnknownOpts) {
   return command
     .option("--json", "print machine-readable JSON on stdout")
+    .option("--query <expr>", "with --json, print only what this JMESPath expression selects (see: bulkcheck help query)")
     .option("-q, --quiet", "print only data and errors")
     .option("--no-color", "never colour output (NO_COLOR is honoured too)")
     .option("--base-url <url>", "service base URL (overrides BULKCHECK_BASE_URL and the profile)")
@@ -117,11 +118,11 @@ function commandNamed(argv: readonly string[]): string | undefined {
  */
 const IGNORED_GLOBALS: Readonly<Record<string, readonly string[]>> = {
   validate: ["baseUrl", "profile"],
-  sandbox: ["baseUrl", "profile"],
-  demo: ["json", "quiet", "baseUrl", "profile"],
+  sandbox: ["baseUrl"],
+  demo: ["json", "query", "quiet", "baseUrl", "profile"],
   config: ["baseUrl"],
-  help: ["json", "quiet", "color", "baseUrl", "profile", "verbose"],
-  completion: ["json", "quiet", "color", "baseUrl", "verbose"],
+  help: ["json", "query", "quiet", "color", "baseUrl", "profile", "verbose"],
+  completion: ["json", "query", "quiet", "color", "baseUrl", "verbose"],
 };
 
 /** What "Global Options:" lists under a command: the root's flags it honours, never --version. */

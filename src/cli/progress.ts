@@ -31,7 +31,8 @@ export function spinnerAllowed(printer: Printer, env: Env): boolean {
 
 const REDRAW_MS = 100;
 
-export async function createProgress(printer: Printer, env: Env): Promise<Progress> {
+/** `now`: the clock that spaces the redraws (the command's, which tests drive). */
+export async function createProgress(printer: Printer, env: Env, now: () => number = Date.now): Promise<Progress> {
   if (!spinnerAllowed(printer, env)) return lineProgress(printer);
   const { default: ora } = await import("ora");
   const spinner = ora({
@@ -54,8 +55,8 @@ export async function createProgress(printer: Printer, env: Env): Promise<Progre
       if (text === spinner.text) return;
       spinner.text = text;
       // Shown at once the first time, then at most every tenth of a second: ora itself redraws only on its next frame.
-      if (Date.now() - shownAt < REDRAW_MS) return;
-      shownAt = Date.now();
+      if (now() - shownAt < REDRAW_MS) return;
+      shownAt = now();
       spinner.render();
     },
     persist(text) {

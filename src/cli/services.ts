@@ -29,10 +29,17 @@ import { describeEvent, describeRetry } from "./request-log.js";
 
 /** The API client loads undici: only commands that talk to the service (or name it, see scope) pay for that. */
 const apiClient = () => import("../api/client.js");
+/** --query loads the jmespath package: only commands given it pay for that. */
+const jsonQueries = () => import("./json-query.js");
 
-/** The Context of one run of a command, from the parsed global flags. */
-export function createContext(runtime: Runtime, globals: GlobalOptions, argv: readonly string[] = []): Context {
-  return buildContext(runtime, globals, createPrinter(runtime, globals), argv);
+/**
+ * The Context of one run of a command, from the parsed global flags.
+ * @throws UsageError for a --query that cannot work (see jsonQuery), before the command runs.
+ */
+export async function createContext(runtime: Runtime, globals: GlobalOptions, argv: readonly string[] = []): Promise<Context> {
+  const printer = createPrinter(runtime, globals);
+  if (globals.query !== undefined) printer.filterJson((await jsonQueries()).jsonQuery(globals.query, globals.json));
+  return buildContext(runtime, globals, printer, argv);
 }
 
 /**

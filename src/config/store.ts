@@ -43,6 +43,11 @@ export class ConfigStore {
     await this.#updateProfile(profile, (settings) => ({ ...settings, [key]: value }));
   }
 
+  /** Sets several settings of a profile at once, in one write. */
+  async setAll(profile: string, settings: ProfileSettings): Promise<void> {
+    await this.#updateProfile(profile, (current) => ({ ...current, ...settings }));
+  }
+
   /** Returns whether the setting was present. */
   async unset(profile: string, key: SettingKey): Promise<boolean> {
     const had = Object.hasOwn(this.profile(profile), key);

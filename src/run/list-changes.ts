@@ -58,7 +58,8 @@ export async function* listChangeRows(
     return;
   }
   const before = new IdentifierSet();
-  for (const task of previous.tasks) for await (const batch of store.taskNumbers(task.ref)) for (const number of batch) before.set(number, 1);
+  for (const task of previous.tasks)
+    for await (const batch of store.taskNumbers(task.ref)) for (const number of batch) before.set(number, 1);
   if (before.size !== given(previous.tasks)) return;
   const now = new IdentifierSet();
   let appeared = 0;

@@ -40,6 +40,7 @@ import type {
   Store,
   TaskPatch,
   TaskRecord,
+  UnfinishedTasks,
 } from "./store.js";
 
 /**
@@ -302,6 +303,16 @@ export class PostgresStore implements Store {
       [instant(since), await this.#scopeId(scope)],
     ))!;
     return { uploading: Number(uploading), unfinished: Number(unfinished) };
+  }
+
+  async unfinishedTasks(scope: Scope): Promise<UnfinishedTasks[]> {
+    const rows = await this.#db.rows(
+      `SELECT product, count(*), sum(coalesce(count, total, 0)) FROM bulkcheck.tasks
+       WHERE scope_id = $1 AND task_id IS NOT NULL AND (status IS NULL OR status = 'processing')
+       GROUP BY product ORDER BY product`,
+      [await this.#scopeId(scope)],
+    );
+    return rows.map(([product, tasks, numbers]) => ({ product: String(product), tasks: Number(tasks), numbers: Number(numbers) }));
   }
 
   async addTaskNumbers(taskRef: number, identifiers: readonly number[]): Promise<void> {

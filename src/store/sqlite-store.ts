@@ -19,6 +19,7 @@ import type {
   Store,
   TaskPatch,
   TaskRecord,
+  UnfinishedTasks,
 } from "./store.js";
 import { identifierNumber, splitValues } from "./result-values.js";
 import {
@@ -307,6 +308,18 @@ export class SqliteStore implements Store {
       [since, this.#scopeId(scope)],
     )!;
     return Promise.resolve({ uploading: Number(uploading), unfinished: Number(unfinished) });
+  }
+
+  unfinishedTasks(scope: Scope): Promise<UnfinishedTasks[]> {
+    const rows = this.#db.rows(
+      `SELECT product, count(*), sum(coalesce(count, total, 0)) FROM tasks
+       WHERE scope_id = ? AND task_id IS NOT NULL AND (status IS NULL OR status = 'processing')
+       GROUP BY product ORDER BY product`,
+      [this.#scopeId(scope)],
+    );
+    return Promise.resolve(
+      rows.map(([product, tasks, numbers]) => ({ product: String(product), tasks: Number(tasks), numbers: Number(numbers) })),
+    );
   }
 
   addTaskNumbers(taskRef: number, identifiers: readonly number[]): Promise<void> {

@@ -226,6 +226,13 @@ export interface Erasure {
   uncleared?: string;
 }
 
+/** Tasks of one product not yet seen finished: see Store.unfinishedTasks. */
+export interface UnfinishedTasks {
+  product: string;
+  tasks: number;
+  numbers: number;
+}
+
 export interface Store {
   /** "sqlite" or "postgres", and where it is (a path, or the URL without its password). */
   readonly kind: "sqlite" | "postgres";
@@ -274,6 +281,12 @@ export interface Store {
    * limits across machines.
    */
   activity(scope: Scope, since: string): Promise<{ uploading: number; unfinished: number }>;
+  /**
+   * The tasks of a scope created and not yet seen finished, per product: how many, and the
+   * numbers uploaded in them (the service's `total` where the count was not recorded).
+   * What the service holds reserved for them, as far as this store knows (`balance`).
+   */
+  unfinishedTasks(scope: Scope): Promise<UnfinishedTasks[]>;
   /**
    * Writes the numbers a task is given, before its upload (written again when a run is
    * carried on: each is kept once). They tell a later run which numbers are in flight, and

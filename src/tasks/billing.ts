@@ -3,6 +3,8 @@ import type { PrepareSummary } from "../prepare/summary.js";
 import { UsageError } from "../errors.js";
 import { DEFAULT_PRICE_MICROS, canonicalServiceType, type ServiceType } from "../spec/products.js";
 import type { Task } from "../spec/task.js";
+import type { UnfinishedTasks } from "../store/store.js";
+import { reservationMicros } from "./cost.js";
 
 /** Lines the service itself excluded while preparing a task (fuller task variant only). */
 const SERVICE_EXCLUSIONS = ["invalid_cnt", "no_code_cnt", "other_country_cnt", "duplicate_cnt"] as const;
@@ -31,6 +33,32 @@ export function billing(tasks: readonly Task[], prices: Record<ServiceType, numb
     refundedMicros: charges.reduce((sum, c) => sum + c.refundedMicros, 0),
     excluded,
   };
+}
+
+/** What the service holds reserved for tasks not yet finished: their numbers at their product's price. */
+export interface Reserved {
+  tasks: number;
+  numbers: number;
+  micros: number;
+}
+
+/**
+ * The reservation of unfinished tasks (see Store.unfinishedTasks): the service reserves
+ * every uploaded number at the product's price until the task finishes. A product this
+ * version does not know has no price here, and counts no money.
+ */
+export function reservedFor(unfinished: readonly UnfinishedTasks[], prices: Record<ServiceType, number>): Reserved {
+  return unfinished.reduce(
+    (sum, { product, tasks, numbers }) => {
+      const known = canonicalServiceType(product);
+      return {
+        tasks: sum.tasks + tasks,
+        numbers: sum.numbers + numbers,
+        micros: sum.micros + (known ? reservationMicros(numbers, prices[known]) : 0),
+      };
+    },
+    { tasks: 0, numbers: 0, micros: 0 },
+  );
 }
 
 /** The rows local preparation kept out of an upload, by class (below_min_task only under --country auto). */

@@ -1,8 +1,9 @@
 import { spawnSync } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { copyFileSync, mkdirSync, readFileSync } from "node:fs";
+import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { BIN, runBin } from "../helpers/cli.js";
+import { BIN, runBin, tempDir } from "../helpers/cli.js";
 
 /** bin/bulkcheck.js runs the bundle in dist/bundle (built by `npm test`). */
 const SAMPLE = fileURLToPath(new URL("../../examples/contacts.csv", import.meta.url));
@@ -68,5 +69,17 @@ require(${JSON.stringify(bundle)}).main(["--version"]).then(() => process.kill(p
     expect([inThread.code, onWorkers.code]).toEqual([0, 0]);
     expect(JSON.parse(inThread.stdout).kept).toBeGreaterThan(0);
     expect(onWorkers.stdout).toBe(inThread.stdout);
+  });
+
+  it("says how to build it, without a stack trace, in a clone that has not been built", () => {
+    const clone = tempDir();
+    mkdirSync(join(clone, "bin"));
+    for (const name of ["bulkcheck.js", "package.json"]) copyFileSync(join(dirname(BIN), name), join(clone, "bin", name));
+    const run = spawnSync(process.execPath, [join(clone, "bin", "bulkcheck.js"), "--version"], { encoding: "utf8" });
+    expect(run.status).toBe(2);
+    expect(run.stdout).toBe("");
+    expect(run.stderr).toBe(
+      "error: bulkcheck is not built here yet (dist/bundle/bulkcheck.cjs is missing).\nBuild it with: npm run build\n",
+    );
   });
 });

@@ -22,7 +22,7 @@ import { allowSmallTasks } from "../helpers/results-fixtures.js";
 import { e2eSandboxes, lines, listText, submitArgs } from "../helpers/sandbox.js";
 
 /** Runs the action the way main does: with a Context built for this run. */
-const invoke: Invoke = async (_cmd, run) => run(createContext(testRuntime().runtime, {}));
+const invoke: Invoke = async (_cmd, run) => run(await createContext(testRuntime().runtime, {}));
 
 /** Parses `argv` with the command's own definition; returns what its action handed the run (after the Context). */
 async function parsed<A extends unknown[]>(
@@ -349,7 +349,7 @@ describe("a command's run, called directly with a Context", () => {
     const submitted = await e.run(submitArgs(e.file("list.txt", listText(5)), "--yes", "--quiet"));
     const [id] = lines(submitted.stdout);
     const { runtime, stdout } = testRuntime({ env: e.env, now: () => e.clock.ms, sleep: async (ms) => void (e.clock.ms += ms) });
-    const ctx = createContext(runtime, {});
+    const ctx = await createContext(runtime, {});
     try {
       await waitRun(ctx, [id!], { interval: 1 });
       await statusRun(ctx, [], { limit: 10 });

@@ -71,7 +71,7 @@ describe("bulkcheck config", () => {
     const rows = table.stdout.split("\n").slice(1).filter(Boolean);
     expect(rows).toContain("min-task-size\t500\tdefault\t500");
     expect(rows).toContain("max-task-size\t100000\tprofile default\t500000");
-    expect(rows).toContain("api-key\tsk_l…CRET\tenvironment\t");
+    expect(rows).toContain("api-key\tsk_l…CRET\tenvironment (BULKCHECK_API_KEY)\t");
     expect(rows).toContain("base-url\t\tnot set\t");
     expect(rows).toContain("price.carrier_batch\t0.001\tdefault\t0.001");
     const json = JSON.parse((await runCli(["config", "list", "--json"], { env: e })).stdout);
@@ -81,7 +81,33 @@ describe("bulkcheck config", () => {
 
   it("shows environment overrides in config list", async () => {
     const out = await runCli(["config", "list"], { env: { ...env(), BULKCHECK_BASE_URL: "https://env.example" } });
-    expect(out.stdout).toContain("base-url\thttps://env.example\tenvironment");
+    expect(out.stdout).toContain("base-url\thttps://env.example\tenvironment (BULKCHECK_BASE_URL)");
+  });
+
+  it("says which of the profile's settings a variable of the shell overrides, and never calls that profile empty", async () => {
+    const e = env();
+    await runCli(["config", "set", "base-url", "http://127.0.0.1:8787", "--profile", "sandbox"], { env: e });
+    await runCli(["config", "set", "api-key", "-", "--profile", "sandbox"], { env: e, stdin: KEY });
+    const shell = { ...e, BULKCHECK_BASE_URL: "https://env.example", BULKCHECK_API_KEY: "sk_other_0000000000000000" };
+    const out = await runCli(["config", "list", "--profile", "sandbox"], { env: shell });
+    expect(out.stdout).toContain("base-url\thttps://env.example\tenvironment (BULKCHECK_BASE_URL)");
+    expect(out.stderr).toContain(
+      'Profile "sandbox" sets base-url to http://127.0.0.1:8787, and BULKCHECK_BASE_URL overrides it while it is set: unset BULKCHECK_BASE_URL to use the profile\'s.',
+    );
+    expect(out.stderr).toContain('Profile "sandbox" sets api-key to sk_l…CRET, and BULKCHECK_API_KEY overrides it');
+    expect(out.stderr).not.toContain("no settings of its own");
+    expect(out.stdout + out.stderr).not.toContain(KEY);
+    const json = JSON.parse((await runCli(["config", "list", "--profile", "sandbox", "--json"], { env: shell })).stdout);
+    expect(json.settings["base-url"]).toEqual({
+      value: "https://env.example",
+      source: "environment",
+      default: null,
+      variable: "BULKCHECK_BASE_URL",
+      profile_value: "http://127.0.0.1:8787",
+    });
+    // BULKCHECK_STORE_URL overrides the store the same way (its password never shown).
+    const store = await runCli(["config", "list"], { env: { ...e, BULKCHECK_STORE_URL: "postgres://team:pw@db.example/bulkcheck" } });
+    expect(store.stdout).toContain("store\tpostgres://team:***@db.example/bulkcheck\tenvironment (BULKCHECK_STORE_URL)");
   });
 
   it("rejects an unknown setting and a bad value with exit 2", async () => {

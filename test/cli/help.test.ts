@@ -96,7 +96,7 @@ describe("bulkcheck help", () => {
     const out = await runCli(["help", "colours"]);
     expect(out.code).toBe(2);
     expect(out.stderr).toContain('There is no command or help topic "colours".');
-    expect(out.stderr).toContain("Topics: exit-codes, environment, formats.");
+    expect(out.stderr).toContain("Topics: exit-codes, environment, formats, query.");
   });
 
   it.each([

@@ -29,13 +29,37 @@ describe("bulkcheck balance", () => {
     const out = await e.run(["balance", "--json"]);
     expect(out.code).toBe(0);
     expect(lines(out.stdout)).toHaveLength(1);
-    expect(JSON.parse(out.stdout)).toEqual({ balance_micros: 2_500_000, balance_usd: 2.5 });
+    expect(JSON.parse(out.stdout)).toEqual({
+      balance_micros: 2_500_000,
+      balance_usd: 2.5,
+      reserved_micros: 0,
+      reserved_usd: 0,
+      unfinished_tasks: 0,
+      unfinished_numbers: 0,
+    });
   });
 
-  it("reflects the reservation of a submitted task", async () => {
-    const e = await sandbox({ numbersPerSecond: 1 });
+  it("reflects the reservation of a submitted task, and says what this store's unfinished tasks hold reserved until they finish", async () => {
+    const e = await sandbox({ numbersPerSecond: 1, minTaskSize: 1 });
+    await e.run(["config", "set", "min-task-size", "1"]);
     await e.run(submitArgs(e.file("list.txt", listText(500)), "--quiet"));
-    expect(JSON.parse((await e.run(["balance", "--json"])).stdout)).toMatchObject({ balance_micros: 9_500_000 });
+    const [id] = lines((await e.run(submitArgs(e.file("more.txt", listText(40, 1000)), "--quiet"))).stdout);
+    // number_validation_batch is $0.001 a number: 540 numbers reserved.
+    expect(JSON.parse((await e.run(["balance", "--json"])).stdout)).toEqual({
+      balance_micros: 9_460_000,
+      balance_usd: 9.46,
+      reserved_micros: 540_000,
+      reserved_usd: 0.54,
+      unfinished_tasks: 2,
+      unfinished_numbers: 540,
+    });
+    const human = await e.run(["balance"]);
+    expect(human.stdout).toBe("$9.46 (9460000 micros)\n");
+    expect(human.stderr).toContain("Reserved by 2 unfinished task(s) of this store (540 numbers): $0.54, taken from the balance above");
+    // Once a download has seen the small task finish, its numbers are charged (or given back) and no longer reserved.
+    expect((await e.run(["wait", id!, "--interval", "1", "--quiet"])).code).toBe(0);
+    expect((await e.run(["download", id!, "-o", "small.csv", "--quiet"])).code).toBe(0);
+    expect(JSON.parse((await e.run(["balance", "--json"])).stdout)).toMatchObject({ reserved_micros: 500_000, unfinished_tasks: 1 });
   });
 });
 
@@ -180,7 +204,7 @@ describe("global output flags", () => {
     const id = (await e.run(submitArgs(e.file("list.txt", listText(500)), "--quiet"))).stdout.trim();
     const spinner = await e.run(["wait", id, "--interval", "0.2"], { tty: true });
     expect(spinner.stderr).toContain("\u001b[?25l");
-    expect(spinner.stderr).toContain("waiting for 1 task(s)");
+    expect(spinner.stderr).toContain("0 of 1 task finished; 0 of 500 numbers checked");
     const verbose = await e.run(["wait", id, "--interval", "0.2", "--verbose"], { tty: true });
     expect(verbose.code).toBe(0);
     expect(verbose.stderr).not.toContain("\u001b[");

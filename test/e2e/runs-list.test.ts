@@ -133,6 +133,19 @@ describe("runs say where they went", () => {
     expect((await e.run(["runs", "--since", "yesterday"])).code).toBe(2);
   });
 
+  it("with --since and no --limit lists and totals every run of the period, not only the 20 newest", async () => {
+    const e = await sandbox({ minTaskSize: 1 });
+    expect((await e.run(["config", "set", "min-task-size", "1"])).code).toBe(0);
+    for (let night = 0; night < 21; night++) {
+      const out = await e.run(submitAs(e.file(`night-${night}.txt`, listText(1, night)), ACTIVITY, "GB", "--yes", "--quiet"));
+      expect(out.code, out.stderr).toBe(0);
+    }
+    expect((await listedRuns(e)).runs).toHaveLength(20);
+    const month = await listedRuns(e, ["--since", "30d"]);
+    expect(month.totals).toMatchObject({ runs: 21, kept: 21, uploaded: 21 });
+    expect((await listedRuns(e, ["--since", "30d", "--limit", "5"])).totals.runs).toBe(5);
+  });
+
   it("totals what it lists, per product and in all: the same figures as the runs' sums, in JSON and for people", async () => {
     const e = await sandbox();
     await finishedRun(e, ACTIVITY, "night1.txt", 500, 0, "-o", "n1.csv");

@@ -284,9 +284,93 @@ describe("progress where it takes time", () => {
     const id = (await e.run(submitArgs(e.file("list.txt", listText(500)), "--quiet"))).stdout.trim();
     const out = await e.run(["wait", id, "--interval", "5"], { tty: true });
     expect(out.code).toBe(0);
-    expect(out.stderr).toMatch(/waiting for 1 task\(s\), \d+s elapsed; next check in [56]s/);
+    expect(out.stderr).toMatch(/0 of 1 task finished; 0 of 500 numbers checked; \d+ s elapsed; next check in [56] s/);
   });
 });
+
+/**
+ * Issue 30: progress that moves. The sandbox checks 2 numbers a second on the e2e clock, which the
+ * command's own sleeps move, so these runs take no real time and every figure is known.
+ */
+describe("progress that moves", () => {
+  /** A sandbox checking 2 numbers a second, with tasks of at most 10 numbers. */
+  async function slowSandbox(): Promise<E2e> {
+    const e = await sandbox({ minTaskSize: 1, numbersPerSecond: 2 });
+    await allowSmallTasks(e, 10);
+    return e;
+  }
+  const carrierSubmit = (list: string, ...extra: string[]) => [
+    "submit",
+    list,
+    "--type",
+    "carrier_batch",
+    "--country",
+    "GB",
+    "--yes",
+    ...extra,
+  ];
+  const carrierWait = (list: string) => carrierSubmit(list, "--wait", "--interval", "1");
+
+  it("submit --wait on a terminal: the clock moves, then tasks finished, numbers checked and an estimate once one has finished", async () => {
+    const e = await slowSandbox();
+    // 25 numbers in parts of 9, 8 and 8: the 8s finish a second before the 9.
+    const out = await e.run(carrierWait(e.file("list.txt", listText(25))), { tty: true });
+    expect(out.code, out.stderr).toBe(0);
+    const shown = spinnerTexts(out.stderr);
+    expect(shown).toContain("3 of 3 parts uploaded (3 processing, 0 finished); 0 of 25 numbers checked; 2 s elapsed");
+    expect(shown).toContain("3 of 3 parts uploaded (3 processing, 0 finished); 0 of 25 numbers checked; 4 s elapsed");
+    const estimate =
+      /^3 of 3 parts uploaded \(\d processing, [12] finished\); (8|9|16|17) of 25 numbers checked; \d+ s elapsed, about \d+ s left$/;
+    expect(shown.some((text) => estimate.test(text))).toBe(true);
+    expect(shown.at(-1)).toMatch(/^3 of 3 parts uploaded \(0 processing, 3 finished\); 25 of 25 numbers checked; \d+ s elapsed$/);
+  });
+
+  it("submit --wait without a terminal: one line per change of the counts, none for the clock alone", async () => {
+    const e = await slowSandbox();
+    const out = await e.run(carrierWait(e.file("list.txt", listText(25))));
+    expect(out.code, out.stderr).toBe(0);
+    const tallies = lines(out.stderr).filter((line) => line.includes("parts uploaded"));
+    const heads = tallies.map((line) => line.replace(/; \d+ s elapsed.*$/, ""));
+    expect(new Set(heads).size).toBe(heads.length);
+    expect(heads.at(-1)).toBe("3 of 3 parts uploaded (0 processing, 3 finished); 25 of 25 numbers checked");
+    expect(tallies.find((line) => line.includes("1 finished"))).toMatch(/\d+ s elapsed, about \d+ s left$/);
+  });
+
+  it("wait of several tasks, on a terminal and without one: tasks finished of all, numbers checked of all, elapsed and an estimate", async () => {
+    const e = await slowSandbox();
+    /** A task of 4 numbers and one of 10, submitted without waiting. */
+    const twoTasks = async (offset: number) => {
+      const ids: string[] = [];
+      for (const size of [4, 10]) {
+        const out = await e.run(carrierSubmit(e.file(`list-${offset + size}.txt`, listText(size, offset + size * 10)), "--quiet"));
+        ids.push(out.stdout.trim());
+      }
+      return ids;
+    };
+    const tty = await e.run(["wait", ...(await twoTasks(0)), "--interval", "1"], { tty: true });
+    expect(tty.code, tty.stderr).toBe(0);
+    const shown = spinnerTexts(tty.stderr);
+    expect(shown.some((text) => /^0 of 2 tasks finished; 0 of 14 numbers checked; \d+ s elapsed(; next check in 1 s)?$/.test(text))).toBe(
+      true,
+    );
+    expect(shown.some((text) => /^1 of 2 tasks finished; 4 of 14 numbers checked; \d+ s elapsed, about \d+ s left/.test(text))).toBe(true);
+    expect(shown.at(-1)).toMatch(/^2 of 2 tasks finished; 14 of 14 numbers checked; \d+ s elapsed$/);
+
+    const piped = await e.run(["wait", ...(await twoTasks(1000)), "--interval", "1"]);
+    expect(piped.code, piped.stderr).toBe(0);
+    const tallies = lines(piped.stderr).filter((line) => line.includes("tasks finished"));
+    expect(tallies).toHaveLength(2);
+    expect(tallies[0]).toMatch(/^1 of 2 tasks finished; 4 of 14 numbers checked; \d+ s elapsed, about \d+ s left$/);
+    expect(tallies[1]).toMatch(/^2 of 2 tasks finished; 14 of 14 numbers checked; \d+ s elapsed$/);
+  });
+});
+
+/** The texts a spinner drew, in order (each frame's text after its braille dot), without repeats in a row. */
+function spinnerTexts(stderr: string): string[] {
+  // eslint-disable-next-line no-control-regex -- the spinner's own escape codes are what it reads past
+  const frames = [...stderr.matchAll(/[\u2800-\u28ff] ([^\u001b\n]+)/gu)].map((match) => match[1]!.trim());
+  return frames.filter((text, index) => text !== frames[index - 1]);
+}
 
 describe("progress at a terminal", () => {
   it("leaves no spinner frame on a line printed while it spins, such as Task … submitted", async () => {

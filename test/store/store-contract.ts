@@ -153,6 +153,26 @@ export function storeContract(fixture: StoreFixture): void {
     expect(await store.activity(OTHER_SCOPE, "2026-11-27T09:30:00.000Z")).toEqual({ uploading: 0, unfinished: 0 });
   });
 
+  it("sums the tasks not yet seen finished per product, with their numbers: what the service holds reserved for them", async () => {
+    const store = await openStore();
+    const task = async (product: string, key: string, patch: Parameters<Store["updateTask"]>[1], count?: number, scope = SCOPE) => {
+      const added = await store.addTask({ scope, product, idempotencyKey: key, ...(count === undefined ? {} : { count }) });
+      await store.updateTask(added.ref, patch);
+    };
+    await task("carrier_batch", "a", { taskId: "ta", status: "processing" }, 500);
+    await task("carrier_batch", "b", { taskId: "tb" }, 700); // created, never checked since
+    await task("carrier_batch", "c", { taskId: "tc", status: "success", checkedAt: "2026-11-27T10:05:00.000Z" }, 900);
+    await task("carrier_batch", "d", {}, 300); // written before its upload, no task yet
+    await task("number_activity_batch", "e", { taskId: "te", status: "processing", total: 40 }); // no count recorded: the service's total
+    await task("number_activity_batch", "f", { taskId: "tf", status: "failed" }, 10);
+    await task("carrier_batch", "g", { taskId: "tg", status: "processing" }, 5000, OTHER_SCOPE);
+    expect(await store.unfinishedTasks(SCOPE)).toEqual([
+      { product: "carrier_batch", tasks: 2, numbers: 1200 },
+      { product: "number_activity_batch", tasks: 1, numbers: 40 },
+    ]);
+    expect(await store.unfinishedTasks({ baseUrl: "https://elsewhere.example", profile: "default" })).toEqual([]);
+  });
+
   it("records a task's rows once, with the columns the service added, and reads them back", async () => {
     const store = await openStore();
     const columns = ["carrier", "underlying_carrier", "number_type", "country_code", "region", "city", "ported"];

@@ -72,51 +72,76 @@ export async function configGetRun(ctx: Context, name: string): Promise<void> {
 /** Where a setting's value comes from, as config list says it. */
 type SettingSource = "environment" | `profile ${string}` | "default" | "not set";
 
+/** The environment variables that override a profile's setting (see config/resolve.ts). */
+const ENVIRONMENT_SETTINGS: Partial<Record<SettingKey, string>> = {
+  "api-key": "BULKCHECK_API_KEY",
+  "base-url": "BULKCHECK_BASE_URL",
+  store: "BULKCHECK_STORE_URL",
+  "webhook-secret": "BULKCHECK_WEBHOOK_SECRET",
+};
+
 /**
  * Every setting with the value in force, where it comes from (the environment,
  * the profile, or the default) and its default, so nothing is hidden: a limit
- * nobody set still shows the 500 it is.
+ * nobody set still shows the 500 it is, and a profile's value that a variable of
+ * this shell overrides is named, with the variable.
  */
 export async function configListRun(ctx: Context): Promise<void> {
   const profile = (await ctx.config()).profile(ctx.profileName);
-  const fromEnv: Partial<Record<SettingKey, string | undefined>> = {
-    "api-key": ctx.env.BULKCHECK_API_KEY,
-    "base-url": ctx.env.BULKCHECK_BASE_URL,
-    store: ctx.env.BULKCHECK_STORE_URL,
-    "webhook-secret": ctx.env.BULKCHECK_WEBHOOK_SECRET,
-  };
   const settings = Object.keys(SETTINGS)
     .filter(isSettingKey)
     .map((key) => {
       const spec = SETTINGS[key];
-      const env = fromEnv[key];
+      const variable = ENVIRONMENT_SETTINGS[key];
+      const env = variable === undefined ? undefined : ctx.env[variable];
       const stored = profile[key];
       const fallback = spec.defaultValue === undefined ? undefined : display(key, spec.defaultValue);
-      // A blank secret's variable is in force (an error), as resolveApiKey and resolveWebhookSecret decide; a blank base URL is not.
-      const [value, source]: [string | undefined, SettingSource] =
-        env !== undefined && (SETTINGS[key].secret !== undefined || env !== "")
-          ? [env.trim() === "" ? "(blank)" : display(key, env), "environment"]
-          : stored !== undefined
-            ? [display(key, stored), `profile ${ctx.profileName}`]
-            : [fallback, fallback === undefined ? "not set" : "default"];
-      return { key, value, fallback, source };
+      // A blank secret's variable is in force (an error), as resolveApiKey and resolveWebhookSecret decide; a blank URL is not.
+      const fromEnv = env !== undefined && (spec.secret !== undefined || env.trim() !== "");
+      const [value, source]: [string | undefined, SettingSource] = fromEnv
+        ? [env.trim() === "" ? "(blank)" : display(key, env.trim()), "environment"]
+        : stored !== undefined
+          ? [display(key, stored), `profile ${ctx.profileName}`]
+          : [fallback, fallback === undefined ? "not set" : "default"];
+      const overridden = fromEnv && stored !== undefined ? display(key, stored) : undefined;
+      return { key, value, fallback, source, variable: fromEnv ? variable : undefined, overridden };
     });
   if (ctx.globals.json) {
     ctx.printer.json({
       profile: ctx.profileName,
       settings: Object.fromEntries(
-        settings.map(({ key, value, fallback, source }) => [key, { value: value ?? null, source, default: fallback ?? null }]),
+        settings.map(({ key, value, fallback, source, variable, overridden }) => [
+          key,
+          {
+            value: value ?? null,
+            source,
+            default: fallback ?? null,
+            ...(variable === undefined ? {} : { variable }),
+            ...(overridden === undefined ? {} : { profile_value: overridden }),
+          },
+        ]),
       ),
     });
     return;
   }
-  const rows = settings.map(({ key, value, fallback, source }) => [key, value ?? "", source, fallback ?? ""]);
+  const rows = settings.map(({ key, value, fallback, source, variable }) => [
+    key,
+    value ?? "",
+    variable === undefined ? source : `${source} (${variable})`,
+    fallback ?? "",
+  ]);
   printTable(
     ctx.printer,
     [{ header: "SETTING", whole: true }, { header: "VALUE" }, { header: "SOURCE" }, { header: "DEFAULT", dropOrder: 1 }],
     rows,
   );
-  if (!settings.some(({ source }) => source.startsWith("profile"))) {
+  for (const { key, variable, overridden } of settings) {
+    if (overridden === undefined) continue;
+    ctx.printer.note(
+      `Profile "${ctx.profileName}" sets ${key} to ${overridden}, and ${variable} overrides it while it is set: unset ${variable} to use the profile's.`,
+    );
+  }
+  if (Object.keys(profile).length === 0) {
     ctx.printer.note(`Profile "${ctx.profileName}" has no settings of its own yet. Start with: bulkcheck config set base-url https://...`);
   }
 }

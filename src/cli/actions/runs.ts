@@ -11,7 +11,8 @@ import { count } from "../../format-count.js";
 import { formatUsd } from "../../tasks/cost.js";
 
 export interface RunsOptions {
-  limit: number;
+  /** At most this many, the newest; all of them when undefined. */
+  limit: number | undefined;
   /** Every service and profile's runs, not only the current one's. */
   all?: boolean;
   state?: RunState;
@@ -28,7 +29,7 @@ export async function runsRun(ctx: Context, options: RunsOptions): Promise<void>
   const scope = options.all ? undefined : await currentScope(ctx);
   const since = options.since && ("at" in options.since ? options.since.at : new Date(ctx.now() - options.since.age * 1000).toISOString());
   const filter: RunFilter = {
-    limit: options.limit,
+    ...(options.limit === undefined ? {} : { limit: options.limit }),
     ...(scope ? { scope } : {}),
     ...(options.state ? { state: options.state } : {}),
     ...(since ? { since } : {}),

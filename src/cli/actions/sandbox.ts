@@ -1,7 +1,10 @@
+import type { ProfileSettings } from "../../config/settings.js";
 import { UsageError } from "../../errors.js";
+import { SERVICE_TYPES } from "../../spec/products.js";
 import type { Context } from "../context.js";
 import { sandboxOptionsFromFlags, type SandboxFlags } from "./shared/sandbox-options.js";
-import { startSandbox } from "../../sandbox/index.js";
+import { SANDBOX_DEFAULTS, startSandbox, type Sandbox, type SandboxOptions } from "../../sandbox/index.js";
+import { resolvePrices } from "../../sandbox/prices.js";
 import { inForeground } from "../foreground.js";
 import { openRequestLog } from "./shared/sandbox-log.js";
 
@@ -27,22 +30,40 @@ function listenError(flags: SandboxFlags, error: unknown): unknown {
 }
 
 /**
+ * The smallest task a sandbox that sets up a profile accepts, unless --min-task-size says
+ * otherwise: small enough that a first list of a few hundred numbers just works (the
+ * service's own minimum, 500, is the default otherwise).
+ */
+const PROFILE_MIN_TASK_SIZE = 1;
+
+/**
  * Serves the emulator until Ctrl-C (or SIGTERM); the base URL and key go to
  * stderr, or to stdout as JSON, with how to stop it for the way it was started.
+ * With --profile NAME it first points that profile at itself (see pointProfile), its
+ * smallest task 1 unless --min-task-size is given.
  */
 export async function sandboxRun(ctx: Context, flags: SandboxFlags): Promise<void> {
   const requestLog = await openRequestLog(ctx, flags.log, inForeground);
+  const profile = ctx.globals.profile;
   try {
-    const sandbox = await startSandbox({ ...sandboxOptionsFromFlags(flags), log: requestLog.write }).catch((error: unknown) => {
+    const options = {
+      ...sandboxOptionsFromFlags(flags),
+      ...(profile !== undefined && flags.minTaskSize === undefined ? { minTaskSize: PROFILE_MIN_TASK_SIZE } : {}),
+    };
+    const sandbox = await startSandbox({ ...options, log: requestLog.write }).catch((error: unknown) => {
       throw listenError(flags, error);
     });
+    // Written before it says it listens: once it does, the profile is ready.
+    const pointed = profile === undefined ? undefined : await pointProfile(ctx, profile, sandbox, options);
     if (ctx.globals.json) {
-      ctx.printer.json({ base_url: sandbox.url, api_key: sandbox.apiKey });
+      ctx.printer.json({ base_url: sandbox.url, api_key: sandbox.apiKey, ...(profile === undefined ? {} : { profile }) });
     } else {
       ctx.printer.note(`bulkcheck sandbox listening on ${sandbox.url}`);
       ctx.printer.note(`API key: ${sandbox.apiKey}`);
-      ctx.printer.note(`Try it: export BULKCHECK_BASE_URL=${sandbox.url} BULKCHECK_API_KEY=${sandbox.apiKey}; bulkcheck balance`);
+      if (!pointed)
+        ctx.printer.note(`Try it: export BULKCHECK_BASE_URL=${sandbox.url} BULKCHECK_API_KEY=${sandbox.apiKey}; bulkcheck balance`);
     }
+    pointed?.();
     ctx.printer.note(inForeground() ? "Stop with Ctrl-C." : `Stop with: kill ${process.pid}`);
     await new Promise<void>((resolve) => {
       if (ctx.signal.aborted) resolve();
@@ -52,4 +73,38 @@ export async function sandboxRun(ctx: Context, flags: SandboxFlags): Promise<voi
   } finally {
     await requestLog.close();
   }
+}
+
+/**
+ * `sandbox --profile NAME`: writes into the profile what a client needs to use this sandbox as
+ * it is: its base URL and key (kept like any API key, in the config file alone), its task
+ * and upload limits and its prices, so that `bulkcheck --profile NAME submit ...` plans
+ * tasks it accepts and costs them as it charges. Said on stderr, with the variables of this
+ * shell that would override the profile (by the function it returns, called once the sandbox
+ * has said where it listens).
+ */
+async function pointProfile(ctx: Context, profile: string, sandbox: Sandbox, options: Partial<SandboxOptions>): Promise<() => void> {
+  const limit = <K extends "minTaskSize" | "maxTaskSize" | "maxFileBytes" | "maxInFlight">(key: K) => options[key] ?? SANDBOX_DEFAULTS[key];
+  const prices = resolvePrices(options.prices ?? {});
+  const settings: ProfileSettings = {
+    "base-url": sandbox.url,
+    "api-key": sandbox.apiKey,
+    "min-task-size": limit("minTaskSize"),
+    "max-task-size": limit("maxTaskSize"),
+    "max-file-bytes": limit("maxFileBytes"),
+    "max-in-flight": limit("maxInFlight"),
+    ...Object.fromEntries(SERVICE_TYPES.map((product) => [`price.${product}`, prices[product]])),
+  };
+  await (await ctx.config()).setAll(profile, settings);
+  return () => {
+    ctx.printer.note(
+      `Profile "${profile}" now points at this sandbox: base-url ${sandbox.url}, its API key, min-task-size ${settings["min-task-size"]}, max-task-size ${settings["max-task-size"]} and its prices. Use it with: bulkcheck --profile ${profile} ...   (or export BULKCHECK_PROFILE=${profile})`,
+    );
+    const overriding = ["BULKCHECK_BASE_URL", "BULKCHECK_API_KEY"].filter((name) => ctx.env[name] !== undefined);
+    if (overriding.length > 0) {
+      ctx.printer.warn(
+        `${overriding.join(" and ")} ${overriding.length === 1 ? "is" : "are"} set in this shell and override${overriding.length === 1 ? "s" : ""} the profile: unset ${overriding.join(" ")} to use it.`,
+      );
+    }
+  };
 }

@@ -9,9 +9,9 @@ const actions = () => import("../actions/balance.js");
 /** `bulkcheck balance`. */
 export function balanceCommand(invoke: Invoke, run: typeof balanceRun = async (...args) => (await actions()).balanceRun(...args)) {
   return new Command("balance")
-    .description("show the account balance")
+    .description("show the account balance, and what this store's unfinished tasks hold reserved")
     .addOption(timeoutOption())
     .addOption(requestTimeoutOption())
-    .addHelpText("after", examples(["bulkcheck balance", "bulkcheck balance --json | jq .balance_micros"]))
+    .addHelpText("after", examples(["bulkcheck balance", "bulkcheck balance --json --query balance_micros"]))
     .action((_options, cmd) => invoke(cmd, (ctx) => run(ctx)));
 }

@@ -22,7 +22,7 @@ export function reportCommand(invoke: Invoke, run: typeof reportRun = async (...
       "after",
       examples([
         "bulkcheck report $ID -o report.html",
-        "bulkcheck status --json | jq -r .id | bulkcheck report - -o report.html",
+        "bulkcheck status --json --query id | bulkcheck report - -o report.html",
         "chromium --headless --print-to-pdf=report.pdf report.html",
       ]),
     )

@@ -34,6 +34,15 @@ export function sandboxCommand(invoke: Invoke, run: typeof sandboxRun = async (.
     .option("--prices <list>", "per-product micros, e.g. carrier_batch=1500,number_activity_batch=2000")
     .option("--separate-result-origin", "serve result files from a second port, like a CDN")
     .option("--log <file>", "append one line per request to this file (default: stderr, only while in a terminal's foreground)")
-    .addHelpText("after", examples(["bulkcheck sandbox --port 8787 --api-key k", "bulkcheck sandbox --json --chaos 0.3 --seed 7"]))
+    .addHelpText(
+      "after",
+      `\nWith --profile NAME, it first points that profile at itself: base-url, api-key,\nits task and upload limits (its smallest task is then 1, unless --min-task-size\nsays otherwise) and its prices, so bulkcheck --profile NAME submit ... works.\n${examples(
+        [
+          "bulkcheck sandbox --port 8787 --profile sandbox &",
+          "bulkcheck sandbox --port 8787 --api-key k",
+          "bulkcheck sandbox --json --chaos 0.3 --seed 7",
+        ],
+      )}`,
+    )
     .action((options, cmd) => invoke(cmd, (ctx) => run(ctx, options)));
 }

@@ -15,6 +15,6 @@ export function statusCommand(invoke: Invoke, run: typeof statusRun = async (...
     .option("--limit <n>", "without ids, show at most the n most recent tasks", parseCount)
     .addOption(timeoutOption())
     .addOption(requestTimeoutOption())
-    .addHelpText("after", examples(["bulkcheck status", "bulkcheck status --limit 5", "bulkcheck status 3f2a... --json | jq .status"]))
+    .addHelpText("after", examples(["bulkcheck status", "bulkcheck status --limit 5", "bulkcheck status 3f2a... --json --query status"]))
     .action((ids, options, cmd) => invoke(cmd, (ctx) => run(ctx, ids, options)));
 }

@@ -4,7 +4,12 @@ import { sentence, type CommandDoc, type HelpBlock, type Term } from "./command-
 import { exitCodesAfterTable, topicsHolding, TOPICS } from "./topics.js";
 
 /** The man page section each help topic becomes. */
-const TOPIC_SECTIONS: Readonly<Record<HelpTopic, string>> = { "exit-codes": "EXIT STATUS", environment: "ENVIRONMENT", formats: "FILES" };
+const TOPIC_SECTIONS: Readonly<Record<HelpTopic, string>> = {
+  "exit-codes": "EXIT STATUS",
+  environment: "ENVIRONMENT",
+  formats: "FILES",
+  query: "JSON QUERIES",
+};
 
 export interface ManPage {
   version: string;
@@ -13,7 +18,7 @@ export interface ManPage {
 
 /**
  * bulkcheck.1: the whole command tree in one page (man(7) macros), with the
- * topics as EXIT STATUS, ENVIRONMENT and FILES. No date in .TH, so the page
+ * topics as EXIT STATUS, ENVIRONMENT, FILES and JSON QUERIES. No date in .TH, so the page
  * is the same whenever it is generated.
  */
 export function manPage(commands: readonly CommandDoc[], { version, homepage }: ManPage): string {
@@ -81,6 +86,9 @@ function topicSections(name: string): string[] {
     ".SH FILES",
     `${roff(sentence(HELP_TOPICS.formats.summary))} (\\fB${name} help formats\\fR):`,
     ...preformatted(HELP_TOPICS.formats.text()),
+    '.SH "JSON QUERIES"',
+    `${roff(sentence(HELP_TOPICS.query.summary))} (\\fB${name} help query\\fR):`,
+    ...preformatted(HELP_TOPICS.query.text()),
   ];
 }
 

@@ -57,7 +57,7 @@ export async function downloadToOutput(
         tableWidth: ctx.io.stdout.columns || undefined,
         prices,
       }),
-    format === "table",
+    format === "table" ? "table" : format === "jsonl" ? "json-lines" : "data",
   );
   ctx.outcome.output = toStdout ? "-" : absolutePath(ctx, flags.output!);
   ctx.outcome.charge(outcome.tasks, prices);

@@ -29,7 +29,21 @@ export function resultFormat(ctx: Pick<Context, "io" | "globals">, flags: Format
       hint: "Write it to a file with -o results.xlsx, or redirect stdout: > results.xlsx",
     });
   }
-  return format ?? (ctx.globals.json && toStdout ? "jsonl" : "csv");
+  const chosen = format ?? (ctx.globals.json && toStdout ? "jsonl" : "csv");
+  refuseQueryOf(ctx, flags, chosen);
+  return chosen;
+}
+
+/**
+ * --query selects from JSON: from each row of results written to stdout as JSON lines, else
+ * from the summary, which is printed only when the results go to a file.
+ * @throws UsageError when the results take stdout in another format, where it would select nothing.
+ */
+function refuseQueryOf(ctx: Pick<Context, "globals">, flags: FormatFlags, format: string): void {
+  if (ctx.globals.query === undefined || !isStdout(flags.output) || format === "jsonl") return;
+  throw new UsageError(`--query selects from JSON, and the results on stdout would be ${format}.`, {
+    hint: "Drop --format to get the rows as JSON lines, each of which --query selects from; or write the results to a file with -o, and --query selects from the summary.",
+  });
 }
 
 /**
@@ -48,5 +62,6 @@ export function joinFormat(ctx: Pick<Context, "io" | "globals">, flags: FormatFl
       hint: "Or write the joined rows as an Excel workbook: --format xlsx, or -o FILE.xlsx.",
     });
   }
+  refuseQueryOf(ctx, flags, "a joined CSV");
   return format;
 }

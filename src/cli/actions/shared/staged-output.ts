@@ -1,6 +1,8 @@
 import { createReadStream } from "node:fs";
 import { join } from "node:path";
+import { Transform } from "node:stream";
 import { pipeline } from "node:stream/promises";
+import type { Printer } from "../../printer.js";
 import type { Context } from "../../context.js";
 import { dataOut } from "../../io.js";
 import { absolutePath } from "../../paths.js";
@@ -17,22 +19,45 @@ const STAGED_FILE_MODE = 0o600;
  * to, and the mode to give it: for stdout, a file in a private (0700) directory
  * of the OS temp directory, itself 0600. On a terminal the copy shows escape codes
  * as text (see dataOut), unless the output was made for a terminal already
- * (`forTerminal`: a boxed table, whose cells are sanitised and whose header has
- * bulkcheck's own colours).
+ * (`made` is "table": a boxed table, whose cells are sanitised and whose header has
+ * bulkcheck's own colours). JSON lines ("json-lines") go through --query one by one.
  */
 export async function withStagedOutput<T>(
   ctx: Context,
   output: string | undefined,
   produce: (path: string, mode: number | undefined) => Promise<T>,
-  forTerminal = false,
+  made: "table" | "json-lines" | "data" = "data",
 ): Promise<T> {
   if (!isStdout(output)) return produce(absolutePath(ctx, output), undefined);
   return withTempDir(async (dir) => {
     const staged = join(dir, "output");
     const value = await produce(staged, STAGED_FILE_MODE);
-    const out = forTerminal ? ctx.io.stdout : dataOut(ctx.io);
-    await pipeline(createReadStream(staged), out, { end: false }).catch(ignoreClosedReader);
+    const out = made === "table" ? ctx.io.stdout : dataOut(ctx.io);
+    const filtered = made === "json-lines" && ctx.printer.filtersJson;
+    const steps = filtered ? [createReadStream(staged), selectedLines(ctx.printer), out] : [createReadStream(staged), out];
+    await pipeline(steps, { end: false }).catch(ignoreClosedReader);
     return value;
+  });
+}
+
+/** Each JSON line as --query selects from it (see Printer.jsonText); a line that selects nothing is left out. */
+function selectedLines(printer: Printer): Transform {
+  const decoder = new TextDecoder();
+  let rest = "";
+  const select = (line: string) => {
+    if (line === "") return "";
+    const text = printer.jsonText(JSON.parse(line));
+    return text === undefined ? "" : text + "\n";
+  };
+  return new Transform({
+    transform(chunk: Buffer, _encoding, done) {
+      const lines = (rest + decoder.decode(chunk, { stream: true })).split("\n");
+      rest = lines.pop()!;
+      done(null, lines.map(select).join(""));
+    },
+    flush(done) {
+      done(null, select(rest + decoder.decode()));
+    },
   });
 }
 

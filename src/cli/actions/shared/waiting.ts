@@ -7,6 +7,7 @@ import type { Context } from "../../context.js";
 import { createProgress } from "../../progress.js";
 import { describeTask } from "../../task-view.js";
 import { count } from "../../../format-count.js";
+import { elapsedText, TaskTally } from "./task-tally.js";
 
 export interface WaitFlags {
   interval?: number;
@@ -28,24 +29,41 @@ export async function pollInterval(ctx: Context, seconds: number | undefined): P
 }
 
 /**
- * Waits for the tasks with progress on stderr: a line each time a task changes,
- * and a spinner with the elapsed time on a terminal. Throws the outcome's error
- * (failed → 6, timed out → 8, Ctrl-C → 130) once the final states are known.
+ * What a wait has seen so far, as one line: tasks finished (and failed), numbers checked,
+ * the time elapsed and, once a task has finished during the wait, the time left at its
+ * pace, then when the next check is. `timed` false leaves the times out (what changed).
+ */
+export function waitLine(tally: TaskTally<string>, now: number, nextCheckAt?: number, timed = true): string {
+  const { tasks, finished, failed, seen } = tally.counts();
+  const failedText = failed > 0 ? ` (${count(failed)} failed)` : "";
+  const head = `${count(finished)} of ${count(tasks)} task${tasks === 1 ? "" : "s"} finished${failedText}${seen > 0 ? `; ${tally.numbersLine()}` : ""}`;
+  if (!timed) return head;
+  const next =
+    nextCheckAt === undefined ? "" : `; next check in ${elapsedText(Math.max(0, Math.round((nextCheckAt - now) / 1000)) * 1000)}`;
+  return `${head}; ${tally.timeLine(now)}${next}`;
+}
+
+/**
+ * Waits for the tasks with progress on stderr: a line each time a task changes, and on a
+ * terminal a spinner with the tally (tasks finished, numbers checked, elapsed time, the
+ * estimate once a task has finished, the next check's countdown); without one, the tally
+ * once more whenever a task of several finishes. Throws the outcome's error (failed → 6,
+ * timed out → 8, Ctrl-C → 130) once the final states are known.
  */
 export async function waitAndReport(ctx: Context, taskIds: readonly string[], flags: WaitFlags): Promise<Task[]> {
   const client = await ctx.client();
   const intervalMs = await pollInterval(ctx, flags.interval);
-  const progress = await createProgress(ctx.printer, ctx.env);
-  const started = ctx.now();
+  const progress = await createProgress(ctx.printer, ctx.env, ctx.now);
+  const tally = new TaskTally<string>(
+    taskIds.map((id) => [id, undefined]),
+    ctx.now(),
+  );
   const seen = new Map<string, string>();
+  let shown = waitLine(tally, ctx.now(), undefined, false);
   let nextCheckAt: number | undefined;
-  const describe = () => {
-    const elapsed = Math.round((ctx.now() - started) / 1000);
-    const next = nextCheckAt === undefined ? "" : `; next check in ${Math.max(0, Math.round((nextCheckAt - ctx.now()) / 1000))}s`;
-    return `waiting for ${count(taskIds.length)} task(s), ${elapsed}s elapsed${next}`;
-  };
-  // The countdown moves every second between checks, on a terminal only.
-  const ticker = progress.live ? setInterval(() => progress.update(describe()), 1000) : undefined;
+  const show = () => progress.update(waitLine(tally, ctx.now(), nextCheckAt));
+  // The clock and the countdown move every second between checks, on a terminal only.
+  const ticker = progress.live ? setInterval(show, 1000) : undefined;
   ticker?.unref();
   try {
     return await waitUntilFinished({
@@ -58,17 +76,24 @@ export async function waitAndReport(ctx: Context, taskIds: readonly string[], fl
       now: ctx.now,
       sleep: (ms, signal) => {
         nextCheckAt = ctx.now() + ms;
-        progress.update(describe());
+        show();
         return ctx.sleep(ms, signal);
       },
       random: ctx.random,
       signal: ctx.signal,
       onCheck(task) {
+        tally.see(task.id, task, ctx.now());
         const line = describeTask(task);
         if (seen.get(task.id) !== line) progress.persist(line);
         seen.set(task.id, line);
         nextCheckAt = undefined;
-        progress.update(describe());
+        show();
+        // Without a terminal, the tally when a task of several finishes: a line per change, no clock ticking.
+        const changed = waitLine(tally, ctx.now(), undefined, false);
+        if (!progress.live && taskIds.length > 1 && changed !== shown && tally.counts().finished > 0) {
+          progress.persist(waitLine(tally, ctx.now()));
+        }
+        shown = changed;
       },
       onTransientError(id, error) {
         progress.persist(`checking ${id} failed (${error.message}); trying again at the next interval`);
