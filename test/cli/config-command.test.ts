@@ -107,7 +107,7 @@ describe("bulkcheck config", () => {
     });
     // BULKCHECK_STORE_URL overrides the store the same way (its password never shown).
     const store = await runCli(["config", "list"], { env: { ...e, BULKCHECK_STORE_URL: "postgres://team:pw@db.example/bulkcheck" } });
-    expect(store.stdout).toContain("store\tpostgres://team:***@db.example/bulkcheck\tenvironment (BULKCHECK_STORE_URL)");
+    expect(store.stdout).toContain("store\tpostgres://team@db.example/bulkcheck\tenvironment (BULKCHECK_STORE_URL)");
   });
 
   it("rejects an unknown setting and a bad value with exit 2", async () => {

@@ -362,7 +362,13 @@ describe("--notify", () => {
     const get = await e.run(["config", "get", "webhook-secret"]);
     expect(get.stdout).toBe("whse…9b7d\n");
     const list = await e.run(["config", "list", "--json"], { env: { BULKCHECK_WEBHOOK_SECRET: WEBHOOK_SECRET } });
-    expect(JSON.parse(list.stdout).settings["webhook-secret"]).toEqual({ value: "whse…9b7d", source: "environment", default: null });
+    expect(JSON.parse(list.stdout).settings["webhook-secret"]).toEqual({
+      value: "whse…9b7d",
+      source: "environment",
+      variable: "BULKCHECK_WEBHOOK_SECRET",
+      profile_value: "whse…9b7d",
+      default: null,
+    });
     const receiver = await startReceiver();
     receivers.push(receiver);
     const id = await submitted(e);
