@@ -1,8 +1,8 @@
 import type { RunFilter, RunRecord, Store, TaskRecord } from "../store/store.js";
 import type { RunPlan } from "./plan.js";
 
-/** What `bulkcheck runs` shows of a run. */
-export interface RunSummary {
+/** What `bulkcheck runs` shows of a run: its numbers and money (RunCounts, of one run), and where it belongs. */
+export interface RunSummary extends Omit<RunCounts, "runs"> {
   id: string;
   /** The service (its base URL) and profile the run belongs to. */
   service: string;
@@ -15,18 +15,6 @@ export interface RunSummary {
   source: string;
   product: string;
   countries: string[];
-  /** Numbers the list kept, those the ledger served, and those uploaded to the service. */
-  kept: number;
-  reused: number;
-  uploaded: number;
-  /** Uploaded numbers that had a fresh result, checked again to fill a task up to the service's minimum size. */
-  padded: number;
-  /** Numbers the service checked (with a result) in the run's finished tasks: what it charged for. */
-  checked: number;
-  /** What the service charged: the checked numbers at the run's price. */
-  chargedMicros: number;
-  /** What reusing the ledger saved: the reused numbers at the run's price. */
-  savedMicros: number;
   /** Where the run wrote its output, when it did. */
   output?: string;
   host?: string;
@@ -60,12 +48,17 @@ export async function runSummaries(store: Store, filter: RunFilter, prices: Pric
 /** What some runs add up to. */
 export interface RunCounts {
   runs: number;
+  /** Numbers the lists kept, those the ledger (or another run's task in flight) served, and those uploaded to the service. */
   kept: number;
   reused: number;
   uploaded: number;
+  /** Uploaded numbers that had a fresh result, checked again to fill a task up to the service's minimum size. */
   padded: number;
+  /** Numbers the service checked (with a result) in the runs' finished tasks: what it charged for. */
   checked: number;
+  /** What the service charged: the checked numbers at each run's price. */
   chargedMicros: number;
+  /** What was not paid for again (reused, answered without a result, in flight) at each run's price. */
   savedMicros: number;
 }
 
