@@ -201,9 +201,10 @@ describe("progress of a scheduled submit", () => {
     const out = await run(e, []);
     expect(out.code, out.stderr).toBe(0);
     const progress = lines(out.stderr).filter((line) => / parts uploaded /.test(line));
-    expect(progress[0]).toMatch(/^1 of 3 parts uploaded \(1 processing, 0 finished\); 0 of 75 numbers checked$/);
-    expect(progress.at(-1)).toBe("3 of 3 parts uploaded (0 processing, 3 finished); 75 of 75 numbers checked");
-    expect(new Set(progress.map((line) => line.replace(/; about .* left$/, ""))).size).toBe(progress.length);
+    // Each line with the time elapsed (and, once a task has finished, what is left), printed when the counts change.
+    expect(progress[0]).toMatch(/^1 of 3 parts uploaded \(1 processing, 0 finished\); 0 of 75 numbers checked; \d+ s elapsed$/);
+    expect(progress.at(-1)).toMatch(/^3 of 3 parts uploaded \(0 processing, 3 finished\); 75 of 75 numbers checked; /);
+    expect(new Set(progress.map((line) => line.replace(/; \d+ s elapsed.*$/, ""))).size).toBe(progress.length);
     expect(progress.some((line) => / left$/.test(line))).toBe(true);
     expect(lines(out.stdout)).toHaveLength(3);
     expect(out.stdout).not.toContain("parts uploaded");

@@ -215,8 +215,9 @@ describe("a full disk (issue 18, point 4; a small tmpfs, so root only)", () => {
 describe("a full disk once tasks are submitted (issue 28, point 13)", () => {
   it("says of a store that filled up while the results were recorded that the task goes on, and the same command carries on once there is room", async (context) => {
     const e = await sandbox({ fakeClock: false, numbersPerSecond: 100_000, balanceMicros: 1_000_000_000 });
-    // Room for the store as the run starts (its plan and keys), not for 20,000 results; the staged results have a disk of their own.
-    const state = mountSmallDisk(e.configDir, 256);
+    // Room for the store as the run starts (its plan, keys and the task's numbers), not for 20,000 results; the staged
+    // results have a disk of their own.
+    const state = mountSmallDisk(e.configDir, 1280);
     if (!state) context.skip("mounting a tmpfs needs root");
     const staging = mountSmallDisk(join(e.configDir, "staging"), 16 * 1024)!;
     try {
@@ -226,7 +227,7 @@ describe("a full disk once tasks are submitted (issue 28, point 13)", () => {
       expect(full.code, full.stderr).toBe(3);
       expect(full.stderr).toContain(`error: Cannot use ${join(e.configDir, "bulkcheck.db")}: no space left on the device (ENOSPC).`);
       expect(full.stderr).toContain(
-        "The tasks were submitted and go on at the service. Free some space (or fix the permissions), then run the same command again: it carries on with these tasks",
+        "The tasks were submitted and go on at the service. Free some space (or fix the permissions), then run the same command again: it takes these tasks' results",
       );
       const [id] = submittedIds(full.stderr);
       expect(spawnSync("mount", ["-o", "remount,size=16m", e.configDir]).status).toBe(0);
