@@ -34,6 +34,8 @@ function answerOf(code: number): { taskRef: number; withResult: boolean } {
 /** Which answers count, as the run's journalled rule says (see ReuseRule). */
 export interface AnswerRule {
   asOfTaskRef: number;
+  /** Tasks dated before this answer nothing fresh: their numbers are not read (their results still are, for what reuse would save). */
+  freshSince?: string;
   /**
    * Which tasks count as in flight: every task in flight now (`now`, a run being planned),
    * or those a run counted when it was planned, whatever they have become since (so a
@@ -66,7 +68,7 @@ export async function latestAnswers(store: Store, scope: Scope, product: string,
   const journalled = rule.inFlight === "now" ? undefined : new Set(rule.inFlight);
   for (const task of await store.answeringTasks(scope, product, rule.asOfTaskRef)) {
     const answering = answeringTask(task, journalled);
-    if (!answering) continue;
+    if (!answering || (rule.freshSince !== undefined && answering.date < rule.freshSince)) continue;
     tasks.set(task.ref, answering);
     const withResult = answerCode(task.ref, true);
     for await (const numbers of store.taskNumbers(task.ref)) {

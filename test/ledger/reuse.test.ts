@@ -191,4 +191,25 @@ describe("splitting a list by the freshness of its ledger results", () => {
     expect(answers.byNumber.get(N(2))).toBeUndefined();
     expect(answers.byNumber.get(N(1))).toBeDefined();
   });
+
+  it("uploads again a number answered without a result before --max-age, and counts only results as not reused", async () => {
+    const store = await ledgerWith({ "2026-11-20T00:00:00.000Z": [N(1)] });
+    const task = (await store.answeringTasks(SCOPE, "number_activity_batch", await store.maxTaskRef()))[0]!;
+    await store.addTaskNumbers(task.ref, [N(1), N(2)]);
+    const freshSince = "2026-11-25T00:00:00.000Z";
+    const { list, target } = listOf([N(1), N(2)]);
+    const split = await splitByFreshness({
+      list,
+      answers: await answersNow(store, await store.maxTaskRef(), { freshSince }),
+      ...splitDefaults(),
+      freshSince,
+      minTaskSize: 1,
+      maxTaskSize: 10,
+      target,
+      reusedNumbers: new IdentifierSet(),
+      reusedTasks: new Set(),
+    });
+    expect(split).toMatchObject({ reused: 0, noResult: 0, stale: { numbers: 1, oldest: "2026-11-20T00:00:00.000Z" } });
+    expect(split.parts.map((part) => lines(part.path))).toEqual([[N(1), N(2)]]);
+  });
 });
