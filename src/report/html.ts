@@ -132,7 +132,10 @@ function moneySection(model: ReportModel): string {
     [`Refunded (${count(m.noResult)} without result, and what the service did not check)`, formatUsd(m.refundedMicros)],
   );
   if (m.saved.numbers > 0) {
-    pairs.push([`Saved by reusing (${count(m.saved.numbers)} results from the ledger, not checked again)`, formatUsd(m.saved.micros)]);
+    pairs.push([
+      `Saved by reusing (${count(m.saved.numbers)} numbers checked within --max-age, not checked again)`,
+      formatUsd(m.saved.micros),
+    ]);
   }
   if (m.estimateMicros !== undefined)
     pairs.push(["Charged, compared with the estimate", comparedWithEstimate(m.chargedMicros, m.estimateMicros)]);

@@ -47,7 +47,7 @@ export interface Money {
   refundedMicros: number;
   checked: number;
   noResult: number;
-  /** What the runs' reuse of the ledger saved: the numbers they reused, at the price. */
+  /** What the runs' reuse saved: the numbers they did not pay for again, at the price. */
   saved: { numbers: number; micros: number };
   /** What the runs reserved to fill a task to the minimum size with fresh numbers checked again. */
   padding: { numbers: number; micros: number };
@@ -113,8 +113,9 @@ export function reportModel(input: ReportInput): ReportModel {
       refundedMicros: bill.refundedMicros,
       checked: counts.checked,
       noResult: counts.noResult,
+      // What was not paid for again: results reused, numbers answered without a result, numbers in tasks in flight.
       saved: planned(
-        (plan) => plan.reused,
+        (plan) => plan.reused + (plan.noResult ?? 0) + (plan.inFlight?.numbers ?? 0),
         (plan) => plan.savedMicros,
       ),
       padding: planned(

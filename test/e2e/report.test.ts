@@ -292,6 +292,9 @@ describe("the report of a run that reused results from the ledger", () => {
     const money = moneyOf(page);
     expect(money.get("Charged")).toBe(formatUsd(checkedNow * PRICE));
     expect(money.get("Saved by reusing")).toBe(formatUsd((reused + noResultBefore) * PRICE));
+    expect(tableRows(page, "money-table").find(([label]) => label!.startsWith("Saved by reusing"))![0]).toBe(
+      `Saved by reusing (${reused + noResultBefore} numbers checked within --max-age, not checked again)`,
+    );
     expect(money.get("Of which padding")).toBe(formatUsd(checkedAgain * PRICE));
     expect(activatedOf(page)).toEqual([
       out.filter((row) => row.activated === "true").length,

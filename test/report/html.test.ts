@@ -241,7 +241,7 @@ describe("the HTML report", () => {
       ["Of which padding (5 fresh results checked again to fill a task to the minimum size)", "$0.015"],
       ["Charged (13 checked now)", "$0.039"],
       ["Refunded (12 without result, and what the service did not check)", "$0.036"],
-      ["Saved by reusing (15 results from the ledger, not checked again)", "$0.045"],
+      ["Saved by reusing (15 numbers checked within --max-age, not checked again)", "$0.045"],
       ["Charged, compared with the estimate", "$0.036 less than estimated (52.0% of the estimate)"],
     ]);
     expect(tableRows(page, "activated-table")[1]).toEqual(["All", "15", "13", "53.6%"]);
