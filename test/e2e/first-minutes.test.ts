@@ -5,7 +5,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { runCli, tempDir } from "../helpers/cli.js";
-import { API_KEY, lines, listText, until } from "../helpers/sandbox.js";
+import { API_KEY, lines, listText, submitAs, until, WAITING } from "../helpers/sandbox.js";
 
 /** Issue 30, point 7: the first five minutes of a new user, as the README tells them. */
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
@@ -150,27 +150,9 @@ describe("sandbox --profile", () => {
     });
     const list = join(dir, "small.txt");
     writeFileSync(list, listText(300));
-    const submit = await runCli(
-      [
-        "--profile",
-        "try",
-        "submit",
-        list,
-        "--type",
-        "carrier_batch",
-        "--country",
-        "GB",
-        "--yes",
-        "--wait",
-        "--interval",
-        "0.2",
-        "-o",
-        join(dir, "out.csv"),
-      ],
-      {
-        env: { BULKCHECK_CONFIG_DIR: configDir },
-      },
-    );
+    const submit = await runCli(["--profile", "try", ...submitAs(list, "carrier_batch", "GB", ...WAITING, "-o", join(dir, "out.csv"))], {
+      env: { BULKCHECK_CONFIG_DIR: configDir },
+    });
     expect(submit.code, submit.stderr).toBe(0);
     // Two tasks of at most 200, costed at the sandbox's price.
     expect(submit.stderr).toContain("Plan: 300 numbers in 2 task(s) of carrier_batch for GB; reservation $0.45 at $0.0015 per number");

@@ -5,7 +5,7 @@ import { promisify } from "node:util";
 import { describe, expect, it, vi } from "vitest";
 import { BIN } from "../helpers/cli.js";
 import { allowSmallTasks, parseBoxedTable, parseDelimited } from "../helpers/results-fixtures.js";
-import { API_KEY, e2eSandboxes, gbList, lines, listText, submitArgs, TASK_ID, type E2e } from "../helpers/sandbox.js";
+import { API_KEY, e2eSandboxes, gbList, lines, listText, submitArgs, submitAs, TASK_ID, type E2e } from "../helpers/sandbox.js";
 import { bulkcheckCommand, renderScreen, startInTerminal } from "../helpers/terminal.js";
 
 /** Issue 14: bulkcheck at a terminal and in cron. */
@@ -299,16 +299,7 @@ describe("progress that moves", () => {
     await allowSmallTasks(e, 10);
     return e;
   }
-  const carrierSubmit = (list: string, ...extra: string[]) => [
-    "submit",
-    list,
-    "--type",
-    "carrier_batch",
-    "--country",
-    "GB",
-    "--yes",
-    ...extra,
-  ];
+  const carrierSubmit = (list: string, ...extra: string[]) => submitAs(list, "carrier_batch", "GB", "--yes", ...extra);
   const carrierWait = (list: string) => carrierSubmit(list, "--wait", "--interval", "1");
 
   it("submit --wait on a terminal: the clock moves, then tasks finished, numbers checked and an estimate once one has finished", async () => {

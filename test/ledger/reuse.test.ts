@@ -1,7 +1,7 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { latestAnswers, splitByFreshness, type AnswerRule, type SplitOptions } from "../../src/ledger/reuse.js";
+import { latestAnswers, splitByFreshness, type AnswerRule, type LatestAnswers, type SplitOptions } from "../../src/ledger/reuse.js";
 import { IdentifierSet } from "../../src/prepare/identifier-set.js";
 import type { SqliteStore } from "../../src/store/sqlite-store.js";
 import type { Scope } from "../../src/store/store.js";
@@ -26,23 +26,34 @@ async function ledgerWith(results: Record<string, readonly number[]>, store = op
   return store;
 }
 
-function listOf(numbers: readonly number[]) {
+/**
+ * Splits a list of these numbers (written as a prepared list is) against `answers`: results
+ * fresh since `freshSince`, parts of 1 to 10 numbers, padding with the oldest results, numbers
+ * without a result not retried, unless `options` say otherwise.
+ */
+function splitList(numbers: readonly number[], answers: LatestAnswers, freshSince: string, options: Partial<SplitOptions> = {}) {
   const dir = tempDir();
   const path = join(dir, "list.txt");
   writeFileSync(path, numbers.map((n) => `${n}\n`).join(""));
-  return { list: { path, count: numbers.length, bytes: 0, sha256: "" }, target: { dir, base: "upload" } };
+  return splitByFreshness({
+    list: { path, count: numbers.length, bytes: 0, sha256: "" },
+    answers,
+    freshSince,
+    minTaskSize: 1,
+    maxTaskSize: 10,
+    pad: "oldest",
+    retryNoResult: false,
+    target: { dir, base: "upload" },
+    reusedNumbers: new IdentifierSet(),
+    reusedTasks: new Set(),
+    inFlightTasks: new Set(),
+    ...options,
+  });
 }
 
 /** The ledger's answers as a run planned now sees them (in flight and without a result count). */
 const answersNow = (store: SqliteStore, asOfTaskRef: number, rule: Partial<AnswerRule> = {}) =>
   latestAnswers(store, SCOPE, "number_activity_batch", { asOfTaskRef, inFlight: "now", ...rule });
-
-/** The defaults of a split: pad with the oldest results, no retry of numbers without a result. */
-const splitDefaults = (): Pick<SplitOptions, "pad" | "retryNoResult" | "inFlightTasks"> => ({
-  pad: "oldest",
-  retryNoResult: false,
-  inFlightTasks: new Set(),
-});
 
 const lines = (path: string) => readFileSync(path, "utf8").split("\n").filter(Boolean).map(Number);
 const N = (i: number) => 447400100000 + i;
@@ -51,19 +62,8 @@ describe("splitting a list by the freshness of its ledger results", () => {
   it("uploads the numbers without a fresh result, in list order, and reuses the others", async () => {
     const store = await ledgerWith({ "2026-11-20T00:00:00.000Z": [N(1), N(2)], "2026-11-26T00:00:00.000Z": [N(3), N(4)] });
     const answers = await answersNow(store, await store.maxTaskRef());
-    const { list, target } = listOf([N(5), N(4), N(1), N(3), N(6)]);
     const reused = new IdentifierSet();
-    const split = await splitByFreshness({
-      list,
-      answers,
-      ...splitDefaults(),
-      freshSince: "2026-11-25T00:00:00.000Z",
-      minTaskSize: 1,
-      maxTaskSize: 10,
-      target,
-      reusedNumbers: reused,
-      reusedTasks: new Set(),
-    });
+    const split = await splitList([N(5), N(4), N(1), N(3), N(6)], answers, "2026-11-25T00:00:00.000Z", { reusedNumbers: reused });
     expect(split).toMatchObject({
       kept: 5,
       reused: 2,
@@ -79,18 +79,7 @@ describe("splitting a list by the freshness of its ledger results", () => {
   it("checks the oldest fresh results again when the numbers to upload are fewer than a task's minimum", async () => {
     const store = await ledgerWith({ "2026-11-24T00:00:00.000Z": [N(2), N(4)], "2026-11-26T00:00:00.000Z": [N(1), N(3)] });
     const answers = await answersNow(store, await store.maxTaskRef());
-    const { list, target } = listOf([N(1), N(2), N(3), N(4), N(5)]);
-    const split = await splitByFreshness({
-      list,
-      answers,
-      ...splitDefaults(),
-      freshSince: "2026-11-20T00:00:00.000Z",
-      minTaskSize: 3,
-      maxTaskSize: 10,
-      target,
-      reusedNumbers: new IdentifierSet(),
-      reusedTasks: new Set(),
-    });
+    const split = await splitList([N(1), N(2), N(3), N(4), N(5)], answers, "2026-11-20T00:00:00.000Z", { minTaskSize: 3 });
     expect(split).toMatchObject({ kept: 5, reused: 2, padded: 2 });
     expect(split.parts.map((part) => lines(part.path))).toEqual([[N(2), N(4), N(5)]]);
   });
@@ -99,19 +88,7 @@ describe("splitting a list by the freshness of its ledger results", () => {
     const store = await ledgerWith({ "2026-11-26T00:00:00.000Z": [N(1), N(2)] });
     const asPlanned = await store.maxTaskRef();
     await ledgerWith({ "2026-11-27T00:00:00.000Z": [N(1)] }, store);
-    const { list, target } = listOf([N(1), N(2)]);
-    const answers = await answersNow(store, asPlanned);
-    const split = await splitByFreshness({
-      list,
-      answers,
-      ...splitDefaults(),
-      freshSince: "2026-11-25T00:00:00.000Z",
-      minTaskSize: 500,
-      maxTaskSize: 10,
-      target,
-      reusedNumbers: new IdentifierSet(),
-      reusedTasks: new Set(),
-    });
+    const split = await splitList([N(1), N(2)], await answersNow(store, asPlanned), "2026-11-25T00:00:00.000Z", { minTaskSize: 500 });
     expect(split).toMatchObject({ kept: 2, reused: 2, padded: 0, parts: [], reusedFrom: { newest: "2026-11-26T00:00:00.000Z" } });
     expect((await answersNow(store, 0)).byNumber.size).toBe(0);
   });
@@ -133,21 +110,10 @@ describe("splitting a list by the freshness of its ledger results", () => {
     });
     await store.addTaskNumbers(failed.ref, [N(4)]);
     await store.updateTask(failed.ref, { status: "failed" });
-    const { list, target } = listOf([N(1), N(2), N(3), N(4)]);
     const reused = new IdentifierSet();
     const inFlightTasks = new Set<number>();
-    const split = await splitByFreshness({
-      list,
-      answers: await answersNow(store, await store.maxTaskRef()),
-      ...splitDefaults(),
-      inFlightTasks,
-      freshSince: "2026-11-25T00:00:00.000Z",
-      minTaskSize: 1,
-      maxTaskSize: 10,
-      target,
-      reusedNumbers: reused,
-      reusedTasks: new Set(),
-    });
+    const answers = await answersNow(store, await store.maxTaskRef());
+    const split = await splitList([N(1), N(2), N(3), N(4)], answers, "2026-11-25T00:00:00.000Z", { reusedNumbers: reused, inFlightTasks });
     expect(split).toMatchObject({ kept: 4, reused: 1, inFlight: 2, noResult: 0, padded: 0 });
     // A failed task answered nothing: its number is uploaded.
     expect(split.parts.map((part) => lines(part.path))).toEqual([[N(4)]]);
@@ -161,21 +127,8 @@ describe("splitting a list by the freshness of its ledger results", () => {
     // The task was given N(4) and N(5) too, and answered them without a result.
     await store.addTaskNumbers(task.ref, [N(1), N(2), N(3), N(4), N(5)]);
     const answers = await answersNow(store, await store.maxTaskRef());
-    const split = (options: Partial<SplitOptions>) => {
-      const { list, target } = listOf([N(1), N(2), N(3), N(4), N(5)]);
-      return splitByFreshness({
-        list,
-        answers,
-        ...splitDefaults(),
-        freshSince: "2026-11-25T00:00:00.000Z",
-        minTaskSize: 4,
-        maxTaskSize: 10,
-        target,
-        reusedNumbers: new IdentifierSet(),
-        reusedTasks: new Set(),
-        ...options,
-      });
-    };
+    const split = (options: Partial<SplitOptions>) =>
+      splitList([N(1), N(2), N(3), N(4), N(5)], answers, "2026-11-25T00:00:00.000Z", { minTaskSize: 4, ...options });
     expect(await split({})).toMatchObject({ parts: [], reused: 3, noResult: 2, padded: 0 });
     const retried = await split({ retryNoResult: true });
     expect(retried).toMatchObject({ retriedNoResult: 2, padded: 2, paddedFrom: { oldest: "2026-11-26T00:00:00.000Z" } });
@@ -197,18 +150,7 @@ describe("splitting a list by the freshness of its ledger results", () => {
     const task = (await store.answeringTasks(SCOPE, "number_activity_batch", await store.maxTaskRef()))[0]!;
     await store.addTaskNumbers(task.ref, [N(1), N(2)]);
     const freshSince = "2026-11-25T00:00:00.000Z";
-    const { list, target } = listOf([N(1), N(2)]);
-    const split = await splitByFreshness({
-      list,
-      answers: await answersNow(store, await store.maxTaskRef(), { freshSince }),
-      ...splitDefaults(),
-      freshSince,
-      minTaskSize: 1,
-      maxTaskSize: 10,
-      target,
-      reusedNumbers: new IdentifierSet(),
-      reusedTasks: new Set(),
-    });
+    const split = await splitList([N(1), N(2)], await answersNow(store, await store.maxTaskRef(), { freshSince }), freshSince);
     expect(split).toMatchObject({ reused: 0, noResult: 0, stale: { numbers: 1, oldest: "2026-11-20T00:00:00.000Z" } });
     expect(split.parts.map((part) => lines(part.path))).toEqual([[N(1), N(2)]]);
   });
