@@ -21,12 +21,21 @@ afterEach(async () => {
 
 const ACTIVITY = "number_activity_batch";
 
-/** Every file under `dir`, with its bytes. */
+/**
+ * Every file under `dir`, with its bytes. A running submit renames its temporary files while
+ * this looks, so a file that is gone by the time it is read is left out.
+ */
 function filesUnder(dir: string): Array<{ name: string; bytes: Buffer }> {
   if (!existsSync(dir)) return [];
-  return readdirSync(dir, { recursive: true, encoding: "utf8" })
-    .filter((name) => statSync(join(dir, name)).isFile())
-    .map((name) => ({ name, bytes: readFileSync(join(dir, name)) }));
+  return readdirSync(dir, { recursive: true, encoding: "utf8" }).flatMap((name) => {
+    try {
+      const path = join(dir, name);
+      return statSync(path).isFile() ? [{ name, bytes: readFileSync(path) }] : [];
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === "ENOENT") return [];
+      throw error;
+    }
+  });
 }
 
 /** The environment of a machine using a team's store: its own config and state directory. */
