@@ -8,7 +8,7 @@ import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 
 const dist = resolve(process.env.BULKCHECK_DIST ?? join(import.meta.dirname, "..", "dist"));
-const { IdentifierSet } = await import(pathToFileURL(join(dist, "prepare", "identifier-set.js")).href);
+const { IdentifierSet } = await import(pathToFileURL(join(dist, "spec", "identifier-set.js")).href);
 const count = Number(process.argv[2] ?? 20_000_000);
 
 /** The i-th of `count` distinct 12-digit numbers, scattered: multiplying by an odd constant permutes 30-bit values. */

@@ -3,8 +3,8 @@ import { DEFAULT_LIMITS, DEFAULT_PRICE_MICROS, MICROS_PER_USD, SERVICE_TYPES, ty
 import { UsageError } from "../errors.js";
 import { formatAge, parseDuration } from "./duration.js";
 import { redactKey, withoutPassword } from "./redact.js";
-import { commandWords } from "../notify/command-words.js";
-import { newWebhookSecret, webhookSecret } from "../notify/webhook-secret.js";
+import { commandWords } from "./command-words.js";
+import { newWebhookSecret, webhookSecret } from "./webhook-secret.js";
 
 /** What one profile stores. Keys are the names users type in `bulkcheck config set`. */
 export type ProfileSettings = Partial<Record<SettingKey, string | number>>;

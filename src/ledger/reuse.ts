@@ -1,6 +1,6 @@
 import { createReadStream } from "node:fs";
 import { rm } from "node:fs/promises";
-import { IdentifierSet } from "../prepare/identifier-set.js";
+import { IdentifierSet } from "../spec/identifier-set.js";
 import { UploadSpool, type UploadChunk, type UploadTarget } from "../prepare/upload-writer.js";
 import type { Scope, Store, TaskRecord } from "../store/store.js";
 

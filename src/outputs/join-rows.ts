@@ -5,15 +5,15 @@ import { byteOrderMark, encodeText } from "../csv/encodings.js";
 import type { SourceRecord } from "../csv/record-reader.js";
 import { csvText, sourceRecordText, type VerbatimCells } from "../csv/write.js";
 import type { RowClass } from "../prepare/classify.js";
-import { identifierKey } from "../prepare/identifier-key.js";
-import { IdentifierSet } from "../prepare/identifier-set.js";
+import { identifierKey } from "../spec/identifier-key.js";
+import { IdentifierSet } from "../spec/identifier-set.js";
 import { createRowClassifier } from "../prepare/row-classifier.js";
 import { openRows } from "../prepare/row-reader.js";
 import type { RowSource } from "../prepare/row-source.js";
 import type { PreparationSettings } from "../prepare/settings.js";
-import { ResultFileError } from "./errors.js";
-import { renderXlsx, type SummaryTable } from "./format-xlsx.js";
-import { CHECKED_AT_COLUMN } from "./read-results.js";
+import { ResultFileError } from "../results/errors.js";
+import { renderXlsx, type SummaryTable } from "../results/format-xlsx.js";
+import { CHECKED_AT_COLUMN } from "../results/read-results.js";
 
 /** What each source row became, in the `bulkcheck_status` column. */
 export type JoinStatus = "checked" | "no_result" | Exclude<RowClass, "kept">;

@@ -1,6 +1,6 @@
 import { InputRejectedError } from "../errors.js";
-import type { TaskOrigin } from "../run/origins.js";
-import { recordedFingerprint, sourceChanges } from "./source-check.js";
+import type { TaskOrigin } from "../tasks/origins.js";
+import { recordedFingerprint, sourceChanges } from "../tasks/source-check.js";
 
 export interface JoinSourceOptions {
   /** The file to join with (absolute path). */

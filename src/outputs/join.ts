@@ -1,15 +1,15 @@
 import { UsageError } from "../errors.js";
 import { LIBPHONENUMBER_VERSION, type PreparationSettings } from "../prepare/settings.js";
-import { runSettings } from "../run/origins.js";
+import { runSettings } from "../tasks/origins.js";
 import { AtomicFile, listBeingRead } from "../results/atomic-file.js";
-import { joinResults, statusTable, type JoinSummary } from "../results/join.js";
+import { joinResults, statusTable, type JoinSummary } from "./join-rows.js";
 import { readResults, resultMap, type ResultSource } from "../results/read-results.js";
 import type { ServiceType } from "../spec/products.js";
 import type { Task } from "../spec/task.js";
-import { billing } from "./billing.js";
-import { productOf, taskSources, type DownloadDeps } from "./download.js";
-import { withTransferRetries } from "./fetch-result.js";
-import { runTable } from "./summary-sheet.js";
+import { billing } from "../tasks/billing.js";
+import { productOf, taskSources, type DownloadDeps } from "../tasks/download.js";
+import { withTransferRetries } from "../tasks/fetch-result.js";
+import { runTable } from "../tasks/summary-sheet.js";
 import { checkJoinSource } from "./join-source.js";
 
 export type JoinDeps = DownloadDeps;

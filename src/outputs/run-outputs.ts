@@ -1,6 +1,6 @@
 import type { ApiClient } from "../api/types.js";
 import { ChangesTally, changesTable, type ChangesSummary } from "../ledger/changes.js";
-import { pruneResults } from "../ledger/erase.js";
+import { pruneResults } from "../run/erase.js";
 import { writeTable, type ExportDestination } from "../ledger/export.js";
 import type { ServiceType } from "../spec/products.js";
 import type { Task } from "../spec/task.js";
@@ -8,11 +8,11 @@ import type { RunRecord, Scope, Store } from "../store/store.js";
 import type { StagedResults } from "../tasks/download.js";
 import type { UploadResult } from "../tasks/submit.js";
 import { operationSignal } from "../operation-signal.js";
-import { collectAbandonedRuns } from "./abandoned.js";
-import { listChangeRows, previousCheck } from "./list-changes.js";
-import { reusedSources } from "./reused-results.js";
-import { fetchToStaging, Staging, stagingRoot, type FetchDeps } from "./staging.js";
-import type { RunOutcome } from "./submit-run.js";
+import { collectAbandonedRuns } from "../run/abandoned.js";
+import { listChangeRows, previousCheck } from "../run/list-changes.js";
+import { reusedSources } from "../run/reused-results.js";
+import { fetchToStaging, Staging, stagingRoot, type FetchDeps } from "../run/staging.js";
+import type { RunOutcome } from "../run/submit-run.js";
 
 export interface RunOutputDeps {
   store: Store;

@@ -1,11 +1,11 @@
 import { stat } from "node:fs/promises";
 import type { ResultSource } from "../results/read-results.js";
 import type { RunRecord, Scope, Store } from "../store/store.js";
-import { joinTaskResults, type JoinDeps, type JoinOutcome, type JoinTarget } from "../tasks/join.js";
+import { joinTaskResults, type JoinDeps, type JoinOutcome, type JoinTarget } from "./join.js";
 import { withTempDir } from "../temp-dir.js";
-import type { RunPlan } from "./plan.js";
-import { rebuildRun } from "./rebuild.js";
-import { reusedSources } from "./reused-results.js";
+import type { RunPlan } from "../run/plan.js";
+import { rebuildRun } from "../run/rebuild.js";
+import { reusedSources } from "../run/reused-results.js";
 
 /** A join's tasks completed to whole runs: the ids given, the run's other tasks, and its results from the ledger. */
 export interface RunResults {

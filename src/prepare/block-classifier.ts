@@ -1,5 +1,5 @@
 import { classifyCell, type CellClass, type Classification, type ClassifyOptions } from "./classify.js";
-import { identifierKey } from "./identifier-key.js";
+import { identifierKey } from "../spec/identifier-key.js";
 import { RecordReader, type CellBatch, type TextBlock } from "../csv/record-reader.js";
 import type { ListPiece } from "./row-source.js";
 import { duplicateReason, type RowClassifier } from "./row-classifier.js";

@@ -1,7 +1,7 @@
 import { rm } from "node:fs/promises";
 import { createReadStream } from "node:fs";
 import { createInterface } from "node:readline";
-import type { IdentifierKey } from "./identifier-key.js";
+import type { IdentifierKey } from "../spec/identifier-key.js";
 import { callingCodePlans } from "./numbering-plans.js";
 import type { CountryGroupsRecord } from "./settings.js";
 import { UploadSpool, type UploadChunk, type UploadTarget } from "./upload-writer.js";

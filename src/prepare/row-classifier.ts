@@ -1,7 +1,7 @@
 import { classifyCell, type Classification, type ClassifyOptions, type RowClass } from "./classify.js";
-import { identifierKey, type IdentifierKey } from "./identifier-key.js";
+import { identifierKey, type IdentifierKey } from "../spec/identifier-key.js";
 import { belowMinCheck } from "./country-groups.js";
-import { IdentifierSet } from "./identifier-set.js";
+import { IdentifierSet } from "../spec/identifier-set.js";
 import type { PreparationSettings } from "./settings.js";
 
 /** One row's outcome: the cell's classification, with duplicates decided. */

@@ -3,7 +3,7 @@ import { createReadStream } from "node:fs";
 import { rm, type FileHandle } from "node:fs/promises";
 import { basename, dirname, extname, join } from "node:path";
 import { asOutputWriteError } from "../file-system-errors.js";
-import { MAX_NUMERIC_IDENTIFIER_BYTES, writeIdentifier, type IdentifierKey } from "./identifier-key.js";
+import { MAX_NUMERIC_IDENTIFIER_BYTES, writeIdentifier, type IdentifierKey } from "../spec/identifier-key.js";
 import { openOutput } from "./output-file.js";
 
 export interface UploadChunk {

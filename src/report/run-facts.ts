@@ -1,5 +1,5 @@
 import { addSummaries, type PrepareSummary } from "../prepare/summary.js";
-import { runSummary, type TaskOrigin } from "../run/origins.js";
+import { runSummary, type TaskOrigin } from "../tasks/origins.js";
 import type { RunPlan } from "../run/plan.js";
 import type { RunRecord } from "../store/store.js";
 

@@ -1,7 +1,7 @@
 import type { ChangesSummary } from "../ledger/changes.js";
 import { AtomicFile } from "../results/atomic-file.js";
 import type { ResultSummary } from "../results/index.js";
-import type { TaskOrigin } from "../run/origins.js";
+import type { TaskOrigin } from "../tasks/origins.js";
 import type { RunRecord } from "../store/store.js";
 import type { ServiceType } from "../spec/products.js";
 import type { Task } from "../spec/task.js";

@@ -1,7 +1,7 @@
 import { createReadStream } from "node:fs";
 import { createInterface } from "node:readline";
-import { identifierKey } from "../prepare/identifier-key.js";
-import { IdentifierSet } from "../prepare/identifier-set.js";
+import { identifierKey } from "../spec/identifier-key.js";
+import { IdentifierSet } from "../spec/identifier-set.js";
 import type { Task } from "../spec/task.js";
 import { ResultFileError } from "./errors.js";
 

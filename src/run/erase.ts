@@ -1,6 +1,6 @@
 import { rm, stat } from "node:fs/promises";
 import { removeResultRows } from "../results/remove-rows.js";
-import { stagedFiles, type StagedFile } from "../run/staging.js";
+import { stagedFiles, type StagedFile } from "./staging.js";
 import { identifierNumber } from "../store/result-values.js";
 import type { Erasure, ErasureOptions, Store, TaskRecord } from "../store/store.js";
 import { fileSha256 } from "../tasks/file-sha256.js";

@@ -1,8 +1,8 @@
 import { createReadStream } from "node:fs";
 import { createInterface } from "node:readline";
 import type { ChangesTally } from "../ledger/changes.js";
-import { identifierKey } from "../prepare/identifier-key.js";
-import { IdentifierSet } from "../prepare/identifier-set.js";
+import { identifierKey } from "../spec/identifier-key.js";
+import { IdentifierSet } from "../spec/identifier-set.js";
 import type { RunRecord, Store, TaskRecord } from "../store/store.js";
 import type { RunPlan } from "./plan.js";
 

@@ -1,6 +1,6 @@
 import type { Limits } from "../config/resolve.js";
 import { DateRange, latestAnswers, splitByFreshness, type LatestAnswers, type PadPolicy } from "../ledger/reuse.js";
-import { IdentifierSet } from "../prepare/identifier-set.js";
+import { IdentifierSet } from "../spec/identifier-set.js";
 import type { UploadChunk } from "../prepare/upload-writer.js";
 import type { Scope, Store } from "../store/store.js";
 import { reservationMicros } from "../tasks/cost.js";

@@ -2,7 +2,7 @@ import { readAgainOptions } from "../prepare/settings.js";
 import { prepareList, type PrepareResult } from "../prepare/index.js";
 import type { RunRecord, Scope, Store } from "../store/store.js";
 import { listFingerprint } from "./identity.js";
-import { runSettings } from "./origins.js";
+import { runSettings } from "../tasks/origins.js";
 import { planRun, samePlan, type PlannedRun, type RunPlan } from "./plan.js";
 
 /** A run's list prepared again from its source, and its parts made again as it planned them. */

@@ -6,15 +6,15 @@ import { prepareList, type PrepareResult } from "../prepare/index.js";
 import type { PreparationSettings } from "../prepare/settings.js";
 import { readResults } from "../results/read-results.js";
 import { uploadedIdentifiers } from "../results/result-rules.js";
-import { retryLineage, runSettings, taskOrigins, type TaskOrigin as StoredOrigin } from "../run/origins.js";
-import { rebuildRun } from "../run/rebuild.js";
+import { retryLineage, runSettings, taskOrigins, type TaskOrigin as StoredOrigin } from "../tasks/origins.js";
+import { rebuildRun } from "./rebuild.js";
 import { canonicalServiceType, type ServiceType } from "../spec/products.js";
 import type { Task } from "../spec/task.js";
 import type { Scope, Store, TaskRecord } from "../store/store.js";
-import { resultLabel } from "./download.js";
-import { openTaskResult, stillProcessing } from "./fetch-result.js";
-import { matches, writeSlice, writeWithoutResults, type ChunkRecord } from "./list-slice.js";
-import type { Chunk } from "./submit.js";
+import { resultLabel } from "../tasks/download.js";
+import { openTaskResult, stillProcessing } from "../tasks/fetch-result.js";
+import { matches, writeSlice, writeWithoutResults, type ChunkRecord } from "../tasks/list-slice.js";
+import type { Chunk } from "../tasks/submit.js";
 
 export interface RetryListDeps {
   client: Pick<ApiClient, "checkTask" | "openResult">;

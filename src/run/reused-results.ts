@@ -1,6 +1,6 @@
 import { Readable } from "node:stream";
 import { csvText } from "../csv/write.js";
-import type { IdentifierSet } from "../prepare/identifier-set.js";
+import type { IdentifierSet } from "../spec/identifier-set.js";
 import type { ResultSource } from "../results/read-results.js";
 import type { Store } from "../store/store.js";
 

@@ -4,7 +4,7 @@ import { ApiError } from "../api/errors.js";
 import type { ApiClient } from "../api/types.js";
 import type { Limits } from "../config/resolve.js";
 import { BulkcheckError, InputRejectedError, InsufficientBalanceError, InterruptedError, TaskFailedError } from "../errors.js";
-import type { IdentifierSet } from "../prepare/identifier-set.js";
+import type { IdentifierSet } from "../spec/identifier-set.js";
 import { prepareList, type PrepareOptions, type PrepareResult } from "../prepare/index.js";
 import { ApiCode } from "../spec/codes.js";
 import type { ServiceType } from "../spec/products.js";

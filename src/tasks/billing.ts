@@ -1,4 +1,4 @@
-import { runSummaries, type TaskOrigin } from "../run/origins.js";
+import { runSummaries, type TaskOrigin } from "./origins.js";
 import type { PrepareSummary } from "../prepare/summary.js";
 import { UsageError } from "../errors.js";
 import { DEFAULT_PRICE_MICROS, canonicalServiceType, type ServiceType } from "../spec/products.js";

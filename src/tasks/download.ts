@@ -3,7 +3,7 @@ import type { ApiClient } from "../api/types.js";
 import { UsageError } from "../errors.js";
 import { writeResults, type OutputFormat, type ResultSummary, type SourceSummary } from "../results/index.js";
 import type { ResultRecorder, ResultSource } from "../results/read-results.js";
-import type { TaskOrigin } from "../run/origins.js";
+import type { TaskOrigin } from "./origins.js";
 import { canonicalServiceType, type ServiceType } from "../spec/products.js";
 import type { Task } from "../spec/task.js";
 import type { PreparationSettings } from "../prepare/settings.js";

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { UsageError } from "../../src/errors.js";
-import { commandWords } from "../../src/notify/command-words.js";
+import { commandWords } from "../../src/config/command-words.js";
 
 describe("commandWords splits a command line as a shell splits words, and does nothing else", () => {
   it.each([

@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import type { JoinStatus } from "../../src/results/join.js";
+import type { JoinStatus } from "../../src/outputs/join-rows.js";
 import { tempDir } from "../helpers/cli.js";
 import { allowSmallTasks, checkedAtByTask, delimitedText, expectedResult, inOrder, parseDelimited } from "../helpers/results-fixtures.js";
 import { e2eSandboxes, gbList, identifier, lines, submitArgs, submittedIds, TASK_ID, type E2e } from "../helpers/sandbox.js";
@@ -351,7 +351,7 @@ describe("download --join and submit --wait --join", () => {
     expect(e.state().stats.requests).toBe(requestsBefore);
   });
 
-  // BUG (src/results/join.ts, joinResults): a row with fewer fields than the header
+  // BUG (src/outputs/join-rows.ts, joinResults): a row with fewer fields than the header
   // (a spreadsheet export that drops trailing empty cells) is written as its raw text
   // followed directly by the result columns, so `identifier` lands under `notes` and
   // `bulkcheck_status` under `activated`. The row should be padded with empty fields

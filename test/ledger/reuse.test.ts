@@ -2,7 +2,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { latestAnswers, splitByFreshness, type AnswerRule, type LatestAnswers, type SplitOptions } from "../../src/ledger/reuse.js";
-import { IdentifierSet } from "../../src/prepare/identifier-set.js";
+import { IdentifierSet } from "../../src/spec/identifier-set.js";
 import type { SqliteStore } from "../../src/store/sqlite-store.js";
 import type { Scope } from "../../src/store/store.js";
 import { tempDir } from "../helpers/cli.js";

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { UsageError } from "../../src/errors.js";
 import { deliverWebhook, signWebhook, type DeliveryDeps } from "../../src/notify/webhook.js";
-import { newWebhookSecret, webhookKey, webhookSecret } from "../../src/notify/webhook-secret.js";
+import { newWebhookSecret, webhookKey, webhookSecret } from "../../src/config/webhook-secret.js";
 import { freePort, startServer } from "../api/scripted-server.js";
 
 /** The specification's own example (standard-webhooks, libraries/javascript: "sign function works"). */

@@ -2,8 +2,8 @@ import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { LIBPHONENUMBER_VERSION, type PreparationSettings } from "../../src/prepare/settings.js";
-import { joinResults } from "../../src/results/join.js";
-import { collector, makeTempDir } from "./helpers.js";
+import { joinResults } from "../../src/outputs/join-rows.js";
+import { collector, makeTempDir } from "../results/helpers.js";
 
 let dir: string;
 let remove: () => Promise<void>;

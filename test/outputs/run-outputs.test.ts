@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { ApiClient } from "../../src/api/types.js";
-import { RunOutput, type RunOutputDeps } from "../../src/run/run-output.js";
+import { RunOutput, type RunOutputDeps } from "../../src/outputs/run-outputs.js";
 import type { RunOutcome } from "../../src/run/submit-run.js";
 import type { Store } from "../../src/store/store.js";
 

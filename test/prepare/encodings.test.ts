@@ -5,7 +5,7 @@ import { buffer } from "node:stream/consumers";
 import { describe, expect, it } from "vitest";
 import { InputRejectedError } from "../../src/errors.js";
 import { prepareList } from "../../src/prepare/index.js";
-import { joinResults } from "../../src/results/join.js";
+import { joinResults } from "../../src/outputs/join-rows.js";
 import { listFile, prepare, tempDir } from "./helpers.js";
 import { cp1252 } from "../helpers/windows-1252.js";
 

@@ -3,7 +3,7 @@ import { renderReport } from "../../src/report/html.js";
 import { reportModel, type ReportInput } from "../../src/report/model.js";
 import { runFacts } from "../../src/report/run-facts.js";
 import { emptySummary, type PrepareSummary } from "../../src/prepare/summary.js";
-import type { TaskOrigin } from "../../src/run/origins.js";
+import type { TaskOrigin } from "../../src/tasks/origins.js";
 import { DEFAULT_PRICE_MICROS } from "../../src/spec/products.js";
 import type { CarrierCounts } from "../../src/results/tally.js";
 import type { Task } from "../../src/spec/task.js";

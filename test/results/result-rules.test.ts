@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { IdentifierSet } from "../../src/prepare/identifier-set.js";
+import { IdentifierSet } from "../../src/spec/identifier-set.js";
 import { ResultFileError } from "../../src/results/errors.js";
 import { checkTaskCounts, identifierValue, ResultRowRules } from "../../src/results/result-rules.js";
 

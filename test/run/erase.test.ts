@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Readable } from "node:stream";
 import { afterEach, describe, expect, it } from "vitest";
-import { forgetNumbers, pruneResults } from "../../src/ledger/erase.js";
+import { forgetNumbers, pruneResults } from "../../src/run/erase.js";
 import { recordResult } from "../../src/ledger/record.js";
 import { readResults } from "../../src/results/read-results.js";
 import { collectAbandonedRuns } from "../../src/run/abandoned.js";

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { identifierKey, writeIdentifier } from "../../src/prepare/identifier-key.js";
-import { IdentifierSet } from "../../src/prepare/identifier-set.js";
+import { identifierKey, writeIdentifier } from "../../src/spec/identifier-key.js";
+import { IdentifierSet } from "../../src/spec/identifier-set.js";
 
 function add(set: IdentifierSet, identifier: string, line: number): number | undefined {
   return set.firstLineOf(identifierKey(identifier), line);

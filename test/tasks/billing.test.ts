@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { PrepareSummary } from "../../src/prepare/summary.js";
-import { taskOrigins } from "../../src/run/origins.js";
+import { taskOrigins } from "../../src/tasks/origins.js";
 import { DEFAULT_PRICE_MICROS } from "../../src/spec/products.js";
 import type { Task } from "../../src/spec/task.js";
 import type { SqliteStore } from "../../src/store/sqlite-store.js";

@@ -2,7 +2,7 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { stateDir } from "../../config/paths.js";
 import { InterruptedError, UsageError } from "../../errors.js";
-import { forgetNumbers, pruneResults, type ErasureReport, type ErasureScope } from "../../ledger/erase.js";
+import { forgetNumbers, pruneResults, type ErasureReport, type ErasureScope } from "../../run/erase.js";
 import { SqliteStore } from "../../store/sqlite-store.js";
 import type { LedgerRow, Store } from "../../store/store.js";
 import type { Context } from "../context.js";

@@ -11,7 +11,7 @@ import type { SubmitFlags } from "./shared/submission.js";
 import { pollInterval } from "./shared/waiting.js";
 import { count } from "../../format-count.js";
 import { finishRun, submitRun } from "../../run/submit-run.js";
-import { retryList, type RetryListDeps } from "../../tasks/retry-list.js";
+import { retryList, type RetryListDeps } from "../../run/retry-list.js";
 import { noteColumn } from "./shared/preparation.js";
 import { runDeps, runPrinter } from "./shared/submission.js";
 import { emptySummary } from "../../prepare/summary.js";

@@ -22,7 +22,7 @@ import { RESUBMIT_NOTE, runDeps, runPrinter } from "./shared/submission.js";
 import { assertKeyLength } from "../../tasks/idempotency.js";
 import { submitRun as runList, failRun, finishRun } from "../../run/submit-run.js";
 import { runJson, takesStdout } from "./shared/submission.js";
-import { runOutput } from "./shared/run-output.js";
+import { runOutput } from "./shared/outputs-from-flags.js";
 import { changeCounts } from "../../notify/summary.js";
 
 export interface SubmitOptions extends PreparationFlags, SubmitFlags, AfterUploadFlags {

@@ -1,6 +1,6 @@
 import { formatDuration } from "../../../api/attempts.js";
 import { recorderFor } from "../../../ledger/record.js";
-import { taskOrigins } from "../../../run/origins.js";
+import { taskOrigins } from "../../../tasks/origins.js";
 import type { DownloadDeps } from "../../../tasks/download.js";
 import type { Context } from "../../context.js";
 

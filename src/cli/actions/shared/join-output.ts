@@ -1,14 +1,14 @@
 import type { StagedResults } from "../../../tasks/download.js";
 import { billing } from "../../../tasks/billing.js";
 import { assertReadableTwice } from "../../../prepare/input-source.js";
-import type { JoinSummary } from "../../../results/join.js";
+import type { JoinSummary } from "../../../outputs/join-rows.js";
 import { count } from "../../../format-count.js";
 import type { Context } from "../../context.js";
 import { absolutePath } from "../../paths.js";
 import { billingJson, describeBilling } from "./billing-report.js";
 import { checkOutputs, isStdout } from "./destination.js";
 import { downloadDeps } from "./download-deps.js";
-import { joinWholeRuns } from "../../../run/run-results.js";
+import { joinWholeRuns } from "../../../outputs/whole-runs.js";
 import { withStagedOutput } from "./staged-output.js";
 
 export interface JoinFlags {

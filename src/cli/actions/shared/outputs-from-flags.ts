@@ -1,6 +1,6 @@
 import { stateDir } from "../../../config/paths.js";
 import { anythingChanged, type ChangesSummary } from "../../../ledger/changes.js";
-import { RunOutput } from "../../../run/run-output.js";
+import { RunOutput } from "../../../outputs/run-outputs.js";
 import type { RunOutcome } from "../../../run/submit-run.js";
 import type { ServiceType } from "../../../spec/products.js";
 import type { RunRecord } from "../../../store/store.js";

@@ -1,6 +1,6 @@
 import type { ChangesSummary } from "../../../ledger/changes.js";
 import { reportHtml, writeReportFile, type ReadResults, type ReportContext } from "../../../report/write-report.js";
-import { recordedList, runResults } from "../../../run/run-results.js";
+import { recordedList, runResults } from "../../../outputs/whole-runs.js";
 import type { RunRecord } from "../../../store/store.js";
 import { downloadResults, type StagedResults } from "../../../tasks/download.js";
 import { withTempDir } from "../../../temp-dir.js";
