@@ -19,6 +19,7 @@ const LIBRARY_FOLDERS = [
   "report",
   "spec",
   "notify",
+  "outputs",
 ];
 
 const NO_CLI = {
@@ -38,6 +39,29 @@ function sandboxOnly(up) {
       "The sandbox imports only sandbox/, spec/, csv/, errors.ts and package-files.ts: never prepare/, which it must not share with the client.",
   };
 }
+
+/**
+ * Folders below others, by what they must never import: a lower layer knows nothing of the
+ * ones built on it (the whole order is in CONTRIBUTING.md; scripts/folder-cycles.mjs fails on
+ * any folder cycle these rules leave possible).
+ */
+const LOWER_LAYERS = {
+  tasks: {
+    folders: ["run", "outputs"],
+    message: "tasks/ is one step with the service; the run (run/) and its outputs (outputs/) are built on it, never the reverse.",
+  },
+  results: {
+    folders: ["prepare", "outputs"],
+    message:
+      "results/ is result files and the file formats prepare/ reads lists with (zip, workbook XML, atomic files): it never imports prepare/; joining results to a list is outputs/'s.",
+  },
+  prepare: { folders: ["outputs"], message: "prepare/ reads lists; outputs/ (the join) reads them again, never the reverse." },
+  ledger: {
+    folders: ["run", "outputs"],
+    message: "ledger/ keeps results; the run (run/) and its outputs (outputs/) use it, never the reverse.",
+  },
+  run: { folders: ["outputs"], message: "outputs/ writes what a run fetched; run/ never imports it." },
+};
 
 /** The same rules for dynamic import(), which no-restricted-imports does not see. */
 function noDynamic(pattern, message) {
@@ -70,6 +94,16 @@ export default tseslint.config(
       "no-restricted-syntax": ["error", noDynamic("(^|\\/)cli\\/", NO_CLI.message)],
     },
   },
+  ...Object.entries(LOWER_LAYERS).map(([folder, { folders, message }]) => ({
+    files: [`src/${folder}/**/*.ts`],
+    rules: {
+      "no-restricted-imports": [
+        "error",
+        { patterns: [NO_CLI, { group: folders.flatMap((above) => [`**/${above}`, `**/${above}/**`]), message }] },
+      ],
+      "no-restricted-syntax": ["error", noDynamic("(^|\\/)cli\\/", NO_CLI.message), noDynamic(`(^|\\/)(${folders.join("|")})\\/`, message)],
+    },
+  })),
   {
     files: ["src/sandbox/*.ts"],
     rules: {
