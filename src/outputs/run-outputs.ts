@@ -12,9 +12,9 @@ import { collectAbandonedRuns } from "../run/abandoned.js";
 import { listChangeRows, previousCheck } from "../run/list-changes.js";
 import { reusedSources } from "../run/reused-results.js";
 import { fetchToStaging, Staging, stagingRoot, type FetchDeps } from "../run/staging.js";
-import type { RunOutcome } from "../run/submit-run.js";
+import type { RunOutcome } from "../run/submit-request.js";
 
-export interface RunOutputDeps {
+export interface RunOutputsDeps {
   store: Store;
   scope: Scope;
   client: () => Promise<ApiClient>;
@@ -52,11 +52,11 @@ export interface ChangesDestination {
  * results past the retention pruned, and the results of abandoned runs whose tasks have
  * finished since collected into the ledger.
  */
-export class RunOutput {
+export class RunOutputs {
   /** Opened by the first task that finishes (tasks finish concurrently, so they share the one opening); none until then. */
   #staging: Promise<Staging> | undefined;
 
-  constructor(private readonly deps: RunOutputDeps) {}
+  constructor(private readonly deps: RunOutputsDeps) {}
 
   /** Fetches a finished task's result into the run's staging area (and the ledger). */
   async stage(result: UploadResult, run: RunRecord): Promise<void> {

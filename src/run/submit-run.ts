@@ -1,121 +1,20 @@
 import { randomBytes } from "node:crypto";
 import { hostname, userInfo } from "node:os";
-import { ApiError } from "../api/errors.js";
-import type { ApiClient } from "../api/types.js";
-import type { Limits } from "../config/resolve.js";
-import { BulkcheckError, InputRejectedError, InsufficientBalanceError, InterruptedError, TaskFailedError } from "../errors.js";
-import type { IdentifierSet } from "../spec/identifier-set.js";
-import { prepareList, type PrepareOptions, type PrepareResult } from "../prepare/index.js";
-import { ApiCode } from "../spec/codes.js";
-import type { ServiceType } from "../spec/products.js";
-import type { Task } from "../spec/task.js";
-import type { Lease, RunRecord, RunSource, Scope, Store, TaskRecord } from "../store/store.js";
+import { BulkcheckError, TaskFailedError } from "../errors.js";
+import { prepareList, type PrepareResult } from "../prepare/index.js";
+import type { RunRecord, RunSource, Scope, Store, TaskRecord } from "../store/store.js";
 import { readSourceFile } from "../tasks/source-check.js";
 import { legacyIdentity } from "../store/journal-import.js";
-import { count } from "../format-count.js";
-import { formatUsd } from "../tasks/cost.js";
-import { runSchedule, type ScheduleEvent } from "../tasks/schedule.js";
-import type { PlannedUpload, UploadResult } from "../tasks/submit.js";
-import { partKey, runIdentity, type RunCommand } from "./identity.js";
-import { RunBusyError, RunLease } from "./lease.js";
-import { planRun, samePlan, type InFlightTask, type PlannedRun, type RunPlan } from "./plan.js";
+import { checkFunds } from "./funds.js";
+import { runIdentity } from "./identity.js";
 import { followInFlight } from "./in-flight.js";
-import { identifierBatches, type PadPolicy } from "../ledger/reuse.js";
-import { inUploadSlot, noteTaskState, uploadPart } from "./uploads.js";
-
-/** What one `submit` asks for. */
-export interface SubmitRunOptions {
-  /** What makes this command the same command as an earlier one (see runIdentity). */
-  command: RunCommand;
-  product: ServiceType;
-  /** The task country; undefined under --country auto (each part has its own) and for carrier_batch without --country. */
-  country: string | undefined;
-  /** Preparation as the flags ask: the source, country, column, and the rest. */
-  prepare: Omit<PrepareOptions, "outputDir" | "uploadPath" | "maxTaskSize" | "countryTasks">;
-  /** The list made otherwise than by preparing a source (retry-failed's numbers without a result), instead of `prepare`. */
-  lists?: (workDir: string) => Promise<{ value: PrepareResult; source: RunSource }>;
-  /** --idempotency-key: the parts' keys, numbered when split, instead of keys derived from the run. */
-  userKey?: string;
-  dryRun: boolean;
-  maxCostMicros?: number;
-  /** Answers younger than this are reused (0: only those given since this command began); ignored without the ledger. */
-  maxAgeMs: number;
-  ledger: boolean;
-  /** When the numbers that need a result are too few for a task: fill it with the oldest fresh results, or let them wait. */
-  pad: PadPolicy;
-  /** Upload the numbers checked without a result within maxAgeMs too (--retry-no-result). */
-  retryNoResult: boolean;
-  /**
-   * Whether numbers in flight and numbers answered without a result count as checked (a
-   * submit), or only results do (retry-failed: its numbers are those a task answered without
-   * a result, and only a fresh result elsewhere spares one).
-   */
-  countUnanswered: boolean;
-  /** Wait until every task has finished, or only until every part is uploaded. */
-  wait: boolean;
-  pollIntervalMs: number;
-  timeoutMs?: number;
-  timeoutSeconds?: number;
-  /** The command that carries on, for the hints of errors that stop the run. */
-  resumeCommand: string;
-  /** When another process holds this command's run: wait until it lets go (default), or stop with RunBusyError (exit 10). */
-  ifBusy?: "wait" | "exit";
-}
-
-/** What a run tells its caller as it goes, in order. */
-export type RunEvent =
-  | { type: "continuing"; run: RunRecord; tasks: number }
-  /** The run's list changed: it is abandoned (with --dry-run: it would be). */
-  | { type: "abandoned"; run: RunRecord; reason: string }
-  | { type: "plan"; plan: RunPlan; continued: boolean }
-  | { type: "task"; result: UploadResult; runId: string }
-  | { type: "schedule"; event: ScheduleEvent }
-  | { type: "imported"; runs: number; tasks: number }
-  /** Another process holds this command's run: this one waits until it lets go (announced once). */
-  | { type: "busy"; runId: string; holder: Lease };
-
-export interface SubmitRunDeps {
-  store: Store;
-  scope: Scope;
-  client: () => Promise<ApiClient>;
-  limits: Limits;
-  priceMicros: number;
-  /** A private directory for the prepared list and the parts' files, removed by the caller. */
-  workDir: string;
-  lease: Lease;
-  now: () => number;
-  sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
-  random: () => number;
-  signal: AbortSignal;
-  /** Asked before money is reserved; without it (--yes) the reservation goes ahead. True goes ahead. */
-  confirm?: (reservationMicros: number, balanceMicros: number) => Promise<boolean>;
-  /**
-   * Called when another process's run of this command has let go, before this one plans
-   * again (and before any request): e.g. to find that it wrote this command's output meanwhile.
-   */
-  onBusyEnded?: () => Promise<void>;
-  /** Told what preparation found, before anything is planned; the run waits for it. */
-  onPrepared?: (result: PrepareResult) => Promise<void>;
-  onEvent: (event: RunEvent) => void;
-  /** Called once for each task seen succeeded while the run waits, e.g. to fetch and record its result. */
-  onSucceeded?: (result: UploadResult, run: RunRecord) => Promise<void>;
-}
-
-/** Where a run stands once its parts are uploaded (and, when waiting, finished). */
-export interface RunOutcome {
-  run: RunRecord;
-  plan: RunPlan;
-  /** Each part's task in its latest state, in list order. */
-  results: UploadResult[];
-  /** The numbers the ledger serves, each with the store reference of the task whose result it takes. */
-  reused: IdentifierSet;
-  /** The ledger's tasks those results come from (tasks in flight among them, once they have finished), each with when it was checked. */
-  reusedTasks: ReadonlyMap<number, string>;
-  /** Tasks of other runs, in flight when this one was planned, whose results it takes. */
-  inFlight: readonly InFlightTask[];
-  prepared: PrepareResult;
-  lease: RunLease;
-}
+import { knownTasks } from "./known-tasks.js";
+import { RunBusyError, RunLease } from "./lease.js";
+import { addParts } from "./part-keys.js";
+import { checkPlan } from "./plan-checks.js";
+import { planRun, samePlan, type PlannedRun, type RunPlan } from "./plan.js";
+import { scheduleRunParts } from "./schedule-parts.js";
+import type { RunOutcome, SubmitRequest, SubmitRunDeps } from "./submit-request.js";
 
 /**
  * One `submit`, from the list to its tasks: prepares the list; continues this command's
@@ -126,7 +25,7 @@ export interface RunOutcome {
  * the output and then finishes the run (finishRun), or leaves it open for the next run of
  * the same command to carry on.
  */
-export async function submitRun(options: SubmitRunOptions, deps: SubmitRunDeps): Promise<RunOutcome | undefined> {
+export async function submitRun(options: SubmitRequest, deps: SubmitRunDeps): Promise<RunOutcome | undefined> {
   const startedAt = deps.now();
   let announced = false;
   for (;;) {
@@ -149,7 +48,7 @@ export async function submitRun(options: SubmitRunOptions, deps: SubmitRunDeps):
 const BUSY_POLL_MS = 2000;
 
 async function attemptRun(
-  options: SubmitRunOptions,
+  options: SubmitRequest,
   deps: SubmitRunDeps,
   startedAt: number,
 ): Promise<RunOutcome | undefined | typeof OVERTAKEN> {
@@ -213,7 +112,7 @@ async function attemptRun(
     deps.onEvent({ type: "plan", plan: planned.plan, continued: false });
     checkPlan(planned.plan, options);
     if (options.dryRun) return undefined;
-    await reserve(planned.plan.reservationMicros, deps);
+    await checkFunds(planned.plan.reservationMicros, deps);
     const created = await createRun(options, deps, identity, { ...prepared, source }, planned);
     lease = created.lease;
     const overtaken = [...(await finishedRuns(store, scope, identity))].find((id) => !finishedBefore.has(id));
@@ -230,7 +129,7 @@ async function attemptRun(
     }
     active = created.run;
     const rows = await addParts(store, created.run, planned, options, deps.now);
-    const results = await schedule(created.run, planned, rows, new Map(), options, deps);
+    const results = await scheduleRunParts(created.run, planned, rows, new Map(), options, deps);
     return { run: created.run, plan: planned.plan, results, ...(await takeInFlight(planned, options, deps, startedAt)), prepared, lease };
   } catch (error) {
     // A failed task has no result, ever: its run can never write its output, so it ends here and the next run checks the list again.
@@ -255,7 +154,7 @@ async function attemptRun(
  * so the run records exactly which file it read.
  */
 async function prepare(
-  options: SubmitRunOptions,
+  options: SubmitRequest,
   deps: SubmitRunDeps,
   limits: RunPlan["limits"],
 ): Promise<{ value: PrepareResult; source: RunSource }> {
@@ -275,7 +174,7 @@ async function prepare(
  * source the same way: this command's unfinished run. 0.1 kept no flags, so it is found
  * by what they resolved to.
  */
-async function legacyRun(store: Store, scope: Scope, options: SubmitRunOptions, prepared: PrepareResult): Promise<RunRecord | undefined> {
+async function legacyRun(store: Store, scope: Scope, options: SubmitRequest, prepared: PrepareResult): Promise<RunRecord | undefined> {
   const countryMode = options.prepare.anyRegion ? "auto" : options.country;
   const legacy = await store.openRun(scope, legacyIdentity(scope, options.command.sourcePath, options.product, countryMode));
   return legacy && sameSettings(legacy.settings, prepared.settings) ? legacy : undefined;
@@ -298,7 +197,7 @@ function sameSettings(a: unknown, b: unknown): boolean {
 async function continueRun(
   run: RunRecord,
   prepared: PrepareResult,
-  options: SubmitRunOptions,
+  options: SubmitRequest,
   deps: SubmitRunDeps,
   startedAt: number,
 ): Promise<Omit<RunOutcome, "prepared" | "lease"> | "dry run" | undefined> {
@@ -331,8 +230,8 @@ async function continueRun(
   const rows = await addParts(store, run, { plan: journalled, files: again.files }, options, deps.now, tasks);
   const known = await knownTasks(await deps.client(), rows, deps);
   const unknown = rows.filter((row) => !known.has(row.ref));
-  await reserve(unknown.reduce((sum, row) => sum + (row.count ?? 0), 0) * journalled.priceMicros, deps);
-  const results = await schedule(run, again, rows, known, options, deps);
+  await checkFunds(unknown.reduce((sum, row) => sum + (row.count ?? 0), 0) * journalled.priceMicros, deps);
+  const results = await scheduleRunParts(run, again, rows, known, options, deps);
   return { run, plan: journalled, results, ...(await takeInFlight(again, options, deps, startedAt)) };
 }
 
@@ -370,72 +269,9 @@ function endsUnpaidRun(error: unknown): boolean {
   return error instanceof BulkcheckError && ["input", "auth", "balance", "usage"].includes(error.kind);
 }
 
-/** Refuses, before anything is reserved, a plan the service cannot take or the user would not pay for. */
-function checkPlan(plan: RunPlan, options: SubmitRunOptions): void {
-  if (plan.kept === 0) {
-    throw new InputRejectedError("No number in the list can be checked, so nothing was uploaded.", {
-      hint: "See why with --rejects rejects.csv, or bulkcheck validate.",
-    });
-  }
-  const small = plan.parts.find((part) => part.count < plan.limits.minTaskSize);
-  if (small && options.command.retryOf !== undefined) {
-    throw tooFewToRetry(options.command.retryOf, small.count, plan.limits.minTaskSize, options.command.sourcePath);
-  }
-  if (small) {
-    throw new InputRejectedError(
-      `A task needs at least ${count(plan.limits.minTaskSize)} numbers; this list has ${count(small.count)} to check.`,
-      { hint: "Add numbers, or if your account allows smaller tasks: bulkcheck config set min-task-size N" },
-    );
-  }
-  const large = plan.parts.find((part) => part.bytes > plan.limits.maxFileBytes);
-  if (large) {
-    throw new InputRejectedError(
-      `The upload file would be ${count(large.bytes)} bytes, over the service's limit of ${count(plan.limits.maxFileBytes)}.`,
-      { hint: "Lower max-task-size so the list is split into smaller tasks: bulkcheck config set max-task-size N" },
-    );
-  }
-  if (options.maxCostMicros !== undefined && plan.reservationMicros > options.maxCostMicros) {
-    throw new InsufficientBalanceError(
-      `The reservation ${formatUsd(plan.reservationMicros)} is over --max-cost ${formatUsd(options.maxCostMicros)}.`,
-      { hint: "Raise --max-cost, or split the list." },
-    );
-  }
-}
-
-/**
- * A retry below the service's minimum task size: nothing the user can add to it, since it
- * holds exactly the numbers that got no result. Say so, and what can be done instead.
- */
-function tooFewToRetry(taskId: string, numbers: number, minTaskSize: number, sourcePath: string | undefined): InputRejectedError {
-  const list = sourcePath ?? "the list";
-  return new InputRejectedError(
-    `The ${count(numbers)} numbers of task ${taskId} that got no result cannot be retried on their own: the service's minimum task size is ${count(minTaskSize)} numbers, so nothing was uploaded.`,
-    {
-      hint: `Keep them for the next run: they are still in ${list}, and the next run of it uploads every number without a fresh result, these included. If your account allows smaller tasks: bulkcheck config set min-task-size N`,
-    },
-  );
-}
-
-/**
- * Money is reserved only when the balance covers it and someone said yes: --yes, or a
- * person at a terminal. Checked whenever anything is to be uploaded, a continued run's
- * parts that never reached the service included.
- */
-async function reserve(micros: number, deps: SubmitRunDeps): Promise<void> {
-  if (micros === 0) return;
-  const client = await deps.client();
-  const { balance_micros } = await client.getBalance();
-  if (balance_micros < micros) {
-    throw new InsufficientBalanceError(`The balance ${formatUsd(balance_micros)} cannot cover the reservation of ${formatUsd(micros)}.`, {
-      hint: "Top up the account, or submit a smaller list.",
-    });
-  }
-  if (deps.confirm && !(await deps.confirm(micros, balance_micros))) throw new InterruptedError("Cancelled; nothing was uploaded.");
-}
-
 /** Records the new run (open, leased to this process); another process that opened the same command's run first wins. */
 async function createRun(
-  options: SubmitRunOptions,
+  options: SubmitRequest,
   deps: SubmitRunDeps,
   identity: string,
   prepared: PrepareResult & { source: RunSource },
@@ -470,72 +306,13 @@ async function createRun(
 }
 
 /**
- * The run's task rows, one per planned part, each with its idempotency key and (with the
- * ledger) its numbers: written before any upload, so a run planned meanwhile, here or on
- * another machine, counts them in flight. A continued run writes the numbers of a part that
- * has none: stopped between the two writes, or begun by an earlier release.
- */
-async function addParts(
-  store: Store,
-  run: RunRecord,
-  planned: Pick<PlannedRun, "plan" | "files">,
-  options: SubmitRunOptions,
-  now: () => number,
-  existing: readonly TaskRecord[] = [],
-): Promise<TaskRecord[]> {
-  const { plan } = planned;
-  const rows: TaskRecord[] = [];
-  const withNumbers = async (row: TaskRecord) => {
-    if (options.ledger) await addNumbers(store, row.ref, planned.files[row.part ?? 0]!.path);
-    rows.push(row);
-  };
-  for (const part of plan.parts) {
-    const found = existing.find((task) => task.part === part.index);
-    // A part that has its numbers keeps them as they are: a number forgotten since (ledger forget) stays forgotten.
-    if (found && (await hasNumbers(store, found.ref))) rows.push(found);
-    else if (found) await withNumbers(found);
-    if (found) continue;
-    const key = options.userKey ? userPartKey(options.userKey, part.index, plan.parts.length) : partKey(run.id, part.index, part.sha256);
-    const taken = await store.taskWithKey(run.scope, key);
-    if (taken) throw keyUsedBefore(key, taken);
-    await withNumbers(
-      await store.addTask({
-        scope: run.scope,
-        runId: run.id,
-        part: part.index,
-        parts: plan.parts.length,
-        idempotencyKey: key,
-        product: options.product,
-        ...((part.country ?? options.country) ? { country: part.country ?? options.country } : {}),
-        count: part.count,
-        sha256: part.sha256,
-        submittedAt: new Date(now()).toISOString(),
-        ...(options.command.retryOf ? { retryOf: options.command.retryOf } : {}),
-      }),
-    );
-  }
-  return rows;
-}
-
-/** Whether the store has a task's numbers (read no further than the first batch). */
-async function hasNumbers(store: Store, ref: number): Promise<boolean> {
-  for await (const numbers of store.taskNumbers(ref)) return numbers.length > 0;
-  return false;
-}
-
-/** Writes the numbers of a part's file as its task's, a batch at a time. */
-async function addNumbers(store: Store, ref: number, path: string): Promise<void> {
-  for await (const identifiers of identifierBatches(path)) await store.addTaskNumbers(ref, identifiers);
-}
-
-/**
  * With --wait, the tasks in flight whose results the run takes are followed to their end
  * (after its own, which were submitted later) and their results made sure of in the
  * ledger; then they are reused like any ledger result. Without, they are only named.
  */
 async function takeInFlight(
   planned: PlannedRun,
-  options: SubmitRunOptions,
+  options: SubmitRequest,
   deps: SubmitRunDeps,
   startedAt: number,
 ): Promise<Pick<RunOutcome, "reused" | "reusedTasks" | "inFlight">> {
@@ -551,121 +328,6 @@ async function takeInFlight(
     waitResumes: false,
   });
   return { ...taken, reusedTasks: new Map([...planned.reusedTasks, ...checkedAt]) };
-}
-
-/** A user's key covers one task; with several parts each gets a numbered suffix. */
-function userPartKey(key: string, index: number, parts: number): string {
-  return parts === 1 ? key : `${key}-${index + 1}`;
-}
-
-function keyUsedBefore(key: string, earlier: TaskRecord): InputRejectedError {
-  const task = earlier.taskId ? `task ${earlier.taskId}` : "no task id recorded";
-  return new InputRejectedError(
-    `The idempotency key "${key}" was used on ${earlier.submittedAt ?? "an earlier day"} (${task}${earlier.runId ? `, run ${earlier.runId}` : ""}). ` +
-      "The service would return that task instead of checking this list, so nothing was uploaded.",
-    { hint: "Give each run its own --idempotency-key (for example with the date in it), or leave it out: every run derives its own." },
-  );
-}
-
-/**
- * The tasks this run's parts already have, checked now: a task the service no longer
- * knows (a restarted sandbox, another account's key) is uploaded again, after the same
- * money checks as any upload.
- */
-async function knownTasks(
-  client: Pick<ApiClient, "checkTask">,
-  rows: readonly TaskRecord[],
-  deps: SubmitRunDeps,
-): Promise<Map<number, Task>> {
-  const known = new Map<number, Task>();
-  for (const row of rows) {
-    if (!row.taskId) continue;
-    try {
-      const task = await client.checkTask(row.taskId);
-      await noteTaskState(deps.store, row.ref, task, deps.now);
-      known.set(row.ref, task);
-    } catch (error) {
-      if (!(error instanceof ApiError && error.apiCode === ApiCode.UNSUPPORTED_OR_CONFLICT)) throw error;
-    }
-  }
-  return known;
-}
-
-/** Uploads what has no task yet and follows the tasks: until every part is uploaded, or with `wait` until every task has finished. */
-async function schedule(
-  run: RunRecord,
-  planned: PlannedRun,
-  rows: readonly TaskRecord[],
-  known: ReadonlyMap<number, Task>,
-  options: SubmitRunOptions,
-  deps: SubmitRunDeps,
-): Promise<UploadResult[]> {
-  const client = await deps.client();
-  const uploads: PlannedUpload[] = planned.files.map((file, index) => {
-    const row = rows[index]!;
-    const task = known.get(row.ref);
-    return {
-      ...file,
-      index,
-      of: planned.files.length,
-      idempotencyKey: row.idempotencyKey!,
-      ref: row.ref,
-      ...(row.submittedAt ? { keyWrittenAt: row.submittedAt } : {}),
-      ...(task ? { knownTask: task } : {}),
-    };
-  });
-  const refOfTask = new Map<string, number>();
-  for (const row of rows) if (row.taskId) refOfTask.set(row.taskId, row.ref);
-  const context = { client, store: deps.store, product: options.product, country: options.country, now: deps.now };
-  const waiting = new Map<number, UploadResult>();
-  let next = 0;
-  return runSchedule({
-    client: {
-      // Every check the schedule makes is kept in the store: the first to see a task succeeded dates its results.
-      checkTask: async (id) => {
-        const task = await client.checkTask(id);
-        const ref = refOfTask.get(id);
-        if (ref !== undefined) await noteTaskState(deps.store, ref, task, deps.now);
-        return task;
-      },
-    },
-    uploads,
-    upload: async (upload) => {
-      const slot = { ...deps, maxInFlight: deps.limits.maxInFlight };
-      const result = await inUploadSlot(slot, upload.ref, () =>
-        uploadPart({ ...context, ...(options.command.retryOf ? { retryOf: options.command.retryOf } : {}) }, upload),
-      );
-      refOfTask.set(result.task.id, upload.ref);
-      return result;
-    },
-    now: deps.now,
-    sleep: deps.sleep,
-    random: deps.random,
-    signal: deps.signal,
-    maxInFlight: deps.limits.maxInFlight,
-    pollIntervalMs: options.pollIntervalMs,
-    untilFinished: options.wait,
-    ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
-    ...(options.timeoutSeconds === undefined ? {} : { timeoutSeconds: options.timeoutSeconds }),
-    resumeCommand: options.resumeCommand,
-    waitResumes: deps.onSucceeded === undefined,
-    onEvent(event) {
-      // Tasks are reported in list order, each as soon as those before it are known.
-      if (event.type === "uploaded") {
-        waiting.set(event.result.upload.index, event.result);
-        for (let ready = waiting.get(next); ready; ready = waiting.get(next)) {
-          waiting.delete(next++);
-          deps.onEvent({ type: "task", result: ready, runId: run.id });
-        }
-      }
-      deps.onEvent({ type: "schedule", event });
-    },
-    ...(deps.onSucceeded ? { onSucceeded: (result: UploadResult) => deps.onSucceeded!(result, run) } : {}),
-  }).finally(() => {
-    // After a failure, still report every task that was created, in list order.
-    for (const index of [...waiting.keys()].sort((a, b) => a - b))
-      deps.onEvent({ type: "task", result: waiting.get(index)!, runId: run.id });
-  });
 }
 
 /** Ends a run: its output is written (or, without one, its tasks are submitted or finished as asked). */

@@ -83,7 +83,7 @@ const TIME_UP = Symbol("time up");
  * is uploaded again under the same key). After any other failure no new upload starts;
  * what is running finishes, then the failure is thrown.
  */
-export async function runSchedule(options: ScheduleOptions): Promise<UploadResult[]> {
+export async function scheduleParts(options: ScheduleOptions): Promise<UploadResult[]> {
   return new Schedule(options).run();
 }
 

@@ -7,11 +7,11 @@ import { downloadCommand } from "../../src/cli/commands/download.js";
 import { reportCommand } from "../../src/cli/commands/report.js";
 import { retryFailedCommand } from "../../src/cli/commands/retry-failed.js";
 import { sandboxCommand } from "../../src/cli/commands/sandbox.js";
-import { statusRun } from "../../src/cli/actions/status.js";
+import { statusAction } from "../../src/cli/actions/status.js";
 import { statusCommand } from "../../src/cli/commands/status.js";
 import { submitCommand } from "../../src/cli/commands/submit.js";
 import { validateCommand } from "../../src/cli/commands/validate.js";
-import { waitRun } from "../../src/cli/actions/wait.js";
+import { waitAction } from "../../src/cli/actions/wait.js";
 import { waitCommand } from "../../src/cli/commands/wait.js";
 import type { Context, Invoke } from "../../src/cli/context.js";
 import { createContext } from "../../src/cli/services.js";
@@ -351,8 +351,8 @@ describe("a command's run, called directly with a Context", () => {
     const { runtime, stdout } = testRuntime({ env: e.env, now: () => e.clock.ms, sleep: async (ms) => void (e.clock.ms += ms) });
     const ctx = await createContext(runtime, {});
     try {
-      await waitRun(ctx, [id!], { interval: 1 });
-      await statusRun(ctx, [], { limit: 10 });
+      await waitAction(ctx, [id!], { interval: 1 });
+      await statusAction(ctx, [], { limit: 10 });
     } finally {
       await ctx.dispose();
     }

@@ -335,7 +335,7 @@ describe("download --join and submit --wait --join", () => {
   // `-o missing/joined.csv` fails after downloading with exit 1 "unexpected: ENOENT …
   // .joined.csv.bulkcheck-….tmp", and an existing -o FILE is refused (exit 2) only
   // after the check and result requests. Fix: call checkDestination(ctx, flags.output,
-  // flags.force) at the top of joinToOutput (or in downloadRun before branching).
+  // flags.force) at the top of joinToOutput (or in downloadAction before branching).
   it("refuses, before any request, a --join -o FILE that exists or whose directory does not (exit 2)", async () => {
     const e = await smallTaskSandbox();
     const file = e.file("crm.csv", delimitedText([HEADER, ...messyRows().map((row) => row.fields)], ",", "\n").text);

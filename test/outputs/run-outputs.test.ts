@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { ApiClient } from "../../src/api/types.js";
-import { RunOutput, type RunOutputDeps } from "../../src/outputs/run-outputs.js";
-import type { RunOutcome } from "../../src/run/submit-run.js";
+import { RunOutputs, type RunOutputsDeps } from "../../src/outputs/run-outputs.js";
+import type { RunOutcome } from "../../src/run/submit-request.js";
 import type { Store } from "../../src/store/store.js";
 
 /** What the run's output told, in order. */
@@ -18,7 +18,7 @@ function setup(ledger: boolean) {
     prune: async (before: string) => void pruned.push(before),
     checkedAtOf: async () => new Map<number, string>(),
   } as unknown as Store;
-  const deps: RunOutputDeps = {
+  const deps: RunOutputsDeps = {
     store,
     scope: { baseUrl: "http://127.0.0.1:1", profile: "default" },
     client: async (): Promise<ApiClient> => {
@@ -36,7 +36,7 @@ function setup(ledger: boolean) {
     onCollected: (tasks) => events.push({ type: "collected", tasks }),
     onCollectFailed: (error) => events.push({ type: "collect-failed", error }),
   };
-  return { output: new RunOutput(deps), pruned, events, clients: () => clients };
+  return { output: new RunOutputs(deps), pruned, events, clients: () => clients };
 }
 
 const outcome = (taskIds: string[]) =>
@@ -47,7 +47,7 @@ const outcome = (taskIds: string[]) =>
     reusedTasks: new Map(),
   }) as unknown as RunOutcome;
 
-describe("RunOutput", () => {
+describe("RunOutputs", () => {
   it("prunes results past the retention once the output is written, and tells (without failing the run) that abandoned runs could not be collected", async () => {
     const { output, pruned, events } = setup(true);
     await output.finish(86_400);

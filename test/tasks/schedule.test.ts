@@ -8,7 +8,7 @@ import { startSandbox, type Sandbox, type SandboxOptions } from "../../src/sandb
 import type { Task } from "../../src/spec/task.js";
 import { SqliteStore } from "../../src/store/sqlite-store.js";
 import type { Scope } from "../../src/store/store.js";
-import { runSchedule, type ScheduleEvent, type ScheduleOptions } from "../../src/tasks/schedule.js";
+import { scheduleParts, type ScheduleEvent, type ScheduleOptions } from "../../src/tasks/schedule.js";
 import type { Chunk, PlannedUpload } from "../../src/tasks/submit.js";
 import { tempDir } from "../helpers/cli.js";
 import { uploadParts } from "../helpers/upload-parts.js";
@@ -71,7 +71,7 @@ async function setup(options: Partial<SandboxOptions> = {}, store = openStore())
   const chunks = uploadParts([10, 11, 12, 13, 14, 15]);
   const schedule = async (count: number, { known = new Map(), submitTask, ...extra }: ScheduleExtra = {}) => {
     const context = { client: submitTask ? { submitTask } : client, store, product: "carrier_batch", country: "GB", now };
-    return runSchedule({
+    return scheduleParts({
       uploads: await plannedUploads(store, chunks.slice(0, count), known),
       upload: (upload) => uploadPart(context, upload),
       client,
@@ -96,7 +96,7 @@ const byPart = (results: ReadonlyArray<{ upload: PlannedUpload; task: Task }>) =
 
 const submits = (sandbox: Sandbox) => sandbox.inspect().stats.by_route.submit ?? 0;
 
-describe("runSchedule", () => {
+describe("scheduleParts", () => {
   it("uploads more parts than the quota of unfinished tasks allows, each waiting for one of its own tasks to finish", async () => {
     const { sandbox, events, schedule } = await setup({ maxUnfinished: 2 });
     const results = await schedule(6);

@@ -12,7 +12,7 @@ import type { Context } from "../context.js";
  * finish. A shared store that cannot be reached leaves that out, with a warning: the balance
  * is the service's to tell.
  */
-export async function balanceRun(ctx: Context): Promise<void> {
+export async function balanceAction(ctx: Context): Promise<void> {
   const { balance_micros } = await (await ctx.client()).getBalance();
   const reserved = await reservedHere(ctx);
   if (ctx.globals.json) {

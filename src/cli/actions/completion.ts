@@ -11,7 +11,7 @@ export interface CompletionOptions {
 const TASK_IDS_OFFERED = 50;
 
 /** The completion script for `shell`, or with --task-ids the ids the scripts offer. */
-export async function completionRun(
+export async function completionAction(
   ctx: Context,
   shell: string | undefined,
   options: CompletionOptions,

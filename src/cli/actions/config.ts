@@ -15,7 +15,12 @@ export interface ConfigSetOptions {
  * stdin, never from the command line; or, with --generate, a new one, printed once on
  * stdout for the receiver and never again.
  */
-export async function configSetRun(ctx: Context, name: string, value: string | undefined, options: ConfigSetOptions = {}): Promise<void> {
+export async function configSetAction(
+  ctx: Context,
+  name: string,
+  value: string | undefined,
+  options: ConfigSetOptions = {},
+): Promise<void> {
   const spec = settingSpec(name);
   if (options.generate) return generateSetting(ctx, name, value);
   let text = value;
@@ -59,7 +64,7 @@ async function generateSetting(ctx: Context, name: string, value: string | undef
   );
 }
 
-export async function configGetRun(ctx: Context, name: string): Promise<void> {
+export async function configGetAction(ctx: Context, name: string): Promise<void> {
   const spec = settingSpec(name);
   const value = (await ctx.config()).profile(ctx.profileName)[spec.key];
   if (value === undefined) {
@@ -86,7 +91,7 @@ const ENVIRONMENT_SETTINGS: Partial<Record<SettingKey, string>> = {
  * nobody set still shows the 500 it is, and a profile's value that a variable of
  * this shell overrides is named, with the variable.
  */
-export async function configListRun(ctx: Context): Promise<void> {
+export async function configListAction(ctx: Context): Promise<void> {
   const profile = (await ctx.config()).profile(ctx.profileName);
   const settings = Object.keys(SETTINGS)
     .filter(isSettingKey)
@@ -146,13 +151,13 @@ export async function configListRun(ctx: Context): Promise<void> {
   }
 }
 
-export async function configUnsetRun(ctx: Context, name: string): Promise<void> {
+export async function configUnsetAction(ctx: Context, name: string): Promise<void> {
   const spec = settingSpec(name);
   const removed = await (await ctx.config()).unset(ctx.profileName, spec.key);
   ctx.printer.note(removed ? `Removed ${name} from profile "${ctx.profileName}".` : `${name} was not set in profile "${ctx.profileName}".`);
 }
 
-export async function configPathRun(ctx: Context): Promise<void> {
+export async function configPathAction(ctx: Context): Promise<void> {
   const path = (await ctx.config()).path;
   if (ctx.globals.json) ctx.printer.json({ path });
   else ctx.printer.data(path);

@@ -26,7 +26,7 @@ export interface DemoOptions {
  * touched. Each step is the real command, run in-process; what it printed is
  * shown under it. The path of the joined result goes to stdout.
  */
-export async function demoRun(ctx: Context, options: DemoOptions, main: Main): Promise<void> {
+export async function demoAction(ctx: Context, options: DemoOptions, main: Main): Promise<void> {
   const dir = options.dir ? absolutePath(ctx, options.dir) : await mkdtemp(join(tmpdir(), "bulkcheck-demo-"));
   await mkdir(dir, { recursive: true });
   // Like the real service, some numbers get no result: the re-run shows that they are not paid for again either.

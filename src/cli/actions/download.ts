@@ -12,7 +12,7 @@ export interface DownloadOptions extends DownloadFlags {
   safeCsv?: boolean;
 }
 
-export async function downloadRun(ctx: Context, ids: string[], options: DownloadOptions): Promise<void> {
+export async function downloadAction(ctx: Context, ids: string[], options: DownloadOptions): Promise<void> {
   const taskIds = await readIds(ctx, ids);
   ctx.outcome.addTasks(taskIds);
   if (options.join === undefined) {

@@ -64,7 +64,7 @@ function productFilter(product: string | undefined): { product?: string } {
   return { product: productFromFlag(product) };
 }
 
-export async function ledgerStats(ctx: Context): Promise<void> {
+export async function ledgerStatsAction(ctx: Context): Promise<void> {
   const store = await ctx.store();
   const stats = await store.stats();
   if (ctx.globals.json) {
@@ -92,7 +92,7 @@ export async function ledgerStats(ctx: Context): Promise<void> {
   }
 }
 
-export async function ledgerLookup(ctx: Context, args: string[], options: NumbersOptions): Promise<void> {
+export async function ledgerLookupAction(ctx: Context, args: string[], options: NumbersOptions): Promise<void> {
   const identifiers = await numbersOf(ctx, args, options);
   const store = await ctx.store();
   const rows = await store.lookup(identifiers, productFilter(options.product));
@@ -137,7 +137,7 @@ function ledgerRowJson(row: LedgerRow) {
   };
 }
 
-export async function ledgerForget(ctx: Context, args: string[], options: ForgetOptions): Promise<void> {
+export async function ledgerForgetAction(ctx: Context, args: string[], options: ForgetOptions): Promise<void> {
   const identifiers = await numbersOf(ctx, args, options);
   const filter = { ...productFilter(options.product), ...(options.dryRun ? { dryRun: true } : {}) };
   const numbers = `${count(identifiers.length)} number(s)`;
@@ -160,7 +160,7 @@ export async function ledgerForget(ctx: Context, args: string[], options: Forget
   });
 }
 
-export async function ledgerPrune(ctx: Context, options: PruneOptions): Promise<void> {
+export async function ledgerPruneAction(ctx: Context, options: PruneOptions): Promise<void> {
   const seconds = options.olderThan ?? (await ctx.ledgerSettings()).retentionSeconds;
   if (seconds === undefined) {
     throw new UsageError("How old must a result be to go? Give --older-than, e.g. --older-than 180d.", {
@@ -269,7 +269,7 @@ function printErasure(ctx: Context, report: ErasureReport, options: ErasureFlags
   if (options.dryRun) ctx.printer.note("Nothing was erased (--dry-run).");
 }
 
-export async function ledgerExport(ctx: Context, options: ExportOptions): Promise<void> {
+export async function ledgerExportAction(ctx: Context, options: ExportOptions): Promise<void> {
   await checkOutputs(ctx, { "-o": options.output }, { force: options.force });
   const store = await ctx.store();
   const filter = {

@@ -13,7 +13,7 @@ export interface ReportOptions {
  * writes one self-contained HTML page: no script, nothing fetched, printable.
  * With --json and a file, prints {path, tasks, rows}.
  */
-export async function reportRun(ctx: Context, ids: string[], options: ReportOptions): Promise<void> {
+export async function reportAction(ctx: Context, ids: string[], options: ReportOptions): Promise<void> {
   const taskIds = await readIds(ctx, ids);
   await checkOutputs(ctx, { "-o": options.output }, { force: options.force });
   const written = await reportFromResults(ctx, taskIds, options.output, options.force);

@@ -1,5 +1,5 @@
 import { join } from "node:path";
-import type { RunOutcome } from "../../run/submit-run.js";
+import type { RunOutcome } from "../../run/submit-request.js";
 import { usdToMicros } from "../../tasks/cost.js";
 import { commandLine } from "../command-line.js";
 import type { Context } from "../context.js";
@@ -24,7 +24,7 @@ export interface RetryFailedOptions extends SubmitFlags, AfterUploadFlags {}
  * tasks (the parts of a split list), one retry each. Each retry is a run of its own
  * (its identity is the task it retries): killed, it is carried on by the same command.
  */
-export async function retryFailedRun(ctx: Context, ids: string[], options: RetryFailedOptions): Promise<void> {
+export async function retryFailedAction(ctx: Context, ids: string[], options: RetryFailedOptions): Promise<void> {
   const taskIds = await readIds(ctx, ids);
   await checkOutputFlags(ctx, options);
   const pollIntervalMs = await pollInterval(ctx, options.interval);

@@ -25,7 +25,7 @@ export interface RunsOptions {
  * table of the runs (TSV when piped) and the totals on stderr, so a script reading the
  * table sees only runs.
  */
-export async function runsRun(ctx: Context, options: RunsOptions): Promise<void> {
+export async function runsAction(ctx: Context, options: RunsOptions): Promise<void> {
   const scope = options.all ? undefined : await currentScope(ctx);
   const since = options.since && ("at" in options.since ? options.since.at : new Date(ctx.now() - options.since.age * 1000).toISOString());
   const filter: RunFilter = {
@@ -139,7 +139,7 @@ function figures(counts: RunCounts): string {
   return `${numbers.join(", ")}; charged ${formatUsd(counts.chargedMicros)}, saved by reuse ${formatUsd(counts.savedMicros)}`;
 }
 
-export async function runsShowRun(ctx: Context, id: string): Promise<void> {
+export async function runsShowAction(ctx: Context, id: string): Promise<void> {
   const details = await runDetails(await ctx.store(), id, await ctx.prices());
   if (!details) {
     throw new UsageError(`No run ${id} (or more than one run starts so) in ${(await ctx.store()).location}.`, {

@@ -42,7 +42,7 @@ const PROFILE_MIN_TASK_SIZE = 1;
  * With --profile NAME it first points that profile at itself (see pointProfile), its
  * smallest task 1 unless --min-task-size is given.
  */
-export async function sandboxRun(ctx: Context, flags: SandboxFlags): Promise<void> {
+export async function sandboxAction(ctx: Context, flags: SandboxFlags): Promise<void> {
   const requestLog = await openRequestLog(ctx, flags.log, inForeground);
   const profile = ctx.globals.profile;
   try {

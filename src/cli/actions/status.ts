@@ -23,7 +23,7 @@ const CHECKS_IN_FLIGHT = 4;
  * profile, newest first, where a task the service does not know is a row marked
  * `not found` rather than a failure of the whole listing.
  */
-export async function statusRun(ctx: Context, ids: string[], options: StatusOptions): Promise<void> {
+export async function statusAction(ctx: Context, ids: string[], options: StatusOptions): Promise<void> {
   const fromJournal = ids.length === 0;
   const taskIds = fromJournal
     ? (await (await ctx.store()).recentTasks(await ctx.scope(), options.limit ?? Number.MAX_SAFE_INTEGER)).map((task) => task.taskId!)

@@ -14,14 +14,14 @@ import { STORE_FILE } from "../services.js";
 import { bulkcheckFiles, checkOutputs } from "./shared/destination.js";
 
 /** Opening the store creates or migrates its schema (under the database's own lock), so init is opening it. */
-export async function storeInit(ctx: Context): Promise<void> {
+export async function storeInitAction(ctx: Context): Promise<void> {
   const store = await ctx.store();
   const version = schemaVersion(store);
   if (ctx.globals.json) ctx.printer.json({ kind: store.kind, location: store.location, schema_version: version });
   else ctx.printer.note(`The store at ${store.location} (${store.kind}) is ready at schema version ${version}.`);
 }
 
-export async function storeStatus(ctx: Context): Promise<void> {
+export async function storeStatusAction(ctx: Context): Promise<void> {
   const store = await ctx.store();
   const [stats, runs] = await Promise.all([store.stats(), store.runs({})]);
   const status = {
@@ -42,7 +42,7 @@ export async function storeStatus(ctx: Context): Promise<void> {
   for (const [name, value] of Object.entries(status)) ctx.printer.data(`${name.replaceAll("_", " ")}\t${value}`);
 }
 
-export async function storeImport(ctx: Context, file: string | undefined): Promise<void> {
+export async function storeImportAction(ctx: Context, file: string | undefined): Promise<void> {
   const target = await ctx.store();
   const path = file === undefined ? join(stateDir(ctx.env), STORE_FILE) : absolutePath(ctx, file);
   if (target.kind === "sqlite" && target.location === path) {
@@ -83,7 +83,7 @@ export async function storeImport(ctx: Context, file: string | undefined): Promi
  * bulkcheck's migrations make. "ok" or one line per problem on stdout; a damaged store
  * then fails with exit 3 and what to do.
  */
-export async function storeCheck(ctx: Context): Promise<void> {
+export async function storeCheckAction(ctx: Context): Promise<void> {
   const check = await checkStore(await ctx.storeLocation(), ctx.env);
   const version = check.schemaVersion === undefined ? "" : `, schema version ${check.schemaVersion}`;
   if (ctx.globals.json) {
@@ -109,7 +109,7 @@ export async function storeCheck(ctx: Context): Promise<void> {
  * use it (see backupStore), written as every output is (never over the store itself, whole
  * or not at all). A team's PostgreSQL is backed up with pg_dump.
  */
-export async function storeBackup(ctx: Context, file: string, options: { force?: boolean }): Promise<void> {
+export async function storeBackupAction(ctx: Context, file: string, options: { force?: boolean }): Promise<void> {
   // Told from the location, so that a team's server is not even connected to.
   if (sqlitePath(await ctx.storeLocation()) === undefined) throw postgresBackup();
   await checkOutputs(ctx, { FILE: file }, { force: options.force });

@@ -20,14 +20,14 @@ import {
 import { countryChoice } from "./shared/country-choice.js";
 import { RESUBMIT_NOTE, runDeps, runPrinter } from "./shared/submission.js";
 import { assertKeyLength } from "../../tasks/idempotency.js";
-import { submitRun as runList, failRun, finishRun } from "../../run/submit-run.js";
+import { submitRun, failRun, finishRun } from "../../run/submit-run.js";
 import { runJson, takesStdout } from "./shared/submission.js";
-import { runOutput } from "./shared/outputs-from-flags.js";
+import { outputsFromFlags } from "./shared/outputs-from-flags.js";
 import { changeCounts } from "../../notify/summary.js";
 
 export interface SubmitOptions extends PreparationFlags, SubmitFlags, AfterUploadFlags {
   type: string;
-  /** --changes-appeared-left, --changes-summary, --exit-on-change: see RunOutputFlags. */
+  /** --changes-appeared-left, --changes-summary, --exit-on-change: see OutputsFlags. */
   changesAppearedLeft?: boolean;
   changesSummary?: boolean;
   exitOnChange?: boolean;
@@ -43,7 +43,7 @@ export interface SubmitOptions extends PreparationFlags, SubmitFlags, AfterUploa
  * changes since the previous check and the report when asked. The run ends when its
  * output is written (without -o, when its tasks are submitted or finished as asked).
  */
-export async function submitRun(ctx: Context, file: string, options: SubmitOptions): Promise<void> {
+export async function submitAction(ctx: Context, file: string, options: SubmitOptions): Promise<void> {
   const product = productFromFlag(options.type);
   const { country, anyRegion } = countryChoice(options, product);
   if (options.idempotencyKey !== undefined) assertKeyLength(options.idempotencyKey);
@@ -59,7 +59,13 @@ export async function submitRun(ctx: Context, file: string, options: SubmitOptio
   const subject = { product, country: anyRegion ? "auto" : country };
   const timeoutMs = ctx.deadline.remainingMs();
   await withTempDir(async (dir) => {
-    const output = await runOutput(ctx, { ...options, ledger: ledgerOn, retentionSeconds: ledger.retentionSeconds, sourcePath, product });
+    const output = await outputsFromFlags(ctx, {
+      ...options,
+      ledger: ledgerOn,
+      retentionSeconds: ledger.retentionSeconds,
+      sourcePath,
+      product,
+    });
     const { options: prepare, done } = await preparationOptions(ctx, file, options, country);
     const printer = runPrinter(ctx, options, subject, pollIntervalMs, async (result) => {
       done();
@@ -72,7 +78,7 @@ export async function submitRun(ctx: Context, file: string, options: SubmitOptio
     const goOn = (error: unknown): never => {
       throw printer.tasksSubmitted() ? tasksGoOn(error) : error;
     };
-    const outcome = await runList(
+    const outcome = await submitRun(
       {
         command: {
           sourcePath,

@@ -17,7 +17,7 @@ export interface ValidateOptions extends PreparationFlags {
 }
 
 /** Local only: no key, no network. Summary on stderr (or JSON on stdout), upload list to -o, rejects to --rejects. */
-export async function validateRun(ctx: Context, file: string, options: ValidateOptions): Promise<void> {
+export async function validateAction(ctx: Context, file: string, options: ValidateOptions): Promise<void> {
   const product = options.type === undefined ? undefined : productFromFlag(options.type);
   const { country, anyRegion } = countryChoice(options, product);
   const listToStdout = options.output === "-";

@@ -4,7 +4,7 @@ import { taskJson } from "../task-view.js";
 import { waitAndReport, type WaitFlags } from "./shared/waiting.js";
 
 /** Waits, then prints each task's final status (id and status, or JSON) on stdout. */
-export async function waitRun(ctx: Context, ids: string[], options: WaitFlags): Promise<void> {
+export async function waitAction(ctx: Context, ids: string[], options: WaitFlags): Promise<void> {
   const taskIds = await readIds(ctx, ids);
   ctx.outcome.addTasks(taskIds);
   const tasks = await waitAndReport(ctx, taskIds, options);

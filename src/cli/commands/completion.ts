@@ -21,6 +21,6 @@ export function completionCommand(invoke: Invoke) {
       ]),
     )
     .action((shell, options: CompletionOptions, cmd) =>
-      invoke(cmd, async (ctx) => (await actions()).completionRun(ctx, shell, options, cmd.parent ?? cmd)),
+      invoke(cmd, async (ctx) => (await actions()).completionAction(ctx, shell, options, cmd.parent ?? cmd)),
     );
 }

@@ -1,26 +1,26 @@
 import { Command } from "../commander.js";
 import type { Invoke } from "../context.js";
 import { examples } from "./shared/help.js";
-import type { configGetRun, configListRun, configPathRun, configSetRun, configUnsetRun } from "../actions/config.js";
+import type { configGetAction, configListAction, configPathAction, configSetAction, configUnsetAction } from "../actions/config.js";
 
 /** What the command does, loaded when it runs: building the command tree loads none of it. */
 const actions = () => import("../actions/config.js");
 
 /** What each `config` subcommand runs; tests pass their own to see what the arguments parse into. */
 export interface ConfigRuns {
-  set: typeof configSetRun;
-  get: typeof configGetRun;
-  list: typeof configListRun;
-  unset: typeof configUnsetRun;
-  path: typeof configPathRun;
+  set: typeof configSetAction;
+  get: typeof configGetAction;
+  list: typeof configListAction;
+  unset: typeof configUnsetAction;
+  path: typeof configPathAction;
 }
 
 const CONFIG_RUNS: ConfigRuns = {
-  set: async (...args) => (await actions()).configSetRun(...args),
-  get: async (...args) => (await actions()).configGetRun(...args),
-  list: async (...args) => (await actions()).configListRun(...args),
-  unset: async (...args) => (await actions()).configUnsetRun(...args),
-  path: async (...args) => (await actions()).configPathRun(...args),
+  set: async (...args) => (await actions()).configSetAction(...args),
+  get: async (...args) => (await actions()).configGetAction(...args),
+  list: async (...args) => (await actions()).configListAction(...args),
+  unset: async (...args) => (await actions()).configUnsetAction(...args),
+  path: async (...args) => (await actions()).configPathAction(...args),
 };
 
 /** `bulkcheck config` and its subcommands set, get, list, unset and path. */

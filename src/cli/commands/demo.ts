@@ -8,16 +8,16 @@ const actions = () => import("../actions/demo.js");
 
 /**
  * `bulkcheck demo`, whose steps run the real commands through `main` (given, as main
- * builds this tree). Tests pass their own `run` to see what the flags parse into.
+ * builds this tree). Tests pass their own `act` to see what the flags parse into.
  */
 export function demoCommand(
   invoke: Invoke,
   main: Main,
-  run = async (ctx: Context, options: DemoOptions) => (await actions()).demoRun(ctx, options, main),
+  act = async (ctx: Context, options: DemoOptions) => (await actions()).demoAction(ctx, options, main),
 ) {
   return new Command("demo")
     .description("run the whole flow on a bundled sample list against an in-process sandbox")
     .option("--dir <dir>", "where to write the demo's files (default: a new temp directory)")
     .addHelpText("after", examples(["bulkcheck demo", "bulkcheck demo --dir ./demo-output"]))
-    .action((options, cmd) => invoke(cmd, (ctx) => run(ctx, options)));
+    .action((options, cmd) => invoke(cmd, (ctx) => act(ctx, options)));
 }

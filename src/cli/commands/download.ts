@@ -2,13 +2,13 @@ import { Command } from "../commander.js";
 import { parseOutputPath } from "../parse-flags.js";
 import type { Invoke } from "../context.js";
 import { addNotifyOptions, examples, formatOption, requestTimeoutOption, safeCsvOption, timeoutOption } from "./shared/help.js";
-import type { downloadRun } from "../actions/download.js";
+import type { downloadAction } from "../actions/download.js";
 
 /** What the command does, loaded when it runs: building the command tree loads none of it. */
 const actions = () => import("../actions/download.js");
 
-/** `bulkcheck download <ids...>`. Tests pass their own `run` to see what the flags parse into. */
-export function downloadCommand(invoke: Invoke, run: typeof downloadRun = async (...args) => (await actions()).downloadRun(...args)) {
+/** `bulkcheck download <ids...>`. Tests pass their own `act` to see what the flags parse into. */
+export function downloadCommand(invoke: Invoke, act: typeof downloadAction = async (...args) => (await actions()).downloadAction(...args)) {
   const command = new Command("download")
     .description("download results (always with the spec's header row); several ids are merged")
     .argument("<ids...>", "task ids, or - to read them from stdin")
@@ -33,5 +33,5 @@ export function downloadCommand(invoke: Invoke, run: typeof downloadRun = async 
         "bulkcheck download $ID -o results.xlsx --report report.html",
       ]),
     )
-    .action((ids, options, cmd) => invoke(cmd, (ctx) => run(ctx, ids, options)));
+    .action((ids, options, cmd) => invoke(cmd, (ctx) => act(ctx, ids, options)));
 }

@@ -52,13 +52,13 @@ export function ledgerCommand(invoke: Invoke) {
     new Command("stats")
       .description("how many results and numbers, from when to when, per product and service, and the size on disk")
       .addHelpText("after", examples(["bulkcheck ledger stats", "bulkcheck ledger stats --json"]))
-      .action((_o, cmd) => invoke(cmd, async (ctx) => (await actions()).ledgerStats(ctx))),
+      .action((_o, cmd) => invoke(cmd, async (ctx) => (await actions()).ledgerStatsAction(ctx))),
   );
   command.addCommand(
     numbersCommand("lookup", "show the stored results of these numbers, newest first", [
       "bulkcheck ledger lookup '+44 7400 123456' 07400123457 --country GB",
       "cut -d, -f1 numbers.csv | bulkcheck ledger lookup - --json",
-    ]).action((numbers, options, cmd) => invoke(cmd, async (ctx) => (await actions()).ledgerLookup(ctx, numbers, options))),
+    ]).action((numbers, options, cmd) => invoke(cmd, async (ctx) => (await actions()).ledgerLookupAction(ctx, numbers, options))),
   );
   command.addCommand(
     erasureOptions(
@@ -73,7 +73,7 @@ export function ledgerCommand(invoke: Invoke) {
       ),
     )
       .addHelpText("after", NO_TRACE_HELP)
-      .action((numbers, options, cmd) => invoke(cmd, async (ctx) => (await actions()).ledgerForget(ctx, numbers, options))),
+      .action((numbers, options, cmd) => invoke(cmd, async (ctx) => (await actions()).ledgerForgetAction(ctx, numbers, options))),
   );
   command.addCommand(
     erasureOptions(
@@ -85,7 +85,7 @@ export function ledgerCommand(invoke: Invoke) {
         "after",
         examples(["bulkcheck ledger prune --older-than 180d --dry-run", "bulkcheck ledger prune --older-than 90d --yes --json"]),
       )
-      .action((options, cmd) => invoke(cmd, async (ctx) => (await actions()).ledgerPrune(ctx, options))),
+      .action((options, cmd) => invoke(cmd, async (ctx) => (await actions()).ledgerPruneAction(ctx, options))),
   );
   command.addCommand(
     new Command("export")
@@ -107,7 +107,7 @@ export function ledgerCommand(invoke: Invoke) {
         "after",
         examples(["bulkcheck ledger export --product carrier_batch -o ledger.csv", "bulkcheck ledger export --since 7d --format jsonl"]),
       )
-      .action((options, cmd) => invoke(cmd, async (ctx) => (await actions()).ledgerExport(ctx, options))),
+      .action((options, cmd) => invoke(cmd, async (ctx) => (await actions()).ledgerExportAction(ctx, options))),
   );
   return command;
 }

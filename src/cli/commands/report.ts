@@ -2,13 +2,13 @@ import { Command } from "../commander.js";
 import { parseOutputPath } from "../parse-flags.js";
 import type { Invoke } from "../context.js";
 import { examples, requestTimeoutOption, timeoutOption } from "./shared/help.js";
-import type { reportRun } from "../actions/report.js";
+import type { reportAction } from "../actions/report.js";
 
 /** What the command does, loaded when it runs: building the command tree loads none of it. */
 const actions = () => import("../actions/report.js");
 
-/** `bulkcheck report <ids...>`. Tests pass their own `run` to see what the flags parse into. */
-export function reportCommand(invoke: Invoke, run: typeof reportRun = async (...args) => (await actions()).reportRun(...args)) {
+/** `bulkcheck report <ids...>`. Tests pass their own `act` to see what the flags parse into. */
+export function reportCommand(invoke: Invoke, act: typeof reportAction = async (...args) => (await actions()).reportAction(...args)) {
   return new Command("report")
     .description(
       "write an HTML report of finished tasks and their runs: the local preparation, the output (reused and checked now), money, and the results as charts",
@@ -26,5 +26,5 @@ export function reportCommand(invoke: Invoke, run: typeof reportRun = async (...
         "chromium --headless --print-to-pdf=report.pdf report.html",
       ]),
     )
-    .action((ids, options, cmd) => invoke(cmd, (ctx) => run(ctx, ids, options)));
+    .action((ids, options, cmd) => invoke(cmd, (ctx) => act(ctx, ids, options)));
 }

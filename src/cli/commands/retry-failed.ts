@@ -1,15 +1,15 @@
 import { Command } from "../commander.js";
 import type { Invoke } from "../context.js";
 import { addNotifyOptions, addReserveAndWaitOptions, examples } from "./shared/help.js";
-import type { retryFailedRun } from "../actions/retry-failed.js";
+import type { retryFailedAction } from "../actions/retry-failed.js";
 
 /** What the command does, loaded when it runs: building the command tree loads none of it. */
 const actions = () => import("../actions/retry-failed.js");
 
-/** `bulkcheck retry-failed <id>`. Tests pass their own `run` to see what the flags parse into. */
+/** `bulkcheck retry-failed <id>`. Tests pass their own `act` to see what the flags parse into. */
 export function retryFailedCommand(
   invoke: Invoke,
-  run: typeof retryFailedRun = async (...args) => (await actions()).retryFailedRun(...args),
+  act: typeof retryFailedAction = async (...args) => (await actions()).retryFailedAction(...args),
 ) {
   const command = new Command("retry-failed")
     .description("submit a new task with the numbers of a task that got no result")
@@ -18,5 +18,5 @@ export function retryFailedCommand(
     .option("--dry-run", "show what would be submitted");
   return addNotifyOptions(addReserveAndWaitOptions(command), "with --wait: ")
     .addHelpText("after", examples(["bulkcheck retry-failed $ID --yes", "bulkcheck retry-failed $ID --wait -o retried.csv"]))
-    .action((ids, options, cmd) => invoke(cmd, (ctx) => run(ctx, ids, options)));
+    .action((ids, options, cmd) => invoke(cmd, (ctx) => act(ctx, ids, options)));
 }

@@ -3,7 +3,7 @@ import type { Invoke } from "../context.js";
 import { parseCount, parseSince } from "../parse-flags.js";
 import { examples } from "./shared/help.js";
 import { RUN_STATES } from "../../store/store.js";
-import type { runsRun, runsShowRun } from "../actions/runs.js";
+import type { runsAction, runsShowAction } from "../actions/runs.js";
 
 /** What the command does, loaded when it runs: building the command tree loads none of it. */
 const actions = () => import("../actions/runs.js");
@@ -11,11 +11,11 @@ const actions = () => import("../actions/runs.js");
 /** Runs shown when neither --limit nor --since is given (a period lists all its runs, so its totals are the period's). */
 const DEFAULT_LIMIT = 20;
 
-/** `bulkcheck runs` and `bulkcheck runs show RUN_ID`. Tests pass their own `run`/`show` to see what the flags parse into. */
+/** `bulkcheck runs` and `bulkcheck runs show RUN_ID`. Tests pass their own `act`/`show` to see what the flags parse into. */
 export function runsCommand(
   invoke: Invoke,
-  run: typeof runsRun = async (...args) => (await actions()).runsRun(...args),
-  show: typeof runsShowRun = async (...args) => (await actions()).runsShowRun(...args),
+  act: typeof runsAction = async (...args) => (await actions()).runsAction(...args),
+  show: typeof runsShowAction = async (...args) => (await actions()).runsShowAction(...args),
 ) {
   const command = new Command("runs")
     .description(
@@ -36,7 +36,7 @@ export function runsCommand(
       ]),
     )
     .action((options, cmd) =>
-      invoke(cmd, (ctx) => run(ctx, { ...options, limit: options.limit ?? (options.since === undefined ? DEFAULT_LIMIT : undefined) })),
+      invoke(cmd, (ctx) => act(ctx, { ...options, limit: options.limit ?? (options.since === undefined ? DEFAULT_LIMIT : undefined) })),
     );
   command.addCommand(
     new Command("show")

@@ -2,13 +2,13 @@ import { Command, Option } from "../commander.js";
 import type { Invoke } from "../context.js";
 import { parseCount, parseCountOrZero, parsePositiveSeconds, parseSeconds, parseShare } from "../parse-flags.js";
 import { DURATION_UNITS, examples } from "./shared/help.js";
-import type { sandboxRun } from "../actions/sandbox.js";
+import type { sandboxAction } from "../actions/sandbox.js";
 
 /** What the command does, loaded when it runs: building the command tree loads none of it. */
 const actions = () => import("../actions/sandbox.js");
 
-/** `bulkcheck sandbox`. Tests pass their own `run` to see what the flags parse into. */
-export function sandboxCommand(invoke: Invoke, run: typeof sandboxRun = async (...args) => (await actions()).sandboxRun(...args)) {
+/** `bulkcheck sandbox`. Tests pass their own `act` to see what the flags parse into. */
+export function sandboxCommand(invoke: Invoke, act: typeof sandboxAction = async (...args) => (await actions()).sandboxAction(...args)) {
   return new Command("sandbox")
     .description("run a local emulator of the whole service (free; for trying bulkcheck and testing scripts)")
     .option("--host <host>", "address to listen on", "127.0.0.1")
@@ -44,5 +44,5 @@ export function sandboxCommand(invoke: Invoke, run: typeof sandboxRun = async (.
         ],
       )}`,
     )
-    .action((options, cmd) => invoke(cmd, (ctx) => run(ctx, options)));
+    .action((options, cmd) => invoke(cmd, (ctx) => act(ctx, options)));
 }

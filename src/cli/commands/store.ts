@@ -26,13 +26,13 @@ export function storeCommand(invoke: Invoke) {
     new Command("init")
       .description("create the store's schema, or migrate it to this version (idempotent; safe from several machines at once)")
       .addHelpText("after", examples(["BULKCHECK_STORE_URL=postgres://analyst@db.example.com/bulkcheck bulkcheck store init"]))
-      .action((_o, cmd) => invoke(cmd, async (ctx) => (await actions()).storeInit(ctx))),
+      .action((_o, cmd) => invoke(cmd, async (ctx) => (await actions()).storeInitAction(ctx))),
   );
   command.addCommand(
     new Command("status")
       .description("which store is in use, its schema version, and what it holds")
       .addHelpText("after", examples(["bulkcheck store status", "bulkcheck store status --json"]))
-      .action((_o, cmd) => invoke(cmd, async (ctx) => (await actions()).storeStatus(ctx))),
+      .action((_o, cmd) => invoke(cmd, async (ctx) => (await actions()).storeStatusAction(ctx))),
   );
   command.addCommand(
     new Command("import")
@@ -41,7 +41,7 @@ export function storeCommand(invoke: Invoke) {
       )
       .argument("[file]", "the SQLite store to copy (default: bulkcheck.db in the state directory)")
       .addHelpText("after", examples(["bulkcheck store import", "bulkcheck store import /backup/laptop/bulkcheck.db"]))
-      .action((file, _o, cmd) => invoke(cmd, async (ctx) => (await actions()).storeImport(ctx, file))),
+      .action((file, _o, cmd) => invoke(cmd, async (ctx) => (await actions()).storeImportAction(ctx, file))),
   );
   command.addCommand(
     new Command("check")
@@ -49,7 +49,7 @@ export function storeCommand(invoke: Invoke) {
         "check the store: SQLite's integrity check of the local file, or a team's PostgreSQL schema, and every table and column; exit 3 when it is damaged",
       )
       .addHelpText("after", examples(["bulkcheck store check", "bulkcheck store check --json"]))
-      .action((_o, cmd) => invoke(cmd, async (ctx) => (await actions()).storeCheck(ctx))),
+      .action((_o, cmd) => invoke(cmd, async (ctx) => (await actions()).storeCheckAction(ctx))),
   );
   command.addCommand(
     new Command("backup")
@@ -63,7 +63,7 @@ export function storeCommand(invoke: Invoke) {
         examples(["bulkcheck store backup ~/backups/bulkcheck-$(date +%F).db", "bulkcheck store backup store.db --force --json"]),
       )
       .action((file: string, options: { force?: boolean }, cmd) =>
-        invoke(cmd, async (ctx) => (await actions()).storeBackup(ctx, file, options)),
+        invoke(cmd, async (ctx) => (await actions()).storeBackupAction(ctx, file, options)),
       ),
   );
   return command;

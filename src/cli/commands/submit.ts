@@ -11,13 +11,13 @@ import {
   threadsOption,
 } from "./shared/help.js";
 import { parseAge, parseOutputPath } from "../parse-flags.js";
-import type { submitRun } from "../actions/submit.js";
+import type { submitAction } from "../actions/submit.js";
 
 /** What the command does, loaded when it runs: building the command tree loads none of it. */
 const actions = () => import("../actions/submit.js");
 
-/** `bulkcheck submit <file>`. Tests pass their own `run` to see what the flags parse into. */
-export function submitCommand(invoke: Invoke, run: typeof submitRun = async (...args) => (await actions()).submitRun(...args)) {
+/** `bulkcheck submit <file>`. Tests pass their own `act` to see what the flags parse into. */
+export function submitCommand(invoke: Invoke, act: typeof submitAction = async (...args) => (await actions()).submitAction(...args)) {
   const command = new Command("submit")
     .description("prepare a list locally and submit it as one or more tasks")
     .argument("<file>", "list to check (.txt, .csv, .tsv, .xlsx), or - for stdin")
@@ -88,5 +88,5 @@ export function submitCommand(invoke: Invoke, run: typeof submitRun = async (...
         "bulkcheck submit crm.csv --type number_activity_batch --country GB --yes --wait --quiet --exit-on-change --notify https://hooks.example.com/bulkcheck",
       ]),
     )
-    .action((file, options, cmd) => invoke(cmd, (ctx) => run(ctx, file, options)));
+    .action((file, options, cmd) => invoke(cmd, (ctx) => act(ctx, file, options)));
 }

@@ -2,13 +2,13 @@ import { Command } from "../commander.js";
 import { parseOutputPath } from "../parse-flags.js";
 import type { Invoke } from "../context.js";
 import { digitsAsOption, encodingOption, examples, safeCsvOption, sheetOption, threadsOption } from "./shared/help.js";
-import type { validateRun } from "../actions/validate.js";
+import type { validateAction } from "../actions/validate.js";
 
 /** What the command does, loaded when it runs: building the command tree loads none of it. */
 const actions = () => import("../actions/validate.js");
 
-/** `bulkcheck validate <file>`. Tests pass their own `run` to see what the flags parse into. */
-export function validateCommand(invoke: Invoke, run: typeof validateRun = async (...args) => (await actions()).validateRun(...args)) {
+/** `bulkcheck validate <file>`. Tests pass their own `act` to see what the flags parse into. */
+export function validateCommand(invoke: Invoke, act: typeof validateAction = async (...args) => (await actions()).validateAction(...args)) {
   return new Command("validate")
     .description("prepare a list locally (no network, no key): summary, upload list, rejects")
     .argument("<file>", "list to check (.txt, .csv, .tsv, .xlsx), or - for stdin")
@@ -34,5 +34,5 @@ export function validateCommand(invoke: Invoke, run: typeof validateRun = async 
         "bulkcheck validate crm.xlsx --country GB --sheet Contacts --rejects rejects.csv",
       ]),
     )
-    .action((file, options, cmd) => invoke(cmd, (ctx) => run(ctx, file, options)));
+    .action((file, options, cmd) => invoke(cmd, (ctx) => act(ctx, file, options)));
 }

@@ -1,13 +1,13 @@
 import { Command } from "../commander.js";
 import type { Invoke } from "../context.js";
 import { addNotifyOptions, examples, intervalOption, requestTimeoutOption, timeoutOption } from "./shared/help.js";
-import type { waitRun } from "../actions/wait.js";
+import type { waitAction } from "../actions/wait.js";
 
 /** What the command does, loaded when it runs: building the command tree loads none of it. */
 const actions = () => import("../actions/wait.js");
 
-/** `bulkcheck wait <ids...>`. Tests pass their own `run` to see what the flags parse into. */
-export function waitCommand(invoke: Invoke, run: typeof waitRun = async (...args) => (await actions()).waitRun(...args)) {
+/** `bulkcheck wait <ids...>`. Tests pass their own `act` to see what the flags parse into. */
+export function waitCommand(invoke: Invoke, act: typeof waitAction = async (...args) => (await actions()).waitAction(...args)) {
   const command = new Command("wait")
     .description("wait until tasks finish (exit 0 all succeeded, 6 one failed, 8 timed out)")
     .argument("<ids...>", "task ids, or - to read them from stdin")
@@ -23,5 +23,5 @@ export function waitCommand(invoke: Invoke, run: typeof waitRun = async (...args
         "bulkcheck wait $ID --on-done 'notify-send bulkcheck done'",
       ]),
     )
-    .action((ids, options, cmd) => invoke(cmd, (ctx) => run(ctx, ids, options)));
+    .action((ids, options, cmd) => invoke(cmd, (ctx) => act(ctx, ids, options)));
 }

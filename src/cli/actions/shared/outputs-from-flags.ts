@@ -1,7 +1,7 @@
 import { stateDir } from "../../../config/paths.js";
 import { anythingChanged, type ChangesSummary } from "../../../ledger/changes.js";
-import { RunOutput } from "../../../outputs/run-outputs.js";
-import type { RunOutcome } from "../../../run/submit-run.js";
+import { RunOutputs } from "../../../outputs/run-outputs.js";
+import type { RunOutcome } from "../../../run/submit-request.js";
 import type { ServiceType } from "../../../spec/products.js";
 import type { RunRecord } from "../../../store/store.js";
 import type { UploadResult } from "../../../tasks/submit.js";
@@ -13,7 +13,7 @@ import { tasksGoOn, writeOutput, type AfterUploadFlags } from "./after-upload.js
 import { isStdout } from "./destination.js";
 import { brokeOff, notPublished } from "./download-deps.js";
 
-export interface RunOutputFlags extends AfterUploadFlags {
+export interface OutputsFlags extends AfterUploadFlags {
   /** Whether this run keeps its results in the ledger (and reuses from it). */
   ledger: boolean;
   /** --changes FILE|-. */
@@ -32,13 +32,13 @@ export interface RunOutputFlags extends AfterUploadFlags {
 }
 
 /**
- * A run's output as its flags ask for it (see RunOutput for what happens to the results):
+ * A run's output as its flags ask for it (see RunOutputs for what happens to the results):
  * whether results are fetched as tasks finish, then -o (plain or --join), --changes and
  * --report written once every task has, and what the run's record keeps of them.
  */
-export async function runOutput(ctx: Context, flags: RunOutputFlags) {
+export async function outputsFromFlags(ctx: Context, flags: OutputsFlags) {
   const wantsResults = flags.output !== undefined || flags.report !== undefined || flags.changes !== undefined;
-  const output = new RunOutput({
+  const output = new RunOutputs({
     store: await ctx.store(),
     scope: await ctx.scope(),
     client: () => ctx.client(),

@@ -2,7 +2,7 @@ import { UsageError } from "../../../errors.js";
 import { describeHolder } from "../../../run/lease.js";
 import type { PrepareResult } from "../../../prepare/index.js";
 import { ownLease } from "../../../run/lease.js";
-import type { RunEvent, RunOutcome, SubmitRunDeps } from "../../../run/submit-run.js";
+import type { RunEvent, RunOutcome, SubmitRunDeps } from "../../../run/submit-request.js";
 import { MICROS_PER_USD } from "../../../spec/products.js";
 import type { InFlightTask } from "../../../run/plan.js";
 import type { ServiceType } from "../../../spec/products.js";

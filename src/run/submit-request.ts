@@ -1,0 +1,106 @@
+import type { ApiClient } from "../api/types.js";
+import type { Limits } from "../config/resolve.js";
+import type { PrepareOptions, PrepareResult } from "../prepare/index.js";
+import type { IdentifierSet } from "../spec/identifier-set.js";
+import type { ServiceType } from "../spec/products.js";
+import type { Lease, RunRecord, RunSource, Scope, Store } from "../store/store.js";
+import type { ScheduleEvent } from "../tasks/schedule.js";
+import type { UploadResult } from "../tasks/submit.js";
+import type { RunCommand } from "./identity.js";
+import type { RunLease } from "./lease.js";
+import type { InFlightTask, RunPlan } from "./plan.js";
+import type { PadPolicy } from "../ledger/reuse.js";
+
+/** What one `submit` asks for. */
+export interface SubmitRequest {
+  /** What makes this command the same command as an earlier one (see runIdentity). */
+  command: RunCommand;
+  product: ServiceType;
+  /** The task country; undefined under --country auto (each part has its own) and for carrier_batch without --country. */
+  country: string | undefined;
+  /** Preparation as the flags ask: the source, country, column, and the rest. */
+  prepare: Omit<PrepareOptions, "outputDir" | "uploadPath" | "maxTaskSize" | "countryTasks">;
+  /** The list made otherwise than by preparing a source (retry-failed's numbers without a result), instead of `prepare`. */
+  lists?: (workDir: string) => Promise<{ value: PrepareResult; source: RunSource }>;
+  /** --idempotency-key: the parts' keys, numbered when split, instead of keys derived from the run. */
+  userKey?: string;
+  dryRun: boolean;
+  maxCostMicros?: number;
+  /** Answers younger than this are reused (0: only those given since this command began); ignored without the ledger. */
+  maxAgeMs: number;
+  ledger: boolean;
+  /** When the numbers that need a result are too few for a task: fill it with the oldest fresh results, or let them wait. */
+  pad: PadPolicy;
+  /** Upload the numbers checked without a result within maxAgeMs too (--retry-no-result). */
+  retryNoResult: boolean;
+  /**
+   * Whether numbers in flight and numbers answered without a result count as checked (a
+   * submit), or only results do (retry-failed: its numbers are those a task answered without
+   * a result, and only a fresh result elsewhere spares one).
+   */
+  countUnanswered: boolean;
+  /** Wait until every task has finished, or only until every part is uploaded. */
+  wait: boolean;
+  pollIntervalMs: number;
+  timeoutMs?: number;
+  timeoutSeconds?: number;
+  /** The command that carries on, for the hints of errors that stop the run. */
+  resumeCommand: string;
+  /** When another process holds this command's run: wait until it lets go (default), or stop with RunBusyError (exit 10). */
+  ifBusy?: "wait" | "exit";
+}
+
+/** What a run tells its caller as it goes, in order. */
+export type RunEvent =
+  | { type: "continuing"; run: RunRecord; tasks: number }
+  /** The run's list changed: it is abandoned (with --dry-run: it would be). */
+  | { type: "abandoned"; run: RunRecord; reason: string }
+  | { type: "plan"; plan: RunPlan; continued: boolean }
+  | { type: "task"; result: UploadResult; runId: string }
+  | { type: "schedule"; event: ScheduleEvent }
+  | { type: "imported"; runs: number; tasks: number }
+  /** Another process holds this command's run: this one waits until it lets go (announced once). */
+  | { type: "busy"; runId: string; holder: Lease };
+
+export interface SubmitRunDeps {
+  store: Store;
+  scope: Scope;
+  client: () => Promise<ApiClient>;
+  limits: Limits;
+  priceMicros: number;
+  /** A private directory for the prepared list and the parts' files, removed by the caller. */
+  workDir: string;
+  lease: Lease;
+  now: () => number;
+  sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
+  random: () => number;
+  signal: AbortSignal;
+  /** Asked before money is reserved; without it (--yes) the reservation goes ahead. True goes ahead. */
+  confirm?: (reservationMicros: number, balanceMicros: number) => Promise<boolean>;
+  /**
+   * Called when another process's run of this command has let go, before this one plans
+   * again (and before any request): e.g. to find that it wrote this command's output meanwhile.
+   */
+  onBusyEnded?: () => Promise<void>;
+  /** Told what preparation found, before anything is planned; the run waits for it. */
+  onPrepared?: (result: PrepareResult) => Promise<void>;
+  onEvent: (event: RunEvent) => void;
+  /** Called once for each task seen succeeded while the run waits, e.g. to fetch and record its result. */
+  onSucceeded?: (result: UploadResult, run: RunRecord) => Promise<void>;
+}
+
+/** Where a run stands once its parts are uploaded (and, when waiting, finished). */
+export interface RunOutcome {
+  run: RunRecord;
+  plan: RunPlan;
+  /** Each part's task in its latest state, in list order. */
+  results: UploadResult[];
+  /** The numbers the ledger serves, each with the store reference of the task whose result it takes. */
+  reused: IdentifierSet;
+  /** The ledger's tasks those results come from (tasks in flight among them, once they have finished), each with when it was checked. */
+  reusedTasks: ReadonlyMap<number, string>;
+  /** Tasks of other runs, in flight when this one was planned, whose results it takes. */
+  inFlight: readonly InFlightTask[];
+  prepared: PrepareResult;
+  lease: RunLease;
+}
