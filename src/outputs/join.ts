@@ -11,8 +11,64 @@ import { productOf, taskSources, type DownloadDeps } from "../tasks/download.js"
 import { withTransferRetries } from "../tasks/fetch-result.js";
 import { runTable } from "../tasks/summary-sheet.js";
 import { checkJoinSource } from "./join-source.js";
+import { assertReadableTwice } from "../prepare/input-source.js";
+import type { Scope, Store } from "../store/store.js";
+import { withTempDir } from "../temp-dir.js";
+import { runResults } from "./whole-runs.js";
 
 export type JoinDeps = DownloadDeps;
+
+/**
+ * A join as a command asks for it, built once from its flags (download --join, submit and
+ * retry-failed --wait -o --join): the tasks, the list to join them to, and where to write.
+ */
+export interface JoinRequest extends Omit<JoinTarget, "checkedAt" | "reused" | "product" | "settings"> {
+  /** The task ids given; a run's own output gives its tasks. */
+  taskIds: readonly string[];
+}
+
+/** What a join tells as it goes. */
+export type JoinEvent =
+  /** Tasks were added to the ones given because they are parts of the same run. */
+  { type: "whole-run"; given: readonly string[]; added: readonly string[] };
+
+export interface JoinRequestDeps extends JoinDeps {
+  store: Store;
+  scope: Scope;
+  now: () => number;
+  onEvent?: (event: JoinEvent) => void;
+}
+
+/**
+ * Writes the source rows with the results of whole runs beside them: a run's own output
+ * (`deps.staged`) has its whole run staged already; tasks given by id are completed to
+ * their whole runs (see runResults), so no row that was checked and paid for is written
+ * as `no_result`. The source must be a file that can be read again (the join reads it
+ * while the results are matched). A result the store has no check date for is dated now.
+ */
+export async function writeJoin(request: JoinRequest, deps: JoinRequestDeps): Promise<JoinOutcome> {
+  await assertReadableTwice(request.sourcePath, "--join");
+  const { taskIds: ids, ...target } = request;
+  const now = new Date(deps.now()).toISOString();
+  const { staged } = deps;
+  if (staged) {
+    return joinTaskResults(deps, ids, {
+      ...target,
+      checkedAt: (task) => staged.checkedAt(task),
+      product: staged.product,
+      settings: staged.settings,
+    });
+  }
+  return withTempDir(async (dir) => {
+    const run = await runResults({ ...deps, dir }, ids, () => Promise.resolve(target.sourcePath));
+    if (run.added.length > 0) deps.onEvent?.({ type: "whole-run", given: ids, added: run.added });
+    return joinTaskResults(deps, run.ids, {
+      ...target,
+      checkedAt: (task) => run.checkedAt.get(task.id) ?? now,
+      ...(run.reused.length > 0 ? { reused: run.reused } : {}),
+    });
+  });
+}
 
 export interface JoinTarget {
   /** The list the tasks were submitted from (absolute path). */

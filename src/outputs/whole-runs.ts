@@ -1,8 +1,6 @@
 import { stat } from "node:fs/promises";
 import type { ResultSource } from "../results/read-results.js";
 import type { RunRecord, Scope, Store } from "../store/store.js";
-import { joinTaskResults, type JoinDeps, type JoinOutcome, type JoinTarget } from "./join.js";
-import { withTempDir } from "../temp-dir.js";
 import type { RunPlan } from "../run/plan.js";
 import { rebuildRun } from "../run/rebuild.js";
 import { reusedSources } from "../run/reused-results.js";
@@ -72,43 +70,4 @@ export async function recordedList(run: RunRecord): Promise<string | undefined> 
     () => false,
   );
   return isFile ? path : undefined;
-}
-
-export interface JoinRunsDeps extends JoinDeps {
-  store: Store;
-  scope: Scope;
-  now: () => number;
-  /** Tasks were added to the ones given because they are parts of the same run. */
-  onWholeRun?: (added: readonly string[]) => void;
-}
-
-/**
- * Writes the source rows with the results of whole runs beside them: a run's own output
- * (`deps.staged`) has its whole run staged already; tasks given by id are completed to
- * their whole runs (see runResults). A result the store has no check date for is dated now.
- */
-export async function joinWholeRuns(
-  deps: JoinRunsDeps,
-  ids: readonly string[],
-  target: Omit<JoinTarget, "checkedAt" | "reused" | "product" | "settings">,
-): Promise<JoinOutcome> {
-  const now = new Date(deps.now()).toISOString();
-  const { staged } = deps;
-  if (staged) {
-    return joinTaskResults(deps, ids, {
-      ...target,
-      checkedAt: (task) => staged.checkedAt(task),
-      product: staged.product,
-      settings: staged.settings,
-    });
-  }
-  return withTempDir(async (dir) => {
-    const run = await runResults({ ...deps, dir }, ids, () => Promise.resolve(target.sourcePath));
-    if (run.added.length > 0) deps.onWholeRun?.(run.added);
-    return joinTaskResults(deps, run.ids, {
-      ...target,
-      checkedAt: (task) => run.checkedAt.get(task.id) ?? now,
-      ...(run.reused.length > 0 ? { reused: run.reused } : {}),
-    });
-  });
 }

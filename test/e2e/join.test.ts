@@ -330,12 +330,12 @@ describe("download --join and submit --wait --join", () => {
     expect(e.state().stats.requests).toBe(requestsBefore); // refused before any request
   });
 
-  // BUG (src/cli/commands/download.ts → src/cli/actions/shared/join-output.ts joinToOutput): the --join path
+  // BUG (src/cli/commands/download.ts → src/cli/actions/download.ts): the --join path
   // never calls checkDestination, which plain `download` runs before any request. So
   // `-o missing/joined.csv` fails after downloading with exit 1 "unexpected: ENOENT …
   // .joined.csv.bulkcheck-….tmp", and an existing -o FILE is refused (exit 2) only
   // after the check and result requests. Fix: call checkDestination(ctx, flags.output,
-  // flags.force) at the top of joinToOutput (or in downloadAction before branching).
+  // flags.force) in downloadAction before the join.
   it("refuses, before any request, a --join -o FILE that exists or whose directory does not (exit 2)", async () => {
     const e = await smallTaskSandbox();
     const file = e.file("crm.csv", delimitedText([HEADER, ...messyRows().map((row) => row.fields)], ",", "\n").text);

@@ -4,9 +4,11 @@ import { assertReadableTwice } from "../../../prepare/input-source.js";
 import type { OutputFormat } from "../../../results/index.js";
 import type { Context } from "../../context.js";
 import { absolutePath } from "../../paths.js";
-import { checkOutputs } from "./destination.js";
+import { checkOutputs, isStdout } from "./destination.js";
 import { downloadToOutput } from "./download-output.js";
-import { joinToOutput } from "./join-output.js";
+import { joinDeps, printJoin } from "./join-output.js";
+import { writeJoin } from "../../../outputs/join.js";
+import { withStagedOutput } from "./staged-output.js";
 import { reportFromResults, type OutputOfRun } from "./report-output.js";
 import { joinFormat, resultFormat } from "./output-format.js";
 import { checkReportFlags } from "./report-flags.js";
@@ -14,6 +16,8 @@ import { waitAndReport } from "./waiting.js";
 
 /** What to do once tasks are created: submit's and retry-failed's --wait, -o, --join. */
 export interface AfterUploadFlags {
+  /** --no-ledger: keep nothing of the results in the ledger. */
+  ledger?: boolean;
   wait?: boolean;
   interval?: number;
   output?: string;
@@ -94,7 +98,28 @@ export async function writeOutput(
       if (report !== undefined) await reportFromResults(ctx, ids, report, flags.force, ofRun);
       else ctx.printer.note(ids.length > 0 ? `Done. Download with: bulkcheck download ${ids.join(" ")} -o results.csv` : "Done.");
     } else if (flags.join && sourcePath) {
-      await joinToOutput(ctx, ids, { ...flags, join: sourcePath, format: joinFormat(ctx, flags) }, run.staged);
+      await checkOutputs(ctx, { "-o": flags.output }, { force: flags.force, reading: [sourcePath] });
+      const toStdout = isStdout(flags.output);
+      const format = joinFormat(ctx, flags);
+      const prices = await ctx.prices();
+      const deps = await joinDeps(ctx, flags, run.staged);
+      const joined = await withStagedOutput(ctx, flags.output, (path, mode) =>
+        writeJoin(
+          {
+            taskIds: ids,
+            sourcePath,
+            path,
+            ...(mode === undefined ? {} : { mode }),
+            force: toStdout || Boolean(flags.force),
+            acceptChangedSource: Boolean(flags.force),
+            format,
+            prices,
+            safeCsv: false,
+          },
+          deps,
+        ),
+      );
+      printJoin(ctx, joined, { output: flags.output, format, prices });
       // The join does not count rows by result column: the report reads the results once more.
       if (report !== undefined) await reportFromResults(ctx, ids, report, flags.force, ofRun);
     } else {
