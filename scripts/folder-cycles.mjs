@@ -1,13 +1,35 @@
 // The folder-level import graph of src/: each folder directly under src/ (api, cli, run, tasks…) is one
 // node, each file directly in src/ is a node of its own, and an import from one node into another is
-// an edge. `npm run lint` fails when that graph has a cycle: dpdm (`npm run lint:cycles`) only sees
-// cycles between files, and two folders importing each other through different files is how layers
-// rot. Every import counts: static, type-only, re-exports and import().
+// an edge. `npm run lint` fails when that graph has a cycle, or when a folder imports one above it in
+// LAYERS: dpdm (`npm run lint:cycles`) only sees cycles between files, and two folders importing each
+// other through different files is how layers rot. Every import counts: static, type-only, re-exports
+// and import().
 import { readdirSync, readFileSync } from "node:fs";
 import { dirname, join, relative, resolve, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const IMPORT = /(?:\bfrom\s*|\bimport\s*\(\s*|^\s*import\s*)["'](\.{1,2}\/[^"']+)["']/gm;
+
+/**
+ * The layers of src/, top first: a folder may import the folders of the layers after its own, never
+ * those before it or others of its own layer (CONTRIBUTING.md explains each). The sandbox and the
+ * files directly in src/ are outside the order (ESLint keeps the sandbox to spec/ and csv/).
+ */
+export const LAYERS = [
+  ["cli"],
+  ["notify"],
+  ["outputs"],
+  ["report"],
+  ["run"],
+  ["ledger"],
+  ["tasks"],
+  ["store"],
+  ["prepare"],
+  ["results"],
+  ["api"],
+  ["config"],
+  ["csv", "spec"],
+];
 
 /** Every .ts file under `dir`, recursively. */
 function sourceFiles(dir) {
@@ -75,6 +97,19 @@ export function folderCycles(edges) {
   return cycles;
 }
 
+/** The edges that go up the layers (or across one), each as a line naming an import that makes it. */
+export function layerViolations(edges, layers = LAYERS) {
+  const layerOf = new Map(layers.flatMap((folders, index) => folders.map((folder) => [folder, index])));
+  const lines = [];
+  for (const [from, targets] of [...edges].sort()) {
+    for (const [to, why] of targets) {
+      if (!layerOf.has(from) || !layerOf.has(to) || layerOf.get(to) > layerOf.get(from)) continue;
+      lines.push(`${from} imports ${to}, which is not below it (see LAYERS in scripts/folder-cycles.mjs): ${why}`);
+    }
+  }
+  return lines;
+}
+
 /** One line per edge inside each cycle, naming an import that makes it. */
 export function describeCycles(edges, cycles) {
   return cycles.map((members) => {
@@ -89,9 +124,9 @@ export function describeCycles(edges, cycles) {
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const root = resolve(process.argv[2] ?? "src");
   const edges = folderGraph(root);
-  const cycles = folderCycles(edges);
-  if (cycles.length > 0) {
-    process.stderr.write(`${describeCycles(edges, cycles).join("\n")}\n`);
+  const problems = [...describeCycles(edges, folderCycles(edges)), ...layerViolations(edges)];
+  if (problems.length > 0) {
+    process.stderr.write(`${problems.join("\n")}\n`);
     process.exitCode = 1;
   }
 }

@@ -2,7 +2,7 @@ import { spawnSync } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { describeCycles, folderCycles, folderGraph } from "../../scripts/folder-cycles.mjs";
+import { describeCycles, folderCycles, folderGraph, layerViolations } from "../../scripts/folder-cycles.mjs";
 import { tempDir } from "../helpers/cli.js";
 
 /** Writes `files` (path from `root` → text) under `root`. */
@@ -18,7 +18,7 @@ function check(root: string) {
   return spawnSync(process.execPath, ["scripts/folder-cycles.mjs", root], { encoding: "utf8" });
 }
 
-/** The layering check of `npm run lint`: folders of src/ that import each other, through any files. */
+/** The layering check of `npm run lint`: folders of src/ that import each other (through any files), or one above them. */
 describe("the folder cycle check", () => {
   it("fails on two folders importing each other through different files, and names an import of each edge", () => {
     const root = tempDir();
@@ -44,6 +44,21 @@ describe("the folder cycle check", () => {
       "results/temp-files.ts": 'export const isRunning = () => import("../temp-dir.js");\n',
     });
     expect(folderCycles(folderGraph(root))).toEqual([["results", "temp-dir.ts"]]);
+  });
+
+  it("fails on a folder importing one above it in the layers, though no cycle is closed", () => {
+    const root = tempDir();
+    write(root, {
+      "tasks/billing.ts": 'import type { Origin } from "../run/origins.js";\nexport type Bill = Origin;\n',
+      "run/origins.ts": "export type Origin = string;\n",
+    });
+    expect(folderCycles(folderGraph(root))).toEqual([]);
+    expect(layerViolations(folderGraph(root))).toEqual([
+      "tasks imports run, which is not below it (see LAYERS in scripts/folder-cycles.mjs): tasks/billing.ts imports ../run/origins.js",
+    ]);
+    const result = check(root);
+    expect(result.status).toBe(1);
+    expect(result.stderr).toContain("tasks imports run, which is not below it");
   });
 
   it("passes a layered tree, and src/ as it is", () => {
