@@ -22,7 +22,7 @@ import { RESUBMIT_NOTE, runDeps, runPrinter } from "./shared/submission.js";
 import { assertKeyLength } from "../../tasks/idempotency.js";
 import { submitRun, failRun, finishRun } from "../../run/submit-run.js";
 import { runJson, takesStdout } from "./shared/submission.js";
-import { outputsFromFlags } from "./shared/outputs-from-flags.js";
+import { outputsFromFlags } from "./shared/run-outputs-view.js";
 import { changeCounts } from "../../notify/summary.js";
 
 export interface SubmitOptions extends PreparationFlags, SubmitFlags, AfterUploadFlags {
