@@ -5,7 +5,7 @@ import { commandLine } from "../command-line.js";
 import type { Context } from "../context.js";
 import { readIds } from "../read-ids.js";
 import { withTempDir } from "../../temp-dir.js";
-import { afterUpload, checkOutputFlags, type AfterUploadFlags } from "./shared/after-upload.js";
+import { afterUpload, checkOutputFlags, outputsRequest, type AfterUploadFlags } from "./shared/after-upload.js";
 import { checkOutputs } from "./shared/destination.js";
 import type { SubmitFlags } from "./shared/submission.js";
 import { pollInterval } from "./shared/waiting.js";
@@ -27,6 +27,7 @@ export interface RetryFailedOptions extends SubmitFlags, AfterUploadFlags {}
 export async function retryFailedAction(ctx: Context, ids: string[], options: RetryFailedOptions): Promise<void> {
   const taskIds = await readIds(ctx, ids);
   await checkOutputFlags(ctx, options);
+  const outputs = outputsRequest(ctx, options, { ledger: options.ledger !== false });
   const pollIntervalMs = await pollInterval(ctx, options.interval);
   const outcomes = await withTempDir(async (dir) => {
     const done: RunOutcome[] = [];
@@ -37,7 +38,7 @@ export async function retryFailedAction(ctx: Context, ids: string[], options: Re
     return done;
   });
   const created = outcomes.flatMap((outcome) => outcome.results.map((result) => result.task.id));
-  if (created.length > 0) await afterUpload(ctx, created, options);
+  if (created.length > 0) await afterUpload(ctx, created, outputs, { interval: options.interval });
   const store = await ctx.store();
   for (const outcome of outcomes) await finishRun(store, outcome, ctx.now);
 }

@@ -4,8 +4,8 @@ import { commandLine } from "../command-line.js";
 import type { Context } from "../context.js";
 import { absolutePath } from "../paths.js";
 import { withTempDir } from "../../temp-dir.js";
-import { checkOutputFlags, tasksGoOn, type AfterUploadFlags } from "./shared/after-upload.js";
-import { checkOutputs } from "./shared/destination.js";
+import { checkOutputFlags, outputsRequest, tasksGoOn, type AfterUploadFlags } from "./shared/after-upload.js";
+import { checkOutputs, isStdout } from "./shared/destination.js";
 import type { PreparationFlags } from "./shared/preparation.js";
 import type { SubmitFlags } from "./shared/submission.js";
 import { pollInterval } from "./shared/waiting.js";
@@ -22,12 +22,14 @@ import { RESUBMIT_NOTE, runDeps, runPrinter } from "./shared/submission.js";
 import { assertKeyLength } from "../../tasks/idempotency.js";
 import { submitRun, failRun, finishRun } from "../../run/submit-run.js";
 import { runJson, takesStdout } from "./shared/submission.js";
-import { outputsFromFlags } from "./shared/run-outputs-view.js";
+import { runOutputsView } from "./shared/run-outputs-view.js";
+import type { OutputsRequest } from "../../outputs/outputs-request.js";
+import { dataOut } from "../io.js";
 import { changeCounts } from "../../notify/summary.js";
 
 export interface SubmitOptions extends PreparationFlags, SubmitFlags, AfterUploadFlags {
   type: string;
-  /** --changes-appeared-left, --changes-summary, --exit-on-change: see OutputsFlags. */
+  /** --changes-appeared-left, --changes-summary, --exit-on-change: see OutputsRequest and ChangesView. */
   changesAppearedLeft?: boolean;
   changesSummary?: boolean;
   exitOnChange?: boolean;
@@ -55,16 +57,30 @@ export async function submitAction(ctx: Context, file: string, options: SubmitOp
   // A refused --interval must stop the run before anything is reserved, not after the upload.
   const pollIntervalMs = await pollInterval(ctx, options.interval);
   const sourcePath = file === "-" ? undefined : absolutePath(ctx, file);
+  const outputs: OutputsRequest = {
+    ...outputsRequest(ctx, options, { ledger: ledgerOn, joinSource: sourcePath }),
+    ...(options.changes === undefined
+      ? {}
+      : {
+          changes: {
+            path: options.changes,
+            format: options.changes.toLowerCase().endsWith(".xlsx") ? "xlsx" : "csv",
+            destination: isStdout(options.changes)
+              ? { stream: dataOut(ctx.io) }
+              : { path: absolutePath(ctx, options.changes), force: Boolean(options.force) },
+            listRows: Boolean(options.changesAppearedLeft),
+          },
+        }),
+    countChanges: Boolean(options.changesSummary || options.exitOnChange) || ctx.outcome.awaited,
+    ...(ledger.retentionSeconds === undefined ? {} : { retentionSeconds: ledger.retentionSeconds }),
+  };
   const store = await ctx.store();
   const subject = { product, country: anyRegion ? "auto" : country };
   const timeoutMs = ctx.deadline.remainingMs();
   await withTempDir(async (dir) => {
-    const output = await outputsFromFlags(ctx, {
-      ...options,
-      ledger: ledgerOn,
-      retentionSeconds: ledger.retentionSeconds,
-      sourcePath,
-      product,
+    const output = await runOutputsView(ctx, outputs, product, {
+      summary: Boolean(options.changesSummary),
+      exitOnChange: Boolean(options.exitOnChange),
     });
     const { options: prepare, done } = await preparationOptions(ctx, file, options, country);
     const printer = runPrinter(ctx, options, subject, pollIntervalMs, async (result) => {

@@ -12,7 +12,8 @@ import { withStagedOutput } from "./staged-output.js";
 import { reportFromResults, type OutputOfRun } from "./report-output.js";
 import { joinFormat, resultFormat } from "./output-format.js";
 import { checkReportFlags } from "./report-flags.js";
-import { waitAndReport } from "./waiting.js";
+import { waitAndReport, type WaitFlags } from "./waiting.js";
+import type { OutputsRequest } from "../../../outputs/outputs-request.js";
 
 /** What to do once tasks are created: submit's and retry-failed's --wait, -o, --join. */
 export interface AfterUploadFlags {
@@ -57,15 +58,43 @@ export async function checkOutputFlags(ctx: Context, flags: AfterUploadFlags & {
   );
 }
 
-/** Without --wait: say what to run next. With --wait: wait for the tasks, then write what -o and --report ask for. */
-export async function afterUpload(ctx: Context, ids: readonly string[], flags: AfterUploadFlags): Promise<void> {
-  if (!flags.wait) {
+/**
+ * The outputs the flags ask for, as one request (see OutputsRequest): -o with its format
+ * (joined to the list at `joinSource` with --join), --report, --force. Formats are decided
+ * here, before any request. The action adds what only it knows (--changes and the like).
+ */
+export function outputsRequest(
+  ctx: Context,
+  flags: AfterUploadFlags,
+  { ledger, joinSource }: { ledger: boolean; joinSource?: string | undefined },
+): OutputsRequest {
+  const output = flags.output;
+  return {
+    wait: Boolean(flags.wait),
+    ledger,
+    ...(output === undefined
+      ? {}
+      : {
+          output:
+            flags.join && joinSource !== undefined
+              ? { path: output, format: joinFormat(ctx, flags), join: { sourcePath: joinSource, safeCsv: Boolean(flags.safeCsv) } }
+              : { path: output, format: resultFormat(ctx, flags) },
+        }),
+    ...(flags.report === undefined ? {} : { report: flags.report }),
+    countChanges: false,
+    force: Boolean(flags.force),
+  };
+}
+
+/** Without --wait: say what to run next. With --wait: wait for the tasks (checked as `wait` says), then write what the request asks for. */
+export async function afterUpload(ctx: Context, ids: readonly string[], request: OutputsRequest, wait: WaitFlags): Promise<void> {
+  if (!request.wait) {
     ctx.printer.note(`Next: bulkcheck wait ${ids.join(" ")}   then: bulkcheck download ${ids.join(" ")} -o results.csv`);
     return;
   }
-  const tasks = await waitAndReport(ctx, ids, flags);
+  const tasks = await waitAndReport(ctx, ids, wait);
   ctx.outcome.charge(tasks, await ctx.prices());
-  await writeOutput(ctx, ids, flags);
+  await writeOutput(ctx, ids, request);
 }
 
 const TASKS_GO_ON =
@@ -82,48 +111,41 @@ export function tasksGoOn(error: unknown): unknown {
 }
 
 /**
- * -o (plain, or --join with the list at `sourcePath`) and --report of finished tasks;
- * a run's own output reads the results it fetched already, and its report describes it.
+ * The request's -o (merged, or joined to its list) and --report of finished tasks; a run's
+ * own output reads the results it fetched already, and its report describes it.
  */
-export async function writeOutput(
-  ctx: Context,
-  ids: readonly string[],
-  flags: AfterUploadFlags,
-  run: OutputOfRun & { sourcePath?: string | undefined } = {},
-): Promise<void> {
-  const { report } = flags;
-  const { sourcePath, ...ofRun } = run;
+export async function writeOutput(ctx: Context, ids: readonly string[], request: OutputsRequest, run: OutputOfRun = {}): Promise<void> {
+  const { report, output, force } = request;
   try {
-    if (flags.output === undefined) {
-      if (report !== undefined) await reportFromResults(ctx, ids, report, flags.force, ofRun);
+    if (output === undefined) {
+      if (report !== undefined) await reportFromResults(ctx, ids, report, force, run);
       else ctx.printer.note(ids.length > 0 ? `Done. Download with: bulkcheck download ${ids.join(" ")} -o results.csv` : "Done.");
-    } else if (flags.join && sourcePath) {
-      await checkOutputs(ctx, { "-o": flags.output }, { force: flags.force, reading: [sourcePath] });
-      const toStdout = isStdout(flags.output);
-      const format = joinFormat(ctx, flags);
+    } else if (output.join) {
+      const { sourcePath, safeCsv } = output.join;
+      await checkOutputs(ctx, { "-o": output.path }, { force, reading: [sourcePath] });
       const prices = await ctx.prices();
-      const deps = await joinDeps(ctx, flags, run.staged);
-      const joined = await withStagedOutput(ctx, flags.output, (path, mode) =>
+      const deps = await joinDeps(ctx, request, run.staged);
+      const joined = await withStagedOutput(ctx, output.path, (path, mode) =>
         writeJoin(
           {
             taskIds: ids,
             sourcePath,
             path,
             ...(mode === undefined ? {} : { mode }),
-            force: toStdout || Boolean(flags.force),
-            acceptChangedSource: Boolean(flags.force),
-            format,
+            force: isStdout(output.path) || force,
+            acceptChangedSource: force,
+            format: output.format,
             prices,
-            safeCsv: false,
+            safeCsv,
           },
           deps,
         ),
       );
-      printJoin(ctx, joined, { output: flags.output, format, prices });
+      printJoin(ctx, joined, { output: output.path, format: output.format, prices });
       // The join does not count rows by result column: the report reads the results once more.
-      if (report !== undefined) await reportFromResults(ctx, ids, report, flags.force, ofRun);
+      if (report !== undefined) await reportFromResults(ctx, ids, report, force, run);
     } else {
-      await downloadToOutput(ctx, ids, { ...flags, format: resultFormat(ctx, flags) }, ofRun);
+      await downloadToOutput(ctx, ids, { output: output.path, format: output.format, force, report, ledger: request.ledger }, run);
     }
   } catch (error) {
     throw tasksGoOn(error);

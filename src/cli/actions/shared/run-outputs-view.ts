@@ -7,43 +7,33 @@ import type { RunRecord } from "../../../store/store.js";
 import type { UploadResult } from "../../../tasks/submit.js";
 import { count } from "../../../format-count.js";
 import type { Context } from "../../context.js";
-import { dataOut } from "../../io.js";
 import { absolutePath } from "../../paths.js";
-import { tasksGoOn, writeOutput, type AfterUploadFlags } from "./after-upload.js";
+import { fetchesResults, wantsChanges, type OutputsRequest } from "../../../outputs/outputs-request.js";
+import { tasksGoOn, writeOutput } from "./after-upload.js";
 import { isStdout } from "./destination.js";
 import { brokeOff, notPublished } from "./download-deps.js";
 
-export interface OutputsFlags extends AfterUploadFlags {
-  /** Whether this run keeps its results in the ledger (and reuses from it). */
-  ledger: boolean;
-  /** --changes FILE|-. */
-  changes?: string;
-  /** --changes-appeared-left: the changes file also has the numbers that appeared in the list or left it. */
-  changesAppearedLeft?: boolean;
-  /** --changes-summary: the changes' summary line even under --quiet. */
-  changesSummary?: boolean;
-  /** --exit-on-change: exit 11 when the run succeeds and something changed. */
-  exitOnChange?: boolean;
-  /** The profile's ledger-retention, in seconds: results older are pruned once the output is written. */
-  retentionSeconds?: number | undefined;
-  /** The list's absolute path (absent for stdin): the join's source. */
-  sourcePath?: string | undefined;
-  product: ServiceType;
+/** How the terminal shows a run's changes: the summary line even under --quiet, and exit 11 when anything changed. */
+export interface ChangesView {
+  /** --changes-summary. */
+  summary: boolean;
+  /** --exit-on-change. */
+  exitOnChange: boolean;
 }
 
 /**
- * A run's output as its flags ask for it (see RunOutputs for what happens to the results):
- * whether results are fetched as tasks finish, then -o (plain or --join), --changes and
- * --report written once every task has, and what the run's record keeps of them.
+ * A run's outputs as the request asks for them (see RunOutputs for what happens to the
+ * results), told on the terminal: whether results are fetched as tasks finish, then -o
+ * (merged or joined), --changes and --report written once every task has, and what the
+ * run's record keeps of them.
  */
-export async function outputsFromFlags(ctx: Context, flags: OutputsFlags) {
-  const wantsResults = flags.output !== undefined || flags.report !== undefined || flags.changes !== undefined;
+export async function runOutputsView(ctx: Context, request: OutputsRequest, product: ServiceType, view: ChangesView) {
   const output = new RunOutputs({
     store: await ctx.store(),
     scope: await ctx.scope(),
     client: () => ctx.client(),
-    product: flags.product,
-    ledger: flags.ledger,
+    product,
+    ledger: request.ledger,
     stateDir: stateDir(ctx.env),
     now: ctx.now,
     sleep: ctx.sleep,
@@ -61,31 +51,17 @@ export async function outputsFromFlags(ctx: Context, flags: OutputsFlags) {
    * change exit status, or whoever reads the command's outcome when it ends (--on-done, --notify).
    */
   const writeChanges = async (outcome: RunOutcome): Promise<ChangesSummary | undefined> => {
-    const wanted =
-      flags.changes !== undefined || flags.report !== undefined || flags.changesSummary || flags.exitOnChange || ctx.outcome.awaited;
-    if (!flags.ledger || !wanted) return undefined;
-    const summary = await output.changes(
-      outcome,
-      flags.changes === undefined
-        ? undefined
-        : {
-            format: flags.changes.toLowerCase().endsWith(".xlsx") ? "xlsx" : "csv",
-            destination: isStdout(flags.changes)
-              ? { stream: dataOut(ctx.io) }
-              : { path: absolutePath(ctx, flags.changes), force: Boolean(flags.force) },
-            listRows: Boolean(flags.changesAppearedLeft),
-          },
-    );
+    if (!wantsChanges(request)) return undefined;
+    const summary = await output.changes(outcome, request.changes);
     ctx.outcome.changes = summary;
-    if (flags.changes !== undefined || flags.changesSummary)
-      ctx.printer.note(describeChanges(summary, flags.changes), flags.changesSummary);
-    if (flags.exitOnChange && anythingChanged(summary)) ctx.outcome.changed = true;
+    if (request.changes !== undefined || view.summary) ctx.printer.note(describeChanges(summary, request.changes?.path), view.summary);
+    if (view.exitOnChange && anythingChanged(summary)) ctx.outcome.changed = true;
     return summary;
   };
 
   return {
     /** With --wait, results are fetched as tasks finish: for the output, or for the ledger alone. */
-    fetchesResults: Boolean(flags.wait) && (flags.ledger || wantsResults),
+    fetchesResults: fetchesResults(request),
     stage: (result: UploadResult, run: RunRecord) =>
       output.stage(result, run).catch((error: unknown) => {
         throw tasksGoOn(error);
@@ -98,7 +74,7 @@ export async function outputsFromFlags(ctx: Context, flags: OutputsFlags) {
           `${count(outcome.plan.waiting)} numbers that need a result wait for a later run (fewer than a task's minimum, and --pad never).`,
         );
       }
-      if (!flags.wait) {
+      if (!request.wait) {
         const followed = [...ids, ...outcome.inFlight.map((task) => task.taskId)];
         ctx.printer.note(
           followed.length > 0
@@ -111,19 +87,20 @@ export async function outputsFromFlags(ctx: Context, flags: OutputsFlags) {
       const changes = await writeChanges(outcome).catch((error: unknown) => {
         throw tasksGoOn(error);
       });
-      await writeOutput(ctx, ids, flags, { sourcePath: flags.sourcePath, staged, changes, record: outcome.run });
+      await writeOutput(ctx, ids, request, { staged, changes, record: outcome.run });
     },
     /** What the run's record keeps of its output (`runs show`). */
     describe() {
+      const { output, changes, report } = request;
       return {
-        ...(flags.output === undefined ? {} : { path: isStdout(flags.output) ? "-" : absolutePath(ctx, flags.output) }),
-        ...(flags.join ? { join: true } : {}),
-        ...(flags.changes === undefined ? {} : { changes: isStdout(flags.changes) ? "-" : absolutePath(ctx, flags.changes) }),
-        ...(flags.report === undefined ? {} : { report: isStdout(flags.report) ? "-" : absolutePath(ctx, flags.report) }),
+        ...(output === undefined ? {} : { path: isStdout(output.path) ? "-" : absolutePath(ctx, output.path) }),
+        ...(output?.join ? { join: true } : {}),
+        ...(changes === undefined ? {} : { changes: isStdout(changes.path) ? "-" : absolutePath(ctx, changes.path) }),
+        ...(report === undefined ? {} : { report: isStdout(report) ? "-" : absolutePath(ctx, report) }),
       };
     },
     /** Once the run has finished: staging removed, old results pruned, abandoned runs' results collected. */
-    cleanUp: () => output.finish(flags.retentionSeconds),
+    cleanUp: () => output.finish(request.retentionSeconds),
   };
 }
 
