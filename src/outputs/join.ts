@@ -14,7 +14,7 @@ import { checkJoinSource } from "./join-source.js";
 import { assertReadableTwice } from "../prepare/input-source.js";
 import type { Scope, Store } from "../store/store.js";
 import { withTempDir } from "../temp-dir.js";
-import { runResults } from "./whole-runs.js";
+import { runResults, type WholeRunEvent } from "./whole-runs.js";
 
 export type JoinDeps = DownloadDeps;
 
@@ -28,9 +28,7 @@ export interface JoinRequest extends Omit<JoinTarget, "checkedAt" | "reused" | "
 }
 
 /** What a join tells as it goes. */
-export type JoinEvent =
-  /** Tasks were added to the ones given because they are parts of the same run. */
-  { type: "whole-run"; given: readonly string[]; added: readonly string[] };
+export type JoinEvent = WholeRunEvent;
 
 export interface JoinRequestDeps extends JoinDeps {
   store: Store;

@@ -5,6 +5,13 @@ import type { RunPlan } from "../run/plan.js";
 import { rebuildRun } from "../run/rebuild.js";
 import { reusedSources } from "../run/reused-results.js";
 
+/** Tasks were added to the ones given (to a join or a report) because they are parts of the same run. */
+export interface WholeRunEvent {
+  type: "whole-run";
+  given: readonly string[];
+  added: readonly string[];
+}
+
 /** A join's tasks completed to whole runs: the ids given, the run's other tasks, and its results from the ledger. */
 export interface RunResults {
   /** Every task id to join, the given ones first. */

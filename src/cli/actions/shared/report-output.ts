@@ -1,9 +1,8 @@
 import type { ChangesSummary } from "../../../ledger/changes.js";
 import { reportHtml, writeReportFile, type ReadResults, type ReportContext } from "../../../report/write-report.js";
-import { recordedList, runResults } from "../../../outputs/whole-runs.js";
+import { reportResults } from "../../../outputs/report-results.js";
 import type { RunRecord } from "../../../store/store.js";
-import { downloadResults, type StagedResults } from "../../../tasks/download.js";
-import { withTempDir } from "../../../temp-dir.js";
+import type { StagedResults } from "../../../tasks/download.js";
 import type { Context } from "../../context.js";
 import { dataOut } from "../../io.js";
 import { absolutePath } from "../../paths.js";
@@ -48,11 +47,9 @@ export async function writeReport(
 }
 
 /**
- * Reads the tasks' results only to count them (nothing is written), and writes the
- * report: `bulkcheck report`, and --report without -o (or with --join, whose rows are
- * not counted by result column). A run's own report reads its staged results; tasks
- * given by id are completed to their whole runs, the results the runs took from the
- * ledger included (see runResults), so the report describes what the runs' output holds.
+ * Writes the report of these tasks (see reportResults for what it reads: a run's own
+ * staged results, or the tasks completed to their whole runs), saying when parts of the
+ * same run were added.
  */
 export async function reportFromResults(
   ctx: Context,
@@ -61,23 +58,20 @@ export async function reportFromResults(
   force?: boolean,
   run: OutputOfRun = {},
 ): Promise<WrittenReport> {
-  const deps = await downloadDeps(ctx);
-  const read = async (ids: readonly string[], more: { staged?: StagedResults; reused?: StagedResults["reused"] }) => {
-    const outcome = await downloadResults({ ...deps, ...more }, ids, { force: false, format: "csv", colour: false });
-    return { summary: outcome.summary, tasks: outcome.tasks };
-  };
-  const context = { changes: run.changes, run: run.record };
-  if (run.staged) return writeReport(ctx, path, await read(taskIds, { staged: run.staged }), force, context);
-  const [store, scope] = await Promise.all([ctx.store(), ctx.scope()]);
-  return withTempDir(async (dir) => {
-    const whole = await runResults({ store, scope, dir, signal: ctx.signal }, taskIds, recordedList);
-    if (whole.added.length > 0) {
+  const [deps, store, scope] = await Promise.all([downloadDeps(ctx), ctx.store(), ctx.scope()]);
+  const { read, unreadLists } = await reportResults(taskIds, {
+    ...deps,
+    store,
+    scope,
+    ...(run.staged ? { staged: run.staged } : {}),
+    onEvent: ({ given, added }) =>
       ctx.printer.note(
-        `Reporting the whole run: ${whole.added.join(", ")} ${whole.added.length === 1 ? "is a part" : "are parts"} of the same run as ${taskIds.join(", ")}.`,
-      );
-    }
-    const unreadLists = whole.unfound.map(({ run: unread }) => unread.source.path ?? "standard input");
-    const results = await read(whole.ids, whole.reused.length > 0 ? { reused: whole.reused } : {});
-    return writeReport(ctx, path, results, force, { ...context, ...(unreadLists.length > 0 ? { unreadLists } : {}) });
+        `Reporting the whole run: ${added.join(", ")} ${added.length === 1 ? "is a part" : "are parts"} of the same run as ${given.join(", ")}.`,
+      ),
+  });
+  return writeReport(ctx, path, read, force, {
+    changes: run.changes,
+    run: run.record,
+    ...(unreadLists.length > 0 ? { unreadLists } : {}),
   });
 }
