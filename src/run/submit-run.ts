@@ -156,7 +156,7 @@ async function attemptRun(
   const { store, scope } = deps;
   const identity = runIdentity(scope, options.command);
   const finishedBefore = await finishedRuns(store, scope, identity);
-  let open = await store.openRun(scope, identity);
+  let open = await store.runs.open(scope, identity);
   // A dry run changes nothing, a run's lease included.
   const claim = async (run: RunRecord) => (options.dryRun ? undefined : RunLease.claim(store, run, deps.lease, deps.now));
   let lease = open && (await claim(open));
@@ -169,7 +169,7 @@ async function attemptRun(
     if (!open) {
       open = await legacyRun(store, scope, options, prepared);
       lease = open && (await claim(open));
-      if (open && !options.dryRun) await store.updateRun(open.id, { identity });
+      if (open && !options.dryRun) await store.runs.update(open.id, { identity });
     }
     if (open) {
       active = options.dryRun ? undefined : open;
@@ -177,7 +177,7 @@ async function attemptRun(
       if (continued === "dry run") return undefined;
       if (continued) {
         // The same numbers, perhaps from a file touched since: the run now stands for the file as read.
-        await store.updateRun(open.id, { source });
+        await store.runs.update(open.id, { source });
         return { ...continued, prepared, lease: lease! };
       }
       await lease?.release();
@@ -201,7 +201,7 @@ async function attemptRun(
               rule: {
                 maxAgeMs: options.maxAgeMs,
                 freshSince: new Date(freshSince(options.maxAgeMs, deps.now(), startedAt)).toISOString(),
-                asOfTaskRef: await store.maxTaskRef(),
+                asOfTaskRef: await store.tasks.maxRef(),
                 ...(options.countUnanswered ? { inFlight: "now" as const } : {}),
                 pad: options.pad,
                 retryNoResult: options.retryNoResult,
@@ -220,7 +220,7 @@ async function attemptRun(
     if (overtaken) {
       // Another process ran this command from start to end while this one prepared and planned: its
       // results are in the ledger now, and this plan (made without them) would pay for them again.
-      await store.updateRun(created.run.id, {
+      await store.runs.update(created.run.id, {
         state: "abandoned",
         finishedAt: new Date(deps.now()).toISOString(),
         note: `run ${overtaken} of the same command finished while this one was being planned; planned again`,
@@ -235,10 +235,10 @@ async function attemptRun(
   } catch (error) {
     // A failed task has no result, ever: its run can never write its output, so it ends here and the next run checks the list again.
     if (active && error instanceof TaskFailedError) {
-      await store.updateRun(active.id, { state: "failed", finishedAt: new Date(deps.now()).toISOString(), note: error.message });
-    } else if (active && endsUnpaidRun(error) && !(await store.tasksOfRun(active.id)).some((task) => task.taskId)) {
+      await store.runs.update(active.id, { state: "failed", finishedAt: new Date(deps.now()).toISOString(), note: error.message });
+    } else if (active && endsUnpaidRun(error) && !(await store.tasks.ofRun(active.id)).some((task) => task.taskId)) {
       // Refused before any task existed (the list, the key, the balance): nothing to carry on, and the next run plans afresh.
-      await store.updateRun(active.id, {
+      await store.runs.update(active.id, {
         state: "abandoned",
         finishedAt: new Date(deps.now()).toISOString(),
         note: (error as Error).message,
@@ -277,7 +277,7 @@ async function prepare(
  */
 async function legacyRun(store: Store, scope: Scope, options: SubmitRunOptions, prepared: PrepareResult): Promise<RunRecord | undefined> {
   const countryMode = options.prepare.anyRegion ? "auto" : options.country;
-  const legacy = await store.openRun(scope, legacyIdentity(scope, options.command.sourcePath, options.product, countryMode));
+  const legacy = await store.runs.open(scope, legacyIdentity(scope, options.command.sourcePath, options.product, countryMode));
   return legacy && sameSettings(legacy.settings, prepared.settings) ? legacy : undefined;
 }
 
@@ -303,7 +303,7 @@ async function continueRun(
   startedAt: number,
 ): Promise<Omit<RunOutcome, "prepared" | "lease"> | "dry run" | undefined> {
   const { store } = deps;
-  const tasks = await store.tasksOfRun(run.id);
+  const tasks = await store.tasks.ofRun(run.id);
   const journalled = (run.plan as RunPlan | undefined) ?? legacyPlan(tasks, deps.priceMicros, run.country === "auto");
   const again = await planRun({
     lists: prepared.chunks,
@@ -320,7 +320,7 @@ async function continueRun(
         : undefined;
   if (reason) {
     if (!options.dryRun) {
-      await store.updateRun(run.id, { state: "abandoned", finishedAt: new Date(deps.now()).toISOString(), note: reason });
+      await store.runs.update(run.id, { state: "abandoned", finishedAt: new Date(deps.now()).toISOString(), note: reason });
     }
     deps.onEvent({ type: "abandoned", run, reason });
     return undefined;
@@ -443,7 +443,7 @@ async function createRun(
 ): Promise<{ run: RunRecord; lease: RunLease }> {
   const { store, scope } = deps;
   const startedAt = new Date(deps.now()).toISOString();
-  const run = await store.createRun(
+  const run = await store.runs.create(
     {
       id: newRunId(deps.now()),
       scope,
@@ -463,7 +463,7 @@ async function createRun(
   );
   if (run === "exists") {
     // Another process opened this command's run a moment ago, and holds it.
-    const other = await store.openRun(scope, identity);
+    const other = await store.runs.open(scope, identity);
     throw new RunBusyError(other?.id ?? "?", other?.lease ?? deps.lease);
   }
   return { run, lease: RunLease.created(store, run.id, deps.lease, deps.now) };
@@ -496,10 +496,10 @@ async function addParts(
     else if (found) await withNumbers(found);
     if (found) continue;
     const key = options.userKey ? userPartKey(options.userKey, part.index, plan.parts.length) : partKey(run.id, part.index, part.sha256);
-    const taken = await store.taskWithKey(run.scope, key);
+    const taken = await store.tasks.withKey(run.scope, key);
     if (taken) throw keyUsedBefore(key, taken);
     await withNumbers(
-      await store.addTask({
+      await store.tasks.add({
         scope: run.scope,
         runId: run.id,
         part: part.index,
@@ -519,13 +519,13 @@ async function addParts(
 
 /** Whether the store has a task's numbers (read no further than the first batch). */
 async function hasNumbers(store: Store, ref: number): Promise<boolean> {
-  for await (const numbers of store.taskNumbers(ref)) return numbers.length > 0;
+  for await (const numbers of store.tasks.numbers(ref)) return numbers.length > 0;
   return false;
 }
 
 /** Writes the numbers of a part's file as its task's, a batch at a time. */
 async function addNumbers(store: Store, ref: number, path: string): Promise<void> {
-  for await (const identifiers of identifierBatches(path)) await store.addTaskNumbers(ref, identifiers);
+  for await (const identifiers of identifierBatches(path)) await store.tasks.addNumbers(ref, identifiers);
 }
 
 /**
@@ -675,14 +675,14 @@ export async function finishRun(
   now: () => number,
   output?: unknown,
 ): Promise<void> {
-  await store.updateRun(outcome.run.id, { state: "finished", finishedAt: new Date(now()).toISOString(), ...(output ? { output } : {}) });
+  await store.runs.update(outcome.run.id, { state: "finished", finishedAt: new Date(now()).toISOString(), ...(output ? { output } : {}) });
   await outcome.lease.release();
 }
 
 /** Ends a run that cannot finish (its output could not be written), with the reason: the next run of the command starts afresh. */
 export async function failRun(store: Store, outcome: Pick<RunOutcome, "run" | "lease">, now: () => number, error: unknown): Promise<void> {
   const reason = error instanceof Error ? error.message : String(error);
-  await store.updateRun(outcome.run.id, { state: "failed", finishedAt: new Date(now()).toISOString(), note: reason });
+  await store.runs.update(outcome.run.id, { state: "failed", finishedAt: new Date(now()).toISOString(), note: reason });
   await outcome.lease.release();
 }
 
@@ -691,7 +691,7 @@ const RECENT_RUNS = 50;
 
 /** The ids of the latest finished runs of a command. */
 async function finishedRuns(store: Store, scope: Scope, identity: string): Promise<Set<string>> {
-  const runs = await store.runs({ scope, limit: RECENT_RUNS });
+  const runs = await store.runs.list({ scope, limit: RECENT_RUNS });
   return new Set(runs.filter((run) => run.identity === identity && run.state === "finished").map((run) => run.id));
 }
 

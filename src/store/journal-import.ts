@@ -3,7 +3,7 @@ import { existsSync } from "node:fs";
 import { rename } from "node:fs/promises";
 import { join } from "node:path";
 import { legacyJournalEntries, type StagedEntry, type SubmitEntry, type TaskEntry } from "./legacy-journal.js";
-import type { Lease, RunRecord, Scope, Store } from "./store.js";
+import type { Lease, NewRun, RunRecord, Scope, Store } from "./store.js";
 
 /** The journal of bulkcheck 0.1: one JSON line per submit, task and staged result. */
 export const LEGACY_JOURNAL = "journal.jsonl";
@@ -54,16 +54,16 @@ export async function importLegacyJournal(store: Store, stateDir: string, nowMs:
   let tasks = 0;
   for (const group of groups.values()) {
     const open = newest.get(group.identity) === group && stillInProgress(group, nowMs);
-    if (!(await store.run(group.id))) {
-      const created = await store.createRun(runOf(group, open), lease);
+    if (!(await store.runs.get(group.id))) {
+      const created = await store.runs.create(runOf(group, open), lease);
       // An open run of this command already exists (imported before, or started since): this one is history.
-      if (created === "exists") await store.createRun(runOf(group, false), lease);
-      await store.releaseRun(group.id, lease);
+      if (created === "exists") await store.runs.create(runOf(group, false), lease);
+      await store.runs.release(group.id, lease);
       runs++;
     }
     for (const part of group.parts) {
-      if (await store.taskWithKey(group.scope, part.submit.idempotency_key)) continue;
-      await store.addTask({
+      if (await store.tasks.withKey(group.scope, part.submit.idempotency_key)) continue;
+      await store.tasks.add({
         scope: group.scope,
         runId: group.id,
         part: part.submit.chunk.index,
@@ -185,7 +185,7 @@ function stillInProgress(group: Group, nowMs: number): boolean {
   return !staged || existsSync(group.stagingDir);
 }
 
-function runOf(group: Group, open: boolean): Parameters<Store["createRun"]>[0] {
+function runOf(group: Group, open: boolean): NewRun {
   const { submit } = group.parts[0]!;
   const countryMode = submit.preparation?.anyRegion ? "auto" : (submit.preparation?.country ?? submit.country);
   const run: Omit<RunRecord, "lease" | "finishedAt"> = {

@@ -3,7 +3,8 @@ import { dirname } from "node:path";
 import Database from "libsql";
 import { FileSystemError } from "../file-system-errors.js";
 import { damageOf, StoreDamagedError, StoreTooNewError } from "./health.js";
-import { SQLITE_MIGRATIONS } from "./sqlite-schema.js";
+import { latestVersion, pendingMigrations } from "./migrations/migration.js";
+import { SQLITE_MIGRATIONS } from "./migrations/sqlite.js";
 
 /** A value SQLite binds or returns. */
 export type SqlValue = string | number | null | Buffer;
@@ -30,6 +31,8 @@ const BUSY_TIMEOUT_MS = 30_000;
 export class SqliteDb {
   readonly #db: Database.Database;
   readonly #statements = new Map<string, Database.Statement>();
+  /** Savepoints named so far: each gets a name of its own. */
+  #savepoints = 0;
 
   private constructor(
     readonly path: string,
@@ -112,10 +115,32 @@ export class SqliteDb {
   /**
    * Runs `work` in one transaction that takes the write lock at once (IMMEDIATE), so two
    * processes reading then writing the same rows cannot both decide on what they read.
+   * Inside a transaction already, `work` is a savepoint of it: undone alone when it throws.
    */
   transaction<T>(work: () => T): T {
+    if (this.#db.inTransaction) return this.#savepoint(work);
     whileLocked(() => this.exec("BEGIN IMMEDIATE"));
     return this.#committed(work);
+  }
+
+  /**
+   * transaction() for asynchronous work (a unit of work of the store's parts, see
+   * Store.transaction). The connection is this process's only one: whatever else the
+   * process writes through it before `work` settles is part of the transaction too.
+   */
+  async unitOfWork<T>(work: () => Promise<T>): Promise<T> {
+    const nested = this.#db.inTransaction;
+    const name = `unit_${++this.#savepoints}`;
+    if (nested) this.exec(`SAVEPOINT ${name}`);
+    else whileLocked(() => this.exec("BEGIN IMMEDIATE"));
+    try {
+      const value = await work();
+      this.exec(nested ? `RELEASE ${name}` : "COMMIT");
+      return value;
+    } catch (error) {
+      if (this.#db.inTransaction) this.#db.exec(nested ? `ROLLBACK TO ${name}; RELEASE ${name}` : "ROLLBACK");
+      throw error;
+    }
   }
 
   /**
@@ -123,6 +148,7 @@ export class SqliteDb {
    * takes no lock on the database file (deferred): other processes go on writing meanwhile.
    */
   temporaryTransaction<T>(work: () => T): T {
+    if (this.#db.inTransaction) return this.#savepoint(work);
     this.exec("BEGIN");
     return this.#committed(work);
   }
@@ -135,6 +161,20 @@ export class SqliteDb {
       return value;
     } catch (error) {
       if (this.#db.inTransaction) this.#db.exec("ROLLBACK");
+      throw error;
+    }
+  }
+
+  /** Runs `work` as a savepoint of the transaction under way. */
+  #savepoint<T>(work: () => T): T {
+    const name = `part_${++this.#savepoints}`;
+    this.exec(`SAVEPOINT ${name}`);
+    try {
+      const value = work();
+      this.exec(`RELEASE ${name}`);
+      return value;
+    } catch (error) {
+      if (this.#db.inTransaction) this.#db.exec(`ROLLBACK TO ${name}; RELEASE ${name}`);
       throw error;
     }
   }
@@ -209,22 +249,23 @@ export class SqliteDb {
    */
   private migrate(): void {
     // Most opens find nothing to do: seen without a lock, so a store another process is writing opens at once.
-    if (this.schemaVersion === SQLITE_MIGRATIONS.length) return;
+    const latest = latestVersion(SQLITE_MIGRATIONS);
+    if (this.schemaVersion === latest) return;
     for (;;) {
       const applied = this.transaction(() => {
         const version = Number(this.row("PRAGMA user_version")![0]);
-        if (version > SQLITE_MIGRATIONS.length) throw new StoreTooNewError(this.path, version, SQLITE_MIGRATIONS.length);
-        const next = SQLITE_MIGRATIONS[version];
+        if (version > latest) throw new StoreTooNewError(this.path, version, latest);
+        const [next] = pendingMigrations(SQLITE_MIGRATIONS, version);
         if (next === undefined) return false;
-        this.exec(next);
-        this.exec(`PRAGMA user_version = ${version + 1}`);
+        this.exec(next.statements);
+        this.exec(`PRAGMA user_version = ${next.version}`);
         return true;
       });
       if (!applied) return;
     }
   }
 
-  /** The schema version: how many migrations have run. */
+  /** The schema version: the last migration run. */
   get schemaVersion(): number {
     return Number(this.row("PRAGMA user_version")![0]);
   }
