@@ -11,7 +11,7 @@ import type { ServiceType } from "../spec/products.js";
 import type { Task } from "../spec/task.js";
 import type { Lease, RunRecord, RunSource, Scope, Store, TaskRecord } from "../store/store.js";
 import { readSourceFile } from "../tasks/source-check.js";
-import { legacyIdentity } from "../store/journal-import.js";
+import { legacyRunOf } from "../store/journal-import.js";
 import { count } from "../format-count.js";
 import { formatUsd } from "../tasks/cost.js";
 import { runSchedule, type ScheduleEvent } from "../tasks/schedule.js";
@@ -70,7 +70,6 @@ export type RunEvent =
   | { type: "plan"; plan: RunPlan; continued: boolean }
   | { type: "task"; result: UploadResult; runId: string }
   | { type: "schedule"; event: ScheduleEvent }
-  | { type: "imported"; runs: number; tasks: number }
   /** Another process holds this command's run: this one waits until it lets go (announced once). */
   | { type: "busy"; runId: string; holder: Lease };
 
@@ -167,7 +166,12 @@ async function attemptRun(
     // What preparation found is said before the plan (and any question about money).
     await deps.onPrepared?.(prepared);
     if (!open) {
-      open = await legacyRun(store, scope, options, prepared);
+      open = await legacyRunOf(store.runs, scope, {
+        sourcePath: options.command.sourcePath,
+        product: options.product,
+        countryMode: options.prepare.anyRegion ? "auto" : options.country,
+        settings: prepared.settings,
+      });
       lease = open && (await claim(open));
       if (open && !options.dryRun) await store.runs.update(open.id, { identity });
     }
@@ -268,26 +272,6 @@ async function prepare(
       signal: deps.signal,
     }),
   );
-}
-
-/**
- * A run of 0.1 imported from its journal (see importLegacyJournal) that read the same
- * source the same way: this command's unfinished run. 0.1 kept no flags, so it is found
- * by what they resolved to.
- */
-async function legacyRun(store: Store, scope: Scope, options: SubmitRunOptions, prepared: PrepareResult): Promise<RunRecord | undefined> {
-  const countryMode = options.prepare.anyRegion ? "auto" : options.country;
-  const legacy = await store.runs.open(scope, legacyIdentity(scope, options.command.sourcePath, options.product, countryMode));
-  return legacy && sameSettings(legacy.settings, prepared.settings) ? legacy : undefined;
-}
-
-/** Settings as far as they decide which numbers are kept (a run of 0.1 recorded no country grouping's sizes the same way). */
-function sameSettings(a: unknown, b: unknown): boolean {
-  const comparable = (settings: unknown) => {
-    const { countryGroups: _groups, digitsAs, ...rest } = (settings ?? {}) as Record<string, unknown>;
-    return JSON.stringify({ ...rest, digitsAs: digitsAs ?? "international" });
-  };
-  return comparable(a) === comparable(b);
 }
 
 /**

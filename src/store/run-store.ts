@@ -28,8 +28,10 @@ export class SqlRunStore implements RunStore {
 
   async create(run: NewRun, lease: Lease): Promise<RunRecord | "exists"> {
     const leased = { ...lease, heartbeatAt: run.startedAt };
+    const values = runValues(run, await this.session.scopeId(run.scope), leased);
     try {
-      await this.session.run(INSERT_RUN, runValues(run, await this.session.scopeId(run.scope), leased));
+      // A transaction of its own (a savepoint inside a caller's): a refused row leaves the caller's transaction usable.
+      await this.session.transaction((session) => session.run(INSERT_RUN, values));
     } catch (error) {
       // Another process created an open run of the same command (or a run with this id) first.
       if (this.session.dialect.isUniqueViolation(error)) return "exists";
