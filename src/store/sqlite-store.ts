@@ -48,8 +48,14 @@ class SqliteSession implements SqlSession {
     return new Promise((resolve) => resolve(this.db.run(sql, bound(params)).changes));
   }
 
-  transaction<T>(work: (session: SqlSession) => Promise<T>): Promise<T> {
-    return this.db.unitOfWork(() => work(this));
+  async transaction<T>(work: (session: SqlSession) => Promise<T>): Promise<T> {
+    try {
+      return await this.db.unitOfWork(() => work(this));
+    } catch (error) {
+      // A scope added in it is gone with it (PostgreSQL adds scopes outside any transaction).
+      this.scopes.clear();
+      throw error;
+    }
   }
 
   scopeId(scope: Scope): Promise<number> {
@@ -237,13 +243,14 @@ export class SqliteStore implements Store {
   readonly tasks: SqliteTasks;
   readonly ledger: SqliteLedger;
   readonly #db: SqliteDb;
+  readonly #session: SqliteSession;
 
   private constructor(db: SqliteDb) {
     this.#db = db;
-    const session = new SqliteSession(db, new ScopeIds());
-    this.runs = new SqlRunStore(session);
-    this.tasks = new SqliteTasks(db, session);
-    this.ledger = new SqliteLedger(db, session);
+    this.#session = new SqliteSession(db, new ScopeIds());
+    this.runs = new SqlRunStore(this.#session);
+    this.tasks = new SqliteTasks(db, this.#session);
+    this.ledger = new SqliteLedger(db, this.#session);
   }
 
   static open(path: string): SqliteStore {
@@ -265,7 +272,7 @@ export class SqliteStore implements Store {
 
   /** One connection: the parts write through it whether in a transaction or not. */
   transaction<T>(work: (parts: StoreParts) => Promise<T>): Promise<T> {
-    return this.#db.unitOfWork(() => work(this));
+    return this.#session.transaction(() => work(this));
   }
 
   close(): Promise<void> {
