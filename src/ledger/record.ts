@@ -76,7 +76,8 @@ export function recorderFor(store: Store, scope: Scope, now: () => number): (tas
     if (task.status !== "success") return undefined;
     const known = await store.tasks.byId(scope, task.id);
     const row =
-      known ?? (await store.tasks.add({ scope, taskId: task.id, product: task.product, ...(task.country ? { country: task.country } : {}) }));
+      known ??
+      (await store.tasks.add({ scope, taskId: task.id, product: task.product, ...(task.country ? { country: task.country } : {}) }));
     await store.tasks.update(row.ref, {
       status: task.status,
       total: task.total,

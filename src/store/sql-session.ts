@@ -27,17 +27,17 @@ export interface SqlSession {
 /** What the two SQL dialects write differently, for statements otherwise written once. */
 export interface Dialect {
   /** A column of JSON, selected as its text. */
-  jsonText(column: string): string;
+  jsonText(this: void, column: string): string;
   /** A flag column, selected as 0 or 1. */
-  flag(column: string): string;
+  flag(this: void, column: string): string;
   /** A set of numbers bound as one parameter (see numbers), as a table whose column is `value`. */
   readonly numberTable: string;
   /** `column` is among the numbers bound as one parameter (see numbers). */
-  inNumbers(column: string): string;
+  inNumbers(this: void, column: string): string;
   /** Numbers as the one parameter of numberTable and inNumbers. */
-  numbers(values: readonly number[]): SqlParam;
+  numbers(this: void, values: readonly number[]): SqlParam;
   /** A moment as a parameter: the stores' callers write "the beginning of time" as "". */
-  instant(iso: string): SqlParam;
+  instant(this: void, iso: string): SqlParam;
   /** LIMIT's parameter for no limit. */
   readonly noLimit: SqlParam;
   /** What locks the row a SELECT reads until the transaction ends (SQLite's transaction holds the write lock already). */
@@ -45,7 +45,7 @@ export interface Dialect {
   /** The column that orders runs started at the same moment as they were added. */
   readonly runsAdded: string;
   /** Whether `error` is a unique constraint refusing a row. */
-  isUniqueViolation(error: unknown): boolean;
+  isUniqueViolation(this: void, error: unknown): boolean;
 }
 
 /** The store's scope ids, looked up (and added) once per scope and connection pool. */
