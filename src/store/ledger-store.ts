@@ -1,14 +1,26 @@
 import { identifierNumber, RESULT_VALUE_COLUMNS } from "./result-values.js";
 import { ledgerRowOf, statsGroupOf, taskContextOf, type TaskContext } from "./store-rows.js";
 import type { SqlParam, SqlSession } from "./sql-session.js";
-import type { Erasure, ErasureOptions, FreshResult, Ledger, LedgerFilter, LedgerRow, LedgerStats, ResultRow, Scope } from "./store.js";
+import type {
+  ColumnValue,
+  Erasure,
+  ErasureOptions,
+  FreshResult,
+  Ledger,
+  LedgerFilter,
+  LedgerRow,
+  LedgerStats,
+  ResultRow,
+  Scope,
+} from "./store.js";
 
 /** Numbers or references bound per statement, as one parameter (see Dialect.numbers). */
 const BATCH = 5000;
 
 /**
- * The result ledger: what both engines do alike is written here once (lookups, erasure,
- * statistics, export); each engine records and reads a task's rows its own way.
+ * The result ledger: what both engines do alike is written here once (a task's rows and
+ * their earlier results, lookups, erasure, statistics, export); each engine records a
+ * result, pages through a task's rows and lists fresh results its own way.
  */
 export abstract class SqlLedger implements Ledger {
   /** A ledger row's task, as taskContextOf reads it. */
@@ -24,9 +36,10 @@ export abstract class SqlLedger implements Ledger {
 
   abstract add(taskRef: number, columns: readonly string[], rows: readonly ResultRow[]): Promise<void>;
   abstract markRecorded(taskRef: number, columns: readonly string[], at: string): Promise<void>;
-  abstract fresh(scope: Scope, product: string, since: string, maxTaskRef?: number): AsyncIterable<readonly FreshResult[]>;
-  abstract ofTask(taskRef: number, identifiers?: ReadonlySet<number>): AsyncIterable<readonly LedgerRow[]>;
-  abstract previous(taskRef: number): AsyncIterable<ReadonlyArray<{ current: LedgerRow; previous: LedgerRow }>>;
+  /** The numbers of a task's result rows, in batches. */
+  protected abstract resultNumbers(taskRef: number): AsyncIterable<readonly number[]>;
+  /** A task's result rows (resultColumns) in batches, in the order of their numbers. */
+  protected abstract resultPages(taskRef: number): AsyncIterable<ColumnValue[][]>;
   /**
    * Clears erased rows out of the store's files now (SQLite: the write-ahead log's checkpoint;
    * PostgreSQL: VACUUM). Returns why their bytes may stay for now, in the database's own words.
@@ -34,6 +47,53 @@ export abstract class SqlLedger implements Ledger {
   protected abstract clearErased(): Promise<string | undefined>;
   /** Bytes on disk (or in the database) the store takes. */
   protected abstract bytes(): Promise<number>;
+
+  async *fresh(scope: Scope, product: string, since: string, maxTaskRef?: number): AsyncIterable<readonly FreshResult[]> {
+    const tasks = await this.session.rows(
+      `SELECT ref FROM tasks WHERE scope_id = ? AND product = ? AND checked_at >= ? AND recorded_at IS NOT NULL AND ref <= ?
+       ORDER BY checked_at DESC, ref DESC`,
+      [await this.session.scopeId(scope), product, this.session.dialect.instant(since), maxTaskRef ?? Number.MAX_SAFE_INTEGER],
+    );
+    for (const [ref] of tasks) {
+      const taskRef = Number(ref);
+      for await (const numbers of this.resultNumbers(taskRef)) yield numbers.map((identifier) => ({ identifier, taskRef }));
+    }
+  }
+
+  async *ofTask(taskRef: number, identifiers?: ReadonlySet<number>): AsyncIterable<readonly LedgerRow[]> {
+    const task = await this.taskContextOf(taskRef);
+    if (!task) return;
+    for await (const rows of this.resultPages(taskRef)) {
+      const kept = identifiers ? rows.filter((row) => identifiers.has(Number(row[0]))) : rows;
+      if (kept.length > 0) yield kept.map((row) => ledgerRowOf(row, 0, task));
+    }
+  }
+
+  async *previous(taskRef: number): AsyncIterable<ReadonlyArray<{ current: LedgerRow; previous: LedgerRow }>> {
+    const task = await this.taskContextOf(taskRef);
+    if (!task) return;
+    for await (const current of this.resultPages(taskRef)) {
+      // The same numbers' results before this task's, of the same product and scope, each number's latest first.
+      const earlier = await this.session.rows(
+        `SELECT ${this.resultColumns}, ${this.taskContext}
+         FROM results r JOIN tasks t ON t.ref = r.task_ref JOIN scopes s ON s.id = t.scope_id JOIN tasks cur ON cur.ref = ?
+         WHERE ${this.session.dialect.inNumbers("r.identifier")} AND t.scope_id = cur.scope_id AND t.product = cur.product
+           AND (t.checked_at, t.ref) < (cur.checked_at, cur.ref) AND t.recorded_at IS NOT NULL
+         ORDER BY r.identifier, t.checked_at DESC, t.ref DESC`,
+        [taskRef, this.session.dialect.numbers(current.map((row) => Number(row[0])))],
+      );
+      const latest = new Map<number, LedgerRow>();
+      for (const row of earlier) {
+        const identifier = Number(row[0]);
+        if (!latest.has(identifier)) latest.set(identifier, ledgerRowOf(row, 0, taskContextOf(row, RESULT_VALUE_COLUMNS.length + 2)));
+      }
+      const pairs = current.flatMap((row) => {
+        const previous = latest.get(Number(row[0]));
+        return previous ? [{ current: ledgerRowOf(row, 0, task), previous }] : [];
+      });
+      if (pairs.length > 0) yield pairs;
+    }
+  }
 
   async lookup(identifiers: readonly string[], filter: LedgerFilter = {}): Promise<LedgerRow[]> {
     const numbers = identifiers.map(identifierNumber).filter((n) => n !== undefined);

@@ -6,8 +6,7 @@ import type { StoreCheck } from "./health.js";
 import { identifierNumber, RESULT_VALUE_COLUMNS, splitValues } from "./result-values.js";
 import { SqlRunStore } from "./run-store.js";
 import { ScopeIds, type Dialect, type SqlParam, type SqlSession } from "./sql-session.js";
-import { ledgerRowOf, taskContextOf } from "./store-rows.js";
-import type { ColumnValue, FreshResult, LedgerRow, ResultRow, Scope, Store, StoreParts } from "./store.js";
+import type { ColumnValue, ResultRow, Scope, Store, StoreParts } from "./store.js";
 import { SqlTaskStore } from "./task-store.js";
 
 /**
@@ -180,73 +179,23 @@ class PostgresLedger extends SqlLedger {
     await this.session.run("UPDATE tasks SET recorded_at = ?, columns = ? WHERE ref = ?", [at, JSON.stringify(columns), taskRef]);
   }
 
-  async *fresh(scope: Scope, product: string, since: string, maxTaskRef?: number): AsyncIterable<readonly FreshResult[]> {
-    const tasks = await this.session.rows(
-      `SELECT ref FROM tasks WHERE scope_id = ? AND product = ? AND checked_at >= ? AND recorded_at IS NOT NULL AND ref <= ?
-       ORDER BY checked_at DESC, ref DESC`,
-      [await this.session.scopeId(scope), product, POSTGRES.instant(since), maxTaskRef ?? Number.MAX_SAFE_INTEGER],
+  /**
+   * Each number range's numbers as one text value (at most NUMBER_RANGE of them): the cursor
+   * returns some hundred values per million numbers instead of a row per number, which halved
+   * the time to read them here.
+   */
+  protected async *resultNumbers(taskRef: number): AsyncIterable<readonly number[]> {
+    const ranges = this.db.cursor(
+      `SELECT string_agg(identifier::text, ',' ORDER BY identifier) FROM bulkcheck.results WHERE task_ref = $1
+       GROUP BY identifier / ${NUMBER_RANGE} ORDER BY identifier / ${NUMBER_RANGE}`,
+      [taskRef],
+      RANGES_PER_FETCH,
     );
-    for (const [ref] of tasks) {
-      const taskRef = Number(ref);
-      // Each number range's numbers as one text value (at most NUMBER_RANGE of them): the
-      // cursor returns some hundred values per million numbers instead of a row per number,
-      // which halved the time to read them here.
-      const ranges = this.db.cursor(
-        `SELECT string_agg(identifier::text, ',' ORDER BY identifier) FROM bulkcheck.results WHERE task_ref = $1
-         GROUP BY identifier / ${NUMBER_RANGE} ORDER BY identifier / ${NUMBER_RANGE}`,
-        [taskRef],
-        RANGES_PER_FETCH,
-      );
-      for await (const rows of ranges) {
-        for (const [numbers] of rows)
-          yield String(numbers)
-            .split(",")
-            .map((identifier) => ({ identifier: Number(identifier), taskRef }));
-      }
-    }
+    for await (const rows of ranges) for (const [numbers] of rows) yield String(numbers).split(",").map(Number);
   }
 
-  async *ofTask(taskRef: number, identifiers?: ReadonlySet<number>): AsyncIterable<readonly LedgerRow[]> {
-    const task = await this.taskContextOf(taskRef);
-    if (!task) return;
-    for await (const rows of this.resultPages(taskRef)) {
-      const kept = identifiers ? rows.filter((row) => identifiers.has(Number(row[0]))) : rows;
-      if (kept.length > 0) yield kept.map((row) => ledgerRowOf(row, 0, task));
-    }
-  }
-
-  async *previous(taskRef: number): AsyncIterable<ReadonlyArray<{ current: LedgerRow; previous: LedgerRow }>> {
-    const task = await this.taskContextOf(taskRef);
-    if (!task) return;
-    for await (const current of this.resultPages(taskRef)) {
-      // Each number's latest result before this task's, of the same product and scope.
-      const earlier = await this.db.rows(
-        `SELECT DISTINCT ON (r.identifier) ${this.resultColumns}, ${this.taskContext}
-         FROM bulkcheck.results r JOIN bulkcheck.tasks t ON t.ref = r.task_ref JOIN bulkcheck.scopes s ON s.id = t.scope_id AND t.ref = r.task_ref, bulkcheck.tasks cur
-         WHERE cur.ref = $2 AND r.identifier = ANY($1::bigint[]) AND t.scope_id = cur.scope_id AND t.product = cur.product
-           AND (t.checked_at, t.ref) < (cur.checked_at, cur.ref)
-           AND t.recorded_at IS NOT NULL
-         ORDER BY r.identifier, t.checked_at DESC, t.ref DESC`,
-        [numberArray(current.map((row) => Number(row[0]))), taskRef],
-      );
-      const previous = new Map(earlier.map((row) => [Number(row[0]), row]));
-      const pairs = current.flatMap((row) => {
-        const before = previous.get(Number(row[0]));
-        return before
-          ? [
-              {
-                current: ledgerRowOf(row, 0, task),
-                previous: ledgerRowOf(before, 0, taskContextOf(before, RESULT_VALUE_COLUMNS.length + 2)),
-              },
-            ]
-          : [];
-      });
-      if (pairs.length > 0) yield pairs;
-    }
-  }
-
-  /** A task's result rows  in batches, in the order of their numbers. */
-  resultPages(taskRef: number): AsyncIterable<ColumnValue[][]> {
+  /** Through a cursor: the query is planned once, however many batches it reads (see PostgresDb.cursor). */
+  protected resultPages(taskRef: number): AsyncIterable<ColumnValue[][]> {
     return this.db.cursor(
       `SELECT ${this.resultColumns} FROM bulkcheck.results r WHERE r.task_ref = $1 ORDER BY r.identifier`,
       [taskRef],

@@ -4,14 +4,11 @@ import { identifierNumber, RESULT_VALUE_COLUMNS, splitValues } from "./result-va
 import { SqlRunStore } from "./run-store.js";
 import { ScopeIds, type Dialect, type SqlParam, type SqlSession } from "./sql-session.js";
 import { SqliteDb, type SqlValue } from "./sqlite-db.js";
-import { ledgerRowOf, taskContextOf } from "./store-rows.js";
-import type { ColumnValue, FreshResult, LedgerRow, ResultRow, Scope, Store, StoreParts } from "./store.js";
+import type { ColumnValue, ResultRow, Scope, Store, StoreParts } from "./store.js";
 import { SqlTaskStore } from "./task-store.js";
 
 /** Rows read per query when streaming. */
 const BATCH_ROWS = 5000;
-
-const VALUE_COLUMNS = RESULT_VALUE_COLUMNS.map((column) => `r.${column}`).join(", ");
 
 /** What SQLite writes its own way. */
 const SQLITE: Dialect = {
@@ -155,71 +152,30 @@ class SqliteLedger extends SqlLedger {
       CREATE TEMP TABLE IF NOT EXISTS ordered_results (${RESULT_COLUMNS_DECLARED})`);
   }
 
-  async *fresh(scope: Scope, product: string, since: string, maxTaskRef?: number): AsyncIterable<readonly FreshResult[]> {
-    const tasks = this.db.rows(
-      `SELECT ref FROM tasks WHERE scope_id = ? AND product = ? AND checked_at >= ? AND recorded_at IS NOT NULL AND ref <= ?
-       ORDER BY checked_at DESC, ref DESC`,
-      [await this.session.scopeId(scope), product, since, maxTaskRef ?? Number.MAX_SAFE_INTEGER],
-    );
-    for (const [ref] of tasks) {
-      const taskRef = Number(ref);
-      for (let after = -1; ;) {
-        const rows = this.db.rows("SELECT identifier FROM results WHERE task_ref = ? AND identifier > ? ORDER BY identifier LIMIT ?", [
-          taskRef,
-          after,
-          BATCH_ROWS,
-        ]);
-        if (rows.length === 0) break;
-        after = Number(rows.at(-1)![0]);
-        yield rows.map(([identifier]) => ({ identifier: Number(identifier), taskRef }));
-      }
+  // eslint-disable-next-line @typescript-eslint/require-await -- the store's interfaces are asynchronous (PostgreSQL); SQLite reads in batches synchronously
+  protected async *resultNumbers(taskRef: number): AsyncIterable<readonly number[]> {
+    for (let after = -1; ;) {
+      const rows = this.db.rows("SELECT identifier FROM results WHERE task_ref = ? AND identifier > ? ORDER BY identifier LIMIT ?", [
+        taskRef,
+        after,
+        BATCH_ROWS,
+      ]);
+      if (rows.length === 0) return;
+      after = Number(rows.at(-1)![0]);
+      yield rows.map(([identifier]) => Number(identifier));
     }
   }
 
-  async *ofTask(taskRef: number, identifiers?: ReadonlySet<number>): AsyncIterable<readonly LedgerRow[]> {
-    const task = await this.taskContextOf(taskRef);
-    if (!task) return;
+  // eslint-disable-next-line @typescript-eslint/require-await -- the store's interfaces are asynchronous (PostgreSQL); SQLite reads in batches synchronously
+  protected async *resultPages(taskRef: number): AsyncIterable<ColumnValue[][]> {
     for (let after = -1; ;) {
       const rows = this.db.rows(
-        `SELECT r.identifier, ${VALUE_COLUMNS}, r.extra FROM results r WHERE r.task_ref = ? AND r.identifier > ? ORDER BY r.identifier LIMIT ?`,
+        `SELECT ${this.resultColumns} FROM results r WHERE r.task_ref = ? AND r.identifier > ? ORDER BY r.identifier LIMIT ?`,
         [taskRef, after, BATCH_ROWS],
       );
       if (rows.length === 0) return;
       after = Number(rows.at(-1)![0]);
-      const kept = identifiers ? rows.filter((row) => identifiers.has(Number(row[0]))) : rows;
-      if (kept.length > 0) yield kept.map((row) => ledgerRowOf(row, 0, task));
-    }
-  }
-
-  async *previous(taskRef: number): AsyncIterable<ReadonlyArray<{ current: LedgerRow; previous: LedgerRow }>> {
-    const task = await this.taskContextOf(taskRef);
-    const position = this.db.row("SELECT scope_id, product, checked_at FROM tasks WHERE ref = ?", [taskRef]);
-    if (!task || !position || position[2] === null) return;
-    const [scopeId, product, checkedAt] = position;
-    for (let after = -1; ;) {
-      const current = this.db.rows(
-        `SELECT r.identifier, ${VALUE_COLUMNS}, r.extra FROM results r WHERE r.task_ref = ? AND r.identifier > ? ORDER BY r.identifier LIMIT ?`,
-        [taskRef, after, BATCH_ROWS],
-      );
-      if (current.length === 0) return;
-      after = Number(current.at(-1)![0]);
-      const earlier = this.db.rows(
-        `SELECT r.identifier, ${VALUE_COLUMNS}, r.extra, ${this.taskContext} FROM results r JOIN tasks t ON t.ref = r.task_ref JOIN scopes s ON s.id = t.scope_id
-         WHERE r.identifier IN (SELECT value FROM json_each(?)) AND t.scope_id = ? AND t.product = ? AND (t.checked_at, t.ref) < (?, ?)
-           AND t.recorded_at IS NOT NULL
-         ORDER BY r.identifier, t.checked_at DESC, t.ref DESC`,
-        [JSON.stringify(current.map((row) => row[0])), scopeId!, product!, checkedAt!, taskRef],
-      );
-      const latest = new Map<number, LedgerRow>();
-      for (const row of earlier) {
-        const identifier = Number(row[0]);
-        if (!latest.has(identifier)) latest.set(identifier, ledgerRowOf(row, 0, taskContextOf(row, RESULT_VALUE_COLUMNS.length + 2)));
-      }
-      const pairs = current.flatMap((row) => {
-        const previous = latest.get(Number(row[0]));
-        return previous ? [{ current: ledgerRowOf(row, 0, task), previous }] : [];
-      });
-      if (pairs.length > 0) yield pairs;
+      yield rows;
     }
   }
 
