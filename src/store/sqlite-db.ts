@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from "node:async_hooks";
 import { chmodSync, closeSync, mkdirSync, openSync } from "node:fs";
 import { dirname } from "node:path";
 import Database from "libsql";
@@ -33,6 +34,10 @@ export class SqliteDb {
   readonly #statements = new Map<string, Database.Statement>();
   /** Savepoints named so far: each gets a name of its own. */
   #savepoints = 0;
+  /** Set inside a unit of work (see unitOfWork). */
+  readonly #unit = new AsyncLocalStorage<true>();
+  /** Settles when the last unit of work begun has ended. */
+  #units: Promise<void> = Promise.resolve();
 
   private constructor(
     readonly path: string,
@@ -125,20 +130,43 @@ export class SqliteDb {
 
   /**
    * transaction() for asynchronous work (a unit of work of the store's parts, see
-   * Store.transaction). The connection is this process's only one: whatever else the
-   * process writes through it before `work` settles is part of the transaction too.
+   * Store.transaction). Units of work take turns: the connection holds one transaction, so
+   * a unit begun elsewhere in the process waits for the one under way, while a unit begun
+   * inside it (a part's own transaction) is a savepoint of it. Statements the process runs
+   * outside any unit meanwhile are part of the transaction too.
    */
   async unitOfWork<T>(work: () => Promise<T>): Promise<T> {
-    const nested = this.#db.inTransaction;
+    if (this.#unit.getStore()) return this.#asyncSavepoint(work);
+    const before = this.#units;
+    let done!: () => void;
+    this.#units = new Promise<void>((resolve) => (done = resolve));
+    try {
+      await before;
+      return await this.#unit.run(true, async () => {
+        whileLocked(() => this.exec("BEGIN IMMEDIATE"));
+        try {
+          const value = await work();
+          this.exec("COMMIT");
+          return value;
+        } catch (error) {
+          if (this.#db.inTransaction) this.#db.exec("ROLLBACK");
+          throw error;
+        }
+      });
+    } finally {
+      done();
+    }
+  }
+
+  async #asyncSavepoint<T>(work: () => Promise<T>): Promise<T> {
     const name = `unit_${++this.#savepoints}`;
-    if (nested) this.exec(`SAVEPOINT ${name}`);
-    else whileLocked(() => this.exec("BEGIN IMMEDIATE"));
+    this.exec(`SAVEPOINT ${name}`);
     try {
       const value = await work();
-      this.exec(nested ? `RELEASE ${name}` : "COMMIT");
+      this.exec(`RELEASE ${name}`);
       return value;
     } catch (error) {
-      if (this.#db.inTransaction) this.#db.exec(nested ? `ROLLBACK TO ${name}; RELEASE ${name}` : "ROLLBACK");
+      if (this.#db.inTransaction) this.#db.exec(`ROLLBACK TO ${name}; RELEASE ${name}`);
       throw error;
     }
   }

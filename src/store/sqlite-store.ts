@@ -45,14 +45,16 @@ class SqliteSession implements SqlSession {
     return new Promise((resolve) => resolve(this.db.run(sql, bound(params)).changes));
   }
 
-  async transaction<T>(work: (session: SqlSession) => Promise<T>): Promise<T> {
-    try {
-      return await this.db.unitOfWork(() => work(this));
-    } catch (error) {
-      // A scope added in it is gone with it (PostgreSQL adds scopes outside any transaction).
-      this.scopes.clear();
-      throw error;
-    }
+  transaction<T>(work: (session: SqlSession) => Promise<T>): Promise<T> {
+    return this.db.unitOfWork(async () => {
+      try {
+        return await work(this);
+      } catch (error) {
+        // A scope added in it is gone with it, before another unit of work may look one up (PostgreSQL adds scopes outside any transaction).
+        this.scopes.clear();
+        throw error;
+      }
+    });
   }
 
   scopeId(scope: Scope): Promise<number> {

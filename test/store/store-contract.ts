@@ -585,6 +585,21 @@ export function storeContract(fixture: StoreFixture): void {
       expect(await store.runs.create(newRun(), LEASE)).not.toBe("exists");
     });
 
+    it("keeps two units of work begun at once apart: the one that throws undoes only its own writes", async () => {
+      const store = await openStore();
+      const undone = store.transaction(async ({ runs, tasks }) => {
+        await runs.create(newRun({ id: "a", identity: "a" }), LEASE);
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        await tasks.add({ scope: SCOPE, runId: "a", product: "carrier_batch", idempotencyKey: "ka" });
+        throw new Error("undone");
+      });
+      const kept = store.transaction(({ runs }) => runs.create(newRun({ id: "b", identity: "b" }), LEASE));
+      await expect(undone).rejects.toThrow("undone");
+      await kept;
+      expect((await store.runs.list({})).map((run) => run.id)).toEqual(["b"]);
+      expect(await store.tasks.withKey(SCOPE, "ka")).toBeUndefined();
+    });
+
     it("goes on after a run refused inside it (another open run of the command), as adopting does", async () => {
       const store = await openStore();
       await store.runs.create(newRun(), LEASE);
