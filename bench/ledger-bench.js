@@ -98,8 +98,8 @@ async function seedLedger(dir, baseUrl, stored, expired, withoutResult = 0) {
     { from: expired, to: stored, at: new Date(now - 3_600_000).toISOString() },
   ];
   for (const [index, batch] of batches.entries()) {
-    const task = await store.addTask({ scope, taskId: `seed${index}`.padEnd(32, "0"), product: "number_activity_batch", country: "GB" });
-    await store.updateTask(task.ref, { status: "success", checkedAt: batch.at });
+    const task = await store.tasks.add({ scope, taskId: `seed${index}`.padEnd(32, "0"), product: "number_activity_batch", country: "GB" });
+    await store.tasks.update(task.ref, { status: "success", checkedAt: batch.at });
     for (let first = batch.from; first < batch.to; first += 50_000) {
       const rows = [];
       const numbers = [];
@@ -108,10 +108,10 @@ async function seedLedger(dir, baseUrl, stored, expired, withoutResult = 0) {
         if (i < expired || i >= expired + withoutResult)
           rows.push({ identifier: String(447_400_000_000 + i), values: [i % 3 ? "true" : "false"] });
       }
-      await store.addTaskNumbers(task.ref, numbers);
-      await store.addResults(task.ref, ["activated"], rows);
+      await store.tasks.addNumbers(task.ref, numbers);
+      await store.ledger.add(task.ref, ["activated"], rows);
     }
-    await store.markRecorded(task.ref, ["activated"], batch.at);
+    await store.ledger.markRecorded(task.ref, ["activated"], batch.at);
   }
   await store.close();
 }

@@ -60,16 +60,16 @@ function* carrierRows(first, order) {
 async function recordResult(store, taskRef, first, at, order) {
   let rows = 0;
   for (const batch of carrierRows(first, order)) {
-    await store.addResults(taskRef, COLUMNS, batch);
+    await store.ledger.add(taskRef, COLUMNS, batch);
     rows += batch.length;
   }
-  await store.markRecorded(taskRef, COLUMNS, at);
+  await store.ledger.markRecorded(taskRef, COLUMNS, at);
   return rows;
 }
 
 async function finishedTask(store, key, checkedAt) {
-  const task = await store.addTask({ scope: SCOPE, product: PRODUCT, idempotencyKey: key, taskId: key, submittedAt: checkedAt });
-  await store.updateTask(task.ref, { status: "success", checkedAt });
+  const task = await store.tasks.add({ scope: SCOPE, product: PRODUCT, idempotencyKey: key, taskId: key, submittedAt: checkedAt });
+  await store.tasks.update(task.ref, { status: "success", checkedAt });
   return task;
 }
 
@@ -87,10 +87,10 @@ async function measureStore(store) {
   await recordResult(store, second.ref, 447500000000, "2026-11-21T10:01:00.000Z");
   const read = await seconds(async () => {
     let count = 0;
-    for await (const batch of store.freshResults(SCOPE, PRODUCT, "")) count += batch.length;
+    for await (const batch of store.ledger.fresh(SCOPE, PRODUCT, "")) count += batch.length;
     return count;
   });
-  const stats = await store.stats();
+  const stats = await store.ledger.stats();
   const third = await finishedTask(store, "third", "2026-11-22T10:00:00.000Z");
   const shuffled = await seconds(() => recordResult(store, third.ref, 447600000000, "2026-11-22T10:01:00.000Z", shuffledOffsets()));
   return {

@@ -18,7 +18,6 @@ import {
 import { ConfigStore } from "../config/store.js";
 import { AuthError } from "../errors.js";
 import { ApiCode } from "../spec/codes.js";
-import { importLegacyJournal } from "../store/journal-import.js";
 import type { Store } from "../store/store.js";
 import { ownLease } from "../run/lease.js";
 import { createPrinter, type Context, type GlobalOptions, type Runtime } from "./context.js";
@@ -137,16 +136,19 @@ export function buildContext(runtime: Runtime, globals: GlobalOptions, printer: 
 }
 
 /**
- * The store at `location` (see Context.storeLocation); the journal of 0.1 is imported into it
- * on first use. Connecting ends within what --timeout leaves (a server that never answers is
+ * The store at `location` (see Context.storeLocation), with the journal of 0.1 adopted into
+ * it as it opens (see openStoreAdopting). Connecting ends within what --timeout leaves (a server that never answers is
  * exit 7, unavailable, as when connect_timeout runs out), and at once on Ctrl-C or SIGTERM.
  */
 async function openStore(runtime: Runtime, printer: Printer, location: string, deadline: CommandDeadline): Promise<Store> {
   // The embedded store loads libsql (and a team's, pg): only commands that open the store pay.
-  const { openStore: openLocation } = await import("../store/open.js");
-  const dir = stateDir(runtime.env);
-  const store = await openLocation(location, runtime.env, { withinMs: deadline.remainingMs(), signal: runtime.signal });
-  const imported = await importLegacyJournal(store, dir, runtime.now(), ownLease());
+  const { openStoreAdopting } = await import("../store/open.js");
+  const { store, adopted: imported } = await openStoreAdopting(
+    location,
+    runtime.env,
+    { stateDir: stateDir(runtime.env), nowMs: runtime.now(), lease: ownLease() },
+    { withinMs: deadline.remainingMs(), signal: runtime.signal },
+  );
   for (const line of imported?.corruptLines ?? []) printer.warn(`skipping corrupt journal line ${line} of bulkcheck 0.1's journal`);
   if (imported) {
     printer.note(

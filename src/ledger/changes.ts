@@ -45,7 +45,7 @@ export function anythingChanged(summary: ChangesSummary): boolean {
 export async function* changesTable(store: Store, taskRefs: readonly number[], summary?: ChangesTally): AsyncGenerator<readonly string[]> {
   yield CHANGE_COLUMNS;
   for (const ref of taskRefs) {
-    for await (const pairs of store.previousResults(ref)) {
+    for await (const pairs of store.ledger.previous(ref)) {
       for (const { current, previous } of pairs) {
         const rows = changedColumns(current, previous);
         summary?.add(rows);

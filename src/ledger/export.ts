@@ -24,7 +24,7 @@ export async function exportLedger(
 ): Promise<{ rows: number }> {
   let rows = -1;
   const counted = (async function* () {
-    for await (const row of ledgerTable(store.exportResults(filter))) {
+    for await (const row of ledgerTable(store.ledger.export(filter))) {
       rows++;
       yield row;
     }

@@ -17,7 +17,7 @@ export function ledgerRecorder(store: Store, taskRef: number, now: () => number)
     if (pending.length === 0) return;
     const rows = pending;
     pending = [];
-    await store.addResults(taskRef, columns, rows);
+    await store.ledger.add(taskRef, columns, rows);
   };
   return {
     async add(header, rows) {
@@ -28,7 +28,7 @@ export function ledgerRecorder(store: Store, taskRef: number, now: () => number)
     async finish(header) {
       columns = header.slice(1);
       await flush();
-      await store.markRecorded(taskRef, columns, new Date(now()).toISOString());
+      await store.ledger.markRecorded(taskRef, columns, new Date(now()).toISOString());
     },
   };
 }
@@ -74,10 +74,11 @@ export async function recordResult(
 export function recorderFor(store: Store, scope: Scope, now: () => number): (task: Task) => Promise<ResultRecorder | undefined> {
   return async (task) => {
     if (task.status !== "success") return undefined;
-    const known = await store.taskById(scope, task.id);
+    const known = await store.tasks.byId(scope, task.id);
     const row =
-      known ?? (await store.addTask({ scope, taskId: task.id, product: task.product, ...(task.country ? { country: task.country } : {}) }));
-    await store.updateTask(row.ref, {
+      known ??
+      (await store.tasks.add({ scope, taskId: task.id, product: task.product, ...(task.country ? { country: task.country } : {}) }));
+    await store.tasks.update(row.ref, {
       status: task.status,
       total: task.total,
       ...(task.success_cnt === undefined ? {} : { successCnt: task.success_cnt }),

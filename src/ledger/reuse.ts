@@ -56,22 +56,22 @@ export interface AnswerRule {
 export async function latestAnswers(store: Store, scope: Scope, product: string, rule: AnswerRule): Promise<LatestAnswers> {
   const byNumber = new IdentifierSet();
   const recorded = new Set<number>();
-  for await (const batch of store.freshResults(scope, product, "", rule.asOfTaskRef)) {
+  for await (const batch of store.ledger.fresh(scope, product, "", rule.asOfTaskRef)) {
     for (const { identifier, taskRef } of batch) {
       byNumber.firstLineOf(identifier, answerCode(taskRef, true));
       recorded.add(taskRef);
     }
   }
   const tasks = new Map<number, AnsweringTask>();
-  for (const [ref, date] of await store.checkedAtOf([...recorded])) tasks.set(ref, { date, inFlight: false });
+  for (const [ref, date] of await store.tasks.checkedAt([...recorded])) tasks.set(ref, { date, inFlight: false });
   if (rule.inFlight === undefined) return { byNumber, tasks };
   const journalled = rule.inFlight === "now" ? undefined : new Set(rule.inFlight);
-  for (const task of await store.answeringTasks(scope, product, rule.asOfTaskRef)) {
+  for (const task of await store.tasks.answering(scope, product, rule.asOfTaskRef)) {
     const answering = answeringTask(task, journalled);
     if (!answering || (rule.freshSince !== undefined && answering.date < rule.freshSince)) continue;
     tasks.set(task.ref, answering);
     const withResult = answerCode(task.ref, true);
-    for await (const numbers of store.taskNumbers(task.ref)) {
+    for await (const numbers of store.tasks.numbers(task.ref)) {
       for (const identifier of numbers) {
         // A number this task answered with a result is in byNumber with it already (or with a newer answer).
         const had = byNumber.get(identifier);

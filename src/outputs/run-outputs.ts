@@ -84,7 +84,7 @@ export class RunOutputs {
     if (!staging && outcome.results.length > 0) return undefined;
     const { store, now } = this.deps;
     const refOf = new Map(outcome.results.map((result) => [result.task.id, result.upload.ref]));
-    const dates = await store.checkedAtOf([...refOf.values()]);
+    const dates = await store.tasks.checkedAt([...refOf.values()]);
     const fallback = new Date(now()).toISOString();
     return {
       product: this.deps.product,

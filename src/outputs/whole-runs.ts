@@ -43,17 +43,17 @@ export async function runResults(
   const runs = new Map<string, RunRecord>();
   const checkedAt = new Map<string, string>();
   for (const id of ids) {
-    const task = await store.taskById(scope, id);
+    const task = await store.tasks.byId(scope, id);
     if (task?.checkedAt) checkedAt.set(id, task.checkedAt);
     if (task?.runId === undefined || runs.has(task.runId)) continue;
-    const run = await store.run(task.runId);
+    const run = await store.runs.get(task.runId);
     if (run) runs.set(run.id, run);
   }
   const all = [...ids];
   const reused: ResultSource[] = [];
   const unfound: RunResults["unfound"] = [];
   for (const run of runs.values()) {
-    for (const task of await store.tasksOfRun(run.id)) {
+    for (const task of await store.tasks.ofRun(run.id)) {
       if (task.taskId === undefined || all.includes(task.taskId)) continue;
       all.push(task.taskId);
       if (task.checkedAt) checkedAt.set(task.taskId, task.checkedAt);

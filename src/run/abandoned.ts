@@ -36,11 +36,11 @@ export interface CollectDeps {
 export async function collectAbandonedRuns(deps: CollectDeps): Promise<number> {
   const { store } = deps;
   let recorded = 0;
-  const runs = (await store.runs({ scope: deps.scope, limit: RECENT_RUNS })).filter((run) => run.state === "abandoned");
+  const runs = (await store.runs.list({ scope: deps.scope, limit: RECENT_RUNS })).filter((run) => run.state === "abandoned");
   for (const run of runs) {
     const product = canonicalServiceType(run.product);
     if (!product) continue;
-    for (const row of await store.tasksOfRun(run.id)) {
+    for (const row of await store.tasks.ofRun(run.id)) {
       if (!row.taskId || row.recordedAt !== undefined || row.status === "failed") continue;
       const task = await deps.client.checkTask(row.taskId).catch(() => undefined);
       if (!task) continue;

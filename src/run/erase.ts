@@ -36,7 +36,7 @@ export async function forgetNumbers(
   identifiers: readonly string[],
   options: ErasureOptions & { product?: string },
 ): Promise<ErasureReport> {
-  const stores = await eachStore(scope, (store) => store.forget(identifiers, options));
+  const stores = await eachStore(scope, (store) => store.ledger.forget(identifiers, options));
   const numbers = new Set(identifiers.map(identifierNumber).filter((number) => number !== undefined));
   const staged = { files: 0, rows: 0 };
   for (const file of await stagedFiles(scope.stateDir)) {
@@ -49,7 +49,7 @@ export async function forgetNumbers(
     staged.rows += rows;
     if (options.dryRun) continue;
     const rewritten = { file: file.path, bytes: (await stat(file.path)).size, sha256: await fileSha256(file.path) };
-    for (const { store, task } of tasks.all) if (task.staged?.file === file.path) await store.updateTask(task.ref, { staged: rewritten });
+    for (const { store, task } of tasks.all) if (task.staged?.file === file.path) await store.tasks.update(task.ref, { staged: rewritten });
   }
   return { stores, staged };
 }
@@ -61,7 +61,7 @@ export async function forgetNumbers(
  * the service still has it, to write its output.
  */
 export async function pruneResults(scope: ErasureScope, before: string, options: ErasureOptions = {}): Promise<ErasureReport> {
-  const stores = await eachStore(scope, (store) => store.prune(before, options));
+  const stores = await eachStore(scope, (store) => store.ledger.prune(before, options));
   const staged = { files: 0 };
   for (const file of await stagedFiles(scope.stateDir)) {
     const { all } = await tasksOfRun(scope, file);
@@ -88,10 +88,10 @@ async function tasksOfRun(
   let product: string | undefined;
   const all: Array<{ store: Store; task: TaskRecord }> = [];
   for (const store of scope.stores) {
-    const run = await store.run(file.runId);
+    const run = await store.runs.get(file.runId);
     if (run?.id !== file.runId) continue;
     product ??= run.product;
-    for (const task of await store.tasksOfRun(run.id)) all.push({ store, task });
+    for (const task of await store.tasks.ofRun(run.id)) all.push({ store, task });
   }
   return { ...(product === undefined ? {} : { product }), all };
 }

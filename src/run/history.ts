@@ -41,8 +41,8 @@ export type Prices = Readonly<Record<string, number>>;
 
 /** The runs the filter lets through, newest first, each with its tasks' counts and charge. */
 export async function runSummaries(store: Store, filter: RunFilter, prices: Prices): Promise<RunSummary[]> {
-  const runs = await store.runs(filter);
-  return Promise.all(runs.map(async (run) => summaryOf(run, await store.tasksOfRun(run.id), prices)));
+  const runs = await store.runs.list(filter);
+  return Promise.all(runs.map(async (run) => summaryOf(run, await store.tasks.ofRun(run.id), prices)));
 }
 
 /** What some runs add up to. */
@@ -102,9 +102,9 @@ export async function runDetails(
   idOrPrefix: string,
   prices: Prices,
 ): Promise<{ run: RunSummary; tasks: RunTaskSummary[] } | undefined> {
-  const run = await store.run(idOrPrefix);
+  const run = await store.runs.get(idOrPrefix);
   if (!run) return undefined;
-  const tasks = await store.tasksOfRun(run.id);
+  const tasks = await store.tasks.ofRun(run.id);
   return {
     run: summaryOf(run, tasks, prices),
     tasks: tasks.map((task) => ({

@@ -62,8 +62,8 @@ export async function followInFlight(
     throw timedOut(options, { parts: 0, notUploaded: 0, processing });
   }
   for (const task of states) {
-    const row = await store.taskById(scope, task.id);
+    const row = await store.tasks.byId(scope, task.id);
     if (row && row.recordedAt === undefined) await recordTaskResult(deps, row.ref, task);
   }
-  return store.checkedAtOf(tasks.map((task) => task.ref));
+  return store.tasks.checkedAt(tasks.map((task) => task.ref));
 }

@@ -55,7 +55,7 @@ export class RunLease {
   /** Takes the lease of an existing run, unless a live process holds it. */
   static async claim(store: Store, run: RunRecord, lease: Lease, now: () => number): Promise<RunLease> {
     const at = now();
-    const holder = await store.claimRun(
+    const holder = await store.runs.claim(
       run.id,
       lease,
       new Date(at).toISOString(),
@@ -73,7 +73,7 @@ export class RunLease {
 
   #beat(): this {
     this.#timer = setInterval(() => {
-      this.store.heartbeat(this.runId, this.lease, new Date(this.now()).toISOString()).catch(() => undefined);
+      this.store.runs.heartbeat(this.runId, this.lease, new Date(this.now()).toISOString()).catch(() => undefined);
     }, HEARTBEAT_MS);
     this.#timer.unref();
     return this;
@@ -81,6 +81,6 @@ export class RunLease {
 
   async release(): Promise<void> {
     clearInterval(this.#timer);
-    await this.store.releaseRun(this.runId, this.lease);
+    await this.store.runs.release(this.runId, this.lease);
   }
 }

@@ -25,14 +25,14 @@ const RECENT_RUNS = 500;
 export type PreviousCheck = { run: RunRecord; sameList: true } | { run: RunRecord; sameList: false; tasks: TaskRecord[] };
 
 export async function previousCheck(store: Store, run: RunRecord, list: string): Promise<PreviousCheck | undefined> {
-  const runs = await store.runs({ scope: run.scope, state: "finished", limit: RECENT_RUNS });
+  const runs = await store.runs.list({ scope: run.scope, state: "finished", limit: RECENT_RUNS });
   let latest = true;
   for (const earlier of runs) {
     if (earlier.identity !== run.identity || earlier.id === run.id || earlier.startedAt > run.startedAt) continue;
     const plan = earlier.plan as Partial<RunPlan> | undefined;
     if (latest && plan?.list === list) return { run: earlier, sameList: true };
     latest = false;
-    const tasks = (await store.tasksOfRun(earlier.id)).filter((task) => task.taskId !== undefined);
+    const tasks = (await store.tasks.ofRun(earlier.id)).filter((task) => task.taskId !== undefined);
     if (plan?.kept !== undefined && plan.kept > 0 && given(tasks) === plan.kept) return { run: earlier, sameList: false, tasks };
   }
   return undefined;
@@ -59,7 +59,7 @@ export async function* listChangeRows(
   }
   const before = new IdentifierSet();
   for (const task of previous.tasks)
-    for await (const batch of store.taskNumbers(task.ref)) for (const number of batch) before.set(number, 1);
+    for await (const batch of store.tasks.numbers(task.ref)) for (const number of batch) before.set(number, 1);
   if (before.size !== given(previous.tasks)) return;
   const now = new IdentifierSet();
   let appeared = 0;
@@ -76,7 +76,7 @@ export async function* listChangeRows(
   }
   let left = 0;
   for (const task of previous.tasks) {
-    for await (const batch of store.taskNumbers(task.ref)) {
+    for await (const batch of store.tasks.numbers(task.ref)) {
       for (const number of batch) {
         if (now.has(number)) continue;
         left++;

@@ -32,10 +32,10 @@ export async function addParts(
     else if (found) await withNumbers(found);
     if (found) continue;
     const key = options.userKey ? userPartKey(options.userKey, part.index, plan.parts.length) : partKey(run.id, part.index, part.sha256);
-    const taken = await store.taskWithKey(run.scope, key);
+    const taken = await store.tasks.withKey(run.scope, key);
     if (taken) throw keyUsedBefore(key, taken);
     await withNumbers(
-      await store.addTask({
+      await store.tasks.add({
         scope: run.scope,
         runId: run.id,
         part: part.index,
@@ -55,13 +55,13 @@ export async function addParts(
 
 /** Whether the store has a task's numbers (read no further than the first batch). */
 async function hasNumbers(store: Store, ref: number): Promise<boolean> {
-  for await (const numbers of store.taskNumbers(ref)) return numbers.length > 0;
+  for await (const numbers of store.tasks.numbers(ref)) return numbers.length > 0;
   return false;
 }
 
 /** Writes the numbers of a part's file as its task's, a batch at a time. */
 async function addNumbers(store: Store, ref: number, path: string): Promise<void> {
-  for await (const identifiers of identifierBatches(path)) await store.addTaskNumbers(ref, identifiers);
+  for await (const identifiers of identifierBatches(path)) await store.tasks.addNumbers(ref, identifiers);
 }
 
 /** A user's key covers one task; with several parts each gets a numbered suffix. */

@@ -20,7 +20,7 @@ export function reusedSources(store: Store, reused: IdentifierSet, tasks: Readon
 /** A ledger task's rows (those `keep` takes) as a CSV result file: the header, then the rows, as stored. */
 async function* csvOf(store: Store, ref: number, keep: (identifier: number) => boolean): AsyncGenerator<string> {
   let columns: string[] | undefined;
-  for await (const batch of store.taskResults(ref)) {
+  for await (const batch of store.ledger.ofTask(ref)) {
     const rows = batch.filter((row) => keep(Number(row.identifier)));
     if (rows.length === 0) continue;
     const records: string[][] = [];

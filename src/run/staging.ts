@@ -131,13 +131,13 @@ export class Staging {
       await rm(temp, { force: true });
       throw asOutputWriteError(error, path);
     }
-    await this.store.updateTask(upload.ref, { staged: { file: path, ...written } });
+    await this.store.tasks.update(upload.ref, { staged: { file: path, ...written } });
     return "fetched";
   }
 
   /** Whether the ledger holds a task's result already (a run killed after recording it, continued). */
   async recorded(ref: number): Promise<boolean> {
-    return (await this.store.tasksOfRun(this.runId)).some((task) => task.ref === ref && task.recordedAt !== undefined);
+    return (await this.store.tasks.ofRun(this.runId)).some((task) => task.ref === ref && task.recordedAt !== undefined);
   }
 
   /** Where a task's staged result is. */
@@ -172,7 +172,7 @@ export class Staging {
    */
   async #reuse(ref: number, path: string): Promise<boolean> {
     // Read afresh: another process on the same run may have staged it meanwhile.
-    const entry = (await this.store.tasksOfRun(this.runId)).find((task) => task.ref === ref)?.staged;
+    const entry = (await this.store.tasks.ofRun(this.runId)).find((task) => task.ref === ref)?.staged;
     const staged = await intactStagedCopy(this.root, entry);
     if (staged === undefined) return false;
     try {

@@ -58,7 +58,6 @@ export type RunEvent =
   | { type: "plan"; plan: RunPlan; continued: boolean }
   | { type: "task"; result: UploadResult; runId: string }
   | { type: "schedule"; event: ScheduleEvent }
-  | { type: "imported"; runs: number; tasks: number }
   /** Another process holds this command's run: this one waits until it lets go (announced once). */
   | { type: "busy"; runId: string; holder: Lease };
 

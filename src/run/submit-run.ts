@@ -4,7 +4,7 @@ import { BulkcheckError, TaskFailedError } from "../errors.js";
 import { prepareList, type PrepareResult } from "../prepare/index.js";
 import type { RunRecord, RunSource, Scope, Store, TaskRecord } from "../store/store.js";
 import { readSourceFile } from "../tasks/source-check.js";
-import { legacyIdentity } from "../store/journal-import.js";
+import { legacyRunOf } from "../store/journal-import.js";
 import { checkFunds } from "./funds.js";
 import { runIdentity } from "./identity.js";
 import { followInFlight } from "./in-flight.js";
@@ -55,7 +55,7 @@ async function attemptRun(
   const { store, scope } = deps;
   const identity = runIdentity(scope, options.command);
   const finishedBefore = await finishedRuns(store, scope, identity);
-  let open = await store.openRun(scope, identity);
+  let open = await store.runs.open(scope, identity);
   // A dry run changes nothing, a run's lease included.
   const claim = async (run: RunRecord) => (options.dryRun ? undefined : RunLease.claim(store, run, deps.lease, deps.now));
   let lease = open && (await claim(open));
@@ -66,9 +66,14 @@ async function attemptRun(
     // What preparation found is said before the plan (and any question about money).
     await deps.onPrepared?.(prepared);
     if (!open) {
-      open = await legacyRun(store, scope, options, prepared);
+      open = await legacyRunOf(store.runs, scope, {
+        sourcePath: options.command.sourcePath,
+        product: options.product,
+        countryMode: options.prepare.anyRegion ? "auto" : options.country,
+        settings: prepared.settings,
+      });
       lease = open && (await claim(open));
-      if (open && !options.dryRun) await store.updateRun(open.id, { identity });
+      if (open && !options.dryRun) await store.runs.update(open.id, { identity });
     }
     if (open) {
       active = options.dryRun ? undefined : open;
@@ -76,7 +81,7 @@ async function attemptRun(
       if (continued === "dry run") return undefined;
       if (continued) {
         // The same numbers, perhaps from a file touched since: the run now stands for the file as read.
-        await store.updateRun(open.id, { source });
+        await store.runs.update(open.id, { source });
         return { ...continued, prepared, lease: lease! };
       }
       await lease?.release();
@@ -100,7 +105,7 @@ async function attemptRun(
               rule: {
                 maxAgeMs: options.maxAgeMs,
                 freshSince: new Date(freshSince(options.maxAgeMs, deps.now(), startedAt)).toISOString(),
-                asOfTaskRef: await store.maxTaskRef(),
+                asOfTaskRef: await store.tasks.maxRef(),
                 ...(options.countUnanswered ? { inFlight: "now" as const } : {}),
                 pad: options.pad,
                 retryNoResult: options.retryNoResult,
@@ -119,7 +124,7 @@ async function attemptRun(
     if (overtaken) {
       // Another process ran this command from start to end while this one prepared and planned: its
       // results are in the ledger now, and this plan (made without them) would pay for them again.
-      await store.updateRun(created.run.id, {
+      await store.runs.update(created.run.id, {
         state: "abandoned",
         finishedAt: new Date(deps.now()).toISOString(),
         note: `run ${overtaken} of the same command finished while this one was being planned; planned again`,
@@ -134,10 +139,10 @@ async function attemptRun(
   } catch (error) {
     // A failed task has no result, ever: its run can never write its output, so it ends here and the next run checks the list again.
     if (active && error instanceof TaskFailedError) {
-      await store.updateRun(active.id, { state: "failed", finishedAt: new Date(deps.now()).toISOString(), note: error.message });
-    } else if (active && endsUnpaidRun(error) && !(await store.tasksOfRun(active.id)).some((task) => task.taskId)) {
+      await store.runs.update(active.id, { state: "failed", finishedAt: new Date(deps.now()).toISOString(), note: error.message });
+    } else if (active && endsUnpaidRun(error) && !(await store.tasks.ofRun(active.id)).some((task) => task.taskId)) {
       // Refused before any task existed (the list, the key, the balance): nothing to carry on, and the next run plans afresh.
-      await store.updateRun(active.id, {
+      await store.runs.update(active.id, {
         state: "abandoned",
         finishedAt: new Date(deps.now()).toISOString(),
         note: (error as Error).message,
@@ -170,26 +175,6 @@ async function prepare(
 }
 
 /**
- * A run of 0.1 imported from its journal (see importLegacyJournal) that read the same
- * source the same way: this command's unfinished run. 0.1 kept no flags, so it is found
- * by what they resolved to.
- */
-async function legacyRun(store: Store, scope: Scope, options: SubmitRequest, prepared: PrepareResult): Promise<RunRecord | undefined> {
-  const countryMode = options.prepare.anyRegion ? "auto" : options.country;
-  const legacy = await store.openRun(scope, legacyIdentity(scope, options.command.sourcePath, options.product, countryMode));
-  return legacy && sameSettings(legacy.settings, prepared.settings) ? legacy : undefined;
-}
-
-/** Settings as far as they decide which numbers are kept (a run of 0.1 recorded no country grouping's sizes the same way). */
-function sameSettings(a: unknown, b: unknown): boolean {
-  const comparable = (settings: unknown) => {
-    const { countryGroups: _groups, digitsAs, ...rest } = (settings ?? {}) as Record<string, unknown>;
-    return JSON.stringify({ ...rest, digitsAs: digitsAs ?? "international" });
-  };
-  return comparable(a) === comparable(b);
-}
-
-/**
  * Carries on an unfinished run with its journalled plan: the list must still keep the
  * same numbers and split into the same parts, or the run is abandoned (its tasks' results
  * still reach the ledger as they finish) and undefined is returned for a new run.
@@ -202,7 +187,7 @@ async function continueRun(
   startedAt: number,
 ): Promise<Omit<RunOutcome, "prepared" | "lease"> | "dry run" | undefined> {
   const { store } = deps;
-  const tasks = await store.tasksOfRun(run.id);
+  const tasks = await store.tasks.ofRun(run.id);
   const journalled = (run.plan as RunPlan | undefined) ?? legacyPlan(tasks, deps.priceMicros, run.country === "auto");
   const again = await planRun({
     lists: prepared.chunks,
@@ -219,7 +204,7 @@ async function continueRun(
         : undefined;
   if (reason) {
     if (!options.dryRun) {
-      await store.updateRun(run.id, { state: "abandoned", finishedAt: new Date(deps.now()).toISOString(), note: reason });
+      await store.runs.update(run.id, { state: "abandoned", finishedAt: new Date(deps.now()).toISOString(), note: reason });
     }
     deps.onEvent({ type: "abandoned", run, reason });
     return undefined;
@@ -279,7 +264,7 @@ async function createRun(
 ): Promise<{ run: RunRecord; lease: RunLease }> {
   const { store, scope } = deps;
   const startedAt = new Date(deps.now()).toISOString();
-  const run = await store.createRun(
+  const run = await store.runs.create(
     {
       id: newRunId(deps.now()),
       scope,
@@ -299,7 +284,7 @@ async function createRun(
   );
   if (run === "exists") {
     // Another process opened this command's run a moment ago, and holds it.
-    const other = await store.openRun(scope, identity);
+    const other = await store.runs.open(scope, identity);
     throw new RunBusyError(other?.id ?? "?", other?.lease ?? deps.lease);
   }
   return { run, lease: RunLease.created(store, run.id, deps.lease, deps.now) };
@@ -337,14 +322,14 @@ export async function finishRun(
   now: () => number,
   output?: unknown,
 ): Promise<void> {
-  await store.updateRun(outcome.run.id, { state: "finished", finishedAt: new Date(now()).toISOString(), ...(output ? { output } : {}) });
+  await store.runs.update(outcome.run.id, { state: "finished", finishedAt: new Date(now()).toISOString(), ...(output ? { output } : {}) });
   await outcome.lease.release();
 }
 
 /** Ends a run that cannot finish (its output could not be written), with the reason: the next run of the command starts afresh. */
 export async function failRun(store: Store, outcome: Pick<RunOutcome, "run" | "lease">, now: () => number, error: unknown): Promise<void> {
   const reason = error instanceof Error ? error.message : String(error);
-  await store.updateRun(outcome.run.id, { state: "failed", finishedAt: new Date(now()).toISOString(), note: reason });
+  await store.runs.update(outcome.run.id, { state: "failed", finishedAt: new Date(now()).toISOString(), note: reason });
   await outcome.lease.release();
 }
 
@@ -353,7 +338,7 @@ const RECENT_RUNS = 50;
 
 /** The ids of the latest finished runs of a command. */
 async function finishedRuns(store: Store, scope: Scope, identity: string): Promise<Set<string>> {
-  const runs = await store.runs({ scope, limit: RECENT_RUNS });
+  const runs = await store.runs.list({ scope, limit: RECENT_RUNS });
   return new Set(runs.filter((run) => run.identity === identity && run.state === "finished").map((run) => run.id));
 }
 

@@ -46,7 +46,7 @@ export async function uploadPart(context: UploadContext, upload: PlannedUpload):
     assertSamePart(task, upload, context.product, country);
     assertNotOlder(task, upload);
   }
-  await context.store.updateTask(upload.ref, {
+  await context.store.tasks.update(upload.ref, {
     taskId: task.id,
     createdAt: task.created_at,
     status: task.status,
@@ -136,23 +136,23 @@ export interface UploadSlotDeps {
 export async function inUploadSlot<T>(deps: UploadSlotDeps, ref: number, upload: () => Promise<T>): Promise<T> {
   const { store } = deps;
   for (;;) {
-    await store.markUploading(ref, new Date(deps.now()).toISOString());
-    const { uploading } = await store.activity(deps.scope, new Date(deps.now() - UPLOAD_PRESUMED_DEAD_MS).toISOString());
+    await store.tasks.markUploading(ref, new Date(deps.now()).toISOString());
+    const { uploading } = await store.tasks.activity(deps.scope, new Date(deps.now() - UPLOAD_PRESUMED_DEAD_MS).toISOString());
     if (uploading <= deps.maxInFlight) break;
-    await store.markUploading(ref, undefined);
+    await store.tasks.markUploading(ref, undefined);
     await deps.sleep(200 + deps.random() * 800, deps.signal);
   }
   try {
     return await upload();
   } catch (error) {
-    await store.markUploading(ref, undefined);
+    await store.tasks.markUploading(ref, undefined);
     throw error;
   }
 }
 
 /** Keeps a task's latest state in the store; the first check that sees it succeeded dates its results. */
 export async function noteTaskState(store: Store, ref: number, task: Task, now: () => number): Promise<void> {
-  await store.updateTask(ref, {
+  await store.tasks.update(ref, {
     status: task.status,
     total: task.total,
     ...(task.success_cnt === undefined ? {} : { successCnt: task.success_cnt }),

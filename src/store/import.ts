@@ -33,15 +33,15 @@ export interface ImportSummary {
 export async function importStore(source: Store, target: Store): Promise<ImportSummary> {
   const summary: ImportSummary = { runs: 0, abandoned: 0, tasks: 0, results: 0, erased: 0 };
   // Oldest first: of two open runs of one command, the later one is abandoned, as it would have been here.
-  for (const run of (await source.runs({})).reverse()) await importRun(run, target, summary);
+  for (const run of (await source.runs.list({})).reverse()) await importRun(run, target, summary);
   const held: number[] = [];
   for (let after = 0; ;) {
-    const tasks = await source.tasksAfter(after, TASK_PAGE);
+    const tasks = await source.tasks.after(after, TASK_PAGE);
     if (tasks.length === 0) break;
     for (const task of tasks) if (await importTask(task, source, target, summary)) held.push(task.ref);
     after = tasks[tasks.length - 1]!.ref;
   }
-  summary.erased = (await source.forgetTasks(held)).results;
+  summary.erased = (await source.ledger.forgetTasks(held)).results;
   return summary;
 }
 
@@ -51,14 +51,14 @@ export async function importStore(source: Store, target: Store): Promise<ImportS
  * the same command continues the target's run.
  */
 async function importRun(run: RunRecord, target: Store, summary: ImportSummary): Promise<void> {
-  const open = run.state === "open" ? await target.openRun(run.scope, run.identity) : undefined;
+  const open = run.state === "open" ? await target.runs.open(run.scope, run.identity) : undefined;
   if (open === undefined || open.id === run.id) {
-    if (await target.copyRun(run)) summary.runs++;
+    if (await target.runs.copy(run)) summary.runs++;
     return;
   }
   const { lease: _lease, ...unleased } = run;
   const abandoned: RunRecord = { ...unleased, state: "abandoned", note: `Imported while run ${open.id} of the same command was open.` };
-  if (await target.copyRun(abandoned)) {
+  if (await target.runs.copy(abandoned)) {
     summary.runs++;
     summary.abandoned++;
   }
@@ -71,36 +71,36 @@ async function importTask(task: TaskRecord, source: Store, target: Store, summar
   const { ref: _ref, recordedAt, ...fields } = task;
   let targetRef: number;
   if (known === undefined) {
-    targetRef = (await target.addTask(fields satisfies NewTask)).ref;
+    targetRef = (await target.tasks.add(fields satisfies NewTask)).ref;
     summary.tasks++;
   } else {
     targetRef = known.ref;
     const missing = missingFields(known, task);
-    if (Object.keys(missing).length > 0) await target.updateTask(targetRef, missing);
+    if (Object.keys(missing).length > 0) await target.tasks.update(targetRef, missing);
     if (known.recordedAt !== undefined) return recordedAt !== undefined;
   }
   // Its numbers: those in flight, or answered without a result, keep counting as checked there.
-  for await (const numbers of source.taskNumbers(task.ref)) await target.addTaskNumbers(targetRef, numbers);
+  for await (const numbers of source.tasks.numbers(task.ref)) await target.tasks.addNumbers(targetRef, numbers);
   if (recordedAt === undefined) return false;
   let columns: string[] | undefined;
-  for await (const rows of source.taskResults(task.ref)) {
+  for await (const rows of source.ledger.ofTask(task.ref)) {
     columns ??= Object.keys(rows[0]?.values ?? {});
     const ordered = columns;
-    await target.addResults(
+    await target.ledger.add(
       targetRef,
       ordered,
       rows.map((row) => ({ identifier: row.identifier, values: ordered.map((column) => row.values[column] ?? "") })),
     );
     summary.results += rows.length;
   }
-  await target.markRecorded(targetRef, columns ?? [], recordedAt);
+  await target.ledger.markRecorded(targetRef, columns ?? [], recordedAt);
   return true;
 }
 
 /** The target's record of the same task, undefined when it has none, null when nothing identifies the task. */
 async function sameTask(task: TaskRecord, target: Store): Promise<TaskRecord | undefined | null> {
-  if (task.idempotencyKey !== undefined) return target.taskWithKey(task.scope, task.idempotencyKey);
-  if (task.taskId !== undefined) return target.taskById(task.scope, task.taskId);
+  if (task.idempotencyKey !== undefined) return target.tasks.withKey(task.scope, task.idempotencyKey);
+  if (task.taskId !== undefined) return target.tasks.byId(task.scope, task.taskId);
   return null;
 }
 

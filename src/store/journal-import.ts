@@ -3,7 +3,7 @@ import { existsSync } from "node:fs";
 import { rename } from "node:fs/promises";
 import { join } from "node:path";
 import { legacyJournalEntries, type StagedEntry, type SubmitEntry, type TaskEntry } from "./legacy-journal.js";
-import type { Lease, RunRecord, Scope, Store } from "./store.js";
+import type { Lease, NewRun, RunRecord, RunStore, Scope, Store, StoreParts } from "./store.js";
 
 /** The journal of bulkcheck 0.1: one JSON line per submit, task and staged result. */
 export const LEGACY_JOURNAL = "journal.jsonl";
@@ -17,12 +17,37 @@ export const LEGACY_JOURNAL = "journal.jsonl";
  */
 const LEGACY_OPEN_FOR_MS = 24 * 60 * 60 * 1000;
 
-/** The identity an imported submission is found by: 0.1 did not record the flags, only what they resolved to. */
-export function legacyIdentity(scope: Scope, sourcePath: string | undefined, product: string, countryMode: string | undefined): string {
+/** The identity an adopted submission is found by: 0.1 did not record the flags, only what they resolved to. */
+function legacyIdentity(scope: Scope, sourcePath: string | undefined, product: string, countryMode: string | undefined): string {
   return `legacy:${sha256(JSON.stringify([scope.baseUrl, scope.profile, sourcePath ?? "-", product, countryMode ?? ""]))}`;
 }
 
-export interface ImportOutcome {
+/** What a command read, as far as it finds a run of 0.1: 0.1 kept no flags, so it is found by what they resolved to. */
+export interface LegacyReading {
+  sourcePath: string | undefined;
+  product: string;
+  /** The task country, `auto`, or undefined. */
+  countryMode: string | undefined;
+  /** How the list was read (PreparationSettings). */
+  settings: unknown;
+}
+
+/** The open run of 0.1 adopted from its journal that read the same source the same way, if any: the command's unfinished run. */
+export async function legacyRunOf(runs: RunStore, scope: Scope, reading: LegacyReading): Promise<RunRecord | undefined> {
+  const legacy = await runs.open(scope, legacyIdentity(scope, reading.sourcePath, reading.product, reading.countryMode));
+  return legacy && sameSettings(legacy.settings, reading.settings) ? legacy : undefined;
+}
+
+/** Settings as far as they decide which numbers are kept (a run of 0.1 recorded no country grouping's sizes the same way). */
+function sameSettings(a: unknown, b: unknown): boolean {
+  const comparable = (settings: unknown) => {
+    const { countryGroups: _groups, digitsAs, ...rest } = (settings ?? {}) as Record<string, unknown>;
+    return JSON.stringify({ ...rest, digitsAs: digitsAs ?? "international" });
+  };
+  return comparable(a) === comparable(b);
+}
+
+export interface AdoptedJournal {
   runs: number;
   tasks: number;
   /** Where the imported journal was moved to. */
@@ -32,14 +57,15 @@ export interface ImportOutcome {
 }
 
 /**
- * Imports the journal of 0.1 (`journal.jsonl` in the state directory) once: every
+ * Adopts the journal of 0.1 (`journal.jsonl` in the state directory) once, as the store
+ * opens (see openStoreAdopting): every
  * submission becomes a run of kind `legacy` with one task per part (idempotency key,
  * task id, staged result), so a task 0.1 submitted is continued, waited for and
  * downloaded, never submitted again. Runs and tasks are keyed by what the journal held,
  * so an import cut short is simply done again; the journal is then renamed
  * `journal.jsonl.imported`. Undefined when there is no journal to import.
  */
-export async function importLegacyJournal(store: Store, stateDir: string, nowMs: number, lease: Lease): Promise<ImportOutcome | undefined> {
+export async function adoptLegacyJournal(store: Store, stateDir: string, nowMs: number, lease: Lease): Promise<AdoptedJournal | undefined> {
   const path = join(stateDir, LEGACY_JOURNAL);
   if (!existsSync(path)) return undefined;
   const corruptLines: number[] = [];
@@ -54,38 +80,54 @@ export async function importLegacyJournal(store: Store, stateDir: string, nowMs:
   let tasks = 0;
   for (const group of groups.values()) {
     const open = newest.get(group.identity) === group && stillInProgress(group, nowMs);
-    if (!(await store.run(group.id))) {
-      const created = await store.createRun(runOf(group, open), lease);
-      // An open run of this command already exists (imported before, or started since): this one is history.
-      if (created === "exists") await store.createRun(runOf(group, false), lease);
-      await store.releaseRun(group.id, lease);
-      runs++;
-    }
-    for (const part of group.parts) {
-      if (await store.taskWithKey(group.scope, part.submit.idempotency_key)) continue;
-      await store.addTask({
-        scope: group.scope,
-        runId: group.id,
-        part: part.submit.chunk.index,
-        parts: part.submit.chunk.of,
-        idempotencyKey: part.submit.idempotency_key,
-        ...(part.task ? { taskId: part.task.task_id, replayed: part.task.replayed } : {}),
-        product: part.submit.product,
-        ...(part.submit.country ? { country: part.submit.country } : {}),
-        count: part.submit.chunk.count,
-        sha256: part.submit.chunk.sha256,
-        submittedAt: part.submit.at,
-        ...(part.submit.retry_of ? { retryOf: part.submit.retry_of } : {}),
-        ...(part.staged
-          ? { staged: { file: join(group.stagingDir, part.staged.file), bytes: part.staged.bytes, sha256: part.staged.sha256 } }
-          : {}),
-      });
-      tasks++;
-    }
+    // A submission's run and its tasks are adopted together, or not at all.
+    const added = await store.transaction(async (parts) => ({
+      runs: await adoptRun(parts, group, open, lease),
+      tasks: await adoptTasks(parts, group),
+    }));
+    runs += added.runs;
+    tasks += added.tasks;
   }
   const movedTo = `${path}.imported`;
   await rename(path, movedTo);
   return { runs, tasks, movedTo, corruptLines };
+}
+
+/** Adds a submission's run unless it is there already (adopted before): 1 when added. */
+async function adoptRun({ runs }: StoreParts, group: Group, open: boolean, lease: Lease): Promise<number> {
+  if (await runs.get(group.id)) return 0;
+  const created = await runs.create(runOf(group, open), lease);
+  // An open run of this command already exists (adopted before, or started since): this one is history.
+  if (created === "exists") await runs.create(runOf(group, false), lease);
+  await runs.release(group.id, lease);
+  return 1;
+}
+
+/** Adds a submission's parts not there yet, each with its idempotency key, task id and staged result: how many. */
+async function adoptTasks({ tasks }: StoreParts, group: Group): Promise<number> {
+  let added = 0;
+  for (const part of group.parts) {
+    if (await tasks.withKey(group.scope, part.submit.idempotency_key)) continue;
+    await tasks.add({
+      scope: group.scope,
+      runId: group.id,
+      part: part.submit.chunk.index,
+      parts: part.submit.chunk.of,
+      idempotencyKey: part.submit.idempotency_key,
+      ...(part.task ? { taskId: part.task.task_id, replayed: part.task.replayed } : {}),
+      product: part.submit.product,
+      ...(part.submit.country ? { country: part.submit.country } : {}),
+      count: part.submit.chunk.count,
+      sha256: part.submit.chunk.sha256,
+      submittedAt: part.submit.at,
+      ...(part.submit.retry_of ? { retryOf: part.submit.retry_of } : {}),
+      ...(part.staged
+        ? { staged: { file: join(group.stagingDir, part.staged.file), bytes: part.staged.bytes, sha256: part.staged.sha256 } }
+        : {}),
+    });
+    added++;
+  }
+  return added;
 }
 
 interface Part {
@@ -185,7 +227,7 @@ function stillInProgress(group: Group, nowMs: number): boolean {
   return !staged || existsSync(group.stagingDir);
 }
 
-function runOf(group: Group, open: boolean): Parameters<Store["createRun"]>[0] {
+function runOf(group: Group, open: boolean): NewRun {
   const { submit } = group.parts[0]!;
   const countryMode = submit.preparation?.anyRegion ? "auto" : (submit.preparation?.country ?? submit.country);
   const run: Omit<RunRecord, "lease" | "finishedAt"> = {

@@ -3,10 +3,21 @@ import type { ConnectBounds, ConnectionEnv } from "./postgres-connection.js";
 import { sqlitePath } from "./location.js";
 import { checkSqliteFile } from "./sqlite-check.js";
 import { SqliteStore } from "./sqlite-store.js";
-import type { Store } from "./store.js";
+import { adoptLegacyJournal, type AdoptedJournal } from "./journal-import.js";
+import type { Lease, Store } from "./store.js";
 
-/** A store as opened: its schema version (how many migrations it has run) beside the interface. */
+/** A store as opened: its schema version (the last migration it has run) beside the interface. */
 export type OpenedStore = Store & { readonly schemaVersion: number };
+
+/**
+ * Where the journal of bulkcheck 0.1 may be waiting to be adopted (see adoptLegacyJournal):
+ * the state directory, the time, and the lease its open runs are created under.
+ */
+export interface LegacyJournal {
+  stateDir: string;
+  nowMs: number;
+  lease: Lease;
+}
 
 /**
  * Opens the store `location` names and brings its schema up to date: a `postgres://` or
@@ -25,6 +36,25 @@ export async function openStore(location: string, env: ConnectionEnv, bounds?: C
   // pg is loaded only by those who use a shared store.
   const { PostgresStore } = await import("./postgres-store.js");
   return PostgresStore.open(location, env, bounds);
+}
+
+/**
+ * openStore, then the journal of bulkcheck 0.1 in `journal.stateDir` adopted into it once
+ * (a look for one file when there is none): what was adopted, for the caller to tell.
+ */
+export async function openStoreAdopting(
+  location: string,
+  env: ConnectionEnv,
+  journal: LegacyJournal,
+  bounds?: ConnectBounds,
+): Promise<{ store: OpenedStore; adopted: AdoptedJournal | undefined }> {
+  const store = await openStore(location, env, bounds);
+  try {
+    return { store, adopted: await adoptLegacyJournal(store, journal.stateDir, journal.nowMs, journal.lease) };
+  } catch (error) {
+    await store.close();
+    throw error;
+  }
 }
 
 /**

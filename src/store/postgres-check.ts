@@ -1,7 +1,8 @@
 import { schemaProblems, schemaShape, type SchemaShape } from "./health.js";
 import type { ColumnValue } from "./store.js";
 import type { PostgresDb } from "./postgres-db.js";
-import { POSTGRES_MIGRATIONS } from "./postgres-schema.js";
+import { appliedMigrations } from "./migrations/migration.js";
+import { POSTGRES_MIGRATIONS } from "./migrations/postgres.js";
 
 /** The columns of a schema's tables, with their types, in the order a table declares them. */
 const COLUMNS = `SELECT table_name, column_name, data_type FROM information_schema.columns
@@ -17,8 +18,8 @@ const COLUMNS = `SELECT table_name, column_name, data_type FROM information_sche
 export async function postgresSchemaProblems(db: PostgresDb): Promise<string[]> {
   return db.rolledBack(async (client) => {
     const actual = shapeOf(await client.query(COLUMNS, ["bulkcheck"]));
-    for (const migration of POSTGRES_MIGRATIONS.slice(0, db.schemaVersion)) {
-      await client.query(migration.replaceAll(/\bbulkcheck\./g, "pg_temp."));
+    for (const migration of appliedMigrations(POSTGRES_MIGRATIONS, db.schemaVersion)) {
+      await client.query(migration.statements.replaceAll(/\bbulkcheck\./g, "pg_temp."));
     }
     const [[temporary]] = (await client.query("SELECT pg_my_temp_schema()::regnamespace::text")) as [[string]];
     return schemaProblems(shapeOf(await client.query(COLUMNS, [temporary])), actual);

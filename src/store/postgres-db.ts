@@ -13,6 +13,8 @@ export type PgParam = ColumnValue | boolean;
 /** What a transaction's work is given: statements, and COPY … FROM STDIN of data in COPY's text format (see copyText). */
 export interface TransactionClient {
   query: (text: string, values?: readonly PgParam[]) => Promise<ColumnValue[][]>;
+  /** Runs a statement and says how many rows it changed. */
+  run: (text: string, values?: readonly PgParam[]) => Promise<number>;
   copyIn: (copyStatement: string, data: Iterable<string>) => Promise<void>;
 }
 
@@ -203,6 +205,7 @@ export class PostgresDb {
       await client.query("BEGIN");
       const value = await work({
         query: async (text, values = []) => (await client.query<ColumnValue[]>({ text, values: [...values], rowMode: "array" })).rows,
+        run: async (text, values = []) => (await client.query({ text, values: [...values] })).rowCount ?? 0,
         copyIn: (copyStatement, data) => pipeline(Readable.from(data), client.query(copyFrom(copyStatement))),
       });
       await client.query(end);
@@ -248,37 +251,13 @@ function stoppableConnections(signal: AbortSignal | undefined): { socket: () => 
 
 function newPool(config: PoolConfig): Pool {
   const pool = new pg.Pool({ ...config, max: POOL_SIZE, allowExitOnIdle: true, types: TYPES });
+  // Tables are named without their schema (see SqlSession): every connection looks in `bulkcheck`. Set by a
+  // statement, queued before any other on the new connection, rather than as a startup option, which poolers
+  // such as PgBouncer refuse by default.
+  pool.on("connect", (client) => void client.query("SET search_path TO bulkcheck").catch(() => undefined));
   // An idle connection the server dropped (a restart) is replaced at the next query, which reports the failure if it lasts.
   pool.on("error", () => undefined);
   return pool;
-}
-
-/** The SET list of an UPDATE, with its parameters numbered as they are added. */
-export class Assignments {
-  readonly #sets: string[] = [];
-  readonly values: PgParam[] = [];
-
-  /** `column = value`, unless the value is undefined (not part of the patch). */
-  add(column: string, value: PgParam | undefined): void {
-    if (value !== undefined) this.#sets.push(`${column} = ${this.next(value)}`);
-  }
-
-  raw(assignment: string): void {
-    this.#sets.push(assignment);
-  }
-
-  /** The placeholder of one more parameter. */
-  next(value: PgParam): string {
-    return `$${this.values.push(value)}`;
-  }
-
-  get empty(): boolean {
-    return this.#sets.length === 0;
-  }
-
-  get sql(): string {
-    return this.#sets.join(", ");
-  }
 }
 
 /** `{1,2,3}`: numbers as a PostgreSQL array literal, written directly (pg's own conversion of arrays is slow). */
@@ -298,8 +277,3 @@ const COPY_ESCAPED = /[\\\t\n\r]/;
 const COPY_ESCAPED_ALL = /[\\\t\n\r]/g;
 const COPY_ESCAPES: Record<string, string> = { "\\": "\\\\", "\t": "\\t", "\n": "\\n", "\r": "\\r" };
 const escapeCopy = (char: string) => COPY_ESCAPES[char]!;
-
-/** `$1, $2, …, $count`. */
-export function placeholders(count: number): string {
-  return Array.from({ length: count }, (_, index) => `$${index + 1}`).join(", ");
-}

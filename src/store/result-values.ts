@@ -1,5 +1,15 @@
 import type { ColumnValue } from "./store.js";
-import { RESULT_VALUE_COLUMNS } from "./sqlite-schema.js";
+
+/** The result columns the ledger keeps in columns of their own; any other column the service sends goes into `extra` (JSON). */
+export const RESULT_VALUE_COLUMNS = [
+  "activated",
+  "carrier",
+  "underlying_carrier",
+  "number_type",
+  "country_code",
+  "region",
+  "city",
+] as const;
 
 /** An identifier as the ledger stores it: digits with the country code, no leading zero, at most 15 digits (E.164). */
 export const STORED_IDENTIFIER = /^[1-9]\d{0,14}$/;

@@ -2,7 +2,8 @@ import { existsSync } from "node:fs";
 import { UsageError } from "../errors.js";
 import { schemaProblems, schemaShape, StoreDamagedError, StoreTooNewError, type SchemaShape, type StoreCheck } from "./health.js";
 import { SqliteDb } from "./sqlite-db.js";
-import { SQLITE_MIGRATIONS } from "./sqlite-schema.js";
+import { appliedMigrations, latestVersion } from "./migrations/migration.js";
+import { SQLITE_MIGRATIONS } from "./migrations/sqlite.js";
 
 /**
  * `store check` of an SQLite store, read as it is (nothing migrated or written), so that a
@@ -21,7 +22,7 @@ export function checkSqliteFile(path: string): StoreCheck {
   let schemaVersion: number | undefined;
   try {
     schemaVersion = db.schemaVersion;
-    if (schemaVersion > SQLITE_MIGRATIONS.length) throw new StoreTooNewError(path, schemaVersion, SQLITE_MIGRATIONS.length);
+    if (schemaVersion > latestVersion(SQLITE_MIGRATIONS)) throw new StoreTooNewError(path, schemaVersion, latestVersion(SQLITE_MIGRATIONS));
     // libsql gives SQLite's report as one text, a problem a line, under a line naming the database.
     const broken = db
       .rows("PRAGMA integrity_check")
@@ -50,7 +51,7 @@ function shapeOf(db: SqliteDb): SchemaShape {
 function migratedShape(version: number): SchemaShape {
   const db = SqliteDb.inspect(":memory:");
   try {
-    for (const migration of SQLITE_MIGRATIONS.slice(0, version)) db.exec(migration);
+    for (const migration of appliedMigrations(SQLITE_MIGRATIONS, version)) db.exec(migration.statements);
     return shapeOf(db);
   } finally {
     db.close();

@@ -1,9 +1,11 @@
+import { AsyncLocalStorage } from "node:async_hooks";
 import { chmodSync, closeSync, mkdirSync, openSync } from "node:fs";
 import { dirname } from "node:path";
 import Database from "libsql";
 import { FileSystemError } from "../file-system-errors.js";
 import { damageOf, StoreDamagedError, StoreTooNewError } from "./health.js";
-import { SQLITE_MIGRATIONS } from "./sqlite-schema.js";
+import { latestVersion, pendingMigrations } from "./migrations/migration.js";
+import { SQLITE_MIGRATIONS } from "./migrations/sqlite.js";
 
 /** A value SQLite binds or returns. */
 export type SqlValue = string | number | null | Buffer;
@@ -25,11 +27,17 @@ const BUSY_TIMEOUT_MS = 30_000;
  * The file is written ahead (WAL) with every commit synced (`synchronous=FULL`): a run's
  * task written before its upload survives a power cut, not only a killed process.
  * `secure_delete` overwrites what is deleted, so erased numbers leave no bytes behind.
- * TEMP tables are kept in a file (see SqliteStore.addResults).
+ * TEMP tables are kept in a file (see the SQLite ledger's add, sqlite-store.ts).
  */
 export class SqliteDb {
   readonly #db: Database.Database;
   readonly #statements = new Map<string, Database.Statement>();
+  /** Savepoints named so far: each gets a name of its own. */
+  #savepoints = 0;
+  /** Set inside a unit of work (see unitOfWork). */
+  readonly #unit = new AsyncLocalStorage<true>();
+  /** Settles when the last unit of work begun has ended. */
+  #units: Promise<void> = Promise.resolve();
 
   private constructor(
     readonly path: string,
@@ -66,7 +74,7 @@ export class SqliteDb {
       db.exec("PRAGMA secure_delete = ON");
       db.exec("PRAGMA foreign_keys = ON");
       // libsql keeps TEMP tables in memory by default; results waiting to be recorded (see
-      // SqliteStore.addResults) go to a file SQLite deletes as it opens it, so memory stays flat.
+      // the SQLite ledger's add) go to a file SQLite deletes as it opens it, so memory stays flat.
       db.exec("PRAGMA temp_store = FILE");
       whileLocked(() => db.migrate());
     } catch (error) {
@@ -112,10 +120,55 @@ export class SqliteDb {
   /**
    * Runs `work` in one transaction that takes the write lock at once (IMMEDIATE), so two
    * processes reading then writing the same rows cannot both decide on what they read.
+   * Inside a transaction already, `work` is a savepoint of it: undone alone when it throws.
    */
   transaction<T>(work: () => T): T {
+    if (this.#db.inTransaction) return this.#savepoint(work);
     whileLocked(() => this.exec("BEGIN IMMEDIATE"));
     return this.#committed(work);
+  }
+
+  /**
+   * transaction() for asynchronous work (a unit of work of the store's parts, see
+   * Store.transaction). Units of work take turns: the connection holds one transaction, so
+   * a unit begun elsewhere in the process waits for the one under way, while a unit begun
+   * inside it (a part's own transaction) is a savepoint of it. Statements the process runs
+   * outside any unit meanwhile are part of the transaction too.
+   */
+  async unitOfWork<T>(work: () => Promise<T>): Promise<T> {
+    if (this.#unit.getStore()) return this.#asyncSavepoint(work);
+    const before = this.#units;
+    let done!: () => void;
+    this.#units = new Promise<void>((resolve) => (done = resolve));
+    try {
+      await before;
+      return await this.#unit.run(true, async () => {
+        whileLocked(() => this.exec("BEGIN IMMEDIATE"));
+        try {
+          const value = await work();
+          this.exec("COMMIT");
+          return value;
+        } catch (error) {
+          if (this.#db.inTransaction) this.#db.exec("ROLLBACK");
+          throw error;
+        }
+      });
+    } finally {
+      done();
+    }
+  }
+
+  async #asyncSavepoint<T>(work: () => Promise<T>): Promise<T> {
+    const name = `unit_${++this.#savepoints}`;
+    this.exec(`SAVEPOINT ${name}`);
+    try {
+      const value = await work();
+      this.exec(`RELEASE ${name}`);
+      return value;
+    } catch (error) {
+      if (this.#db.inTransaction) this.#db.exec(`ROLLBACK TO ${name}; RELEASE ${name}`);
+      throw error;
+    }
   }
 
   /**
@@ -123,6 +176,7 @@ export class SqliteDb {
    * takes no lock on the database file (deferred): other processes go on writing meanwhile.
    */
   temporaryTransaction<T>(work: () => T): T {
+    if (this.#db.inTransaction) return this.#savepoint(work);
     this.exec("BEGIN");
     return this.#committed(work);
   }
@@ -135,6 +189,20 @@ export class SqliteDb {
       return value;
     } catch (error) {
       if (this.#db.inTransaction) this.#db.exec("ROLLBACK");
+      throw error;
+    }
+  }
+
+  /** Runs `work` as a savepoint of the transaction under way. */
+  #savepoint<T>(work: () => T): T {
+    const name = `part_${++this.#savepoints}`;
+    this.exec(`SAVEPOINT ${name}`);
+    try {
+      const value = work();
+      this.exec(`RELEASE ${name}`);
+      return value;
+    } catch (error) {
+      if (this.#db.inTransaction) this.#db.exec(`ROLLBACK TO ${name}; RELEASE ${name}`);
       throw error;
     }
   }
@@ -209,22 +277,23 @@ export class SqliteDb {
    */
   private migrate(): void {
     // Most opens find nothing to do: seen without a lock, so a store another process is writing opens at once.
-    if (this.schemaVersion === SQLITE_MIGRATIONS.length) return;
+    const latest = latestVersion(SQLITE_MIGRATIONS);
+    if (this.schemaVersion === latest) return;
     for (;;) {
       const applied = this.transaction(() => {
         const version = Number(this.row("PRAGMA user_version")![0]);
-        if (version > SQLITE_MIGRATIONS.length) throw new StoreTooNewError(this.path, version, SQLITE_MIGRATIONS.length);
-        const next = SQLITE_MIGRATIONS[version];
+        if (version > latest) throw new StoreTooNewError(this.path, version, latest);
+        const [next] = pendingMigrations(SQLITE_MIGRATIONS, version);
         if (next === undefined) return false;
-        this.exec(next);
-        this.exec(`PRAGMA user_version = ${version + 1}`);
+        this.exec(next.statements);
+        this.exec(`PRAGMA user_version = ${next.version}`);
         return true;
       });
       if (!applied) return;
     }
   }
 
-  /** The schema version: how many migrations have run. */
+  /** The schema version: the last migration run. */
   get schemaVersion(): number {
     return Number(this.row("PRAGMA user_version")![0]);
   }

@@ -1,5 +1,4 @@
-import { rowValues, STORED_IDENTIFIER } from "./result-values.js";
-import { RESULT_VALUE_COLUMNS } from "./sqlite-schema.js";
+import { RESULT_VALUE_COLUMNS, rowValues, STORED_IDENTIFIER } from "./result-values.js";
 import type {
   ColumnValue,
   Lease,
@@ -15,8 +14,8 @@ import type {
 } from "./store.js";
 
 /**
- * Records from the rows both stores select: the same columns in the same order (RUN_COLUMNS,
- * TASK_COLUMNS, TASK_CONTEXT of each store), each value as text, a number or NULL (JSON
+ * Records from the rows both engines select: the same columns in the same order (those of
+ * run-store.ts, task-store.ts and ledger-store.ts), each value as text, a number or NULL (JSON
  * columns as their text, flags as 0 or 1, times as ISO 8601 strings).
  */
 

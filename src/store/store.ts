@@ -1,10 +1,11 @@
 /**
- * What bulkcheck remembers, behind one small interface: runs (what one `submit` does,
- * until its output exists), their tasks (each part uploaded, with its idempotency key
- * written before the first attempt), and the result ledger (every result row downloaded,
- * with when its task finished). SQLite in the state directory by default; a team's
- * PostgreSQL implements the same interface. Every operation is batched: no caller makes
- * a round trip per number.
+ * What bulkcheck remembers, in three parts with an interface each: runs with their leases
+ * (what one `submit` does, until its output exists), their tasks (each part uploaded, with
+ * its idempotency key written before the first attempt, and its numbers), and the result
+ * ledger (every result row downloaded, with when its task finished). A caller groups
+ * writes of several parts in one transaction (Store.transaction). SQLite in the state
+ * directory by default; a team's PostgreSQL implements the same interfaces. Every
+ * operation is batched: no caller makes a round trip per number.
  */
 
 import { BulkcheckError, type ErrorDetails } from "../errors.js";
@@ -91,7 +92,7 @@ export interface RunRecord {
   note?: string;
 }
 
-/** Which runs Store.runs lists; each field left out lets every run through. */
+/** Which runs RunStore.list lists; each field left out lets every run through. */
 export interface RunFilter {
   scope?: Scope;
   state?: RunState;
@@ -226,52 +227,52 @@ export interface Erasure {
   uncleared?: string;
 }
 
-/** Tasks of one product not yet seen finished: see Store.unfinishedTasks. */
+/** Tasks of one product not yet seen finished: see TaskStore.unfinished. */
 export interface UnfinishedTasks {
   product: string;
   tasks: number;
   numbers: number;
 }
 
-export interface Store {
-  /** "sqlite" or "postgres", and where it is (a path, or the URL without its password). */
-  readonly kind: "sqlite" | "postgres";
-  readonly location: string;
-
+/** Runs and their leases: what one `submit` does, until its output exists, and who works on it. */
+export interface RunStore {
   /** The open run of a command in a scope, if any. */
-  openRun(scope: Scope, identity: string): Promise<RunRecord | undefined>;
+  open(scope: Scope, identity: string): Promise<RunRecord | undefined>;
   /** Records a new open run; "exists" when another process opened a run of the same command meanwhile. */
-  createRun(run: NewRun, lease: Lease): Promise<RunRecord | "exists">;
+  create(run: NewRun, lease: Lease): Promise<RunRecord | "exists">;
   /**
    * Takes the lease of a run for `lease`, unless a live holder has it: one whose heartbeat
    * is newer than `staleBefore` and that `isAlive` does not declare dead. Returns the
    * holder when it could not be taken.
    */
-  claimRun(runId: string, lease: Lease, now: string, staleBefore: string, isAlive: (holder: Lease) => boolean): Promise<Lease | undefined>;
+  claim(runId: string, lease: Lease, now: string, staleBefore: string, isAlive: (holder: Lease) => boolean): Promise<Lease | undefined>;
   heartbeat(runId: string, lease: Lease, now: string): Promise<void>;
-  releaseRun(runId: string, lease: Lease): Promise<void>;
-  updateRun(runId: string, patch: RunPatch): Promise<void>;
+  release(runId: string, lease: Lease): Promise<void>;
+  update(runId: string, patch: RunPatch): Promise<void>;
   /** A run by its id, or by a prefix that names only one. */
-  run(idOrPrefix: string): Promise<RunRecord | undefined>;
+  get(idOrPrefix: string): Promise<RunRecord | undefined>;
   /** Runs newest first, those the filter lets through. */
-  runs(filter: RunFilter): Promise<RunRecord[]>;
+  list(filter: RunFilter): Promise<RunRecord[]>;
   /**
    * Adds a run another store recorded, as it was there (its state, dates and lease);
    * false when a run with its id is here already (see import.ts).
    */
-  copyRun(run: RunRecord): Promise<boolean>;
+  copy(run: RunRecord): Promise<boolean>;
+}
 
-  addTask(task: NewTask): Promise<TaskRecord>;
-  updateTask(ref: number, patch: TaskPatch): Promise<void>;
-  tasksOfRun(runId: string): Promise<TaskRecord[]>;
+/** Tasks: each part uploaded (its idempotency key written before the first attempt), and the numbers it was given. */
+export interface TaskStore {
+  add(task: NewTask): Promise<TaskRecord>;
+  update(ref: number, patch: TaskPatch): Promise<void>;
+  ofRun(runId: string): Promise<TaskRecord[]>;
   /** The latest record of a service task id in a scope. */
-  taskById(scope: Scope, taskId: string): Promise<TaskRecord | undefined>;
+  byId(scope: Scope, taskId: string): Promise<TaskRecord | undefined>;
   /** The task of an idempotency key in a scope. */
-  taskWithKey(scope: Scope, key: string): Promise<TaskRecord | undefined>;
+  withKey(scope: Scope, key: string): Promise<TaskRecord | undefined>;
   /** Tasks with a service id, newest first. */
-  recentTasks(scope: Scope, limit: number): Promise<TaskRecord[]>;
+  recent(scope: Scope, limit: number): Promise<TaskRecord[]>;
   /** Every task in every scope, in the order they were added: at most `limit` of those after the reference `afterRef`. */
-  tasksAfter(afterRef: number, limit: number): Promise<TaskRecord[]>;
+  after(afterRef: number, limit: number): Promise<TaskRecord[]>;
   /** Marks a task's upload as under way (`at`), or no longer (undefined) when it failed without a task. */
   markUploading(ref: number, at: string | undefined): Promise<void>;
   /**
@@ -286,29 +287,36 @@ export interface Store {
    * numbers uploaded in them (the service's `total` where the count was not recorded).
    * What the service holds reserved for them, as far as this store knows (`balance`).
    */
-  unfinishedTasks(scope: Scope): Promise<UnfinishedTasks[]>;
+  unfinished(scope: Scope): Promise<UnfinishedTasks[]>;
   /**
    * Writes the numbers a task is given, before its upload (written again when a run is
    * carried on: each is kept once). They tell a later run which numbers are in flight, and
    * once the result is recorded, which ones the service answered without a result.
    */
-  addTaskNumbers(taskRef: number, identifiers: readonly number[]): Promise<void>;
+  addNumbers(taskRef: number, identifiers: readonly number[]): Promise<void>;
+  /** The numbers a task was given (see addNumbers), in batches. */
+  numbers(taskRef: number): AsyncIterable<readonly number[]>;
   /**
    * The tasks of a product in a scope, up to the reference `maxTaskRef`, whose numbers may
    * count as checked: those the service created (a task id) and those with a recorded result.
    * Which of them do is decided above the engines (see ledger/reuse.ts).
    */
-  answeringTasks(scope: Scope, product: string, maxTaskRef: number): Promise<TaskRecord[]>;
-  /** The numbers a task was given (see addTaskNumbers), in batches. */
-  taskNumbers(taskRef: number): AsyncIterable<readonly number[]>;
+  answering(scope: Scope, product: string, maxTaskRef: number): Promise<TaskRecord[]>;
+  /** When each of these tasks was first seen succeeded (tasks not yet seen so are left out). */
+  checkedAt(taskRefs: readonly number[]): Promise<Map<number, string>>;
+  /** The largest task reference so far (a run's plan records it, so the same results are reused when it continues). */
+  maxRef(): Promise<number>;
+}
 
+/** The result ledger: every result row downloaded, counted from when its task is marked recorded. */
+export interface Ledger {
   /**
    * Writes result rows of a task to the ledger (columns: the names of `values`), as they
    * are read; rows already there (a recording cut short and done again) are kept, not
    * doubled. They count for nothing until markRecorded: a result refused halfway is
    * never reused.
    */
-  addResults(taskRef: number, columns: readonly string[], rows: readonly ResultRow[]): Promise<void>;
+  add(taskRef: number, columns: readonly string[], rows: readonly ResultRow[]): Promise<void>;
   /** Marks a task's result as wholly in the ledger (its rows, with `columns`, count from now on). */
   markRecorded(taskRef: number, columns: readonly string[], at: string): Promise<void>;
   /**
@@ -316,20 +324,16 @@ export interface Store {
    * result checked at or after `since` (from tasks up to `maxTaskRef`, when given), one
    * row per result. The first row of a number is its latest.
    */
-  freshResults(scope: Scope, product: string, since: string, maxTaskRef?: number): AsyncIterable<readonly FreshResult[]>;
-  /** When each of these tasks was first seen succeeded (tasks not yet seen so are left out). */
-  checkedAtOf(taskRefs: readonly number[]): Promise<Map<number, string>>;
-  /** The largest task reference so far (a run's plan records it, so the same results are reused when it continues). */
-  maxTaskRef(): Promise<number>;
+  fresh(scope: Scope, product: string, since: string, maxTaskRef?: number): AsyncIterable<readonly FreshResult[]>;
   /** The rows of one task's result, in batches; `identifiers` keeps only those. */
-  taskResults(taskRef: number, identifiers?: ReadonlySet<number>): AsyncIterable<readonly LedgerRow[]>;
+  ofTask(taskRef: number, identifiers?: ReadonlySet<number>): AsyncIterable<readonly LedgerRow[]>;
   /** Every stored result of these numbers, newest first. */
   lookup(identifiers: readonly string[], filter?: LedgerFilter): Promise<LedgerRow[]>;
   /**
    * For each result of `taskRef`, the latest earlier result of the same number (same product
    * and scope), for the numbers that had one.
    */
-  previousResults(taskRef: number): AsyncIterable<ReadonlyArray<{ current: LedgerRow; previous: LedgerRow }>>;
+  previous(taskRef: number): AsyncIterable<ReadonlyArray<{ current: LedgerRow; previous: LedgerRow }>>;
   /**
    * Erases every result of these numbers (of `product` only, when given), recorded or still
    * being recorded, and clears them out of the store's files as far as the engine allows
@@ -341,7 +345,26 @@ export interface Store {
   /** Erases the results of these tasks as forget does (a store whose results were copied into another: see import.ts). */
   forgetTasks(taskRefs: readonly number[]): Promise<Erasure>;
   stats(): Promise<LedgerStats>;
-  exportResults(filter: LedgerFilter): AsyncIterable<readonly LedgerRow[]>;
+  /** Every recorded result the filter lets through, task by task, oldest first. */
+  export(filter: LedgerFilter): AsyncIterable<readonly LedgerRow[]>;
+}
 
+/** The three parts of a store, as a unit of work sees them. */
+export interface StoreParts {
+  readonly runs: RunStore;
+  readonly tasks: TaskStore;
+  readonly ledger: Ledger;
+}
+
+export interface Store extends StoreParts {
+  /** "sqlite" or "postgres", and where it is (a path, or the URL without its password). */
+  readonly kind: "sqlite" | "postgres";
+  readonly location: string;
+  /**
+   * Runs `work` as one transaction: the writes it makes through `parts` are committed
+   * together when it returns, or none of them when it throws. The work should do nothing
+   * but store operations (on SQLite, everything the process writes meanwhile joins it).
+   */
+  transaction<T>(work: (parts: StoreParts) => Promise<T>): Promise<T>;
   close(): Promise<void>;
 }

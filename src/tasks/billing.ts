@@ -43,7 +43,7 @@ export interface Reserved {
 }
 
 /**
- * The reservation of unfinished tasks (see Store.unfinishedTasks): the service reserves
+ * The reservation of unfinished tasks (see TaskStore.unfinished): the service reserves
  * every uploaded number at the product's price until the task finishes. A product this
  * version does not know has no price here, and counts no money.
  */

@@ -15,11 +15,11 @@ export async function taskOrigins(store: Store, scope: Scope, ids: readonly stri
   const origins = new Map<string, TaskOrigin>();
   const runs = new Map<string, RunRecord | undefined>();
   for (const id of ids) {
-    const task = await store.taskById(scope, id);
+    const task = await store.tasks.byId(scope, id);
     if (!task) continue;
     let run: RunRecord | undefined;
     if (task.runId !== undefined) {
-      if (!runs.has(task.runId)) runs.set(task.runId, await store.run(task.runId));
+      if (!runs.has(task.runId)) runs.set(task.runId, await store.runs.get(task.runId));
       run = runs.get(task.runId);
     }
     origins.set(id, { taskId: id, task, run });
@@ -60,9 +60,9 @@ const MAX_RETRY_DEPTH = 100;
 export async function retryLineage(store: Store, scope: Scope, taskId: string): Promise<string[]> {
   const lineage = [taskId];
   for (
-    let parent = (await store.taskById(scope, taskId))?.retryOf;
+    let parent = (await store.tasks.byId(scope, taskId))?.retryOf;
     parent !== undefined;
-    parent = (await store.taskById(scope, parent))?.retryOf
+    parent = (await store.tasks.byId(scope, parent))?.retryOf
   ) {
     if (lineage.includes(parent)) {
       throw new BulkcheckError(

@@ -36,8 +36,8 @@ describe("smaller breaks of trust (issue 12, problem 10)", () => {
     // The part's row, with its key, was written before the upload; the service's answer was not.
     expect(readFileSync(join(configDir, "bulkcheck.db")).includes("rm -rf")).toBe(false);
     const store = SqliteStore.open(join(configDir, "bulkcheck.db"));
-    const [run] = await store.runs({});
-    const tasks = await store.tasksOfRun(run!.id);
+    const [run] = await store.runs.list({});
+    const tasks = await store.tasks.ofRun(run!.id);
     await store.close();
     expect(tasks.map((task) => [Boolean(task.idempotencyKey), task.taskId])).toEqual([[true, undefined]]);
   });

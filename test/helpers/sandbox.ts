@@ -146,8 +146,8 @@ export async function storedRuns(e: E2e): Promise<Array<RunRecord & { tasks: Tas
   if (!existsSync(path)) return [];
   const store = SqliteStore.open(path);
   try {
-    const runs = (await store.runs({})).reverse();
-    return await Promise.all(runs.map(async (run) => ({ ...run, tasks: await store.tasksOfRun(run.id) })));
+    const runs = (await store.runs.list({})).reverse();
+    return await Promise.all(runs.map(async (run) => ({ ...run, tasks: await store.tasks.ofRun(run.id) })));
   } finally {
     await store.close();
   }

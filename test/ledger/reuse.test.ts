@@ -14,14 +14,14 @@ const openStore = tempStores();
 /** A store whose ledger holds these numbers' activity results, each task checked at its date. */
 async function ledgerWith(results: Record<string, readonly number[]>, store = openStore()): Promise<SqliteStore> {
   for (const [checkedAt, numbers] of Object.entries(results)) {
-    const task = await store.addTask({ scope: SCOPE, product: "number_activity_batch", taskId: checkedAt });
-    await store.updateTask(task.ref, { status: "success", checkedAt });
-    await store.addResults(
+    const task = await store.tasks.add({ scope: SCOPE, product: "number_activity_batch", taskId: checkedAt });
+    await store.tasks.update(task.ref, { status: "success", checkedAt });
+    await store.ledger.add(
       task.ref,
       ["activated"],
       numbers.map((n) => ({ identifier: String(n), values: ["true"] })),
     );
-    await store.markRecorded(task.ref, ["activated"], checkedAt);
+    await store.ledger.markRecorded(task.ref, ["activated"], checkedAt);
   }
   return store;
 }
@@ -61,7 +61,7 @@ const N = (i: number) => 447400100000 + i;
 describe("splitting a list by the freshness of its ledger results", () => {
   it("uploads the numbers without a fresh result, in list order, and reuses the others", async () => {
     const store = await ledgerWith({ "2026-11-20T00:00:00.000Z": [N(1), N(2)], "2026-11-26T00:00:00.000Z": [N(3), N(4)] });
-    const answers = await answersNow(store, await store.maxTaskRef());
+    const answers = await answersNow(store, await store.tasks.maxRef());
     const reused = new IdentifierSet();
     const split = await splitList([N(5), N(4), N(1), N(3), N(6)], answers, "2026-11-25T00:00:00.000Z", { reusedNumbers: reused });
     expect(split).toMatchObject({
@@ -78,7 +78,7 @@ describe("splitting a list by the freshness of its ledger results", () => {
 
   it("checks the oldest fresh results again when the numbers to upload are fewer than a task's minimum", async () => {
     const store = await ledgerWith({ "2026-11-24T00:00:00.000Z": [N(2), N(4)], "2026-11-26T00:00:00.000Z": [N(1), N(3)] });
-    const answers = await answersNow(store, await store.maxTaskRef());
+    const answers = await answersNow(store, await store.tasks.maxRef());
     const split = await splitList([N(1), N(2), N(3), N(4), N(5)], answers, "2026-11-20T00:00:00.000Z", { minTaskSize: 3 });
     expect(split).toMatchObject({ kept: 5, reused: 2, padded: 2 });
     expect(split.parts.map((part) => lines(part.path))).toEqual([[N(2), N(4), N(5)]]);
@@ -86,7 +86,7 @@ describe("splitting a list by the freshness of its ledger results", () => {
 
   it("makes no part when every number is fresh, and ignores results newer than the plan's task reference", async () => {
     const store = await ledgerWith({ "2026-11-26T00:00:00.000Z": [N(1), N(2)] });
-    const asPlanned = await store.maxTaskRef();
+    const asPlanned = await store.tasks.maxRef();
     await ledgerWith({ "2026-11-27T00:00:00.000Z": [N(1)] }, store);
     const split = await splitList([N(1), N(2)], await answersNow(store, asPlanned), "2026-11-25T00:00:00.000Z", { minTaskSize: 500 });
     expect(split).toMatchObject({ kept: 2, reused: 2, padded: 0, parts: [], reusedFrom: { newest: "2026-11-26T00:00:00.000Z" } });
@@ -95,24 +95,24 @@ describe("splitting a list by the freshness of its ledger results", () => {
 
   it("takes numbers in a task still in flight from it, and uploads nothing that was answered", async () => {
     const store = await ledgerWith({ "2026-11-26T00:00:00.000Z": [N(1)] });
-    const inFlight = await store.addTask({
+    const inFlight = await store.tasks.add({
       scope: SCOPE,
       product: "number_activity_batch",
       taskId: "t-flying",
       submittedAt: "2026-11-27T00:00:00.000Z",
     });
-    await store.addTaskNumbers(inFlight.ref, [N(2), N(3)]);
-    const failed = await store.addTask({
+    await store.tasks.addNumbers(inFlight.ref, [N(2), N(3)]);
+    const failed = await store.tasks.add({
       scope: SCOPE,
       product: "number_activity_batch",
       taskId: "t-failed",
       submittedAt: "2026-11-27T00:00:00.000Z",
     });
-    await store.addTaskNumbers(failed.ref, [N(4)]);
-    await store.updateTask(failed.ref, { status: "failed" });
+    await store.tasks.addNumbers(failed.ref, [N(4)]);
+    await store.tasks.update(failed.ref, { status: "failed" });
     const reused = new IdentifierSet();
     const inFlightTasks = new Set<number>();
-    const answers = await answersNow(store, await store.maxTaskRef());
+    const answers = await answersNow(store, await store.tasks.maxRef());
     const split = await splitList([N(1), N(2), N(3), N(4)], answers, "2026-11-25T00:00:00.000Z", { reusedNumbers: reused, inFlightTasks });
     expect(split).toMatchObject({ kept: 4, reused: 1, inFlight: 2, noResult: 0, padded: 0 });
     // A failed task answered nothing: its number is uploaded.
@@ -123,10 +123,10 @@ describe("splitting a list by the freshness of its ledger results", () => {
 
   it("does not buy a task only to retry numbers without a result, nor to renew fresh results, unless asked", async () => {
     const store = await ledgerWith({ "2026-11-26T00:00:00.000Z": [N(1), N(2), N(3)] });
-    const task = (await store.answeringTasks(SCOPE, "number_activity_batch", await store.maxTaskRef()))[0]!;
+    const task = (await store.tasks.answering(SCOPE, "number_activity_batch", await store.tasks.maxRef()))[0]!;
     // The task was given N(4) and N(5) too, and answered them without a result.
-    await store.addTaskNumbers(task.ref, [N(1), N(2), N(3), N(4), N(5)]);
-    const answers = await answersNow(store, await store.maxTaskRef());
+    await store.tasks.addNumbers(task.ref, [N(1), N(2), N(3), N(4), N(5)]);
+    const answers = await answersNow(store, await store.tasks.maxRef());
     const split = (options: Partial<SplitOptions>) =>
       splitList([N(1), N(2), N(3), N(4), N(5)], answers, "2026-11-25T00:00:00.000Z", { minTaskSize: 4, ...options });
     expect(await split({})).toMatchObject({ parts: [], reused: 3, noResult: 2, padded: 0 });
@@ -138,19 +138,19 @@ describe("splitting a list by the freshness of its ledger results", () => {
 
   it("counts results alone for a run planned before tasks' numbers were kept", async () => {
     const store = await ledgerWith({ "2026-11-26T00:00:00.000Z": [N(1)] });
-    const task = (await store.answeringTasks(SCOPE, "number_activity_batch", await store.maxTaskRef()))[0]!;
-    await store.addTaskNumbers(task.ref, [N(1), N(2)]);
-    const answers = await latestAnswers(store, SCOPE, "number_activity_batch", { asOfTaskRef: await store.maxTaskRef() });
+    const task = (await store.tasks.answering(SCOPE, "number_activity_batch", await store.tasks.maxRef()))[0]!;
+    await store.tasks.addNumbers(task.ref, [N(1), N(2)]);
+    const answers = await latestAnswers(store, SCOPE, "number_activity_batch", { asOfTaskRef: await store.tasks.maxRef() });
     expect(answers.byNumber.get(N(2))).toBeUndefined();
     expect(answers.byNumber.get(N(1))).toBeDefined();
   });
 
   it("uploads again a number answered without a result before --max-age, and counts only results as not reused", async () => {
     const store = await ledgerWith({ "2026-11-20T00:00:00.000Z": [N(1)] });
-    const task = (await store.answeringTasks(SCOPE, "number_activity_batch", await store.maxTaskRef()))[0]!;
-    await store.addTaskNumbers(task.ref, [N(1), N(2)]);
+    const task = (await store.tasks.answering(SCOPE, "number_activity_batch", await store.tasks.maxRef()))[0]!;
+    await store.tasks.addNumbers(task.ref, [N(1), N(2)]);
     const freshSince = "2026-11-25T00:00:00.000Z";
-    const split = await splitList([N(1), N(2)], await answersNow(store, await store.maxTaskRef(), { freshSince }), freshSince);
+    const split = await splitList([N(1), N(2)], await answersNow(store, await store.tasks.maxRef(), { freshSince }), freshSince);
     expect(split).toMatchObject({ reused: 0, noResult: 0, stale: { numbers: 1, oldest: "2026-11-20T00:00:00.000Z" } });
     expect(split.parts.map((part) => lines(part.path))).toEqual([[N(1), N(2)]]);
   });

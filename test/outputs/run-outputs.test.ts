@@ -15,8 +15,8 @@ function setup(ledger: boolean) {
   const events: Told[] = [];
   let clients = 0;
   const store = {
-    prune: async (before: string) => void pruned.push(before),
-    checkedAtOf: async () => new Map<number, string>(),
+    ledger: { prune: async (before: string) => void pruned.push(before) },
+    tasks: { checkedAt: async () => new Map<number, string>() },
   } as unknown as Store;
   const deps: RunOutputsDeps = {
     store,

@@ -32,12 +32,12 @@ async function killedRun(product = "number_activity_batch") {
   const store = SqliteStore.open(join(stateDir, "bulkcheck.db"));
   stores.push(store);
   const runId = "r1";
-  await store.createRun(
+  await store.runs.create(
     { id: runId, scope: SCOPE, identity: runId, kind: "submit", state: "open", startedAt: CHECKED_AT, product, source: {}, settings: {} },
     { host: "here", pid: process.pid, nonce: "n" },
   );
-  const task = await store.addTask({ scope: SCOPE, runId, part: 0, parts: 1, idempotencyKey: "k0", product });
-  await store.updateTask(task.ref, { taskId: "t0", status: "success", total: 3, successCnt: 3, checkedAt: CHECKED_AT });
+  const task = await store.tasks.add({ scope: SCOPE, runId, part: 0, parts: 1, idempotencyKey: "k0", product });
+  await store.tasks.update(task.ref, { taskId: "t0", status: "success", total: 3, successCnt: 3, checkedAt: CHECKED_AT });
   const finished = {
     upload: { index: 0, of: 1, idempotencyKey: "k0", ref: task.ref, path: "", count: 3, bytes: 1, sha256: "" },
     task: { id: "t0", product, status: "success", country: "GB", total: 3, created_at: "" },
@@ -45,7 +45,7 @@ async function killedRun(product = "number_activity_batch") {
   } as const;
   const open = () => Staging.open(stagingRoot(stateDir, true), runId, store);
   await (await open()).stage(finished, () => Promise.resolve(Readable.from([Buffer.from(RESULT)])));
-  const staged = async () => (await store.tasksOfRun(runId))[0]!.staged!;
+  const staged = async () => (await store.tasks.ofRun(runId))[0]!.staged!;
   return { stateDir, store, task, finished, open, staged };
 }
 
@@ -73,14 +73,14 @@ describe("forgetting numbers a killed run staged", () => {
     expect(await carriedOn.stage(finished, never)).toBe("reused");
     const read = readResults([{ open: () => carriedOn.read(finished.task) }], { serviceType: "number_activity_batch" });
     expect(await recordResult(store, task.ref, read, () => Date.parse(CHECKED_AT))).toBe(2);
-    expect(await store.lookup(["447400100002"])).toEqual([]);
-    expect(await store.lookup(["447400100001", "447400100003"])).toHaveLength(2);
+    expect(await store.ledger.lookup(["447400100002"])).toEqual([]);
+    expect(await store.ledger.lookup(["447400100001", "447400100003"])).toHaveLength(2);
   });
 
   it("keeps them out when the killed run is abandoned instead: its results are collected from the rewritten staged copy", async () => {
     const { stateDir, store, finished } = await killedRun();
     await forgetNumbers({ stores: [store], stateDir }, ["447400100002"], {});
-    await store.updateRun("r1", { state: "abandoned" });
+    await store.runs.update("r1", { state: "abandoned" });
     const client = {
       checkTask: () => Promise.resolve({ ...finished.task, success_cnt: 3, failure_cnt: 0 }),
       openResult: () => Promise.reject(new Error("downloaded again")),
@@ -95,8 +95,8 @@ describe("forgetting numbers a killed run staged", () => {
       now: () => Date.parse(CHECKED_AT),
     });
     expect(collected).toBe(1);
-    expect(await store.lookup(["447400100002"])).toEqual([]);
-    expect(await store.lookup(["447400100001", "447400100003"])).toHaveLength(2);
+    expect(await store.ledger.lookup(["447400100002"])).toEqual([]);
+    expect(await store.ledger.lookup(["447400100001", "447400100003"])).toHaveLength(2);
   });
 
   it("leaves another product's staged result as it is under --product", async () => {

@@ -34,7 +34,7 @@ async function setup() {
   /** A run's staging (the run and its parts are recorded on first use). */
   const open = async (runId = "r1") => {
     if (!parts.has(runId)) {
-      await store.createRun(
+      await store.runs.create(
         {
           id: runId,
           scope: SCOPE,
@@ -51,7 +51,7 @@ async function setup() {
       const rows = [];
       for (const part of [0, 1]) {
         rows.push(
-          await store.addTask({ scope: SCOPE, runId, part, parts: 2, idempotencyKey: `${runId}-key-${part}`, product: "carrier_batch" }),
+          await store.tasks.add({ scope: SCOPE, runId, part, parts: 2, idempotencyKey: `${runId}-key-${part}`, product: "carrier_batch" }),
         );
       }
       parts.set(runId, rows);
@@ -69,7 +69,7 @@ async function setup() {
     };
   };
   /** What the store records as staged for a part of run r1. */
-  const staged = async (index: number) => (await store.tasksOfRun("r1")).find((task) => task.part === index)?.staged;
+  const staged = async (index: number) => (await store.tasks.ofRun("r1")).find((task) => task.part === index)?.staged;
   return { store, root, open, finished, staged };
 }
 
@@ -118,7 +118,7 @@ describe("Staging", () => {
     const { store, open, finished } = await setup();
     await (await open()).stage(finished(0, "t0"), body(RESULT));
     // The service no longer knew t0 (a restarted sandbox): the part was uploaded again, under its key, as t9.
-    await store.updateTask(finished(0, "t9").upload.ref, { taskId: "t9", status: "processing" });
+    await store.tasks.update(finished(0, "t9").upload.ref, { taskId: "t9", status: "processing" });
     const other = RESULT.replace("true", "false");
     const rerun = await open();
     expect(await rerun.stage(finished(0, "t9"), body(other))).toBe("fetched");

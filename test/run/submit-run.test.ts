@@ -66,30 +66,31 @@ describe("a run planned while another process ran the same command to its end", 
           // Between this process's plan and its run: another process ran the same command from start to end.
           if (plans.length === 1) {
             const now = new Date().toISOString();
-            void store.createRun(
-              {
-                id: "other-run",
-                scope,
-                identity: runIdentity(scope, command),
-                kind: "submit",
-                state: "open",
-                startedAt: now,
-                product: "number_activity_batch",
-                source: { path: list },
-                settings: {},
-              },
-              { host: "elsewhere", pid: 1, nonce: "n" },
-            );
-            void store.updateRun("other-run", { state: "finished", finishedAt: new Date(Date.now() + 1).toISOString() });
+            void store.runs
+              .create(
+                {
+                  id: "other-run",
+                  scope,
+                  identity: runIdentity(scope, command),
+                  kind: "submit",
+                  state: "open",
+                  startedAt: now,
+                  product: "number_activity_batch",
+                  source: { path: list },
+                  settings: {},
+                },
+                { host: "elsewhere", pid: 1, nonce: "n" },
+              )
+              .then(() => store.runs.update("other-run", { state: "finished", finishedAt: new Date(Date.now() + 1).toISOString() }));
           }
         },
       },
     );
     expect(plans).toHaveLength(2);
-    const runs = await store.runs({ scope });
+    const runs = await store.runs.list({ scope });
     const overtaken = runs.find((run) => run.state === "abandoned");
     expect(overtaken?.note).toContain("other-run");
-    expect(await store.tasksOfRun(overtaken!.id)).toEqual([]);
+    expect(await store.tasks.ofRun(overtaken!.id)).toEqual([]);
     expect(outcome?.run.id).not.toBe(overtaken!.id);
     expect(sandbox.inspect().tasks).toHaveLength(1);
     await outcome?.lease.release();

@@ -17,7 +17,7 @@ describe("the account's upload slots, shared through the store", () => {
     const done: number[] = [];
     const uploads = machines.flatMap((store, m) =>
       [0, 1, 2].map(async (part) => {
-        const task = await store.addTask({ scope: SCOPE, product: "carrier_batch", idempotencyKey: `k-${m}-${part}` });
+        const task = await store.tasks.add({ scope: SCOPE, product: "carrier_batch", idempotencyKey: `k-${m}-${part}` });
         const deps = {
           store,
           scope: SCOPE,
@@ -32,7 +32,7 @@ describe("the account's upload slots, shared through the store", () => {
           await delay(40);
           running--;
           // The service's answer ends the upload, as uploadPart writes it.
-          await store.updateTask(task.ref, { taskId: `t-${m}-${part}` });
+          await store.tasks.update(task.ref, { taskId: `t-${m}-${part}` });
           done.push(task.ref);
         });
       }),
@@ -41,13 +41,13 @@ describe("the account's upload slots, shared through the store", () => {
     expect(done).toHaveLength(6);
     expect(most).toBeLessThanOrEqual(2);
     expect(most).toBeGreaterThan(0);
-    expect(await machines[0]!.activity(SCOPE, new Date(0).toISOString())).toMatchObject({ uploading: 0 });
+    expect(await machines[0]!.tasks.activity(SCOPE, new Date(0).toISOString())).toMatchObject({ uploading: 0 });
     for (const store of machines) await store.close();
   });
 
   it("takes the mark back when an upload fails without a task, so it holds no slot", async () => {
     const store = SqliteStore.open(join(tempDir(), "bulkcheck.db"));
-    const task = await store.addTask({ scope: SCOPE, product: "carrier_batch", idempotencyKey: "k" });
+    const task = await store.tasks.add({ scope: SCOPE, product: "carrier_batch", idempotencyKey: "k" });
     const deps = {
       store,
       scope: SCOPE,
@@ -58,7 +58,7 @@ describe("the account's upload slots, shared through the store", () => {
       signal: new AbortController().signal,
     };
     await expect(inUploadSlot(deps, task.ref, () => Promise.reject(new Error("refused")))).rejects.toThrow("refused");
-    expect(await store.activity(SCOPE, new Date(0).toISOString())).toMatchObject({ uploading: 0 });
+    expect(await store.tasks.activity(SCOPE, new Date(0).toISOString())).toMatchObject({ uploading: 0 });
     await store.close();
   });
 });

@@ -11,7 +11,7 @@ const SCOPE = { baseUrl: "https://api.example.com", profile: "default" };
 describe("uploading a run's part", () => {
   it("dates the results of a task the service answers with as already succeeded (a replay after a kill)", async () => {
     const store = SqliteStore.open(join(tempDir(), "bulkcheck.db"));
-    const row = await store.addTask({
+    const row = await store.tasks.add({
       scope: SCOPE,
       product: "number_activity_batch",
       idempotencyKey: "k",
@@ -38,7 +38,7 @@ describe("uploading a run's part", () => {
       },
       { path: "/dev/null", count: 500, bytes: 0, sha256: "", index: 0, of: 1, idempotencyKey: "k", ref: row.ref },
     );
-    const [stored] = await store.recentTasks(SCOPE, 1);
+    const [stored] = await store.tasks.recent(SCOPE, 1);
     expect(stored).toMatchObject({ taskId: task.id, status: "success", checkedAt: "2025-01-15T09:00:00.000Z" });
     await store.close();
   });

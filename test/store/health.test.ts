@@ -7,10 +7,12 @@ import { exitCodeFor } from "../../src/cli/exit-codes.js";
 import { schemaProblems, schemaShape, StoreDamagedError, StoreTooNewError } from "../../src/store/health.js";
 import { checkStore, openStore, type OpenedStore } from "../../src/store/open.js";
 import { SqliteStore } from "../../src/store/sqlite-store.js";
-import { SQLITE_MIGRATIONS } from "../../src/store/sqlite-schema.js";
-import { POSTGRES_MIGRATIONS } from "../../src/store/postgres-schema.js";
+import { latestVersion } from "../../src/store/migrations/migration.js";
+import { POSTGRES_MIGRATIONS } from "../../src/store/migrations/postgres.js";
+import { SQLITE_MIGRATIONS } from "../../src/store/migrations/sqlite.js";
 import { tempDir } from "../helpers/cli.js";
 import { createTestDatabase } from "../helpers/postgres.js";
+import { LEASE, newRun } from "./store-contract.js";
 
 const opened: OpenedStore[] = [];
 afterEach(async () => {
@@ -24,8 +26,8 @@ afterEach(async () => {
 async function sqliteStore(rows = 0): Promise<string> {
   const path = join(tempDir(), "bulkcheck.db");
   const store = SqliteStore.open(path);
-  store.transaction(() => {
-    for (let i = 0; i < rows; i++) store.setMeta(`key-${i}`, "x".repeat(200));
+  await store.transaction(async ({ runs }) => {
+    for (let i = 0; i < rows; i++) await runs.create(newRun({ id: `run-${i}`, identity: `command-${i}`, note: "x".repeat(200) }), LEASE);
   });
   await store.close();
   sqlite(path, "SELECT 1");
@@ -66,7 +68,7 @@ describe("a damaged SQLite store", () => {
     try {
       const store = (await openStore(path, {})) as SqliteStore;
       opened.push(store);
-      store.meta("key-1999");
+      await store.runs.get("run-1999");
     } catch (refused) {
       error = refused;
     }
@@ -83,7 +85,7 @@ describe("store check", () => {
     await expect(checkStore(path, {})).resolves.toEqual({
       kind: "sqlite",
       location: path,
-      schemaVersion: SQLITE_MIGRATIONS.length,
+      schemaVersion: latestVersion(SQLITE_MIGRATIONS),
       problems: [],
     });
     truncateSync(path, 100_000);
@@ -110,7 +112,7 @@ describe("store check", () => {
     const location = new URL(url);
     location.password = "";
     const sound = await checkStore(url, {});
-    expect(sound).toEqual({ kind: "postgres", location: location.href, schemaVersion: POSTGRES_MIGRATIONS.length, problems: [] });
+    expect(sound).toEqual({ kind: "postgres", location: location.href, schemaVersion: latestVersion(POSTGRES_MIGRATIONS), problems: [] });
     await pgQuery(url, "ALTER TABLE bulkcheck.results DROP COLUMN city; ALTER TABLE bulkcheck.runs ALTER COLUMN lease_pid TYPE text");
     expect((await checkStore(url, {})).problems).toEqual([
       "the column results.city is missing",

@@ -35,8 +35,8 @@ const CARRIER_COLUMNS = ["carrier", "number_type", "ported"];
  * met only by downloading it, in another scope, with a column the service added.
  */
 async function localHistory(store: Store) {
-  await store.createRun(newRun({ id: "r-done", identity: "nightly" }), LEASE);
-  const done = await store.addTask({
+  await store.runs.create(newRun({ id: "r-done", identity: "nightly" }), LEASE);
+  const done = await store.tasks.add({
     scope: SCOPE,
     runId: "r-done",
     part: 0,
@@ -44,7 +44,7 @@ async function localHistory(store: Store) {
     product: "number_activity_batch",
     idempotencyKey: "r-done/0",
   });
-  await store.updateTask(done.ref, {
+  await store.tasks.update(done.ref, {
     taskId: "t1",
     status: "success",
     total: 2,
@@ -52,7 +52,7 @@ async function localHistory(store: Store) {
     failureCnt: 0,
     checkedAt: "2026-11-20T10:00:00.000Z",
   });
-  await store.addResults(
+  await store.ledger.add(
     done.ref,
     ["activated"],
     [
@@ -60,12 +60,12 @@ async function localHistory(store: Store) {
       { identifier: N(2), values: ["false"] },
     ],
   );
-  await store.markRecorded(done.ref, ["activated"], "2026-11-20T10:01:00.000Z");
-  await store.updateRun("r-done", { state: "finished", finishedAt: "2026-11-20T10:02:00.000Z", output: { path: "/out.csv" } });
-  await store.releaseRun("r-done", LEASE);
+  await store.ledger.markRecorded(done.ref, ["activated"], "2026-11-20T10:01:00.000Z");
+  await store.runs.update("r-done", { state: "finished", finishedAt: "2026-11-20T10:02:00.000Z", output: { path: "/out.csv" } });
+  await store.runs.release("r-done", LEASE);
 
-  await store.createRun(newRun({ id: "r-open", identity: "weekly", startedAt: "2026-11-21T09:00:00.000Z" }), LEASE);
-  const uploading = await store.addTask({
+  await store.runs.create(newRun({ id: "r-open", identity: "weekly", startedAt: "2026-11-21T09:00:00.000Z" }), LEASE);
+  const uploading = await store.tasks.add({
     scope: SCOPE,
     runId: "r-open",
     part: 0,
@@ -74,7 +74,7 @@ async function localHistory(store: Store) {
     idempotencyKey: "r-open/0",
     submittedAt: "2026-11-21T09:00:01.000Z",
   });
-  const processing = await store.addTask({
+  const processing = await store.tasks.add({
     scope: SCOPE,
     runId: "r-open",
     part: 1,
@@ -82,8 +82,8 @@ async function localHistory(store: Store) {
     product: "number_activity_batch",
     idempotencyKey: "r-open/1",
   });
-  await store.updateTask(processing.ref, { taskId: "t2", status: "processing", replayed: false });
-  const recording = await store.addTask({
+  await store.tasks.update(processing.ref, { taskId: "t2", status: "processing", replayed: false });
+  const recording = await store.tasks.add({
     scope: SCOPE,
     runId: "r-open",
     part: 2,
@@ -91,8 +91,8 @@ async function localHistory(store: Store) {
     product: "number_activity_batch",
     idempotencyKey: "r-open/2",
   });
-  await store.updateTask(recording.ref, { taskId: "t4", status: "success", checkedAt: "2026-11-21T10:00:00.000Z" });
-  await store.addResults(recording.ref, ["activated"], [{ identifier: N(3), values: ["true"] }]);
+  await store.tasks.update(recording.ref, { taskId: "t4", status: "success", checkedAt: "2026-11-21T10:00:00.000Z" });
+  await store.ledger.add(recording.ref, ["activated"], [{ identifier: N(3), values: ["true"] }]);
 
   const downloaded = await recordedTask(
     store,
@@ -117,52 +117,52 @@ describe.each(targets)("importing a local store into %s", (_, openTarget) => {
     const target = await openTarget();
     // The target's own task: the imported ones get other references than they had.
     await recordedTask(target, "2026-11-25T10:00:00.000Z", [{ identifier: N(9), values: ["true"] }]);
-    const localResults = await local.lookup([N(1)]);
+    const localResults = await local.ledger.lookup([N(1)]);
 
     expect(await importStore(local, target)).toEqual({ runs: 2, abandoned: 0, tasks: 5, results: 4, erased: 4 });
     // Moved, not copied: no second copy of the numbers stays on this machine; its history does.
-    expect(await local.lookup([N(1), N(2), N(4)])).toEqual([]);
-    expect((await local.stats()).results).toBe(0);
-    expect(await local.run("r-done")).toBeDefined();
+    expect(await local.ledger.lookup([N(1), N(2), N(4)])).toEqual([]);
+    expect((await local.ledger.stats()).results).toBe(0);
+    expect(await local.runs.get("r-done")).toBeDefined();
 
-    for (const id of ["r-done", "r-open"]) expect(await target.run(id)).toEqual(await local.run(id));
-    expect((await target.run("r-open"))?.lease).toMatchObject(LEASE);
-    expect((await target.tasksOfRun("r-open")).map(withoutRef)).toEqual((await local.tasksOfRun("r-open")).map(withoutRef));
-    const done = (await target.taskWithKey(SCOPE, "r-done/0"))!;
+    for (const id of ["r-done", "r-open"]) expect(await target.runs.get(id)).toEqual(await local.runs.get(id));
+    expect((await target.runs.get("r-open"))?.lease).toMatchObject(LEASE);
+    expect((await target.tasks.ofRun("r-open")).map(withoutRef)).toEqual((await local.tasks.ofRun("r-open")).map(withoutRef));
+    const done = (await target.tasks.withKey(SCOPE, "r-done/0"))!;
     expect(done.ref).not.toBe(history.done.ref);
-    expect(withoutRef(done)).toEqual(withoutRef((await local.taskWithKey(SCOPE, "r-done/0"))!));
+    expect(withoutRef(done)).toEqual(withoutRef((await local.tasks.withKey(SCOPE, "r-done/0"))!));
     expect(done.recordedAt).toBe("2026-11-20T10:01:00.000Z");
-    expect(await target.lookup([N(1)])).toEqual(localResults);
-    expect((await target.lookup([N(4)]))[0]).toMatchObject({
+    expect(await target.ledger.lookup([N(1)])).toEqual(localResults);
+    expect((await target.ledger.lookup([N(4)]))[0]).toMatchObject({
       scope: OTHER_SCOPE,
       product: "number_activity_batch",
       values: { carrier: "Three", ported: "yes" },
     });
     // Reused under the target's own reference of the task, as of its check.
-    expect(await collect(target.freshResults(SCOPE, "number_activity_batch", "2026-11-19T00:00:00.000Z"))).toEqual([
+    expect(await collect(target.ledger.fresh(SCOPE, "number_activity_batch", "2026-11-19T00:00:00.000Z"))).toEqual([
       { identifier: Number(N(9)), taskRef: 1 },
       { identifier: Number(N(1)), taskRef: done.ref },
       { identifier: Number(N(2)), taskRef: done.ref },
     ]);
     // The result still being recorded here is not in the ledger there yet.
-    expect(await target.lookup([N(3)])).toEqual([]);
-    const results = (await target.stats()).results;
+    expect(await target.ledger.lookup([N(3)])).toEqual([]);
+    const results = (await target.ledger.stats()).results;
 
     expect(await importStore(local, target)).toEqual({ runs: 0, abandoned: 0, tasks: 0, results: 0, erased: 0 });
-    expect((await target.stats()).results).toBe(results);
+    expect((await target.ledger.stats()).results).toBe(results);
 
     // Once this machine has recorded it (and its upload got a task), the next import brings both.
-    await local.markRecorded(history.recording.ref, ["activated"], "2026-11-21T10:01:00.000Z");
-    await local.updateTask(history.uploading.ref, { taskId: "t5", status: "processing" });
+    await local.ledger.markRecorded(history.recording.ref, ["activated"], "2026-11-21T10:01:00.000Z");
+    await local.tasks.update(history.uploading.ref, { taskId: "t5", status: "processing" });
     expect(await importStore(local, target)).toEqual({ runs: 0, abandoned: 0, tasks: 0, results: 1, erased: 1 });
-    expect((await target.lookup([N(3)])).map((row) => [row.taskId, row.checkedAt])).toEqual([["t4", "2026-11-21T10:00:00.000Z"]]);
-    expect((await target.taskWithKey(SCOPE, "r-open/0"))?.taskId).toBe("t5");
+    expect((await target.ledger.lookup([N(3)])).map((row) => [row.taskId, row.checkedAt])).toEqual([["t4", "2026-11-21T10:00:00.000Z"]]);
+    expect((await target.tasks.withKey(SCOPE, "r-open/0"))?.taskId).toBe("t5");
   });
 
   it("copies an open run as abandoned when the same command has an open run in the target, with its tasks and results", async () => {
     const local = localStore();
-    await local.createRun(newRun({ id: "r-mine" }), LEASE);
-    const task = await local.addTask({
+    await local.runs.create(newRun({ id: "r-mine" }), LEASE);
+    const task = await local.tasks.add({
       scope: SCOPE,
       runId: "r-mine",
       part: 0,
@@ -170,18 +170,18 @@ describe.each(targets)("importing a local store into %s", (_, openTarget) => {
       product: "number_activity_batch",
       idempotencyKey: "r-mine/0",
     });
-    await local.updateTask(task.ref, { taskId: "t1", status: "success", checkedAt: "2026-11-20T10:00:00.000Z" });
-    await local.addResults(task.ref, ["activated"], [{ identifier: N(1), values: ["true"] }]);
-    await local.markRecorded(task.ref, ["activated"], "2026-11-20T10:01:00.000Z");
+    await local.tasks.update(task.ref, { taskId: "t1", status: "success", checkedAt: "2026-11-20T10:00:00.000Z" });
+    await local.ledger.add(task.ref, ["activated"], [{ identifier: N(1), values: ["true"] }]);
+    await local.ledger.markRecorded(task.ref, ["activated"], "2026-11-20T10:01:00.000Z");
     const target = await openTarget();
-    await target.createRun(newRun({ id: "r-team" }), { host: "cron", pid: 7, nonce: "z" });
+    await target.runs.create(newRun({ id: "r-team" }), { host: "cron", pid: 7, nonce: "z" });
 
     expect(await importStore(local, target)).toEqual({ runs: 1, abandoned: 1, tasks: 1, results: 1, erased: 1 });
-    expect((await target.openRun(SCOPE, "same-command"))?.id).toBe("r-team");
-    const mine = (await target.run("r-mine"))!;
+    expect((await target.runs.open(SCOPE, "same-command"))?.id).toBe("r-team");
+    const mine = (await target.runs.get("r-mine"))!;
     expect(mine).toMatchObject({ state: "abandoned", note: "Imported while run r-team of the same command was open." });
     expect(mine.lease).toBeUndefined();
-    expect((await target.lookup([N(1)])).map((row) => row.taskId)).toEqual(["t1"]);
+    expect((await target.ledger.lookup([N(1)])).map((row) => row.taskId)).toEqual(["t1"]);
     expect(await importStore(local, target)).toEqual({ runs: 0, abandoned: 0, tasks: 0, results: 0, erased: 0 });
   });
 
@@ -190,20 +190,21 @@ describe.each(targets)("importing a local store into %s", (_, openTarget) => {
     const rows = Array.from({ length: 12_000 }, (_, i) => ({ identifier: N(i), values: ["true"] }));
     await recordedTask(local, "2026-11-20T10:00:00.000Z", rows);
     const target = await openTarget();
-    const cutShort = new Proxy(target, {
-      get(store, name) {
-        if (name === "markRecorded") return () => Promise.reject(new Error("the connection was lost"));
-        const value: unknown = Reflect.get(store, name, store);
-        return typeof value === "function" ? value.bind(store) : value;
-      },
+    const bound = <T extends object>(object: T, name: string | symbol): unknown => {
+      const value: unknown = Reflect.get(object, name, object);
+      return typeof value === "function" ? value.bind(object) : value;
+    };
+    const ledger = new Proxy(target.ledger, {
+      get: (part, name) => (name === "markRecorded" ? () => Promise.reject(new Error("the connection was lost")) : bound(part, name)),
     });
+    const cutShort = new Proxy(target, { get: (store, name) => (name === "ledger" ? ledger : bound(store, name)) });
     await expect(importStore(local, cutShort)).rejects.toThrow("the connection was lost");
-    expect((await target.stats()).results).toBe(0);
+    expect((await target.ledger.stats()).results).toBe(0);
     // An import cut short erases nothing here.
-    expect((await local.stats()).results).toBe(12_000);
+    expect((await local.ledger.stats()).results).toBe(12_000);
 
     expect(await importStore(local, target)).toEqual({ runs: 0, abandoned: 0, tasks: 0, results: 12_000, erased: 12_000 });
-    expect((await local.stats()).results).toBe(0);
-    expect(await target.stats()).toMatchObject({ results: 12_000, numbers: 12_000, tasks: 1 });
+    expect((await local.ledger.stats()).results).toBe(0);
+    expect(await target.ledger.stats()).toMatchObject({ results: 12_000, numbers: 12_000, tasks: 1 });
   });
 });

@@ -75,9 +75,9 @@ describe("opening the store a location names", () => {
     expect(store.location).toBe(url);
     expect(store.location).not.toContain(password);
     expect(store.schemaVersion).toBe(2);
-    await store.createRun(newRun(), LEASE);
+    await store.runs.create(newRun(), LEASE);
     const again = await open(withPassword(url.replace(/^postgres:/, "postgresql:"), password));
-    expect((await again.run("r1"))?.identity).toBe("same-command");
+    expect((await again.runs.get("r1"))?.identity).toBe("same-command");
   });
 
   it("takes the password from PGPASSWORD, or from ~/.pgpass when the URL has none", async () => {
@@ -133,10 +133,10 @@ describe("opening the store a location names", () => {
     const store = await open(path);
     expect(store).toBeInstanceOf(SqliteStore);
     expect(store.location).toBe(path);
-    await store.createRun(newRun(), LEASE);
+    await store.runs.create(newRun(), LEASE);
     await store.close();
     opened.pop();
-    expect((await (await open(pathToFileURL(path).href)).run("r1"))?.id).toBe("r1");
+    expect((await (await open(pathToFileURL(path).href)).runs.get("r1"))?.id).toBe("r1");
     const failure = await openStore("mysql://ana:s3cret@db.example/team", {}).catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(UsageError);
     expect((failure as Error).message).toBe("bulkcheck cannot keep its store at a mysql:// URL.");

@@ -80,7 +80,7 @@ describe("the shared store", () => {
     const stores = await Promise.all([openStore(), openStore(), openStore(), openStore()]);
     await admin.query("TRUNCATE bulkcheck.runs, bulkcheck.tasks, bulkcheck.results CASCADE");
     const answers = await Promise.all(
-      stores.map((store, index) => store.createRun(newRun({ id: `race-${index}` }), { host: "h", pid: index, nonce: "n" })),
+      stores.map((store, index) => store.runs.create(newRun({ id: `race-${index}` }), { host: "h", pid: index, nonce: "n" })),
     );
     expect(answers.filter((answer) => answer !== "exists")).toHaveLength(1);
   });
@@ -88,12 +88,12 @@ describe("the shared store", () => {
   it("gives a stale run's lease to one of two machines claiming it at once, under the run's row lock", async () => {
     const [first, second] = await Promise.all([openStore(), openStore()]);
     await admin.query("TRUNCATE bulkcheck.runs, bulkcheck.tasks, bulkcheck.results CASCADE");
-    await first.createRun(newRun(), LEASE);
+    await first.runs.create(newRun(), LEASE);
     const claim = (store: PostgresStore, lease: Lease) =>
-      store.claimRun("r1", lease, "2026-11-27T10:05:00.000Z", "2026-11-27T10:01:00.000Z", () => true);
+      store.runs.claim("r1", lease, "2026-11-27T10:05:00.000Z", "2026-11-27T10:01:00.000Z", () => true);
     const holders = await Promise.all([claim(first, { host: "a", pid: 1, nonce: "x" }), claim(second, { host: "b", pid: 1, nonce: "y" })]);
     expect(holders.filter((holder) => holder === undefined)).toHaveLength(1);
-    const winner = (await first.run("r1"))!.lease!;
+    const winner = (await first.runs.get("r1"))!.lease!;
     expect(holders).toContainEqual({ host: winner.host, pid: winner.pid, nonce: winner.nonce });
   });
 
@@ -117,7 +117,7 @@ describe("the shared store", () => {
       return bytes;
     };
     expect((await relationFiles()).map((bytes) => bytes.includes(asStored(447400101042n)))).toEqual([true, true, true]);
-    expect(await store.forget(["447400101042"])).toEqual({ results: 1 });
+    expect(await store.ledger.forget(["447400101042"])).toEqual({ results: 1 });
     const files = await relationFiles();
     expect(files.map((bytes) => bytes.includes(asStored(447400101042n)))).toEqual([false, false, false]);
     // The check itself finds a number that is still there.
@@ -137,10 +137,10 @@ describe("the shared store", () => {
     url.username = role;
     url.password = "granted-pw";
     const granted = await openStore(url.href);
-    const erased = await granted.forget(["447400100001"]);
+    const erased = await granted.ledger.forget(["447400100001"]);
     expect(erased).toEqual({ results: 1, uncleared: expect.stringContaining("vacuum") as string });
-    expect(await owner.lookup(["447400100001"])).toEqual([]);
-    expect(await owner.forget(["447400100001"])).toEqual({ results: 0 });
+    expect(await owner.ledger.lookup(["447400100001"])).toEqual([]);
+    expect(await owner.ledger.forget(["447400100001"])).toEqual({ results: 0 });
   });
 
   it("gives a cursor's connection back when its reader stops early, so readers never exhaust the pool", async () => {
@@ -149,12 +149,12 @@ describe("the shared store", () => {
     const rows = Array.from({ length: 25_000 }, (_, i) => ({ identifier: String(447400100000 + i), values: ["true"] }));
     const task = await recordedTask(store, "2026-11-20T10:00:00.000Z", rows);
     for (let reader = 0; reader < 10; reader++) {
-      for await (const batch of store.taskResults(task.ref)) {
+      for await (const batch of store.ledger.ofTask(task.ref)) {
         expect(batch.length).toBeGreaterThan(0);
         break;
       }
     }
-    expect(await collect(store.freshResults(SCOPE, "number_activity_batch", ""))).toHaveLength(25_000);
+    expect(await collect(store.ledger.fresh(SCOPE, "number_activity_batch", ""))).toHaveLength(25_000);
   });
 
   it("lets two processes migrate a new database at once: both open it, and each migration runs once", async () => {
@@ -262,13 +262,13 @@ describe("the shared store", () => {
 
   it("reports connections the server closed (a restart) as StoreUnavailableError, and connects again for the next operation", async () => {
     const store = await openStore();
-    await store.maxTaskRef();
+    await store.tasks.maxRef();
     await admin.query(
       "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()",
     );
     // The statement in flight on a closed connection fails (the command ends with exit 7 and resumes later); none is lost quietly.
-    const during = await store.maxTaskRef().catch((error: unknown) => error);
+    const during = await store.tasks.maxRef().catch((error: unknown) => error);
     if (typeof during !== "number") expect(during).toBeInstanceOf(StoreUnavailableError);
-    expect(await store.maxTaskRef()).toBeGreaterThanOrEqual(0);
+    expect(await store.tasks.maxRef()).toBeGreaterThanOrEqual(0);
   });
 });

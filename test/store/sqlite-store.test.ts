@@ -62,9 +62,9 @@ describe("the embedded store", () => {
     await recordedTask(store, "2026-11-20T10:00:00.000Z", rows);
     await recordedTask(store, "2026-11-21T10:00:00.000Z", rows.slice(1000, 1100));
     const gone = "447400101042";
-    expect(await store.forget([gone])).toEqual({ results: 2 });
-    expect(await store.lookup([gone])).toEqual([]);
-    expect(await store.lookup(["447400101043"])).toHaveLength(2);
+    expect(await store.ledger.forget([gone])).toEqual({ results: 2 });
+    expect(await store.ledger.lookup([gone])).toEqual([]);
+    expect(await store.ledger.lookup(["447400101043"])).toHaveLength(2);
     const files = ["", "-wal"].map((suffix) => readFileSync(join(dir, "state", `bulkcheck.db${suffix}`)));
     const asInteger = Buffer.alloc(6);
     asInteger.writeUIntBE(Number(gone), 0, 6);
@@ -85,7 +85,7 @@ describe("the embedded store", () => {
     const script = `
       const { SqliteStore } = await import(${JSON.stringify(storeModule)});
       const store = SqliteStore.open(${JSON.stringify(path)});
-      const answer = await store.createRun({ ...${JSON.stringify(newRun())}, id: "r" + process.pid }, { host: "h", pid: process.pid, nonce: "n" });
+      const answer = await store.runs.create({ ...${JSON.stringify(newRun())}, id: "r" + process.pid }, { host: "h", pid: process.pid, nonce: "n" });
       process.stdout.write(answer === "exists" ? "exists" : "created");
       await store.close();`;
     const race = () =>
@@ -118,6 +118,6 @@ describe("the embedded store", () => {
     });
     expect(existsSync(`${path}-wal`)).toBe(true);
     await recordedTask(first, "2026-11-27T11:00:00.000Z", [{ identifier: "447400100002", values: ["false"] }]);
-    expect(await first.lookup(["447400100001", "447400100002"])).toHaveLength(2);
+    expect(await first.ledger.lookup(["447400100001", "447400100002"])).toHaveLength(2);
   });
 });

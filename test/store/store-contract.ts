@@ -1,5 +1,5 @@
-import { afterEach, expect, it } from "vitest";
-import type { Lease, NewRun, ResultRow, Scope, Store } from "../../src/store/store.js";
+import { afterEach, describe, expect, it } from "vitest";
+import type { Lease, NewRun, ResultRow, RunFilter, Scope, Store, TaskPatch } from "../../src/store/store.js";
 
 /**
  * What every store does, whatever its engine: each store's test file runs these against
@@ -38,10 +38,10 @@ export function newRun(overrides: Partial<NewRun> = {}): NewRun {
 
 /** A finished task of `product` in `scope`, checked at `checkedAt`, with these results. */
 export async function recordedTask(store: Store, checkedAt: string, rows: ResultRow[], columns = ["activated"], scope = SCOPE) {
-  const task = await store.addTask({ scope, product: "number_activity_batch", taskId: `t-${checkedAt}`, submittedAt: checkedAt });
-  await store.updateTask(task.ref, { status: "success", checkedAt });
-  await store.addResults(task.ref, columns, rows);
-  await store.markRecorded(task.ref, columns, checkedAt);
+  const task = await store.tasks.add({ scope, product: "number_activity_batch", taskId: `t-${checkedAt}`, submittedAt: checkedAt });
+  await store.tasks.update(task.ref, { status: "success", checkedAt });
+  await store.ledger.add(task.ref, columns, rows);
+  await store.ledger.markRecorded(task.ref, columns, checkedAt);
   return task;
 }
 
@@ -64,442 +64,555 @@ export function storeContract(fixture: StoreFixture): void {
   };
   const openStore = async () => open(await fixture.emptyLocation());
 
-  it("runs its migrations once: a second open finds the schema at its version", async () => {
-    const location = await fixture.emptyLocation();
-    const first = await open(location);
-    expect(first.schemaVersion).toBe(2);
-    await first.createRun(newRun(), LEASE);
-    const second = await open(location);
-    expect(second.schemaVersion).toBe(2);
-    expect((await second.run("r1"))?.identity).toBe("same-command");
-  });
+  describe("runs and their leases", () => {
+    it("runs its migrations once: a second open finds the schema at its version", async () => {
+      const location = await fixture.emptyLocation();
+      const first = await open(location);
+      expect(first.schemaVersion).toBe(2);
+      await first.runs.create(newRun(), LEASE);
+      const second = await open(location);
+      expect(second.schemaVersion).toBe(2);
+      expect((await second.runs.get("r1"))?.identity).toBe("same-command");
+    });
 
-  it("keeps one open run per command and scope: a second run of the same command is refused while the first is open", async () => {
-    const store = await openStore();
-    expect(await store.createRun(newRun(), LEASE)).not.toBe("exists");
-    expect(await store.createRun(newRun({ id: "r2" }), LEASE)).toBe("exists");
-    expect(await store.createRun(newRun({ id: "r3", scope: OTHER_SCOPE }), LEASE)).not.toBe("exists");
-    await store.updateRun("r1", { state: "finished", finishedAt: "2026-11-27T11:00:00.000Z" });
-    expect(await store.openRun(SCOPE, "same-command")).toBeUndefined();
-    expect(await store.createRun(newRun({ id: "r4" }), LEASE)).not.toBe("exists");
-    expect((await store.openRun(SCOPE, "same-command"))?.id).toBe("r4");
-  });
+    it("keeps one open run per command and scope: a second run of the same command is refused while the first is open", async () => {
+      const store = await openStore();
+      expect(await store.runs.create(newRun(), LEASE)).not.toBe("exists");
+      expect(await store.runs.create(newRun({ id: "r2" }), LEASE)).toBe("exists");
+      expect(await store.runs.create(newRun({ id: "r3", scope: OTHER_SCOPE }), LEASE)).not.toBe("exists");
+      await store.runs.update("r1", { state: "finished", finishedAt: "2026-11-27T11:00:00.000Z" });
+      expect(await store.runs.open(SCOPE, "same-command")).toBeUndefined();
+      expect(await store.runs.create(newRun({ id: "r4" }), LEASE)).not.toBe("exists");
+      expect((await store.runs.open(SCOPE, "same-command"))?.id).toBe("r4");
+    });
 
-  it("gives a run's lease to one live process at a time, and takes it from a stale or dead holder", async () => {
-    const store = await openStore();
-    await store.createRun(newRun(), LEASE);
-    const other: Lease = { host: "here", pid: 2, nonce: "b" };
-    const now = "2026-11-27T10:00:30.000Z";
-    expect(await store.claimRun("r1", other, now, "2026-11-27T09:59:00.000Z", () => true)).toEqual(LEASE);
-    expect(await store.claimRun("r1", other, now, "2026-11-27T09:59:00.000Z", () => false)).toBeUndefined();
-    expect((await store.run("r1"))?.lease).toEqual({ ...other, heartbeatAt: now });
-    expect(await store.claimRun("r1", LEASE, now, "2026-11-27T10:01:00.000Z", () => true)).toBeUndefined();
-    await store.releaseRun("r1", LEASE);
-    expect((await store.run("r1"))?.lease).toBeUndefined();
-  });
+    it("gives a run's lease to one live process at a time, and takes it from a stale or dead holder", async () => {
+      const store = await openStore();
+      await store.runs.create(newRun(), LEASE);
+      const other: Lease = { host: "here", pid: 2, nonce: "b" };
+      const now = "2026-11-27T10:00:30.000Z";
+      expect(await store.runs.claim("r1", other, now, "2026-11-27T09:59:00.000Z", () => true)).toEqual(LEASE);
+      expect(await store.runs.claim("r1", other, now, "2026-11-27T09:59:00.000Z", () => false)).toBeUndefined();
+      expect((await store.runs.get("r1"))?.lease).toEqual({ ...other, heartbeatAt: now });
+      expect(await store.runs.claim("r1", LEASE, now, "2026-11-27T10:01:00.000Z", () => true)).toBeUndefined();
+      await store.runs.release("r1", LEASE);
+      expect((await store.runs.get("r1"))?.lease).toBeUndefined();
+    });
 
-  it("finds a run by a prefix of its id only when the prefix names one run", async () => {
-    const store = await openStore();
-    await store.createRun(newRun({ id: "abc1" }), LEASE);
-    await store.createRun(newRun({ id: "abc2", identity: "other" }), LEASE);
-    expect(await store.run("abc")).toBeUndefined();
-    expect((await store.run("abc2"))?.id).toBe("abc2");
-    expect((await store.runs({ scope: SCOPE })).map((run) => run.id)).toEqual(["abc2", "abc1"]);
-  });
+    it("finds a run by a prefix of its id only when the prefix names one run", async () => {
+      const store = await openStore();
+      await store.runs.create(newRun({ id: "abc1" }), LEASE);
+      await store.runs.create(newRun({ id: "abc2", identity: "other" }), LEASE);
+      expect(await store.runs.get("abc")).toBeUndefined();
+      expect((await store.runs.get("abc2"))?.id).toBe("abc2");
+      expect((await store.runs.list({ scope: SCOPE })).map((run) => run.id)).toEqual(["abc2", "abc1"]);
+    });
 
-  it("lists the runs of a scope, in a state, started at or after a moment, newest first, at most a limit", async () => {
-    const store = await openStore();
-    const runs = [
-      newRun({ id: "r1", identity: "a", state: "open", startedAt: "2026-11-27T10:00:00.000Z" }),
-      newRun({ id: "r2", identity: "b", state: "finished", startedAt: "2026-11-27T11:00:00.000Z" }),
-      newRun({ id: "r3", identity: "c", state: "failed", startedAt: "2026-11-27T12:00:00.000Z", scope: OTHER_SCOPE }),
-      newRun({ id: "r4", identity: "d", state: "failed", startedAt: "2026-11-27T13:00:00.000Z" }),
-    ];
-    for (const run of runs) await store.createRun(run, LEASE);
-    const ids = async (filter: Parameters<Store["runs"]>[0]) => (await store.runs(filter)).map((run) => run.id);
-    expect(await ids({})).toEqual(["r4", "r3", "r2", "r1"]);
-    expect(await ids({ scope: SCOPE })).toEqual(["r4", "r2", "r1"]);
-    expect(await ids({ state: "failed" })).toEqual(["r4", "r3"]);
-    expect(await ids({ scope: SCOPE, state: "failed" })).toEqual(["r4"]);
-    expect(await ids({ since: "2026-11-27T11:00:00.000Z" })).toEqual(["r4", "r3", "r2"]);
-    expect(await ids({ scope: OTHER_SCOPE, since: "2026-11-27T12:00:00.001Z" })).toEqual([]);
-    expect(await ids({ scope: SCOPE, since: "2026-11-27T10:00:00.000Z", limit: 2 })).toEqual(["r4", "r2"]);
-    expect(await ids({ scope: SCOPE, state: "open", since: "2026-11-27T10:00:00.001Z" })).toEqual([]);
-  });
+    it("lists the runs of a scope, in a state, started at or after a moment, newest first, at most a limit", async () => {
+      const store = await openStore();
+      const runs = [
+        newRun({ id: "r1", identity: "a", state: "open", startedAt: "2026-11-27T10:00:00.000Z" }),
+        newRun({ id: "r2", identity: "b", state: "finished", startedAt: "2026-11-27T11:00:00.000Z" }),
+        newRun({ id: "r3", identity: "c", state: "failed", startedAt: "2026-11-27T12:00:00.000Z", scope: OTHER_SCOPE }),
+        newRun({ id: "r4", identity: "d", state: "failed", startedAt: "2026-11-27T13:00:00.000Z" }),
+      ];
+      for (const run of runs) await store.runs.create(run, LEASE);
+      const ids = async (filter: RunFilter) => (await store.runs.list(filter)).map((run) => run.id);
+      expect(await ids({})).toEqual(["r4", "r3", "r2", "r1"]);
+      expect(await ids({ scope: SCOPE })).toEqual(["r4", "r2", "r1"]);
+      expect(await ids({ state: "failed" })).toEqual(["r4", "r3"]);
+      expect(await ids({ scope: SCOPE, state: "failed" })).toEqual(["r4"]);
+      expect(await ids({ since: "2026-11-27T11:00:00.000Z" })).toEqual(["r4", "r3", "r2"]);
+      expect(await ids({ scope: OTHER_SCOPE, since: "2026-11-27T12:00:00.001Z" })).toEqual([]);
+      expect(await ids({ scope: SCOPE, since: "2026-11-27T10:00:00.000Z", limit: 2 })).toEqual(["r4", "r2"]);
+      expect(await ids({ scope: SCOPE, state: "open", since: "2026-11-27T10:00:00.001Z" })).toEqual([]);
+    });
 
-  it("dates a task's results by the first check that saw it succeed", async () => {
-    const store = await openStore();
-    const task = await store.addTask({ scope: SCOPE, product: "carrier_batch", idempotencyKey: "k1", count: 500, sha256: "ff" });
-    await store.updateTask(task.ref, { taskId: "t1", status: "success", checkedAt: "2026-11-27T10:00:00.000Z" });
-    await store.updateTask(task.ref, { status: "success", checkedAt: "2026-11-28T10:00:00.000Z" });
-    expect(await store.taskWithKey(SCOPE, "k1")).toMatchObject({ taskId: "t1", checkedAt: "2026-11-27T10:00:00.000Z", count: 500 });
-    expect(await store.taskWithKey(OTHER_SCOPE, "k1")).toBeUndefined();
-    expect((await store.taskById(SCOPE, "t1"))?.ref).toBe(task.ref);
-  });
-
-  it("counts the uploads under way (since a moment) and the tasks not yet seen finished", async () => {
-    const store = await openStore();
-    const a = await store.addTask({ scope: SCOPE, product: "carrier_batch", idempotencyKey: "a" });
-    const b = await store.addTask({ scope: SCOPE, product: "carrier_batch", idempotencyKey: "b" });
-    const c = await store.addTask({ scope: SCOPE, product: "carrier_batch", idempotencyKey: "c" });
-    await store.markUploading(a.ref, "2026-11-27T10:00:00.000Z");
-    await store.markUploading(b.ref, "2026-11-27T09:00:00.000Z");
-    await store.markUploading(c.ref, "2026-11-27T10:00:00.000Z");
-    await store.updateTask(c.ref, { taskId: "tc", status: "processing" });
-    expect(await store.activity(SCOPE, "2026-11-27T09:30:00.000Z")).toEqual({ uploading: 1, unfinished: 1 });
-    await store.updateTask(c.ref, { status: "success", checkedAt: "2026-11-27T10:05:00.000Z" });
-    await store.markUploading(a.ref, undefined);
-    expect(await store.activity(SCOPE, "2026-11-27T09:30:00.000Z")).toEqual({ uploading: 0, unfinished: 0 });
-    expect(await store.activity(OTHER_SCOPE, "2026-11-27T09:30:00.000Z")).toEqual({ uploading: 0, unfinished: 0 });
-  });
-
-  it("sums the tasks not yet seen finished per product, with their numbers: what the service holds reserved for them", async () => {
-    const store = await openStore();
-    const task = async (product: string, key: string, patch: Parameters<Store["updateTask"]>[1], count?: number, scope = SCOPE) => {
-      const added = await store.addTask({ scope, product, idempotencyKey: key, ...(count === undefined ? {} : { count }) });
-      await store.updateTask(added.ref, patch);
-    };
-    await task("carrier_batch", "a", { taskId: "ta", status: "processing" }, 500);
-    await task("carrier_batch", "b", { taskId: "tb" }, 700); // created, never checked since
-    await task("carrier_batch", "c", { taskId: "tc", status: "success", checkedAt: "2026-11-27T10:05:00.000Z" }, 900);
-    await task("carrier_batch", "d", {}, 300); // written before its upload, no task yet
-    await task("number_activity_batch", "e", { taskId: "te", status: "processing", total: 40 }); // no count recorded: the service's total
-    await task("number_activity_batch", "f", { taskId: "tf", status: "failed" }, 10);
-    await task("carrier_batch", "g", { taskId: "tg", status: "processing" }, 5000, OTHER_SCOPE);
-    expect(await store.unfinishedTasks(SCOPE)).toEqual([
-      { product: "carrier_batch", tasks: 2, numbers: 1200 },
-      { product: "number_activity_batch", tasks: 1, numbers: 40 },
-    ]);
-    expect(await store.unfinishedTasks({ baseUrl: "https://elsewhere.example", profile: "default" })).toEqual([]);
-  });
-
-  it("records a task's rows once, with the columns the service added, and reads them back", async () => {
-    const store = await openStore();
-    const columns = ["carrier", "underlying_carrier", "number_type", "country_code", "region", "city", "ported"];
-    const rows = [
-      { identifier: "447400100001", values: ["EE", "EE", "mobile", "GB", "", "", "no"] },
-      { identifier: "447400100002", values: ["Three", "Three", "mobile", "GB", "England", "London", "yes"] },
-      { identifier: "not-a-number", values: ["x", "", "", "", "", "", ""] },
-    ];
-    const task = await recordedTask(store, "2026-11-27T10:00:00.000Z", rows, columns);
-    await store.addResults(task.ref, columns, rows);
-    await store.markRecorded(task.ref, columns, "2026-11-27T10:01:00.000Z");
-    const back = await collect(store.taskResults(task.ref));
-    expect(back).toHaveLength(2);
-    expect(back[1]).toMatchObject({
-      identifier: "447400100002",
-      checkedAt: "2026-11-27T10:00:00.000Z",
-      values: { carrier: "Three", region: "England", city: "London", ported: "yes" },
+    it("copies a run from another store as it was, once, and lists every task in the order it was added, a page at a time", async () => {
+      const store = await openStore();
+      const copied = {
+        ...newRun({ id: "r-copied", state: "finished" }),
+        finishedAt: "2026-11-27T11:00:00.000Z",
+        host: "laptop",
+        user: "ana",
+        plan: { parts: 1 },
+        note: "from a laptop",
+      };
+      expect(await store.runs.copy(copied)).toBe(true);
+      expect(await store.runs.copy({ ...copied, note: "again" })).toBe(false);
+      expect(await store.runs.get("r-copied")).toEqual(copied);
+      const leased = { ...newRun({ id: "r-leased" }), lease: { ...LEASE, heartbeatAt: "2026-11-27T10:00:05.000Z" } };
+      expect(await store.runs.copy(leased)).toBe(true);
+      expect(await store.runs.get("r-leased")).toEqual(leased);
+      const tasks = [];
+      for (const [index, scope] of [SCOPE, OTHER_SCOPE, SCOPE].entries()) {
+        tasks.push(await store.tasks.add({ scope, product: "carrier_batch", idempotencyKey: `k${index}` }));
+      }
+      expect((await store.tasks.after(0, 2)).map((task) => task.idempotencyKey)).toEqual(["k0", "k1"]);
+      expect(await store.tasks.after(tasks[1]!.ref, 2)).toEqual([tasks[2]]);
+      expect(await store.tasks.after(tasks[2]!.ref, 2)).toEqual([]);
     });
   });
 
-  it("lists fresh results newest first, within a product and scope, as of a task reference", async () => {
-    const store = await openStore();
-    const old = await recordedTask(store, "2026-11-20T10:00:00.000Z", [{ identifier: "447400100001", values: ["true"] }]);
-    const recent = await recordedTask(store, "2026-11-26T10:00:00.000Z", [
-      { identifier: "447400100001", values: ["false"] },
-      { identifier: "447400100002", values: ["true"] },
-    ]);
-    await recordedTask(store, "2026-11-26T11:00:00.000Z", [{ identifier: "447400100003", values: ["true"] }], ["activated"], OTHER_SCOPE);
-    const fresh = await collect(store.freshResults(SCOPE, "number_activity_batch", "2026-11-19T00:00:00.000Z"));
-    expect(fresh).toEqual([
-      { identifier: 447400100001, taskRef: recent.ref },
-      { identifier: 447400100002, taskRef: recent.ref },
-      { identifier: 447400100001, taskRef: old.ref },
-    ]);
-    expect(await collect(store.freshResults(SCOPE, "number_activity_batch", "2026-11-25T00:00:00.000Z", old.ref))).toEqual([]);
-    expect(await collect(store.freshResults(SCOPE, "carrier_batch", "2026-11-19T00:00:00.000Z"))).toEqual([]);
-  });
+  describe("tasks, their keys and numbers", () => {
+    it("dates a task's results by the first check that saw it succeed", async () => {
+      const store = await openStore();
+      const task = await store.tasks.add({ scope: SCOPE, product: "carrier_batch", idempotencyKey: "k1", count: 500, sha256: "ff" });
+      await store.tasks.update(task.ref, { taskId: "t1", status: "success", checkedAt: "2026-11-27T10:00:00.000Z" });
+      await store.tasks.update(task.ref, { status: "success", checkedAt: "2026-11-28T10:00:00.000Z" });
+      expect(await store.tasks.withKey(SCOPE, "k1")).toMatchObject({ taskId: "t1", checkedAt: "2026-11-27T10:00:00.000Z", count: 500 });
+      expect(await store.tasks.withKey(OTHER_SCOPE, "k1")).toBeUndefined();
+      expect((await store.tasks.byId(SCOPE, "t1"))?.ref).toBe(task.ref);
+    });
 
-  it("pairs each result with the same number's latest earlier result", async () => {
-    const store = await openStore();
-    await recordedTask(store, "2026-11-20T10:00:00.000Z", [{ identifier: "447400100001", values: ["true"] }]);
-    await recordedTask(store, "2026-11-21T10:00:00.000Z", [{ identifier: "447400100001", values: ["false"] }]);
-    const latest = await recordedTask(store, "2026-11-22T10:00:00.000Z", [
-      { identifier: "447400100001", values: ["true"] },
-      { identifier: "447400100009", values: ["true"] },
-    ]);
-    const pairs = await collect(store.previousResults(latest.ref));
-    expect(pairs).toHaveLength(1);
-    expect(pairs[0]!.current.values).toEqual({ activated: "true" });
-    expect(pairs[0]!.previous).toMatchObject({ checkedAt: "2026-11-21T10:00:00.000Z", values: { activated: "false" } });
-  });
+    it("counts the uploads under way (since a moment) and the tasks not yet seen finished", async () => {
+      const store = await openStore();
+      const a = await store.tasks.add({ scope: SCOPE, product: "carrier_batch", idempotencyKey: "a" });
+      const b = await store.tasks.add({ scope: SCOPE, product: "carrier_batch", idempotencyKey: "b" });
+      const c = await store.tasks.add({ scope: SCOPE, product: "carrier_batch", idempotencyKey: "c" });
+      await store.tasks.markUploading(a.ref, "2026-11-27T10:00:00.000Z");
+      await store.tasks.markUploading(b.ref, "2026-11-27T09:00:00.000Z");
+      await store.tasks.markUploading(c.ref, "2026-11-27T10:00:00.000Z");
+      await store.tasks.update(c.ref, { taskId: "tc", status: "processing" });
+      expect(await store.tasks.activity(SCOPE, "2026-11-27T09:30:00.000Z")).toEqual({ uploading: 1, unfinished: 1 });
+      await store.tasks.update(c.ref, { status: "success", checkedAt: "2026-11-27T10:05:00.000Z" });
+      await store.tasks.markUploading(a.ref, undefined);
+      expect(await store.tasks.activity(SCOPE, "2026-11-27T09:30:00.000Z")).toEqual({ uploading: 0, unfinished: 0 });
+      expect(await store.tasks.activity(OTHER_SCOPE, "2026-11-27T09:30:00.000Z")).toEqual({ uploading: 0, unfinished: 0 });
+    });
 
-  it("prunes results checked before a date and counts what is left", async () => {
-    const store = await openStore();
-    await recordedTask(store, "2026-05-01T10:00:00.000Z", [{ identifier: "447400100001", values: ["true"] }]);
-    await recordedTask(store, "2026-11-21T10:00:00.000Z", [
-      { identifier: "447400100001", values: ["false"] },
-      { identifier: "447400100002", values: ["true"] },
-    ]);
-    expect(await store.prune("2026-06-01T00:00:00.000Z", { dryRun: true })).toEqual({ results: 1 });
-    expect((await store.stats()).results).toBe(3);
-    expect(await store.prune("2026-06-01T00:00:00.000Z")).toEqual({ results: 1 });
-    const stats = await store.stats();
-    expect(stats).toMatchObject({ results: 2, numbers: 2, oldest: "2026-11-21T10:00:00.000Z", newest: "2026-11-21T10:00:00.000Z" });
-    expect(stats.groups).toEqual([
-      {
+    it("sums the tasks not yet seen finished per product, with their numbers: what the service holds reserved for them", async () => {
+      const store = await openStore();
+      const task = async (product: string, key: string, patch: TaskPatch, count?: number, scope = SCOPE) => {
+        const added = await store.tasks.add({ scope, product, idempotencyKey: key, ...(count === undefined ? {} : { count }) });
+        await store.tasks.update(added.ref, patch);
+      };
+      await task("carrier_batch", "a", { taskId: "ta", status: "processing" }, 500);
+      await task("carrier_batch", "b", { taskId: "tb" }, 700); // created, never checked since
+      await task("carrier_batch", "c", { taskId: "tc", status: "success", checkedAt: "2026-11-27T10:05:00.000Z" }, 900);
+      await task("carrier_batch", "d", {}, 300); // written before its upload, no task yet
+      await task("number_activity_batch", "e", { taskId: "te", status: "processing", total: 40 }); // no count recorded: the service's total
+      await task("number_activity_batch", "f", { taskId: "tf", status: "failed" }, 10);
+      await task("carrier_batch", "g", { taskId: "tg", status: "processing" }, 5000, OTHER_SCOPE);
+      expect(await store.tasks.unfinished(SCOPE)).toEqual([
+        { product: "carrier_batch", tasks: 2, numbers: 1200 },
+        { product: "number_activity_batch", tasks: 1, numbers: 40 },
+      ]);
+      expect(await store.tasks.unfinished({ baseUrl: "https://elsewhere.example", profile: "default" })).toEqual([]);
+    });
+
+    it("keeps a task's numbers once, and which tasks may answer for their numbers", async () => {
+      const store = await openStore();
+      const inFlight = await store.tasks.add({
         scope: SCOPE,
         product: "number_activity_batch",
-        results: 2,
-        numbers: 2,
-        oldest: "2026-11-21T10:00:00.000Z",
-        newest: "2026-11-21T10:00:00.000Z",
-      },
-    ]);
-  });
-
-  it("forgets every result of the given numbers (stored digits; other forms are ignored) and nothing else", async () => {
-    const store = await openStore();
-    const rows = Array.from({ length: 3000 }, (_, i) => ({ identifier: String(447400100000 + i), values: ["true"] }));
-    await recordedTask(store, "2026-11-20T10:00:00.000Z", rows);
-    await recordedTask(store, "2026-11-21T10:00:00.000Z", rows.slice(1000, 1100));
-    expect(await store.forget(["447400101042"], { dryRun: true })).toEqual({ results: 2 });
-    expect(await store.lookup(["447400101042"])).toHaveLength(2);
-    expect(await store.forget(["447400101042", "+44 7400 101043", "447400109999"])).toEqual({ results: 2 });
-    expect(await store.lookup(["447400101042"])).toEqual([]);
-    expect(await store.lookup(["447400101044"])).toHaveLength(2);
-    expect((await store.stats()).results).toBe(3098);
-  });
-
-  it("keeps a task's numbers once, and which tasks may answer for their numbers", async () => {
-    const store = await openStore();
-    const inFlight = await store.addTask({
-      scope: SCOPE,
-      product: "number_activity_batch",
-      taskId: "t-flying",
-      submittedAt: "2026-11-27T10:00:00.000Z",
+        taskId: "t-flying",
+        submittedAt: "2026-11-27T10:00:00.000Z",
+      });
+      const numbers = Array.from({ length: 12_000 }, (_, i) => 447400100000 + ((i * 7919) % 12_000));
+      await store.tasks.addNumbers(inFlight.ref, numbers);
+      await store.tasks.addNumbers(inFlight.ref, numbers.slice(0, 10));
+      expect(await collect(store.tasks.numbers(inFlight.ref))).toEqual([...numbers].sort((a, b) => a - b));
+      const answered = await recordedTask(store, "2026-11-26T10:00:00.000Z", [{ identifier: "447400200001", values: ["true"] }]);
+      await store.tasks.addNumbers(answered.ref, [447400200001, 447400200002]);
+      expect(await collect(store.tasks.numbers(answered.ref))).toEqual([447400200001, 447400200002]);
+      // A task not yet created at the service, another product's, and one after the reference are not answering.
+      await store.tasks.add({ scope: SCOPE, product: "number_activity_batch", idempotencyKey: "k" });
+      await store.tasks.add({ scope: SCOPE, product: "carrier_batch", taskId: "t-carrier" });
+      const asOf = await store.tasks.maxRef();
+      await store.tasks.add({ scope: SCOPE, product: "number_activity_batch", taskId: "t-later" });
+      const answering = await store.tasks.answering(SCOPE, "number_activity_batch", asOf);
+      expect(answering.map((task) => task.taskId).sort()).toEqual(["t-2026-11-26T10:00:00.000Z", "t-flying"]);
+      expect(await store.tasks.answering(OTHER_SCOPE, "number_activity_batch", asOf)).toEqual([]);
+      // Forgetting a number erases it from the tasks' numbers too; pruning erases the numbers of tasks checked before the date.
+      await store.ledger.forget(["447400200002"]);
+      expect(await collect(store.tasks.numbers(answered.ref))).toEqual([447400200001]);
+      await store.ledger.prune("2026-11-28T00:00:00.000Z");
+      expect(await collect(store.tasks.numbers(answered.ref))).toEqual([]);
+      await store.ledger.forget(["447400100005"]);
+      expect(await collect(store.tasks.numbers(inFlight.ref))).not.toContain(447400100005);
     });
-    const numbers = Array.from({ length: 12_000 }, (_, i) => 447400100000 + ((i * 7919) % 12_000));
-    await store.addTaskNumbers(inFlight.ref, numbers);
-    await store.addTaskNumbers(inFlight.ref, numbers.slice(0, 10));
-    expect(await collect(store.taskNumbers(inFlight.ref))).toEqual([...numbers].sort((a, b) => a - b));
-    const answered = await recordedTask(store, "2026-11-26T10:00:00.000Z", [{ identifier: "447400200001", values: ["true"] }]);
-    await store.addTaskNumbers(answered.ref, [447400200001, 447400200002]);
-    expect(await collect(store.taskNumbers(answered.ref))).toEqual([447400200001, 447400200002]);
-    // A task not yet created at the service, another product's, and one after the reference are not answering.
-    await store.addTask({ scope: SCOPE, product: "number_activity_batch", idempotencyKey: "k" });
-    await store.addTask({ scope: SCOPE, product: "carrier_batch", taskId: "t-carrier" });
-    const asOf = await store.maxTaskRef();
-    await store.addTask({ scope: SCOPE, product: "number_activity_batch", taskId: "t-later" });
-    const answering = await store.answeringTasks(SCOPE, "number_activity_batch", asOf);
-    expect(answering.map((task) => task.taskId).sort()).toEqual(["t-2026-11-26T10:00:00.000Z", "t-flying"]);
-    expect(await store.answeringTasks(OTHER_SCOPE, "number_activity_batch", asOf)).toEqual([]);
-    // Forgetting a number erases it from the tasks' numbers too; pruning erases the numbers of tasks checked before the date.
-    await store.forget(["447400200002"]);
-    expect(await collect(store.taskNumbers(answered.ref))).toEqual([447400200001]);
-    await store.prune("2026-11-28T00:00:00.000Z");
-    expect(await collect(store.taskNumbers(answered.ref))).toEqual([]);
-    await store.forget(["447400100005"]);
-    expect(await collect(store.taskNumbers(inFlight.ref))).not.toContain(447400100005);
-  });
 
-  it("forgets a number's results of one product only when given --product, and a task's results when told which", async () => {
-    const store = await openStore();
-    const number = [{ identifier: "447400100001", values: ["true"] }];
-    await recordedTask(store, "2026-11-20T10:00:00.000Z", number);
-    const carrier = await store.addTask({ scope: SCOPE, product: "carrier_batch", taskId: "t-carrier" });
-    await store.updateTask(carrier.ref, { status: "success", checkedAt: "2026-11-21T10:00:00.000Z" });
-    await store.addResults(carrier.ref, ["carrier"], [{ identifier: "447400100001", values: ["EE"] }]);
-    await store.markRecorded(carrier.ref, ["carrier"], "2026-11-21T10:00:00.000Z");
-    expect(await store.forget(["447400100001"], { product: "carrier_batch" })).toEqual({ results: 1 });
-    expect((await store.lookup(["447400100001"])).map((row) => row.product)).toEqual(["number_activity_batch"]);
-    const other = await recordedTask(store, "2026-11-22T10:00:00.000Z", [{ identifier: "447400100002", values: ["true"] }]);
-    expect(await store.forgetTasks([other.ref])).toEqual({ results: 1 });
-    expect(await store.lookup(["447400100002"])).toEqual([]);
-    expect(await store.lookup(["447400100001"])).toHaveLength(1);
-  });
-
-  it("looks numbers up newest first, within a filter", async () => {
-    const store = await openStore();
-    await recordedTask(store, "2026-11-20T10:00:00.000Z", [{ identifier: "447400100001", values: ["true"] }]);
-    await recordedTask(store, "2026-11-22T10:00:00.000Z", [{ identifier: "447400100001", values: ["false"] }]);
-    await recordedTask(store, "2026-11-23T10:00:00.000Z", [{ identifier: "447400100001", values: ["true"] }], ["activated"], OTHER_SCOPE);
-    const all = await store.lookup(["447400100001", "not-a-number"]);
-    expect(all.map((row) => [row.checkedAt, row.scope.baseUrl, row.values.activated])).toEqual([
-      ["2026-11-23T10:00:00.000Z", OTHER_SCOPE.baseUrl, "true"],
-      ["2026-11-22T10:00:00.000Z", SCOPE.baseUrl, "false"],
-      ["2026-11-20T10:00:00.000Z", SCOPE.baseUrl, "true"],
-    ]);
-    const filtered = await store.lookup(["447400100001"], {
-      scope: SCOPE,
-      product: "number_activity_batch",
-      since: "2026-11-21T00:00:00.000Z",
+    it("keeps a run's tasks in part order, updates what a patch gives, and lists tasks with an id newest first", async () => {
+      const store = await openStore();
+      await store.runs.create(newRun(), LEASE);
+      const second = await store.tasks.add({
+        scope: SCOPE,
+        runId: "r1",
+        part: 1,
+        parts: 2,
+        product: "carrier_batch",
+        idempotencyKey: "k2",
+      });
+      const first = await store.tasks.add({ scope: SCOPE, runId: "r1", part: 0, parts: 2, product: "carrier_batch", idempotencyKey: "k1" });
+      await store.tasks.update(first.ref, { taskId: "t1", replayed: true, staged: { file: "/s/t1.csv", bytes: 10, sha256: "cd" } });
+      await store.tasks.update(second.ref, { taskId: "t2", replayed: false });
+      expect((await store.tasks.ofRun("r1")).map((task) => [task.part, task.taskId, task.replayed])).toEqual([
+        [0, "t1", true],
+        [1, "t2", false],
+      ]);
+      expect((await store.tasks.ofRun("r1"))[0]).toMatchObject({
+        staged: { file: "/s/t1.csv", bytes: 10, sha256: "cd" },
+        parts: 2,
+        runId: "r1",
+      });
+      expect((await store.tasks.recent(SCOPE, 1)).map((task) => task.taskId)).toEqual(["t1"]);
+      expect((await store.tasks.recent(SCOPE, Infinity)).map((task) => task.taskId)).toEqual(["t1", "t2"]);
+      await store.runs.update("r1", { plan: { parts: [1, 2] }, output: { path: "/o.csv" }, note: "why" });
+      expect(await store.runs.get("r1")).toMatchObject({ plan: { parts: [1, 2] }, output: { path: "/o.csv" }, note: "why", state: "open" });
+      expect((await store.runs.list({ limit: 1 })).map((run) => run.id)).toEqual(["r1"]);
     });
-    expect(filtered.map((row) => row.checkedAt)).toEqual(["2026-11-22T10:00:00.000Z"]);
-    expect(filtered[0]).toMatchObject({
-      identifier: "447400100001",
-      product: "number_activity_batch",
-      taskId: "t-2026-11-22T10:00:00.000Z",
+    it("forgets the staged result and the date of a part's first task when the part gets another task id, and keeps them for the same id", async () => {
+      const store = await openStore();
+      const part = await store.tasks.add({ scope: SCOPE, product: "carrier_batch", idempotencyKey: "k1" });
+      await store.tasks.markUploading(part.ref, "2026-11-27T10:00:00.000Z");
+      await store.tasks.update(part.ref, { taskId: "t1" });
+      await store.tasks.update(part.ref, {
+        status: "success",
+        checkedAt: "2026-11-27T10:05:00.000Z",
+        staged: { file: "/s/t1.csv", bytes: 1, sha256: "a" },
+      });
+      expect(await store.tasks.activity(SCOPE, "")).toEqual({ uploading: 0, unfinished: 0 });
+      await store.tasks.update(part.ref, { taskId: "t1", status: "success" });
+      expect(await store.tasks.withKey(SCOPE, "k1")).toMatchObject({
+        taskId: "t1",
+        checkedAt: "2026-11-27T10:05:00.000Z",
+        staged: { file: "/s/t1.csv" },
+      });
+      // The service forgot t1: the part was uploaded again and is another task, not yet checked or staged.
+      await store.tasks.update(part.ref, { taskId: "t2", status: "processing" });
+      const again = await store.tasks.withKey(SCOPE, "k1");
+      expect(again).toMatchObject({ taskId: "t2", status: "processing" });
+      expect(again?.checkedAt).toBeUndefined();
+      expect(again?.staged).toBeUndefined();
     });
   });
 
-  it("exports results task by task, oldest first, and reads one task's rows for given numbers", async () => {
-    const store = await openStore();
-    const older = await recordedTask(store, "2026-11-20T10:00:00.000Z", [
-      { identifier: "447400100002", values: ["true"] },
-      { identifier: "447400100001", values: ["false"] },
-    ]);
-    await recordedTask(store, "2026-11-21T10:00:00.000Z", [{ identifier: "447400100003", values: ["true"] }], ["activated"], OTHER_SCOPE);
-    expect((await collect(store.exportResults({}))).map((row) => row.identifier)).toEqual(["447400100001", "447400100002", "447400100003"]);
-    expect((await collect(store.exportResults({ scope: OTHER_SCOPE }))).map((row) => row.identifier)).toEqual(["447400100003"]);
-    expect(await collect(store.exportResults({ since: "2026-11-22T00:00:00.000Z" }))).toEqual([]);
-    expect((await collect(store.taskResults(older.ref, new Set([447400100002])))).map((row) => row.values)).toEqual([
-      { activated: "true" },
-    ]);
-    expect(await store.checkedAtOf([older.ref, 999_999])).toEqual(new Map([[older.ref, "2026-11-20T10:00:00.000Z"]]));
-    expect(await store.maxTaskRef()).toBeGreaterThan(older.ref);
-  });
-
-  it("keeps a run's tasks in part order, updates what a patch gives, and lists tasks with an id newest first", async () => {
-    const store = await openStore();
-    await store.createRun(newRun(), LEASE);
-    const second = await store.addTask({ scope: SCOPE, runId: "r1", part: 1, parts: 2, product: "carrier_batch", idempotencyKey: "k2" });
-    const first = await store.addTask({ scope: SCOPE, runId: "r1", part: 0, parts: 2, product: "carrier_batch", idempotencyKey: "k1" });
-    await store.updateTask(first.ref, { taskId: "t1", replayed: true, staged: { file: "/s/t1.csv", bytes: 10, sha256: "cd" } });
-    await store.updateTask(second.ref, { taskId: "t2", replayed: false });
-    expect((await store.tasksOfRun("r1")).map((task) => [task.part, task.taskId, task.replayed])).toEqual([
-      [0, "t1", true],
-      [1, "t2", false],
-    ]);
-    expect((await store.tasksOfRun("r1"))[0]).toMatchObject({
-      staged: { file: "/s/t1.csv", bytes: 10, sha256: "cd" },
-      parts: 2,
-      runId: "r1",
+  describe("the ledger", () => {
+    it("records a task's rows once, with the columns the service added, and reads them back", async () => {
+      const store = await openStore();
+      const columns = ["carrier", "underlying_carrier", "number_type", "country_code", "region", "city", "ported"];
+      const rows = [
+        { identifier: "447400100001", values: ["EE", "EE", "mobile", "GB", "", "", "no"] },
+        { identifier: "447400100002", values: ["Three", "Three", "mobile", "GB", "England", "London", "yes"] },
+        { identifier: "not-a-number", values: ["x", "", "", "", "", "", ""] },
+      ];
+      const task = await recordedTask(store, "2026-11-27T10:00:00.000Z", rows, columns);
+      await store.ledger.add(task.ref, columns, rows);
+      await store.ledger.markRecorded(task.ref, columns, "2026-11-27T10:01:00.000Z");
+      const back = await collect(store.ledger.ofTask(task.ref));
+      expect(back).toHaveLength(2);
+      expect(back[1]).toMatchObject({
+        identifier: "447400100002",
+        checkedAt: "2026-11-27T10:00:00.000Z",
+        values: { carrier: "Three", region: "England", city: "London", ported: "yes" },
+      });
     });
-    expect((await store.recentTasks(SCOPE, 1)).map((task) => task.taskId)).toEqual(["t1"]);
-    expect((await store.recentTasks(SCOPE, Infinity)).map((task) => task.taskId)).toEqual(["t1", "t2"]);
-    await store.updateRun("r1", { plan: { parts: [1, 2] }, output: { path: "/o.csv" }, note: "why" });
-    expect(await store.run("r1")).toMatchObject({ plan: { parts: [1, 2] }, output: { path: "/o.csv" }, note: "why", state: "open" });
-    expect((await store.runs({ limit: 1 })).map((run) => run.id)).toEqual(["r1"]);
-  });
 
-  it("copies a run from another store as it was, once, and lists every task in the order it was added, a page at a time", async () => {
-    const store = await openStore();
-    const copied = {
-      ...newRun({ id: "r-copied", state: "finished" }),
-      finishedAt: "2026-11-27T11:00:00.000Z",
-      host: "laptop",
-      user: "ana",
-      plan: { parts: 1 },
-      note: "from a laptop",
-    };
-    expect(await store.copyRun(copied)).toBe(true);
-    expect(await store.copyRun({ ...copied, note: "again" })).toBe(false);
-    expect(await store.run("r-copied")).toEqual(copied);
-    const leased = { ...newRun({ id: "r-leased" }), lease: { ...LEASE, heartbeatAt: "2026-11-27T10:00:05.000Z" } };
-    expect(await store.copyRun(leased)).toBe(true);
-    expect(await store.run("r-leased")).toEqual(leased);
-    const tasks = [];
-    for (const [index, scope] of [SCOPE, OTHER_SCOPE, SCOPE].entries()) {
-      tasks.push(await store.addTask({ scope, product: "carrier_batch", idempotencyKey: `k${index}` }));
-    }
-    expect((await store.tasksAfter(0, 2)).map((task) => task.idempotencyKey)).toEqual(["k0", "k1"]);
-    expect(await store.tasksAfter(tasks[1]!.ref, 2)).toEqual([tasks[2]]);
-    expect(await store.tasksAfter(tasks[2]!.ref, 2)).toEqual([]);
-  });
-
-  it("keeps any text a service sends exactly: quotes, backslashes, separators, braces, NULL, line breaks, emoji and NUL", async () => {
-    const store = await openStore();
-    const awkward = [
-      'Say "hi"',
-      "back\\slash\\",
-      "\\N",
-      "a,b;c\tt",
-      "{braces}",
-      "NULL",
-      "line\nbreak\r\n",
-      "Ünïcødé 📱",
-      "",
-      "nul\0byte",
-      "\0",
-    ];
-    const columns = ["carrier", "region", "city", "ported"];
-    const rows = awkward.map((value, index) => ({ identifier: String(447400100000 + index), values: [value, value, "", value] }));
-    const task = await recordedTask(store, "2026-11-20T10:00:00.000Z", rows, columns);
-    const back = await collect(store.taskResults(task.ref));
-    expect(back.map((row) => row.values)).toEqual(awkward.map((value) => ({ carrier: value, region: value, city: "", ported: value })));
-  });
-
-  it("keeps what a recording cut short wrote, counts none of it until the task is marked recorded, and never doubles a row", async () => {
-    const store = await openStore();
-    const earlier = await recordedTask(store, "2026-11-19T10:00:00.000Z", [{ identifier: "447400100001", values: ["false"] }]);
-    const task = await store.addTask({
-      scope: SCOPE,
-      product: "number_activity_batch",
-      taskId: "t-cut",
-      submittedAt: "2026-11-20T10:00:00.000Z",
+    it("lists fresh results newest first, within a product and scope, as of a task reference", async () => {
+      const store = await openStore();
+      const old = await recordedTask(store, "2026-11-20T10:00:00.000Z", [{ identifier: "447400100001", values: ["true"] }]);
+      const recent = await recordedTask(store, "2026-11-26T10:00:00.000Z", [
+        { identifier: "447400100001", values: ["false"] },
+        { identifier: "447400100002", values: ["true"] },
+      ]);
+      await recordedTask(store, "2026-11-26T11:00:00.000Z", [{ identifier: "447400100003", values: ["true"] }], ["activated"], OTHER_SCOPE);
+      const fresh = await collect(store.ledger.fresh(SCOPE, "number_activity_batch", "2026-11-19T00:00:00.000Z"));
+      expect(fresh).toEqual([
+        { identifier: 447400100001, taskRef: recent.ref },
+        { identifier: 447400100002, taskRef: recent.ref },
+        { identifier: 447400100001, taskRef: old.ref },
+      ]);
+      expect(await collect(store.ledger.fresh(SCOPE, "number_activity_batch", "2026-11-25T00:00:00.000Z", old.ref))).toEqual([]);
+      expect(await collect(store.ledger.fresh(SCOPE, "carrier_batch", "2026-11-19T00:00:00.000Z"))).toEqual([]);
     });
-    await store.updateTask(task.ref, { status: "success", checkedAt: "2026-11-20T10:00:00.000Z" });
-    const rows = Array.from({ length: 25_000 }, (_, i) => ({ identifier: String(447400100000 + i), values: ["true"] }));
-    // The download broke off after 12,000 rows: they stay, and count for nothing.
-    await store.addResults(task.ref, ["activated"], rows.slice(0, 12_000));
-    expect((await store.taskById(SCOPE, "t-cut"))?.recordedAt).toBeUndefined();
-    expect(await collect(store.freshResults(SCOPE, "number_activity_batch", ""))).toEqual([
-      { identifier: 447400100001, taskRef: earlier.ref },
-    ]);
-    expect((await store.lookup(["447400100001"])).map((row) => row.values.activated)).toEqual(["false"]);
-    expect(await store.stats()).toMatchObject({ results: 1, numbers: 1, tasks: 1, newest: "2026-11-19T10:00:00.000Z" });
-    expect(await collect(store.exportResults({}))).toHaveLength(1);
-    // Recorded again from the start, in batches as the result streams, then marked.
-    for (let at = 0; at < rows.length; at += 5000) await store.addResults(task.ref, ["activated"], rows.slice(at, at + 5000));
-    await store.markRecorded(task.ref, ["activated"], "2026-11-20T10:02:00.000Z");
-    expect((await store.stats()).results).toBe(25_001);
-    expect((await store.taskById(SCOPE, "t-cut"))?.recordedAt).toBe("2026-11-20T10:02:00.000Z");
-    expect(await collect(store.taskResults(task.ref))).toHaveLength(25_000);
-    const pairs = await collect(store.previousResults(task.ref));
-    expect(pairs.map(({ current, previous }) => [current.identifier, previous.values.activated])).toEqual([["447400100001", "false"]]);
+
+    it("pairs each result with the same number's latest earlier result", async () => {
+      const store = await openStore();
+      await recordedTask(store, "2026-11-20T10:00:00.000Z", [{ identifier: "447400100001", values: ["true"] }]);
+      await recordedTask(store, "2026-11-21T10:00:00.000Z", [{ identifier: "447400100001", values: ["false"] }]);
+      const latest = await recordedTask(store, "2026-11-22T10:00:00.000Z", [
+        { identifier: "447400100001", values: ["true"] },
+        { identifier: "447400100009", values: ["true"] },
+      ]);
+      const pairs = await collect(store.ledger.previous(latest.ref));
+      expect(pairs).toHaveLength(1);
+      expect(pairs[0]!.current.values).toEqual({ activated: "true" });
+      expect(pairs[0]!.previous).toMatchObject({ checkedAt: "2026-11-21T10:00:00.000Z", values: { activated: "false" } });
+    });
+
+    it("prunes results checked before a date and counts what is left", async () => {
+      const store = await openStore();
+      await recordedTask(store, "2026-05-01T10:00:00.000Z", [{ identifier: "447400100001", values: ["true"] }]);
+      await recordedTask(store, "2026-11-21T10:00:00.000Z", [
+        { identifier: "447400100001", values: ["false"] },
+        { identifier: "447400100002", values: ["true"] },
+      ]);
+      expect(await store.ledger.prune("2026-06-01T00:00:00.000Z", { dryRun: true })).toEqual({ results: 1 });
+      expect((await store.ledger.stats()).results).toBe(3);
+      expect(await store.ledger.prune("2026-06-01T00:00:00.000Z")).toEqual({ results: 1 });
+      const stats = await store.ledger.stats();
+      expect(stats).toMatchObject({ results: 2, numbers: 2, oldest: "2026-11-21T10:00:00.000Z", newest: "2026-11-21T10:00:00.000Z" });
+      expect(stats.groups).toEqual([
+        {
+          scope: SCOPE,
+          product: "number_activity_batch",
+          results: 2,
+          numbers: 2,
+          oldest: "2026-11-21T10:00:00.000Z",
+          newest: "2026-11-21T10:00:00.000Z",
+        },
+      ]);
+    });
+
+    it("forgets every result of the given numbers (stored digits; other forms are ignored) and nothing else", async () => {
+      const store = await openStore();
+      const rows = Array.from({ length: 3000 }, (_, i) => ({ identifier: String(447400100000 + i), values: ["true"] }));
+      await recordedTask(store, "2026-11-20T10:00:00.000Z", rows);
+      await recordedTask(store, "2026-11-21T10:00:00.000Z", rows.slice(1000, 1100));
+      expect(await store.ledger.forget(["447400101042"], { dryRun: true })).toEqual({ results: 2 });
+      expect(await store.ledger.lookup(["447400101042"])).toHaveLength(2);
+      expect(await store.ledger.forget(["447400101042", "+44 7400 101043", "447400109999"])).toEqual({ results: 2 });
+      expect(await store.ledger.lookup(["447400101042"])).toEqual([]);
+      expect(await store.ledger.lookup(["447400101044"])).toHaveLength(2);
+      expect((await store.ledger.stats()).results).toBe(3098);
+    });
+
+    it("forgets a number's results of one product only when given --product, and a task's results when told which", async () => {
+      const store = await openStore();
+      const number = [{ identifier: "447400100001", values: ["true"] }];
+      await recordedTask(store, "2026-11-20T10:00:00.000Z", number);
+      const carrier = await store.tasks.add({ scope: SCOPE, product: "carrier_batch", taskId: "t-carrier" });
+      await store.tasks.update(carrier.ref, { status: "success", checkedAt: "2026-11-21T10:00:00.000Z" });
+      await store.ledger.add(carrier.ref, ["carrier"], [{ identifier: "447400100001", values: ["EE"] }]);
+      await store.ledger.markRecorded(carrier.ref, ["carrier"], "2026-11-21T10:00:00.000Z");
+      expect(await store.ledger.forget(["447400100001"], { product: "carrier_batch" })).toEqual({ results: 1 });
+      expect((await store.ledger.lookup(["447400100001"])).map((row) => row.product)).toEqual(["number_activity_batch"]);
+      const other = await recordedTask(store, "2026-11-22T10:00:00.000Z", [{ identifier: "447400100002", values: ["true"] }]);
+      expect(await store.ledger.forgetTasks([other.ref])).toEqual({ results: 1 });
+      expect(await store.ledger.lookup(["447400100002"])).toEqual([]);
+      expect(await store.ledger.lookup(["447400100001"])).toHaveLength(1);
+    });
+
+    it("looks numbers up newest first, within a filter", async () => {
+      const store = await openStore();
+      await recordedTask(store, "2026-11-20T10:00:00.000Z", [{ identifier: "447400100001", values: ["true"] }]);
+      await recordedTask(store, "2026-11-22T10:00:00.000Z", [{ identifier: "447400100001", values: ["false"] }]);
+      await recordedTask(store, "2026-11-23T10:00:00.000Z", [{ identifier: "447400100001", values: ["true"] }], ["activated"], OTHER_SCOPE);
+      const all = await store.ledger.lookup(["447400100001", "not-a-number"]);
+      expect(all.map((row) => [row.checkedAt, row.scope.baseUrl, row.values.activated])).toEqual([
+        ["2026-11-23T10:00:00.000Z", OTHER_SCOPE.baseUrl, "true"],
+        ["2026-11-22T10:00:00.000Z", SCOPE.baseUrl, "false"],
+        ["2026-11-20T10:00:00.000Z", SCOPE.baseUrl, "true"],
+      ]);
+      const filtered = await store.ledger.lookup(["447400100001"], {
+        scope: SCOPE,
+        product: "number_activity_batch",
+        since: "2026-11-21T00:00:00.000Z",
+      });
+      expect(filtered.map((row) => row.checkedAt)).toEqual(["2026-11-22T10:00:00.000Z"]);
+      expect(filtered[0]).toMatchObject({
+        identifier: "447400100001",
+        product: "number_activity_batch",
+        taskId: "t-2026-11-22T10:00:00.000Z",
+      });
+    });
+
+    it("exports results task by task, oldest first, and reads one task's rows for given numbers", async () => {
+      const store = await openStore();
+      const older = await recordedTask(store, "2026-11-20T10:00:00.000Z", [
+        { identifier: "447400100002", values: ["true"] },
+        { identifier: "447400100001", values: ["false"] },
+      ]);
+      await recordedTask(store, "2026-11-21T10:00:00.000Z", [{ identifier: "447400100003", values: ["true"] }], ["activated"], OTHER_SCOPE);
+      expect((await collect(store.ledger.export({}))).map((row) => row.identifier)).toEqual([
+        "447400100001",
+        "447400100002",
+        "447400100003",
+      ]);
+      expect((await collect(store.ledger.export({ scope: OTHER_SCOPE }))).map((row) => row.identifier)).toEqual(["447400100003"]);
+      expect(await collect(store.ledger.export({ since: "2026-11-22T00:00:00.000Z" }))).toEqual([]);
+      expect((await collect(store.ledger.ofTask(older.ref, new Set([447400100002])))).map((row) => row.values)).toEqual([
+        { activated: "true" },
+      ]);
+      expect(await store.tasks.checkedAt([older.ref, 999_999])).toEqual(new Map([[older.ref, "2026-11-20T10:00:00.000Z"]]));
+      expect(await store.tasks.maxRef()).toBeGreaterThan(older.ref);
+    });
+
+    it("keeps any text a service sends exactly: quotes, backslashes, separators, braces, NULL, line breaks, emoji and NUL", async () => {
+      const store = await openStore();
+      const awkward = [
+        'Say "hi"',
+        "back\\slash\\",
+        "\\N",
+        "a,b;c\tt",
+        "{braces}",
+        "NULL",
+        "line\nbreak\r\n",
+        "Ünïcødé 📱",
+        "",
+        "nul\0byte",
+        "\0",
+      ];
+      const columns = ["carrier", "region", "city", "ported"];
+      const rows = awkward.map((value, index) => ({ identifier: String(447400100000 + index), values: [value, value, "", value] }));
+      const task = await recordedTask(store, "2026-11-20T10:00:00.000Z", rows, columns);
+      const back = await collect(store.ledger.ofTask(task.ref));
+      expect(back.map((row) => row.values)).toEqual(awkward.map((value) => ({ carrier: value, region: value, city: "", ported: value })));
+    });
+
+    it("keeps what a recording cut short wrote, counts none of it until the task is marked recorded, and never doubles a row", async () => {
+      const store = await openStore();
+      const earlier = await recordedTask(store, "2026-11-19T10:00:00.000Z", [{ identifier: "447400100001", values: ["false"] }]);
+      const task = await store.tasks.add({
+        scope: SCOPE,
+        product: "number_activity_batch",
+        taskId: "t-cut",
+        submittedAt: "2026-11-20T10:00:00.000Z",
+      });
+      await store.tasks.update(task.ref, { status: "success", checkedAt: "2026-11-20T10:00:00.000Z" });
+      const rows = Array.from({ length: 25_000 }, (_, i) => ({ identifier: String(447400100000 + i), values: ["true"] }));
+      // The download broke off after 12,000 rows: they stay, and count for nothing.
+      await store.ledger.add(task.ref, ["activated"], rows.slice(0, 12_000));
+      expect((await store.tasks.byId(SCOPE, "t-cut"))?.recordedAt).toBeUndefined();
+      expect(await collect(store.ledger.fresh(SCOPE, "number_activity_batch", ""))).toEqual([
+        { identifier: 447400100001, taskRef: earlier.ref },
+      ]);
+      expect((await store.ledger.lookup(["447400100001"])).map((row) => row.values.activated)).toEqual(["false"]);
+      expect(await store.ledger.stats()).toMatchObject({ results: 1, numbers: 1, tasks: 1, newest: "2026-11-19T10:00:00.000Z" });
+      expect(await collect(store.ledger.export({}))).toHaveLength(1);
+      // Recorded again from the start, in batches as the result streams, then marked.
+      for (let at = 0; at < rows.length; at += 5000) await store.ledger.add(task.ref, ["activated"], rows.slice(at, at + 5000));
+      await store.ledger.markRecorded(task.ref, ["activated"], "2026-11-20T10:02:00.000Z");
+      expect((await store.ledger.stats()).results).toBe(25_001);
+      expect((await store.tasks.byId(SCOPE, "t-cut"))?.recordedAt).toBe("2026-11-20T10:02:00.000Z");
+      expect(await collect(store.ledger.ofTask(task.ref))).toHaveLength(25_000);
+      const pairs = await collect(store.ledger.previous(task.ref));
+      expect(pairs.map(({ current, previous }) => [current.identifier, previous.values.activated])).toEqual([["447400100001", "false"]]);
+    });
+
+    it("records results whose rows come in any order, two at once, each counting only once it is marked", async () => {
+      const store = await openStore();
+      const tasks = [];
+      for (const taskId of ["t-a", "t-b"]) {
+        const task = await store.tasks.add({
+          scope: SCOPE,
+          product: "number_activity_batch",
+          taskId,
+          submittedAt: "2026-11-20T10:00:00.000Z",
+        });
+        await store.tasks.update(task.ref, { status: "success", checkedAt: "2026-11-20T10:00:00.000Z" });
+        tasks.push(task);
+      }
+      // A list in its own order (a stride through the numbers), and a number listed twice: its first row counts.
+      const identifiers = Array.from({ length: 12_000 }, (_, i) => String(447400100000 + ((i * 7919) % 12_000)));
+      const rowsOf = (value: string) => identifiers.map((identifier) => ({ identifier, values: [value] }));
+      const [a, b] = [rowsOf("true"), rowsOf("false")];
+      a.splice(6000, 0, { identifier: identifiers[0]!, values: ["false"] });
+      for (let at = 0; at < a.length; at += 5000) {
+        await store.ledger.add(tasks[0]!.ref, ["activated"], a.slice(at, at + 5000));
+        await store.ledger.add(tasks[1]!.ref, ["activated"], b.slice(at, at + 5000));
+      }
+      await store.ledger.markRecorded(tasks[0]!.ref, ["activated"], "2026-11-20T10:01:00.000Z");
+      const recorded = await collect(store.ledger.ofTask(tasks[0]!.ref));
+      expect(recorded).toHaveLength(12_000);
+      expect(new Set(recorded.map((row) => row.values.activated))).toEqual(new Set(["true"]));
+      expect((await store.ledger.stats()).results).toBe(12_000);
+      expect((await store.ledger.lookup([identifiers[0]!])).map((row) => [row.taskId, row.values.activated])).toEqual([["t-a", "true"]]);
+      await store.ledger.markRecorded(tasks[1]!.ref, ["activated"], "2026-11-20T10:02:00.000Z");
+      const second = await collect(store.ledger.ofTask(tasks[1]!.ref));
+      expect(second.map((row) => row.identifier).sort()).toEqual([...identifiers].sort());
+      expect(new Set(second.map((row) => row.values.activated))).toEqual(new Set(["false"]));
+    });
+
+    it("keeps the first row of a number a result lists twice", async () => {
+      const store = await openStore();
+      const task = await recordedTask(store, "2026-11-20T10:00:00.000Z", [
+        { identifier: "447400100001", values: ["true"] },
+        { identifier: "447400100002", values: ["true"] },
+        { identifier: "447400100001", values: ["false"] },
+      ]);
+      expect((await collect(store.ledger.ofTask(task.ref))).map((row) => [row.identifier, row.values.activated])).toEqual([
+        ["447400100001", "true"],
+        ["447400100002", "true"],
+      ]);
+    });
+
+    it("pairs a result only with earlier results that were recorded whole", async () => {
+      const store = await openStore();
+      const cut = await store.tasks.add({ scope: SCOPE, product: "number_activity_batch", taskId: "t-cut" });
+      await store.tasks.update(cut.ref, { status: "success", checkedAt: "2026-11-20T10:00:00.000Z" });
+      await store.ledger.add(cut.ref, ["activated"], [{ identifier: "447400100001", values: ["false"] }]);
+      const latest = await recordedTask(store, "2026-11-21T10:00:00.000Z", [{ identifier: "447400100001", values: ["true"] }]);
+      expect(await collect(store.ledger.previous(latest.ref))).toEqual([]);
+      expect((await store.ledger.lookup(["447400100001"])).map((row) => row.taskId)).toEqual(["t-2026-11-21T10:00:00.000Z"]);
+    });
   });
 
-  it("records results whose rows come in any order, two at once, each counting only once it is marked", async () => {
-    const store = await openStore();
-    const tasks = [];
-    for (const taskId of ["t-a", "t-b"]) {
-      const task = await store.addTask({ scope: SCOPE, product: "number_activity_batch", taskId, submittedAt: "2026-11-20T10:00:00.000Z" });
-      await store.updateTask(task.ref, { status: "success", checkedAt: "2026-11-20T10:00:00.000Z" });
-      tasks.push(task);
-    }
-    // A list in its own order (a stride through the numbers), and a number listed twice: its first row counts.
-    const identifiers = Array.from({ length: 12_000 }, (_, i) => String(447400100000 + ((i * 7919) % 12_000)));
-    const rowsOf = (value: string) => identifiers.map((identifier) => ({ identifier, values: [value] }));
-    const [a, b] = [rowsOf("true"), rowsOf("false")];
-    a.splice(6000, 0, { identifier: identifiers[0]!, values: ["false"] });
-    for (let at = 0; at < a.length; at += 5000) {
-      await store.addResults(tasks[0]!.ref, ["activated"], a.slice(at, at + 5000));
-      await store.addResults(tasks[1]!.ref, ["activated"], b.slice(at, at + 5000));
-    }
-    await store.markRecorded(tasks[0]!.ref, ["activated"], "2026-11-20T10:01:00.000Z");
-    const recorded = await collect(store.taskResults(tasks[0]!.ref));
-    expect(recorded).toHaveLength(12_000);
-    expect(new Set(recorded.map((row) => row.values.activated))).toEqual(new Set(["true"]));
-    expect((await store.stats()).results).toBe(12_000);
-    expect((await store.lookup([identifiers[0]!])).map((row) => [row.taskId, row.values.activated])).toEqual([["t-a", "true"]]);
-    await store.markRecorded(tasks[1]!.ref, ["activated"], "2026-11-20T10:02:00.000Z");
-    const second = await collect(store.taskResults(tasks[1]!.ref));
-    expect(second.map((row) => row.identifier).sort()).toEqual([...identifiers].sort());
-    expect(new Set(second.map((row) => row.values.activated))).toEqual(new Set(["false"]));
-  });
+  describe("units of work", () => {
+    it("commits a unit of work's writes to runs, tasks and the ledger together", async () => {
+      const store = await openStore();
+      const ref = await store.transaction(async ({ runs, tasks, ledger }) => {
+        await runs.create(newRun(), LEASE);
+        const task = await tasks.add({ scope: SCOPE, runId: "r1", part: 0, parts: 1, product: "number_activity_batch", taskId: "t1" });
+        await tasks.addNumbers(task.ref, [447400100001, 447400100002]);
+        await tasks.update(task.ref, { status: "success", checkedAt: "2026-11-27T10:00:00.000Z" });
+        await ledger.add(task.ref, ["activated"], [{ identifier: "447400100001", values: ["true"] }]);
+        await ledger.markRecorded(task.ref, ["activated"], "2026-11-27T10:00:01.000Z");
+        return task.ref;
+      });
+      expect((await store.runs.get("r1"))?.state).toBe("open");
+      expect((await store.tasks.ofRun("r1")).map((task) => task.ref)).toEqual([ref]);
+      expect(await collect(store.tasks.numbers(ref))).toEqual([447400100001, 447400100002]);
+      expect((await store.ledger.lookup(["447400100001"])).map((row) => row.values.activated)).toEqual(["true"]);
+    });
 
-  it("keeps the first row of a number a result lists twice", async () => {
-    const store = await openStore();
-    const task = await recordedTask(store, "2026-11-20T10:00:00.000Z", [
-      { identifier: "447400100001", values: ["true"] },
-      { identifier: "447400100002", values: ["true"] },
-      { identifier: "447400100001", values: ["false"] },
-    ]);
-    expect((await collect(store.taskResults(task.ref))).map((row) => [row.identifier, row.values.activated])).toEqual([
-      ["447400100001", "true"],
-      ["447400100002", "true"],
-    ]);
-  });
+    it("writes nothing of a unit of work that throws, in any part", async () => {
+      const store = await openStore();
+      const failure = store.transaction(async ({ runs, tasks, ledger }) => {
+        await runs.create(newRun(), LEASE);
+        const task = await tasks.add({ scope: SCOPE, runId: "r1", product: "number_activity_batch", idempotencyKey: "k1", taskId: "t1" });
+        await tasks.addNumbers(task.ref, [447400100001]);
+        await ledger.add(task.ref, ["activated"], [{ identifier: "447400100001", values: ["true"] }]);
+        throw new Error("stopped halfway");
+      });
+      await expect(failure).rejects.toThrow("stopped halfway");
+      expect(await store.runs.list({})).toEqual([]);
+      expect(await store.tasks.withKey(SCOPE, "k1")).toBeUndefined();
+      expect(await store.tasks.after(0, 10)).toEqual([]);
+      expect((await store.ledger.stats()).results).toBe(0);
+      // The store goes on as before.
+      expect(await store.runs.create(newRun(), LEASE)).not.toBe("exists");
+    });
 
-  it("pairs a result only with earlier results that were recorded whole", async () => {
-    const store = await openStore();
-    const cut = await store.addTask({ scope: SCOPE, product: "number_activity_batch", taskId: "t-cut" });
-    await store.updateTask(cut.ref, { status: "success", checkedAt: "2026-11-20T10:00:00.000Z" });
-    await store.addResults(cut.ref, ["activated"], [{ identifier: "447400100001", values: ["false"] }]);
-    const latest = await recordedTask(store, "2026-11-21T10:00:00.000Z", [{ identifier: "447400100001", values: ["true"] }]);
-    expect(await collect(store.previousResults(latest.ref))).toEqual([]);
-    expect((await store.lookup(["447400100001"])).map((row) => row.taskId)).toEqual(["t-2026-11-21T10:00:00.000Z"]);
+    it("keeps two units of work begun at once apart: the one that throws undoes only its own writes", async () => {
+      const store = await openStore();
+      const undone = store.transaction(async ({ runs, tasks }) => {
+        await runs.create(newRun({ id: "a", identity: "a" }), LEASE);
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        await tasks.add({ scope: SCOPE, runId: "a", product: "carrier_batch", idempotencyKey: "ka" });
+        throw new Error("undone");
+      });
+      const kept = store.transaction(({ runs }) => runs.create(newRun({ id: "b", identity: "b" }), LEASE));
+      await expect(undone).rejects.toThrow("undone");
+      await kept;
+      expect((await store.runs.list({})).map((run) => run.id)).toEqual(["b"]);
+      expect(await store.tasks.withKey(SCOPE, "ka")).toBeUndefined();
+    });
+
+    it("goes on after a run refused inside it (another open run of the command), as adopting does", async () => {
+      const store = await openStore();
+      await store.runs.create(newRun(), LEASE);
+      const added = await store.transaction(async ({ runs, tasks }) => {
+        expect(await runs.create(newRun({ id: "r2" }), LEASE)).toBe("exists");
+        await runs.create(newRun({ id: "r2", identity: "history", state: "finished" }), LEASE);
+        expect(
+          await runs.claim("r2", { ...LEASE, nonce: "b" }, "2026-11-27T10:01:00.000Z", "2026-11-27T10:00:30.000Z", () => true),
+        ).toBeUndefined();
+        return tasks.add({ scope: SCOPE, runId: "r2", product: "carrier_batch", idempotencyKey: "k2" });
+      });
+      expect((await store.runs.get("r2"))?.lease?.nonce).toBe("b");
+      expect((await store.tasks.withKey(SCOPE, "k2"))?.ref).toBe(added.ref);
+    });
   });
 }

@@ -50,7 +50,7 @@ async function storedRun(
   prepared?: PrepareSummary,
   kind: RunKind = "submit",
 ) {
-  await store.createRun(
+  await store.runs.create(
     {
       id: runId,
       scope: SCOPE,
@@ -66,7 +66,7 @@ async function storedRun(
     { host: "here", pid: 1, nonce: "n" },
   );
   for (const [part, taskId] of taskIds.entries()) {
-    await store.addTask({ scope: SCOPE, runId, part, parts: taskIds.length, taskId, product: "carrier_batch", count: 10 });
+    await store.tasks.add({ scope: SCOPE, runId, part, parts: taskIds.length, taskId, product: "carrier_batch", count: 10 });
   }
 }
 

@@ -36,8 +36,8 @@ async function plannedUploads(store: SqliteStore, chunks: readonly Chunk[], know
   for (const [index, chunk] of chunks.entries()) {
     const idempotencyKey = `run-1-part-${index}-${chunk.sha256}`;
     const row =
-      (await store.taskWithKey(SCOPE, idempotencyKey)) ??
-      (await store.addTask({ scope: SCOPE, part: index, parts: chunks.length, idempotencyKey, product: "carrier_batch", country: "GB" }));
+      (await store.tasks.withKey(SCOPE, idempotencyKey)) ??
+      (await store.tasks.add({ scope: SCOPE, part: index, parts: chunks.length, idempotencyKey, product: "carrier_batch", country: "GB" }));
     const task = known.get(index);
     uploads.push({ ...chunk, index, of: chunks.length, idempotencyKey, ref: row.ref, ...(task ? { knownTask: task } : {}) });
   }
@@ -142,7 +142,7 @@ describe("scheduleParts", () => {
     const { store, schedule } = await setup();
     const results = await schedule(3);
     for (const result of results) {
-      expect(await store.taskWithKey(SCOPE, result.upload.idempotencyKey)).toMatchObject({
+      expect(await store.tasks.withKey(SCOPE, result.upload.idempotencyKey)).toMatchObject({
         ref: result.upload.ref,
         taskId: result.task.id,
         replayed: false,
@@ -182,7 +182,7 @@ describe("scheduleParts", () => {
     expect(again[0]!.task.id).not.toBe(first[0]!.task.id);
     expect(elsewhere.sandbox.inspect().tasks.map((task) => task.id)).toEqual([again[0]!.task.id]);
     expect(again[0]!.upload.idempotencyKey).toBe(first[0]!.upload.idempotencyKey);
-    expect(await store.taskWithKey(SCOPE, first[0]!.upload.idempotencyKey)).toMatchObject({
+    expect(await store.tasks.withKey(SCOPE, first[0]!.upload.idempotencyKey)).toMatchObject({
       ref: first[0]!.upload.ref,
       taskId: again[0]!.task.id,
     });

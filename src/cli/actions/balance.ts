@@ -37,7 +37,7 @@ export async function balanceAction(ctx: Context): Promise<void> {
 async function reservedHere(ctx: Context): Promise<Reserved | undefined> {
   try {
     const store = await ctx.store();
-    return reservedFor(await store.unfinishedTasks(await ctx.scope()), await ctx.prices());
+    return reservedFor(await store.tasks.unfinished(await ctx.scope()), await ctx.prices());
   } catch (error) {
     if (!(error instanceof StoreUnavailableError)) throw error;
     ctx.printer.warn(`What unfinished tasks hold reserved is not known: ${error.message}`);

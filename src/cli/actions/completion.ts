@@ -37,6 +37,6 @@ function printScript(ctx: Context, shell: string | undefined, root: CommandUnkno
 
 /** The ids completion offers: this profile's recent tasks, newest first. */
 async function printTaskIds(ctx: Context): Promise<void> {
-  const ids = (await (await ctx.store()).recentTasks(await ctx.scope(), TASK_IDS_OFFERED)).map((task) => task.taskId!);
+  const ids = (await (await ctx.store()).tasks.recent(await ctx.scope(), TASK_IDS_OFFERED)).map((task) => task.taskId!);
   for (const id of ids) ctx.printer.data(id);
 }

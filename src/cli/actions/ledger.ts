@@ -66,7 +66,7 @@ function productFilter(product: string | undefined): { product?: string } {
 
 export async function ledgerStatsAction(ctx: Context): Promise<void> {
   const store = await ctx.store();
-  const stats = await store.stats();
+  const stats = await store.ledger.stats();
   if (ctx.globals.json) {
     ctx.printer.json(snakeCaseKeys({ ...stats, location: store.location }));
     return;
@@ -95,7 +95,7 @@ export async function ledgerStatsAction(ctx: Context): Promise<void> {
 export async function ledgerLookupAction(ctx: Context, args: string[], options: NumbersOptions): Promise<void> {
   const identifiers = await numbersOf(ctx, args, options);
   const store = await ctx.store();
-  const rows = await store.lookup(identifiers, productFilter(options.product));
+  const rows = await store.ledger.lookup(identifiers, productFilter(options.product));
   if (ctx.globals.json) {
     for (const row of rows) ctx.printer.json(ledgerRowJson(row));
     return;
@@ -146,7 +146,7 @@ export async function ledgerForgetAction(ctx: Context, args: string[], options: 
       ctx,
       store,
       options,
-      async () => (await store.forget(identifiers, { ...filter, dryRun: true })).results,
+      async () => (await store.ledger.forget(identifiers, { ...filter, dryRun: true })).results,
       (results) => `Erase ${results} result(s) of ${numbers} from the shared store ${store.location}, for every machine that uses it?`,
     );
     const report = await forgetNumbers(scope, identifiers, filter);
@@ -173,7 +173,7 @@ export async function ledgerPruneAction(ctx: Context, options: PruneOptions): Pr
       ctx,
       store,
       options,
-      async () => (await store.prune(before, { dryRun: true })).results,
+      async () => (await store.ledger.prune(before, { dryRun: true })).results,
       (results) =>
         `Remove ${results} result(s) checked before ${before} from the shared store ${store.location}, for every machine that uses it?`,
     );

@@ -26,7 +26,7 @@ const CHECKS_IN_FLIGHT = 4;
 export async function statusAction(ctx: Context, ids: string[], options: StatusOptions): Promise<void> {
   const fromJournal = ids.length === 0;
   const taskIds = fromJournal
-    ? (await (await ctx.store()).recentTasks(await ctx.scope(), options.limit ?? Number.MAX_SAFE_INTEGER)).map((task) => task.taskId!)
+    ? (await (await ctx.store()).tasks.recent(await ctx.scope(), options.limit ?? Number.MAX_SAFE_INTEGER)).map((task) => task.taskId!)
     : await readIds(ctx, ids);
   if (taskIds.length === 0) {
     ctx.printer.note(

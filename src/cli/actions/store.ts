@@ -23,7 +23,7 @@ export async function storeInitAction(ctx: Context): Promise<void> {
 
 export async function storeStatusAction(ctx: Context): Promise<void> {
   const store = await ctx.store();
-  const [stats, runs] = await Promise.all([store.stats(), store.runs({})]);
+  const [stats, runs] = await Promise.all([store.ledger.stats(), store.runs.list({})]);
   const status = {
     kind: store.kind,
     location: store.location,

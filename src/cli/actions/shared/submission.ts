@@ -109,8 +109,6 @@ export function runPrinter(
       case "schedule":
         progress?.onEvent(event.event);
         return;
-      case "imported":
-        return;
       case "busy":
         // Nothing of this run moves while it waits: no line turns.
         replaceProgress();

@@ -1,15 +1,20 @@
+import type { Migration } from "./migration.js";
+
 /**
  * The embedded store's schema, as numbered migrations: the database's `user_version` says
- * how many have run, and each runs once, in its own transaction, in order.
+ * which have run (the latest version), and each runs once, in its own transaction, in order.
  *
  * Results are one row per number and task, clustered by task (a task's rows are written
  * and read together), with an index by number for lookups, changes and erasure. Numbers
  * are stored as integers (an E.164 identifier has at most 15 digits, exact in SQLite's
  * 64-bit integers and in a JavaScript number); a task's date and scope live once, in its
- * task row, not in each result.
+ * task row, not in each result. PostgreSQL's list (postgres.ts) makes the same tables, keys
+ * and indexes in its own types; a test compares the two.
  */
-export const SQLITE_MIGRATIONS: readonly string[] = [
-  `
+export const SQLITE_MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    statements: `
   CREATE TABLE scopes (
     id INTEGER PRIMARY KEY,
     base_url TEXT NOT NULL,
@@ -90,28 +95,19 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
   CREATE TABLE meta (
     key TEXT PRIMARY KEY,
     value TEXT NOT NULL
-  );
-  `,
+  );`,
+  },
   // The numbers each task was given, written before its upload: while the task is in flight
   // they are what a later run must not pay for again, and once its result is recorded those
   // without a result row are the numbers the service checked and answered "no result".
-  `
+  {
+    version: 2,
+    statements: `
   CREATE TABLE task_numbers (
     task_ref INTEGER NOT NULL REFERENCES tasks (ref),
     identifier INTEGER NOT NULL,
     PRIMARY KEY (task_ref, identifier)
   ) WITHOUT ROWID;
-  CREATE INDEX task_numbers_identifier ON task_numbers (identifier);
-  `,
+  CREATE INDEX task_numbers_identifier ON task_numbers (identifier);`,
+  },
 ];
-
-/** The result columns the ledger keeps in columns of their own; any other column the service sends goes into `extra` (JSON). */
-export const RESULT_VALUE_COLUMNS = [
-  "activated",
-  "carrier",
-  "underlying_carrier",
-  "number_type",
-  "country_code",
-  "region",
-  "city",
-] as const;

@@ -1,0 +1,227 @@
+import { identifierNumber, RESULT_VALUE_COLUMNS } from "./result-values.js";
+import { ledgerRowOf, statsGroupOf, taskContextOf, type TaskContext } from "./store-rows.js";
+import type { SqlParam, SqlSession } from "./sql-session.js";
+import type {
+  ColumnValue,
+  Erasure,
+  ErasureOptions,
+  FreshResult,
+  Ledger,
+  LedgerFilter,
+  LedgerRow,
+  LedgerStats,
+  ResultRow,
+  Scope,
+} from "./store.js";
+
+/** Numbers or references bound per statement, as one parameter (see Dialect.numbers). */
+const BATCH = 5000;
+
+/**
+ * The result ledger: what both engines do alike is written here once (a task's rows and
+ * their earlier results, lookups, erasure, statistics, export); each engine records a
+ * result, pages through a task's rows and lists fresh results its own way.
+ */
+export abstract class SqlLedger implements Ledger {
+  /** A ledger row's task, as taskContextOf reads it. */
+  protected readonly taskContext: string;
+  /** A result row as ledgerRowOf reads it: `r.identifier`, the value columns, `extra`. */
+  protected readonly resultColumns: string;
+
+  constructor(protected readonly session: SqlSession) {
+    const { jsonText } = session.dialect;
+    this.taskContext = `s.base_url, s.profile, t.product, t.task_id, t.checked_at, ${jsonText("t.columns")}`;
+    this.resultColumns = `r.identifier, ${RESULT_VALUE_COLUMNS.map((column) => `r.${column}`).join(", ")}, ${jsonText("r.extra")}`;
+  }
+
+  abstract add(taskRef: number, columns: readonly string[], rows: readonly ResultRow[]): Promise<void>;
+  abstract markRecorded(taskRef: number, columns: readonly string[], at: string): Promise<void>;
+  /** The numbers of a task's result rows, in batches. */
+  protected abstract resultNumbers(taskRef: number): AsyncIterable<readonly number[]>;
+  /** A task's result rows (resultColumns) in batches, in the order of their numbers. */
+  protected abstract resultPages(taskRef: number): AsyncIterable<ColumnValue[][]>;
+  /**
+   * Clears erased rows out of the store's files now (SQLite: the write-ahead log's checkpoint;
+   * PostgreSQL: VACUUM). Returns why their bytes may stay for now, in the database's own words.
+   */
+  protected abstract clearErased(): Promise<string | undefined>;
+  /** Bytes on disk (or in the database) the store takes. */
+  protected abstract bytes(): Promise<number>;
+
+  async *fresh(scope: Scope, product: string, since: string, maxTaskRef?: number): AsyncIterable<readonly FreshResult[]> {
+    const tasks = await this.session.rows(
+      `SELECT ref FROM tasks WHERE scope_id = ? AND product = ? AND checked_at >= ? AND recorded_at IS NOT NULL AND ref <= ?
+       ORDER BY checked_at DESC, ref DESC`,
+      [await this.session.scopeId(scope), product, this.session.dialect.instant(since), maxTaskRef ?? Number.MAX_SAFE_INTEGER],
+    );
+    for (const [ref] of tasks) {
+      const taskRef = Number(ref);
+      for await (const numbers of this.resultNumbers(taskRef)) yield numbers.map((identifier) => ({ identifier, taskRef }));
+    }
+  }
+
+  async *ofTask(taskRef: number, identifiers?: ReadonlySet<number>): AsyncIterable<readonly LedgerRow[]> {
+    const task = await this.taskContextOf(taskRef);
+    if (!task) return;
+    for await (const rows of this.resultPages(taskRef)) {
+      const kept = identifiers ? rows.filter((row) => identifiers.has(Number(row[0]))) : rows;
+      if (kept.length > 0) yield kept.map((row) => ledgerRowOf(row, 0, task));
+    }
+  }
+
+  async *previous(taskRef: number): AsyncIterable<ReadonlyArray<{ current: LedgerRow; previous: LedgerRow }>> {
+    const task = await this.taskContextOf(taskRef);
+    if (!task) return;
+    for await (const current of this.resultPages(taskRef)) {
+      // The same numbers' results before this task's, of the same product and scope, each number's latest first.
+      const earlier = await this.session.rows(
+        `SELECT ${this.resultColumns}, ${this.taskContext}
+         FROM results r JOIN tasks t ON t.ref = r.task_ref JOIN scopes s ON s.id = t.scope_id JOIN tasks cur ON cur.ref = ?
+         WHERE ${this.session.dialect.inNumbers("r.identifier")} AND t.scope_id = cur.scope_id AND t.product = cur.product
+           AND (t.checked_at, t.ref) < (cur.checked_at, cur.ref) AND t.recorded_at IS NOT NULL
+         ORDER BY r.identifier, t.checked_at DESC, t.ref DESC`,
+        [taskRef, this.session.dialect.numbers(current.map((row) => Number(row[0])))],
+      );
+      const latest = new Map<number, LedgerRow>();
+      for (const row of earlier) {
+        const identifier = Number(row[0]);
+        if (!latest.has(identifier)) latest.set(identifier, ledgerRowOf(row, 0, taskContextOf(row, RESULT_VALUE_COLUMNS.length + 2)));
+      }
+      const pairs = current.flatMap((row) => {
+        const previous = latest.get(Number(row[0]));
+        return previous ? [{ current: ledgerRowOf(row, 0, task), previous }] : [];
+      });
+      if (pairs.length > 0) yield pairs;
+    }
+  }
+
+  async lookup(identifiers: readonly string[], filter: LedgerFilter = {}): Promise<LedgerRow[]> {
+    const numbers = identifiers.map(identifierNumber).filter((n) => n !== undefined);
+    const rows: LedgerRow[] = [];
+    const { where, params } = await this.#filterClause(filter);
+    for (let at = 0; at < numbers.length; at += BATCH) {
+      const found = await this.session.rows(
+        `SELECT ${this.resultColumns}, ${this.taskContext} FROM results r JOIN tasks t ON t.ref = r.task_ref JOIN scopes s ON s.id = t.scope_id
+         WHERE ${this.session.dialect.inNumbers("r.identifier")} AND t.recorded_at IS NOT NULL ${where} ORDER BY t.checked_at DESC, t.ref DESC`,
+        [this.session.dialect.numbers(numbers.slice(at, at + BATCH)), ...params],
+      );
+      for (const row of found) rows.push(ledgerRowOf(row, 0, taskContextOf(row, RESULT_VALUE_COLUMNS.length + 2)));
+    }
+    return rows;
+  }
+
+  forget(identifiers: readonly string[], options: ErasureOptions & { product?: string } = {}): Promise<Erasure> {
+    const numbers = identifiers.map(identifierNumber).filter((n) => n !== undefined);
+    const { product } = options;
+    const ofProduct = product === undefined ? "" : " AND task_ref IN (SELECT ref FROM tasks WHERE product = ?)";
+    const batches = this.#inBatches(numbers).map((batch) => [batch, ...(product === undefined ? [] : [product])]);
+    // Cleared even when nothing is found: an erasure cut short before its clearing is completed by the next.
+    return this.#erase(`${this.session.dialect.inNumbers("identifier")}${ofProduct}`, batches, options, true);
+  }
+
+  prune(before: string, options: ErasureOptions = {}): Promise<Erasure> {
+    return this.#erase(
+      "task_ref IN (SELECT ref FROM tasks WHERE checked_at < ?)",
+      [[this.session.dialect.instant(before)]],
+      options,
+      false,
+    );
+  }
+
+  forgetTasks(taskRefs: readonly number[]): Promise<Erasure> {
+    return this.#erase(
+      this.session.dialect.inNumbers("task_ref"),
+      this.#inBatches(taskRefs).map((batch) => [batch]),
+      {},
+      false,
+    );
+  }
+
+  /**
+   * Deletes (or, with dryRun, counts) the results `where` selects, and the tasks' numbers it
+   * selects, a transaction per set of parameters, then clears them out of the files.
+   */
+  async #erase(where: string, batches: readonly SqlParam[][], options: ErasureOptions, alwaysClear: boolean): Promise<Erasure> {
+    let results = 0;
+    for (const params of batches) {
+      results += options.dryRun
+        ? Number((await this.session.row(`SELECT count(*) FROM results WHERE ${where}`, params))![0])
+        : await this.session.transaction(async (session) => {
+            // A task's numbers hold the digits too (those in flight, and those without a result).
+            await session.run(`DELETE FROM task_numbers WHERE ${where}`, params);
+            return session.run(`DELETE FROM results WHERE ${where}`, params);
+          });
+    }
+    if (options.dryRun || (results === 0 && !alwaysClear)) return { results };
+    const uncleared = await this.clearErased();
+    return uncleared === undefined ? { results } : { results, uncleared };
+  }
+
+  async stats(): Promise<LedgerStats> {
+    const [results, numbers, tasks, oldest, newest] = (await this.session.row(
+      `WITH recorded AS (SELECT r.identifier, t.checked_at, t.ref FROM results r JOIN tasks t ON t.ref = r.task_ref WHERE t.recorded_at IS NOT NULL)
+       SELECT count(*), count(DISTINCT identifier), count(DISTINCT ref), min(checked_at), max(checked_at) FROM recorded`,
+    ))!;
+    const groups = (
+      await this.session.rows(
+        `SELECT s.base_url, s.profile, t.product, count(*), count(DISTINCT r.identifier), min(t.checked_at), max(t.checked_at)
+         FROM results r JOIN tasks t ON t.ref = r.task_ref JOIN scopes s ON s.id = t.scope_id
+         WHERE t.recorded_at IS NOT NULL
+         GROUP BY s.base_url, s.profile, t.product ORDER BY s.base_url, s.profile, t.product`,
+      )
+    ).map(statsGroupOf);
+    return {
+      results: Number(results),
+      numbers: Number(numbers),
+      tasks: Number(tasks),
+      ...(oldest === null ? {} : { oldest: String(oldest) }),
+      ...(newest === null ? {} : { newest: String(newest) }),
+      groups,
+      bytes: await this.bytes(),
+    };
+  }
+
+  async *export(filter: LedgerFilter): AsyncIterable<readonly LedgerRow[]> {
+    const { where, params } = await this.#filterClause(filter);
+    const tasks = await this.session.rows(
+      `SELECT t.ref FROM tasks t WHERE t.recorded_at IS NOT NULL ${where} ORDER BY t.checked_at, t.ref`,
+      params,
+    );
+    for (const [ref] of tasks) yield* this.ofTask(Number(ref));
+  }
+
+  /** What a ledger row takes from its task, for a task seen succeeded (undefined otherwise). */
+  protected async taskContextOf(taskRef: number): Promise<TaskContext | undefined> {
+    const row = await this.session.row(
+      `SELECT ${this.taskContext} FROM tasks t JOIN scopes s ON s.id = t.scope_id WHERE t.ref = ? AND t.checked_at IS NOT NULL`,
+      [taskRef],
+    );
+    return row && taskContextOf(row, 0);
+  }
+
+  /** A WHERE fragment (starting with AND) for a ledger filter over `t` (tasks). */
+  async #filterClause(filter: LedgerFilter): Promise<{ where: string; params: SqlParam[] }> {
+    const clauses: string[] = [];
+    const params: SqlParam[] = [];
+    if (filter.scope) {
+      clauses.push("t.scope_id = ?");
+      params.push(await this.session.scopeId(filter.scope));
+    }
+    if (filter.product) {
+      clauses.push("t.product = ?");
+      params.push(filter.product);
+    }
+    if (filter.since) {
+      clauses.push("t.checked_at >= ?");
+      params.push(this.session.dialect.instant(filter.since));
+    }
+    return { where: clauses.map((clause) => `AND ${clause}`).join(" "), params };
+  }
+
+  /** Numbers or references as parameters of BATCH each. */
+  #inBatches(values: readonly number[]): SqlParam[] {
+    const batches: SqlParam[] = [];
+    for (let at = 0; at < values.length; at += BATCH) batches.push(this.session.dialect.numbers(values.slice(at, at + BATCH)));
+    return batches;
+  }
+}
