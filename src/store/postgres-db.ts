@@ -250,11 +250,18 @@ function stoppableConnections(signal: AbortSignal | undefined): { socket: () => 
 }
 
 function newPool(config: PoolConfig): Pool {
-  const pool = new pg.Pool({ ...config, max: POOL_SIZE, allowExitOnIdle: true, types: TYPES });
   // Tables are named without their schema (see SqlSession): every connection looks in `bulkcheck`. Set by a
-  // statement, queued before any other on the new connection, rather than as a startup option, which poolers
-  // such as PgBouncer refuse by default.
-  pool.on("connect", (client) => void client.query("SET search_path TO bulkcheck").catch(() => undefined));
+  // statement that the pool awaits before handing the new connection out, rather than as a startup option,
+  // which poolers such as PgBouncer refuse by default.
+  const pool = new pg.Pool({
+    ...config,
+    max: POOL_SIZE,
+    allowExitOnIdle: true,
+    types: TYPES,
+    onConnect: async (client) => {
+      await client.query("SET search_path TO bulkcheck");
+    },
+  });
   // An idle connection the server dropped (a restart) is replaced at the next query, which reports the failure if it lasts.
   pool.on("error", () => undefined);
   return pool;
