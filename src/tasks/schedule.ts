@@ -103,6 +103,8 @@ class Schedule {
   readonly #timer: WakeTimer;
   readonly #deadline: number;
   readonly #plan: CheckPlan | undefined;
+  /** Tasks seen succeeded whose results are fetched once the uploads their finishing let go have started. */
+  readonly #succeeded: UploadResult[] = [];
   #uploading = 0;
   #failure: { error: unknown } | undefined;
   #lastRefusal: ApiError | undefined;
@@ -128,6 +130,7 @@ class Schedule {
     } finally {
       o.signal?.removeEventListener("abort", interrupt);
       this.#timer.cancel();
+      this.#fetchSucceeded();
       await Promise.all(this.#running);
     }
     if (this.#failure) {
@@ -155,6 +158,7 @@ class Schedule {
     if (o.signal?.aborted) this.#fail(new InterruptedError());
     if (this.#failure) return false;
     while (this.#pending.length > 0 && this.#uploading < o.maxInFlight && this.#quota.tryStart()) this.#upload(this.#pending.shift()!);
+    this.#fetchSucceeded();
     const unfinished = this.#unfinished();
     const waitingForRoom = this.#pending.length > 0 && this.#quota.closed;
     if (!waitingForRoom) {
@@ -211,7 +215,7 @@ class Schedule {
     if (!isFinished(task) || part.finished) return;
     part.finished = true;
     this.#quota.taskFinished();
-    if (task.status === "success" && this.o.onSucceeded) this.#track(this.o.onSucceeded(part.result));
+    if (task.status === "success" && this.o.onSucceeded) this.#succeeded.push(part.result);
   }
 
   async #checkDue(): Promise<void> {
@@ -237,6 +241,15 @@ class Schedule {
       }
       part.dueAt = this.#nextCheck(part);
     }
+  }
+
+  /**
+   * Fetches the results of the tasks seen succeeded, once the uploads their finishing let go
+   * have started: the next part's upload reaches the service before the result request,
+   * and the service is then busy with the result file, not with it.
+   */
+  #fetchSucceeded(): void {
+    for (const result of this.#succeeded.splice(0)) this.#track(this.o.onSucceeded!(result));
   }
 
   #timedOut(): PendingError {

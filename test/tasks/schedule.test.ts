@@ -270,6 +270,19 @@ describe("runSchedule", () => {
     for (const times of tasks.slice(4)) expect(times.at(-1)! - times[0]! - 48_500).toBeLessThan(1_000);
   });
 
+  it("sends the next part's upload before fetching the result of the task whose finishing made room for it", async () => {
+    const { client, schedule } = await setup({ maxUnfinished: 1 });
+    const order: string[] = [];
+    const submitTask: typeof client.submitTask = (request) => {
+      order.push("upload");
+      return client.submitTask(request);
+    };
+    await schedule(3, { submitTask, untilFinished: true, onSucceeded: async () => void order.push("fetch") });
+    // Three uploads at first (those past the quota refused with 42900), then the first task seen finished lets one go before its result is fetched.
+    expect(order.slice(3, 5)).toEqual(["upload", "fetch"]);
+    expect(order.filter((step) => step === "fetch")).toHaveLength(3);
+  });
+
   it("gives up on the tenth failed check of a task in a row, as wait does, with the failure itself", async () => {
     const { sandbox, events, schedule } = await setup();
     sandbox.scriptFaults(Array.from({ length: 10 }, () => ({ route: "check" as const, fault: "50300" as const })));
