@@ -40,6 +40,7 @@ const BENCHES = {
   ledger: async () => (await import("./ledger-bench.js")).run(),
   store: async () => script("store-bench.js"),
   checks: async () => script("check-schedule-bench.js"),
+  "end-to-end": async () => (await import("./end-to-end-bench.js")).run(),
 };
 
 /** One line per headline figure: what, measured, reference, target. */
@@ -60,6 +61,7 @@ function headlines(results) {
     ledger,
     store,
     checks,
+    "end-to-end": endToEnd,
   } = results;
   if (ledger) {
     const carrier = ledger.recording.carrier_batch;
@@ -196,6 +198,27 @@ function headlines(results) {
         bound === null ? "" : `after the first tasks < ${bound} s`,
       );
     }
+  }
+  if (endToEnd) {
+    for (const mode of ["ledger", "no_ledger"]) {
+      const figures = endToEnd[mode];
+      if (!figures) continue;
+      add(
+        `${endToEnd.numbers} numbers in ${endToEnd.tasks} tasks against the sandbox, ${mode.replace("_", "-")}`,
+        `${figures.wall_s} s (${figures.ratio}×); before the first upload ${figures.before_first_upload_s} s (${figures.before_first_upload_vs_validate}× validate), hand-offs ${figures.hand_offs_total_s} s`,
+        `the sandbox's own schedule ${figures.ideal_s} s; validate ${endToEnd.validate_s} s`,
+        "≤ 1.1×; before the first upload ≤ 1.3× validate",
+      );
+    }
+  }
+  if (ledger?.output) {
+    const { output } = ledger;
+    add(
+      `run output of ${output.rows} rows from the ledger`,
+      `${output.reused_output_s} s (${output.ratio}×)`,
+      `the same rows downloaded fresh ${output.fresh_download_s} s`,
+      "≤ 1.5×",
+    );
   }
   if (sandbox) {
     add("sandbox GET task, 50 clients", `${sandbox.check_endpoint.requests_per_second} req/s`, "", "");
