@@ -42,6 +42,8 @@ import {
 
 /** Rows written per transaction when recording, and read per query when streaming. */
 const BATCH_ROWS = 5000;
+/** A task's result rows read per query, as one JSON array (see taskResults). */
+const RESULT_PAGE = 20_000;
 /** Identifiers read per query, as one JSON array (see #identifierPages). */
 const IDENTIFIER_PAGE = 50_000;
 /** A task's numbers written per statement (as one JSON array). */
@@ -467,12 +469,15 @@ export class SqliteStore implements Store {
     const task = this.#taskContext(taskRef);
     if (!task) return;
     for (let after = -1; ;) {
-      const rows = this.#db.rows(
-        `SELECT r.identifier, ${VALUE_COLUMNS}, r.extra FROM results r WHERE r.task_ref = ? AND r.identifier > ? ORDER BY r.identifier LIMIT ?`,
-        [taskRef, after, BATCH_ROWS],
-      );
-      if (rows.length === 0) return;
-      after = Number(rows.at(-1)![0]);
+      // A page as one JSON array of rows, as #identifierPages reads numbers: half the time of a million rows handed over one by one.
+      const [json, last] = this.#db.row(
+        `SELECT json_group_array(json_array(r.identifier, ${VALUE_COLUMNS}, r.extra)), max(r.identifier)
+         FROM (SELECT * FROM results WHERE task_ref = ? AND identifier > ? ORDER BY identifier LIMIT ?) r`,
+        [taskRef, after, RESULT_PAGE],
+      )!;
+      if (last === null) return;
+      after = Number(last);
+      const rows = JSON.parse(String(json)) as SqlValue[][];
       const kept = identifiers ? rows.filter((row) => identifiers.has(Number(row[0]))) : rows;
       if (kept.length > 0) yield kept.map((row) => ledgerRowOf(row, 0, task));
     }

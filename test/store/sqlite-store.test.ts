@@ -25,7 +25,7 @@ describe("the embedded store", () => {
     open: (path) => Promise.resolve(SqliteStore.open(path)),
   });
 
-  it("reads a task's numbers and its results past one page whole", async () => {
+  it("reads a task's numbers, its results' identifiers and its results past one page whole", async () => {
     const store = openStore();
     const scope = { baseUrl: "http://127.0.0.1:1", profile: "default" };
     const task = await store.addTask({ scope, product: "number_activity_batch", taskId: "b".repeat(32) });
@@ -41,6 +41,10 @@ describe("the embedded store", () => {
     const results: number[] = [];
     for await (const batch of store.freshResults(scope, "number_activity_batch", "")) results.push(...batch.map((row) => row.identifier));
     expect(results.sort((a, b) => a - b)).toEqual(numbers.slice(0, 60_001).sort((a, b) => a - b));
+    const stored: Array<[string, string | undefined]> = [];
+    for await (const batch of store.taskResults(task.ref))
+      stored.push(...batch.map((row): [string, string | undefined] => [row.identifier, row.values.activated]));
+    expect(stored).toEqual(rows.map((row): [string, string] => [row.identifier, "true"]).sort((a, b) => Number(a[0]) - Number(b[0])));
   });
 
   it("says a full disk is one, naming the store (exit 3), and keeps what was committed before", () => {
