@@ -42,8 +42,6 @@ import {
 
 /** Rows written per transaction when recording, and read per query when streaming. */
 const BATCH_ROWS = 5000;
-/** A task's result rows read per query, as one JSON array (see taskResults). */
-const RESULT_PAGE = 20_000;
 /** Identifiers read per query, as one JSON array (see #identifierPages). */
 const IDENTIFIER_PAGE = 50_000;
 /** A task's numbers written per statement (as one JSON array). */
@@ -473,7 +471,7 @@ export class SqliteStore implements Store {
       const [json, last] = this.#db.row(
         `SELECT json_group_array(json_array(r.identifier, ${VALUE_COLUMNS}, r.extra)), max(r.identifier)
          FROM (SELECT * FROM results WHERE task_ref = ? AND identifier > ? ORDER BY identifier LIMIT ?) r`,
-        [taskRef, after, RESULT_PAGE],
+        [taskRef, after, BATCH_ROWS],
       )!;
       if (last === null) return;
       after = Number(last);
