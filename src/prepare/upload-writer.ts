@@ -68,10 +68,9 @@ export class UploadSpool {
     await this.flush();
     await this.file.write(this.buffer.subarray(0, this.used));
     const whole = await this.file.finish(this.count);
-    const parts = maxTaskSize === undefined ? 1 : Math.max(1, Math.ceil(whole.count / maxTaskSize));
-    if (parts === 1) return [whole];
-    const sizes = Array.from({ length: parts }, (_, part) => Math.floor(whole.count / parts) + (part < whole.count % parts ? 1 : 0));
-    const chunks = await splitLines(whole.path, sizes, (part) => chunkPath(this.target, part + 1, parts), modeFor(this.target));
+    const sizes = balancedSizes(whole.count, maxTaskSize);
+    if (sizes.length === 1) return [whole];
+    const chunks = await splitLines(whole.path, sizes, (part) => chunkPath(this.target, part + 1, sizes.length), modeFor(this.target));
     await rm(whole.path, { force: true });
     return chunks;
   }
@@ -81,6 +80,22 @@ export class UploadSpool {
     await this.file.close();
     await rm(this.file.path, { force: true });
   }
+}
+
+/**
+ * An upload file copied into `target` as the parts UploadSpool would make of the same
+ * identifiers (same names, same bytes), in one pass over its bytes: for a list whose every
+ * number is uploaded, nothing needs reading number by number again. The file itself stays.
+ */
+export async function splitUploadFile(whole: UploadChunk, target: UploadTarget, maxTaskSize: number | undefined): Promise<UploadChunk[]> {
+  const sizes = balancedSizes(whole.count, maxTaskSize);
+  return splitLines(whole.path, sizes, (part) => chunkPath(target, part + 1, sizes.length), modeFor(target));
+}
+
+/** The fewest part sizes of at most `maxTaskSize` for `count` identifiers, differing by one at most. */
+function balancedSizes(count: number, maxTaskSize: number | undefined): number[] {
+  const parts = maxTaskSize === undefined ? 1 : Math.max(1, Math.ceil(count / maxTaskSize));
+  return Array.from({ length: parts }, (_, part) => Math.floor(count / parts) + (part < count % parts ? 1 : 0));
 }
 
 /** A directory target is a private temp directory: the numbers staged there are readable by the user alone. */

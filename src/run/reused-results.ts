@@ -1,5 +1,5 @@
 import { Readable } from "node:stream";
-import { csvText } from "../csv/write.js";
+import { delimitedLine } from "../csv/write.js";
 import type { IdentifierSet } from "../spec/identifier-set.js";
 import type { ResultSource } from "../results/read-results.js";
 import type { Store } from "../store/store.js";
@@ -21,15 +21,17 @@ export function reusedSources(store: Store, reused: IdentifierSet, tasks: Readon
 async function* csvOf(store: Store, ref: number, keep: (identifier: number) => boolean): AsyncGenerator<string> {
   let columns: string[] | undefined;
   for await (const batch of store.ledger.ofTask(ref)) {
-    const rows = batch.filter((row) => keep(Number(row.identifier)));
-    if (rows.length === 0) continue;
-    const records: string[][] = [];
-    if (columns === undefined) {
-      columns = Object.keys(rows[0]!.values);
-      records.push(["identifier", ...columns]);
+    // Line by line, as the download writes its rows: csv-stringify's set-up per call cost more than the rows.
+    let text = "";
+    for (const row of batch) {
+      if (!keep(Number(row.identifier))) continue;
+      if (columns === undefined) {
+        columns = Object.keys(row.values);
+        text += delimitedLine(["identifier", ...columns], ",", true);
+      }
+      // As stored, which is as the service sent it: the output neutralises it like any result.
+      text += delimitedLine([row.identifier, ...columns.map((column) => row.values[column] ?? "")], ",", true);
     }
-    for (const row of rows) records.push([row.identifier, ...columns.map((column) => row.values[column] ?? "")]);
-    // As stored, which is as the service sent it: the output neutralises it like any result.
-    yield csvText(records, { verbatim: true });
+    if (text !== "") yield text;
   }
 }

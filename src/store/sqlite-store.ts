@@ -9,6 +9,28 @@ import { SqlTaskStore } from "./task-store.js";
 
 /** Rows read per query when streaming. */
 const BATCH_ROWS = 5000;
+/** Identifiers read per query, as one JSON array (see identifierPages). */
+const IDENTIFIER_PAGE = 50_000;
+
+/**
+ * A task's identifiers in `table`, a page at a time in number order (within a page, as the
+ * ordered subquery feeds them: callers use them as sets), each page read as one JSON array:
+ * libsql hands rows over one by one, and a million numbers took 3–5× as long as rows as they
+ * do as pages (planning reads millions: the ledger's results and its tasks' numbers). An
+ * ORDER BY inside the aggregate would sort every page again: twice the time.
+ */
+function* identifierPages(db: SqliteDb, table: "results" | "task_numbers", taskRef: number): Generator<number[]> {
+  for (let after = -1; ;) {
+    const [json, last] = db.row(
+      `SELECT json_group_array(identifier), max(identifier)
+       FROM (SELECT identifier FROM ${table} WHERE task_ref = ? AND identifier > ? ORDER BY identifier LIMIT ?)`,
+      [taskRef, after, IDENTIFIER_PAGE],
+    )!;
+    if (last === null) return;
+    after = Number(last);
+    yield JSON.parse(String(json)) as number[];
+  }
+}
 
 /** What SQLite writes its own way. */
 const SQLITE: Dialect = {
@@ -76,16 +98,7 @@ class SqliteTasks extends SqlTaskStore {
 
   // eslint-disable-next-line @typescript-eslint/require-await -- the store's interfaces are asynchronous (PostgreSQL); SQLite reads in batches synchronously
   async *numbers(taskRef: number): AsyncIterable<readonly number[]> {
-    for (let after = -1; ;) {
-      const rows = this.db.rows("SELECT identifier FROM task_numbers WHERE task_ref = ? AND identifier > ? ORDER BY identifier LIMIT ?", [
-        taskRef,
-        after,
-        BATCH_ROWS,
-      ]);
-      if (rows.length === 0) return;
-      after = Number(rows.at(-1)![0]);
-      yield rows.map(([identifier]) => Number(identifier));
-    }
+    yield* identifierPages(this.db, "task_numbers", taskRef);
   }
 }
 
@@ -156,28 +169,21 @@ class SqliteLedger extends SqlLedger {
 
   // eslint-disable-next-line @typescript-eslint/require-await -- the store's interfaces are asynchronous (PostgreSQL); SQLite reads in batches synchronously
   protected async *resultNumbers(taskRef: number): AsyncIterable<readonly number[]> {
-    for (let after = -1; ;) {
-      const rows = this.db.rows("SELECT identifier FROM results WHERE task_ref = ? AND identifier > ? ORDER BY identifier LIMIT ?", [
-        taskRef,
-        after,
-        BATCH_ROWS,
-      ]);
-      if (rows.length === 0) return;
-      after = Number(rows.at(-1)![0]);
-      yield rows.map(([identifier]) => Number(identifier));
-    }
+    yield* identifierPages(this.db, "results", taskRef);
   }
 
   // eslint-disable-next-line @typescript-eslint/require-await -- the store's interfaces are asynchronous (PostgreSQL); SQLite reads in batches synchronously
   protected async *resultPages(taskRef: number): AsyncIterable<ColumnValue[][]> {
     for (let after = -1; ;) {
-      const rows = this.db.rows(
-        `SELECT ${this.resultColumns} FROM results r WHERE r.task_ref = ? AND r.identifier > ? ORDER BY r.identifier LIMIT ?`,
+      // A page as one JSON array of rows, as identifierPages reads numbers: half the time of a million rows handed over one by one.
+      const [json, last] = this.db.row(
+        `SELECT json_group_array(json_array(${this.resultColumns})), max(r.identifier)
+         FROM (SELECT * FROM results WHERE task_ref = ? AND identifier > ? ORDER BY identifier LIMIT ?) r`,
         [taskRef, after, BATCH_ROWS],
-      );
-      if (rows.length === 0) return;
-      after = Number(rows.at(-1)![0]);
-      yield rows;
+      )!;
+      if (last === null) return;
+      after = Number(last);
+      yield JSON.parse(String(json)) as ColumnValue[][];
     }
   }
 

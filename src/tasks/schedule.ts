@@ -4,7 +4,9 @@ import { STATUS_CHECK_POLICY } from "../api/retry-policies.js";
 import type { ApiClient } from "../api/types.js";
 import { InterruptedError, type BulkcheckError, type PendingError } from "../errors.js";
 import { ApiCode } from "../spec/codes.js";
+import { DEFAULT_LIMITS } from "../spec/products.js";
 import type { Task } from "../spec/task.js";
+import { CheckPlan } from "./check-schedule.js";
 import { QuotaGate } from "./quota-gate.js";
 import { interrupted, quotaExhausted, timedOut } from "./schedule-outcomes.js";
 import { WakeTimer } from "./wake-timer.js";
@@ -30,7 +32,11 @@ export interface ScheduleOptions {
   now: () => number;
   /** Uploads at once (the service's request slots). */
   maxInFlight: number;
-  /** Time between two checks of one task (the polling floor, or --interval). */
+  /**
+   * Time between two checks of one task (the polling floor, or --interval). At the service's
+   * floor, each task's checks follow a CheckPlan aimed at its foreseen finish; any other
+   * interval (a local sandbox's, or a longer one asked for) is kept as given, with jitter.
+   */
   pollIntervalMs: number;
   /** Keep checking until every task has finished (--wait); otherwise stop once every part is uploaded. */
   untilFinished: boolean;
@@ -96,6 +102,9 @@ class Schedule {
   readonly #quota = new QuotaGate();
   readonly #timer: WakeTimer;
   readonly #deadline: number;
+  readonly #plan: CheckPlan | undefined;
+  /** Tasks seen succeeded whose results are fetched once the uploads their finishing let go have started. */
+  readonly #succeeded: UploadResult[] = [];
   #uploading = 0;
   #failure: { error: unknown } | undefined;
   #lastRefusal: ApiError | undefined;
@@ -106,6 +115,7 @@ class Schedule {
     this.#parts = o.uploads.map((upload) => ({ upload, finished: false, dueAt: 0, failedChecks: new RetryStreak(STATUS_CHECK_POLICY, o) }));
     this.#timer = new WakeTimer(o.sleep, o.now);
     this.#deadline = o.timeoutMs === undefined ? Infinity : o.now() + o.timeoutMs;
+    this.#plan = o.pollIntervalMs === DEFAULT_LIMITS.pollFloorSeconds * 1000 ? new CheckPlan(o.pollIntervalMs) : undefined;
   }
 
   async run(): Promise<UploadResult[]> {
@@ -120,6 +130,7 @@ class Schedule {
     } finally {
       o.signal?.removeEventListener("abort", interrupt);
       this.#timer.cancel();
+      this.#fetchSucceeded();
       await Promise.all(this.#running);
     }
     if (this.#failure) {
@@ -147,6 +158,7 @@ class Schedule {
     if (o.signal?.aborted) this.#fail(new InterruptedError());
     if (this.#failure) return false;
     while (this.#pending.length > 0 && this.#uploading < o.maxInFlight && this.#quota.tryStart()) this.#upload(this.#pending.shift()!);
+    this.#fetchSucceeded();
     const unfinished = this.#unfinished();
     const waitingForRoom = this.#pending.length > 0 && this.#quota.closed;
     if (!waitingForRoom) {
@@ -190,7 +202,9 @@ class Schedule {
 
   #record(part: Part, result: UploadResult): void {
     part.result = result;
-    part.dueAt = this.#nextCheck();
+    // A task this run did not create now (its key's, or the journal's) may have begun long ago: its size foretells nothing.
+    if (!isFinished(result.task)) this.#plan?.follow(result.task.id, result.replayed ? undefined : part.upload.count, this.o.now());
+    part.dueAt = this.#nextCheck(part);
     this.o.onEvent?.({ type: "uploaded", result });
     this.#noteState(part, result.task);
   }
@@ -201,19 +215,22 @@ class Schedule {
     if (!isFinished(task) || part.finished) return;
     part.finished = true;
     this.#quota.taskFinished();
-    if (task.status === "success" && this.o.onSucceeded) this.#track(this.o.onSucceeded(part.result));
+    if (task.status === "success" && this.o.onSucceeded) this.#succeeded.push(part.result);
   }
 
   async #checkDue(): Promise<void> {
     for (const part of this.#unfinished()) {
       if (part.dueAt > this.o.now() || this.#failure) continue;
       const id = part.result!.task.id;
+      const sentAt = this.o.now();
       try {
         const task = await this.o.client.checkTask(id);
         part.failedChecks.succeeded();
+        this.#plan?.checked(id, sentAt, this.o.now(), isFinished(task));
         this.#noteState(part, task);
         this.o.onEvent?.({ type: "checked", upload: part.upload, task });
       } catch (error) {
+        this.#plan?.checked(id, sentAt, this.o.now(), undefined);
         try {
           part.failedChecks.failed(error);
         } catch (final) {
@@ -222,8 +239,17 @@ class Schedule {
         }
         this.o.onEvent?.({ type: "check-failed", taskId: id, error: error as BulkcheckError });
       }
-      part.dueAt = this.#nextCheck();
+      part.dueAt = this.#nextCheck(part);
     }
+  }
+
+  /**
+   * Fetches the results of the tasks seen succeeded, once the uploads their finishing let go
+   * have started: the next part's upload reaches the service before the result request,
+   * and the service is then busy with the result file, not with it.
+   */
+  #fetchSucceeded(): void {
+    for (const result of this.#succeeded.splice(0)) this.#track(this.o.onSucceeded!(result));
   }
 
   #timedOut(): PendingError {
@@ -236,7 +262,8 @@ class Schedule {
     return this.#parts.filter((part) => part.result && !part.finished);
   }
 
-  #nextCheck(): number {
+  #nextCheck(part: Part): number {
+    if (this.#plan && !part.finished && !isFinished(part.result!.task)) return this.#plan.nextCheck(part.result!.task.id);
     return this.o.now() + jittered(this.o.pollIntervalMs, this.o.random);
   }
 

@@ -1,8 +1,10 @@
+import { createHash } from "node:crypto";
 import { readFileSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { latestAnswers, splitByFreshness, type AnswerRule, type LatestAnswers, type SplitOptions } from "../../src/ledger/reuse.js";
 import { IdentifierSet } from "../../src/spec/identifier-set.js";
+import type { UploadChunk } from "../../src/prepare/upload-writer.js";
 import type { SqliteStore } from "../../src/store/sqlite-store.js";
 import type { Scope } from "../../src/store/store.js";
 import { tempDir } from "../helpers/cli.js";
@@ -153,5 +155,24 @@ describe("splitting a list by the freshness of its ledger results", () => {
     const split = await splitList([N(1), N(2)], await answersNow(store, await store.tasks.maxRef(), { freshSince }), freshSince);
     expect(split).toMatchObject({ reused: 0, noResult: 0, stale: { numbers: 1, oldest: "2026-11-20T00:00:00.000Z" } });
     expect(split.parts.map((part) => lines(part.path))).toEqual([[N(1), N(2)]]);
+  });
+
+  it("with nothing of the product in the ledger, cuts the parts from the prepared list as the ledger's numbers would: same names, bytes and hashes", async () => {
+    const list = Array.from({ length: 23 }, (_, i) => N(i));
+    const described = (parts: UploadChunk[]) =>
+      parts.map((part) => {
+        const bytes = readFileSync(part.path);
+        expect(createHash("sha256").update(bytes).digest("hex")).toBe(part.sha256);
+        return { name: basename(part.path), count: part.count, bytes: part.bytes, sha256: part.sha256, numbers: lines(part.path) };
+      });
+    const freshSince = "2026-11-25T00:00:00.000Z";
+    const empty = await answersNow(openStore(), 0);
+    // A ledger with one result for a number not in the list: the list is read number by number.
+    const unrelated = await ledgerWith({ "2026-11-26T00:00:00.000Z": [N(99)] });
+    const cut = described((await splitList(list, empty, freshSince)).parts);
+    expect(cut.map((part) => part.count)).toEqual([8, 8, 7]);
+    expect(cut.flatMap((part) => part.numbers)).toEqual(list);
+    expect(cut).toEqual(described((await splitList(list, await answersNow(unrelated, await unrelated.tasks.maxRef()), freshSince)).parts));
+    expect(await splitList(list.slice(0, 3), empty, freshSince, { minTaskSize: 5, pad: "never" })).toMatchObject({ parts: [], waiting: 3 });
   });
 });

@@ -25,6 +25,28 @@ describe("the embedded store", () => {
     open: (path) => Promise.resolve(SqliteStore.open(path)),
   });
 
+  it("reads a task's numbers, its results' identifiers and its results past one page whole", async () => {
+    const store = openStore();
+    const scope = { baseUrl: "http://127.0.0.1:1", profile: "default" };
+    const task = await store.tasks.add({ scope, product: "number_activity_batch", taskId: "b".repeat(32) });
+    const numbers = Array.from({ length: 120_001 }, (_, i) => 447_400_000_000 + ((i * 7919) % 120_001));
+    await store.tasks.addNumbers(task.ref, numbers);
+    const rows = numbers.slice(0, 60_001).map((n) => ({ identifier: String(n), values: ["true"] }));
+    await store.ledger.add(task.ref, ["activated"], rows);
+    await store.tasks.update(task.ref, { status: "success", checkedAt: "2026-11-26T00:00:00.000Z" });
+    await store.ledger.markRecorded(task.ref, ["activated"], "2026-11-26T00:00:00.000Z");
+    const read: number[] = [];
+    for await (const batch of store.tasks.numbers(task.ref)) read.push(...batch);
+    expect(read.sort((a, b) => a - b)).toEqual([...numbers].sort((a, b) => a - b));
+    const results: number[] = [];
+    for await (const batch of store.ledger.fresh(scope, "number_activity_batch", "")) results.push(...batch.map((row) => row.identifier));
+    expect(results.sort((a, b) => a - b)).toEqual(numbers.slice(0, 60_001).sort((a, b) => a - b));
+    const stored: Array<[string, string | undefined]> = [];
+    for await (const batch of store.ledger.ofTask(task.ref))
+      stored.push(...batch.map((row): [string, string | undefined] => [row.identifier, row.values.activated]));
+    expect(stored).toEqual(rows.map((row): [string, string] => [row.identifier, "true"]).sort((a, b) => Number(a[0]) - Number(b[0])));
+  });
+
   it("says a full disk is one, naming the store (exit 3), and keeps what was committed before", () => {
     const path = join(tempDir(), "state", "bulkcheck.db");
     const db = SqliteDb.open(path);

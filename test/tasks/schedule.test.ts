@@ -56,7 +56,7 @@ interface ScheduleExtra extends Partial<ScheduleOptions> {
  * so that waiting for tasks costs no real time; `schedule` runs the parts of `sizes`,
  * uploading each as a run does (its task id written to its row in `store`).
  */
-async function setup(options: Partial<SandboxOptions> = {}, store = openStore()) {
+async function setup(options: Partial<SandboxOptions> = {}, store = openStore(), sizes = [10, 11, 12, 13, 14, 15]) {
   const clock = { ms: Date.UTC(2025, 0, 15, 9) };
   const now = () => clock.ms;
   const sleep = async (ms: number, signal?: AbortSignal) => {
@@ -68,7 +68,7 @@ async function setup(options: Partial<SandboxOptions> = {}, store = openStore())
   const client = createClient({ baseUrl: sandbox.url, apiKey: sandbox.apiKey, sleep, now });
   open.push(client, sandbox);
   const events: ScheduleEvent[] = [];
-  const chunks = uploadParts([10, 11, 12, 13, 14, 15]);
+  const chunks = uploadParts(sizes);
   const schedule = async (count: number, { known = new Map(), submitTask, ...extra }: ScheduleExtra = {}) => {
     const context = { client: submitTask ? { submitTask } : client, store, product: "carrier_batch", country: "GB", now };
     return scheduleParts({
@@ -249,6 +249,38 @@ describe("scheduleParts", () => {
     const results = await schedule(1, { untilFinished: true });
     expect(results[0]!.task.status).toBe("success");
     expect(events.filter((event) => event.type === "check-failed")).toHaveLength(1);
+  });
+
+  it("at the service's 30 s floor, aims each task's checks at its finish foreseen from the tasks before, never checking one sooner than 30 s apart", async () => {
+    // One unfinished task at a time, each of 12 numbers at 4 s a number: 48.5 s from upload to finish.
+    const { clock, schedule } = await setup({ maxUnfinished: 1, numbersPerSecond: 0.25 }, openStore(), Array<number>(8).fill(12));
+    const asked = new Map<string, number[]>();
+    await schedule(8, {
+      untilFinished: true,
+      pollIntervalMs: 30_000,
+      onEvent: (event) => {
+        if (event.type === "uploaded") asked.set(event.result.task.id, [clock.ms]);
+        if (event.type === "checked") asked.get(event.task.id)!.push(clock.ms);
+      },
+    });
+    const tasks = [...asked.values()];
+    for (const times of tasks) for (let i = 1; i < times.length; i++) expect(times[i]! - times[i - 1]!).toBeGreaterThanOrEqual(30_000);
+    // Checked every 30 s from its upload, each task would be seen 60 s after it, 11.5 s after finishing.
+    expect(tasks[0]!.at(-1)! - tasks[0]![0]!).toBe(60_000);
+    for (const times of tasks.slice(4)) expect(times.at(-1)! - times[0]! - 48_500).toBeLessThan(1_000);
+  });
+
+  it("sends the next part's upload before fetching the result of the task whose finishing made room for it", async () => {
+    const { client, schedule } = await setup({ maxUnfinished: 1 });
+    const order: string[] = [];
+    const submitTask: typeof client.submitTask = (request) => {
+      order.push("upload");
+      return client.submitTask(request);
+    };
+    await schedule(3, { submitTask, untilFinished: true, onSucceeded: async () => void order.push("fetch") });
+    // Three uploads at first (those past the quota refused with 42900), then the first task seen finished lets one go before its result is fetched.
+    expect(order.slice(3, 5)).toEqual(["upload", "fetch"]);
+    expect(order.filter((step) => step === "fetch")).toHaveLength(3);
   });
 
   it("gives up on the tenth failed check of a task in a row, as wait does, with the failure itself", async () => {

@@ -14,7 +14,7 @@ export interface WaitFlags {
 }
 
 /** Default interval against a local sandbox, where the 30-second floor does not apply. */
-const LOCAL_INTERVAL_SECONDS = 1;
+const LOCAL_INTERVAL_SECONDS = 0.2;
 
 /** Polling interval in ms: the spec's 30-second floor, relaxed only for a loopback (sandbox) base URL. */
 export async function pollInterval(ctx: Context, seconds: number | undefined): Promise<number> {
