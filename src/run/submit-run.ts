@@ -20,6 +20,7 @@ import { partKey, runIdentity, type RunCommand } from "./identity.js";
 import { RunBusyError, RunLease } from "./lease.js";
 import { planRun, samePlan, type InFlightTask, type PlannedRun, type RunPlan } from "./plan.js";
 import { followInFlight } from "./in-flight.js";
+import type { ResultRecording } from "../ledger/recording.js";
 import { identifierBatches, type PadPolicy } from "../ledger/reuse.js";
 import { inUploadSlot, noteTaskState, uploadPart } from "./uploads.js";
 
@@ -97,6 +98,8 @@ export interface SubmitRunDeps {
   /** Told what preparation found, before anything is planned; the run waits for it. */
   onPrepared?: (result: PrepareResult) => Promise<void>;
   onEvent: (event: RunEvent) => void;
+  /** Where the results of tasks in flight that the run follows go into the ledger (off this thread). */
+  recording: ResultRecording;
   /** Called once for each task seen succeeded while the run waits, e.g. to fetch and record its result. */
   onSucceeded?: (result: UploadResult, run: RunRecord) => Promise<void>;
 }

@@ -11,7 +11,7 @@ import { dataOut } from "../../io.js";
 import { absolutePath } from "../../paths.js";
 import { tasksGoOn, writeOutput, type AfterUploadFlags } from "./after-upload.js";
 import { isStdout } from "./destination.js";
-import { brokeOff, notPublished } from "./download-deps.js";
+import { brokeOff, notPublished, resultRecording } from "./download-deps.js";
 
 export interface RunOutputFlags extends AfterUploadFlags {
   /** Whether this run keeps its results in the ledger (and reuses from it). */
@@ -52,6 +52,7 @@ export async function runOutput(ctx: Context, flags: RunOutputFlags) {
     onWait: (taskId, delayMs) => ctx.printer.note(notPublished(taskId, delayMs)),
     onCollected: (tasks) =>
       ctx.printer.note(`Kept in the ledger the results of ${count(tasks)} task(s) of abandoned runs that finished since.`),
+    recording: resultRecording(ctx, await ctx.storeLocation()),
     onCollectFailed: (error) =>
       ctx.printer.warn(`the results of abandoned runs could not be collected this time (${error.message}); the next run tries again.`),
   });
