@@ -44,6 +44,8 @@ export class ResultRecording {
   /** The recording whose turn it is to insert ends this chain. */
   #turns: Promise<unknown> = Promise.resolve();
   #staleRemoved: Promise<unknown> | undefined;
+  /** Each recording's copy removed once it is done. */
+  readonly #cleanUps: Promise<void>[] = [];
 
   constructor(
     private readonly deps: {
@@ -56,7 +58,7 @@ export class ResultRecording {
 
   /** Records a result file that is whole (a staged one). Resolves with the rows recorded once they are committed. */
   async recordFile(result: ResultToRecord, path: string): Promise<number> {
-    const recording = this.#start({ ...result, path });
+    const recording = this.#start({ ...result, path }, false);
     recording.completed((await stat(path)).size);
     return recording.done;
   }
@@ -68,15 +70,14 @@ export class ResultRecording {
    * again abandons the copy and starts another.
    */
   async recorder(result: ResultToRecord): Promise<ResultRecorder> {
-    // Copies that killed processes left are recognisable by their name.
-    await (this.#staleRemoved ??= removeStaleTempFiles(DOWNLOAD_COPY));
+    await this.#removeStaleCopies();
     let current: { recording: Recording; copy: WriteStream; copied: () => number } | undefined;
     return {
       watch: (body: Readable) => {
         current?.recording.abandon();
         const path = tempPathFor(DOWNLOAD_COPY, ".csv");
         const copy = createWriteStream(path, { flags: "wx", mode: 0o600 });
-        const recording = this.#start({ ...result, path });
+        const recording = this.#start({ ...result, path }, true);
         let copied = 0;
         current = { recording, copy, copied: () => copied };
         const tee = new Transform({
@@ -116,11 +117,19 @@ export class ResultRecording {
     const running = [...this.#running];
     for (const recording of running) if (!recording.isComplete) recording.abandon();
     const outcomes = await Promise.allSettled(running.map((recording) => recording.done));
+    await Promise.all(this.#cleanUps.splice(0));
+    await this.#removeStaleCopies();
     const failed = outcomes.find((outcome, at) => outcome.status === "rejected" && running[at]!.isComplete);
     if (failed) throw (failed as PromiseRejectedResult).reason;
   }
 
-  #start(job: Omit<RecordingJob, "store">): Recording {
+  /** Copies of results that killed processes left (recognisable by their names), removed once per command that records. */
+  #removeStaleCopies(): Promise<unknown> {
+    return (this.#staleRemoved ??= removeStaleTempFiles(DOWNLOAD_COPY));
+  }
+
+  /** Starts recording from `job.path`: a download's `copy`, removed once done, or a staged file. */
+  #start(job: Omit<RecordingJob, "store">, copy: boolean): Recording {
     const path = sqlitePath(this.deps.location);
     const store: RecordingStore = path === undefined ? { postgres: this.deps.location, env: this.deps.env } : { sqlite: path };
     const recording = new Recording({ ...job, store });
@@ -132,13 +141,15 @@ export class ResultRecording {
       recording.insert(new Date(this.deps.now()).toISOString());
       await recording.done.catch(() => undefined);
     })();
-    void recording.done
-      .catch(() => undefined)
-      .finally(() => {
-        this.#running.delete(recording);
-        // A download's copy goes once recorded; a staged file stays the run's.
-        if (job.path.startsWith(DOWNLOAD_COPY)) void rm(job.path, { force: true });
-      });
+    this.#cleanUps.push(
+      recording.done
+        .catch(() => undefined)
+        .then(async () => {
+          this.#running.delete(recording);
+          // A download's copy goes once recorded; a staged file stays the run's.
+          if (copy) await rm(job.path, { force: true });
+        }),
+    );
     return recording;
   }
 }
