@@ -61,6 +61,12 @@ export class ResultCollection implements KeyOrderedResults {
     return this.#values[this.#tuples[this.#sorted()[position]!]!]!;
   }
 
+  filledColumns(): number[] {
+    const filled = new Set<number>();
+    for (const values of this.#values) values.forEach((value, at) => value !== null && filled.add(at));
+    return [...filled].sort((a, b) => a - b);
+  }
+
   /** Distinct value tuples held. */
   get distinctValues(): number {
     return this.#values.length;

@@ -21,6 +21,8 @@ export interface KeyOrderedResults {
   readonly size: number;
   identifierAt(position: number): number;
   valuesAt(position: number): readonly StoredValue[];
+  /** The positions among the stored values that some row holds a value at (not NULL): the others need not be written. */
+  filledColumns(): number[];
 }
 
 /**
