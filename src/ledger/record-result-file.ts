@@ -24,8 +24,8 @@ export interface RecordingJob {
   label: string;
 }
 
-/** Bytes read from the file at a time. */
-const READ_BYTES = 1 << 20;
+/** Bytes read from the file at a time, as a file stream reads them (the reader buffers a few pieces ahead). */
+const READ_BYTES = 64 * 1024;
 
 /**
  * A file another thread is still writing: read as far as it is said to have grown, waiting

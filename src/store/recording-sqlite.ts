@@ -70,8 +70,11 @@ export function recordIntoSqlite(path: string, rows: KeyOrderedResults, task: Re
         if (end === rows.size)
           db.run("UPDATE tasks SET recorded_at = ?, columns = ? WHERE ref = ?", [task.at, JSON.stringify(task.columns), task.ref]);
       });
-      if (end === rows.size) return;
+      if (end === rows.size) break;
     }
+    // The rows wait in the write-ahead log until a checkpoint copies them into the file; done here,
+    // in the worker, rather than by whichever connection closes last (the command's main thread).
+    db.exec("PRAGMA wal_checkpoint(PASSIVE)");
   } finally {
     db.close();
   }
