@@ -58,8 +58,10 @@ export class ResultRecording {
 
   /** Records a result file that is whole (a staged one). Resolves with the rows recorded once they are committed. */
   async recordFile(result: ResultToRecord, path: string): Promise<number> {
+    const { size } = await stat(path);
+    // Complete from its start: a `settle` meanwhile (another result's download) waits for it rather than stopping it.
     const recording = this.#start({ ...result, path }, false);
-    recording.completed((await stat(path)).size);
+    recording.completed(size);
     return recording.done;
   }
 
