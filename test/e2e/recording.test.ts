@@ -4,7 +4,7 @@ import { setTimeout as delay } from "node:timers/promises";
 import Database from "libsql";
 import { describe, expect, it } from "vitest";
 import { tempDir } from "../helpers/cli.js";
-import { e2eSandboxes, listText, type E2e } from "../helpers/sandbox.js";
+import { e2eSandboxes, lines, listText, type E2e } from "../helpers/sandbox.js";
 
 /**
  * Recording off the download's path: the output is the CSV passed through whether the ledger
@@ -82,5 +82,34 @@ describe("recording a download in the ledger", () => {
     expect(ledgerOf(e, id)).toEqual({ recorded: true, rows });
     // What killed downloads left in the temp directory is removed by the next one.
     expect(readdirSync(temp).filter((name) => name.startsWith(".bulkcheck-recording."))).toEqual([]);
+  });
+
+  it("a submit --wait killed while recording its staged result is carried on, and the result recorded once", async () => {
+    const e = await sandbox({ fakeClock: false, numbersPerSecond: 100_000, balanceMicros: 1e9 });
+    const rows = 20_000;
+    const list = e.file("list.txt", listText(rows));
+    const argv = ["submit", list, "--type", "carrier_batch", "--country", "GB", "--yes", "--wait", "--interval", "0.2", "-o", "out.csv"];
+    const staging = join(e.configDir, "staging");
+    const staged = () =>
+      existsSync(staging) && readdirSync(staging, { recursive: true, encoding: "utf8" }).some((name) => name.endsWith("part-1.result"));
+    const wal = join(e.configDir, "bulkcheck.db-wal");
+    const walBytes = () => (existsSync(wal) ? statSync(wal).size : 0);
+    const run = e.spawn(argv);
+    while (!staged() && run.child.exitCode === null) await delay(1);
+    // Staged, then recorded by a worker: killed once its rows reach the write-ahead log.
+    const walStaged = walBytes();
+    while (walBytes() < walStaged + 1_000_000 && run.child.exitCode === null) await delay(1);
+    run.child.kill("SIGKILL");
+    await run.done;
+    const [task] = e.state().tasks;
+    const left = ledgerOf(e, task!.id);
+    if (left.recorded) expect(left.rows).toBe(rows);
+    else expect(left.rows).toBe(0);
+
+    const again = await e.bin(argv);
+    expect(again.code, again.stderr).toBe(0);
+    expect(e.state().tasks).toHaveLength(1);
+    expect(ledgerOf(e, task!.id)).toEqual({ recorded: true, rows });
+    expect(lines(readFileSync(join(e.dir, "out.csv"), "utf8"))).toHaveLength(rows + 1);
   });
 });
