@@ -73,9 +73,9 @@ function headlines(results) {
     ]) {
       add(
         label,
-        `${figures.ledger.wall_s} s, ${figures.ledger.peak_rss_mb} MB (${figures.ratio}×)`,
+        `${figures.ledger.wall_s} s, ${figures.ledger.peak_rss_mb} MB (${figures.ratio}×), loop stalls ≤ ${figures.ledger.max_loop_delay_ms} ms`,
         `--no-ledger ${figures.no_ledger.wall_s} s`,
-        "≤ 1.5×, ≤ 250 MB",
+        "≤ 2×, ≤ 250 MB, ≤ 50 ms",
       );
     }
     add("bytes per stored result", `carrier ${carrier.bytes_per_result}, signal ${signal.bytes_per_result}`, "", "≤ 250, ≤ 120");

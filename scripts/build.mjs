@@ -8,6 +8,7 @@
 //                   index.js, sandbox.js and their chunks: the `bulkcheck` and
 //                                    `bulkcheck/sandbox` entries, ES modules
 //                   classify-worker.js  the --threads worker, used by both
+//                   record-worker.js    the worker that records a result in the ledger (ledger/recording.ts)
 //   dist/types/   declarations of the two entries
 //   dist/geo/     the sandbox's carrier and place names (build-geo-data.mjs)
 //   dist/**       tsc's module tree, for tests and benchmarks; not in the package
@@ -64,7 +65,12 @@ await buildCliBundles("src/main.ts", {
 });
 await build({
   ...shared,
-  entryPoints: { index: "src/index.ts", sandbox: "src/sandbox/index.ts", "classify-worker": "src/prepare/classify-worker.ts" },
+  entryPoints: {
+    index: "src/index.ts",
+    sandbox: "src/sandbox/index.ts",
+    "classify-worker": "src/prepare/classify-worker.ts",
+    "record-worker": "src/ledger/record-worker.ts",
+  },
   format: "esm",
   splitting: true,
   chunkNames: "chunk-[hash]",

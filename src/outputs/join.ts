@@ -7,7 +7,7 @@ import { readResults, resultMap, type ResultSource } from "../results/read-resul
 import type { ServiceType } from "../spec/products.js";
 import type { Task } from "../spec/task.js";
 import { billing } from "../tasks/billing.js";
-import { productOf, taskSources, type DownloadDeps } from "../tasks/download.js";
+import { productOf, recordedAfter, taskSources, type DownloadDeps } from "../tasks/download.js";
 import { withTransferRetries } from "../tasks/fetch-result.js";
 import { runTable } from "../tasks/summary-sheet.js";
 import { checkJoinSource } from "./join-source.js";
@@ -113,12 +113,15 @@ export async function joinTaskResults(deps: JoinDeps, ids: readonly string[], ta
   const client = await deps.client();
   const tasks = deps.staged ? [...deps.staged.tasks] : await Promise.all(ids.map((id) => client.checkTask(id)));
   const serviceType = productOf(tasks, target.product ? { product: target.product } : deps.staged);
-  const results = await withTransferRetries(async () => {
-    const sources = (await taskSources(deps, client, tasks)).map((source) =>
-      source.task ? { ...source, checkedAt: target.checkedAt(tasks.find((task) => task.id === source.task!.id)!) } : source,
-    );
-    return resultMap(readResults([...sources, ...(deps.staged ? [] : (target.reused ?? []))], { serviceType, signal, checkedAt: true }));
-  }, deps);
+  const results = await recordedAfter(
+    deps,
+    withTransferRetries(async () => {
+      const sources = (await taskSources(deps, client, tasks)).map((source) =>
+        source.task ? { ...source, checkedAt: target.checkedAt(tasks.find((task) => task.id === source.task!.id)!) } : source,
+      );
+      return resultMap(readResults([...sources, ...(deps.staged ? [] : (target.reused ?? []))], { serviceType, signal, checkedAt: true }));
+    }, deps),
+  );
   const { prices } = target;
   const destination = {
     force: target.force,

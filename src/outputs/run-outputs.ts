@@ -1,4 +1,5 @@
 import type { ApiClient } from "../api/types.js";
+import type { ResultRecording } from "../ledger/recording.js";
 import { ChangesTally, changesTable, type ChangesSummary } from "../ledger/changes.js";
 import { pruneResults } from "../run/erase.js";
 import { writeTable, type ExportDestination } from "../ledger/export.js";
@@ -34,6 +35,8 @@ export interface RunOutputsDeps {
   onCollected: (tasks: number) => void;
   /** They could not be collected this time; the next run tries again. */
   onCollectFailed: (error: Error) => void;
+  /** Where results go into the ledger (off this thread). */
+  recording: ResultRecording;
 }
 
 /** Where --changes goes: a table in a format, to a file or a stream the caller keeps. */
@@ -68,7 +71,7 @@ export class RunOutputs {
     const transfer = operationSignal(deps.signal);
     try {
       const fetch: FetchDeps = { client: await deps.client(), product, sleep, signal: transfer.signal, onRestart, onWait };
-      await fetchToStaging(deps.ledger ? { ...fetch, ledger: { store: deps.store, now: deps.now } } : fetch, staging, result);
+      await fetchToStaging(deps.ledger ? { ...fetch, ledger: deps.recording } : fetch, staging, result);
     } finally {
       transfer.release();
     }

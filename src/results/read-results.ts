@@ -56,16 +56,19 @@ export interface ResultSource {
   uploaded?: UploadedIdentifiers;
   /** When the result was checked (ISO 8601): the `checked_at` of its rows, when the output has that column. */
   checkedAt?: string;
-  /** Takes the rows as they are read (the ledger keeps them), and is told once the whole result was read and kept to the rules. */
+  /** Sees the body's bytes as they are read (the ledger keeps them), and is told once the whole result was read and kept to the rules. */
   recorder?: ResultRecorder;
 }
 
-/** Receives a result's rows as they are read (see ResultSource.recorder). */
+/**
+ * Sees a result's body as it is read, its bytes untouched (see ResultSource.recorder): the
+ * rows are not parsed for it, so CSV lines are still copied through to the output.
+ */
 export interface ResultRecorder {
-  /** Data rows in the output's column order, `header` naming the columns. */
-  add(header: readonly string[], rows: readonly (readonly string[])[]): Promise<void>;
+  /** The body, each time the source is opened (a transfer that starts again opens it afresh); returns the stream to read instead. */
+  watch(body: Readable): Readable;
   /** The whole result was read, and every row kept to the rules. */
-  finish(header: readonly string[]): Promise<void>;
+  finish(): Promise<void>;
 }
 
 /** The column an output of a run ends with: when each row's result was checked. */
@@ -126,7 +129,8 @@ export async function* resultParts(
   for (const [index, source] of sources.entries()) {
     context.signal?.throwIfAborted();
     const label = source.label ?? `result ${index + 1}`;
-    const raw = await source.open(context.signal);
+    const opened = await source.open(context.signal);
+    const raw = source.recorder ? source.recorder.watch(opened) : opened;
     if (context.signal) addAbortSignal(context.signal, raw);
     const body = await openResultBody(raw, {
       spoolPath: context.spoolPath(),
@@ -157,8 +161,8 @@ export async function* resultParts(
         serviceType: context.serviceType,
         tally: context.tally,
         rules: new ResultRowRules(label, source.task, source.uploaded),
-        // Copying lines through unread would keep them from a recorder and from the checked_at column.
-        passthrough: passthrough && !source.recorder && !context.checkedAt,
+        // Copying lines through unread would keep them from the checked_at column.
+        passthrough: passthrough && !context.checkedAt,
       });
       for await (const part of parts) {
         // Lines copied through as CSV (only when nothing here needs the rows) go on as they are.
@@ -172,10 +176,9 @@ export async function* resultParts(
           yield context.checkedAt ? { rows: part.rows.map((row) => [...row, CHECKED_AT_COLUMN]) } : part;
           continue;
         }
-        await source.recorder?.add(header.columns!, part.rows);
         yield context.checkedAt ? { rows: part.rows.map((row) => [...row, source.checkedAt ?? ""]) } : part;
       }
-      if (header.columns) await source.recorder?.finish(header.columns);
+      await source.recorder?.finish();
     } finally {
       await body.close();
     }
@@ -265,12 +268,20 @@ export async function* readResults(
   sources: readonly ResultSource[],
   options: { serviceType: ServiceType; signal?: AbortSignal; checkedAt?: boolean },
 ): AsyncGenerator<readonly string[]> {
+  for await (const part of readResultParts(sources, options)) yield* part.rows;
+}
+
+/** `readResults` in parts of many rows (the header alone first): for code that goes through every row of a big result. */
+export async function* readResultParts(
+  sources: readonly ResultSource[],
+  options: { serviceType: ServiceType; signal?: AbortSignal; checkedAt?: boolean },
+): AsyncGenerator<RowsPart> {
   const temps = new TempFiles();
   const spoolTarget = join(tmpdir(), "bulkcheck-result");
   // What a killed reader spooled is recognisable by its name: the next reader removes it.
   await removeStaleTempFiles(spoolTarget);
   try {
-    yield* resultTable(sources, {
+    yield* resultParts(sources, {
       ...DEFAULT_ZIP_LIMITS,
       serviceType: options.serviceType,
       temps,

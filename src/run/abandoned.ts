@@ -1,11 +1,10 @@
-import { createReadStream } from "node:fs";
 import type { ApiClient } from "../api/types.js";
-import { ledgerRecorder } from "../ledger/record.js";
+import type { ResultRecording } from "../ledger/recording.js";
 import { checkResult } from "../results/read-results.js";
 import { canonicalServiceType, type ServiceType } from "../spec/products.js";
 import type { Task } from "../spec/task.js";
 import type { Scope, Store } from "../store/store.js";
-import { resultLabel } from "../tasks/download.js";
+import { recordedAfter, resultLabel } from "../tasks/download.js";
 import { resultOpener } from "../tasks/fetch-result.js";
 import { intactStagedCopy, stagingRoot } from "./staging.js";
 import { noteTaskState } from "./uploads.js";
@@ -22,6 +21,8 @@ export interface CollectDeps {
   sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
   signal: AbortSignal;
   now: () => number;
+  /** Where results go into the ledger (off this thread). */
+  recording: ResultRecording;
 }
 
 /**
@@ -59,20 +60,17 @@ export async function collectAbandonedRuns(deps: CollectDeps): Promise<number> {
  * the store's reference `ref`: from `staged`, an intact copy a run fetched before, or from the service.
  */
 export async function recordTaskResult(
-  deps: Omit<CollectDeps, "scope" | "stateDir"> & { product: ServiceType },
+  deps: Pick<CollectDeps, "client" | "sleep" | "signal" | "recording"> & { product: ServiceType },
   ref: number,
   task: Task,
   staged?: string,
 ): Promise<void> {
-  await checkResult(
-    {
-      label: resultLabel(task.id),
-      task,
-      open: staged
-        ? () => Promise.resolve(createReadStream(staged))
-        : resultOpener(task, { client: deps.client, sleep: deps.sleep, signal: deps.signal }),
-      recorder: ledgerRecorder(deps.store, ref, deps.now),
-    },
-    { serviceType: deps.product, signal: deps.signal },
-  );
+  const result = { taskRef: ref, product: deps.product, task, label: resultLabel(task.id) };
+  if (staged !== undefined) {
+    await deps.recording.recordFile(result, staged);
+    return;
+  }
+  const recorder = await deps.recording.recorder(result);
+  const open = resultOpener(task, { client: deps.client, sleep: deps.sleep, signal: deps.signal });
+  await recordedAfter(deps, checkResult({ label: result.label, task, open, recorder }, { serviceType: deps.product, signal: deps.signal }));
 }

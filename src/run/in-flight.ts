@@ -1,4 +1,5 @@
 import type { ApiClient } from "../api/types.js";
+import type { ResultRecording } from "../ledger/recording.js";
 import { TaskFailedError } from "../errors.js";
 import type { ServiceType } from "../spec/products.js";
 import type { Scope, Store } from "../store/store.js";
@@ -17,6 +18,8 @@ export interface InFlightDeps {
   sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
   random: () => number;
   signal: AbortSignal;
+  /** Where results go into the ledger (off this thread). */
+  recording: ResultRecording;
 }
 
 /**

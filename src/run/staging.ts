@@ -6,10 +6,10 @@ import { join, relative, sep } from "node:path";
 import type { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import type { ApiClient } from "../api/types.js";
-import { recordResult } from "../ledger/record.js";
+import type { ResultRecording } from "../ledger/recording.js";
 import { asOutputWriteError } from "../file-system-errors.js";
 import { capped } from "../results/result-body.js";
-import { checkResult, readResults } from "../results/read-results.js";
+import { checkResult } from "../results/read-results.js";
 import { uploadedIdentifiers } from "../results/result-rules.js";
 import { isRunning } from "../results/temp-files.js";
 import { DEFAULT_ZIP_LIMITS } from "../results/unzip.js";
@@ -214,7 +214,7 @@ export interface FetchDeps {
   /** A task's result file is not published yet; it is checked again in `delayMs`. */
   onWait?: (taskId: string, delayMs: number) => void;
   /** Where the result goes once staged and checked; absent when the ledger is off. */
-  ledger?: { store: Store; now: () => number };
+  ledger?: ResultRecording;
 }
 
 /**
@@ -236,9 +236,10 @@ export async function fetchToStaging(deps: FetchDeps, staging: Staging, result: 
   });
   const options = { serviceType: product, ...(signal ? { signal } : {}) };
   const how = await withTransferRetries(() => staging.stage(result, open, (path) => checkResult(source(path), options)), deps);
+  // Recorded from the staged file by a worker, which parses it once more (the check above kept nothing of it).
   if (deps.ledger && !(await staging.recorded(result.upload.ref))) {
-    const { store, now } = deps.ledger;
-    await recordResult(store, result.upload.ref, readResults([source(await staging.path(result.task))], options), now);
+    const { task, upload } = result;
+    await deps.ledger.recordFile({ taskRef: upload.ref, product, task, label: resultLabel(task.id) }, await staging.path(task));
   }
   return how;
 }

@@ -9,6 +9,7 @@ import type { UploadResult } from "../tasks/submit.js";
 import type { RunCommand } from "./identity.js";
 import type { RunLease } from "./lease.js";
 import type { InFlightTask, RunPlan } from "./plan.js";
+import type { ResultRecording } from "../ledger/recording.js";
 import type { PadPolicy } from "../ledger/reuse.js";
 
 /** What one `submit` asks for. */
@@ -84,6 +85,8 @@ export interface SubmitRunDeps {
   /** Told what preparation found, before anything is planned; the run waits for it. */
   onPrepared?: (result: PrepareResult) => Promise<void>;
   onEvent: (event: RunEvent) => void;
+  /** Where the results of tasks in flight that the run follows go into the ledger (off this thread). */
+  recording: ResultRecording;
   /** Called once for each task seen succeeded while the run waits, e.g. to fetch and record its result. */
   onSucceeded?: (result: UploadResult, run: RunRecord) => Promise<void>;
 }

@@ -20,7 +20,20 @@ export function identifierNumber(identifier: string): number | undefined {
 }
 
 /** A value column, or NULL for a column the task's result does not have. */
-type StoredValue = string | null;
+export type StoredValue = string | null;
+
+/**
+ * A task's result rows in the ledger's key order (ascending numbers), each as its number and
+ * its stored values (see splitValues): what the engines' recording inserts (recording-sqlite.ts,
+ * recording-postgres.ts).
+ */
+export interface KeyOrderedResults {
+  readonly size: number;
+  identifierAt(position: number): number;
+  valuesAt(position: number): readonly StoredValue[];
+  /** The positions among the stored values that some row holds a value at (not NULL): the others need not be written. */
+  filledColumns(): number[];
+}
 
 /**
  * How a task's values (in the order of `columns`, the result's columns after

@@ -18,6 +18,8 @@ export interface DownloadDeps {
   origins: (ids: readonly string[]) => Promise<ReadonlyMap<string, TaskOrigin>>;
   /** The ledger's recorder for a task's result as it is read; none when the ledger is off or has the result already. */
   recorder?: (task: Task) => Promise<ResultRecorder | undefined>;
+  /** The recordings those recorders start, waited for once the output is written (see ResultRecording.settle). */
+  recording?: { settle(): Promise<void> };
   sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
   signal: AbortSignal;
   /** A transfer broke midway and starts again with a fresh link. */
@@ -84,30 +86,50 @@ export async function downloadResults(deps: DownloadDeps, taskIds: readonly stri
   const sources = await taskSources(deps, client, checked, (fresh) => tasks.set(fresh.id, fresh));
   const excluded = excludedBeforeUpload((await deps.origins(taskIds)).values());
   const { prices } = target;
-  const summary = await withTransferRetries(
-    () =>
-      writeResults(
-        sources,
-        target.path === undefined
-          ? { stream: discard(), end: true }
-          : { path: target.path, force: target.force, ...(target.mode === undefined ? {} : { mode: target.mode }) },
-        {
-          serviceType,
-          format: target.format,
-          signal: deps.signal,
-          ...(deps.staged ? { checkedAt: true } : {}),
-          colour: target.colour,
-          summarySheet: (tally, read) => {
-            const latest = [...tasks.values()];
-            const bill = prices && billing(latest, prices);
-            return summarySheet({ product: serviceType, tasks: latest, bill, counts: resultCounts(latest, read), excluded }, tally);
-          },
-          tableWidth: target.tableWidth,
-        },
-      ),
+  const summary = await recordedAfter(
     deps,
+    withTransferRetries(
+      () =>
+        writeResults(
+          sources,
+          target.path === undefined
+            ? { stream: discard(), end: true }
+            : { path: target.path, force: target.force, ...(target.mode === undefined ? {} : { mode: target.mode }) },
+          {
+            serviceType,
+            format: target.format,
+            signal: deps.signal,
+            ...(deps.staged ? { checkedAt: true } : {}),
+            colour: target.colour,
+            summarySheet: (tally, read) => {
+              const latest = [...tasks.values()];
+              const bill = prices && billing(latest, prices);
+              return summarySheet({ product: serviceType, tasks: latest, bill, counts: resultCounts(latest, read), excluded }, tally);
+            },
+            tableWidth: target.tableWidth,
+          },
+        ),
+      deps,
+    ),
   );
   return { summary, tasks: [...tasks.values()], excluded };
+}
+
+/**
+ * What `reading` the tasks' results gives, once the recordings it started are done: every
+ * result it read whole is in the ledger (the others' recordings are stopped).
+ * @throws the reading's failure, else the first recording's.
+ */
+export async function recordedAfter<T>(deps: Pick<DownloadDeps, "recording">, reading: Promise<T>): Promise<T> {
+  let value: T;
+  try {
+    value = await reading;
+  } catch (error) {
+    await deps.recording?.settle().catch(() => undefined);
+    throw error;
+  }
+  await deps.recording?.settle();
+  return value;
 }
 
 /**

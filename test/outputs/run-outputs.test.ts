@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { ApiClient } from "../../src/api/types.js";
+import { ResultRecording } from "../../src/ledger/recording.js";
 import { RunOutputs, type RunOutputsDeps } from "../../src/outputs/run-outputs.js";
 import type { RunOutcome } from "../../src/run/submit-request.js";
 import type { Store } from "../../src/store/store.js";
@@ -35,6 +36,7 @@ function setup(ledger: boolean) {
     onWait: (taskId, delayMs) => events.push({ type: "not-published", taskId, delayMs }),
     onCollected: (tasks) => events.push({ type: "collected", tasks }),
     onCollectFailed: (error) => events.push({ type: "collect-failed", error }),
+    recording: new ResultRecording({ location: "/nonexistent/bulkcheck.db", env: {}, now: () => NOW }),
   };
   return { output: new RunOutputs(deps), pruned, events, clients: () => clients };
 }

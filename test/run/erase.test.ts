@@ -3,8 +3,7 @@ import { join } from "node:path";
 import { Readable } from "node:stream";
 import { afterEach, describe, expect, it } from "vitest";
 import { forgetNumbers, pruneResults } from "../../src/run/erase.js";
-import { recordResult } from "../../src/ledger/record.js";
-import { readResults } from "../../src/results/read-results.js";
+import { ResultRecording } from "../../src/ledger/recording.js";
 import { collectAbandonedRuns } from "../../src/run/abandoned.js";
 import { Staging, stagingRoot } from "../../src/run/staging.js";
 import { SqliteStore } from "../../src/store/sqlite-store.js";
@@ -17,6 +16,11 @@ const RESULT = "identifier,activated\n447400100001,true\n447400100002,false\n447
 const CHECKED_AT = "2026-11-20T10:00:00.000Z";
 
 const stores: SqliteStore[] = [];
+
+/** Recording into `store` (in this thread: tests run from sources). */
+function recording(store: SqliteStore): ResultRecording {
+  return new ResultRecording({ location: store.location, env: {}, now: () => Date.parse(CHECKED_AT) });
+}
 afterEach(async () => {
   for (const store of stores.splice(0)) await store.close();
 });
@@ -71,8 +75,8 @@ describe("forgetting numbers a killed run staged", () => {
 
     const carriedOn = await open();
     expect(await carriedOn.stage(finished, never)).toBe("reused");
-    const read = readResults([{ open: () => carriedOn.read(finished.task) }], { serviceType: "number_activity_batch" });
-    expect(await recordResult(store, task.ref, read, () => Date.parse(CHECKED_AT))).toBe(2);
+    const result = { taskRef: task.ref, product: "number_activity_batch" as const, task: finished.task, label: "task t0" };
+    expect(await recording(store).recordFile(result, await carriedOn.path(finished.task))).toBe(2);
     expect(await store.ledger.lookup(["447400100002"])).toEqual([]);
     expect(await store.ledger.lookup(["447400100001", "447400100003"])).toHaveLength(2);
   });
@@ -93,6 +97,7 @@ describe("forgetting numbers a killed run staged", () => {
       sleep: () => Promise.resolve(),
       signal: new AbortController().signal,
       now: () => Date.parse(CHECKED_AT),
+      recording: recording(store),
     });
     expect(collected).toBe(1);
     expect(await store.ledger.lookup(["447400100002"])).toEqual([]);

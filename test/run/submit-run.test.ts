@@ -11,6 +11,7 @@ import { startSandbox, type Sandbox } from "../../src/sandbox/index.js";
 import { SqliteStore } from "../../src/store/sqlite-store.js";
 import { tempDir } from "../helpers/cli.js";
 import { listText } from "../helpers/sandbox.js";
+import { ResultRecording } from "../../src/ledger/recording.js";
 
 const KEY = "sk_run_test_key_0123456789";
 const opened: Array<{ close(): Promise<void> }> = [];
@@ -60,6 +61,7 @@ describe("a run planned while another process ran the same command to its end", 
         sleep: () => Promise.resolve(),
         random: Math.random,
         signal: new AbortController().signal,
+        recording: new ResultRecording({ location: store.location, env: {}, now: Date.now }),
         onEvent(event) {
           if (event.type !== "plan") return;
           plans.push(event);

@@ -1,5 +1,6 @@
 import { formatDuration } from "../../../api/attempts.js";
 import { recorderFor } from "../../../ledger/record.js";
+import { ResultRecording } from "../../../ledger/recording.js";
 import { taskOrigins } from "../../../tasks/origins.js";
 import type { DownloadDeps } from "../../../tasks/download.js";
 import type { Context } from "../../context.js";
@@ -10,17 +11,23 @@ import type { Context } from "../../context.js";
  * Ctrl-C, and a note when a transfer restarts or waits.
  */
 export async function downloadDeps(ctx: Context, flags: { ledger?: boolean } = {}): Promise<DownloadDeps> {
-  const [store, scope, ledger] = await Promise.all([ctx.store(), ctx.scope(), ctx.ledgerSettings()]);
+  const [store, scope, ledger, location] = await Promise.all([ctx.store(), ctx.scope(), ctx.ledgerSettings(), ctx.storeLocation()]);
+  const recording = resultRecording(ctx, location);
   return {
     client: () => ctx.client(),
     origins: (ids) => taskOrigins(store, scope, ids),
-    ...(ledger.on && flags.ledger !== false ? { recorder: recorderFor(store, scope, ctx.now) } : {}),
+    ...(ledger.on && flags.ledger !== false ? { recorder: recorderFor(store, scope, ctx.now, recording), recording } : {}),
     sleep: ctx.sleep,
     signal: ctx.signal,
     onRestart: (error) => ctx.printer.note(brokeOff(error)),
     onWait: (taskId, ms) => ctx.printer.note(notPublished(taskId, ms)),
     onWarning: (text) => ctx.printer.warn(text),
   };
+}
+
+/** Where a command's results go into the ledger: a worker with its own connection to the store at `location` (as configured). */
+export function resultRecording(ctx: Context, location: string): ResultRecording {
+  return new ResultRecording({ location, env: ctx.env, now: ctx.now });
 }
 
 /** What a wait for a result file not yet published tells the user. */

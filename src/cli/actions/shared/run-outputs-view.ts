@@ -11,7 +11,7 @@ import { absolutePath } from "../../paths.js";
 import { fetchesResults, wantsChanges, type OutputsRequest } from "../../../outputs/outputs-request.js";
 import { tasksGoOn, writeOutput } from "./after-upload.js";
 import { isStdout } from "./destination.js";
-import { brokeOff, notPublished } from "./download-deps.js";
+import { brokeOff, notPublished, resultRecording } from "./download-deps.js";
 
 /** How the terminal shows a run's changes: the summary line even under --quiet, and exit 11 when anything changed. */
 export interface ChangesView {
@@ -42,6 +42,7 @@ export async function runOutputsView(ctx: Context, request: OutputsRequest, prod
     onWait: (taskId, delayMs) => ctx.printer.note(notPublished(taskId, delayMs)),
     onCollected: (tasks) =>
       ctx.printer.note(`Kept in the ledger the results of ${count(tasks)} task(s) of abandoned runs that finished since.`),
+    recording: resultRecording(ctx, await ctx.storeLocation()),
     onCollectFailed: (error) =>
       ctx.printer.warn(`the results of abandoned runs could not be collected this time (${error.message}); the next run tries again.`),
   });

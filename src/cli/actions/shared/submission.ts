@@ -11,6 +11,7 @@ import type { UploadResult } from "../../../tasks/submit.js";
 import type { Context } from "../../context.js";
 import { snakeCaseKeys } from "../../json-keys.js";
 import { canPrompt, confirm, NOTHING_UPLOADED } from "../../prompt.js";
+import { resultRecording } from "./download-deps.js";
 import { taskJson } from "../../task-view.js";
 import { countryPlanLines, describePlan, planJson, reuseLines, type PlanSubject } from "./plan-view.js";
 import { createSubmitProgress, type Part, type SubmitProgress } from "./submit-progress.js";
@@ -255,6 +256,7 @@ export async function runDeps(
     priceMicros: (await ctx.prices())[run.product],
     workDir: run.workDir,
     lease: ownLease(),
+    recording: resultRecording(ctx, await ctx.storeLocation()),
     now: ctx.now,
     sleep: ctx.sleep,
     random: ctx.random,
