@@ -27,17 +27,22 @@ export interface RunOutputsDeps {
   now: () => number;
   sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
   signal: AbortSignal;
-  /** A result's transfer broke off and starts again with a fresh link. */
-  onRestart: FetchDeps["onRestart"];
-  /** A task's result file is not published yet; it is checked again in `delayMs`. */
-  onWait: FetchDeps["onWait"];
-  /** Results of `tasks` tasks of abandoned runs, finished since, were kept in the ledger. */
-  onCollected: (tasks: number) => void;
-  /** They could not be collected this time; the next run tries again. */
-  onCollectFailed: (error: Error) => void;
+  /** Told what happens on the way, in order (see RunOutputsEvent). */
+  onEvent: (event: RunOutputsEvent) => void;
   /** Where results go into the ledger (off this thread). */
   recording: ResultRecording;
 }
+
+/** What a run's outputs tell as they are produced. */
+export type RunOutputsEvent =
+  /** A result's transfer broke off and starts again with a fresh link. */
+  | { type: "restart"; error: Error }
+  /** A task's result file is not published yet; it is checked again in `delayMs`. */
+  | { type: "not-published"; taskId: string; delayMs: number }
+  /** Results of `tasks` tasks of abandoned runs, finished since, were kept in the ledger. */
+  | { type: "collected"; tasks: number }
+  /** They could not be collected this time; the next run tries again. */
+  | { type: "collect-failed"; error: Error };
 
 /** Where --changes goes: a table in a format, to a file or a stream the caller keeps. */
 export interface ChangesDestination {
@@ -66,11 +71,18 @@ export class RunOutputs {
     const { deps } = this;
     this.#staging ??= Staging.open(stagingRoot(deps.stateDir, deps.ledger), run.id, deps.store);
     const staging = await this.#staging;
-    const { product, sleep, onRestart, onWait } = deps;
+    const { product, sleep, onEvent } = deps;
     // Tasks finish together: each transfer's streams and waits listen through a signal of its own.
     const transfer = operationSignal(deps.signal);
     try {
-      const fetch: FetchDeps = { client: await deps.client(), product, sleep, signal: transfer.signal, onRestart, onWait };
+      const fetch: FetchDeps = {
+        client: await deps.client(),
+        product,
+        sleep,
+        signal: transfer.signal,
+        onRestart: (error) => onEvent({ type: "restart", error }),
+        onWait: (taskId, delayMs) => onEvent({ type: "not-published", taskId, delayMs }),
+      };
       await fetchToStaging(deps.ledger ? { ...fetch, ledger: deps.recording } : fetch, staging, result);
     } finally {
       transfer.release();
@@ -130,9 +142,9 @@ export class RunOutputs {
     }
     try {
       const tasks = await collectAbandonedRuns({ ...deps, client: await deps.client() });
-      if (tasks > 0) deps.onCollected(tasks);
+      if (tasks > 0) deps.onEvent({ type: "collected", tasks });
     } catch (error) {
-      deps.onCollectFailed(error as Error);
+      deps.onEvent({ type: "collect-failed", error: error as Error });
     }
   }
 }

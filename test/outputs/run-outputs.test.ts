@@ -1,19 +1,16 @@
 import { describe, expect, it } from "vitest";
 import type { ApiClient } from "../../src/api/types.js";
 import { ResultRecording } from "../../src/ledger/recording.js";
-import { RunOutputs, type RunOutputsDeps } from "../../src/outputs/run-outputs.js";
+import { RunOutputs, type RunOutputsDeps, type RunOutputsEvent } from "../../src/outputs/run-outputs.js";
 import type { RunOutcome } from "../../src/run/submit-request.js";
 import type { Store } from "../../src/store/store.js";
-
-/** What the run's output told, in order. */
-type Told = { type: "restart" | "not-published" | "collected" | "collect-failed"; [detail: string]: unknown };
 
 const NOW = Date.parse("2026-03-01T12:00:00.000Z");
 
 /** A run's output over a store that notes what is asked of it, and a service that cannot be reached. */
 function setup(ledger: boolean) {
   const pruned: string[] = [];
-  const events: Told[] = [];
+  const events: RunOutputsEvent[] = [];
   let clients = 0;
   const store = {
     ledger: { prune: async (before: string) => void pruned.push(before) },
@@ -32,10 +29,7 @@ function setup(ledger: boolean) {
     now: () => NOW,
     sleep: async () => undefined,
     signal: new AbortController().signal,
-    onRestart: (error) => events.push({ type: "restart", error }),
-    onWait: (taskId, delayMs) => events.push({ type: "not-published", taskId, delayMs }),
-    onCollected: (tasks) => events.push({ type: "collected", tasks }),
-    onCollectFailed: (error) => events.push({ type: "collect-failed", error }),
+    onEvent: (event) => events.push(event),
     recording: new ResultRecording({ location: "/nonexistent/bulkcheck.db", env: {}, now: () => NOW }),
   };
   return { output: new RunOutputs(deps), pruned, events, clients: () => clients };

@@ -38,13 +38,18 @@ export async function runOutputsView(ctx: Context, request: OutputsRequest, prod
     now: ctx.now,
     sleep: ctx.sleep,
     signal: ctx.signal,
-    onRestart: (error) => ctx.printer.note(brokeOff(error)),
-    onWait: (taskId, delayMs) => ctx.printer.note(notPublished(taskId, delayMs)),
-    onCollected: (tasks) =>
-      ctx.printer.note(`Kept in the ledger the results of ${count(tasks)} task(s) of abandoned runs that finished since.`),
     recording: resultRecording(ctx, await ctx.storeLocation()),
-    onCollectFailed: (error) =>
-      ctx.printer.warn(`the results of abandoned runs could not be collected this time (${error.message}); the next run tries again.`),
+    onEvent: (event) => {
+      if (event.type === "restart") ctx.printer.note(brokeOff(event.error));
+      else if (event.type === "not-published") ctx.printer.note(notPublished(event.taskId, event.delayMs));
+      else if (event.type === "collected") {
+        ctx.printer.note(`Kept in the ledger the results of ${count(event.tasks)} task(s) of abandoned runs that finished since.`);
+      } else {
+        ctx.printer.warn(
+          `the results of abandoned runs could not be collected this time (${event.error.message}); the next run tries again.`,
+        );
+      }
+    },
   });
 
   /**
