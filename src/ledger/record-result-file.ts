@@ -1,6 +1,7 @@
 import { open } from "node:fs/promises";
 import { Readable } from "node:stream";
 import { BulkcheckError, type ErrorKind } from "../errors.js";
+import { FileSystemError } from "../file-system-errors.js";
 import { readResultParts } from "../results/read-results.js";
 import type { TaskCounts } from "../results/result-rules.js";
 import type { ServiceType } from "../spec/products.js";
@@ -119,11 +120,21 @@ export interface FailureMessage {
   name: string;
   message: string;
   hint?: string;
+  /** A refusal of the file system, rebuilt as one (callers add what they know to its hint, e.g. that tasks go on). */
+  fileSystem?: { path: string | undefined; systemCode: string; writing: boolean };
 }
 
 export function failureMessage(error: unknown): FailureMessage {
   if (error instanceof BulkcheckError) {
-    return { kind: error.kind, name: error.name, message: error.message, ...(error.hint === undefined ? {} : { hint: error.hint }) };
+    return {
+      kind: error.kind,
+      name: error.name,
+      message: error.message,
+      ...(error.hint === undefined ? {} : { hint: error.hint }),
+      ...(error instanceof FileSystemError
+        ? { fileSystem: { path: error.path, systemCode: error.systemCode, writing: error.writing } }
+        : {}),
+    };
   }
   return {
     kind: "unexpected",
@@ -135,6 +146,10 @@ export function failureMessage(error: unknown): FailureMessage {
 /** The failure again, in this thread: same kind (so the same exit code), message and hint. */
 export function failureFrom(message: FailureMessage): Error {
   if (message.kind === "unexpected") return Object.assign(new Error(message.message), { name: message.name });
+  if (message.fileSystem) {
+    const { path, systemCode, writing } = message.fileSystem;
+    return new FileSystemError(path, systemCode, writing, message.hint === undefined ? {} : { hint: message.hint });
+  }
   const error = new BulkcheckError(message.kind, message.message, message.hint === undefined ? {} : { hint: message.hint });
   return Object.assign(error, { name: message.name });
 }
