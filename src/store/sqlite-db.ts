@@ -27,7 +27,8 @@ const BUSY_TIMEOUT_MS = 30_000;
  * The file is written ahead (WAL) with every commit synced (`synchronous=FULL`): a run's
  * task written before its upload survives a power cut, not only a killed process.
  * `secure_delete` overwrites what is deleted, so erased numbers leave no bytes behind.
- * TEMP tables are kept in a file (see the SQLite ledger's add, sqlite-store.ts).
+ * TEMP tables are kept in a file (see the SQLite ledger's add, sqlite-store.ts, which `store import`
+ * records through; a download's result is recorded by the worker of ledger/recording.ts instead).
  */
 export class SqliteDb {
   readonly #db: Database.Database;
@@ -73,8 +74,8 @@ export class SqliteDb {
       db.exec("PRAGMA synchronous = FULL");
       db.exec("PRAGMA secure_delete = ON");
       db.exec("PRAGMA foreign_keys = ON");
-      // libsql keeps TEMP tables in memory by default; results waiting to be recorded (see
-      // the SQLite ledger's add) go to a file SQLite deletes as it opens it, so memory stays flat.
+      // libsql keeps TEMP tables in memory by default; results an import stages there (see the
+      // SQLite ledger's add) go to a file SQLite deletes as it opens it, so memory stays flat.
       db.exec("PRAGMA temp_store = FILE");
       whileLocked(() => db.migrate());
     } catch (error) {

@@ -3,6 +3,10 @@ import { mulberry32 } from "../../src/sandbox/random.js";
 import { CheckPlan } from "../../src/tasks/check-schedule.js";
 import { CHECK_SCENARIOS, simulateChecks, summarise, type CheckPolicy } from "../../src/tasks/check-simulation.js";
 
+/**
+ * Every time here is the simulation's own clock, drawn from fixed seeds (nothing sleeps or reads the
+ * wall clock): the bounds are properties of the check plan, the same on a busy machine as on a quiet one.
+ */
 const FLOOR = 30_000;
 
 /** Every documented scenario, over many seeds: the hand-offs after the first tasks, and the shortest gap between two requests about one task. */
