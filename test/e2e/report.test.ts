@@ -291,6 +291,7 @@ describe("the report of a run that reused results from the ledger", () => {
     );
     const money = moneyOf(page);
     expect(money.get("Charged")).toBe(formatUsd(checkedNow * PRICE));
+    expect(money.get("Refunded")).toBe(formatUsd((uploaded - checkedNow) * PRICE));
     expect(money.get("Saved by reusing")).toBe(formatUsd((reused + noResultBefore) * PRICE));
     expect(tableRows(page, "money-table").find(([label]) => label!.startsWith("Saved by reusing"))![0]).toBe(
       `Saved by reusing (${reused + noResultBefore} numbers checked within --max-age, not checked again)`,

@@ -15,6 +15,7 @@ import {
   storedRuns,
   storedTasks,
   submittedIds,
+  WAITING,
 } from "../helpers/sandbox.js";
 
 /** An ISO 8601 UTC time, as the store and every checked_at column write it. */
@@ -58,6 +59,20 @@ describe("bulkcheck submit", () => {
     expect(rows[0]!.id).toMatch(TASK_ID);
     expect(rows[0]).not.toHaveProperty("result_url");
     expect(out.stderr).toContain("Plan: 500 numbers");
+  });
+
+  it("with --wait -o and --json prints the task, the output and the run, each with its type and the run's id", async () => {
+    const e = await sandbox();
+    const out = await e.run(submitArgs(e.file("list.txt", listText(500)), ...WAITING, "-o", "out.csv", "--json"));
+    expect(out.code, out.stderr).toBe(0);
+    const objects = lines(out.stdout).map((line) => JSON.parse(line) as Record<string, unknown>);
+    const [run] = await storedRuns(e);
+    expect(objects.map((object) => [object.type, object.run])).toEqual([
+      ["task", run!.id],
+      ["output", run!.id],
+      ["run", run!.id],
+    ]);
+    expect(objects[2]).toMatchObject({ reused: 0, saved_micros: 0 });
   });
 
   it("reads the list from stdin with -", async () => {

@@ -141,7 +141,7 @@ export async function writeOutput(ctx: Context, ids: readonly string[], request:
           deps,
         ),
       );
-      printJoin(ctx, joined, { output: output.path, format: output.format, prices });
+      printJoin(ctx, joined, { output: output.path, format: output.format, prices, runId: run.record?.id });
       // The join does not count rows by result column: the report reads the results once more.
       if (report !== undefined) await reportFromResults(ctx, ids, report, force, run);
     } else {

@@ -66,6 +66,7 @@ export async function downloadToOutput(
     excluded: outcome.excluded,
     dataOnStdout: toStdout,
     prices,
+    runId: run.record?.id,
   });
   if (flags.report !== undefined) await writeReport(ctx, flags.report, outcome, flags.force, { changes: run.changes, run: run.record });
   if (flags.strict) assertRowCounts(outcome.summary);
@@ -101,9 +102,11 @@ interface SummaryContext {
   excluded: ExcludedBeforeUpload | undefined;
   dataOnStdout: boolean;
   prices: Record<ServiceType, number>;
+  /** The run whose output this is (a submit's), named in --json beside its task and run objects. */
+  runId: string | undefined;
 }
 
-function reportSummary(ctx: Context, summary: ResultSummary, { tasks, excluded, dataOnStdout, prices }: SummaryContext): void {
+function reportSummary(ctx: Context, summary: ResultSummary, { tasks, excluded, dataOnStdout, prices, runId }: SummaryContext): void {
   const bill = billing(tasks, prices);
   const counts = resultCounts(tasks, summary.sources);
   const lines = [...describeSummary({ ...summary, path: dataOnStdout ? undefined : summary.path }), ...describeBilling(bill, counts)];
@@ -115,6 +118,7 @@ function reportSummary(ctx: Context, summary: ResultSummary, { tasks, excluded, 
   if (ctx.globals.json && !dataOnStdout) {
     ctx.printer.json({
       type: "output",
+      ...(runId === undefined ? {} : { run: runId }),
       rows_written: summary.rowsWritten,
       path: summary.path,
       format: summary.format,

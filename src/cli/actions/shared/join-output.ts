@@ -34,7 +34,7 @@ export async function joinDeps(ctx: Context, flags: { ledger?: boolean }, staged
 export function printJoin(
   ctx: Context,
   { summary, serviceType, tasks }: JoinOutcome,
-  written: { output: string | undefined; format: "csv" | "xlsx"; prices: Record<ServiceType, number> },
+  written: { output: string | undefined; format: "csv" | "xlsx"; prices: Record<ServiceType, number>; runId?: string | undefined },
 ): void {
   const { output, prices } = written;
   const toStdout = isStdout(output);
@@ -58,6 +58,7 @@ export function printJoin(
   if (ctx.globals.json && !isStdout(output)) {
     ctx.printer.json({
       type: "output",
+      ...(written.runId === undefined ? {} : { run: written.runId }),
       rows_written: summary.rows,
       path: absolutePath(ctx, output),
       format: written.format,

@@ -85,7 +85,9 @@ export async function runOutputsView(ctx: Context, request: OutputsRequest, prod
         ctx.printer.note(
           followed.length > 0
             ? `Next: bulkcheck wait ${followed.join(" ")}   then: bulkcheck download ${followed.join(" ")} -o results.csv`
-            : "Every number was checked within --max-age, so no task was needed. Write the results with --wait -o FILE.",
+            : outcome.plan.waiting
+              ? "No task was needed for the other numbers: each was checked within --max-age. Write their results with --wait -o FILE."
+              : "Every number was checked within --max-age, so no task was needed. Write the results with --wait -o FILE.",
         );
         return;
       }
