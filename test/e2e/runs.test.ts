@@ -90,6 +90,10 @@ describe("an unfinished run is continued", () => {
     const again = await e.bin(argv.filter((arg) => arg !== "--resubmit"));
     expect(again.code, again.stderr).toBe(0);
     expect(again.stderr).toContain("Carrying on run");
+    // What was reserved and submitted before reads as before, not as a second charge.
+    expect(again.stderr).toContain("Plan of the run carried on, as made when it began (its reservation was made then;");
+    expect(again.stderr).not.toMatch(/^Plan: /m);
+    expect(again.stderr).toMatch(/^Task [0-9a-f]{32}: submitted earlier by this run, carried on\.$/m);
     expect(taskCount(e)).toBe(1);
     expect(lines(readFileSync(join(e.dir, "out.csv"), "utf8"))).toHaveLength(501);
   });
