@@ -74,6 +74,11 @@ describe("bulkcheck demo", () => {
     expect(existsSync(path!)).toBe(true);
     for (const step of ["$ bulkcheck balance", "$ bulkcheck submit", "$ bulkcheck wait", "$ bulkcheck download"])
       expect(out.stderr).toContain(step);
+    // Its re-run uploads and reserves nothing, and its money line is what the checked numbers were charged, not a reservation.
+    const charged = /Checked [\d,]+, no result \d+\. Charged (\$[\d.]+); refunded/.exec(out.stderr)?.[1];
+    expect(charged).toBeDefined();
+    expect(out.stderr).toContain(`Charged in all: ${charged} for the numbers checked once.`);
+    expect(out.stderr).toContain("the re-run reserved nothing");
     // The demo uses its own sandbox: the configured one is not touched.
     expect(e.state().stats.requests).toBe(0);
   });
