@@ -75,7 +75,7 @@ describe("bulkcheck demo", () => {
     for (const step of ["$ bulkcheck balance", "$ bulkcheck submit", "$ bulkcheck wait", "$ bulkcheck download"])
       expect(out.stderr).toContain(step);
     // Its re-run uploads and reserves nothing, and its money line is what the checked numbers were charged, not a reservation.
-    const charged = /Checked [\d,]+, no result \d+\. Charged (\$[\d.]+); refunded/.exec(out.stderr)?.[1];
+    const charged = /Checked [\d,]+, no result [\d,]+\. Charged (\$[\d.]+); refunded/.exec(out.stderr)?.[1];
     expect(charged).toBeDefined();
     expect(out.stderr).toContain(`Charged in all: ${charged} for the numbers checked once.`);
     expect(out.stderr).toContain("the re-run reserved nothing");
