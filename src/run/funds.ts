@@ -4,10 +4,10 @@ import type { SubmitRunDeps } from "./submit-request.js";
 
 /**
  * Money is reserved only when the balance covers it and someone said yes: --yes, or a
- * person at a terminal. Checked whenever anything is to be uploaded, a continued run's
- * parts that never reached the service included.
+ * person at a terminal, asked with the padding it includes. Checked whenever anything is
+ * to be uploaded, a continued run's parts that never reached the service included.
  */
-export async function checkFunds(micros: number, deps: Pick<SubmitRunDeps, "client" | "confirm">): Promise<void> {
+export async function checkFunds(micros: number, deps: Pick<SubmitRunDeps, "client" | "confirm">, paddingMicros = 0): Promise<void> {
   if (micros === 0) return;
   const client = await deps.client();
   const { balance_micros } = await client.getBalance();
@@ -16,5 +16,5 @@ export async function checkFunds(micros: number, deps: Pick<SubmitRunDeps, "clie
       hint: "Top up the account, or submit a smaller list.",
     });
   }
-  if (deps.confirm && !(await deps.confirm(micros, balance_micros))) throw new InterruptedError("Cancelled; nothing was uploaded.");
+  if (deps.confirm && !(await deps.confirm(micros, balance_micros, paddingMicros))) throw new InterruptedError("Cancelled; nothing was uploaded.");
 }

@@ -75,8 +75,11 @@ export interface SubmitRunDeps {
   sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
   random: () => number;
   signal: AbortSignal;
-  /** Asked before money is reserved; without it (--yes) the reservation goes ahead. True goes ahead. */
-  confirm?: (reservationMicros: number, balanceMicros: number) => Promise<boolean>;
+  /**
+   * Asked before money is reserved, with the share of it that pads a task to the minimum size;
+   * without it (--yes) the reservation goes ahead. True goes ahead.
+   */
+  confirm?: (reservationMicros: number, balanceMicros: number, paddingMicros: number) => Promise<boolean>;
   /**
    * Called when another process's run of this command has let go, before this one plans
    * again (and before any request): e.g. to find that it wrote this command's output meanwhile.

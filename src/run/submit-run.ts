@@ -117,7 +117,7 @@ async function attemptRun(
     deps.onEvent({ type: "plan", plan: planned.plan, continued: false });
     checkPlan(planned.plan, options);
     if (options.dryRun) return undefined;
-    await checkFunds(planned.plan.reservationMicros, deps);
+    await checkFunds(planned.plan.reservationMicros, deps, planned.plan.paddedMicros);
     const created = await createRun(options, deps, identity, { ...prepared, source }, planned);
     lease = created.lease;
     const overtaken = [...(await finishedRuns(store, scope, identity))].find((id) => !finishedBefore.has(id));

@@ -63,6 +63,10 @@ describe("a re-run never pays twice", () => {
     const reuse = (JSON.parse(plan.stdout) as { reuse: Record<string, unknown> }).reuse;
     expect(reuse).toMatchObject({ padded: { numbers: 470, cost_micros: 470_000 }, waiting: 0 });
     expect(plan.stderr).toContain("Padding: 30 numbers need checking; the minimum task is 500, so 470 of the oldest results");
+    // The question before money is reserved names it too.
+    const asked = await e.run(carrier(grown), { tty: true, stdin: "n\n" });
+    expect(asked.code).toBe(130);
+    expect(asked.stderr).toContain("Reserve $0.50 ($0.47 of it padding to the minimum task size) of $");
     // --max-cost counts the padding.
     expect((await e.run(carrier(grown, "--yes", "--max-cost", "0.10"))).code).toBe(5);
     const waits = await e.run(carrier(grown, ...WAITING, "--pad", "never", "-o", "grown.csv"));

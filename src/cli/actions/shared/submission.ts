@@ -155,13 +155,14 @@ function reportInFlight(ctx: Context, task: InFlightTask, flags: SubmitFlags): v
  * Where nobody can answer (stdin or stderr not a terminal: cron, a pipe, CI) the
  * run stops before uploading rather than spend silently.
  */
-export async function confirmReservation(ctx: Context, micros: number, balance: number): Promise<boolean> {
-  const question = `Reserve ${formatUsd(micros)} of ${formatUsd(balance)}?`;
+export async function confirmReservation(ctx: Context, micros: number, balance: number, paddingMicros: number): Promise<boolean> {
+  const padding = paddingMicros > 0 ? ` (${formatUsd(paddingMicros)} of it padding to the minimum task size)` : "";
+  const question = `Reserve ${formatUsd(micros)}${padding} of ${formatUsd(balance)}?`;
   if (canPrompt(ctx.io)) return confirm(ctx.io, question, { signal: ctx.signal, cancelled: { message: NOTHING_UPLOADED } });
   throw new UsageError(
     "No one can confirm the reservation here (stdin or stderr is not a terminal): add --yes to submit without a prompt.",
     {
-      hint: `Nothing was uploaded. The reservation would be ${formatUsd(micros)} (balance ${formatUsd(balance)}).`,
+      hint: `Nothing was uploaded. The reservation would be ${formatUsd(micros)}${padding} (balance ${formatUsd(balance)}).`,
     },
   );
 }
@@ -261,7 +262,7 @@ export async function runDeps(
     sleep: ctx.sleep,
     random: ctx.random,
     signal: ctx.signal,
-    ...(run.yes ? {} : { confirm: (micros: number, balance: number) => confirmReservation(ctx, micros, balance) }),
+    ...(run.yes ? {} : { confirm: (micros: number, balance: number, padding: number) => confirmReservation(ctx, micros, balance, padding) }),
     onEvent: run.printer.onEvent,
     onPrepared: run.printer.onPrepared,
   };
