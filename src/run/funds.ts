@@ -16,5 +16,6 @@ export async function checkFunds(micros: number, deps: Pick<SubmitRunDeps, "clie
       hint: "Top up the account, or submit a smaller list.",
     });
   }
-  if (deps.confirm && !(await deps.confirm(micros, balance_micros, paddingMicros))) throw new InterruptedError("Cancelled; nothing was uploaded.");
+  if (deps.confirm && !(await deps.confirm(micros, balance_micros, paddingMicros)))
+    throw new InterruptedError("Cancelled; nothing was uploaded.");
 }

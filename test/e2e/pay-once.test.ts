@@ -95,6 +95,23 @@ describe("a re-run never pays twice", () => {
     expect(e.state().tasks.map((task) => task.submitted_lines)).toEqual([1000, missed]);
   });
 
+  it("waits with --wait for another run's task in flight and writes every row from its result: one task, one reservation", async () => {
+    const e = await sandbox(AS_THE_SERVICE);
+    const list = e.file("list.txt", listText(1000));
+    const first = await e.run(carrier(list, "--yes"));
+    expect(first.code, first.stderr).toBe(0);
+    // No --yes: a run with nothing of its own to upload reserves nothing, so it asks nothing.
+    const taken = await e.run(carrier(list, "--wait", "--interval", "0.2", "-o", "out.csv"));
+    expect(taken.code, taken.stderr).toBe(0);
+    expect(taken.stderr).toContain(
+      `In flight: 1,000 numbers are in task(s) submitted by another run and still processing (${first.stdout.trim()})`,
+    );
+    const [task] = e.state().tasks;
+    expect(e.state().tasks).toHaveLength(1);
+    expect(reservations(e)).toHaveLength(1);
+    expect(sortedRows(e, "out.csv")).toHaveLength(task!.success_cnt! + 1);
+  });
+
   it("takes a task in flight that then fails as no answer: exit 6 naming it, and the next run uploads its numbers", async () => {
     const e = await sandbox({ ...AS_THE_SERVICE, failRate: 1 });
     const list = e.file("list.txt", listText(500));
@@ -150,7 +167,8 @@ describe("the same command twice at once", () => {
   }
 
   /** The two processes' ends, the one that exited 0 first. */
-  const sortedByExitCode = <T extends { code: number | null }>([x, y]: [T, T]): [T, T] => ((x.code ?? 99) <= (y.code ?? 99) ? [x, y] : [y, x]);
+  const sortedByExitCode = <T extends { code: number | null }>([x, y]: [T, T]): [T, T] =>
+    (x.code ?? 99) <= (y.code ?? 99) ? [x, y] : [y, x];
 
   it("on one machine: one task, the list charged once, and both outputs whole", async () => {
     const e = await sandbox({ ...AS_THE_SERVICE, fakeClock: false, numbersPerSecond: 500 });

@@ -262,7 +262,9 @@ export async function runDeps(
     sleep: ctx.sleep,
     random: ctx.random,
     signal: ctx.signal,
-    ...(run.yes ? {} : { confirm: (micros: number, balance: number, padding: number) => confirmReservation(ctx, micros, balance, padding) }),
+    ...(run.yes
+      ? {}
+      : { confirm: (micros: number, balance: number, padding: number) => confirmReservation(ctx, micros, balance, padding) }),
     onEvent: run.printer.onEvent,
     onPrepared: run.printer.onPrepared,
   };
