@@ -160,11 +160,19 @@ describe("the same command twice at once", () => {
    */
   async function twice(e: E2e, outputs: [string, string], envs: Array<Record<string, string>> = [{}, {}], offset = 0) {
     const list = e.file(`list-${offset}.txt`, listText(1000, offset));
-    const first = e.spawn(carrier(list, ...WAITING, "-o", outputs[0]), { env: envs[0]! });
+    // --verbose logs each request, so a test can tell that none followed the wait.
+    const first = e.spawn(carrier(list, ...WAITING, "--verbose", "-o", outputs[0]), { env: envs[0]! });
     await new Promise((resolve) => setTimeout(resolve, 300));
-    const second = e.spawn(carrier(list, ...WAITING, "-o", outputs[1]), { env: envs[1]! });
+    const second = e.spawn(carrier(list, ...WAITING, "--verbose", "-o", outputs[1]), { env: envs[1]! });
     return Promise.all([first.done, second.done]);
   }
+
+  /** What a process that waited for the other run of its command requested after the wait (--verbose's request lines). */
+  const requestsAfterWait = (stderr: string) =>
+    stderr
+      .slice(stderr.indexOf("waiting for it to let go"))
+      .split("\n")
+      .filter((line) => /^(GET|POST|PUT|DELETE) \//.test(line));
 
   /** The two processes' ends, the one that exited 0 first. */
   const sortedByExitCode = <T extends { code: number | null }>([x, y]: [T, T]): [T, T] =>
@@ -191,6 +199,9 @@ describe("the same command twice at once", () => {
     expect(first.code, first.stderr).toBe(0);
     expect(second.code, second.stderr).toBe(2);
     expect(second.stderr).toContain("It was written while this command waited for the other run of it");
+    expect(first.stderr).toMatch(/^POST \//m);
+    expect(second.stderr).toContain("waiting for it to let go");
+    expect(requestsAfterWait(second.stderr)).toEqual([]);
     expect(e.state().tasks).toHaveLength(1);
     expect(reservations(e)).toHaveLength(1);
     expect((await storedRuns(e)).map((run) => run.state)).toEqual(["finished"]);
@@ -209,6 +220,7 @@ describe("the same command twice at once", () => {
     const [c, d] = sortedByExitCode(await twice(e, ["C.csv", "C.csv"], [machine(storeUrl), machine(storeUrl)], 5000));
     expect([c.code, d.code]).toEqual([0, 2]);
     expect(d.stderr).toContain("It was written while this command waited for the other run of it");
+    expect(requestsAfterWait(d.stderr)).toEqual([]);
     const tasks = e.state().tasks;
     expect(tasks).toHaveLength(2);
     expect(reservations(e)).toHaveLength(2);
