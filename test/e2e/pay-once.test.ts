@@ -81,6 +81,14 @@ describe("a re-run never pays twice", () => {
     expect(bySetting.stderr).not.toContain("Every number was checked");
     expect(bySetting.stderr).toContain("No task was needed for the other numbers: each was checked within --max-age.");
     expect(e.state().tasks).toHaveLength(1);
+    // Padding allowed again, the run's --json tells what it padded and what that reserved.
+    expect((await e.run(["config", "set", "pad", "oldest"])).code).toBe(0);
+    const padded = await e.run(carrier(grown, "--yes", "--json"));
+    const run = lines(padded.stdout)
+      .map((line) => JSON.parse(line) as Record<string, unknown>)
+      .find((object) => object.type === "run");
+    expect(run).toMatchObject({ uploaded: 500, padded: 470, padded_micros: 470_000, reservation_micros: 500_000 });
+    expect(e.state().tasks).toHaveLength(2);
   });
 
   it("uploads the numbers without a result only when asked (--retry-no-result)", async () => {

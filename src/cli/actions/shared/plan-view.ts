@@ -14,6 +14,11 @@ export interface PlanSubject {
 }
 
 /** The numbers a plan uploads. */
+/** What padding the plan's tasks to the minimum size reserves. */
+export function paddingMicros(plan: RunPlan): number {
+  return plan.paddedMicros ?? plan.padded * plan.priceMicros;
+}
+
 function uploaded(plan: RunPlan): number {
   return plan.parts.reduce((sum, part) => sum + part.count, 0);
 }
@@ -58,7 +63,7 @@ export function reuseLines(plan: RunPlan, now: number): string[] {
   if (plan.padded > 0) {
     const from = plan.paddedFrom ? `, checked ${span(plan.paddedFrom.oldest, plan.paddedFrom.newest)},` : "";
     lines.push(
-      `Padding: ${count(uploaded(plan) - plan.padded)} numbers need checking; the minimum task is ${count(plan.limits.minTaskSize)}, so ${count(plan.padded)} of the oldest results${from} are renewed: ${formatUsd(plan.paddedMicros ?? plan.padded * plan.priceMicros)} (--pad never lets them wait for a later run instead).`,
+      `Padding: ${count(uploaded(plan) - plan.padded)} numbers need checking; the minimum task is ${count(plan.limits.minTaskSize)}, so ${count(plan.padded)} of the oldest results${from} are renewed: ${formatUsd(paddingMicros(plan))} (--pad never lets them wait for a later run instead).`,
     );
   }
   if (plan.waiting) {
@@ -149,7 +154,7 @@ export function planJson(plan: RunPlan, subject: PlanSubject, prepared: PrepareR
       padded: {
         numbers: plan.padded,
         from: plan.paddedFrom ?? null,
-        ...money("cost", plan.paddedMicros ?? plan.padded * plan.priceMicros),
+        ...money("cost", paddingMicros(plan)),
       },
       no_result: plan.noResult ?? 0,
       retried_no_result: plan.retriedNoResult ?? 0,

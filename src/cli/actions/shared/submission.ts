@@ -13,7 +13,7 @@ import { snakeCaseKeys } from "../../json-keys.js";
 import { canPrompt, confirm, NOTHING_UPLOADED } from "../../prompt.js";
 import { resultRecording } from "./download-deps.js";
 import { taskJson } from "../../task-view.js";
-import { countryPlanLines, describePlan, planJson, reuseLines, type PlanSubject } from "./plan-view.js";
+import { countryPlanLines, describePlan, paddingMicros, planJson, reuseLines, type PlanSubject } from "./plan-view.js";
 import { createSubmitProgress, type Part, type SubmitProgress } from "./submit-progress.js";
 
 export interface SubmitFlags {
@@ -200,6 +200,8 @@ export function runJson({ run, plan, results, inFlight }: Pick<RunOutcome, "run"
     kept: plan.kept,
     uploaded: plan.parts.reduce((sum, part) => sum + part.count, 0),
     padded: plan.padded,
+    padded_micros: paddingMicros(plan),
+    padded_usd: paddingMicros(plan) / MICROS_PER_USD,
     reused: plan.reused,
     no_result: plan.noResult ?? 0,
     in_flight: plan.inFlight?.numbers ?? 0,
