@@ -42,6 +42,25 @@ function reusedElsewhere(facts: NumbersFacts): number | undefined {
   return reused === undefined ? undefined : Math.max(0, reused - facts.output.reused);
 }
 
+/** The numbers the runs took from tasks of other runs in flight, with a result or without. */
+const inFlightTaken = planned((plan) => plan.inFlight?.numbers ?? 0);
+
+/** Those of them answered there without a result. */
+function inFlightWithoutResult(facts: NumbersFacts): number | undefined {
+  const withRow = inFlightWithRow(facts);
+  return withRow === undefined ? undefined : inFlightTaken(facts)! - withRow;
+}
+
+/**
+ * The numbers the runs took from tasks in flight that got a row: the output's ledger rows
+ * beyond the ledger results the plans reused. The rest were answered there without a result.
+ */
+function inFlightWithRow(facts: NumbersFacts): number | undefined {
+  const inFlight = inFlightTaken(facts);
+  const reused = planned((plan) => plan.reused)(facts);
+  return inFlight === undefined || reused === undefined ? undefined : Math.min(inFlight, Math.max(0, facts.output.reused - reused));
+}
+
 /** When the results the runs reused were checked: from the oldest to the newest. */
 function reusedFrom({ plans }: NumbersFacts): NumbersLine["checked"] {
   const ranges = plans.map((plan) => plan.reusedFrom).filter((range) => range !== undefined);
@@ -66,7 +85,12 @@ const LINES: readonly LineRule[] = [
   {
     id: "in-flight",
     label: "of which taken from tasks of other runs, in flight when this run was planned",
-    numbers: planned((plan) => plan.inFlight?.numbers ?? 0),
+    numbers: inFlightWithRow,
+  },
+  {
+    id: "in-flight-no-result",
+    label: "Taken from tasks of other runs in flight, answered there without a result",
+    numbers: inFlightWithoutResult,
   },
   {
     id: "no-result-before",

@@ -348,4 +348,28 @@ describe("the report of a run that reused results from the ledger", () => {
       out.filter((row) => row.activated === "false").length,
     ]);
   });
+
+  it("of a run that took another run's task in flight adds up to the list: rows from it, and its numbers without a result", async () => {
+    const e = await smallTaskSandbox();
+    const list = e.file("list.txt", gbList(40).join("\n") + "\n");
+    const first = await e.run(submitAs(list, "number_activity_batch", "GB", "--yes"));
+    expect(first.code, first.stderr).toBe(0);
+    const taken = await e.run(activity(list, "-o", "out.csv", "--report", "r.html"));
+    expect(taken.code, taken.stderr).toBe(0);
+    const out = outputRows(e, "out.csv");
+    const withoutResult = e.state().tasks[0]!.failure_cnt!;
+    expect(withoutResult).toBeGreaterThan(0);
+    expect(numbersOf(readReport(join(e.dir, "r.html"), RUN_SECTIONS))).toEqual(
+      new Map([
+        ["Kept from the list", 40],
+        ["Reused from the ledger", out.length],
+        ["of which taken from tasks of other runs, in flight when this run was planned", out.length],
+        ["Taken from tasks of other runs in flight, answered there without a result", withoutResult],
+        ["Uploaded to the service", 0],
+        ["Checked now, with a result", 0],
+        ["Checked now, without a result", 0],
+        ["Rows in the output", out.length],
+      ]),
+    );
+  });
 });
