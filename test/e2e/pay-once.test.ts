@@ -166,12 +166,12 @@ describe("the same command twice at once", () => {
    * Two processes of one command 0.3 s apart, on a list of 1,000 numbers from `offset`; `envs` gives each
    * its own environment (machines), or none (one state directory).
    */
-  async function twice(e: E2e, outputs: [string, string], envs: Array<Record<string, string>> = [{}, {}], offset = 0) {
+  async function twice(e: E2e, outputs: [string, string], envs: Array<Record<string, string>> = [{}, {}], offset = 0, ...extra: string[]) {
     const list = e.file(`list-${offset}.txt`, listText(1000, offset));
     // --verbose logs each request, so a test can tell that none followed the wait.
-    const first = e.spawn(carrier(list, ...WAITING, "--verbose", "-o", outputs[0]), { env: envs[0]! });
+    const first = e.spawn(carrier(list, ...WAITING, "--verbose", ...extra, "-o", outputs[0]), { env: envs[0]! });
     await new Promise((resolve) => setTimeout(resolve, 300));
-    const second = e.spawn(carrier(list, ...WAITING, "--verbose", "-o", outputs[1]), { env: envs[1]! });
+    const second = e.spawn(carrier(list, ...WAITING, "--verbose", ...extra, "-o", outputs[1]), { env: envs[1]! });
     return Promise.all([first.done, second.done]);
   }
 
@@ -198,6 +198,23 @@ describe("the same command twice at once", () => {
     const rows = sortedRows(e, "A.csv");
     expect(rows).toHaveLength(task!.success_cnt! + 1);
     expect(sortedRows(e, "B.csv")).toEqual(rows);
+  }, 60_000);
+
+  it("with --max-age 0 on a list checked before: one new task, and the second takes its results, not the old ones", async () => {
+    const e = await sandbox({ ...AS_THE_SERVICE, fakeClock: false, numbersPerSecond: 500 });
+    const before = await e.run(carrier(e.file("list-0.txt", listText(1000)), ...WAITING, "-o", "before.csv"));
+    expect(before.code, before.stderr).toBe(0);
+    const [a, b] = await twice(e, ["A.csv", "B.csv"], [{}, {}], 0, "--max-age", "0");
+    expect(a.code, a.stderr).toBe(0);
+    expect(b.code, b.stderr).toBe(0);
+    const tasks = e.state().tasks;
+    expect(tasks).toHaveLength(2);
+    expect(reservations(e)).toHaveLength(2);
+    expect(charged(e)).toBe((tasks[0]!.success_cnt! + tasks[1]!.success_cnt!) * 1000);
+    // Both outputs are the new task's results (its checked_at), not the first run's.
+    expect(sortedRows(e, "B.csv")).toEqual(sortedRows(e, "A.csv"));
+    expect(sortedRows(e, "A.csv")).toHaveLength(tasks[1]!.success_cnt! + 1);
+    expect(sortedRows(e, "A.csv")).not.toEqual(sortedRows(e, "before.csv"));
   }, 60_000);
 
   it("with the same -o: the second says the first wrote it, before any request, and leaves no run open", async () => {
