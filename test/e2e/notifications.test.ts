@@ -4,8 +4,19 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import { DEFAULT_PRICE_MICROS } from "../../src/spec/products.js";
-import { tempDir } from "../helpers/cli.js";
-import { e2eSandboxes, lines, listText, storedRuns, submitArgs, WAITING, WEBHOOK_SECRET, type E2e } from "../helpers/sandbox.js";
+import { runBin, spawnCli, tempDir } from "../helpers/cli.js";
+import {
+  e2eSandboxes,
+  lines,
+  listText,
+  storedRuns,
+  submitArgs,
+  submitAs,
+  until,
+  WAITING,
+  WEBHOOK_SECRET,
+  type E2e,
+} from "../helpers/sandbox.js";
 import { startReceiver, type ReceivedDelivery, type Receiver } from "../helpers/webhook-receiver.js";
 
 /**
@@ -390,5 +401,67 @@ describe("--notify", () => {
     expect(get.stdout).toBe(`whse…${secret.slice(-4)}\n`);
     const notGenerated = await e.run(["config", "set", "base-url", "--generate"]);
     expect(notGenerated.code).toBe(2);
+  });
+});
+
+describe("the sandbox's webhook receiver", () => {
+  it("records a submit --wait --notify to it, verified with the secret sandbox --profile made, and lists it at GET /webhooks", async () => {
+    const configDir = tempDir();
+    const dir = tempDir();
+    const log = join(dir, "sandbox.log");
+    const env = { BULKCHECK_CONFIG_DIR: configDir };
+    const serving = spawnCli(["sandbox", "--port", "0", "--profile", "try", "--json", "--log", log], { env });
+    try {
+      await until(() => serving.output().stdout.includes("\n"), 30_000);
+      const started = JSON.parse(serving.output().stdout) as { base_url: string; webhook_url: string };
+      expect(started.webhook_url).toBe(`${started.base_url}/webhooks`);
+      const list = join(dir, "list.txt");
+      writeFileSync(list, listText(300));
+      const out = await runBin(
+        [
+          "--profile",
+          "try",
+          ...submitAs(list, "carrier_batch", "GB", ...WAITING, "-o", join(dir, "out.csv"), "--notify", started.webhook_url),
+        ],
+        { env },
+      );
+      expect(out.code, out.stderr).toBe(0);
+      const listed = (await (await fetch(started.webhook_url)).json()) as { deliveries: Array<Record<string, string>> };
+      expect(listed.deliveries).toEqual([
+        expect.objectContaining({ path: "/webhooks", id: expect.stringMatching(/^msg_[0-9a-f]{32}$/), verified: true }),
+      ]);
+      const delivery = listed.deliveries[0]!;
+      expect(out.stderr).toContain(`Notified ${started.base_url}/… (200; webhook-id ${delivery.id}).`);
+      // The documented recipe verifies it too, with the profile's secret (read from the config file: it is never shown).
+      const secret = (
+        JSON.parse(readFileSync(join(configDir, "config.json"), "utf8")) as { profiles: Record<string, Record<string, string>> }
+      ).profiles.try!["webhook-secret"]!;
+      const headers = { "webhook-id": delivery.id!, "webhook-timestamp": delivery.timestamp!, "webhook-signature": delivery.signature! };
+      expect((await nodeRecipe()).verifyWebhook(secret, headers, delivery.body!)).toMatchObject({
+        type: "bulkcheck.command.ended",
+        data: { command: "submit", exit_code: 0, status: "ok", profile: "try", output: join(dir, "out.csv") },
+      });
+      // One signed with another secret is recorded as not verified.
+      await fetch(started.webhook_url, {
+        method: "POST",
+        headers: {
+          ...headers,
+          "webhook-signature": delivery.signature!.replace(/^v1,./, (start) => (start.endsWith("A") ? "v1,B" : "v1,A")),
+        },
+        body: delivery.body,
+      });
+      expect(((await (await fetch(started.webhook_url)).json()) as { deliveries: unknown[] }).deliveries[1]).toMatchObject({
+        id: delivery.id,
+        verified: false,
+      });
+      // Its log has a line per delivery; nothing anywhere shows the secret.
+      expect(readFileSync(log, "utf8")).toMatch(new RegExp(`^POST /webhooks http=200 \\d+ms webhook ${delivery.id} verified$`, "m"));
+      for (const text of [out.stdout, out.stderr, serving.output().stdout, serving.output().stderr, readFileSync(log, "utf8")]) {
+        expect(text).not.toContain(secret);
+      }
+    } finally {
+      serving.child.kill("SIGTERM");
+      await serving.done;
+    }
   });
 });
