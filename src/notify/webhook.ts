@@ -1,5 +1,6 @@
 import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 import type { Dispatcher } from "undici";
+import { formatDuration } from "../api/attempts.js";
 import { classifyConnectionError, nextDelay, type RetryFailure, type RetryPolicy } from "../api/retry.js";
 import { createDefaultDispatcher } from "../api/transport.js";
 
@@ -144,7 +145,7 @@ async function send(delivery: Delivery, id: string, dispatcher: Dispatcher, deps
       return {
         type: "failed",
         failure: { type: "connection", reason: "timeout", sent: true, replaySafe: true },
-        what: `no answer within ${Math.round(timeoutMs / 1000)} s`,
+        what: `no answer within ${formatDuration(timeoutMs)}`,
       };
     }
     const { reason, sent, systemCode } = classifyConnectionError(error);

@@ -328,6 +328,27 @@ describe("--notify", () => {
     expect(out.stderr).toContain("(200 after 3 attempts;");
   });
 
+  it("ends within --timeout, telling included: a receiver that never answers gets its one attempt, a hanging --on-done is stopped, exit 8", async () => {
+    const e = await sandbox({ numbersPerSecond: 1, fakeClock: false });
+    await withSecret(e);
+    const receiver = await startReceiver(() => null);
+    receivers.push(receiver);
+    const id = await submitted(e);
+    const started = Date.now();
+    const out = await e.bin(["wait", id, "--interval", "0.2", "--timeout", "4", "--notify", receiver.url, "--on-done", "sleep 100"]);
+    const tookMs = Date.now() - started;
+    expect(out.code, out.stderr).toBe(8);
+    expect(receiver.deliveries).toHaveLength(1);
+    expect(JSON.parse(receiver.deliveries[0]!.body)).toMatchObject({ data: { exit_code: 8, status: "pending" } });
+    expect(out.stderr).toContain("The --timeout of 4 s ran out (its last 400 ms kept to tell how the command ended)");
+    expect(out.stderr).toMatch(/the notification to http:\/\/127\.0\.0\.1:\d+\/… was not delivered: no answer within \d+ ms/);
+    expect(out.stderr).toMatch(
+      /warning: the --on-done command sleep was still running after \d+ ms and was stopped; the exit code stays 8\./,
+    );
+    // Generous: before, the delivery alone took 5 s more than --timeout, and the command 60 s more.
+    expect(tookMs).toBeLessThan(2 * 4_000);
+  });
+
   it("sends a refusal (400) once, as a warning, and the exit code and --json's last line of stderr stay", async () => {
     const e = await sandbox({ failRate: 1 });
     await withSecret(e);
