@@ -17,6 +17,7 @@ import {
   WEBHOOK_SECRET,
   type E2e,
 } from "../helpers/sandbox.js";
+import { runInTerminal } from "../helpers/terminal.js";
 import { startReceiver, type ReceivedDelivery, type Receiver } from "../helpers/webhook-receiver.js";
 
 /**
@@ -408,6 +409,18 @@ describe("--notify", () => {
     expect(out.code, out.stderr).toBe(0);
     expect(receiver.deliveries).toHaveLength(1);
     // e.run's assertClean has checked every output above for the secret, and e.close checks the state files.
+  });
+
+  it("config set webhook-secret reads it from a hidden prompt in a terminal, which never shows it", async () => {
+    const e = await sandbox({ fakeClock: false });
+    const out = await runInTerminal(["config", "set", "webhook-secret"], {
+      env: e.env,
+      cwd: e.dir,
+      keys: [{ after: "Webhook secret (input hidden):", send: `${WEBHOOK_SECRET}\r` }],
+    });
+    expect(out.code, out.screen).toBe(0);
+    expect(out.screen).not.toContain(WEBHOOK_SECRET.slice(6, 20));
+    expect((await e.run(["config", "get", "webhook-secret"])).stdout).toBe("whse…9b7d\n");
   });
 
   it("config set webhook-secret --generate stores a new secret and prints it once", async () => {
