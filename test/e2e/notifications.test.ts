@@ -198,6 +198,26 @@ describe("--on-done", () => {
     expect(summary.data).toMatchObject({ exit_code: 8, status: "pending", error: { code: "pending" }, tasks: [id], run: null });
   });
 
+  it("runs after retry-failed --wait too, with its run and the task it submitted", async () => {
+    const e = await sandbox({ failRate: 1 });
+    const failed = await finished(e);
+    const out = await e.run(["retry-failed", failed, "--yes", "--wait", "--interval", "0.2", "-o", "again.csv", ...onDone(e, 0)]);
+    expect(out.code, out.stderr).toBe(6);
+    const retried = e
+      .state()
+      .tasks.map((task) => task.id)
+      .find((id) => id !== failed)!;
+    const { env, summary } = seen(e);
+    expect(env).toMatchObject({
+      BULKCHECK_COMMAND: "retry-failed",
+      BULKCHECK_EXIT: "6",
+      BULKCHECK_STATUS: "task_failed",
+      BULKCHECK_RUN: expect.stringMatching(/^\d{8}-\d{6}-[0-9a-f]{6}$/),
+      BULKCHECK_TASKS: retried,
+    });
+    expect(summary.data).toMatchObject({ command: "retry-failed", exit_code: 6, run: env.BULKCHECK_RUN, tasks: [retried] });
+  });
+
   it("is the profile's default with config set on-done, and --no-on-done skips it", async () => {
     const e = await sandbox();
     const id = await finished(e);
