@@ -19,24 +19,49 @@ export class CommandDeadline {
   readonly signal: AbortSignal;
   readonly seconds: number | undefined;
   readonly #clock: Clock;
+  /** When --timeout ends: the whole command, what runs once it has ended included. */
   readonly #endsAt: number;
+  /** When the command's own work must stop: #endsAt, less what is kept for its ending (see keepForEnding). */
+  #workEndsAt: number;
   readonly #expiry = new AbortController();
-  readonly #timer: NodeJS.Timeout | undefined;
+  #timer: NodeJS.Timeout | undefined;
 
   constructor(clock: Clock, seconds: number | undefined) {
     this.#clock = clock;
     this.seconds = seconds;
     this.#endsAt = seconds === undefined ? Infinity : clock.now() + seconds * 1000;
+    this.#workEndsAt = this.#endsAt;
     this.signal = seconds === undefined ? clock.signal : AbortSignal.any([clock.signal, this.#expiry.signal]);
-    if (seconds !== undefined) {
-      this.#timer = setTimeout(() => this.#expiry.abort(new Error(`--timeout ${seconds} ran out`)), seconds * 1000);
-      // Once the work is done the process may end: the timer alone must not keep it running.
-      this.#timer.unref();
-    }
+    if (seconds !== undefined) this.#arm(seconds * 1000);
   }
 
-  /** Milliseconds left on the run's clock; undefined without --timeout. */
+  /** The timer that stops the work, on the real clock, `ms` from now. */
+  #arm(ms: number): void {
+    clearTimeout(this.#timer);
+    this.#timer = setTimeout(() => this.#expiry.abort(new Error(`--timeout ${this.seconds} ran out`)), ms);
+    // Once the work is done the process may end: the timer alone must not keep it running.
+    this.#timer.unref();
+  }
+
+  /**
+   * Keeps the last `ms` of --timeout for what runs once the command has ended (--on-done,
+   * --notify): its own work stops that much sooner, so that a command stopped by its
+   * --timeout still tells someone, and the whole process still ends within --timeout.
+   * Called before the work starts; nothing without --timeout.
+   */
+  keepForEnding(ms: number): void {
+    if (this.seconds === undefined) return;
+    this.#workEndsAt = this.#endsAt - ms;
+    this.#arm(Math.max(0, this.#workEndsAt - this.#clock.now()));
+  }
+
+  /** Milliseconds left for the command's work on the run's clock; undefined without --timeout. */
   remainingMs(): number | undefined {
+    return this.seconds === undefined ? undefined : Math.max(0, this.#workEndsAt - this.#clock.now());
+  }
+
+  /** Milliseconds left of the whole --timeout, what is kept for the command's ending included; undefined without --timeout. */
+  remainingForEndingMs(): number | undefined {
     return this.seconds === undefined ? undefined : Math.max(0, this.#endsAt - this.#clock.now());
   }
 
@@ -59,8 +84,10 @@ export class CommandDeadline {
     if (!this.expired) return error;
     if (error instanceof BulkcheckError && error.kind !== "interrupted") return error;
     const detail = error instanceof BulkcheckError && error.message !== "Interrupted." ? ` ${error.message}` : "";
+    const kept = this.#endsAt - this.#workEndsAt;
+    const keeping = kept > 0 ? ` (its last ${formatDuration(kept)} kept to tell how the command ended)` : "";
     return new TimeoutExpiredError(
-      `The --timeout of ${formatDuration((this.seconds ?? 0) * 1000)} ran out; requests in flight were stopped.${detail}`,
+      `The --timeout of ${formatDuration((this.seconds ?? 0) * 1000)} ran out${keeping}; requests in flight were stopped.${detail}`,
       {
         hint: (error instanceof BulkcheckError ? error.hint : undefined) ?? resume,
         cause: error,

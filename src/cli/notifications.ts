@@ -4,10 +4,11 @@ import { resolveWebhookSecret } from "../config/resolve.js";
 import { notifyUrl, settingSpec, urlOrigin } from "../config/settings.js";
 import { UsageError } from "../errors.js";
 import { commandWords } from "../config/command-words.js";
-import { ON_DONE_TIMEOUT_MS, runHook, type HookEnd } from "../notify/on-done.js";
+import { ON_DONE_WITHIN_MS, runHook, type HookEnd } from "../notify/on-done.js";
 import { changeCounts, hookEnvironment, summaryText, SUMMARY_TYPE, SUMMARY_VERSION, type EndSummary } from "../notify/summary.js";
 import { DELIVERY_POLICY, deliverWebhook, type DeliveryEnd } from "../notify/webhook.js";
 import { webhookKey } from "../config/webhook-secret.js";
+import { formatDuration } from "../api/attempts.js";
 import { MICROS_PER_USD } from "../spec/products.js";
 import type { Context } from "./context.js";
 import { EXIT_CODES } from "./exit-codes.js";
@@ -32,11 +33,14 @@ export interface CommandEnd {
 }
 
 /**
- * However long a command ran over its --timeout, a notification of how it ended still gets
- * this long (one attempt or two): a job stopped by its --timeout is what a receiver most
- * needs to hear about.
+ * With --timeout, what is kept of it for telling how the command ended: a tenth, at most 5 s
+ * (an attempt or two of a webhook, a command such as mail). The command's own work stops that
+ * much sooner, so that one stopped by its --timeout still tells (what a receiver most needs to
+ * hear about) and the whole process still ends within --timeout.
  */
-const MIN_DELIVERY_MS = 5_000;
+function keptForEndingMs(timeoutSeconds: number): number {
+  return Math.min(5_000, timeoutSeconds * 100);
+}
 
 /**
  * What a command does once it has ended, from its flags, then the profile's on-done, notify
@@ -80,6 +84,7 @@ export async function notificationsOf(
     });
   }
   if (!onDone && !url) return undefined;
+  if (ctx.deadline.seconds !== undefined) ctx.deadline.keepForEnding(keptForEndingMs(ctx.deadline.seconds));
   ctx.outcome.awaited = true;
   const startedAt = new Date(ctx.now()).toISOString();
   return async (end) => {
@@ -131,7 +136,7 @@ async function runOnDone(ctx: Context, argv: string[], summary: EndSummary, stop
     cwd: ctx.cwd,
     env: { ...ctx.env, ...hookEnvironment(summary) },
     input: `${JSON.stringify(summary)}\n`,
-    timeoutMs: ON_DONE_TIMEOUT_MS,
+    withinMs: Math.min(ON_DONE_WITHIN_MS, ctx.deadline.remainingForEndingMs() ?? Infinity),
     signal: stopped,
     stdout: ctx.globals.quiet ? undefined : ctx.io.stderr,
     stderr: ctx.io.stderr,
@@ -148,7 +153,7 @@ function hookProblem(end: HookEnd): string | undefined {
     case "killed":
       return `was killed by ${end.signal}`;
     case "timed-out":
-      return `was still running after ${ON_DONE_TIMEOUT_MS / 1000} s and was stopped`;
+      return `was still running after ${formatDuration(end.afterMs)} and was stopped`;
     case "stopped":
       return undefined;
     case "not-started": {
@@ -159,13 +164,12 @@ function hookProblem(end: HookEnd): string | undefined {
 }
 
 /**
- * --notify: the summary POSTed (signed when a secret is given), within what is left of
- * --timeout but at least MIN_DELIVERY_MS, and without one within the policy's 30 s. What
- * happens is a note or a warning, never the exit code; the URL shows only as its origin.
+ * --notify: the summary POSTed (signed when a secret is given), within the policy's 30 s and
+ * what is left of --timeout (at least what was kept for it, see keptForEndingMs). What happens
+ * is a note or a warning, never the exit code; the URL shows only as its origin.
  */
 async function notify(ctx: Context, url: URL, body: string, secret: string | undefined, stopped: AbortSignal): Promise<void> {
-  const remaining = ctx.deadline.remainingMs();
-  const budgetMs = Math.max(MIN_DELIVERY_MS, Math.min(remaining ?? DELIVERY_POLICY.deadlineMs, DELIVERY_POLICY.deadlineMs));
+  const budgetMs = Math.min(DELIVERY_POLICY.deadlineMs, ctx.deadline.remainingForEndingMs() ?? Infinity);
   const end = await deliverWebhook(
     { url, body, key: secret === undefined ? undefined : webhookKey(secret), budgetMs, userAgent: DEFAULT_USER_AGENT },
     { now: ctx.now, sleep: ctx.sleep, random: ctx.random, signal: stopped },

@@ -15,9 +15,10 @@ export const NOTHING_UPLOADED = "Cancelled; nothing was uploaded.";
 
 /** Reads a line from a terminal without echoing it (for the API key). */
 export async function promptSecret(io: IO, question: string, options: PromptOptions): Promise<string> {
-  io.stderr.write(question);
   const muted = new Writable({ write: (_chunk, _encoding, done) => done() });
+  // The terminal stops echoing (raw mode) before the question shows: what is typed or pasted as soon as it does is never shown.
   const rl = createInterface({ input: io.stdin, output: muted, terminal: true });
+  io.stderr.write(question);
   try {
     return await ask(rl, "", options);
   } finally {

@@ -1,11 +1,11 @@
 import { spawn } from "node:child_process";
 import type { Writable } from "node:stream";
 
-/** How long an `--on-done` command may run before it is stopped. */
-export const ON_DONE_TIMEOUT_MS = 60_000;
-
-/** After SIGTERM, how long the command has to end before SIGKILL. */
+/** After SIGTERM, how long the command has to end before SIGKILL (less when its whole time is short: a fifth of it). */
 const KILL_GRACE_MS = 2_000;
+
+/** How long an `--on-done` command may take at most, SIGKILL included: 60 s, then SIGTERM and 2 s to end. */
+export const ON_DONE_WITHIN_MS = 60_000 + KILL_GRACE_MS;
 
 /** Once the command has ended, how long what it left running in the background may keep its output open. */
 const OUTPUT_GRACE_MS = 1_000;
@@ -17,7 +17,8 @@ export interface HookCommand {
   env: Record<string, string | undefined>;
   /** Written to its stdin, which is then closed. */
   input: string;
-  timeoutMs: number;
+  /** How long it may take, stopping included: SIGTERM a fifth of this (at most 2 s) before the end, SIGKILL at the end. */
+  withinMs: number;
   /** Ctrl-C or SIGTERM of bulkcheck: the command is stopped at once. */
   signal: AbortSignal;
   /** Where its stdout goes (nowhere when absent) and its stderr; never bulkcheck's stdout, which is data. */
@@ -29,15 +30,15 @@ export interface HookCommand {
 export type HookEnd =
   | { type: "exited"; code: number }
   | { type: "killed"; signal: string }
-  | { type: "timed-out" }
+  | { type: "timed-out"; afterMs: number }
   | { type: "stopped" }
   | { type: "not-started"; error: Error };
 
 /**
  * Runs a command once, in a process group of its own (so stopping it stops what it
  * started too), with `input` on its stdin, and returns how it ended: it never throws for
- * what the command does. Stopped with SIGTERM, then SIGKILL, when `timeoutMs` runs out or
- * `signal` aborts.
+ * what the command does. Stopped with SIGTERM, then SIGKILL, when its time (`withinMs`) runs
+ * out or `signal` aborts; whatever happens, it returns within `withinMs`.
  */
 export async function runHook(command: HookCommand): Promise<HookEnd> {
   const [program, ...args] = command.argv;
@@ -56,15 +57,18 @@ export async function runHook(command: HookCommand): Promise<HookEnd> {
     child.once("error", (error) => resolve({ type: "not-started", error }));
     child.once("exit", (code, signal) => resolve(signal ? { type: "killed", signal } : { type: "exited", code: code ?? 0 }));
   });
+  const endsAt = Date.now() + command.withinMs;
+  const graceMs = Math.min(KILL_GRACE_MS, command.withinMs / 5);
   let stoppedBy: "timed-out" | "stopped" | undefined;
   let killTimer: NodeJS.Timeout | undefined;
   const stop = (why: "timed-out" | "stopped") => {
     if (stoppedBy) return;
     stoppedBy = why;
     killGroup(child.pid, "SIGTERM");
-    killTimer = setTimeout(() => killGroup(child.pid, "SIGKILL"), KILL_GRACE_MS);
+    killTimer = setTimeout(() => killGroup(child.pid, "SIGKILL"), graceMs);
   };
-  const timer = setTimeout(() => stop("timed-out"), command.timeoutMs);
+  const termAfterMs = command.withinMs - graceMs;
+  const timer = setTimeout(() => stop("timed-out"), termAfterMs);
   const onAbort = () => stop("stopped");
   command.signal.addEventListener("abort", onAbort, { once: true });
   if (command.signal.aborted) onAbort();
@@ -73,7 +77,9 @@ export async function runHook(command: HookCommand): Promise<HookEnd> {
     const end = await ended;
     if (end.type === "not-started") return end;
     // Its output may still be on its way; a background process it started may hold the pipes open for good.
-    await Promise.race([closed, new Promise((resolve) => setTimeout(resolve, OUTPUT_GRACE_MS).unref())]);
+    const outputGraceMs = Math.max(0, Math.min(OUTPUT_GRACE_MS, endsAt - Date.now()));
+    await Promise.race([closed, new Promise((resolve) => setTimeout(resolve, outputGraceMs).unref())]);
+    if (stoppedBy === "timed-out") return { type: stoppedBy, afterMs: termAfterMs };
     return stoppedBy ? { type: stoppedBy } : end;
   } finally {
     clearTimeout(timer);

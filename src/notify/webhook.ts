@@ -1,5 +1,6 @@
-import { createHmac, randomBytes } from "node:crypto";
+import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 import type { Dispatcher } from "undici";
+import { formatDuration } from "../api/attempts.js";
 import { classifyConnectionError, nextDelay, type RetryFailure, type RetryPolicy } from "../api/retry.js";
 import { createDefaultDispatcher } from "../api/transport.js";
 
@@ -9,6 +10,21 @@ import { createDefaultDispatcher } from "../api/transport.js";
  */
 export function signWebhook(key: Buffer, id: string, timestampSeconds: number, body: string): string {
   return `v1,${createHmac("sha256", key).update(`${id}.${timestampSeconds}.${body}`).digest("base64")}`;
+}
+
+/**
+ * Whether a `webhook-signature` header (one or more signatures, separated by spaces) holds
+ * the v1 signature of `id.timestamp.body` under `key`: what a receiver checks, compared in
+ * constant time. The timestamp's age is the receiver's own rule, not checked here.
+ */
+export function webhookSignatureMatches(key: Buffer, id: string, timestamp: string, body: string, header: string): boolean {
+  if (!/^\d+$/.test(timestamp)) return false;
+  const expected = Buffer.from(signWebhook(key, id, Number(timestamp), body).slice("v1,".length), "base64");
+  return header.split(" ").some((signature) => {
+    const [version, value = ""] = signature.split(",", 2);
+    const given = Buffer.from(value, "base64");
+    return version === "v1" && given.length === expected.length && timingSafeEqual(given, expected);
+  });
 }
 
 /** A delivery's id: the same on every attempt of it, so a receiver can tell a retry (or a replay) from a new message. */
@@ -129,7 +145,7 @@ async function send(delivery: Delivery, id: string, dispatcher: Dispatcher, deps
       return {
         type: "failed",
         failure: { type: "connection", reason: "timeout", sent: true, replaySafe: true },
-        what: `no answer within ${Math.round(timeoutMs / 1000)} s`,
+        what: `no answer within ${formatDuration(timeoutMs)}`,
       };
     }
     const { reason, sent, systemCode } = classifyConnectionError(error);

@@ -12,6 +12,7 @@ import { Slots } from "./slots.js";
 import { Stats } from "./stats.js";
 import { TaskStore } from "./tasks.js";
 import type { ViewContext } from "./task-view.js";
+import { WebhookReceiver } from "./webhooks.js";
 
 /** Everything a route handler works with: the one sandbox's state and settings. */
 export interface SandboxCore {
@@ -24,6 +25,7 @@ export interface SandboxCore {
   readonly faults: FaultPlan;
   readonly stats: Stats;
   readonly links: ResultLinks;
+  readonly webhooks: WebhookReceiver;
   readonly files: ResultFiles;
   readonly keyMatches: (given: string | string[] | undefined) => boolean;
   /** Aborted by close(): stops background work and pending delays. */
@@ -53,6 +55,7 @@ export function createCore(options: SandboxOptions, env: CoreEnvironment): Sandb
     faults: new FaultPlan(options.chaos, options.chaosFaults, options.seed),
     stats: new Stats(),
     links,
+    webhooks: new WebhookReceiver(options.verifyWebhook, options.now),
     files: new ResultFiles(env.tempDir, options.resultFormat, options.seed, options.noResultRate, options.drift, env.lifetime),
     keyMatches: createKeyCheck(options.apiKey),
     lifetime: env.lifetime,

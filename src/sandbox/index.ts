@@ -8,6 +8,7 @@ import { resolveOptions, type SandboxOptions } from "./options.js";
 import type { ScriptedFault } from "./faults.js";
 import { createRequestHandler } from "./server.js";
 import { buildState, type SandboxState } from "./state.js";
+import { WEBHOOKS_PATH, type WebhookDelivery } from "./webhooks.js";
 
 export { SANDBOX_DEFAULTS, type SandboxOptions } from "./options.js";
 export { parsePrices } from "./prices.js";
@@ -16,16 +17,22 @@ export { HTTP_STATUS_BY_CODE, httpStatusFor } from "./http-status.js";
 export type { SandboxState, StateTask } from "./state.js";
 export type { StatsSnapshot } from "./stats.js";
 export type { LedgerEntry } from "./ledger.js";
+export type { WebhookDelivery, WebhookSigned, WebhookVerifier } from "./webhooks.js";
 
 /**
  * A running sandbox: a local, spec-faithful emulator of the whole service.
  * The API lives under `{url}/api/v1`; admin endpoints (`GET /_sandbox/state`,
- * `POST /_sandbox/faults`, same X-API-Key) are documented in routes/admin.ts.
+ * `POST /_sandbox/faults`, same X-API-Key) are documented in routes/admin.ts; its webhook
+ * receiver (`/webhooks`, no key) in webhooks.ts.
  */
 export interface Sandbox {
   /** Base URL, e.g. http://127.0.0.1:43121 (no trailing slash). */
   url: string;
   apiKey: string;
+  /** Where --notify can post to it: `{url}/webhooks`. */
+  webhookUrl: string;
+  /** The deliveries its webhook receiver got, oldest first (as `GET /webhooks` lists them). */
+  webhooks(): WebhookDelivery[];
   /** Same content as `GET /_sandbox/state`, settling tasks finished by now (a task still being classified shows as preparing). */
   inspect(): SandboxState;
   /** Queues faults for the next matching requests; throws on an invalid entry. */
@@ -76,6 +83,8 @@ export async function startSandbox(options: Partial<SandboxOptions> = {}): Promi
     return {
       url,
       apiKey: resolved.apiKey,
+      webhookUrl: `${url}${WEBHOOKS_PATH}`,
+      webhooks: () => core.webhooks.list(),
       inspect() {
         const nowMs = resolved.now();
         core.tasks.refreshAllNow(nowMs);

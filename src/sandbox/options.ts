@@ -3,6 +3,7 @@ import { DEFAULT_LIMITS, type ServiceType } from "../spec/products.js";
 import { FAULT_KINDS, isFaultKind, type FaultKind } from "./faults.js";
 import { resolvePrices } from "./prices.js";
 import { randomHex } from "./random.js";
+import type { WebhookVerifier } from "./webhooks.js";
 
 export interface SandboxOptions {
   /** Interface to listen on, e.g. "127.0.0.1". */
@@ -57,9 +58,11 @@ export interface SandboxOptions {
   log: (line: string) => void;
   /** Clock in ms; drives task progress, URL expiry and timestamps. */
   now: () => number;
+  /** Tells whether a delivery to the webhook receiver is signed with the secret it knows (see webhooks.ts). */
+  verifyWebhook: WebhookVerifier;
 }
 
-export const SANDBOX_DEFAULTS: Omit<SandboxOptions, "apiKey" | "log" | "now"> = {
+export const SANDBOX_DEFAULTS: Omit<SandboxOptions, "apiKey" | "log" | "now" | "verifyWebhook"> = {
   host: "127.0.0.1",
   port: 0,
   balanceMicros: 10_000_000,
@@ -111,6 +114,7 @@ export function resolveOptions(partial: Partial<SandboxOptions>): SandboxOptions
     apiKey: `sk_sandbox_${randomHex(12)}`,
     log: () => undefined,
     now: Date.now,
+    verifyWebhook: () => null,
     ...given,
   };
   if (typeof o.apiKey !== "string" || !/^[\x21-\x7e]{1,256}$/.test(o.apiKey))
@@ -133,7 +137,9 @@ export function resolveOptions(partial: Partial<SandboxOptions>): SandboxOptions
   if (!Array.isArray(o.chaosFaults) || !o.chaosFaults.every(isFaultKind)) {
     fail("chaosFaults", `must list fault kinds from ${FAULT_KINDS.join(", ")}`, o.chaosFaults);
   }
-  if (typeof o.log !== "function" || typeof o.now !== "function") fail("log/now", "must be functions", typeof o.log);
+  if (typeof o.log !== "function" || typeof o.now !== "function" || typeof o.verifyWebhook !== "function") {
+    fail("log/now/verifyWebhook", "must be functions", typeof o.log);
+  }
   resolvePrices(o.prices);
   return o;
 }

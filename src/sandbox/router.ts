@@ -1,6 +1,7 @@
 import { API_PREFIX } from "../spec/products.js";
+import { isWebhooksPath } from "./webhooks.js";
 
-export type RouteName = "submit" | "check" | "balance" | "result" | "admin-state" | "admin-faults" | "unknown";
+export type RouteName = "submit" | "check" | "balance" | "result" | "admin-state" | "admin-faults" | "webhooks" | "unknown";
 
 export interface Route {
   name: RouteName;
@@ -26,5 +27,6 @@ export function matchRoute(path: string): Route {
   }
   if (path === "/_sandbox/state") return { name: "admin-state", methods: ["GET"] };
   if (path === "/_sandbox/faults") return { name: "admin-faults", methods: ["POST"] };
+  if (isWebhooksPath(path)) return { name: "webhooks", methods: ["GET", "POST"] };
   return { name: "unknown", methods: [] };
 }

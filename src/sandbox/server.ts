@@ -44,6 +44,8 @@ async function serve(ex: Exchange, core: SandboxCore, route: Route, query: URLSe
     if (listener === "results") return ex.xml(NOT_FOUND_STATUS, "NoSuchKey", "The specified key does not exist.");
     return ex.envelope(ApiCode.UNSUPPORTED_OR_CONFLICT, `no such endpoint: ${ex.req.method ?? ""} ${ex.path}`, {}, {}, NOT_FOUND_STATUS);
   }
+  // The webhook receiver stands in for a user's own server: no API key, no faults, its own answers.
+  if (route.name === "webhooks") return core.webhooks.handle(ex);
   if (!route.methods.includes(ex.req.method ?? "")) {
     const allow = { allow: route.methods.join(", ") };
     if (route.name === "result") return ex.send(METHOD_NOT_ALLOWED_STATUS, allow, "", `http=${METHOD_NOT_ALLOWED_STATUS}`);

@@ -5,10 +5,10 @@ import { resolveOptions, SANDBOX_DEFAULTS } from "../../src/sandbox/options.js";
 
 describe("bulkcheck sandbox flags", () => {
   it("leaves the sandbox's own default for every flag not given", () => {
-    const { apiKey, log, now, ...resolved } = resolveOptions(sandboxOptionsFromFlags({ host: "127.0.0.1", port: 0 }));
+    const { apiKey, log, now, verifyWebhook, ...resolved } = resolveOptions(sandboxOptionsFromFlags({ host: "127.0.0.1", port: 0 }));
     expect(resolved).toEqual(SANDBOX_DEFAULTS);
     expect(apiKey).toMatch(/^sk_sandbox_/);
-    expect([typeof log, typeof now]).toEqual(["function", "function"]);
+    expect([typeof log, typeof now, typeof verifyWebhook]).toEqual(["function", "function", "function"]);
   });
 
   it("passes only the flags that were given, under the option names startSandbox takes", () => {

@@ -27,8 +27,10 @@ describe("a tally of tasks", () => {
     tally.see("b", task("b", 2000), START + 1000);
     tally.see("a", task("a", 1000, { success: 990, noResult: 10 }), START + 5000);
     expect(tally.numbersLine()).toBe("1,000 of 3,000 numbers checked (10 without result)");
-    tally.see("b", task("b", 2000, "failed"), START + 6000);
-    expect(tally.counts()).toMatchObject({ tasks: 2, seen: 2, finished: 2, failed: 1, numbers: 3000, checked: 1000 });
+    // A failed task checked nothing, even with the counts a service may send with it (the sandbox's say none had a result).
+    tally.see("b", { ...task("b", 2000, "failed"), success_cnt: 0, failure_cnt: 2000 }, START + 6000);
+    expect(tally.counts()).toMatchObject({ tasks: 2, seen: 2, finished: 2, failed: 1, numbers: 3000, checked: 1000, noResult: 10 });
+    expect(tally.numbersLine()).toBe("1,000 of 3,000 numbers checked (10 without result)");
   });
 
   it("takes a part's numbers as planned before its task exists", () => {

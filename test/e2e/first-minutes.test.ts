@@ -147,6 +147,7 @@ describe("sandbox --profile", () => {
       "max-in-flight": 5,
       "price.carrier_batch": 1500,
       "price.number_activity_batch": 3000,
+      "webhook-secret": expect.stringMatching(/^whsec_[A-Za-z0-9+/]{43}=$/),
     });
     const list = join(dir, "small.txt");
     writeFileSync(list, listText(300));
@@ -160,6 +161,11 @@ describe("sandbox --profile", () => {
     const out = await serving;
     expect(out.code).toBe(0);
     expect(out.stderr).toMatch(/listening on http:\/\/127\.0\.0\.1:\d+\nAPI key: sk_sandbox_\w+\nProfile "try" now points at this sandbox/);
+    // A webhook secret of its own, never shown, and the receiver --notify can try it with.
+    expect(out.stderr).toContain("and a new webhook-secret (never shown; the sandbox's webhook receiver verifies with it)");
+    expect(out.stderr).toMatch(
+      /\nWebhook receiver: (http:\/\/127\.0\.0\.1:\d+)\/webhooks \(--notify \1\/webhooks; curl -s \1\/webhooks lists what it received\)\n/,
+    );
     expect(out.stderr).toContain(
       "warning: BULKCHECK_BASE_URL is set in this shell and overrides the profile: unset BULKCHECK_BASE_URL to use it.",
     );

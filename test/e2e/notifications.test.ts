@@ -4,8 +4,20 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import { DEFAULT_PRICE_MICROS } from "../../src/spec/products.js";
-import { tempDir } from "../helpers/cli.js";
-import { e2eSandboxes, lines, listText, storedRuns, submitArgs, WAITING, WEBHOOK_SECRET, type E2e } from "../helpers/sandbox.js";
+import { runBin, spawnCli, tempDir } from "../helpers/cli.js";
+import {
+  e2eSandboxes,
+  lines,
+  listText,
+  storedRuns,
+  submitArgs,
+  submitAs,
+  until,
+  WAITING,
+  WEBHOOK_SECRET,
+  type E2e,
+} from "../helpers/sandbox.js";
+import { runInTerminal } from "../helpers/terminal.js";
 import { startReceiver, type ReceivedDelivery, type Receiver } from "../helpers/webhook-receiver.js";
 
 /**
@@ -186,6 +198,26 @@ describe("--on-done", () => {
     expect(summary.data).toMatchObject({ exit_code: 8, status: "pending", error: { code: "pending" }, tasks: [id], run: null });
   });
 
+  it("runs after retry-failed --wait too, with its run and the task it submitted", async () => {
+    const e = await sandbox({ failRate: 1 });
+    const failed = await finished(e);
+    const out = await e.run(["retry-failed", failed, "--yes", "--wait", "--interval", "0.2", "-o", "again.csv", ...onDone(e, 0)]);
+    expect(out.code, out.stderr).toBe(6);
+    const retried = e
+      .state()
+      .tasks.map((task) => task.id)
+      .find((id) => id !== failed)!;
+    const { env, summary } = seen(e);
+    expect(env).toMatchObject({
+      BULKCHECK_COMMAND: "retry-failed",
+      BULKCHECK_EXIT: "6",
+      BULKCHECK_STATUS: "task_failed",
+      BULKCHECK_RUN: expect.stringMatching(/^\d{8}-\d{6}-[0-9a-f]{6}$/),
+      BULKCHECK_TASKS: retried,
+    });
+    expect(summary.data).toMatchObject({ command: "retry-failed", exit_code: 6, run: env.BULKCHECK_RUN, tasks: [retried] });
+  });
+
   it("is the profile's default with config set on-done, and --no-on-done skips it", async () => {
     const e = await sandbox();
     const id = await finished(e);
@@ -317,6 +349,27 @@ describe("--notify", () => {
     expect(out.stderr).toContain("(200 after 3 attempts;");
   });
 
+  it("ends within --timeout, telling included: a receiver that never answers gets its one attempt, a hanging --on-done is stopped, exit 8", async () => {
+    const e = await sandbox({ numbersPerSecond: 1, fakeClock: false });
+    await withSecret(e);
+    const receiver = await startReceiver(() => null);
+    receivers.push(receiver);
+    const id = await submitted(e);
+    const started = Date.now();
+    const out = await e.bin(["wait", id, "--interval", "0.2", "--timeout", "4", "--notify", receiver.url, "--on-done", "sleep 100"]);
+    const tookMs = Date.now() - started;
+    expect(out.code, out.stderr).toBe(8);
+    expect(receiver.deliveries).toHaveLength(1);
+    expect(JSON.parse(receiver.deliveries[0]!.body)).toMatchObject({ data: { exit_code: 8, status: "pending" } });
+    expect(out.stderr).toContain("The --timeout of 4 s ran out (its last 400 ms kept to tell how the command ended)");
+    expect(out.stderr).toMatch(/the notification to http:\/\/127\.0\.0\.1:\d+\/… was not delivered: no answer within \d+ ms/);
+    expect(out.stderr).toMatch(
+      /warning: the --on-done command sleep was still running after \d+ ms and was stopped; the exit code stays 8\./,
+    );
+    // Generous: before, the delivery alone took 5 s more than --timeout, and the command 60 s more.
+    expect(tookMs).toBeLessThan(2 * 4_000);
+  });
+
   it("sends a refusal (400) once, as a warning, and the exit code and --json's last line of stderr stay", async () => {
     const e = await sandbox({ failRate: 1 });
     await withSecret(e);
@@ -378,6 +431,18 @@ describe("--notify", () => {
     // e.run's assertClean has checked every output above for the secret, and e.close checks the state files.
   });
 
+  it("config set webhook-secret reads it from a hidden prompt in a terminal, which never shows it", async () => {
+    const e = await sandbox({ fakeClock: false });
+    const out = await runInTerminal(["config", "set", "webhook-secret"], {
+      env: e.env,
+      cwd: e.dir,
+      keys: [{ after: "Webhook secret (input hidden):", send: `${WEBHOOK_SECRET}\r` }],
+    });
+    expect(out.code, out.screen).toBe(0);
+    expect(out.screen).not.toContain(WEBHOOK_SECRET.slice(6, 20));
+    expect((await e.run(["config", "get", "webhook-secret"])).stdout).toBe("whse…9b7d\n");
+  });
+
   it("config set webhook-secret --generate stores a new secret and prints it once", async () => {
     const e = await sandbox();
     const made = await e.run(["config", "set", "webhook-secret", "--generate"]);
@@ -390,5 +455,67 @@ describe("--notify", () => {
     expect(get.stdout).toBe(`whse…${secret.slice(-4)}\n`);
     const notGenerated = await e.run(["config", "set", "base-url", "--generate"]);
     expect(notGenerated.code).toBe(2);
+  });
+});
+
+describe("the sandbox's webhook receiver", () => {
+  it("records a submit --wait --notify to it, verified with the secret sandbox --profile made, and lists it at GET /webhooks", async () => {
+    const configDir = tempDir();
+    const dir = tempDir();
+    const log = join(dir, "sandbox.log");
+    const env = { BULKCHECK_CONFIG_DIR: configDir };
+    const serving = spawnCli(["sandbox", "--port", "0", "--profile", "try", "--json", "--log", log], { env });
+    try {
+      await until(() => serving.output().stdout.includes("\n"), 30_000);
+      const started = JSON.parse(serving.output().stdout) as { base_url: string; webhook_url: string };
+      expect(started.webhook_url).toBe(`${started.base_url}/webhooks`);
+      const list = join(dir, "list.txt");
+      writeFileSync(list, listText(300));
+      const out = await runBin(
+        [
+          "--profile",
+          "try",
+          ...submitAs(list, "carrier_batch", "GB", ...WAITING, "-o", join(dir, "out.csv"), "--notify", started.webhook_url),
+        ],
+        { env },
+      );
+      expect(out.code, out.stderr).toBe(0);
+      const listed = (await (await fetch(started.webhook_url)).json()) as { deliveries: Array<Record<string, string>> };
+      expect(listed.deliveries).toEqual([
+        expect.objectContaining({ path: "/webhooks", id: expect.stringMatching(/^msg_[0-9a-f]{32}$/), verified: true }),
+      ]);
+      const delivery = listed.deliveries[0]!;
+      expect(out.stderr).toContain(`Notified ${started.base_url}/… (200; webhook-id ${delivery.id}).`);
+      // The documented recipe verifies it too, with the profile's secret (read from the config file: it is never shown).
+      const secret = (
+        JSON.parse(readFileSync(join(configDir, "config.json"), "utf8")) as { profiles: Record<string, Record<string, string>> }
+      ).profiles.try!["webhook-secret"]!;
+      const headers = { "webhook-id": delivery.id!, "webhook-timestamp": delivery.timestamp!, "webhook-signature": delivery.signature! };
+      expect((await nodeRecipe()).verifyWebhook(secret, headers, delivery.body!)).toMatchObject({
+        type: "bulkcheck.command.ended",
+        data: { command: "submit", exit_code: 0, status: "ok", profile: "try", output: join(dir, "out.csv") },
+      });
+      // One signed with another secret is recorded as not verified.
+      await fetch(started.webhook_url, {
+        method: "POST",
+        headers: {
+          ...headers,
+          "webhook-signature": delivery.signature!.replace(/^v1,./, (start) => (start.endsWith("A") ? "v1,B" : "v1,A")),
+        },
+        body: delivery.body,
+      });
+      expect(((await (await fetch(started.webhook_url)).json()) as { deliveries: unknown[] }).deliveries[1]).toMatchObject({
+        id: delivery.id,
+        verified: false,
+      });
+      // Its log has a line per delivery; nothing anywhere shows the secret.
+      expect(readFileSync(log, "utf8")).toMatch(new RegExp(`^POST /webhooks http=200 \\d+ms webhook ${delivery.id} verified$`, "m"));
+      for (const text of [out.stdout, out.stderr, serving.output().stdout, serving.output().stderr, readFileSync(log, "utf8")]) {
+        expect(text).not.toContain(secret);
+      }
+    } finally {
+      serving.child.kill("SIGTERM");
+      await serving.done;
+    }
   });
 });

@@ -16,16 +16,19 @@ export interface Receiver {
 
 /**
  * A webhook receiver on 127.0.0.1: records every request, and answers the status `answer`
- * gives for it (by its 1-based number), 200 by default.
+ * gives for it (by its 1-based number), 200 by default; null never answers (the request
+ * hangs until the sender gives up or the receiver closes).
  */
-export async function startReceiver(answer: (delivery: ReceivedDelivery, n: number) => number = () => 200): Promise<Receiver> {
+export async function startReceiver(answer: (delivery: ReceivedDelivery, n: number) => number | null = () => 200): Promise<Receiver> {
   const deliveries: ReceivedDelivery[] = [];
   const server = await startServer(async (req, res, n) => {
     let body = "";
     for await (const chunk of req) body += String(chunk);
     const delivery = { headers: flat(req.headers), body };
     deliveries.push(delivery);
-    res.statusCode = answer(delivery, n);
+    const status = answer(delivery, n);
+    if (status === null) return;
+    res.statusCode = status;
     res.end();
   });
   return { url: `${server.origin}/hooks/bulkcheck`, deliveries, close: () => server.close() };

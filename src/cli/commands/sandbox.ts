@@ -36,7 +36,7 @@ export function sandboxCommand(invoke: Invoke, act: typeof sandboxAction = async
     .option("--log <file>", "append one line per request to this file (default: stderr, only while in a terminal's foreground)")
     .addHelpText(
       "after",
-      `\nWith --profile NAME, it first points that profile at itself: base-url, api-key,\nits task and upload limits (its smallest task is then 1, unless --min-task-size\nsays otherwise) and its prices, so bulkcheck --profile NAME submit ... works.\n${examples(
+      `\nWith --profile NAME, it first points that profile at itself: base-url, api-key,\nits task and upload limits (its smallest task is then 1, unless --min-task-size\nsays otherwise) and its prices, so bulkcheck --profile NAME submit ... works;\nand a webhook-secret when the profile has none.\n\nIts webhook receiver is BASE_URL/webhooks: --notify it, and GET it to list\nthe deliveries, each verified with the profile's webhook-secret.\n${examples(
         [
           "bulkcheck sandbox --port 8787 --profile sandbox &",
           "bulkcheck sandbox --port 8787 --api-key k",

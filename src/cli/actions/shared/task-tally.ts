@@ -15,7 +15,7 @@ export interface TallyCounts {
   numbers: number;
   /** False while some task's size is unknown (a wait before its first check of it). */
   numbersKnown: boolean;
-  /** Numbers the finished tasks checked, with a result or without one (the service counts nothing before). */
+  /** Numbers the tasks that succeeded checked, with a result or without one (the service counts nothing before). */
   checked: number;
   noResult: number;
 }
@@ -57,6 +57,7 @@ export class TaskTally<K> {
   counts(): TallyCounts {
     const tasks = [...this.#tasks.values()];
     const finished = tasks.filter(isFinished);
+    const succeeded = finished.filter((task) => task.status === "success");
     const sizes = [...this.#sizes.values()];
     return {
       tasks: this.#sizes.size,
@@ -65,8 +66,9 @@ export class TaskTally<K> {
       failed: finished.filter((task) => task.status === "failed").length,
       numbers: sizes.reduce<number>((sum, size) => sum + (size ?? 0), 0),
       numbersKnown: sizes.every((size) => size !== undefined),
-      checked: finished.reduce((sum, task) => sum + (task.success_cnt ?? 0) + (task.failure_cnt ?? 0), 0),
-      noResult: finished.reduce((sum, task) => sum + (task.failure_cnt ?? 0), 0),
+      // A failed task checked nothing (it is refunded in full), whatever counts it carries.
+      checked: succeeded.reduce((sum, task) => sum + (task.success_cnt ?? 0) + (task.failure_cnt ?? 0), 0),
+      noResult: succeeded.reduce((sum, task) => sum + (task.failure_cnt ?? 0), 0),
     };
   }
 

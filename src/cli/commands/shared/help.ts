@@ -117,12 +117,12 @@ export function addNotifyOptions<Args extends unknown[], Opts extends OptionValu
   return command
     .option(
       "--on-done <command>",
-      `${only}when the command ends, succeeded or not: run this (no shell: sh -c '…' for one), with the outcome in BULKCHECK_* variables and as JSON on stdin; at most 60 s, never changing the exit code (default: config on-done)`,
+      `${only}when the command ends, succeeded or not: run this (no shell: sh -c '…' for one), with the outcome in BULKCHECK_* variables and as JSON on stdin; at most 60 s and within --timeout, never changing the exit code (default: config on-done)`,
     )
     .option("--no-on-done", "run no --on-done command, not even the profile's")
     .option(
       "--notify <url>",
-      `${only}when the command ends: POST its summary to this http(s) URL, signed as Standard Webhooks says with config webhook-secret, retried on 5xx and timeouts (default: config notify)`,
+      `${only}when the command ends: POST its summary to this http(s) URL, signed as Standard Webhooks says with config webhook-secret, retried on 5xx and timeouts within --timeout (default: config notify)`,
     )
     .option("--no-notify", "post no notification, not even to the profile's URL")
     .addOption(
