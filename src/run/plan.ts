@@ -189,6 +189,11 @@ function journalledRule(rule: ReuseRule | NewReuseRule, inFlight: ReadonlyArray<
   return rule.inFlight === "now" ? { ...rule, inFlight: inFlight.map((task) => task.ref) } : rule;
 }
 
+/** What padding the plan's tasks to the minimum size reserves (a plan journalled before its cost was kept: at today's price). */
+export function paddingMicros(plan: RunPlan): number {
+  return plan.paddedMicros ?? plan.padded * plan.priceMicros;
+}
+
 /**
  * Whether planning again gave the journalled plan's parts: same count, and each part the
  * same bytes. Anything else means the list (or the ledger's results it relied on) moved,

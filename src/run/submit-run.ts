@@ -12,7 +12,7 @@ import { knownTasks } from "./known-tasks.js";
 import { RunBusyError, RunLease } from "./lease.js";
 import { addParts } from "./part-keys.js";
 import { checkPlan } from "./plan-checks.js";
-import { planRun, samePlan, type PlannedRun, type RunPlan } from "./plan.js";
+import { paddingMicros, planRun, samePlan, type PlannedRun, type RunPlan } from "./plan.js";
 import { scheduleRunParts } from "./schedule-parts.js";
 import type { RunOutcome, SubmitRequest, SubmitRunDeps } from "./submit-request.js";
 
@@ -117,7 +117,7 @@ async function attemptRun(
     deps.onEvent({ type: "plan", plan: planned.plan, continued: false });
     checkPlan(planned.plan, options);
     if (options.dryRun) return undefined;
-    await checkFunds(planned.plan.reservationMicros, deps, planned.plan.paddedMicros);
+    await checkFunds(planned.plan.reservationMicros, deps, paddingMicros(planned.plan));
     const created = await createRun(options, deps, identity, { ...prepared, source }, planned);
     lease = created.lease;
     const overtaken = [...(await finishedRuns(store, scope, identity))].find((id) => !finishedBefore.has(id));

@@ -2,7 +2,7 @@ import { formatAge } from "../../../config/duration.js";
 import { count } from "../../../format-count.js";
 import type { PrepareResult } from "../../../prepare/index.js";
 import { ROW_COUNTS, type PrepareSummary } from "../../../prepare/summary.js";
-import type { RunPlan } from "../../../run/plan.js";
+import { paddingMicros, type RunPlan } from "../../../run/plan.js";
 import { MICROS_PER_USD } from "../../../spec/products.js";
 import { formatUsd } from "../../../tasks/cost.js";
 import { snakeCaseKeys } from "../../json-keys.js";
@@ -14,11 +14,6 @@ export interface PlanSubject {
 }
 
 /** The numbers a plan uploads. */
-/** What padding the plan's tasks to the minimum size reserves. */
-export function paddingMicros(plan: RunPlan): number {
-  return plan.paddedMicros ?? plan.padded * plan.priceMicros;
-}
-
 function uploaded(plan: RunPlan): number {
   return plan.parts.reduce((sum, part) => sum + part.count, 0);
 }

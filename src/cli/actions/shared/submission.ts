@@ -4,7 +4,7 @@ import type { PrepareResult } from "../../../prepare/index.js";
 import { ownLease } from "../../../run/lease.js";
 import type { RunEvent, RunOutcome, SubmitRunDeps } from "../../../run/submit-request.js";
 import { MICROS_PER_USD } from "../../../spec/products.js";
-import type { InFlightTask } from "../../../run/plan.js";
+import { paddingMicros, type InFlightTask } from "../../../run/plan.js";
 import type { ServiceType } from "../../../spec/products.js";
 import { formatUsd } from "../../../tasks/cost.js";
 import type { UploadResult } from "../../../tasks/submit.js";
@@ -13,7 +13,7 @@ import { snakeCaseKeys } from "../../json-keys.js";
 import { canPrompt, confirm, NOTHING_UPLOADED } from "../../prompt.js";
 import { resultRecording } from "./download-deps.js";
 import { taskJson } from "../../task-view.js";
-import { countryPlanLines, describePlan, paddingMicros, planJson, reuseLines, type PlanSubject } from "./plan-view.js";
+import { countryPlanLines, describePlan, planJson, reuseLines, type PlanSubject } from "./plan-view.js";
 import { createSubmitProgress, type Part, type SubmitProgress } from "./submit-progress.js";
 
 export interface SubmitFlags {
