@@ -196,6 +196,7 @@ describe("a team's store on PostgreSQL", () => {
         const stopped = await run.done;
         expect(stopped.code, stopped.stderr).toBe(exitCode);
         expect(stopped.stderr).toContain(`Resume with: bulkcheck ${argv.join(" ")}`);
+        expect(stopped.stderr).not.toContain(new URL(database.url).password);
         await database.cut();
         await database.open();
         const again = await e.bin(argv, { env });
