@@ -91,8 +91,14 @@ export class GrowingFile {
  * ResultCollection), then, once `turn` gives the moment the result counts from (one recording
  * writes at a time), inserted in key order and the task marked recorded in the same last
  * transaction. A result without any row (not even a header) is not marked. Returns the rows recorded.
+ * `signal` stops connecting to a team's store (the embedded one opens at once).
  */
-export async function recordResultFile(job: RecordingJob, file: GrowingFile, turn: () => Promise<string>): Promise<number> {
+export async function recordResultFile(
+  job: RecordingJob,
+  file: GrowingFile,
+  turn: () => Promise<string>,
+  signal: AbortSignal,
+): Promise<number> {
   let rows: ResultCollection | undefined;
   const source = { label: job.label, task: job.task, open: () => Promise.resolve(Readable.from(file.chunks())) };
   for await (const part of readResultParts([source], { serviceType: job.product })) {
@@ -109,7 +115,7 @@ export async function recordResultFile(job: RecordingJob, file: GrowingFile, tur
   else {
     // pg is loaded only by those who use a shared store (as the store's own opening does).
     const { recordIntoPostgres } = await import("../store/recording-postgres.js");
-    await recordIntoPostgres(job.store.postgres, job.store.env, rows, task);
+    await recordIntoPostgres(job.store.postgres, job.store.env, rows, task, signal);
   }
   return rows.size;
 }

@@ -13,18 +13,26 @@ const port = parentPort!;
 const job = workerData as RecordingJob;
 const file = new GrowingFile(job.path);
 let insert: ((at: string) => void) | undefined;
+/** The command stopped (Ctrl-C, SIGTERM, --timeout): a connection still being made is given up. */
+const stopped = new AbortController();
 const send = (message: FromRecording) => port.postMessage(message);
 
 port.on("message", (message: ToRecording) => {
   if ("grew" in message) file.grew(message.grew);
   else if ("completed" in message) file.completed(message.completed);
-  else insert?.(message.insert);
+  else if ("insert" in message) insert?.(message.insert);
+  else stopped.abort(new Error(message.stop));
 });
 
-recordResultFile(job, file, () => {
-  send({ collected: true });
-  return new Promise<string>((resolve) => (insert = resolve));
-}).then(
+recordResultFile(
+  job,
+  file,
+  () => {
+    send({ collected: true });
+    return new Promise<string>((resolve) => (insert = resolve));
+  },
+  stopped.signal,
+).then(
   (rows) => send({ recorded: rows }),
   (error: unknown) => send({ failed: failureMessage(error) }),
 );

@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { pipeline, Transform, type Readable } from "node:stream";
 import { fileURLToPath } from "node:url";
 import { Worker } from "node:worker_threads";
+import { operationSignal } from "../operation-signal.js";
 import type { ResultRecorder } from "../results/read-results.js";
 import { removeStaleTempFiles, tempPathFor } from "../results/temp-files.js";
 import type { ConnectionEnv } from "../store/postgres-connection.js";
@@ -19,7 +20,7 @@ import {
 } from "./record-result-file.js";
 
 /** What the main thread tells a recording worker (see record-worker.ts). */
-export type ToRecording = { grew: number } | { completed: number } | { insert: string };
+export type ToRecording = { grew: number } | { completed: number } | { insert: string } | { stop: string };
 /** What a recording worker answers. */
 export type FromRecording = { collected: true } | { recorded: number } | { failed: FailureMessage };
 
@@ -53,6 +54,8 @@ export class ResultRecording {
       location: string;
       env: ConnectionEnv;
       now: () => number;
+      /** Ctrl-C, SIGTERM or --timeout: a recording still connecting to a team's store stops connecting. */
+      signal: AbortSignal;
     },
   ) {}
 
@@ -134,7 +137,7 @@ export class ResultRecording {
   #start(job: Omit<RecordingJob, "store">, copy: boolean): Recording {
     const path = sqlitePath(this.deps.location);
     const store: RecordingStore = path === undefined ? { postgres: this.deps.location, env: this.deps.env } : { sqlite: path };
-    const recording = new Recording({ ...job, store });
+    const recording = new Recording({ ...job, store }, this.deps.signal);
     this.#running.add(recording);
     const previous = this.#turns;
     this.#turns = (async () => {
@@ -172,9 +175,10 @@ class Recording {
   readonly #send: (message: ToRecording) => void;
   readonly #stop: () => void;
 
-  constructor(job: RecordingJob) {
+  constructor(job: RecordingJob, signal: AbortSignal) {
     let collected!: (value: boolean) => void;
     this.collected = new Promise((resolve) => (collected = resolve));
+    const operation = operationSignal(signal);
     const script = workerScript();
     if (script === undefined) {
       const file = new GrowingFile(job.path);
@@ -183,13 +187,18 @@ class Recording {
       this.#send = (message) => {
         if ("grew" in message) file.grew(message.grew);
         else if ("completed" in message) file.completed(message.completed);
-        else insert(message.insert);
+        else if ("insert" in message) insert(message.insert);
       };
       this.#stop = () => file.abandoned();
-      this.done = recordResultFile(job, file, () => {
-        collected(true);
-        return turn;
-      });
+      this.done = recordResultFile(
+        job,
+        file,
+        () => {
+          collected(true);
+          return turn;
+        },
+        operation.signal,
+      );
     } else {
       const worker = new Worker(script, { workerData: job });
       this.#send = (message) => worker.postMessage(message);
@@ -209,7 +218,12 @@ class Recording {
         worker.on("error", reject);
         worker.on("exit", () => reject(new Error("the recording worker stopped before it finished")));
       });
+      // The worker's connection is its own: it is told to stop connecting (a message, so a write under way ends whole).
+      const stopConnecting = () => this.#send({ stop: String((operation.signal.reason as Error | undefined)?.message) });
+      if (operation.signal.aborted) stopConnecting();
+      else operation.signal.addEventListener("abort", stopConnecting, { once: true });
     }
+    this.done.then(operation.release, operation.release);
     this.done.catch(() => collected(false));
   }
 

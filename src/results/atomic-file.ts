@@ -31,6 +31,8 @@ export interface DestinationRules {
   name?: string;
   /** The flag that names the destination, for hints (default: -o). */
   flag?: string;
+  /** Whether that flag takes `-` for stdout, so a hint may offer it for a pipe or device (default: true). */
+  takesStdout?: boolean;
 }
 
 interface DestinationState {
@@ -70,7 +72,7 @@ export async function checkDestination(path: string, rules: DestinationRules = {
   await checkWritableDirectory(path, name);
   const staleTempFilesRemoved = await removeStaleTempFiles(path);
   // Before "exists": --force would not help.
-  if (existing && !isReplaceable(existing)) throw new DestinationNotReplaceableError(name, existing, rules.flag);
+  if (existing && !isReplaceable(existing)) throw new DestinationNotReplaceableError(name, existing, rules.flag, rules.takesStdout);
   if (existing && !rules.force) throw new DestinationExistsError(name);
   return { existing, staleTempFilesRemoved, discards: false };
 }

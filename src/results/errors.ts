@@ -88,9 +88,12 @@ export class DestinationNotReplaceableError extends UsageError {
     readonly path: string,
     stats: Stats,
     flag = "-o",
+    takesStdout = true,
   ) {
     super(`${path} is ${fileKind(stats)}: --force replaces only a regular file (or a symbolic link).`, {
-      hint: `Give ${flag} the path of a file; to write into a pipe or device, use ${flag} - and redirect stdout.`,
+      hint: takesStdout
+        ? `Give ${flag} the path of a file; to write into a pipe or device, use ${flag} - and redirect stdout.`
+        : `Give ${flag} the path of a file.`,
     });
   }
 }

@@ -21,10 +21,17 @@ const INSERT = `INSERT INTO bulkcheck.results (task_ref, identifier, ${VALUE_COL
  * Records a task's result in a team's ledger (the store at `location`, the password from it
  * or from `env`: never shown) on a connection of its own: the rows in key order straight into
  * `results` and the task marked recorded, in one transaction, so a kill at any moment leaves
- * the task unrecorded or recorded whole.
+ * the task unrecorded or recorded whole. `signal` stops connecting (as the command's own
+ * connection does on Ctrl-C, SIGTERM or --timeout).
  */
-export async function recordIntoPostgres(location: string, env: ConnectionEnv, rows: KeyOrderedResults, task: RecordedTask): Promise<void> {
-  const db = await PostgresDb.open(location, env);
+export async function recordIntoPostgres(
+  location: string,
+  env: ConnectionEnv,
+  rows: KeyOrderedResults,
+  task: RecordedTask,
+  signal: AbortSignal,
+): Promise<void> {
+  const db = await PostgresDb.open(location, env, { signal });
   try {
     await db.transaction(async ({ query }) => {
       for (let first = 0; first < rows.size; first += ROWS_PER_STATEMENT) {

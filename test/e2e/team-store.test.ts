@@ -23,13 +23,31 @@ function activity(file: string, ...extra: string[]): string[] {
   return submitAs(file, ACTIVITY, "GB", ...extra);
 }
 
-/** A TCP relay to PostgreSQL that a test can cut (a server restarted, a network gone) and open again. */
-async function relay(target: URL): Promise<{ url: string; cut(): Promise<void>; open(): Promise<void>; close(): Promise<void> }> {
+/**
+ * A TCP relay to PostgreSQL that a test can cut (a server restarted, a network gone) and open
+ * again, or hush: from then on it accepts new connections and never answers them (a hung
+ * proxy), counted in `hushed`, while the connections it relays already go on.
+ */
+async function relay(target: URL): Promise<{
+  url: string;
+  cut(): Promise<void>;
+  open(): Promise<void>;
+  hush(): void;
+  hushed(): number;
+  close(): Promise<void>;
+}> {
   const sockets = new Set<Socket>();
   let server: Server | undefined;
   let port = 0;
+  let hushed: number | undefined;
   const open = async () => {
+    hushed = undefined;
     server = createServer((client) => {
+      if (hushed !== undefined) {
+        hushed++;
+        sockets.add(client.on("error", () => undefined));
+        return;
+      }
       const upstream = connect(Number(target.port || 5432), target.hostname);
       for (const socket of [client, upstream]) {
         sockets.add(socket);
@@ -47,7 +65,7 @@ async function relay(target: URL): Promise<{ url: string; cut(): Promise<void>; 
   await open();
   const url = new URL(target.href);
   url.host = `127.0.0.1:${port}`;
-  return { url: url.href, cut, open, close: cut };
+  return { url: url.href, cut, open, hush: () => void (hushed ??= 0), hushed: () => hushed ?? 0, close: cut };
 }
 
 /** A server that accepts connections and never says a word (a store behind a hung proxy); `accepted` settles at its first connection. */
@@ -153,6 +171,45 @@ describe("a team's store on PostgreSQL", () => {
       await database.close();
     }
   });
+
+  it.each([
+    ["--timeout runs out", ["--timeout", "8"], 8],
+    ["SIGTERM comes", [], 143],
+  ] as const)(
+    "stops the recording's own connection to a store that stopped answering when %s, and the same command then records the result once",
+    async (_, extra, exitCode) => {
+      const e: E2e = await sandbox({ fakeClock: false, numbersPerSecond: 250 });
+      const database = await relay(new URL(await createTestDatabase()));
+      try {
+        // connect_timeout=60: only --timeout or the signal can end the recording's connecting sooner.
+        const env = machine(`${database.url}?connect_timeout=60`);
+        const list = e.file("list.txt", listText(500));
+        const argv = activity(list, ...WAITING, "-o", "out.csv");
+        const run = e.spawn([...argv, ...extra], { env });
+        await until(() => e.state().tasks.length === 1 && run.output().stderr.includes("submitted"), 20_000);
+        // The command's connections go on; the recording worker's, made once the result is downloaded, is never answered.
+        database.hush();
+        if (exitCode === 143) {
+          await until(() => database.hushed() > 0, 20_000);
+          run.child.kill("SIGTERM");
+        }
+        const stopped = await run.done;
+        expect(stopped.code, stopped.stderr).toBe(exitCode);
+        expect(stopped.stderr).toContain(`Resume with: bulkcheck ${argv.join(" ")}`);
+        expect(stopped.stderr).not.toContain(new URL(database.url).password);
+        await database.cut();
+        await database.open();
+        const again = await e.bin(argv, { env });
+        expect(again.code, again.stderr).toBe(0);
+        expect(e.state().tasks).toHaveLength(1);
+        expect(lines(readFileSync(join(e.dir, "out.csv"), "utf8"))).toHaveLength(501);
+        const stats = await e.bin(["ledger", "stats", "--json"], { env });
+        expect(stats.stdout).toContain('"results":500');
+      } finally {
+        await database.close();
+      }
+    },
+  );
 
   it("ends both of two identical submit --wait started at once on terminals, the one that waited for the other too", async () => {
     const e = await sandbox({ fakeClock: false, numbersPerSecond: 500 });

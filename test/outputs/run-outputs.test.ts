@@ -30,7 +30,12 @@ function setup(ledger: boolean) {
     sleep: async () => undefined,
     signal: new AbortController().signal,
     onEvent: (event) => events.push(event),
-    recording: new ResultRecording({ location: "/nonexistent/bulkcheck.db", env: {}, now: () => NOW }),
+    recording: new ResultRecording({
+      location: "/nonexistent/bulkcheck.db",
+      env: {},
+      now: () => NOW,
+      signal: new AbortController().signal,
+    }),
   };
   return { output: new RunOutputs(deps), pruned, events, clients: () => clients };
 }

@@ -19,7 +19,12 @@ const stores: SqliteStore[] = [];
 
 /** Recording into `store` (in this thread: tests run from sources). */
 function recording(store: SqliteStore): ResultRecording {
-  return new ResultRecording({ location: store.location, env: {}, now: () => Date.parse(CHECKED_AT) });
+  return new ResultRecording({
+    location: store.location,
+    env: {},
+    now: () => Date.parse(CHECKED_AT),
+    signal: new AbortController().signal,
+  });
 }
 afterEach(async () => {
   for (const store of stores.splice(0)) await store.close();

@@ -61,7 +61,7 @@ describe("a run planned while another process ran the same command to its end", 
         sleep: () => Promise.resolve(),
         random: Math.random,
         signal: new AbortController().signal,
-        recording: new ResultRecording({ location: store.location, env: {}, now: Date.now }),
+        recording: new ResultRecording({ location: store.location, env: {}, now: Date.now, signal: new AbortController().signal }),
         onEvent(event) {
           if (event.type !== "plan") return;
           plans.push(event);

@@ -40,7 +40,8 @@ export async function checkOutputs(ctx: OwnFilesContext, outputs: Outputs, rules
     // Any number of outputs may be thrown away.
     const twin = path === NULL_DEVICE ? undefined : files.slice(0, index).find((earlier) => earlier.path === path);
     if (twin) throw new UsageError(`${flag} and ${twin.flag} name the same file.`, { hint: `Give ${flag} a path of its own.` });
-    await checkDestination(path, { force: Boolean(rules.force), reading, name: output, flag });
+    // A report is a page of its own: --report takes no `-` (see checkReportFlags).
+    await checkDestination(path, { force: Boolean(rules.force), reading, name: output, flag, takesStdout: flag !== "--report" });
   }
 }
 

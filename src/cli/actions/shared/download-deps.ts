@@ -27,7 +27,7 @@ export async function downloadDeps(ctx: Context, flags: { ledger?: boolean } = {
 
 /** Where a command's results go into the ledger: a worker with its own connection to the store at `location` (as configured). */
 export function resultRecording(ctx: Context, location: string): ResultRecording {
-  return new ResultRecording({ location, env: ctx.env, now: ctx.now });
+  return new ResultRecording({ location, env: ctx.env, now: ctx.now, signal: ctx.signal });
 }
 
 /** What a wait for a result file not yet published tells the user. */
