@@ -24,7 +24,9 @@ export interface Failure {
 export function describeFailure(error: unknown, signal: AbortSignal): Failure {
   const stopped = stopSignal(signal);
   if (stopped && (!(error instanceof BulkcheckError) || error.kind === "interrupted")) {
-    const message = error instanceof BulkcheckError ? error.message : "Interrupted.";
+    // Deep layers say "Interrupted." whichever signal stopped them: name the one that did.
+    const generic = !(error instanceof BulkcheckError) || error.message === "Interrupted.";
+    const message = generic ? (stopped === "SIGTERM" ? "Terminated." : "Interrupted.") : error.message;
     const hint = error instanceof BulkcheckError ? error.hint : undefined;
     return stopped === "SIGTERM"
       ? { code: "terminated", exitCode: EXIT_CODES.terminated, message, hint }

@@ -236,6 +236,11 @@ describe("describeFailure", () => {
     for (const error of [new InterruptedError("Stopped waiting."), new DOMException("aborted", "AbortError"), new SignalStop(signal)]) {
       expect(describeFailure(error, controller.signal)).toMatchObject<Partial<Failure>>({ code, exitCode });
     }
+    // A layer that only knew it was stopped is told in the words of the signal that stopped it.
+    for (const error of [new InterruptedError("Interrupted."), new DOMException("aborted", "AbortError")]) {
+      expect(describeFailure(error, controller.signal).message).toBe(signal === "SIGTERM" ? "Terminated." : "Interrupted.");
+    }
+    expect(describeFailure(new InterruptedError("Stopped waiting."), controller.signal).message).toBe("Stopped waiting.");
     // A typed failure that happened anyway keeps its own code.
     expect(describeFailure(new AuthError("no key"), controller.signal).exitCode).toBe(4);
   });
