@@ -9,4 +9,11 @@ describe("commandLine", () => {
   ])("quotes %j so that a shell runs it again as it was", (argv, line) => {
     expect(commandLine(argv)).toBe(line);
   });
+
+  it.each(["/dev/fd/63", "/proc/self/fd/11"])(
+    "shows a process substitution's pipe %s as <(…), since it is gone once the command ends",
+    (pipe) => {
+      expect(commandLine(["submit", pipe, "--type", "carrier_batch"])).toBe("bulkcheck submit <(…) --type carrier_batch");
+    },
+  );
 });
