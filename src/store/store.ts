@@ -288,6 +288,8 @@ export interface TaskStore {
    * What the service holds reserved for them, as far as this store knows (`balance`).
    */
   unfinished(scope: Scope): Promise<UnfinishedTasks[]>;
+  /** Every task the service was given, of every scope, and those of them this store has not seen finish (`store status`). */
+  counts(): Promise<{ submitted: number; unfinished: number }>;
   /**
    * Writes the numbers a task is given, before its upload (written again when a run is
    * carried on: each is kept once). They tell a later run which numbers are in flight, and

@@ -106,6 +106,13 @@ export abstract class SqlTaskStore implements TaskStore {
     return rows.map(([product, tasks, numbers]) => ({ product: String(product), tasks: Number(tasks), numbers: Number(numbers) }));
   }
 
+  async counts(): Promise<{ submitted: number; unfinished: number }> {
+    const [submitted, unfinished] = (await this.session.row(
+      `SELECT count(*), count(*) FILTER (WHERE status IS NULL OR status = 'processing') FROM tasks WHERE task_id IS NOT NULL`,
+    ))!;
+    return { submitted: Number(submitted), unfinished: Number(unfinished) };
+  }
+
   async addNumbers(taskRef: number, identifiers: readonly number[]): Promise<void> {
     const sorted = Float64Array.from(identifiers).sort();
     await this.session.transaction(async (session) => {

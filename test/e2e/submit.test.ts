@@ -155,6 +155,9 @@ describe("bulkcheck submit", () => {
     const state = e.state();
     expect(state.tasks).toHaveLength(1);
     expect(state.ledger.filter((entry) => entry.kind === "reserve")).toHaveLength(1);
+    // The store tells the same: one task, still unfinished, none of its results in yet.
+    const status = await e.run(["store", "status", "--json"]);
+    expect(JSON.parse(status.stdout)).toMatchObject({ tasks: 1, unfinished_tasks: 1, tasks_with_results: 0, results: 0 });
   });
 
   it("checks the same list again in a new run with --max-age 0: a new task, reserved again, never the old task back", async () => {

@@ -199,6 +199,8 @@ export function storeContract(fixture: StoreFixture): void {
         { product: "number_activity_batch", tasks: 1, numbers: 40 },
       ]);
       expect(await store.tasks.unfinished({ baseUrl: "https://elsewhere.example", profile: "default" })).toEqual([]);
+      // store status counts every scope's: six given to the service (d never was), four of them unfinished.
+      expect(await store.tasks.counts()).toEqual({ submitted: 6, unfinished: 4 });
     });
 
     it("keeps a task's numbers once, and which tasks may answer for their numbers", async () => {

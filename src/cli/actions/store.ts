@@ -23,14 +23,16 @@ export async function storeInitAction(ctx: Context): Promise<void> {
 
 export async function storeStatusAction(ctx: Context): Promise<void> {
   const store = await ctx.store();
-  const [stats, runs] = await Promise.all([store.ledger.stats(), store.runs.list({})]);
+  const [stats, runs, tasks] = await Promise.all([store.ledger.stats(), store.runs.list({}), store.tasks.counts()]);
   const status = {
     kind: store.kind,
     location: store.location,
     schema_version: schemaVersion(store),
     runs: runs.length,
     open_runs: runs.filter((run) => run.state === "open").length,
-    tasks: stats.tasks,
+    tasks: tasks.submitted,
+    unfinished_tasks: tasks.unfinished,
+    tasks_with_results: stats.tasks,
     results: stats.results,
     numbers: stats.numbers,
     ...(stats.bytes === undefined ? {} : { bytes: stats.bytes }),
