@@ -51,9 +51,17 @@ export interface AnswerRule {
  * the latest) from tasks up to `asOfTaskRef`, then, where the rule counts them, the numbers
  * of tasks still in flight and the numbers a recorded task answered without a result (those
  * of its numbers without its result), each replacing an older answer. A failed task
- * answered nothing. Memory is the index's, ~20 bytes a number.
+ * answered nothing. Planning now, the claims of the runs in `liveClaims` (their parts
+ * written, not yet answered with a task id) are in flight too. Memory is the index's, ~20
+ * bytes a number.
  */
-export async function latestAnswers(store: Store, scope: Scope, product: string, rule: AnswerRule): Promise<LatestAnswers> {
+export async function latestAnswers(
+  store: Store,
+  scope: Scope,
+  product: string,
+  rule: AnswerRule,
+  liveClaims: ReadonlySet<string> = new Set(),
+): Promise<LatestAnswers> {
   const byNumber = new IdentifierSet();
   const recorded = new Set<number>();
   for await (const batch of store.ledger.fresh(scope, product, "", rule.asOfTaskRef)) {
@@ -67,7 +75,7 @@ export async function latestAnswers(store: Store, scope: Scope, product: string,
   if (rule.inFlight === undefined) return { byNumber, tasks };
   const journalled = rule.inFlight === "now" ? undefined : new Set(rule.inFlight);
   for (const task of await store.tasks.answering(scope, product, rule.asOfTaskRef)) {
-    const answering = answeringTask(task, journalled);
+    const answering = answeringTask(task, journalled, liveClaims);
     if (!answering || (rule.freshSince !== undefined && answering.date < rule.freshSince)) continue;
     tasks.set(task.ref, answering);
     const withResult = answerCode(task.ref, true);
@@ -84,14 +92,23 @@ export async function latestAnswers(store: Store, scope: Scope, product: string,
   return { byNumber, tasks };
 }
 
-/** Whether a task's numbers count as answered, and how: recorded, or in flight (submitted, not failed, not yet recorded). */
-function answeringTask(task: TaskRecord, journalledInFlight: ReadonlySet<number> | undefined): AnsweringTask | undefined {
+/**
+ * Whether a task's numbers count as answered, and how: recorded, or in flight (submitted or
+ * claimed by a live run, not failed, not yet recorded).
+ */
+function answeringTask(
+  task: TaskRecord,
+  journalledInFlight: ReadonlySet<number> | undefined,
+  liveClaims: ReadonlySet<string>,
+): AnsweringTask | undefined {
   const ids = { ...(task.taskId === undefined ? {} : { taskId: task.taskId }), ...(task.runId === undefined ? {} : { runId: task.runId }) };
   const submitted = task.submittedAt ?? task.checkedAt;
   if (journalledInFlight?.has(task.ref)) return submitted === undefined ? undefined : { date: submitted, inFlight: true, ...ids };
   if (task.recordedAt !== undefined && task.checkedAt !== undefined) return { date: task.checkedAt, inFlight: false, ...ids };
   // Planned before: only the tasks it counted in flight do (journalledInFlight); planning now: every task not over.
-  if (journalledInFlight || task.taskId === undefined || task.status === "failed" || submitted === undefined) return undefined;
+  if (journalledInFlight || task.status === "failed" || submitted === undefined) return undefined;
+  // A claim counts while its run's holder lives: one whose process died lets its numbers go, as a lease does.
+  if (task.taskId === undefined && (task.runId === undefined || !liveClaims.has(task.runId))) return undefined;
   return { date: submitted, inFlight: true, ...ids };
 }
 
@@ -112,8 +129,10 @@ export interface ReuseSplit {
   retriedNoResult: number;
   /** Numbers in a task still in flight (submitted within the freshness limit): their results come from it. */
   inFlight: number;
-  /** Numbers that need a result but wait for a later run: too few for a task, and padding was refused. */
+  /** Numbers that need a result but wait for a later run: too few for a task, and padding was refused (or waits, see below). */
   waiting: number;
+  /** Of those, the numbers that wait for tasks in flight: too few for a task until those tasks' results can fill it. */
+  waitingForInFlight: number;
   /** The dates of the reused results. */
   reusedFrom?: { oldest: string; newest: string };
   /** Numbers uploaded although the ledger has a result for them, older than the freshness limit. */
@@ -181,10 +200,12 @@ export async function splitByFreshness(options: SplitOptions): Promise<ReuseSpli
   let kept = 0;
   let fresh = 0;
   let needed = 0;
+  let inFlight = 0;
   const stale = new DateRange();
   for (const identifier of identifiers) {
     const position = kept++;
     const answer = freshAnswer(identifier);
+    if (answer?.kind === "in flight") inFlight++;
     if (answer?.kind === "result") {
       if (fresh === renewalOrder.length) renewalOrder = grown(renewalOrder);
       renewalOrder[fresh++] = rank.get(answer.date)! * 2 ** 32 + position;
@@ -195,7 +216,10 @@ export async function splitByFreshness(options: SplitOptions): Promise<ReuseSpli
     if (older !== undefined && answer === undefined) stale.add(answers.tasks.get(answerOf(older).taskRef)!.date);
   }
   const short = needed > 0 && needed < options.minTaskSize;
-  const waiting = short && options.pad === "never" ? needed : 0;
+  // Too few to fill a task with fresh results while others of the list are in flight: they wait for those
+  // tasks, whose results then fill it (a task of the service's minimum is never made of numbers in flight).
+  const waitingForInFlight = short && options.pad !== "never" && needed + fresh < options.minTaskSize && inFlight > 0 ? needed : 0;
+  const waiting = short && options.pad === "never" ? needed : waitingForInFlight;
   const padded = short && waiting === 0 ? Math.min(options.minTaskSize - needed, fresh) : 0;
   const checkedAgain = new Set(Array.from(renewalOrder.subarray(0, fresh).sort().subarray(0, padded), (order) => order % 2 ** 32));
   const counts = { reused: 0, noResult: 0, retriedNoResult: 0, inFlight: 0 };
@@ -236,6 +260,7 @@ export async function splitByFreshness(options: SplitOptions): Promise<ReuseSpli
       ...counts,
       padded,
       waiting,
+      waitingForInFlight,
       stale: { numbers: stale.count, ...stale.range() },
       ...dateRange("reusedFrom", reusedDates),
       ...dateRange("paddedFrom", paddedDates),
@@ -254,7 +279,18 @@ async function uploadEverything(options: SplitOptions): Promise<ReuseSplit> {
   const kept = options.list.count;
   const waiting = kept > 0 && kept < options.minTaskSize && options.pad === "never" ? kept : 0;
   const parts = kept > 0 && waiting === 0 ? await splitUploadFile(options.list, options.target, options.maxTaskSize) : [];
-  return { parts, kept, reused: 0, noResult: 0, retriedNoResult: 0, inFlight: 0, padded: 0, waiting, stale: { numbers: 0 } };
+  return {
+    parts,
+    kept,
+    reused: 0,
+    noResult: 0,
+    retriedNoResult: 0,
+    inFlight: 0,
+    padded: 0,
+    waiting,
+    waitingForInFlight: 0,
+    stale: { numbers: 0 },
+  };
 }
 
 /** The identifiers of a prepared list, in order. */

@@ -6,6 +6,7 @@ import type { Scope, Store } from "../store/store.js";
 import { timedOut, type TimeoutSettings } from "../tasks/schedule-outcomes.js";
 import { waitForTasks } from "../tasks/wait.js";
 import { recordTaskResult } from "./abandoned.js";
+import { tasksOfClaims } from "./claims.js";
 import type { InFlightTask } from "./plan.js";
 import { noteTaskState } from "./uploads.js";
 
@@ -24,18 +25,22 @@ export interface InFlightDeps {
 
 /**
  * Waits for the tasks in flight whose results a run takes instead of paying for their
- * numbers again (submitted by another run, on this machine or another sharing the store),
- * and makes sure each one's result is in the ledger: recorded by whoever fetched it first,
- * or fetched and recorded here. Returns when each was checked, for the output's dates.
- * A task that failed answered nothing: the run cannot write those numbers, and the next
- * run of the command uploads them (exit 6).
+ * numbers again (submitted or claimed by another run, on this machine or another sharing
+ * the store: a claim first becomes its task, see tasksOfClaims), and makes sure each one's
+ * result is in the ledger: recorded by whoever fetched it first, or fetched and recorded
+ * here. Returns the tasks, each with its id, and when each was checked, for the output's
+ * dates. A task that failed answered nothing: the run cannot write those numbers, and the
+ * next run of the command uploads them (exit 6).
  */
 export async function followInFlight(
   deps: InFlightDeps,
-  tasks: readonly InFlightTask[],
+  inFlight: readonly InFlightTask[],
   options: TimeoutSettings & { pollIntervalMs: number },
-): Promise<Map<number, string>> {
+): Promise<{ tasks: Array<InFlightTask & { taskId: string }>; checkedAt: Map<number, string> }> {
   const { store, scope } = deps;
+  const began = deps.now();
+  const tasks = await tasksOfClaims(deps, inFlight, options);
+  const timeoutMs = options.timeoutMs === undefined ? undefined : Math.max(0, options.timeoutMs - (deps.now() - began));
   const refOf = new Map(tasks.map((task) => [task.taskId, task.ref]));
   const outcome = await waitForTasks({
     checkTask: async (id) => {
@@ -45,7 +50,7 @@ export async function followInFlight(
     },
     ids: tasks.map((task) => task.taskId),
     intervalMs: options.pollIntervalMs,
-    ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
+    ...(timeoutMs === undefined ? {} : { timeoutMs }),
     now: deps.now,
     sleep: deps.sleep,
     random: deps.random,
@@ -68,5 +73,5 @@ export async function followInFlight(
     const row = await store.tasks.byId(scope, task.id);
     if (row && row.recordedAt === undefined) await recordTaskResult(deps, row.ref, task);
   }
-  return store.tasks.checkedAt(tasks.map((task) => task.ref));
+  return { tasks, checkedAt: await store.tasks.checkedAt(tasks.map((task) => task.ref)) };
 }

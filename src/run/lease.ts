@@ -6,7 +6,7 @@ import type { Lease, RunRecord, Store } from "../store/store.js";
 
 /** How often a process working on a run says so, and after how long without a word its lease may be taken. */
 const HEARTBEAT_MS = 15_000;
-const STALE_AFTER_MS = 60_000;
+export const STALE_AFTER_MS = 60_000;
 
 /** This process's lease: its machine, pid, and a nonce for this invocation. */
 export function ownLease(): Lease {

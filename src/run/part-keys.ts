@@ -1,6 +1,6 @@
 import { InputRejectedError } from "../errors.js";
 import { identifierBatches } from "../ledger/reuse.js";
-import type { RunRecord, Store, TaskRecord } from "../store/store.js";
+import type { RunRecord, StoreParts, TaskRecord } from "../store/store.js";
 import { partKey } from "./identity.js";
 import type { PlannedRun } from "./plan.js";
 import type { SubmitRequest } from "./submit-request.js";
@@ -12,7 +12,7 @@ import type { SubmitRequest } from "./submit-request.js";
  * has none: stopped between the two writes, or begun by an earlier release.
  */
 export async function addParts(
-  store: Store,
+  store: Pick<StoreParts, "tasks">,
   run: RunRecord,
   planned: Pick<PlannedRun, "plan" | "files">,
   options: Pick<SubmitRequest, "command" | "ledger" | "userKey" | "product" | "country">,
@@ -54,13 +54,13 @@ export async function addParts(
 }
 
 /** Whether the store has a task's numbers (read no further than the first batch). */
-async function hasNumbers(store: Store, ref: number): Promise<boolean> {
+async function hasNumbers(store: Pick<StoreParts, "tasks">, ref: number): Promise<boolean> {
   for await (const numbers of store.tasks.numbers(ref)) return numbers.length > 0;
   return false;
 }
 
 /** Writes the numbers of a part's file as its task's, a batch at a time. */
-async function addNumbers(store: Store, ref: number, path: string): Promise<void> {
+async function addNumbers(store: Pick<StoreParts, "tasks">, ref: number, path: string): Promise<void> {
   for await (const identifiers of identifierBatches(path)) await store.tasks.addNumbers(ref, identifiers);
 }
 

@@ -35,7 +35,8 @@ export interface ReuseRule {
 /** A task in flight, submitted by another run, whose results a run takes for some of its numbers. */
 export interface InFlightTask {
   ref: number;
-  taskId: string;
+  /** Absent for a claim: a part another run wrote and is uploading, whose task id is not known yet. */
+  taskId?: string;
   runId?: string;
 }
 
@@ -66,8 +67,13 @@ export interface RunPlan {
   retriedNoResult?: number;
   /** Numbers in tasks still in flight, and those tasks: their results are the run's once they finish. */
   inFlight?: { numbers: number; tasks: InFlightTask[] };
-  /** Numbers that need a result but wait for a later run (too few for a task, and --pad never). */
+  /** Numbers that need a result but wait for a later run (too few for a task, and --pad never; or see waitingForInFlight). */
   waiting?: number;
+  /**
+   * Of those, the numbers too few for a task until the tasks in flight finish, whose results
+   * can then fill it: a run that waits follows those tasks and plans again.
+   */
+  waitingForInFlight?: number;
   reusedFrom?: { oldest: string; newest: string };
   /** Numbers uploaded although the ledger has an older result for them (older than --max-age). */
   stale?: { numbers: number; oldest?: string; newest?: string };
@@ -90,8 +96,11 @@ export interface PlanInput {
   priceMicros: number;
   /** Where the parts' files go. */
   dir: string;
-  /** The ledger to reuse from, with the rule; without, every kept number is uploaded. */
-  reuse?: { store: Store; scope: Scope; product: string; rule: ReuseRule | NewReuseRule };
+  /**
+   * The ledger to reuse from, with the rule; without, every kept number is uploaded. Planning
+   * now, `liveClaims` are the runs whose claims count in flight (see liveClaimants).
+   */
+  reuse?: { store: Store; scope: Scope; product: string; rule: ReuseRule | NewReuseRule; liveClaims?: ReadonlySet<string> };
 }
 
 /** A plan and what it needs to carry out: the parts' files, and the numbers the ledger serves (number → its result's task). */
@@ -111,12 +120,14 @@ export interface PlannedRun {
  */
 export async function planRun(input: PlanInput): Promise<PlannedRun> {
   const { limits, priceMicros, reuse } = input;
-  const answers: LatestAnswers | undefined = reuse ? await latestAnswers(reuse.store, reuse.scope, reuse.product, reuse.rule) : undefined;
+  const answers: LatestAnswers | undefined = reuse
+    ? await latestAnswers(reuse.store, reuse.scope, reuse.product, reuse.rule, reuse.liveClaims)
+    : undefined;
   const reused = new IdentifierSet();
   const reusedTaskRefs = new Set<number>();
   const inFlightRefs = new Set<number>();
   const files: UploadChunk[] = [];
-  const totals = { kept: 0, reused: 0, padded: 0, noResult: 0, retriedNoResult: 0, inFlight: 0, waiting: 0 };
+  const totals = { kept: 0, reused: 0, padded: 0, noResult: 0, retriedNoResult: 0, inFlight: 0, waiting: 0, waitingForInFlight: 0 };
   const reusedFrom = new DateRange();
   const paddedFrom = new DateRange();
   const staleDates = new DateRange();
@@ -155,7 +166,11 @@ export async function planRun(input: PlanInput): Promise<PlannedRun> {
     .sort((a, b) => a - b)
     .map((ref) => {
       const task = answers!.tasks.get(ref)!;
-      return { ref, taskId: task.taskId!, ...(task.runId === undefined ? {} : { runId: task.runId }) };
+      return {
+        ref,
+        ...(task.taskId === undefined ? {} : { taskId: task.taskId }),
+        ...(task.runId === undefined ? {} : { runId: task.runId }),
+      };
     });
   const plan: RunPlan = {
     version: 1,
@@ -171,6 +186,7 @@ export async function planRun(input: PlanInput): Promise<PlannedRun> {
     ...(totals.retriedNoResult > 0 ? { retriedNoResult: totals.retriedNoResult } : {}),
     ...(totals.inFlight > 0 ? { inFlight: { numbers: totals.inFlight, tasks: inFlightTasks } } : {}),
     ...(totals.waiting > 0 ? { waiting: totals.waiting } : {}),
+    ...(totals.waitingForInFlight > 0 ? { waitingForInFlight: totals.waitingForInFlight } : {}),
     ...(reusedFrom.count > 0 ? { reusedFrom: reusedFrom.range() as { oldest: string; newest: string } } : {}),
     ...(staleNumbers > 0 ? { stale: { numbers: staleNumbers, ...staleDates.range() } } : {}),
     parts,

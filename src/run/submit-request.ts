@@ -57,6 +57,10 @@ export type RunEvent =
   /** The run's list changed: it is abandoned (with --dry-run: it would be). */
   | { type: "abandoned"; run: RunRecord; reason: string }
   | { type: "plan"; plan: RunPlan; continued: boolean }
+  /** Too few numbers for a task while others of the list are in flight (the plan says which): the run waits for those tasks, then plans again. */
+  | { type: "waiting for in flight"; plan: RunPlan }
+  /** Another run claimed numbers of the product between this run's plan and its claim: it plans again. */
+  | { type: "claimed meanwhile" }
   | { type: "task"; result: UploadResult; runId: string }
   | { type: "schedule"; event: ScheduleEvent }
   /** Another process holds this command's run: this one waits until it lets go (announced once). */

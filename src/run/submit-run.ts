@@ -7,6 +7,7 @@ import { readSourceFile } from "../tasks/source-check.js";
 import { legacyRunOf } from "../store/journal-import.js";
 import { checkFunds } from "./funds.js";
 import { runIdentity } from "./identity.js";
+import { claimParts, liveClaimants } from "./claims.js";
 import { followInFlight } from "./in-flight.js";
 import { knownTasks } from "./known-tasks.js";
 import { RunBusyError, RunLease } from "./lease.js";
@@ -31,8 +32,7 @@ export async function submitRun(options: SubmitRequest, deps: SubmitRunDeps): Pr
   for (;;) {
     try {
       if (announced) await deps.onBusyEnded?.();
-      const outcome = await attemptRun(options, deps, startedAt);
-      if (outcome !== OVERTAKEN) return outcome;
+      return await attemptRun(options, deps, startedAt);
     } catch (error) {
       if (!(error instanceof RunBusyError) || options.ifBusy === "exit") throw error;
       // Two cron jobs of one list overlapping: the second follows the first instead of failing, and
@@ -47,14 +47,9 @@ export async function submitRun(options: SubmitRequest, deps: SubmitRunDeps): Pr
 /** How often a run held by another process is looked at again. */
 const BUSY_POLL_MS = 2000;
 
-async function attemptRun(
-  options: SubmitRequest,
-  deps: SubmitRunDeps,
-  startedAt: number,
-): Promise<RunOutcome | undefined | typeof OVERTAKEN> {
+async function attemptRun(options: SubmitRequest, deps: SubmitRunDeps, startedAt: number): Promise<RunOutcome | undefined> {
   const { store, scope } = deps;
   const identity = runIdentity(scope, options.command);
-  const finishedBefore = await finishedRuns(store, scope, identity);
   let open = await store.runs.open(scope, identity);
   // A dry run changes nothing, a run's lease included.
   const claim = async (run: RunRecord) => (options.dryRun ? undefined : RunLease.claim(store, run, deps.lease, deps.now));
@@ -75,7 +70,7 @@ async function attemptRun(
       lease = open && (await claim(open));
       if (open && !options.dryRun) await store.runs.update(open.id, { identity });
     }
-    if (open) {
+    if (open && !planless(open)) {
       active = options.dryRun ? undefined : open;
       const continued = await continueRun(open, prepared, options, deps, startedAt);
       if (continued === "dry run") return undefined;
@@ -87,61 +82,23 @@ async function attemptRun(
       await lease?.release();
       lease = undefined;
       active = undefined;
+      open = undefined;
     }
-    const planned = await planRun({
-      lists: prepared.chunks,
-      limits: { minTaskSize: deps.limits.minTaskSize, maxTaskSize: deps.limits.maxTaskSize, maxFileBytes: deps.limits.maxFileBytes },
-      priceMicros: deps.priceMicros,
-      dir: deps.workDir,
-      // An answer given since this command began is always fresh: a command that waited for another run of itself
-      // takes that run's results, whatever --max-age says. Older ones are fresh within --max-age; with --max-age 0 none
-      // is, but the plan still says what reusing them would save.
-      ...(options.ledger
-        ? {
-            reuse: {
-              store,
-              scope,
-              product: options.product,
-              rule: {
-                maxAgeMs: options.maxAgeMs,
-                freshSince: new Date(freshSince(options.maxAgeMs, deps.now(), startedAt)).toISOString(),
-                asOfTaskRef: await store.tasks.maxRef(),
-                ...(options.countUnanswered ? { inFlight: "now" as const } : {}),
-                pad: options.pad,
-                retryNoResult: options.retryNoResult,
-              },
-            },
-          }
-        : {}),
-    });
-    deps.onEvent({ type: "plan", plan: planned.plan, continued: false });
-    checkPlan(planned.plan, options);
-    if (options.dryRun) return undefined;
-    await checkFunds(planned.plan.reservationMicros, deps, paddingMicros(planned.plan));
-    const created = await createRun(options, deps, identity, { ...prepared, source }, planned);
-    lease = created.lease;
-    const overtaken = [...(await finishedRuns(store, scope, identity))].find((id) => !finishedBefore.has(id));
-    if (overtaken) {
-      // Another process ran this command from start to end while this one prepared and planned: its
-      // results are in the ledger now, and this plan (made without them) would pay for them again.
-      await store.runs.update(created.run.id, {
-        state: "abandoned",
-        finishedAt: new Date(deps.now()).toISOString(),
-        note: `run ${overtaken} of the same command finished while this one was being planned; planned again`,
-      });
-      await created.lease.release();
-      return OVERTAKEN;
+    if (!options.dryRun) {
+      // The run is this process's before anything is planned: another process running the same command
+      // now waits for it (RunBusyError) without having shown a plan it never makes.
+      if (open) await store.runs.update(open.id, { source, prepared: prepared.summary });
+      else ({ run: open, lease } = await createRun(options, deps, identity, { ...prepared, source }));
+      active = open;
     }
-    active = created.run;
-    const rows = await addParts(store, created.run, planned, options, deps.now);
-    const results = await scheduleRunParts(created.run, planned, rows, new Map(), options, deps);
-    return { run: created.run, plan: planned.plan, results, ...(await takeInFlight(planned, options, deps, startedAt)), prepared, lease };
+    return await planAndClaim(options, deps, startedAt, prepared, active, lease);
   } catch (error) {
     // A failed task has no result, ever: its run can never write its output, so it ends here and the next run checks the list again.
     if (active && error instanceof TaskFailedError) {
       await store.runs.update(active.id, { state: "failed", finishedAt: new Date(deps.now()).toISOString(), note: error.message });
-    } else if (active && endsUnpaidRun(error) && !(await store.tasks.ofRun(active.id)).some((task) => task.taskId)) {
-      // Refused before any task existed (the list, the key, the balance): nothing to carry on, and the next run plans afresh.
+    } else if (active && (endsUnpaidRun(error) || planless(active)) && !(await store.tasks.ofRun(active.id)).some((task) => task.taskId)) {
+      // Refused or stopped before any task existed (the list, the key, the balance, a question answered no):
+      // nothing to carry on, and the next run plans afresh.
       await store.runs.update(active.id, {
         state: "abandoned",
         finishedAt: new Date(deps.now()).toISOString(),
@@ -151,6 +108,84 @@ async function attemptRun(
     await lease?.release();
     throw error;
   }
+}
+
+/**
+ * Plans the run, asks for the money, and claims what it uploads (see claimParts); planned
+ * again whenever another run claimed numbers of the product meanwhile. Numbers too few for
+ * a task while others of the list are in flight wait: with --wait, for those tasks, and then
+ * the run plans again with their results in (which can fill the task). Undefined for a dry run.
+ */
+async function planAndClaim(
+  options: SubmitRequest,
+  deps: SubmitRunDeps,
+  startedAt: number,
+  prepared: PrepareResult,
+  run: RunRecord | undefined,
+  lease: RunLease | undefined,
+): Promise<RunOutcome | undefined> {
+  let confirmedMicros = 0;
+  for (;;) {
+    const planned = await planNew(options, deps, startedAt, prepared);
+    const { plan } = planned;
+    if (run && options.wait && plan.waitingForInFlight) {
+      deps.onEvent({ type: "waiting for in flight", plan });
+      await takeInFlight(planned, options, deps, startedAt);
+      continue;
+    }
+    deps.onEvent({ type: "plan", plan, continued: false });
+    checkPlan(plan, options);
+    if (!run || !lease) return undefined;
+    if (plan.reservationMicros > confirmedMicros) {
+      await checkFunds(plan.reservationMicros, deps, paddingMicros(plan));
+      confirmedMicros = plan.reservationMicros;
+    }
+    const rows = await claimParts(deps.store, run, planned, options, deps.now);
+    if (!rows) {
+      deps.onEvent({ type: "claimed meanwhile" });
+      continue;
+    }
+    const claimed = { ...run, plan };
+    const results = await scheduleRunParts(claimed, planned, rows, new Map(), options, deps);
+    return { run: claimed, plan, results, ...(await takeInFlight(planned, options, deps, startedAt)), prepared, lease };
+  }
+}
+
+/** A plan made now: the ledger's answers as they stand, the claims of live runs counted in flight. */
+async function planNew(options: SubmitRequest, deps: SubmitRunDeps, startedAt: number, prepared: PrepareResult): Promise<PlannedRun> {
+  const { store, scope } = deps;
+  return planRun({
+    lists: prepared.chunks,
+    limits: { minTaskSize: deps.limits.minTaskSize, maxTaskSize: deps.limits.maxTaskSize, maxFileBytes: deps.limits.maxFileBytes },
+    priceMicros: deps.priceMicros,
+    dir: deps.workDir,
+    // An answer given since this command began is always fresh: a command that waited for another run of itself
+    // takes that run's results, whatever --max-age says. Older ones are fresh within --max-age; with --max-age 0 none
+    // is, but the plan still says what reusing them would save.
+    ...(options.ledger
+      ? {
+          reuse: {
+            store,
+            scope,
+            product: options.product,
+            rule: {
+              maxAgeMs: options.maxAgeMs,
+              freshSince: new Date(freshSince(options.maxAgeMs, deps.now(), startedAt)).toISOString(),
+              asOfTaskRef: await store.tasks.maxRef(),
+              ...(options.countUnanswered ? { inFlight: "now" as const } : {}),
+              pad: options.pad,
+              retryNoResult: options.retryNoResult,
+            },
+            liveClaims: await liveClaimants(store, scope, deps.now()),
+          },
+        }
+      : {}),
+  });
+}
+
+/** A run created and held, whose plan is not made yet: its process stopped before it claimed anything. It is planned afresh. */
+function planless(run: RunRecord): boolean {
+  return run.plan === undefined && run.kind !== "legacy";
 }
 
 /**
@@ -254,13 +289,12 @@ function endsUnpaidRun(error: unknown): boolean {
   return error instanceof BulkcheckError && ["input", "auth", "balance", "usage"].includes(error.kind);
 }
 
-/** Records the new run (open, leased to this process); another process that opened the same command's run first wins. */
+/** Records the new run (open, leased to this process, its plan to come); another process that opened the same command's run first wins. */
 async function createRun(
   options: SubmitRequest,
   deps: SubmitRunDeps,
   identity: string,
   prepared: PrepareResult & { source: RunSource },
-  planned: PlannedRun,
 ): Promise<{ run: RunRecord; lease: RunLease }> {
   const { store, scope } = deps;
   const startedAt = new Date(deps.now()).toISOString();
@@ -277,7 +311,6 @@ async function createRun(
       source: prepared.source,
       settings: prepared.settings,
       prepared: prepared.summary,
-      plan: planned.plan,
       ...hostAndUser(),
     },
     deps.lease,
@@ -305,14 +338,14 @@ async function takeInFlight(
   const taken = { reused: planned.reused, reusedTasks: planned.reusedTasks, inFlight };
   if (!options.wait || inFlight.length === 0) return taken;
   const left = options.timeoutMs === undefined ? undefined : Math.max(0, startedAt + options.timeoutMs - deps.now());
-  const checkedAt = await followInFlight({ ...deps, client: await deps.client(), product: options.product }, inFlight, {
+  const followed = await followInFlight({ ...deps, client: await deps.client(), product: options.product }, inFlight, {
     pollIntervalMs: options.pollIntervalMs,
     ...(left === undefined ? {} : { timeoutMs: left }),
     ...(options.timeoutSeconds === undefined ? {} : { timeoutSeconds: options.timeoutSeconds }),
     resumeCommand: options.resumeCommand,
     waitResumes: false,
   });
-  return { ...taken, reusedTasks: new Map([...planned.reusedTasks, ...checkedAt]) };
+  return { ...taken, inFlight: followed.tasks, reusedTasks: new Map([...planned.reusedTasks, ...followed.checkedAt]) };
 }
 
 /** Ends a run: its output is written (or, without one, its tasks are submitted or finished as asked). */
@@ -332,18 +365,6 @@ export async function failRun(store: Store, outcome: Pick<RunOutcome, "run" | "l
   await store.runs.update(outcome.run.id, { state: "failed", finishedAt: new Date(now()).toISOString(), note: reason });
   await outcome.lease.release();
 }
-
-/** How many of the latest runs are looked through for one of the same command that finished meanwhile. */
-const RECENT_RUNS = 50;
-
-/** The ids of the latest finished runs of a command. */
-async function finishedRuns(store: Store, scope: Scope, identity: string): Promise<Set<string>> {
-  const runs = await store.runs.list({ scope, limit: RECENT_RUNS });
-  return new Set(runs.filter((run) => run.identity === identity && run.state === "finished").map((run) => run.id));
-}
-
-/** What an attempt returns when a run of the same command finished while it planned: it is planned again at once. */
-const OVERTAKEN = Symbol("overtaken");
 
 /** A run id people can read, sort and type: when it began (UTC), and a random tail. */
 function newRunId(nowMs: number): string {

@@ -7,6 +7,7 @@ import { createCore } from "./core.js";
 import { resolveOptions, type SandboxOptions } from "./options.js";
 import type { ScriptedFault } from "./faults.js";
 import { createRequestHandler } from "./server.js";
+import { uploadedLines } from "./routes/admin.js";
 import { buildState, type SandboxState } from "./state.js";
 import { WEBHOOKS_PATH, type WebhookDelivery } from "./webhooks.js";
 
@@ -35,6 +36,8 @@ export interface Sandbox {
   webhooks(): WebhookDelivery[];
   /** Same content as `GET /_sandbox/state`, settling tasks finished by now (a task still being classified shows as preparing). */
   inspect(): SandboxState;
+  /** The lines of a task's uploaded file (undefined for an unknown id), as GET /_sandbox/tasks/{id}/lines gives them. */
+  uploadedLines(taskId: string): string[] | undefined;
   /** Queues faults for the next matching requests; throws on an invalid entry. */
   scriptFaults(faults: ScriptedFault[]): void;
   /** Closes listeners and open sockets, stops background work, deletes result files. */
@@ -89,6 +92,10 @@ export async function startSandbox(options: Partial<SandboxOptions> = {}): Promi
         const nowMs = resolved.now();
         core.tasks.refreshAllNow(nowMs);
         return buildState(core, nowMs);
+      },
+      uploadedLines: (taskId) => {
+        const task = core.tasks.get(taskId);
+        return task && uploadedLines(task);
       },
       scriptFaults: (faults) => core.faults.script(faults),
       close: () => (closing ??= close()),

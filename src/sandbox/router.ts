@@ -1,7 +1,8 @@
 import { API_PREFIX } from "../spec/products.js";
 import { isWebhooksPath } from "./webhooks.js";
 
-export type RouteName = "submit" | "check" | "balance" | "result" | "admin-state" | "admin-faults" | "webhooks" | "unknown";
+export type RouteName =
+  "submit" | "check" | "balance" | "result" | "admin-state" | "admin-faults" | "admin-task-lines" | "webhooks" | "unknown";
 
 export interface Route {
   name: RouteName;
@@ -27,6 +28,8 @@ export function matchRoute(path: string): Route {
   }
   if (path === "/_sandbox/state") return { name: "admin-state", methods: ["GET"] };
   if (path === "/_sandbox/faults") return { name: "admin-faults", methods: ["POST"] };
+  const lines = /^\/_sandbox\/tasks\/([^/]+)\/lines$/.exec(path);
+  if (lines) return { name: "admin-task-lines", methods: ["GET"], param: lines[1]! };
   if (isWebhooksPath(path)) return { name: "webhooks", methods: ["GET", "POST"] };
   return { name: "unknown", methods: [] };
 }

@@ -6,7 +6,7 @@ import { applyFault } from "./fault-actions.js";
 import type { FaultRoute } from "./faults.js";
 import { INTERNAL_ERROR_STATUS, METHOD_NOT_ALLOWED_STATUS, NOT_FOUND_STATUS } from "./http-status.js";
 import { matchRoute, type Route } from "./router.js";
-import { handleScriptFaults, handleState } from "./routes/admin.js";
+import { handleScriptFaults, handleState, handleTaskLines } from "./routes/admin.js";
 import { handleBalance } from "./routes/balance.js";
 import { handleCheck } from "./routes/check.js";
 import { handleResult } from "./routes/result.js";
@@ -64,6 +64,7 @@ async function serve(ex: Exchange, core: SandboxCore, route: Route, query: URLSe
   }
   if (route.name === "admin-state") return handleState(ex, core);
   if (route.name === "admin-faults") return handleScriptFaults(ex, core);
+  if (route.name === "admin-task-lines") return handleTaskLines(ex, core, route.param!);
   const draw = core.faults.draw(route.name);
   if (draw) {
     core.stats.countFault(draw.kind);

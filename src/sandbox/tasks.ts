@@ -16,6 +16,8 @@ export interface TaskRecord {
   readonly reservedMicros: number;
   readonly idempotencyKey: string | undefined;
   readonly fails: boolean;
+  /** The file's lines as uploaded, joined by newlines: what the task was given (GET /_sandbox/tasks/{id}/lines). */
+  readonly uploaded: string;
   readonly preparation: Promise<Prepared>;
   prepared: Prepared | undefined;
   settled: boolean;
@@ -76,6 +78,7 @@ export class TaskStore {
       reservedMicros: input.reservedMicros,
       idempotencyKey: input.idempotencyKey,
       fails: failRate > 0 && hashUnit(seed, "fail", String(ordinal)) < failRate,
+      uploaded: input.lines.join("\n"),
       preparation,
       prepared: undefined,
       settled: false,

@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { SqlLedger } from "./ledger-store.js";
 import { copyText, numberArray, PostgresDb, type TransactionClient } from "./postgres-db.js";
 import type { ConnectBounds, ConnectionEnv } from "./postgres-connection.js";
@@ -269,11 +270,25 @@ export class PostgresStore implements Store {
   }
 
   /** The parts on a transaction's connection of their own (reads through cursors see what is committed). */
-  async transaction<T>(work: (parts: StoreParts) => Promise<T>): Promise<T> {
+  transaction<T>(work: (parts: StoreParts) => Promise<T>): Promise<T> {
+    return this.#transaction(async () => undefined, work);
+  }
+
+  /**
+   * Claims of one product in one scope take turns on an advisory lock held until the
+   * transaction ends (committed, rolled back, or its connection lost): claims of other
+   * products and scopes, and every other writer, go on meanwhile.
+   */
+  claim<T>(scope: Scope, product: string, work: (parts: StoreParts) => Promise<T>): Promise<T> {
+    return this.#transaction((client) => client.query("SELECT pg_advisory_xact_lock($1, $2)", claimLockKeys(scope, product)), work);
+  }
+
+  async #transaction<T>(first: (client: TransactionClient) => Promise<unknown>, work: (parts: StoreParts) => Promise<T>): Promise<T> {
     let session: PostgresSession | undefined;
-    const value = await this.#db.transaction((client) =>
-      work(this.#parts((session = new PostgresSession(this.#db, this.#scopes, client)))),
-    );
+    const value = await this.#db.transaction(async (client) => {
+      await first(client);
+      return work(this.#parts((session = new PostgresSession(this.#db, this.#scopes, client))));
+    });
     for (const task of session!.afterCommit) await task();
     return value;
   }
@@ -302,4 +317,17 @@ export class PostgresStore implements Store {
  * backups (see docs/files-and-security.md). A user who does not own the table (nor has
  * MAINTAIN on it) may not VACUUM it: the server skips it with a warning, which is passed on.
  */
+/**
+ * The advisory lock of the claims of a product in a scope, as the two 32-bit keys
+ * pg_advisory_xact_lock takes: the first names bulkcheck's claims (other applications on the
+ * server use their own), the second the product and scope.
+ */
+function claimLockKeys(scope: Scope, product: string): [number, number] {
+  const digest = createHash("sha256").update(`${scope.baseUrl}\n${scope.profile}\n${product}`).digest();
+  return [CLAIM_LOCK_CLASS, digest.readInt32BE(0)];
+}
+
+/** The first key of every claim lock: "bclm" read as a 32-bit integer. */
+const CLAIM_LOCK_CLASS = 0x62636c6d;
+
 const RESULTS_VACUUM = "VACUUM (ANALYZE) bulkcheck.results, bulkcheck.task_numbers";

@@ -239,6 +239,11 @@ export class SqliteStore implements Store {
     return this.#session.transaction(() => work(this));
   }
 
+  /** The transaction's write lock serialises every claim: SQLite has one writer at a time. */
+  claim<T>(_scope: Scope, _product: string, work: (parts: StoreParts) => Promise<T>): Promise<T> {
+    return this.transaction(work);
+  }
+
   close(): Promise<void> {
     this.#db.close();
     return Promise.resolve();

@@ -300,14 +300,17 @@ export interface TaskStore {
   numbers(taskRef: number): AsyncIterable<readonly number[]>;
   /**
    * The tasks of a product in a scope, up to the reference `maxTaskRef`, whose numbers may
-   * count as checked: those the service created (a task id) and those with a recorded result.
-   * Which of them do is decided above the engines (see ledger/reuse.ts).
+   * count as checked: those the service created (a task id), those with a recorded result,
+   * and the claims of open runs (parts written, not yet answered with a task id). Which of
+   * them do is decided above the engines (see ledger/reuse.ts).
    */
   answering(scope: Scope, product: string, maxTaskRef: number): Promise<TaskRecord[]>;
   /** When each of these tasks was first seen succeeded (tasks not yet seen so are left out). */
   checkedAt(taskRefs: readonly number[]): Promise<Map<number, string>>;
   /** The largest task reference so far (a run's plan records it, so the same results are reused when it continues). */
   maxRef(): Promise<number>;
+  /** Whether a task of `product` in `scope` (a claim or a task) was added after the reference `afterRef`. */
+  addedAfter(scope: Scope, product: string, afterRef: number): Promise<boolean>;
 }
 
 /** The result ledger: every result row downloaded, counted from when its task is marked recorded. */
@@ -368,5 +371,13 @@ export interface Store extends StoreParts {
    * but store operations (on SQLite, everything the process writes meanwhile joins it).
    */
   transaction<T>(work: (parts: StoreParts) => Promise<T>): Promise<T>;
+  /**
+   * Runs `work` as one transaction that no other claim of `product` in `scope` overlaps: by
+   * any process, on any machine sharing the store, whatever the moment they started. What a
+   * run decides to upload and its claim on those numbers (its parts' rows and numbers) are
+   * made inside it, so two runs never both decide on the same unclaimed numbers (see
+   * run/claims.ts). SQLite: the write lock; PostgreSQL: a transaction-scoped advisory lock.
+   */
+  claim<T>(scope: Scope, product: string, work: (parts: StoreParts) => Promise<T>): Promise<T>;
   close(): Promise<void>;
 }

@@ -127,11 +127,20 @@ export abstract class SqlTaskStore implements TaskStore {
   }
 
   async answering(scope: Scope, product: string, maxTaskRef: number): Promise<TaskRecord[]> {
-    return this.#select("t.scope_id = ? AND t.product = ? AND t.ref <= ? AND (t.task_id IS NOT NULL OR t.recorded_at IS NOT NULL)", [
+    return this.#select(
+      `t.scope_id = ? AND t.product = ? AND t.ref <= ?
+       AND (t.task_id IS NOT NULL OR t.recorded_at IS NOT NULL OR t.run_id IN (SELECT id FROM runs WHERE state = 'open'))`,
+      [await this.session.scopeId(scope), product, maxTaskRef],
+    );
+  }
+
+  async addedAfter(scope: Scope, product: string, afterRef: number): Promise<boolean> {
+    const row = await this.session.row("SELECT 1 FROM tasks WHERE scope_id = ? AND product = ? AND ref > ? LIMIT 1", [
       await this.session.scopeId(scope),
       product,
-      maxTaskRef,
+      afterRef,
     ]);
+    return row !== undefined;
   }
 
   async checkedAt(taskRefs: readonly number[]): Promise<Map<number, string>> {

@@ -163,14 +163,23 @@ describe("a re-run never pays twice", () => {
 
 describe("the same command twice at once", () => {
   /**
-   * Two processes of one command 0.3 s apart, on a list of 1,000 numbers from `offset`; `envs` gives each
-   * its own environment (machines), or none (one state directory).
+   * Two processes of one command `gapMs` apart (0.3 s unless given), on a list of 1,000 numbers from
+   * `offset`; `envs` gives each its own environment (machines), or none (one state directory).
    */
-  async function twice(e: E2e, outputs: [string, string], envs: Array<Record<string, string>> = [{}, {}], offset = 0, ...extra: string[]) {
+  async function twice(
+    e: E2e,
+    outputs: [string, string],
+    {
+      envs = [{}, {}],
+      offset = 0,
+      extra = [],
+      gapMs = 300,
+    }: { envs?: Array<Record<string, string>>; offset?: number; extra?: string[]; gapMs?: number } = {},
+  ) {
     const list = e.file(`list-${offset}.txt`, listText(1000, offset));
     // --verbose logs each request, so a test can tell that none followed the wait.
     const first = e.spawn(carrier(list, ...WAITING, "--verbose", ...extra, "-o", outputs[0]), { env: envs[0]! });
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await new Promise((resolve) => setTimeout(resolve, gapMs));
     const second = e.spawn(carrier(list, ...WAITING, "--verbose", ...extra, "-o", outputs[1]), { env: envs[1]! });
     return Promise.all([first.done, second.done]);
   }
@@ -200,11 +209,23 @@ describe("the same command twice at once", () => {
     expect(sortedRows(e, "B.csv")).toEqual(rows);
   }, 60_000);
 
+  it("started in the same instant: the one that waits prints its plan only once it has the run, never a plan it does not make", async () => {
+    const e = await sandbox({ ...AS_THE_SERVICE, fakeClock: false, numbersPerSecond: 500 });
+    for (const offset of [0, 2000]) {
+      const [a, b] = await twice(e, ["A.csv", "B.csv"], { offset, extra: ["--force"], gapMs: 0 });
+      for (const { code, stderr } of [a, b]) {
+        expect(code, stderr).toBe(0);
+        expect(stderr.match(/^Plan: /gm), stderr).toHaveLength(1);
+      }
+    }
+    expect(e.state().tasks).toHaveLength(2);
+  }, 90_000);
+
   it("with --max-age 0 on a list checked before: one new task, and the second takes its results, not the old ones", async () => {
     const e = await sandbox({ ...AS_THE_SERVICE, fakeClock: false, numbersPerSecond: 500 });
     const before = await e.run(carrier(e.file("list-0.txt", listText(1000)), ...WAITING, "-o", "before.csv"));
     expect(before.code, before.stderr).toBe(0);
-    const [a, b] = await twice(e, ["A.csv", "B.csv"], [{}, {}], 0, "--max-age", "0");
+    const [a, b] = await twice(e, ["A.csv", "B.csv"], { extra: ["--max-age", "0"] });
     expect(a.code, a.stderr).toBe(0);
     expect(b.code, b.stderr).toBe(0);
     const tasks = e.state().tasks;
@@ -235,14 +256,14 @@ describe("the same command twice at once", () => {
   it("on two machines sharing PostgreSQL, with the same or different -o: one task, charged once", async () => {
     const e = await sandbox({ ...AS_THE_SERVICE, fakeClock: false, numbersPerSecond: 500 });
     const storeUrl = await createTestDatabase();
-    const [a, b] = await twice(e, ["A.csv", "B.csv"], [machine(storeUrl), machine(storeUrl)]);
+    const [a, b] = await twice(e, ["A.csv", "B.csv"], { envs: [machine(storeUrl), machine(storeUrl)] });
     expect(a.code, a.stderr).toBe(0);
     expect(b.code, b.stderr).toBe(0);
     const [task] = e.state().tasks;
     expect(sortedRows(e, "A.csv")).toHaveLength(task!.success_cnt! + 1);
     expect(sortedRows(e, "B.csv")).toEqual(sortedRows(e, "A.csv"));
     // Another list, so that the first of the two buys a task and the second waits for it (the same list would be served whole from the ledger).
-    const [c, d] = sortedByExitCode(await twice(e, ["C.csv", "C.csv"], [machine(storeUrl), machine(storeUrl)], 5000));
+    const [c, d] = sortedByExitCode(await twice(e, ["C.csv", "C.csv"], { envs: [machine(storeUrl), machine(storeUrl)], offset: 5000 }));
     expect([c.code, d.code]).toEqual([0, 2]);
     expect(d.stderr).toContain("It was written while this command waited for the other run of it");
     expect(requestsAfterWait(d.stderr)).toEqual([]);

@@ -26,6 +26,16 @@ describe("authentication and routing", () => {
     expect((await apiGet(h, "/_sandbox/state")).body.data).toMatchObject({ tasks: [] });
   });
 
+  it("gives a task's uploaded lines at GET /_sandbox/tasks/{id}/lines, with the key only, and 40000 for an unknown task", async () => {
+    const lines = gbNumbers(500);
+    const { id } = (await submit(h, { serviceType: "carrier_batch", country: "GB", lines })).body.data;
+    const reply = await apiGet<{ id: string; lines: string[] }>(h, `/_sandbox/tasks/${id}/lines`);
+    expect(reply.body.data).toEqual({ id, lines });
+    expect(h.sandbox.uploadedLines(id)).toEqual(lines);
+    expect((await apiGet(h, `/_sandbox/tasks/${id}/lines`, "sk_wrong")).body.code).toBe(40100);
+    expect((await apiGet(h, `/_sandbox/tasks/${"0".repeat(32)}/lines`)).body.code).toBe(40000);
+  });
+
   it("generates a random sk_sandbox_ key when none is given", async () => {
     expect(h.sandbox.apiKey).toMatch(/^sk_sandbox_[0-9a-f]{24}$/);
   });

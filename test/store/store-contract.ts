@@ -235,6 +235,46 @@ export function storeContract(fixture: StoreFixture): void {
       expect(await collect(store.tasks.numbers(inFlight.ref))).not.toContain(447400100005);
     });
 
+    it("counts the parts of an open run without a task id as claims that may answer, and says whether a product had a task added since a reference", async () => {
+      const store = await openStore();
+      const asOf = await store.tasks.maxRef();
+      expect(await store.tasks.addedAfter(SCOPE, "number_activity_batch", asOf)).toBe(false);
+      await store.runs.create(newRun({ id: "claiming" }), LEASE);
+      await store.runs.create(newRun({ id: "gone", identity: "other", state: "abandoned" }), LEASE);
+      const claim = await store.tasks.add({ scope: SCOPE, runId: "claiming", product: "number_activity_batch", idempotencyKey: "c1" });
+      await store.tasks.add({ scope: SCOPE, runId: "gone", product: "number_activity_batch", idempotencyKey: "c2" });
+      const answering = await store.tasks.answering(SCOPE, "number_activity_batch", await store.tasks.maxRef());
+      expect(answering.map((task) => task.ref)).toEqual([claim.ref]);
+      expect(await store.tasks.addedAfter(SCOPE, "number_activity_batch", asOf)).toBe(true);
+      expect(await store.tasks.addedAfter(SCOPE, "carrier_batch", asOf)).toBe(false);
+      expect(await store.tasks.addedAfter(OTHER_SCOPE, "number_activity_batch", asOf)).toBe(false);
+      expect(await store.tasks.addedAfter(SCOPE, "number_activity_batch", await store.tasks.maxRef())).toBe(false);
+    });
+
+    it("lets claims of one product take turns: one begun while another is under way starts after it commits, and sees its writes", async () => {
+      const store = await openStore();
+      let release!: () => void;
+      const held = new Promise<void>((resolve) => (release = resolve));
+      const order: string[] = [];
+      const first = store.claim(SCOPE, "carrier_batch", async ({ tasks }) => {
+        order.push("first begins");
+        await tasks.add({ scope: SCOPE, product: "carrier_batch", idempotencyKey: "first" });
+        await held;
+        order.push("first ends");
+      });
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      const second = store.claim(SCOPE, "carrier_batch", async ({ tasks }) => {
+        order.push("second begins");
+        return tasks.withKey(SCOPE, "first");
+      });
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      expect(order).toEqual(["first begins"]);
+      release();
+      await first;
+      expect((await second)?.idempotencyKey).toBe("first");
+      expect(order).toEqual(["first begins", "first ends", "second begins"]);
+    });
+
     it("keeps a run's tasks in part order, updates what a patch gives, and lists tasks with an id newest first", async () => {
       const store = await openStore();
       await store.runs.create(newRun(), LEASE);

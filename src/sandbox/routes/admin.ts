@@ -30,6 +30,21 @@ export async function handleState(ex: Exchange, core: SandboxCore): Promise<void
   ex.envelope(ApiCode.OK, "success", buildState(core, nowMs));
 }
 
+/**
+ * `GET /_sandbox/tasks/{id}/lines` → data: { id, lines: [the uploaded file's lines] }: what a
+ * task was given, to check which numbers a script bought (40000 for an unknown id).
+ */
+export function handleTaskLines(ex: Exchange, core: SandboxCore, id: string): void {
+  const task = core.tasks.get(id);
+  if (!task) return ex.envelope(ApiCode.UNSUPPORTED_OR_CONFLICT, "no such task");
+  ex.envelope(ApiCode.OK, "success", { id, lines: uploadedLines(task) });
+}
+
+/** A task's uploaded lines. */
+export function uploadedLines(task: { uploaded: string }): string[] {
+  return task.uploaded === "" ? [] : task.uploaded.split("\n");
+}
+
 export async function handleScriptFaults(ex: Exchange, core: SandboxCore): Promise<void> {
   const chunks: Buffer[] = [];
   let size = 0;

@@ -2,7 +2,7 @@ import { formatAge } from "../../../config/duration.js";
 import { count } from "../../../format-count.js";
 import type { PrepareResult } from "../../../prepare/index.js";
 import { ROW_COUNTS, type PrepareSummary } from "../../../prepare/summary.js";
-import { paddingMicros, type RunPlan } from "../../../run/plan.js";
+import { paddingMicros, type InFlightTask, type RunPlan } from "../../../run/plan.js";
 import { MICROS_PER_USD } from "../../../spec/products.js";
 import { formatUsd } from "../../../tasks/cost.js";
 import { snakeCaseKeys } from "../../json-keys.js";
@@ -49,9 +49,8 @@ export function reuseLines(plan: RunPlan, now: number): string[] {
     );
   }
   if (plan.inFlight) {
-    const tasks = plan.inFlight.tasks.map((task) => task.taskId).join(", ");
     lines.push(
-      `In flight: ${count(plan.inFlight.numbers)} numbers are in task(s) submitted by another run and still processing (${tasks}): their results are taken from there, nothing is uploaded for them.`,
+      `In flight: ${count(plan.inFlight.numbers)} numbers are in task(s) submitted by another run and still processing (${inFlightNames(plan.inFlight.tasks)}): their results are taken from there, nothing is uploaded for them.`,
     );
   }
   if (plan.retriedNoResult) lines.push(`Retried on request (--retry-no-result): ${count(plan.retriedNoResult)} numbers without a result.`);
@@ -61,7 +60,11 @@ export function reuseLines(plan: RunPlan, now: number): string[] {
       `Padding: ${count(uploaded(plan) - plan.padded)} numbers need checking; the minimum task is ${count(plan.limits.minTaskSize)}, so ${count(plan.padded)} of the oldest results${from} are renewed: ${formatUsd(paddingMicros(plan))} (--pad never lets them wait for a later run instead).`,
     );
   }
-  if (plan.waiting) {
+  if (plan.waitingForInFlight) {
+    lines.push(
+      `Waiting: ${count(plan.waitingForInFlight)} numbers need a result but are fewer than a task's minimum of ${count(plan.limits.minTaskSize)} until the tasks in flight finish; with --wait the run waits for them and plans again, their results filling the task; without, run the command again once they have finished.`,
+    );
+  } else if (plan.waiting) {
     lines.push(
       `Waiting: ${count(plan.waiting)} numbers need a result but are fewer than a task's minimum of ${count(plan.limits.minTaskSize)}; with --pad never they wait for a later run.`,
     );
@@ -155,9 +158,10 @@ export function planJson(plan: RunPlan, subject: PlanSubject, prepared: PrepareR
       retried_no_result: plan.retriedNoResult ?? 0,
       in_flight: {
         numbers: plan.inFlight?.numbers ?? 0,
-        tasks: plan.inFlight?.tasks.map((task) => ({ id: task.taskId, run: task.runId ?? null })) ?? [],
+        tasks: plan.inFlight?.tasks.map((task) => ({ id: task.taskId ?? null, run: task.runId ?? null })) ?? [],
       },
       waiting: plan.waiting ?? 0,
+      waiting_for_in_flight: plan.waitingForInFlight ?? 0,
       ...money("saved", plan.savedMicros),
       reused_from: plan.reusedFrom ?? null,
       not_reused: plan.stale?.oldest
@@ -191,4 +195,9 @@ function notSubmitted(summary: PrepareSummary, groups: { minTaskSize: number; be
         }
       : null,
   };
+}
+
+/** The tasks in flight as people read them: a task's id, or the run whose upload of a claim is under way. */
+export function inFlightNames(tasks: readonly InFlightTask[]): string {
+  return tasks.map((task) => task.taskId ?? `upload by run ${task.runId ?? "?"} under way`).join(", ");
 }

@@ -81,7 +81,7 @@ export async function runOutputsView(ctx: Context, request: OutputsRequest, prod
         );
       }
       if (!request.wait) {
-        const followed = [...ids, ...outcome.inFlight.map((task) => task.taskId)];
+        const followed = [...ids, ...outcome.inFlight.flatMap((task) => (task.taskId === undefined ? [] : [task.taskId]))];
         ctx.printer.note(
           followed.length > 0
             ? `Next: bulkcheck wait ${followed.join(" ")}   then: bulkcheck download ${followed.join(" ")} -o results.csv`

@@ -13,7 +13,8 @@ import { snakeCaseKeys } from "../../json-keys.js";
 import { canPrompt, confirm, NOTHING_UPLOADED } from "../../prompt.js";
 import { resultRecording } from "./download-deps.js";
 import { taskJson } from "../../task-view.js";
-import { countryPlanLines, describePlan, planJson, reuseLines, type PlanSubject } from "./plan-view.js";
+import { countryPlanLines, describePlan, inFlightNames, planJson, reuseLines, type PlanSubject } from "./plan-view.js";
+import { count } from "../../../format-count.js";
 import { createSubmitProgress, type Part, type SubmitProgress } from "./submit-progress.js";
 
 export interface SubmitFlags {
@@ -103,6 +104,15 @@ export function runPrinter(
         }
         replaceProgress(!flags.dryRun && event.plan.parts.length > 0 ? event.plan.parts : undefined);
         return;
+      case "waiting for in flight":
+        replaceProgress();
+        ctx.printer.note(
+          `Waiting: ${count(event.plan.waitingForInFlight ?? 0)} numbers need a result but are fewer than a task's minimum of ${count(event.plan.limits.minTaskSize)}, while ${count(event.plan.inFlight?.numbers ?? 0)} numbers of the list are in flight (${inFlightNames(event.plan.inFlight?.tasks ?? [])}): waiting for those tasks, then planning again with their results.`,
+        );
+        return;
+      case "claimed meanwhile":
+        ctx.printer.note("Another run claimed numbers of this product while this one planned: planning again, taking them as in flight.");
+        return;
       case "task":
         tasksSubmitted = true;
         reportTask(ctx, event.result, event.runId, flags, prepared);
@@ -141,7 +151,14 @@ export function runPrinter(
  */
 function reportInFlight(ctx: Context, task: InFlightTask, flags: SubmitFlags): void {
   const { printer } = ctx;
-  if (ctx.globals.json && !takesStdout(flags)) {
+  if (task.taskId === undefined) {
+    // A claim: another run is uploading these numbers, and the service has not answered with a task id yet.
+    if (ctx.globals.json && !takesStdout(flags)) printer.json({ type: "claim", in_flight: true, submitted_by_run: task.runId ?? null });
+    else
+      printer.note(
+        `Numbers claimed by ${task.runId ? `run ${task.runId}` : "another run"}, whose upload is under way: this run takes their results.`,
+      );
+  } else if (ctx.globals.json && !takesStdout(flags)) {
     printer.json({ type: "task", id: task.taskId, in_flight: true, submitted_by_run: task.runId ?? null });
   } else if (!ctx.globals.json && flags.output === undefined && !takesStdout(flags)) printer.data(task.taskId);
   else
@@ -207,7 +224,7 @@ export function runJson({ run, plan, results, inFlight }: Pick<RunOutcome, "run"
     in_flight: plan.inFlight?.numbers ?? 0,
     waiting: plan.waiting ?? 0,
     tasks: results.map((result) => result.task.id),
-    in_flight_tasks: inFlight.map((task) => task.taskId),
+    in_flight_tasks: inFlight.flatMap((task) => (task.taskId === undefined ? [] : [task.taskId])),
     reservation_micros: plan.reservationMicros,
     reservation_usd: plan.reservationMicros / MICROS_PER_USD,
     saved_micros: plan.savedMicros,
