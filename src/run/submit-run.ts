@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { hostname, userInfo } from "node:os";
 import { BulkcheckError, TaskFailedError } from "../errors.js";
 import { prepareList, type PrepareResult } from "../prepare/index.js";
-import type { RunRecord, RunSource, Scope, Store, TaskRecord } from "../store/store.js";
+import type { RunRecord, RunSource, Store, TaskRecord } from "../store/store.js";
 import { readSourceFile } from "../tasks/source-check.js";
 import { legacyRunOf } from "../store/journal-import.js";
 import { checkFunds } from "./funds.js";

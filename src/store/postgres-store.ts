@@ -271,7 +271,7 @@ export class PostgresStore implements Store {
 
   /** The parts on a transaction's connection of their own (reads through cursors see what is committed). */
   transaction<T>(work: (parts: StoreParts) => Promise<T>): Promise<T> {
-    return this.#transaction(async () => undefined, work);
+    return this.#transaction(() => Promise.resolve(), work);
   }
 
   /**
