@@ -96,9 +96,11 @@ async function attemptRun(options: SubmitRequest, deps: SubmitRunDeps, startedAt
     // A failed task has no result, ever: its run can never write its output, so it ends here and the next run checks the list again.
     if (active && error instanceof TaskFailedError) {
       await store.runs.update(active.id, { state: "failed", finishedAt: new Date(deps.now()).toISOString(), note: error.message });
-    } else if (active && (endsUnpaidRun(error) || planless(active)) && !(await store.tasks.ofRun(active.id)).some((task) => task.taskId)) {
-      // Refused or stopped before any task existed (the list, the key, the balance, a question answered no):
-      // nothing to carry on, and the next run plans afresh.
+    } else if (active && planless((await store.runs.get(active.id)) ?? active)) {
+      // Stopped before it claimed anything (the plan refused, a question answered no, Ctrl-C): no trace of it stays.
+      await store.runs.discard(active.id);
+    } else if (active && endsUnpaidRun(error) && !(await store.tasks.ofRun(active.id)).some((task) => task.taskId)) {
+      // Refused before any task existed (the key, the balance): nothing to carry on, and the next run plans afresh.
       await store.runs.update(active.id, {
         state: "abandoned",
         finishedAt: new Date(deps.now()).toISOString(),

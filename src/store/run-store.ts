@@ -77,6 +77,13 @@ export class SqlRunStore implements RunStore {
     );
   }
 
+  async discard(runId: string): Promise<void> {
+    await this.session.run("DELETE FROM runs WHERE id = ? AND plan IS NULL AND NOT EXISTS (SELECT 1 FROM tasks WHERE run_id = ?)", [
+      runId,
+      runId,
+    ]);
+  }
+
   async update(runId: string, patch: RunPatch): Promise<void> {
     const given = runPatchColumns(patch).filter(([, value]) => value !== undefined);
     if (given.length === 0) return;

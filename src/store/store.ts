@@ -249,6 +249,8 @@ export interface RunStore {
   heartbeat(runId: string, lease: Lease, now: string): Promise<void>;
   release(runId: string, lease: Lease): Promise<void>;
   update(runId: string, patch: RunPatch): Promise<void>;
+  /** Removes a run that never made its plan nor has a task: it stopped before it claimed or uploaded anything, and leaves no trace. */
+  discard(runId: string): Promise<void>;
   /** A run by its id, or by a prefix that names only one. */
   get(idOrPrefix: string): Promise<RunRecord | undefined>;
   /** Runs newest first, those the filter lets through. */
