@@ -3,14 +3,14 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { createClient } from "../../src/api/client.js";
 import { resolveLimits } from "../../src/config/resolve.js";
-import { runIdentity, type RunCommand } from "../../src/run/identity.js";
+import type { RunCommand } from "../../src/run/identity.js";
 import { ownLease } from "../../src/run/lease.js";
 import type { RunEvent } from "../../src/run/submit-request.js";
 import { submitRun } from "../../src/run/submit-run.js";
 import { startSandbox, type Sandbox } from "../../src/sandbox/index.js";
 import { SqliteStore } from "../../src/store/sqlite-store.js";
 import { tempDir } from "../helpers/cli.js";
-import { listText } from "../helpers/sandbox.js";
+import { gbList, identifier, listText } from "../helpers/sandbox.js";
 import { ResultRecording } from "../../src/ledger/recording.js";
 
 const KEY = "sk_run_test_key_0123456789";
@@ -19,8 +19,8 @@ afterEach(async () => {
   for (const thing of opened.splice(0).reverse()) await thing.close();
 });
 
-describe("a run planned while another process ran the same command to its end", () => {
-  it("plans again with what that run left in the ledger instead of paying for its numbers a second time", async () => {
+describe("a run whose numbers another run claimed between its plan and its claim", () => {
+  it("plans again, takes those numbers as in flight, and uploads only the rest", async () => {
     const sandbox: Sandbox = await startSandbox({ apiKey: KEY, noResultRate: 0 });
     opened.push(sandbox);
     const dir = tempDir();
@@ -29,10 +29,11 @@ describe("a run planned while another process ran the same command to its end", 
     const client = createClient({ baseUrl: sandbox.url, apiKey: KEY });
     opened.push(client);
     const list = join(dir, "list.txt");
-    writeFileSync(list, listText(500));
+    writeFileSync(list, listText(1000));
     const scope = { baseUrl: sandbox.url.replace(/\/$/, ""), profile: "default" };
     const command: RunCommand = { sourcePath: list, product: "number_activity_batch", country: "GB" };
-    const plans: RunEvent[] = [];
+    const claimed = gbList(500).map((number) => Number(identifier(number)));
+    const events: RunEvent[] = [];
     const outcome = await submitRun(
       {
         command,
@@ -62,39 +63,44 @@ describe("a run planned while another process ran the same command to its end", 
         random: Math.random,
         signal: new AbortController().signal,
         recording: new ResultRecording({ location: store.location, env: {}, now: Date.now, signal: new AbortController().signal }),
-        onEvent(event) {
-          if (event.type !== "plan") return;
-          plans.push(event);
-          // Between this process's plan and its run: another process ran the same command from start to end.
-          if (plans.length === 1) {
-            const now = new Date().toISOString();
-            void store.runs
-              .create(
-                {
-                  id: "other-run",
-                  scope,
-                  identity: runIdentity(scope, command),
-                  kind: "submit",
-                  state: "open",
-                  startedAt: now,
-                  product: "number_activity_batch",
-                  source: { path: list },
-                  settings: {},
-                },
-                { host: "elsewhere", pid: 1, nonce: "n" },
-              )
-              .then(() => store.runs.update("other-run", { state: "finished", finishedAt: new Date(Date.now() + 1).toISOString() }));
+        async confirm() {
+          // Asked after the first plan, before the claim: meanwhile a run of another list, alive in this
+          // process, claims the first 500 numbers (its part written, its upload not yet answered).
+          if (events.filter((event) => event.type === "plan").length === 1) {
+            await store.runs.create(
+              {
+                id: "other-run",
+                scope,
+                identity: "another list",
+                kind: "submit",
+                state: "open",
+                startedAt: new Date().toISOString(),
+                product: "number_activity_batch",
+                source: {},
+                settings: {},
+              },
+              ownLease(),
+            );
+            const part = await store.tasks.add({
+              scope,
+              runId: "other-run",
+              product: "number_activity_batch",
+              idempotencyKey: "other-part",
+              count: claimed.length,
+              submittedAt: new Date().toISOString(),
+            });
+            await store.tasks.addNumbers(part.ref, claimed);
           }
+          return true;
         },
+        onEvent: (event) => events.push(event),
       },
     );
-    expect(plans).toHaveLength(2);
-    const runs = await store.runs.list({ scope });
-    const overtaken = runs.find((run) => run.state === "abandoned");
-    expect(overtaken?.note).toContain("other-run");
-    expect(await store.tasks.ofRun(overtaken!.id)).toEqual([]);
-    expect(outcome?.run.id).not.toBe(overtaken!.id);
+    expect(events.map((event) => event.type).filter((type) => type !== "schedule")).toEqual(["plan", "claimed meanwhile", "plan", "task"]);
+    expect(outcome?.plan).toMatchObject({ kept: 1000, inFlight: { numbers: 500, tasks: [{ runId: "other-run" }] } });
+    const [task] = sandbox.inspect().tasks;
     expect(sandbox.inspect().tasks).toHaveLength(1);
+    expect(sandbox.uploadedLines(task!.id)).toEqual(gbList(1000).slice(500).map(identifier));
     await outcome?.lease.release();
   });
 });
