@@ -1,7 +1,7 @@
 import { InputRejectedError, InsufficientBalanceError } from "../errors.js";
 import { count } from "../format-count.js";
 import { formatUsd } from "../tasks/cost.js";
-import type { RunPlan } from "./plan.js";
+import { uploadedNumbers, type RunPlan } from "./plan.js";
 import type { SubmitRequest } from "./submit-request.js";
 
 /** Refuses, before anything is reserved, a plan the service cannot take or the user would not pay for. */
@@ -15,10 +15,17 @@ export function checkPlan(plan: RunPlan, options: Pick<SubmitRequest, "command" 
   if (small && options.command.retryOf !== undefined) {
     throw tooFewToRetry(options.command.retryOf, small.count, plan.limits.minTaskSize, options.command.sourcePath);
   }
-  if (small) {
+  if (small && plan.kept < plan.limits.minTaskSize) {
     throw new InputRejectedError(
       `A task needs at least ${count(plan.limits.minTaskSize)} numbers; this list has ${count(small.count)} to check.`,
       { hint: "Add numbers, or if your account allows smaller tasks: bulkcheck config set min-task-size N" },
+    );
+  }
+  if (small) {
+    // The list is big enough: the others were answered within --max-age, too few of them with a result to fill the task.
+    throw new InputRejectedError(
+      `A task needs at least ${count(plan.limits.minTaskSize)} numbers; ${count(uploadedNumbers(plan) - plan.padded)} of this list need checking, and too few of its others have a fresh result to fill the task.`,
+      { hint: "Let them wait for a later run with --pad never, or check the numbers without a result again with --retry-no-result." },
     );
   }
   const large = plan.parts.find((part) => part.bytes > plan.limits.maxFileBytes);

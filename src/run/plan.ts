@@ -160,7 +160,7 @@ export async function planRun(input: PlanInput): Promise<PlannedRun> {
     sha256: file.sha256,
     ...(file.country === undefined ? {} : { country: file.country }),
   }));
-  const uploaded = parts.reduce((sum, part) => sum + part.count, 0);
+  const uploaded = uploadedNumbers({ parts });
   const byCountry = countryPlans(files, priceMicros);
   const inFlightTasks = [...inFlightRefs]
     .sort((a, b) => a - b)
@@ -203,6 +203,11 @@ export async function planRun(input: PlanInput): Promise<PlannedRun> {
 /** The rule as the plan keeps it: a run planned now, with the tasks it counted in flight. */
 function journalledRule(rule: ReuseRule | NewReuseRule, inFlight: ReadonlyArray<{ ref: number }>): ReuseRule {
   return rule.inFlight === "now" ? { ...rule, inFlight: inFlight.map((task) => task.ref) } : rule;
+}
+
+/** The numbers the plan uploads: its parts', padding included. */
+export function uploadedNumbers(plan: Pick<RunPlan, "parts">): number {
+  return plan.parts.reduce((sum, part) => sum + part.count, 0);
 }
 
 /** What padding the plan's tasks to the minimum size reserves (a plan journalled before its cost was kept: at today's price). */

@@ -161,6 +161,23 @@ describe("a list mostly in another run's unfinished task, with a minimum task of
   });
 });
 
+describe("a list big enough for a task whose few new numbers cannot be padded", () => {
+  it("is told how to go on, never to change the service's minimum", async () => {
+    const e = await sandbox({ minTaskSize: 500, noResultRate: 0.9 });
+    const first = await e.run(carrier(e.file("list.txt", listText(600)), ...WAITING, "-o", "first.csv"));
+    expect(first.code, first.stderr).toBe(0);
+    const grown = await e.run(carrier(e.file("grown.txt", listText(630)), "--yes"));
+    expect(grown.code).toBe(3);
+    expect(grown.stderr).toContain("30 of this list need checking, and too few of its others have a fresh result to fill the task");
+    expect(grown.stderr).toContain("--pad never");
+    expect(grown.stderr).not.toContain("config set min-task-size");
+    // A list that is itself smaller than the minimum is told about the minimum.
+    const small = await e.run(carrier(e.file("small.txt", listText(30, 50_000)), "--yes"));
+    expect(small.code).toBe(3);
+    expect(small.stderr).toContain("config set min-task-size");
+  });
+});
+
 /** Until a run's claim is in the store: its upload was tried (the sandbox counted a submit) and answered 42901. */
 async function waitForClaim(e: E2e): Promise<void> {
   const deadline = Date.now() + 20_000;

@@ -2,7 +2,7 @@ import { formatAge } from "../../../config/duration.js";
 import { count } from "../../../format-count.js";
 import type { PrepareResult } from "../../../prepare/index.js";
 import { ROW_COUNTS, type PrepareSummary } from "../../../prepare/summary.js";
-import { paddingMicros, type InFlightTask, type RunPlan } from "../../../run/plan.js";
+import { paddingMicros, uploadedNumbers, type InFlightTask, type RunPlan } from "../../../run/plan.js";
 import { MICROS_PER_USD } from "../../../spec/products.js";
 import { formatUsd } from "../../../tasks/cost.js";
 import { snakeCaseKeys } from "../../json-keys.js";
@@ -11,11 +11,6 @@ import { snakeCaseKeys } from "../../json-keys.js";
 export interface PlanSubject {
   product: string;
   country: string | undefined;
-}
-
-/** The numbers a plan uploads. */
-function uploaded(plan: RunPlan): number {
-  return plan.parts.reduce((sum, part) => sum + part.count, 0);
 }
 
 /** The plan as one line for people: numbers, tasks, product, countries and the reservation. */
@@ -27,7 +22,7 @@ export function describePlan(plan: RunPlan, subject: PlanSubject): string {
       ? `nothing to upload: ${count(plan.waiting)} numbers need a result, fewer than a task's minimum of ${count(plan.limits.minTaskSize)}, and --pad never lets them wait for a later run`
       : `nothing to upload: every one of the ${count(plan.kept)} numbers was checked within --max-age or is in a task still in flight`;
   }
-  return `${count(uploaded(plan))} numbers in ${count(plan.parts.length)} task(s) of ${subject.product}${country}; reservation ${formatUsd(plan.reservationMicros)} at ${formatUsd(plan.priceMicros)} per number (only checked numbers are charged)`;
+  return `${count(uploadedNumbers(plan))} numbers in ${count(plan.parts.length)} task(s) of ${subject.product}${country}; reservation ${formatUsd(plan.reservationMicros)} at ${formatUsd(plan.priceMicros)} per number (only checked numbers are charged)`;
 }
 
 /**
@@ -57,7 +52,7 @@ export function reuseLines(plan: RunPlan, now: number): string[] {
   if (plan.padded > 0) {
     const from = plan.paddedFrom ? `, checked ${span(plan.paddedFrom.oldest, plan.paddedFrom.newest)},` : "";
     lines.push(
-      `Padding: ${count(uploaded(plan) - plan.padded)} numbers need checking; the minimum task is ${count(plan.limits.minTaskSize)}, so ${count(plan.padded)} of the oldest results${from} are renewed: ${formatUsd(paddingMicros(plan))} (--pad never lets them wait for a later run instead).`,
+      `Padding: ${count(uploadedNumbers(plan) - plan.padded)} numbers need checking; the minimum task is ${count(plan.limits.minTaskSize)}, so ${count(plan.padded)} of the oldest results${from} are renewed: ${formatUsd(paddingMicros(plan))} (--pad never lets them wait for a later run instead).`,
     );
   }
   if (plan.waitingForInFlight) {
@@ -125,7 +120,7 @@ const NOT_SUBMITTED = [...ROW_COUNTS.filter((field) => field.endsWith("_cnt") ||
 export function planJson(plan: RunPlan, subject: PlanSubject, prepared: PrepareResult, now: number) {
   const { settings, summary } = prepared;
   const groups = settings.countryGroups;
-  const numbers = uploaded(plan);
+  const numbers = uploadedNumbers(plan);
   const countries = plan.byCountry ?? [
     { country: subject.country ?? null, numbers, tasks: plan.parts.length, reservationMicros: plan.reservationMicros },
   ];

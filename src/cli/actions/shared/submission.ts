@@ -4,7 +4,7 @@ import type { PrepareResult } from "../../../prepare/index.js";
 import { ownLease } from "../../../run/lease.js";
 import type { RunEvent, RunOutcome, SubmitRunDeps } from "../../../run/submit-request.js";
 import { MICROS_PER_USD } from "../../../spec/products.js";
-import { paddingMicros, type InFlightTask } from "../../../run/plan.js";
+import { paddingMicros, uploadedNumbers, type InFlightTask } from "../../../run/plan.js";
 import type { ServiceType } from "../../../spec/products.js";
 import { formatUsd } from "../../../tasks/cost.js";
 import type { UploadResult } from "../../../tasks/submit.js";
@@ -215,7 +215,7 @@ export function runJson({ run, plan, results, inFlight }: Pick<RunOutcome, "run"
     type: "run",
     run: run.id,
     kept: plan.kept,
-    uploaded: plan.parts.reduce((sum, part) => sum + part.count, 0),
+    uploaded: uploadedNumbers(plan),
     padded: plan.padded,
     padded_micros: paddingMicros(plan),
     padded_usd: paddingMicros(plan) / MICROS_PER_USD,
