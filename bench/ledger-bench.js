@@ -9,7 +9,9 @@
 // - planning with reuse: `bulkcheck submit LIST --dry-run --max-age 7d` of a 1,000,000-number list
 //   against a ledger holding 2,000,000 results of that product (1% of the list new), against a
 //   plain `bulkcheck validate LIST` of the same list. Target: ≤ 3× validate, peak RSS ≤ 400 MB, and
-//   exactly the new numbers planned for upload.
+//   exactly the new numbers planned for upload. The same command run for real (`--yes`, against a
+//   sandbox): the time from its start to its upload reaching the service, its claim on the new
+//   numbers included, against validate.
 // - size: bytes per stored result (the database file's growth over the rows recorded), for a signal
 //   product and for carrier_batch. Target: ≤ 120 and ≤ 250 bytes.
 // - the money figure: the nightly re-check of that list with --max-age 7d, where 1% is new, the
@@ -158,8 +160,11 @@ async function seedLedger(dir, baseUrl, stored, expired, withoutResult = 0) {
 
 /** Planning a list against a ledger of twice its size, against validate; and the nightly money figure. */
 async function planning(rows) {
+  const { startSandbox } = await import(new URL("sandbox/index.js", dist).href);
   const dir = mkdtempSync(join(tmpdir(), "bulkcheck-ledger-plan-"));
-  const baseUrl = "http://127.0.0.1:9";
+  // The claim's figure is a real submit's: its new numbers claimed, then uploaded to a sandbox.
+  const sandbox = await startSandbox({ maxTaskSize: rows, maxFileBytes: 100_000_000, numbersPerSecond: 1_000_000, balanceMicros: 1e13 });
+  const baseUrl = sandbox.url.replace(/\/$/, "");
   try {
     const list = join(dir, "list.txt");
     // The list: the ledger's numbers rows/100 … rows-1 (fresh) and rows/100 new ones past the ledger's end.
@@ -170,14 +175,17 @@ async function planning(rows) {
     writeFileSync(list, `${lines.join("\n")}\n`);
     const expired = rows / 20;
     await seedLedger(dir, baseUrl, stored, 0);
-    const environment = { ...env(dir), BULKCHECK_BASE_URL: baseUrl, BULKCHECK_API_KEY: "sk_bench_unused" };
+    const environment = env(dir, sandbox);
     await cli(["config", "set", "max-task-size", String(rows)], environment);
     const validate = await cli(["validate", list, "--country", "GB", "--json"], environment);
-    const plan = await cli(
-      ["submit", list, "--type", "number_activity_batch", "--country", "GB", "--dry-run", "--json", "--max-age", "7d"],
-      environment,
-    );
+    const submit = ["submit", list, "--type", "number_activity_batch", "--country", "GB", "--max-age", "7d"];
+    const plan = await cli([...submit, "--dry-run", "--json"], environment);
     const planned = JSON.parse(plan.stdout);
+    // Planned again and claimed: the time from the command's start to its upload reaching the service.
+    const startedAt = Date.now();
+    const claimed = await cli([...submit, "--yes"], environment);
+    const [task] = sandbox.inspect().tasks;
+    const beforeUploadMs = Date.parse(task.created_at) - startedAt;
     // The money figure: the same list against a ledger whose first 5% of the list's numbers expired, and 2% got no result.
     rmSync(join(dir, "config", "bulkcheck.db"));
     const withoutResult = rows / 50;
@@ -201,6 +209,12 @@ async function planning(rows) {
         reused: planned.reuse.reused,
       },
       ratio: Number((plan.wallMs / validate.wallMs).toFixed(2)),
+      plan_and_claim: {
+        before_upload_s: seconds(beforeUploadMs),
+        wall_s: seconds(claimed.wallMs),
+        claimed: task.submitted_lines,
+        ratio: Number((beforeUploadMs / validate.wallMs).toFixed(2)),
+      },
       new_numbers: rows / 100,
       nightly: {
         new: rows / 100,
@@ -214,6 +228,7 @@ async function planning(rows) {
       },
     };
   } finally {
+    await sandbox.close();
     rmSync(dir, { recursive: true, force: true });
   }
 }

@@ -87,6 +87,12 @@ function headlines(results) {
       `≤ 3×, ≤ 400 MB; ${planning.new_numbers} new`,
     );
     add(
+      "the same plan made and claimed, to its upload",
+      `${planning.plan_and_claim.before_upload_s} s (${planning.plan_and_claim.ratio}×); ${planning.plan_and_claim.claimed} claimed`,
+      `validate ${planning.validate.wall_s} s`,
+      "≤ 3×",
+    );
+    add(
       "nightly re-check, 1% new, 5% expired, --max-age 7d",
       `${planning.nightly.uploaded} uploaded`,
       `${planning.nightly.new} new + ${planning.nightly.expired} expired`,
