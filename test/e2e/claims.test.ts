@@ -100,11 +100,15 @@ describe("a claim", () => {
     const e = await sandbox(AS_THE_SERVICE);
     const list = e.file("list.txt", listText(600));
     // The first run's upload waits for a request slot: its numbers are claimed, with no task yet.
-    e.sandbox.scriptFaults([{ route: "submit", fault: "42901", retryAfter: "2", times: 1 }]);
+    e.sandbox.scriptFaults([{ route: "submit", fault: "42901", retryAfter: "4", times: 1 }]);
     const first = e.spawn(carrier(list, "--yes"));
     await waitForClaim(e);
     expect(e.state().tasks).toHaveLength(0);
     const grown = e.file("grown.txt", listText(1200));
+    const plan = await e.spawn(carrier(grown, "--dry-run", "--json")).done;
+    expect(JSON.parse(plan.stdout)).toMatchObject({
+      reuse: { in_flight: { numbers: 600, tasks: [{ id: null, run: expect.any(String) }] } },
+    });
     const second = await e.spawn(carrier(grown, ...WAITING, "--join", "-o", "grown.csv")).done;
     expect(second.code, second.stderr).toBe(0);
     expect(second.stderr).toMatch(
