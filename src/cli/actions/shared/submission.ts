@@ -158,7 +158,7 @@ function reportInFlight(ctx: Context, task: InFlightTask, flags: SubmitFlags): v
 export async function confirmReservation(ctx: Context, micros: number, balance: number, paddingMicros: number): Promise<boolean> {
   const padding = paddingMicros > 0 ? ` (${formatUsd(paddingMicros)} of it padding to the minimum task size)` : "";
   const question = `Reserve ${formatUsd(micros)}${padding} of ${formatUsd(balance)}?`;
-  if (canPrompt(ctx.io)) return confirm(ctx.io, question, { signal: ctx.signal, cancelled: { message: NOTHING_UPLOADED } });
+  if (canPrompt(ctx.io)) return confirm(ctx.printer, question, { signal: ctx.signal, cancelled: { message: NOTHING_UPLOADED } });
   throw new UsageError(
     "No one can confirm the reservation here (stdin or stderr is not a terminal): add --yes to submit without a prompt.",
     {
