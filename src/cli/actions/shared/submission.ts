@@ -99,7 +99,7 @@ export function runPrinter(
         if (flags.dryRun && ctx.globals.json && prepared) ctx.printer.json(planJson(event.plan, subject, prepared, ctx.now()));
         for (const task of flags.dryRun ? [] : (event.plan.inFlight?.tasks ?? [])) {
           tasksSubmitted = true;
-          reportInFlight(ctx, task, flags);
+          reportInFlight(ctx, task, flags, prepared);
         }
         replaceProgress(!flags.dryRun && event.plan.parts.length > 0 ? event.plan.parts : undefined);
         return;
@@ -137,12 +137,19 @@ export function runPrinter(
 
 /**
  * A task of another run whose results this run takes: its id is data like the run's own
- * tasks' (a script waits for it and downloads it the same way), marked as not this run's.
+ * tasks' (a script waits for it and downloads it the same way), marked as not this run's,
+ * with this run's preparation as every task line of the run has it.
  */
-function reportInFlight(ctx: Context, task: InFlightTask, flags: SubmitFlags): void {
+function reportInFlight(ctx: Context, task: InFlightTask, flags: SubmitFlags, prepared: { summary: unknown } | undefined): void {
   const { printer } = ctx;
   if (ctx.globals.json && !takesStdout(flags)) {
-    printer.json({ type: "task", id: task.taskId, in_flight: true, submitted_by_run: task.runId ?? null });
+    printer.json({
+      type: "task",
+      id: task.taskId,
+      in_flight: true,
+      submitted_by_run: task.runId ?? null,
+      preparation: preparationJson(prepared?.summary),
+    });
   } else if (!ctx.globals.json && flags.output === undefined && !takesStdout(flags)) printer.data(task.taskId);
   else
     printer.note(
@@ -180,8 +187,13 @@ function submittedTaskJson({ task, replayed, upload }: UploadResult, runId: stri
     ...taskJson(task),
     replayed,
     carried_on: upload.knownTask !== undefined,
-    preparation: summary === undefined ? null : snakeCaseKeys(summary),
+    preparation: preparationJson(summary),
   };
+}
+
+/** What preparation found in the list, as every line of submit --json about a run or its tasks carries it. */
+function preparationJson(summary: unknown) {
+  return summary === undefined ? null : snakeCaseKeys(summary);
 }
 
 /** Whether the flags give stdout to data other than task ids (-o -, --rejects -, --changes -). */
@@ -191,9 +203,16 @@ export function takesStdout(flags: SubmitFlags): boolean {
 
 /**
  * The last object `submit --json` prints: the run, what it uploaded, reused and saved,
- * and the tasks of other runs whose results it took.
+ * the tasks of other runs whose results it took, and what preparation found in the list
+ * (the one line a run that uploads nothing prints).
  */
-export function runJson({ run, plan, results, inFlight }: Pick<RunOutcome, "run" | "plan" | "results" | "inFlight">) {
+export function runJson({
+  run,
+  plan,
+  results,
+  inFlight,
+  prepared,
+}: Pick<RunOutcome, "run" | "plan" | "results" | "inFlight" | "prepared">) {
   return {
     type: "run",
     run: run.id,
@@ -212,6 +231,7 @@ export function runJson({ run, plan, results, inFlight }: Pick<RunOutcome, "run"
     reservation_usd: plan.reservationMicros / MICROS_PER_USD,
     saved_micros: plan.savedMicros,
     saved_usd: plan.savedMicros / MICROS_PER_USD,
+    preparation: preparationJson(prepared.summary),
   };
 }
 
