@@ -42,6 +42,24 @@ export class ResponseFormatError extends ProtocolError {
 }
 
 /**
+ * An answer with a well-formed task id and a field the client refuses (a `created_at` that is
+ * no timestamp, an unknown status…). To an upload, the service may have created that task and
+ * reserved its money: the caller keeps `taskId` before anything else. `refused` says what was
+ * wrong, as "a task whose created_at is not an ISO 8601 timestamp (…)".
+ */
+export class RefusedTaskError extends ResponseFormatError {
+  constructor(
+    message: string,
+    status: number,
+    contentType: string | undefined,
+    readonly taskId: string,
+    readonly refused: string,
+  ) {
+    super(message, status, contentType);
+  }
+}
+
+/**
  * A non-envelope answer with an HTTP error status: a proxy's 502, result storage's
  * 500, a 429 from a gateway. Retryable statuses make it "unavailable".
  */

@@ -41,7 +41,7 @@ const MEANINGS: Readonly<Record<Outcome, string>> = {
   balance: "insufficient balance (40200), or the estimate is over `--max-cost`",
   task_failed: "a task ended with status `failed` (refunded in full); `bulkcheck retry-failed ID` checks its numbers again",
   unavailable:
-    "service unavailable after retries (42900, 42901, 50300, 50303, 50400, connection), or the store unavailable (a team's PostgreSQL down, restarted or out of reach); the same command carries on once it is back",
+    "service unavailable after retries (42900, 42901, 50300, 50303, 50400, connection), the store unavailable (a team's PostgreSQL down, restarted or out of reach), or an answer to an upload that the client refuses (the task it names is kept in the run); the same command carries on once it is back",
   pending: "a `--timeout` ran out (tasks still processing, or the service too slow to answer); the command to carry on is printed",
   count_mismatch: "`--strict`: the result's rows disagree with the service's counts (the output was written)",
   busy: "`--if-busy exit`: another bulkcheck process (on this machine, or another sharing the store) is carrying on the same run; nothing was done here (by default the command waits for it instead)",

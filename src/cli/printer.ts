@@ -19,6 +19,10 @@ export interface JsonFilter {
 
 /** A line redrawn in place at the foot of the terminal (a spinner). */
 export interface LiveLine {
+  /** Draws it, and keeps redrawing it on its own clock. */
+  start(): void;
+  /** Stops redrawing it and erases it (nothing when it is not drawn). */
+  stop(): void;
   clear(): void;
   render(): void;
 }
@@ -34,6 +38,8 @@ export interface LiveLine {
  */
 export class Printer {
   #live: LiveLine | undefined;
+  /** A question waits for its answer on the terminal: no live line is drawn meanwhile. */
+  #asking = false;
   #filter: JsonFilter | undefined;
   #filterFailure: Error | undefined;
 
@@ -42,12 +48,34 @@ export class Printer {
     readonly options: PrinterOptions,
   ) {}
 
-  /** Keeps `line` below whatever is printed until the returned function releases it. */
-  holdLiveLine(line: LiveLine): () => void {
+  /**
+   * Draws `line` (once answered, when a question waits) and keeps it below whatever is
+   * printed until the returned function stops and releases it.
+   */
+  showLiveLine(line: LiveLine): () => void {
     this.#live = line;
+    if (!this.#asking) line.start();
     return () => {
       if (this.#live === line) this.#live = undefined;
+      line.stop();
     };
+  }
+
+  /**
+   * Runs `ask`, a question waiting for an answer on the terminal, with no live line drawn:
+   * a spinner's next frame would erase the question (its line goes back to the first
+   * column and is cleared), leaving progress over a question nobody sees. The line is
+   * drawn again below the answer.
+   */
+  async asking<T>(ask: () => Promise<T>): Promise<T> {
+    this.#asking = true;
+    this.#live?.stop();
+    try {
+      return await ask();
+    } finally {
+      this.#asking = false;
+      this.#live?.start();
+    }
   }
 
   /** One line of data on stdout (task ids, TSV rows). */
@@ -137,9 +165,10 @@ export class Printer {
   }
 
   #write(stream: NodeJS.WritableStream, text: string): void {
-    this.#live?.clear();
+    const live = this.#asking ? undefined : this.#live;
+    live?.clear();
     stream.write(text);
-    this.#live?.render();
+    live?.render();
   }
 
   style(style: Style, text: string): string {

@@ -40,20 +40,27 @@ export async function createProgress(printer: Printer, env: Env, now: () => numb
     color: printer.options.colour ? "cyan" : false,
     isEnabled: true,
     discardStdin: false,
-  }).start();
-  // Every other line printed meanwhile clears the spinner first and draws it again below.
-  const release = printer.holdLiveLine(spinner);
+  });
+  // Every other line printed meanwhile clears the spinner first and draws it again below; a question stops it until answered.
+  const release = printer.showLiveLine({
+    start: () => spinner.start(),
+    // Stopping a spinner not drawn would still move the cursor to the first column (under a question, over its answer).
+    stop: () => {
+      if (spinner.isSpinning) spinner.stop();
+    },
+    clear: () => spinner.clear(),
+    render: () => spinner.render(),
+  });
   let shownAt = -Infinity;
-  let stopped = false;
   return {
     live: true,
     update(update) {
-      // A late update (an event on its way when the run stopped it) must not draw the spinner again.
-      if (stopped) return;
       // Written straight to the terminal, as the printer's notes are: a task's fields or a file's name may be in it.
       const text = terminalText(update, { singleLine: true });
       if (text === spinner.text) return;
       spinner.text = text;
+      // Not drawn while a question waits, nor once stopped (an event on its way when the run stopped it): the text waits for the next start.
+      if (!spinner.isSpinning) return;
       // Shown at once the first time, then at most every tenth of a second: ora itself redraws only on its next frame.
       if (now() - shownAt < REDRAW_MS) return;
       shownAt = now();
@@ -62,11 +69,7 @@ export async function createProgress(printer: Printer, env: Env, now: () => numb
     persist(text) {
       printer.note(text);
     },
-    stop() {
-      stopped = true;
-      release();
-      spinner.stop();
-    },
+    stop: release,
   };
 }
 

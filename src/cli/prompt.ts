@@ -2,6 +2,7 @@ import { createInterface, type Interface } from "node:readline/promises";
 import { Writable } from "node:stream";
 import { InterruptedError } from "../errors.js";
 import type { IO } from "./io.js";
+import type { Printer } from "./printer.js";
 
 /** What a prompt needs besides the terminal: the run's Ctrl-C/SIGTERM, and what to say when the user backs out. */
 export interface PromptOptions {
@@ -13,8 +14,15 @@ export interface PromptOptions {
 /** The message every cancelled prompt before an upload ends with. */
 export const NOTHING_UPLOADED = "Cancelled; nothing was uploaded.";
 
-/** Reads a line from a terminal without echoing it (for the API key). */
-export async function promptSecret(io: IO, question: string, options: PromptOptions): Promise<string> {
+/**
+ * Reads a line from a terminal without echoing it (for the API key). Every prompt goes
+ * through the printer, which draws no progress line while the question waits.
+ */
+export function promptSecret(printer: Printer, question: string, options: PromptOptions): Promise<string> {
+  return printer.asking(() => readSecret(printer.io, question, options));
+}
+
+async function readSecret(io: IO, question: string, options: PromptOptions): Promise<string> {
   const muted = new Writable({ write: (_chunk, _encoding, done) => done() });
   // The terminal stops echoing (raw mode) before the question shows: what is typed or pasted as soon as it does is never shown.
   const rl = createInterface({ input: io.stdin, output: muted, terminal: true });
@@ -27,8 +35,12 @@ export async function promptSecret(io: IO, question: string, options: PromptOpti
   }
 }
 
-/** Asks a yes/no question on the terminal; anything but y/yes is no. */
-export async function confirm(io: IO, question: string, options: PromptOptions): Promise<boolean> {
+/** Asks a yes/no question on the terminal; anything but y/yes is no. No progress line is drawn while it waits. */
+export function confirm(printer: Printer, question: string, options: PromptOptions): Promise<boolean> {
+  return printer.asking(() => askYesNo(printer.io, question, options));
+}
+
+async function askYesNo(io: IO, question: string, options: PromptOptions): Promise<boolean> {
   const rl = createInterface({ input: io.stdin, output: io.stderr, terminal: Boolean(io.stdin.isTTY) });
   try {
     const answer = await ask(rl, `${question} [y/N] `, options);

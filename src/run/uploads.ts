@@ -1,6 +1,6 @@
-import { ApiError } from "../api/errors.js";
+import { ApiError, RefusedTaskError } from "../api/errors.js";
 import type { ApiClient } from "../api/types.js";
-import { InputRejectedError, ProtocolError } from "../errors.js";
+import { InputRejectedError, ProtocolError, ServiceUnavailableError } from "../errors.js";
 import { ApiCode } from "../spec/codes.js";
 import type { Task } from "../spec/task.js";
 import type { Scope, Store } from "../store/store.js";
@@ -21,6 +21,8 @@ export interface UploadContext {
  * Uploads one part of a run. Its task row, with its idempotency key, was written when
  * the run was planned, before any attempt; the task id is written as soon as the
  * service answers, so a run killed at any moment is continued without a second task.
+ * An answer whose task id is sound but another field is refused still records the id
+ * (see keepRefusedTask): the service may have reserved money for it.
  */
 export async function uploadPart(context: UploadContext, upload: PlannedUpload): Promise<UploadResult> {
   const country = upload.country ?? context.country;
@@ -32,7 +34,8 @@ export async function uploadPart(context: UploadContext, upload: PlannedUpload):
       fileName: upload.of === 1 ? "numbers.txt" : `numbers-${upload.index + 1}-of-${upload.of}.txt`,
       idempotencyKey: upload.idempotencyKey,
     })
-    .catch((error: unknown) => {
+    .catch(async (error: unknown) => {
+      if (error instanceof RefusedTaskError && error.taskId !== context.retryOf) throw await keepRefusedTask(context, upload, error);
       throw explainKeyConflict(error, upload.idempotencyKey);
     });
   if (context.retryOf === task.id) {
@@ -57,6 +60,26 @@ export async function uploadPart(context: UploadContext, upload: PlannedUpload):
   // the first to see it succeeded, so it dates the task's results, as a check would.
   if (task.status === "success") await noteTaskState(context.store, upload.ref, task, context.now);
   return { upload, task, replayed };
+}
+
+/**
+ * The service answered the upload with a task id and a field the client refuses (a
+ * created_at that is no timestamp): the task may exist at the service with its money
+ * reserved. Its id goes into the part's row before anything else, so the task is never
+ * lost: the run stays open, and the same command carries it on, checking that task (the
+ * same key would replay it anyway) instead of uploading again. Exit 7, as for a service
+ * that answers badly for a while, not 1: nothing here is a bulkcheck bug.
+ */
+async function keepRefusedTask(context: UploadContext, upload: PlannedUpload, error: RefusedTaskError): Promise<ServiceUnavailableError> {
+  await context.store.tasks.update(upload.ref, { taskId: error.taskId });
+  const part = upload.of === 1 ? "the upload" : `part ${upload.index + 1} of ${upload.of}`;
+  return new ServiceUnavailableError(
+    `The service took ${part} as task ${error.taskId}, but answered with ${error.refused}. The task is kept in this run and goes on at the service.`,
+    {
+      hint: `Run the same command again: it carries the run on and follows task ${error.taskId} (bulkcheck status ${error.taskId} shows it). If the service keeps answering so, check that --base-url points at the bulk-checking service, or upgrade bulkcheck.`,
+      cause: error,
+    },
+  );
 }
 
 /**

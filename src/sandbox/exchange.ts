@@ -11,16 +11,21 @@ import { httpStatusFor } from "./http-status.js";
  */
 const DISCARD_LIMIT_BYTES = 64 * 1024 * 1024;
 
+/** What malformed-after-commit sends as a task's created_at: a time that is no ISO 8601 timestamp. */
+const MALFORMED_CREATED_AT = "yesterday at noon";
+
 /**
  * One request and its response. Every answer goes through here, so the outcome
  * (envelope code, HTTP status or "dropped") and markers end up in the log line,
- * and an armed drop-after-commit fault turns any answer into a dropped socket.
+ * and an armed drop-after-commit fault turns any answer into a dropped socket (an armed
+ * malformed-after-commit, a task's answer into one whose created_at is no timestamp).
  */
 export class Exchange {
   private readonly startedAt = performance.now();
   private readonly markers: string[] = [];
   private outcome = "no-response";
   private dropResponse = false;
+  private malformedTask = false;
   /** Set by the drop-mid-download fault: the result route sends part of the file, then drops. */
   partialBody = false;
 
@@ -48,12 +53,18 @@ export class Exchange {
     this.dropResponse = true;
   }
 
+  /** The next task answered carries a created_at that is no timestamp (malformed-after-commit). */
+  armMalformedTask(): void {
+    this.malformedTask = true;
+  }
+
   /** Sends `{code, msg, data}` with the status from the HTTP status table (or `status`). */
   envelope(code: number, msg: string, data: object = {}, headers: OutgoingHttpHeaders = {}, status = httpStatusFor(code)): void {
+    const sent = this.malformedTask && code === 0 && "created_at" in data ? { ...data, created_at: MALFORMED_CREATED_AT } : data;
     this.send(
       status,
       { "content-type": "application/json; charset=utf-8", ...headers },
-      JSON.stringify({ code, msg, data }),
+      JSON.stringify({ code, msg, data: sent }),
       `code=${code}`,
     );
   }

@@ -17,7 +17,8 @@ export interface FaultContext {
 /**
  * Carries out a drawn fault. Returns "handled" when the fault answered (or
  * dropped) the request, "continue" when the request must still be served: after
- * a slow delay, or with drop-after-commit / drop-mid-download armed on the exchange.
+ * a slow delay, or with drop-after-commit, malformed-after-commit or drop-mid-download
+ * armed on the exchange.
  */
 export async function applyFault(ex: Exchange, draw: FaultDraw, context: FaultContext): Promise<"handled" | "continue"> {
   ex.mark(`fault=${draw.kind}`);
@@ -45,6 +46,9 @@ export async function applyFault(ex: Exchange, draw: FaultDraw, context: FaultCo
       return "handled";
     case "drop-after-commit":
       ex.armDropResponse();
+      return "continue";
+    case "malformed-after-commit":
+      ex.armMalformedTask();
       return "continue";
     case "drop-mid-download":
       ex.partialBody = true;

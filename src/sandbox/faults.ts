@@ -13,14 +13,15 @@ import { createPrng } from "./random.js";
  * | drop | socket destroyed before any response |
  * | drop-mid-upload | part of the submit body read, then the socket destroyed |
  * | drop-after-commit | submit processed (task created and reserved), socket destroyed instead of the response |
+ * | malformed-after-commit | submit processed (task created and reserved), answered with the task whose created_at is no timestamp |
  * | drop-mid-download | part of the result file sent, then the socket destroyed |
  * | html | HTTP 502 with an HTML page |
  * | truncated-json | HTTP 200 whose JSON body stops halfway |
  * | no-code-envelope | HTTP 200 with JSON lacking `code` |
  * | slow | response delayed (default 3 s), then served normally |
  *
- * Every fault except drop-after-commit (and slow, which then serves normally)
- * happens before any state change, so nothing is created or charged.
+ * Every fault except drop-after-commit and malformed-after-commit (and slow, which
+ * then serves normally) happens before any state change, so nothing is created or charged.
  */
 export const FAULT_KINDS = [
   "42901",
@@ -31,6 +32,7 @@ export const FAULT_KINDS = [
   "drop",
   "drop-mid-upload",
   "drop-after-commit",
+  "malformed-after-commit",
   "drop-mid-download",
   "html",
   "truncated-json",
@@ -77,6 +79,7 @@ const ROUTES_BY_KIND: Readonly<Record<FaultKind, readonly FaultRoute[]>> = {
   slow: ALL_ROUTES,
   "drop-mid-upload": ["submit"],
   "drop-after-commit": ["submit"],
+  "malformed-after-commit": ["submit"],
   "drop-mid-download": ["result"],
 };
 

@@ -292,7 +292,9 @@ describe("the API key", () => {
       await failure(client.getBalance()),
       await failure(client.checkTask("x")),
     ];
-    expect(errors.map((e) => e.constructor.name)).toEqual(["ApiError", "ResponseFormatError", "HttpStatusError", "ResponseFormatError"]);
+    expect(errors.map((e) => e.constructor.name)).toEqual(["ApiError", "ResponseFormatError", "HttpStatusError", "RefusedTaskError"]);
+    // A task with a sound id and a refused field names that task: an upload's caller keeps it.
+    expect(errors[3]).toMatchObject({ taskId: FULL_TASK.id });
     for (const error of errors) {
       expect(error.message).not.toContain(API_KEY);
       expect(error.message).toContain("[redacted]");

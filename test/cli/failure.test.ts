@@ -6,6 +6,7 @@ import {
   ApiError,
   ConnectionError,
   HttpStatusError,
+  RefusedTaskError,
   ResponseFormatError,
   ResultNotPublishedError,
   ResultUrlExpiredError,
@@ -130,6 +131,10 @@ const EXIT_1: Record<string, ReadonlyArray<[what: string, error: unknown]>> = {
   // The service answered something that is not an envelope: nobody but the service can fix it.
   ProtocolError: [["an unreadable answer", new ProtocolError("truncated")]],
   ResponseFormatError: [["truncated JSON with 200", new ResponseFormatError("truncated", 200, "application/json")]],
+  // A task's answer with a field the client refuses, to a check (an upload's answer becomes exit 7, its task kept: uploads.ts).
+  RefusedTaskError: [
+    ["a checked task whose created_at is no timestamp", new RefusedTaskError("bad", 200, "application/json", "t1", "bad")],
+  ],
   // A 4xx without an envelope that is not "not found": an answer the client cannot read.
   HttpStatusError: [["a proxy's 400 page", new HttpStatusError("400", 400, undefined)]],
   // An envelope code the spec does not list.

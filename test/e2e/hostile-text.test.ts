@@ -92,27 +92,35 @@ describe("text from the service or a file on a terminal", () => {
   it.each([
     ["the local store", () => Promise.resolve({})],
     ["a team's store", async () => ({ BULKCHECK_STORE_URL: await createTestDatabase() })],
-  ])("takes a submitted task's created_at holding a NUL byte for the service's error on %s, the store left sound", async (_, storeEnv) => {
-    const server = await startServer((req, res) =>
-      sendEnvelope(req, res, {
-        code: 0,
-        data: req.url?.endsWith("/balance") ? { balance_micros: 10_000_000 } : { ...FULL_TASK, created_at: "2030-01-01T12:00:00Z\0" },
-      }),
-    );
-    closers.push(() => server.close());
-    const e = await sandbox();
-    const env = { ...(await storeEnv()), BULKCHECK_BASE_URL: server.origin };
-    expect((await e.bin(["config", "set", "min-task-size", "1"], { env })).code).toBe(0);
-    const list = e.file("list.txt", "+447400100001\n");
-    const out = await e.bin(submitAs(list, "number_validation_batch", "GB", "--yes"), { env });
-    expect(out.code).toBe(1);
-    expect(out.stderr).toContain(
-      'error: The service answered POST /api/v1/bulk-tasks with a task whose created_at is not an ISO 8601 timestamp ("2030-01-01T12:00:00Z")',
-    );
-    expect(out.stderr).not.toContain("bulkcheck bug");
-    const check = await e.bin(["store", "check"], { env });
-    expect(check.code, check.stderr).toBe(0);
-  });
+  ])(
+    "takes a submitted task's created_at holding a NUL byte for the service's error on %s, the task kept and the store left sound",
+    async (_, storeEnv) => {
+      const server = await startServer((req, res) =>
+        sendEnvelope(req, res, {
+          code: 0,
+          data: req.url?.endsWith("/balance") ? { balance_micros: 10_000_000 } : { ...FULL_TASK, created_at: "2030-01-01T12:00:00Z\0" },
+        }),
+      );
+      closers.push(() => server.close());
+      const e = await sandbox();
+      const env = { ...(await storeEnv()), BULKCHECK_BASE_URL: server.origin };
+      expect((await e.bin(["config", "set", "min-task-size", "1"], { env })).code).toBe(0);
+      const list = e.file("list.txt", "+447400100001\n");
+      const out = await e.bin(submitAs(list, "number_validation_batch", "GB", "--yes"), { env });
+      // The service's fault, not bulkcheck's (exit 7, not 1); the task it created is named and kept (issue 34).
+      expect(out.code).toBe(7);
+      expect(out.stderr).toContain(
+        `error: The service took the upload as task ${FULL_TASK.id}, but answered with a task whose created_at is not an ISO 8601 timestamp ("2030-01-01T12:00:00Z")`,
+      );
+      expect(out.stderr).not.toContain("bulkcheck bug");
+      const open = await e.bin(["runs", "--state", "open", "--json"], { env });
+      const [run] = (JSON.parse(open.stdout) as { runs: Array<{ id: string }> }).runs;
+      const shown = await e.bin(["runs", "show", run!.id, "--json"], { env });
+      expect((JSON.parse(shown.stdout) as { tasks: Array<{ task_id: string }> }).tasks.map((part) => part.task_id)).toEqual([FULL_TASK.id]);
+      const check = await e.bin(["store", "check"], { env });
+      expect(check.code, check.stderr).toBe(0);
+    },
+  );
 
   it("shows a carrier's escape sequences as text in Top carriers and in a boxed --format table, and writes them to a file as sent", async () => {
     const carrier = `Voda${TITLE}fone${CLEAR}`;

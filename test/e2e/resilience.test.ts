@@ -2,7 +2,18 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { FaultKind } from "../../src/sandbox/index.js";
-import { e2eSandboxes, lines, listText, storedRuns, storedTasks, submitArgs, submittedIds, type E2e } from "../helpers/sandbox.js";
+import { createTestDatabase } from "../helpers/postgres.js";
+import {
+  e2eSandboxes,
+  lines,
+  listedRuns,
+  listText,
+  storedRuns,
+  storedTasks,
+  submitArgs,
+  submittedIds,
+  type E2e,
+} from "../helpers/sandbox.js";
 
 const sandbox = e2eSandboxes();
 
@@ -128,6 +139,43 @@ describe("crash safety", () => {
     expect(runs.map((run) => run.id)).toEqual([diedRun!.id]);
     expect(runs[0]!.tasks.map((stored) => [stored.idempotencyKey, stored.taskId])).toEqual([[diedRun!.tasks[0]!.idempotencyKey, task!.id]]);
   });
+});
+
+/** Issue 34, point 7: a task the service accepted is never lost to the client, whatever else its answer holds. */
+describe("an accepted task is never forgotten", () => {
+  it.each([
+    ["the local store", () => Promise.resolve({})],
+    ["a team's store", async () => ({ BULKCHECK_STORE_URL: await createTestDatabase() })],
+  ])(
+    "records a task whose upload's answer it refuses on %s, exits 7 naming it, and the same command carries the run on and follows it",
+    async (_, storeEnv) => {
+      const e = await sandbox();
+      const env = await storeEnv();
+      const argv = submitArgs(e.file("list.txt", listText(500)), "--wait", "--interval", "0.2", "-o", "out.csv");
+      e.sandbox.scriptFaults([{ route: "submit", fault: "malformed-after-commit" }]);
+      const refused = await e.run(argv, { env });
+      expect(refused.code, refused.stderr).toBe(7);
+      const [task] = e.state().tasks;
+      expect(refused.stderr).toContain(
+        `error: The service took the upload as task ${task!.id}, but answered with a task whose created_at is not an ISO 8601 timestamp ("yesterday at noon").`,
+      );
+      expect(refused.stderr).toContain(`Run the same command again: it carries the run on and follows task ${task!.id}`);
+      // The task is the open run's part: recorded before anything else of the answer was judged.
+      const [open] = (await listedRuns(e, ["--state", "open"], { env })).runs;
+      const shown = await e.run(["runs", "show", open!.id, "--json"], { env });
+      expect((JSON.parse(shown.stdout) as { tasks: Array<{ task_id: string }> }).tasks.map((part) => part.task_id)).toEqual([task!.id]);
+
+      const again = await e.run(argv, { env });
+      expect(again.code, again.stderr).toBe(0);
+      expect(again.stderr).toContain(`Carrying on run ${open!.id}`);
+      expect(again.stderr).toContain(`Task ${task!.id}: submitted earlier by this run, carried on.`);
+      expect(lines(readFileSync(join(e.dir, "out.csv"), "utf8"))).toHaveLength(501);
+      // One upload, one task, reserved once.
+      expect(e.state().stats.by_route.submit).toBe(1);
+      expect(e.state().tasks).toHaveLength(1);
+      expect(e.state().ledger.filter((entry) => entry.kind === "reserve")).toHaveLength(1);
+    },
+  );
 });
 
 describe("authentication and configuration errors", () => {

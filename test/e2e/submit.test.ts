@@ -457,3 +457,45 @@ describe("bulkcheck submit", () => {
     expect(existsSync(join(e.configDir, "journal.jsonl"))).toBe(false);
   });
 });
+
+/** Issue 34: whatever a run does with its list, its --json says what preparation found in it. */
+describe("every run's --json carries its preparation", () => {
+  /** A list of 500 numbers with one invalid row and one duplicate: a preparation worth reading. */
+  const listWithRejects = () => [...gbList(500), "12345", gbList(1)[0]].join("\n") + "\n";
+  const preparation = { rows_read: 502, kept: 500, invalid_cnt: 1, duplicate_cnt: 1 };
+  const objects = (stdout: string) => lines(stdout).map((line) => JSON.parse(line) as Record<string, unknown>);
+
+  it("a run that takes another run's task in flight: on the task's line and on the run's", async () => {
+    const e = await sandbox({ numbersPerSecond: 1 });
+    const list = e.file("list.txt", listWithRejects());
+    const first = await e.run(submitArgs(list));
+    const out = await e.run(submitArgs(list, "--json"));
+    expect(out.code, out.stderr).toBe(0);
+    const [task, run] = objects(out.stdout);
+    expect(task).toMatchObject({ type: "task", id: first.stdout.trim(), in_flight: true, preparation });
+    expect(run).toMatchObject({ type: "run", uploaded: 0, in_flight: 500, preparation });
+  });
+
+  it("a run that reuses every number: on the run's line, its only one", async () => {
+    const e = await sandbox();
+    const list = e.file("list.txt", listWithRejects());
+    expect((await e.run(submitArgs(list, ...WAITING.slice(1)))).code).toBe(0);
+    const out = await e.run(submitArgs(list, "--json"));
+    expect(out.code, out.stderr).toBe(0);
+    const printed = objects(out.stdout);
+    expect(printed).toHaveLength(1);
+    expect(printed[0]).toMatchObject({ type: "run", uploaded: 0, reused: 500, tasks: [], preparation });
+  });
+
+  it("a run carried on: on its tasks' lines and on the run's", async () => {
+    const e = await sandbox({ numbersPerSecond: 1 });
+    const list = e.file("list.txt", listWithRejects());
+    expect((await e.run(submitArgs(list, "--wait", "--interval", "0.2", "--timeout", "2"))).code).toBe(8);
+    const out = await e.run(submitArgs(list, "--json"));
+    expect(out.code, out.stderr).toBe(0);
+    expect(out.stderr).toContain("Carrying on run");
+    const [task, run] = objects(out.stdout);
+    expect(task).toMatchObject({ type: "task", carried_on: true, preparation });
+    expect(run).toMatchObject({ type: "run", uploaded: 500, preparation });
+  });
+});

@@ -383,6 +383,50 @@ describe("progress at a terminal", () => {
   });
 });
 
+/** Issue 34: a question at a terminal stays on screen until it is answered; no progress line is drawn over it. */
+describe("a question at a terminal", () => {
+  /** Erasing in the line or below it, as a spinner does before each frame (ESC[0K after ESC[1G). */
+  // eslint-disable-next-line no-control-regex -- the terminal's own sequences are what it finds
+  const ERASE = /\u001b\[\d*[KJ]/u;
+  const question = "Reserve $0.30 of $10.00? [y/N] ";
+
+  it.each([
+    ["y", 0],
+    ["n", 130],
+  ])(
+    "keeps Reserve …? on a 160×40 terminal, nothing erased after it until the answer %s, which the run then follows",
+    async (answer, exit) => {
+      const e = await sandbox({ fakeClock: false, minTaskSize: 1 });
+      await allowSmallTasks(e);
+      const argv = submitAs(e.file("list.txt", listText(300)), "carrier_batch", "GB", "--wait", "--interval", "0.2");
+      const session = startInTerminal(`stty cols 160 rows 40; exec ${bulkcheckCommand(argv)}`, { env: e.env, cwd: e.dir });
+      await until(() => session.screen().includes(question));
+      // Long enough for a spinner's frames (every 80 ms) and its clock (every second) to be drawn over the question, were one turning.
+      await new Promise((resolve) => setTimeout(resolve, 1500));
+      const asked = session.screen();
+      expect(asked.slice(asked.lastIndexOf(question) + question.length)).not.toMatch(ERASE);
+      expect(renderScreen(asked).at(-1)).toBe(question.trimEnd());
+      session.type(`${answer}\r`);
+      const { code, screen } = await session.done;
+      expect(code, screen).toBe(exit);
+      const shown = renderScreen(screen);
+      expect(shown).toContain(question + answer);
+      if (answer === "y") {
+        // Progress went on once the question was answered, below it.
+        const [task] = e.state().tasks;
+        expect(shown.slice(shown.indexOf(question + answer))).toContain(`task ${task!.id} success: 300 checked, 0 without result`);
+        // eslint-disable-next-line no-control-regex -- colour escapes are what it drops
+        expect(screen.slice(screen.lastIndexOf(question)).replace(/\u001b\[[\d;]*m/g, "")).toMatch(
+          /[\u2800-\u28ff] \d of 1 part uploaded/u,
+        );
+      } else {
+        expect(shown.at(-1)).toBe("error: Cancelled; nothing was uploaded.");
+        expect(e.state().tasks).toEqual([]);
+      }
+    },
+  );
+});
+
 describe("a spinner never outlives its command", () => {
   it("ends a submit whose list cannot be read, its preparation spinner stopped", async () => {
     const e = await sandbox();

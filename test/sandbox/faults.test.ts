@@ -76,6 +76,27 @@ describe("scripted faults", () => {
     expect((await state(h)).reserved_micros).toBe(500_000);
   });
 
+  it("creates exactly one task for malformed-after-commit, answers it with a created_at that is no timestamp, and a retry with the same key gets it back sound", async () => {
+    const h = await harness();
+    h.sandbox.scriptFaults([{ route: "submit", fault: "malformed-after-commit" }]);
+    const malformed = await rawSubmit(h, "retry-me");
+    const committed = await state(h);
+    expect(committed.tasks).toHaveLength(1);
+    expect(committed.reserved_micros).toBe(500_000);
+    expect(JSON.parse(malformed.text!).data).toMatchObject({
+      id: committed.tasks[0]!.id,
+      status: "processing",
+      created_at: "yesterday at noon",
+    });
+    const retry = await rawSubmit(h, "retry-me");
+    expect(retry.headers?.["idempotent-replayed"]).toBe("true");
+    expect(JSON.parse(retry.text!).data).toMatchObject({
+      id: committed.tasks[0]!.id,
+      created_at: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T/),
+    });
+    expect((await state(h)).reserved_micros).toBe(500_000);
+  });
+
   it("sends half of the result file for drop-mid-download, then a retry gets the whole file", async () => {
     const h = await harness();
     const task = await finish(h, (await submit(h, INPUT)).body.data.id);

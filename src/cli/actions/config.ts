@@ -32,7 +32,7 @@ export async function configSetAction(
     }
     text =
       value === undefined && canPrompt(ctx.io)
-        ? await promptSecret(ctx.io, `${capitalised(spec.secret)} (input hidden): `, {
+        ? await promptSecret(ctx.printer, `${capitalised(spec.secret)} (input hidden): `, {
             signal: ctx.signal,
             cancelled: { message: NOTHING_UPLOADED, hint: `The ${spec.secret} was not changed.` },
           })

@@ -230,7 +230,7 @@ async function confirmShared(
       { hint: `Nothing was erased. --dry-run says what would be (${count(found)} result(s) in the shared store).` },
     );
   }
-  if (!(await confirm(ctx.io, question(count(found)), { signal: ctx.signal, cancelled: { message: NOTHING_ERASED } }))) {
+  if (!(await confirm(ctx.printer, question(count(found)), { signal: ctx.signal, cancelled: { message: NOTHING_ERASED } }))) {
     throw new InterruptedError(NOTHING_ERASED);
   }
 }

@@ -100,7 +100,7 @@ export function runPrinter(
         if (flags.dryRun && ctx.globals.json && prepared) ctx.printer.json(planJson(event.plan, subject, prepared, ctx.now()));
         for (const task of flags.dryRun ? [] : (event.plan.inFlight?.tasks ?? [])) {
           tasksSubmitted = true;
-          reportInFlight(ctx, task, flags);
+          reportInFlight(ctx, task, flags, prepared);
         }
         replaceProgress(!flags.dryRun && event.plan.parts.length > 0 ? event.plan.parts : undefined);
         return;
@@ -147,19 +147,22 @@ export function runPrinter(
 
 /**
  * A task of another run whose results this run takes: its id is data like the run's own
- * tasks' (a script waits for it and downloads it the same way), marked as not this run's.
+ * tasks' (a script waits for it and downloads it the same way), marked as not this run's,
+ * with this run's preparation as every task line of the run has it.
  */
-function reportInFlight(ctx: Context, task: InFlightTask, flags: SubmitFlags): void {
+function reportInFlight(ctx: Context, task: InFlightTask, flags: SubmitFlags, prepared: { summary: unknown } | undefined): void {
   const { printer } = ctx;
+  const preparation = preparationJson(prepared?.summary);
   if (task.taskId === undefined) {
     // A claim: another run is uploading these numbers, and the service has not answered with a task id yet.
-    if (ctx.globals.json && !takesStdout(flags)) printer.json({ type: "claim", in_flight: true, submitted_by_run: task.runId ?? null });
+    if (ctx.globals.json && !takesStdout(flags))
+      printer.json({ type: "claim", in_flight: true, submitted_by_run: task.runId ?? null, preparation });
     else
       printer.note(
         `Numbers claimed by ${task.runId ? `run ${task.runId}` : "another run"}, whose upload is under way: this run takes their results.`,
       );
   } else if (ctx.globals.json && !takesStdout(flags)) {
-    printer.json({ type: "task", id: task.taskId, in_flight: true, submitted_by_run: task.runId ?? null });
+    printer.json({ type: "task", id: task.taskId, in_flight: true, submitted_by_run: task.runId ?? null, preparation });
   } else if (!ctx.globals.json && flags.output === undefined && !takesStdout(flags)) printer.data(task.taskId);
   else
     printer.note(
@@ -175,7 +178,7 @@ function reportInFlight(ctx: Context, task: InFlightTask, flags: SubmitFlags): v
 export async function confirmReservation(ctx: Context, micros: number, balance: number, paddingMicros: number): Promise<boolean> {
   const padding = paddingMicros > 0 ? ` (${formatUsd(paddingMicros)} of it padding to the minimum task size)` : "";
   const question = `Reserve ${formatUsd(micros)}${padding} of ${formatUsd(balance)}?`;
-  if (canPrompt(ctx.io)) return confirm(ctx.io, question, { signal: ctx.signal, cancelled: { message: NOTHING_UPLOADED } });
+  if (canPrompt(ctx.io)) return confirm(ctx.printer, question, { signal: ctx.signal, cancelled: { message: NOTHING_UPLOADED } });
   throw new UsageError(
     "No one can confirm the reservation here (stdin or stderr is not a terminal): add --yes to submit without a prompt.",
     {
@@ -197,8 +200,13 @@ function submittedTaskJson({ task, replayed, upload }: UploadResult, runId: stri
     ...taskJson(task),
     replayed,
     carried_on: upload.knownTask !== undefined,
-    preparation: summary === undefined ? null : snakeCaseKeys(summary),
+    preparation: preparationJson(summary),
   };
+}
+
+/** What preparation found in the list, as every line of submit --json about a run or its tasks carries it. */
+function preparationJson(summary: unknown) {
+  return summary === undefined ? null : snakeCaseKeys(summary);
 }
 
 /** Whether the flags give stdout to data other than task ids (-o -, --rejects -, --changes -). */
@@ -208,9 +216,16 @@ export function takesStdout(flags: SubmitFlags): boolean {
 
 /**
  * The last object `submit --json` prints: the run, what it uploaded, reused and saved,
- * and the tasks of other runs whose results it took.
+ * the tasks of other runs whose results it took, and what preparation found in the list
+ * (the one line a run that uploads nothing prints).
  */
-export function runJson({ run, plan, results, inFlight }: Pick<RunOutcome, "run" | "plan" | "results" | "inFlight">) {
+export function runJson({
+  run,
+  plan,
+  results,
+  inFlight,
+  prepared,
+}: Pick<RunOutcome, "run" | "plan" | "results" | "inFlight" | "prepared">) {
   return {
     type: "run",
     run: run.id,
@@ -229,6 +244,7 @@ export function runJson({ run, plan, results, inFlight }: Pick<RunOutcome, "run"
     reservation_usd: plan.reservationMicros / MICROS_PER_USD,
     saved_micros: plan.savedMicros,
     saved_usd: plan.savedMicros / MICROS_PER_USD,
+    preparation: preparationJson(prepared.summary),
   };
 }
 
