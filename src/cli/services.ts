@@ -2,7 +2,7 @@ import { join } from "node:path";
 import { ApiError } from "../api/errors.js";
 import type { ApiClient, ClientEvent } from "../api/types.js";
 import { configDir, stateDir } from "../config/paths.js";
-import { redactKey } from "../config/redact.js";
+import { shownSetting } from "../config/settings.js";
 import {
   DEFAULT_PROFILE,
   isLoopback,
@@ -99,7 +99,9 @@ export function buildContext(runtime: Runtime, globals: GlobalOptions, printer: 
       const key = resolveApiKey(input);
       keySource = key.source;
       warnIfClearText(printer, url.value);
-      printer.debug(`using ${url.value} (from ${url.source}) with key ${redactKey(key.value)} (from ${key.source})`);
+      printer.debug(
+        `using ${shownSetting("base-url", url.value)} (from ${url.source}) with key ${shownSetting("api-key", key.value)} (from ${key.source})`,
+      );
       const { createClient } = await apiClient();
       client = createClient({
         baseUrl: url.value,
