@@ -18,6 +18,7 @@ import {
   type E2e,
 } from "../helpers/sandbox.js";
 import { runInTerminal } from "../helpers/terminal.js";
+import { FULL_TASK, sendEnvelope, startServer } from "../api/scripted-server.js";
 import { startReceiver, type ReceivedDelivery, type Receiver } from "../helpers/webhook-receiver.js";
 
 /**
@@ -404,6 +405,21 @@ describe("--notify", () => {
     expect(JSON.parse(delivery!.body)).toEqual({
       text: expect.stringMatching(/^bulkcheck submit succeeded on .+: run \S+; 1 task\(s\); .*charged \$/),
     });
+  });
+
+  it("escapes the service's text for Slack's markup: no <!channel>, no disguised link, no @channel (issue 35, point 5)", async () => {
+    const hostile = "Key revoked <!channel> & see <https://evil.example/steal|the status page> @here";
+    const server = await startServer((req, res) => sendEnvelope(req, res, { code: 40100, msg: hostile }, 401));
+    const receiver = await startReceiver();
+    receivers.push(receiver, { url: server.origin, deliveries: [], close: () => server.close() });
+    const e = await sandbox();
+    const out = await e.run(["download", FULL_TASK.id, "--notify", receiver.url, "--notify-format", "slack"], {
+      env: { BULKCHECK_BASE_URL: server.origin },
+    });
+    expect(out.code, out.stderr).toBe(4);
+    const { text } = JSON.parse(receiver.deliveries[0]!.body) as { text: string };
+    expect(text).toContain("Key revoked &lt;!channel&gt; &amp; see &lt;https://evil.example/steal|the status page&gt; @\u2060here");
+    expect(text).not.toMatch(/[<>]|&(?!amp;|lt;|gt;)/);
   });
 
   it("never shows the secret: set from stdin, refused on the command line, redacted by config get and list, absent from a --verbose run", async () => {
