@@ -4,7 +4,7 @@ import { resolveWebhookSecret } from "../config/resolve.js";
 import { notifyUrl, settingSpec, urlOrigin } from "../config/settings.js";
 import { UsageError } from "../errors.js";
 import { commandWords } from "../config/command-words.js";
-import { ON_DONE_WITHIN_MS, runHook, type HookEnd } from "../notify/on-done.js";
+import { hookInheritedEnvironment, ON_DONE_WITHIN_MS, runHook, type HookEnd } from "../notify/on-done.js";
 import { changeCounts, chatText, hookEnvironment, SUMMARY_TYPE, SUMMARY_VERSION, type EndSummary } from "../notify/summary.js";
 import { DELIVERY_POLICY, deliverWebhook, type DeliveryEnd } from "../notify/webhook.js";
 import { webhookKey } from "../config/webhook-secret.js";
@@ -135,7 +135,7 @@ async function runOnDone(ctx: Context, argv: string[], summary: EndSummary, stop
   const end = await runHook({
     argv,
     cwd: ctx.cwd,
-    env: { ...ctx.env, ...hookEnvironment(summary) },
+    env: { ...hookInheritedEnvironment(ctx.env), ...hookEnvironment(summary) },
     input: `${JSON.stringify(summary)}\n`,
     withinMs: Math.min(ON_DONE_WITHIN_MS, ctx.deadline.remainingForEndingMs() ?? Infinity),
     signal: stopped,
