@@ -70,6 +70,24 @@ export class CommandDeadline {
     return this.#expiry.signal.aborted && !this.#clock.signal.aborted;
   }
 
+  /**
+   * What a failure to reach the store means when connecting was bounded by what --timeout left
+   * (see openStore): once that time is up (its timer may not have fired yet: connecting had
+   * the same deadline), --timeout is what ended the command, exit 8 as for any other work it
+   * stopped, not the store's unavailability (exit 7). Any other failure passes through.
+   */
+  explainConnecting(error: unknown): unknown {
+    if (!(error instanceof BulkcheckError) || error.kind !== "unavailable" || this.#clock.signal.aborted) return error;
+    if (!this.expired && this.remainingMs() !== 0) return error;
+    return new TimeoutExpiredError(
+      `${error.message.replace(/\.$/, "")}: the --timeout of ${formatDuration((this.seconds ?? 0) * 1000)} ran out.`,
+      {
+        hint: error.hint,
+        cause: error,
+      },
+    );
+  }
+
   dispose(): void {
     clearTimeout(this.#timer);
   }

@@ -139,8 +139,9 @@ export function buildContext(runtime: Runtime, globals: GlobalOptions, printer: 
 
 /**
  * The store at `location` (see Context.storeLocation), with the journal of 0.1 adopted into
- * it as it opens (see openStoreAdopting). Connecting ends within what --timeout leaves (a server that never answers is
- * exit 7, unavailable, as when connect_timeout runs out), and at once on Ctrl-C or SIGTERM.
+ * it as it opens (see openStoreAdopting). Connecting ends within what --timeout leaves (a server that never answers
+ * within it is exit 8, as any work --timeout stops; within its own connect_timeout, exit 7, unavailable), and at once
+ * on Ctrl-C or SIGTERM.
  */
 async function openStore(runtime: Runtime, printer: Printer, location: string, deadline: CommandDeadline): Promise<Store> {
   // The embedded store loads libsql (and a team's, pg): only commands that open the store pay.
@@ -150,7 +151,9 @@ async function openStore(runtime: Runtime, printer: Printer, location: string, d
     runtime.env,
     { stateDir: stateDir(runtime.env), nowMs: runtime.now(), lease: ownLease() },
     { withinMs: deadline.remainingMs(), signal: runtime.signal },
-  );
+  ).catch((error: unknown) => {
+    throw deadline.explainConnecting(error);
+  });
   for (const line of imported?.corruptLines ?? []) printer.warn(`skipping corrupt journal line ${line} of bulkcheck 0.1's journal`);
   if (imported) {
     printer.note(
