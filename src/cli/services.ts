@@ -1,6 +1,6 @@
 import { join } from "node:path";
 import { ApiError } from "../api/errors.js";
-import type { ApiClient, ClientEvent } from "../api/types.js";
+import type { ApiClient, ClientEvent, ResultDownload } from "../api/types.js";
 import { configDir, stateDir } from "../config/paths.js";
 import { shownSetting } from "../config/settings.js";
 import {
@@ -52,6 +52,8 @@ export function buildContext(runtime: Runtime, globals: GlobalOptions, printer: 
   let client: ApiClient | undefined;
   let keySource: Source | undefined;
   const deadline = new CommandDeadline(runtime, globals.timeout);
+  const requests = { inFlight: 0 };
+  deadline.watchRequests(() => requests.inFlight);
 
   const configStore = (): ConfigStore => {
     if (!store) {
@@ -103,16 +105,19 @@ export function buildContext(runtime: Runtime, globals: GlobalOptions, printer: 
         `using ${shownSetting("base-url", url.value)} (from ${url.source}) with key ${shownSetting("api-key", key.value)} (from ${key.source})`,
       );
       const { createClient } = await apiClient();
-      client = createClient({
-        baseUrl: url.value,
-        apiKey: key.value,
-        sleep: runtime.sleep,
-        now: runtime.now,
-        random: runtime.random,
-        signal: deadline.signal,
-        ...(globals.requestTimeout === undefined ? {} : { timeouts: requestTimeouts(globals.requestTimeout) }),
-        onEvent: (event) => reportEvent(printer, event),
-      });
+      client = countingRequests(
+        requests,
+        createClient({
+          baseUrl: url.value,
+          apiKey: key.value,
+          sleep: runtime.sleep,
+          now: runtime.now,
+          random: runtime.random,
+          signal: deadline.signal,
+          ...(globals.requestTimeout === undefined ? {} : { timeouts: requestTimeouts(globals.requestTimeout) }),
+          onEvent: (event) => reportEvent(printer, event),
+        }),
+      );
       return client;
     },
     async limits() {
@@ -181,4 +186,38 @@ function requestTimeouts(seconds: number) {
 function reportEvent(printer: Printer, event: ClientEvent): void {
   if (event.type === "retry") printer.note(describeRetry(event));
   printer.debug(describeEvent(event));
+}
+
+/**
+ * `client`, counting in `requests` the requests to the service in flight (a result's until its
+ * body is read or destroyed): what a --timeout that runs out says it stopped (see
+ * CommandDeadline.watchRequests).
+ */
+function countingRequests(requests: { inFlight: number }, client: ApiClient): ApiClient {
+  const counted = async <T>(request: () => Promise<T>): Promise<T> => {
+    requests.inFlight++;
+    try {
+      return await request();
+    } finally {
+      requests.inFlight--;
+    }
+  };
+  return {
+    submitTask: (input) => counted(() => client.submitTask(input)),
+    checkTask: (id) => counted(() => client.checkTask(id)),
+    getBalance: () => counted(() => client.getBalance()),
+    async openResult(url) {
+      requests.inFlight++;
+      let download: ResultDownload;
+      try {
+        download = await client.openResult(url);
+      } catch (error) {
+        requests.inFlight--;
+        throw error;
+      }
+      download.body.once("close", () => requests.inFlight--);
+      return download;
+    },
+    close: () => client.close(),
+  };
 }
