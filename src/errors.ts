@@ -85,6 +85,22 @@ export class ServiceUnavailableError extends BulkcheckError {
 }
 
 /** The command's --timeout ran out: requests in flight were aborted and the command stopped. */
+/**
+ * The store's database cannot be reached or went away (a shared server down, restarted, or
+ * cut off): exit 7, like a service that stays unavailable. Nothing recorded is lost; the
+ * same command continues the run once the database is back. Here rather than in store/ so
+ * that the layers below tell it from the service's unavailability: fetching a result again
+ * cannot bring the store back (see api/retry-policies.ts).
+ */
+export class StoreUnavailableError extends BulkcheckError {
+  constructor(message: string, details?: ErrorDetails) {
+    super("unavailable", message, {
+      hint: "Check that the database server is up and reachable from here, then run the same command again.",
+      ...details,
+    });
+  }
+}
+
 export class TimeoutExpiredError extends BulkcheckError {
   constructor(message: string, details?: ErrorDetails) {
     super("pending", message, details);

@@ -33,7 +33,7 @@
  * `--timeout` bounds all of it: it aborts the signal every loop and request listens to,
  * and the command stops with exit 8 (see cli/deadline.ts).
  */
-import { BulkcheckError, ProtocolError, ServiceUnavailableError } from "../errors.js";
+import { BulkcheckError, ProtocolError, ServiceUnavailableError, StoreUnavailableError } from "../errors.js";
 import { API_CODE_MEANING } from "../spec/codes.js";
 import { formatDuration, type NamedRetryPolicy, type RetryTally, type UpcomingRetry } from "./attempts.js";
 import {
@@ -103,9 +103,14 @@ export function withBudget(policy: NamedRetryPolicy, overrides: Partial<RetryPol
 
 const TRANSIENT: RetryFailure = { type: "transient" };
 
-/** A failure that passes by itself (maintenance, capacity, connection): what status-check and transfer retry. */
+/**
+ * A failure of the service that passes by itself (maintenance, capacity, connection): what
+ * status-check and transfer retry. Not the store's going away (a recorder's query, the
+ * ledger's recording): checking or fetching from the service again cannot bring it back, and
+ * its own message says what went away.
+ */
 function passing(error: unknown): error is BulkcheckError {
-  return error instanceof BulkcheckError && error.kind === "unavailable";
+  return error instanceof BulkcheckError && error.kind === "unavailable" && !(error instanceof StoreUnavailableError);
 }
 
 /** Reduces a thrown error to what the request policy needs; undefined for errors it never retries. */

@@ -25,6 +25,10 @@ export class CommandDeadline {
   #workEndsAt: number;
   readonly #expiry = new AbortController();
   #timer: NodeJS.Timeout | undefined;
+  /** How many requests to the service are in flight (see watchRequests); none known by default. */
+  #requestsInFlight: () => number = () => 0;
+  /** The requests that were in flight when the time ran out, which its abort stopped. */
+  #requestsStopped = 0;
 
   constructor(clock: Clock, seconds: number | undefined) {
     this.#clock = clock;
@@ -38,7 +42,11 @@ export class CommandDeadline {
   /** The timer that stops the work, on the real clock, `ms` from now. */
   #arm(ms: number): void {
     clearTimeout(this.#timer);
-    this.#timer = setTimeout(() => this.#expiry.abort(new Error(`--timeout ${this.seconds} ran out`)), ms);
+    this.#timer = setTimeout(() => {
+      // Counted before the abort settles them: once it has, none is in flight.
+      this.#requestsStopped = this.#requestsInFlight();
+      this.#expiry.abort(new Error(`--timeout ${this.seconds} ran out`));
+    }, ms);
     // Once the work is done the process may end: the timer alone must not keep it running.
     this.#timer.unref();
   }
@@ -65,9 +73,36 @@ export class CommandDeadline {
     return this.seconds === undefined ? undefined : Math.max(0, this.#endsAt - this.#clock.now());
   }
 
+  /**
+   * Tells the deadline how many requests to the service are in flight, so that a command its
+   * time ran out on says it stopped requests only when it did (not while it waited for a named
+   * pipe's writer, say).
+   */
+  watchRequests(inFlight: () => number): void {
+    this.#requestsInFlight = inFlight;
+  }
+
   /** True once the time ran out (and not because the user interrupted first). */
   get expired(): boolean {
     return this.#expiry.signal.aborted && !this.#clock.signal.aborted;
+  }
+
+  /**
+   * What a failure to reach the store means when connecting was bounded by what --timeout left
+   * (see openStore): once that time is up (its timer may not have fired yet: connecting had
+   * the same deadline), --timeout is what ended the command, exit 8 as for any other work it
+   * stopped, not the store's unavailability (exit 7). Any other failure passes through.
+   */
+  explainConnecting(error: unknown): unknown {
+    if (!(error instanceof BulkcheckError) || error.kind !== "unavailable" || this.#clock.signal.aborted) return error;
+    if (!this.expired && this.remainingMs() !== 0) return error;
+    return new TimeoutExpiredError(
+      `${error.message.replace(/\.$/, "")}: the --timeout of ${formatDuration((this.seconds ?? 0) * 1000)} ran out.`,
+      {
+        hint: error.hint,
+        cause: error,
+      },
+    );
   }
 
   dispose(): void {
@@ -78,20 +113,21 @@ export class CommandDeadline {
    * What a failure means once the time has run out: the abort it caused becomes
    * exit 8 ("pending"), keeping the hint of an error that knows how to resume
    * (such as a wait's), else `resume`. Outcomes of their own (a failed task, a
-   * refused key) and failures before the time ran out pass through unchanged.
+   * refused key) and failures before the time ran out pass through unchanged. The
+   * message says requests were stopped only when some were in flight, and leaves out
+   * the interruption's own "Stopped." or "Interrupted.", which it already says.
    */
   explain(error: unknown, resume: string): unknown {
     if (!this.expired) return error;
     if (error instanceof BulkcheckError && error.kind !== "interrupted") return error;
-    const detail = error instanceof BulkcheckError && error.message !== "Interrupted." ? ` ${error.message}` : "";
+    const told = error instanceof BulkcheckError ? error.message.replace(/^(?:Stopped|Interrupted)\.\s*/, "") : "";
+    const detail = told === "" ? "" : ` ${told}`;
     const kept = this.#endsAt - this.#workEndsAt;
     const keeping = kept > 0 ? ` (its last ${formatDuration(kept)} kept to tell how the command ended)` : "";
-    return new TimeoutExpiredError(
-      `The --timeout of ${formatDuration((this.seconds ?? 0) * 1000)} ran out${keeping}; requests in flight were stopped.${detail}`,
-      {
-        hint: (error instanceof BulkcheckError ? error.hint : undefined) ?? resume,
-        cause: error,
-      },
-    );
+    const stopped = this.#requestsStopped > 0 ? "; requests in flight were stopped" : "";
+    return new TimeoutExpiredError(`The --timeout of ${formatDuration((this.seconds ?? 0) * 1000)} ran out${keeping}${stopped}.${detail}`, {
+      hint: (error instanceof BulkcheckError ? error.hint : undefined) ?? resume,
+      cause: error,
+    });
   }
 }

@@ -114,7 +114,8 @@ Examples:
   bulkcheck ledger lookup 447400123456 --json --query "[checked_at, carrier]"
 
 An expression that does not parse, or calls a function JMESPath does not
-have, is exit 2 before the command does anything. One that fails on what is
+have, is exit 2 before the command does anything, as is one longer than
+1,000 characters or nested more than 100 levels deep. One that fails on what is
 printed (sum() of strings) prints nothing for that object, and the command
 ends with exit 2 once it has done its work.
 `,

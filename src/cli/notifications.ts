@@ -4,8 +4,8 @@ import { resolveWebhookSecret } from "../config/resolve.js";
 import { notifyUrl, settingSpec, urlOrigin } from "../config/settings.js";
 import { UsageError } from "../errors.js";
 import { commandWords } from "../config/command-words.js";
-import { ON_DONE_WITHIN_MS, runHook, type HookEnd } from "../notify/on-done.js";
-import { changeCounts, hookEnvironment, summaryText, SUMMARY_TYPE, SUMMARY_VERSION, type EndSummary } from "../notify/summary.js";
+import { hookInheritedEnvironment, ON_DONE_WITHIN_MS, runHook, type HookEnd } from "../notify/on-done.js";
+import { changeCounts, chatText, hookEnvironment, SUMMARY_TYPE, SUMMARY_VERSION, type EndSummary } from "../notify/summary.js";
 import { DELIVERY_POLICY, deliverWebhook, type DeliveryEnd } from "../notify/webhook.js";
 import { webhookKey } from "../config/webhook-secret.js";
 import { formatDuration } from "../api/attempts.js";
@@ -89,7 +89,8 @@ export async function notificationsOf(
   const startedAt = new Date(ctx.now()).toISOString();
   return async (end) => {
     const summary = endSummary(ctx, command, startedAt, end);
-    const body = format === "slack" ? JSON.stringify({ text: summaryText(summary) }) : JSON.stringify(summary);
+    // The standard format is JSON, which JSON.stringify writes whole; a chat's text is markup, escaped in chatText.
+    const body = format === "slack" ? JSON.stringify({ text: chatText(summary) }) : JSON.stringify(summary);
     // Whatever else goes wrong (a proxy variable undici cannot read, a program name the system refuses) is a warning too.
     const warn = (flag: string) => (error: unknown) =>
       ctx.printer.warn(`${flag} failed: ${error instanceof Error ? error.message : String(error)}`);
@@ -134,7 +135,7 @@ async function runOnDone(ctx: Context, argv: string[], summary: EndSummary, stop
   const end = await runHook({
     argv,
     cwd: ctx.cwd,
-    env: { ...ctx.env, ...hookEnvironment(summary) },
+    env: { ...hookInheritedEnvironment(ctx.env), ...hookEnvironment(summary) },
     input: `${JSON.stringify(summary)}\n`,
     withinMs: Math.min(ON_DONE_WITHIN_MS, ctx.deadline.remainingForEndingMs() ?? Infinity),
     signal: stopped,

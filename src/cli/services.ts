@@ -1,8 +1,8 @@
 import { join } from "node:path";
 import { ApiError } from "../api/errors.js";
-import type { ApiClient, ClientEvent } from "../api/types.js";
+import type { ApiClient, ClientEvent, ResultDownload } from "../api/types.js";
 import { configDir, stateDir } from "../config/paths.js";
-import { redactKey } from "../config/redact.js";
+import { shownSetting } from "../config/settings.js";
 import {
   DEFAULT_PROFILE,
   isLoopback,
@@ -52,6 +52,8 @@ export function buildContext(runtime: Runtime, globals: GlobalOptions, printer: 
   let client: ApiClient | undefined;
   let keySource: Source | undefined;
   const deadline = new CommandDeadline(runtime, globals.timeout);
+  const requests = { inFlight: 0 };
+  deadline.watchRequests(() => requests.inFlight);
 
   const configStore = (): ConfigStore => {
     if (!store) {
@@ -99,18 +101,23 @@ export function buildContext(runtime: Runtime, globals: GlobalOptions, printer: 
       const key = resolveApiKey(input);
       keySource = key.source;
       warnIfClearText(printer, url.value);
-      printer.debug(`using ${url.value} (from ${url.source}) with key ${redactKey(key.value)} (from ${key.source})`);
+      printer.debug(
+        `using ${shownSetting("base-url", url.value)} (from ${url.source}) with key ${shownSetting("api-key", key.value)} (from ${key.source})`,
+      );
       const { createClient } = await apiClient();
-      client = createClient({
-        baseUrl: url.value,
-        apiKey: key.value,
-        sleep: runtime.sleep,
-        now: runtime.now,
-        random: runtime.random,
-        signal: deadline.signal,
-        ...(globals.requestTimeout === undefined ? {} : { timeouts: requestTimeouts(globals.requestTimeout) }),
-        onEvent: (event) => reportEvent(printer, event),
-      });
+      client = countingRequests(
+        requests,
+        createClient({
+          baseUrl: url.value,
+          apiKey: key.value,
+          sleep: runtime.sleep,
+          now: runtime.now,
+          random: runtime.random,
+          signal: deadline.signal,
+          ...(globals.requestTimeout === undefined ? {} : { timeouts: requestTimeouts(globals.requestTimeout) }),
+          onEvent: (event) => reportEvent(printer, event),
+        }),
+      );
       return client;
     },
     async limits() {
@@ -137,8 +144,9 @@ export function buildContext(runtime: Runtime, globals: GlobalOptions, printer: 
 
 /**
  * The store at `location` (see Context.storeLocation), with the journal of 0.1 adopted into
- * it as it opens (see openStoreAdopting). Connecting ends within what --timeout leaves (a server that never answers is
- * exit 7, unavailable, as when connect_timeout runs out), and at once on Ctrl-C or SIGTERM.
+ * it as it opens (see openStoreAdopting). Connecting ends within what --timeout leaves (a server that never answers
+ * within it is exit 8, as any work --timeout stops; within its own connect_timeout, exit 7, unavailable), and at once
+ * on Ctrl-C or SIGTERM.
  */
 async function openStore(runtime: Runtime, printer: Printer, location: string, deadline: CommandDeadline): Promise<Store> {
   // The embedded store loads libsql (and a team's, pg): only commands that open the store pay.
@@ -148,7 +156,9 @@ async function openStore(runtime: Runtime, printer: Printer, location: string, d
     runtime.env,
     { stateDir: stateDir(runtime.env), nowMs: runtime.now(), lease: ownLease() },
     { withinMs: deadline.remainingMs(), signal: runtime.signal },
-  );
+  ).catch((error: unknown) => {
+    throw deadline.explainConnecting(error);
+  });
   for (const line of imported?.corruptLines ?? []) printer.warn(`skipping corrupt journal line ${line} of bulkcheck 0.1's journal`);
   if (imported) {
     printer.note(
@@ -176,4 +186,38 @@ function requestTimeouts(seconds: number) {
 function reportEvent(printer: Printer, event: ClientEvent): void {
   if (event.type === "retry") printer.note(describeRetry(event));
   printer.debug(describeEvent(event));
+}
+
+/**
+ * `client`, counting in `requests` the requests to the service in flight (a result's until its
+ * body is read or destroyed): what a --timeout that runs out says it stopped (see
+ * CommandDeadline.watchRequests).
+ */
+function countingRequests(requests: { inFlight: number }, client: ApiClient): ApiClient {
+  const counted = async <T>(request: () => Promise<T>): Promise<T> => {
+    requests.inFlight++;
+    try {
+      return await request();
+    } finally {
+      requests.inFlight--;
+    }
+  };
+  return {
+    submitTask: (input) => counted(() => client.submitTask(input)),
+    checkTask: (id) => counted(() => client.checkTask(id)),
+    getBalance: () => counted(() => client.getBalance()),
+    async openResult(url) {
+      requests.inFlight++;
+      let download: ResultDownload;
+      try {
+        download = await client.openResult(url);
+      } catch (error) {
+        requests.inFlight--;
+        throw error;
+      }
+      download.body.once("close", () => requests.inFlight--);
+      return download;
+    },
+    close: () => client.close(),
+  };
 }

@@ -2,7 +2,7 @@ import { closestMatch, didYouMean } from "../did-you-mean.js";
 import { DEFAULT_LIMITS, DEFAULT_PRICE_MICROS, MICROS_PER_USD, SERVICE_TYPES, type ServiceType } from "../spec/products.js";
 import { UsageError } from "../errors.js";
 import { formatAge, parseDuration } from "./duration.js";
-import { redactKey, withoutPassword } from "./redact.js";
+import { redactKey, withoutCredentials, withoutPassword } from "./redact.js";
 import { commandWords } from "./command-words.js";
 import { newWebhookSecret, webhookSecret } from "./webhook-secret.js";
 
@@ -37,10 +37,16 @@ interface SettingSpec {
   parse(text: string): string | number;
   /** Throws a UsageError when a parsed value may be used but not kept in the profile (a store URL with a password). */
   checkStored?(value: string | number): void;
-  /** What may be shown of a value that holds a secret, in every output (--json included). */
-  redact?(value: string | number): string;
-  /** How the stored value is shown. */
-  show?(value: string | number): string;
+  /** The environment variable whose value wins over the profile's (see resolve.ts). */
+  variable?: string;
+  /**
+   * What may be shown of a value that is or may hold a secret (a key, a password or token in a
+   * URL, a chat webhook's secret path): every view shows this instead (see shownSetting). A
+   * setting without it holds nothing secret: its parser takes numbers or words only.
+   */
+  conceal?(value: string): string;
+  /** How a value is written for a person (an age as 12h, a price in USD); JSON keeps the stored value. */
+  format?(value: string | number): string;
   /** The value in force when neither the environment nor the profile sets one (none for the key and the URL). */
   defaultValue?: string | number;
 }
@@ -65,7 +71,7 @@ const ageSetting = (name: string, describe: string, defaultValue?: number): Sett
       throw new UsageError(`${name}: ${(error as Error).message}`);
     }
   },
-  show: (seconds) => formatAge(Number(seconds)),
+  format: (seconds) => formatAge(Number(seconds)),
 });
 
 const positiveInteger = (name: string) => (text: string) => {
@@ -82,7 +88,7 @@ const priceSetting = (product: ServiceType): SettingSpec => ({
     if (!Number.isFinite(usd) || usd < 0) throw new UsageError(`price.${product} must be a price in USD such as 0.001, got "${text}".`);
     return Math.round(usd * MICROS_PER_USD);
   },
-  show: (micros) => String(Number(micros) / MICROS_PER_USD),
+  format: (micros) => String(Number(micros) / MICROS_PER_USD),
 });
 
 /** Where a database password goes instead of a store URL (as libpq reads it). */
@@ -92,7 +98,8 @@ export const SETTINGS: Readonly<Record<SettingKey, SettingSpec>> = {
   "api-key": {
     describe: "API key (set it from stdin or a hidden prompt: `bulkcheck config set api-key`)",
     secret: "API key",
-    redact: (value) => redactKey(String(value)),
+    variable: "BULKCHECK_API_KEY",
+    conceal: redactKey,
     parse(text) {
       const key = text.trim();
       if (!key) throw new UsageError("The API key is empty.");
@@ -102,6 +109,8 @@ export const SETTINGS: Readonly<Record<SettingKey, SettingSpec>> = {
   },
   "base-url": {
     describe: "service base URL, e.g. https://api.example.com (paths /api/v1/... are added)",
+    variable: "BULKCHECK_BASE_URL",
+    conceal: withoutCredentials,
     parse(text) {
       let url: URL;
       try {
@@ -188,7 +197,8 @@ export const SETTINGS: Readonly<Record<SettingKey, SettingSpec>> = {
         );
       }
     },
-    redact: (value) => withoutPassword(String(value)),
+    variable: "BULKCHECK_STORE_URL",
+    conceal: withoutPassword,
   },
   "on-done": {
     describe: "command that submit --wait, wait, download and retry-failed --wait run when they end (as --on-done; run without a shell)",
@@ -196,11 +206,13 @@ export const SETTINGS: Readonly<Record<SettingKey, SettingSpec>> = {
       commandWords(text);
       return text.trim();
     },
+    // A command may carry a chat webhook's URL, whose path is its secret.
+    conceal: (command) => command.replace(URL_IN_TEXT, urlOrigin),
   },
   notify: {
     describe: "URL that submit --wait, wait, download and retry-failed --wait post their summary to when they end (as --notify)",
     parse: (text) => notifyUrl(text).href,
-    show: (value) => urlOrigin(String(value)),
+    conceal: urlOrigin,
   },
   "notify-format": {
     describe: "what --notify posts: standard (signed JSON, Standard Webhooks) or slack (a text message for Slack or Teams, unsigned)",
@@ -214,17 +226,36 @@ export const SETTINGS: Readonly<Record<SettingKey, SettingSpec>> = {
   "webhook-secret": {
     describe: "secret that signs --notify's posts, whsec_… (from a hidden prompt or stdin; --generate makes one)",
     secret: "webhook secret",
-    redact: (value) => redactKey(String(value)),
+    variable: "BULKCHECK_WEBHOOK_SECRET",
+    conceal: redactKey,
     generate: newWebhookSecret,
     parse: webhookSecret,
   },
 };
 
 /**
- * A URL as it may be shown: its origin alone, the rest elided. A chat's incoming-webhook URL
- * is a secret in its path, so --notify's URL is never shown whole.
+ * The one rule for what any view may show of a setting's value: `config get`, `config list`
+ * and `config set`'s note, for a person, in --json and through --query (`form` "json" keeps a
+ * number a number), and messages that name a value. A value that may hold a secret is
+ * concealed (SettingSpec.conceal) in every one of them; any other is shown as stored, written
+ * for a person (SettingSpec.format) unless `form` is "json".
+ */
+export function shownSetting(key: SettingKey, value: string | number, form: "person" | "json" = "person"): string | number {
+  const spec = SETTINGS[key];
+  if (spec.conceal) return spec.conceal(String(value));
+  if (form === "json") return value;
+  return spec.format ? spec.format(value) : String(value);
+}
+
+/** A URL written in a command's text: up to white space or a quote. */
+const URL_IN_TEXT = /\b[a-z][a-z0-9+.-]*:\/\/[^\s'"]+/gi;
+
+/**
+ * A URL as it may be shown: its origin alone (no user or password), the rest elided. A chat's
+ * incoming-webhook URL is a secret in its path, so --notify's URL is never shown whole.
  */
 export function urlOrigin(href: string): string {
+  if (!URL.canParse(href)) return "(a URL that does not parse)";
   const url = new URL(href);
   return url.pathname === "/" && url.search === "" ? url.origin : `${url.origin}/…`;
 }

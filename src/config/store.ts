@@ -4,6 +4,9 @@ import type Conf from "conf";
 import { UsageError } from "../errors.js";
 import type { ProfileSettings, SettingKey } from "./settings.js";
 
+/** The config file's name in the config directory. */
+export const CONFIG_FILE = "config.json";
+
 interface StoredConfig {
   /** A random secret bulkcheck 0.1 derived its idempotency keys with: kept, no longer read (keys now come from each run). */
   install_secret?: string;
@@ -28,7 +31,7 @@ export class ConfigStore {
   }
 
   get path(): string {
-    return join(this.dir, "config.json");
+    return join(this.dir, CONFIG_FILE);
   }
 
   profile(name: string): ProfileSettings {
@@ -90,7 +93,7 @@ export class ConfigStore {
       const { default: Conf } = await import("conf");
       this.#conf = new Conf<StoredConfig>({
         cwd: this.dir,
-        configName: "config",
+        configName: CONFIG_FILE.replace(/\.json$/, ""),
         configFileMode: 0o600,
         accessPropertiesByDotNotation: false,
         defaults: { profiles: {} },

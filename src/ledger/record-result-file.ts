@@ -1,6 +1,6 @@
 import { open } from "node:fs/promises";
 import { Readable } from "node:stream";
-import { BulkcheckError, type ErrorKind } from "../errors.js";
+import { BulkcheckError, StoreUnavailableError, type ErrorKind } from "../errors.js";
 import { FileSystemError } from "../file-system-errors.js";
 import { readResultParts } from "../results/read-results.js";
 import type { TaskCounts } from "../results/result-rules.js";
@@ -128,6 +128,8 @@ export interface FailureMessage {
   hint?: string;
   /** A refusal of the file system, rebuilt as one (callers add what they know to its hint, e.g. that tasks go on). */
   fileSystem?: { path: string | undefined; systemCode: string; writing: boolean };
+  /** The store gone away, rebuilt as StoreUnavailableError: no failure of the service, so no transfer is started again for it. */
+  storeUnavailable?: true;
 }
 
 export function failureMessage(error: unknown): FailureMessage {
@@ -140,6 +142,7 @@ export function failureMessage(error: unknown): FailureMessage {
       ...(error instanceof FileSystemError
         ? { fileSystem: { path: error.path, systemCode: error.systemCode, writing: error.writing } }
         : {}),
+      ...(error instanceof StoreUnavailableError ? { storeUnavailable: true as const } : {}),
     };
   }
   return {
@@ -156,6 +159,8 @@ export function failureFrom(message: FailureMessage): Error {
     const { path, systemCode, writing } = message.fileSystem;
     return new FileSystemError(path, systemCode, writing, message.hint === undefined ? {} : { hint: message.hint });
   }
-  const error = new BulkcheckError(message.kind, message.message, message.hint === undefined ? {} : { hint: message.hint });
+  const details = message.hint === undefined ? {} : { hint: message.hint };
+  if (message.storeUnavailable) return new StoreUnavailableError(message.message, details);
+  const error = new BulkcheckError(message.kind, message.message, details);
   return Object.assign(error, { name: message.name });
 }

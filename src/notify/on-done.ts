@@ -26,6 +26,31 @@ export interface HookCommand {
   stderr: Writable;
 }
 
+/**
+ * What of bulkcheck's environment an `--on-done` command gets: all of it (it is the user's
+ * own command, and may run bulkcheck, which needs BULKCHECK_API_KEY when the key comes from
+ * there), but the secrets a bulkcheck inside it has no use for:
+ * - BULKCHECK_WEBHOOK_SECRET, which signs --notify's posts and nothing else;
+ * - the password of BULKCHECK_STORE_URL (in its user part or a `…password=` parameter): the
+ *   hook gets the URL without it, so a bulkcheck in it uses the same store and finds the
+ *   password where libpq looks for one of its own (~/.pgpass, PGPASSWORD); a URL that does
+ *   not parse, whose password cannot be told apart, is not passed at all.
+ */
+export function hookInheritedEnvironment(env: Readonly<Record<string, string | undefined>>): Record<string, string | undefined> {
+  const { BULKCHECK_WEBHOOK_SECRET: _secret, BULKCHECK_STORE_URL: storeUrl, ...rest } = env;
+  const store = storeUrl === undefined ? undefined : withoutStorePassword(storeUrl);
+  return store === undefined ? rest : { ...rest, BULKCHECK_STORE_URL: store };
+}
+
+/** A store URL with its password taken out, or undefined when it does not parse as a URL. */
+function withoutStorePassword(location: string): string | undefined {
+  if (!URL.canParse(location)) return undefined;
+  const url = new URL(location);
+  url.password = "";
+  for (const name of [...url.searchParams.keys()]) if (/password/i.test(name)) url.searchParams.delete(name);
+  return url.href;
+}
+
 /** How the command ended. */
 export type HookEnd =
   | { type: "exited"; code: number }

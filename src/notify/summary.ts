@@ -83,19 +83,43 @@ export function hookEnvironment({ data }: EndSummary): Record<string, string> {
   };
 }
 
-/** The summary as one line for people: the text of a chat message (`--notify-format slack`). */
-export function summaryText({ data }: EndSummary): string {
-  const where = `on ${data.host}${data.profile === "default" ? "" : ` (profile ${data.profile})`}`;
-  if (data.error) return `bulkcheck ${data.command} failed ${where}, exit ${data.exit_code} (${data.error.code}): ${data.error.message}`;
+/**
+ * The summary as one line for people, with every value it quotes (the service's error text, a
+ * path, the host's and the profile's names) written by `quoted` for where the line goes (see
+ * chatText); bulkcheck's own words are plain text.
+ */
+function summaryText({ data }: EndSummary, quoted: (text: string) => string): string {
+  const where = `on ${quoted(data.host)}${data.profile === "default" ? "" : ` (profile ${quoted(data.profile)})`}`;
+  if (data.error) {
+    return `bulkcheck ${data.command} failed ${where}, exit ${data.exit_code} (${quoted(data.error.code)}): ${quoted(data.error.message)}`;
+  }
   const facts = [
-    data.run ? `run ${data.run}` : undefined,
+    data.run ? `run ${quoted(data.run)}` : undefined,
     data.tasks.length > 0 ? `${count(data.tasks.length)} task(s)` : undefined,
-    data.output && data.output !== "-" ? `output ${data.output}` : undefined,
+    data.output && data.output !== "-" ? `output ${quoted(data.output)}` : undefined,
     data.changes ? changesText(data.changes) : undefined,
     data.charged_micros === null ? undefined : `charged ${formatUsd(data.charged_micros)}`,
   ].filter((fact) => fact !== undefined);
   const status = data.status === "changed" ? "succeeded, with changes," : "succeeded";
   return `bulkcheck ${data.command} ${status} ${where}${facts.length > 0 ? `: ${facts.join("; ")}` : ""}.`;
+}
+
+/**
+ * The summary as the text of a chat message (`--notify-format slack`, which Slack, Teams and
+ * Mattermost show): every value it quotes escaped as Slack's mrkdwn asks (`&`, `<` and `>` as
+ * entities, which Teams' and Mattermost's Markdown read as the characters), so a hostile
+ * service's error text posts no `<!channel>`, mention or disguised `<url|link>`; and a word
+ * joiner after the `@` of `@channel`, `@here`, `@all` and `@everyone`, which Mattermost would
+ * notify the whole channel of.
+ */
+export function chatText(summary: EndSummary): string {
+  return summaryText(summary, chatEscaped);
+}
+
+const MRKDWN_ENTITIES: Readonly<Record<string, string>> = { "&": "&amp;", "<": "&lt;", ">": "&gt;" };
+
+function chatEscaped(text: string): string {
+  return text.replace(/[&<>]/g, (char) => MRKDWN_ENTITIES[char]!).replace(/@(channel|here|all|everyone)\b/gi, "@\u2060$1");
 }
 
 function changesText(changes: ChangeCounts): string {

@@ -15,6 +15,8 @@ export interface ReadFile {
   role: string;
   /** A directory: no file in it may be written either, nor a link to one of its files. */
   tree?: boolean;
+  /** Why no output may be it, ending the message (default: "bulkcheck never writes over its input"). */
+  why?: string;
 }
 
 /** The list a command reads (or a join's source), as a ReadFile. */
@@ -89,7 +91,7 @@ export async function checkNotRead(path: string, reading: readonly ReadFile[], n
   const pointedTo = existing?.isSymbolicLink() ? await statsOrNothing(stat(path)) : existing;
   for (const file of reading) {
     if (await isReadFile(path, [existing, pointedTo], file)) {
-      throw new DestinationIsSourceError(name, resolve(file.path) === resolve(path) ? undefined : file.path, file.role);
+      throw new DestinationIsSourceError(name, resolve(file.path) === resolve(path) ? undefined : file.path, file);
     }
   }
 }

@@ -52,19 +52,20 @@ export class DestinationExistsError extends UsageError {
 }
 
 /**
- * The destination is a file the command reads (the list, a join's source, bulkcheck's
- * store and staging directory; `role` says which): writing it would destroy the input.
- * `otherName` is that file's own path when the destination reaches it by another name (a
- * hard or symbolic link, a file inside a directory).
+ * The destination is a file the command reads or bulkcheck keeps (the list, a join's source,
+ * bulkcheck's store, staging, config file and directories; `file` says which, and why it is
+ * never written): writing it would destroy it. `otherName` is that file's own path when the
+ * destination reaches it by another name (a hard or symbolic link, a file inside a directory).
  */
 export class DestinationIsSourceError extends UsageError {
   constructor(
     readonly path: string,
     readonly otherName?: string,
-    role = "the list being read",
+    file: { role: string; why?: string | undefined; tree?: boolean | undefined; path?: string } = { role: "the list being read" },
   ) {
-    super(`${path} is ${role}${otherName === undefined ? "" : ` (${otherName})`}; bulkcheck never writes over its input.`, {
-      hint: "Give the output a path of its own.",
+    const why = file.why ?? "bulkcheck never writes over its input";
+    super(`${path} is ${file.role}${otherName === undefined ? "" : ` (${otherName})`}; ${why}.`, {
+      hint: file.tree && file.path !== undefined ? `Give the output a path outside ${file.path}.` : "Give the output a path of its own.",
     });
   }
 }

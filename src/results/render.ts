@@ -1,7 +1,7 @@
 import type { Writable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { delimitedLine, type OutputDelimiter } from "../csv/write.js";
-import { renderTable } from "./format-table.js";
+import { cellText, renderTable } from "./format-table.js";
 import type { TablePart } from "./read-results.js";
 
 export const OUTPUT_FORMATS = ["csv", "tsv", "jsonl", "json", "table", "xlsx"] as const;
@@ -17,6 +17,12 @@ export interface RenderOptions {
   colour?: boolean;
   /** The terminal width `table` fits into (default 80). */
   tableWidth?: number | undefined;
+  /**
+   * Whether a `table` is read on a terminal (default true): boxed there; anywhere else (a
+   * pipe, a file) TSV of every row. Either way it is a table for people, each cell on one line
+   * with its control characters shown as escapes (see cellText), as `status` prints its table.
+   */
+  terminal?: boolean | undefined;
 }
 
 export const DEFAULT_TABLE_ROWS = 20;
@@ -36,6 +42,7 @@ export function rendererFor(options: RenderOptions): Renderer {
     case "json":
       return renderJsonArray;
     case "table":
+      if (options.terminal === false) return (table) => renderDelimited(table, "\t", cellText);
       return (table) =>
         renderTable(table, { rows: options.tableRows ?? DEFAULT_TABLE_ROWS, colour: options.colour ?? false, width: options.tableWidth });
   }
@@ -79,9 +86,14 @@ export function writeRows(table: AsyncIterable<readonly string[]>, out: Writable
  * written as sent (`true`/`false` stay text), but never as a formula: every cell of a
  * result is the service's (see neutraliseFormula).
  */
-async function* renderDelimited(table: AsyncIterable<readonly string[]>, delimiter: OutputDelimiter): AsyncGenerator<string> {
+/** Rows as CSV or TSV; `cell` rewrites each cell first (a table's, for people). */
+async function* renderDelimited(
+  table: AsyncIterable<readonly string[]>,
+  delimiter: OutputDelimiter,
+  cell?: (text: string) => string,
+): AsyncGenerator<string> {
   for await (const batch of batches(table, BATCH_ROWS)) {
-    yield batch.map((row) => delimitedLine(row, delimiter, false)).join("");
+    yield batch.map((row) => delimitedLine(cell ? row.map(cell) : row, delimiter, false)).join("");
   }
 }
 

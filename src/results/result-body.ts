@@ -49,7 +49,7 @@ export async function* capped(chunks: AsyncIterable<Buffer>, max: number, zipped
     if (total > max) {
       throw new ResultFileError(
         zipped ? "ZIP_TOO_LARGE" : "RESULT_TOO_LARGE",
-        `The ${zipped ? "zipped result" : "result"} is larger than ${max} bytes, more than bulkcheck takes from a result; nothing was written.`,
+        `The ${zipped ? "zipped result" : "result"} is larger than ${max} bytes, more than bulkcheck takes from a result.`,
       );
     }
     yield chunk;

@@ -33,6 +33,8 @@ export interface ResultWriteOptions {
   colour?: boolean;
   /** The terminal width `table` fits into (default 80). */
   tableWidth?: number;
+  /** Whether a `table` is read on a terminal (default true; see RenderOptions.terminal). */
+  terminal?: boolean;
   /** Registry of temp files; pass one to call `cleanupSync()` from an exit handler. */
   temps?: TempFiles;
   /** Where a zip is spooled when the destination is a stream (default the OS temp dir). */
@@ -58,6 +60,7 @@ interface OutputChoice {
   tableRows: number;
   colour: boolean | undefined;
   tableWidth: number | undefined;
+  terminal: boolean | undefined;
   summarySheet: (() => readonly SummaryTable[]) | undefined;
 }
 
@@ -69,7 +72,7 @@ interface OutputChoice {
 function outputChunks(
   sources: readonly ResultSource[],
   context: TableContext,
-  { format, tableRows, colour, tableWidth, summarySheet }: OutputChoice,
+  { format, tableRows, colour, tableWidth, terminal, summarySheet }: OutputChoice,
 ): { text: AsyncIterable<string | Uint8Array>; release: () => Promise<unknown> } {
   if (format === "csv") {
     const parts = resultParts(sources, context, true);
@@ -80,7 +83,7 @@ function outputChunks(
   if (format === "xlsx") {
     return { text: renderXlsx(table, { summary: summarySheet }), release };
   }
-  const render: RenderOptions = { format, tableRows, colour, tableWidth };
+  const render: RenderOptions = { format, tableRows, colour, tableWidth, terminal };
   return { text: rendererFor(render)(table), release };
 }
 
@@ -140,6 +143,7 @@ export async function writeResults(
       tableRows,
       colour: options.colour,
       tableWidth: options.tableWidth,
+      terminal: options.terminal,
       summarySheet: () => (options.summarySheet ?? tallyTables)(tally.result(), sourceSummaries),
     },
   );
@@ -160,11 +164,13 @@ export async function writeResults(
     await release();
   }
   const counts = tally.result();
+  // Off a terminal, a table is every row as TSV.
+  const boxed = format === "table" && options.terminal !== false;
   return {
     ...counts,
     serviceType: options.serviceType,
-    format,
-    rowsWritten: format === "table" ? Math.min(counts.rows, tableRows) : counts.rows,
+    format: format === "table" && !boxed ? "tsv" : format,
+    rowsWritten: boxed ? Math.min(counts.rows, tableRows) : counts.rows,
     bytes,
     path: file?.path,
     sources: sourceSummaries,

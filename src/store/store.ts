@@ -8,21 +8,8 @@
  * operation is batched: no caller makes a round trip per number.
  */
 
-import { BulkcheckError, type ErrorDetails } from "../errors.js";
-
-/**
- * The store's database cannot be reached or went away (a shared server down, restarted, or
- * cut off): exit 7, like a service that stays unavailable. Nothing recorded is lost; the
- * same command continues the run once the database is back.
- */
-export class StoreUnavailableError extends BulkcheckError {
-  constructor(message: string, details?: ErrorDetails) {
-    super("unavailable", message, {
-      hint: "Check that the database server is up and reachable from here, then run the same command again.",
-      ...details,
-    });
-  }
-}
+// Shared with the layers below (a transfer is not started again for it): see errors.ts.
+export { StoreUnavailableError } from "../errors.js";
 
 /** A value as a store's row holds it. */
 export type ColumnValue = string | number | null | Buffer;

@@ -64,6 +64,8 @@ export interface DownloadTarget {
   prices?: Record<ServiceType, number>;
   /** The terminal width a boxed table fits into. */
   tableWidth?: number | undefined;
+  /** Whether a table is read on a terminal: boxed there, TSV of neutralised cells anywhere else. */
+  terminal?: boolean;
 }
 
 export interface DownloadOutcome {
@@ -107,6 +109,7 @@ export async function downloadResults(deps: DownloadDeps, taskIds: readonly stri
               return summarySheet({ product: serviceType, tasks: latest, bill, counts: resultCounts(latest, read), excluded }, tally);
             },
             tableWidth: target.tableWidth,
+            ...(target.terminal === undefined ? {} : { terminal: target.terminal }),
           },
         ),
       deps,

@@ -149,6 +149,30 @@ describe("text from the service or a file on a terminal", () => {
     expect(readFileSync(join(e.dir, "results.csv"), "utf8")).toContain(`447400100001,${carrier},EE,`);
   });
 
+  it("neutralises a carrier's escape sequences in a --format table piped or written to a file, which --format tsv keeps as data (issue 35, point 5)", async () => {
+    const carrier = `Holdout${TITLE}${CLEAR}Mobile`;
+    const body = `identifier,carrier,underlying_carrier,number_type,country_code,region,city\n447400100001,"${carrier}",EE,mobile,GB,"Lon\ndon${OVERRIDE}",\n`;
+    const service = await oneTaskService({ body, contentType: "text/csv", task: { product: "carrier_batch", total: 1, success_cnt: 1 } });
+    closers.push(service.close);
+    const e = await sandbox();
+    const env = { BULKCHECK_BASE_URL: service.url };
+    const [piped, filed, tsv] = await Promise.all([
+      e.bin(["download", service.id, "--format", "table"], { env }),
+      e.bin(["download", service.id, "--format", "table", "-o", "table.txt"], { env }),
+      e.bin(["download", service.id, "--format", "tsv"], { env }),
+    ]);
+    for (const out of [piped, filed, tsv]) expect(out.code, out.stderr).toBe(0);
+    const row = "447400100001\tHoldout\\x1b]0;pwned\\x07\\x1b[2JMobile\tEE\tmobile\tGB\tLon don\\u202e\t\n";
+    for (const table of [piped.stdout, readFileSync(join(e.dir, "table.txt"), "utf8")]) {
+      expectInert(table);
+      expect(lines(table)).toHaveLength(2);
+      expect(table).toContain(row);
+    }
+    expect(piped.stderr).toContain("Wrote 1 rows (tsv).");
+    // Data asked for as data stays as it came.
+    expect(tsv.stdout).toContain(`447400100001\t${carrier}\tEE`);
+  });
+
   it("shows a CSV header name's escape sequences as text where it names the column it reads", async () => {
     const e = await sandbox();
     const list = e.file("list.csv", `"ph${CLEAR}one\n${TITLE}"\n+44 7400 100001\n`);

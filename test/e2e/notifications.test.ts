@@ -5,6 +5,7 @@ import { pathToFileURL } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import { DEFAULT_PRICE_MICROS } from "../../src/spec/products.js";
 import { runBin, spawnCli, tempDir } from "../helpers/cli.js";
+import { createTestDatabase } from "../helpers/postgres.js";
 import {
   e2eSandboxes,
   lines,
@@ -18,6 +19,7 @@ import {
   type E2e,
 } from "../helpers/sandbox.js";
 import { runInTerminal } from "../helpers/terminal.js";
+import { FULL_TASK, sendEnvelope, startServer } from "../api/scripted-server.js";
 import { startReceiver, type ReceivedDelivery, type Receiver } from "../helpers/webhook-receiver.js";
 
 /**
@@ -117,6 +119,35 @@ async function finished(e: E2e): Promise<string> {
 const PRICE = DEFAULT_PRICE_MICROS.number_validation_batch;
 
 describe("--on-done", () => {
+  it("gets bulkcheck's environment without the webhook secret, and the store URL without its password (issue 35, point 6)", async () => {
+    const e = await sandbox();
+    const storeUrl = await createTestDatabase();
+    const password = new URL(storeUrl).password;
+    expect(password).not.toBe("");
+    const env = { BULKCHECK_STORE_URL: storeUrl, BULKCHECK_WEBHOOK_SECRET: WEBHOOK_SECRET, KEPT_BY_THE_HOOK: "yes" };
+    const id = await finished(e);
+    e.file("env-hook.mjs", 'import { writeFileSync } from "node:fs";\nwriteFileSync("hook-env.json", JSON.stringify(process.env));\n');
+    const out = await e.run(["wait", id, "--on-done", `"${process.execPath}" env-hook.mjs`], { env });
+    expect(out.code, out.stderr).toBe(0);
+    const hookEnv = JSON.parse(readFileSync(join(e.dir, "hook-env.json"), "utf8")) as Record<string, string>;
+    expect(hookEnv).not.toHaveProperty("BULKCHECK_WEBHOOK_SECRET");
+    const passed = new URL(hookEnv.BULKCHECK_STORE_URL!);
+    expect(passed.password).toBe("");
+    expect(`${passed.username}@${passed.host}${passed.pathname}`).toBe(
+      `${new URL(storeUrl).username}@${new URL(storeUrl).host}${new URL(storeUrl).pathname}`,
+    );
+    for (const value of Object.values(hookEnv)) {
+      expect(value).not.toContain(password);
+      expect(value).not.toContain(WEBHOOK_SECRET);
+    }
+    // What a bulkcheck in the hook needs to reach the service, and the user's own variables, pass as they are.
+    expect(hookEnv).toMatchObject({
+      BULKCHECK_API_KEY: e.env.BULKCHECK_API_KEY,
+      BULKCHECK_BASE_URL: e.env.BULKCHECK_BASE_URL,
+      KEPT_BY_THE_HOOK: "yes",
+    });
+  });
+
   it("gets the documented variables and JSON when submit --wait succeeds, and its own exit 3 leaves bulkcheck's 0", async () => {
     const e = await sandbox();
     const list = e.file("list.txt", listText(500));
@@ -404,6 +435,21 @@ describe("--notify", () => {
     expect(JSON.parse(delivery!.body)).toEqual({
       text: expect.stringMatching(/^bulkcheck submit succeeded on .+: run \S+; 1 task\(s\); .*charged \$/),
     });
+  });
+
+  it("escapes the service's text for Slack's markup: no <!channel>, no disguised link, no @channel (issue 35, point 5)", async () => {
+    const hostile = "Key revoked <!channel> & see <https://evil.example/steal|the status page> @here";
+    const server = await startServer((req, res) => sendEnvelope(req, res, { code: 40100, msg: hostile }, 401));
+    const receiver = await startReceiver();
+    receivers.push(receiver, { url: server.origin, deliveries: [], close: () => server.close() });
+    const e = await sandbox();
+    const out = await e.run(["download", FULL_TASK.id, "--notify", receiver.url, "--notify-format", "slack"], {
+      env: { BULKCHECK_BASE_URL: server.origin },
+    });
+    expect(out.code, out.stderr).toBe(4);
+    const { text } = JSON.parse(receiver.deliveries[0]!.body) as { text: string };
+    expect(text).toContain("Key revoked &lt;!channel&gt; &amp; see &lt;https://evil.example/steal|the status page&gt; @\u2060here");
+    expect(text).not.toMatch(/[<>]|&(?!amp;|lt;|gt;)/);
   });
 
   it("never shows the secret: set from stdin, refused on the command line, redacted by config get and list, absent from a --verbose run", async () => {

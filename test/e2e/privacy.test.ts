@@ -132,6 +132,16 @@ describe("forget --product", () => {
     );
     expect(left.map((row) => row.product)).toEqual([ACTIVITY]);
   });
+
+  it("names --product, the flag given, when the product is unknown (issue 35, point 9)", async () => {
+    const e = await sandbox();
+    for (const verb of ["forget", "lookup"]) {
+      const out = await e.run(["ledger", verb, gbList(1)[0]!, "--product", "bogus"]);
+      expect(out.code).toBe(2);
+      expect(out.stderr).toContain('error: Unknown --product "bogus".');
+      expect(out.stderr).not.toContain("--type");
+    }
+  });
 });
 
 describe("forget and prune on a team's store", () => {

@@ -95,6 +95,59 @@ describe("the store is never an output (point 1)", () => {
   });
 });
 
+describe("the config file and bulkcheck's directories are never an output (issue 35, point 1)", () => {
+  it("refuses the config file, links to it and any file in the config directory as every command's output: exit 2, the profiles intact", async () => {
+    const { e, id } = await storeWithRun();
+    const set = await e.run(["config", "set", "max-task-size", "100000"]);
+    expect(set.code, set.stderr).toBe(0);
+    const config = join(e.configDir, "config.json");
+    const bytes = sha256(config);
+    symlinkSync(config, join(e.dir, "link.json"));
+    linkSync(config, join(e.dir, "hard.json"));
+    const list = e.file("other.txt", listText(500, 5000));
+    const inConfigDir = `is in bulkcheck's config directory (${e.configDir}); bulkcheck keeps its own files there`;
+    const isConfig = "is bulkcheck's config file";
+    const attempts: Array<[string[], string]> = [
+      [["store", "backup", config, "--force"], `${config} ${isConfig}; it holds every profile's settings, API key and webhook secret`],
+      [["ledger", "export", "-o", config, "--force"], `${config} ${isConfig}`],
+      [["ledger", "export", "-o", "link.json", "--force"], `link.json ${isConfig} (${config})`],
+      [["download", id, "-o", "hard.json", "--force"], `hard.json ${isConfig} (${config})`],
+      [["report", id, "-o", config, "--force"], `${config} ${isConfig}`],
+      [submitArgs(list, "--wait", "-o", config, "--force"), `${config} ${isConfig}`],
+      [submitArgs(list, "--wait", "--changes", "link.json", "--force"), `link.json ${isConfig}`],
+      [["validate", list, "--country", "GB", "--rejects", join(e.configDir, "rejects.csv")], `rejects.csv ${inConfigDir}`],
+      [["validate", list, "--country", "GB", "-o", join(e.configDir, "journal.jsonl")], `journal.jsonl ${inConfigDir}`],
+    ];
+    const requests = e.state().stats.requests;
+    const outcomes = await Promise.all(attempts.map(([argv]) => e.bin(argv)));
+    for (const [index, out] of outcomes.entries()) {
+      expect(out.code, attempts[index]![0].join(" ")).toBe(2);
+      expect(out.stderr).toContain(attempts[index]![1]);
+    }
+    expect(outcomes[7]!.stderr).toContain(`Give the output a path outside ${e.configDir}.`);
+    expect(e.state().stats.requests).toBe(requests);
+    expect(sha256(config)).toBe(bytes);
+    expect((await e.run(["config", "get", "max-task-size"])).stdout).toBe("100000\n");
+  });
+
+  it("refuses any file in the state directory when it is a directory of its own, and the sandbox's --log there", async () => {
+    const e = await sandbox();
+    const home = tempDir("bulkcheck-xdg-");
+    const env = { BULKCHECK_CONFIG_DIR: undefined, XDG_CONFIG_HOME: join(home, "config"), XDG_STATE_HOME: join(home, "state") };
+    expect((await e.bin(["store", "init"], { env })).code).toBe(0);
+    const state = join(home, "state", "bulkcheck");
+    const exported = await e.bin(["ledger", "export", "-o", join(state, "export.csv")], { env });
+    expect(exported.code).toBe(2);
+    expect(exported.stderr).toContain(`export.csv is in bulkcheck's state directory (${state})`);
+    const served = spawnCli(["sandbox", "--port", "0", "--log", join(state, "requests.log")], { env: { ...e.env, ...env } });
+    const stop = setTimeout(() => served.child.kill(), 20_000);
+    const out = await served.done;
+    clearTimeout(stop);
+    expect(out.code).toBe(2);
+    expect(out.stderr).toContain(`requests.log is in bulkcheck's state directory (${state})`);
+  });
+});
+
 describe("a damaged store (point 2)", () => {
   it("is found by store check, and every command names it with exit 3 and what to do, never as a bug", async () => {
     const { e, store } = await storeWithRun();

@@ -219,9 +219,15 @@ export function promptedSubmitArgs(file: string, ...extra: string[]): string[] {
 }
 
 /**
+ * A sentence, or the end of one, said again at once as the next: "requests in flight were
+ * stopped. Stopped.", "nothing was written.\nNothing was written." (case aside).
+ */
+const DOUBLED_SENTENCE = /\b(\w[\w ]{3,}?)\.\s+\1\./i;
+
+/**
  * What must hold for every run of the suite: the API key and the webhook secret never
- * appear, no stack trace without --verbose, and no colour unless a colour terminal was
- * asked for.
+ * appear, no stack trace without --verbose, no sentence said twice in a row (issue 35,
+ * point 9), and no colour unless a colour terminal was asked for.
  */
 export function assertClean(
   argv: readonly string[],
@@ -233,6 +239,7 @@ export function assertClean(
   expect(output.includes(KEY_SECRET_PART), "part of the API key appeared in the output").toBe(false);
   expect(output.includes(WEBHOOK_SECRET_PART), "part of the webhook secret appeared in the output").toBe(false);
   if (!argv.includes("--verbose")) expect(result.stderr, "a stack trace without --verbose").not.toMatch(STACK_FRAME);
+  expect(result.stderr, "a sentence said twice in a row").not.toMatch(DOUBLED_SENTENCE);
   const colourOff = !context.colour || argv.includes("--no-color") || Boolean(context.env.NO_COLOR);
   if (colourOff) expect(output, "colour escapes with colour off").not.toMatch(SGR);
 }

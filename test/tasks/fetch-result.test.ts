@@ -1,7 +1,15 @@
 import { Readable } from "node:stream";
 import { describe, expect, it } from "vitest";
 import { ResultUrlExpiredError } from "../../src/api/errors.js";
-import { InputRejectedError, PendingError, ServiceUnavailableError, TaskFailedError, UsageError } from "../../src/errors.js";
+import {
+  InputRejectedError,
+  PendingError,
+  ServiceUnavailableError,
+  StoreUnavailableError,
+  TaskFailedError,
+  UsageError,
+} from "../../src/errors.js";
+import { failureFrom, failureMessage } from "../../src/ledger/record-result-file.js";
 import type { Task } from "../../src/spec/task.js";
 import { openTaskResult, withTransferRetries } from "../../src/tasks/fetch-result.js";
 
@@ -98,6 +106,23 @@ describe("withTransferRetries", () => {
     await expect(failed).rejects.toThrow(ServiceUnavailableError);
     await expect(failed).rejects.toThrow("The download broke off 3 times (socket hang up); nothing was written.");
     expect(t.runs()).toBe(3);
+  });
+
+  it("does not start a transfer again when the store went away, here or in a recording worker: the store's error, never 'broke off' (issue 35, point 9)", async () => {
+    const storeGone = () =>
+      new StoreUnavailableError("The store at postgres://ana@db.example/team is unavailable (Connection terminated).");
+    for (const error of [storeGone, () => failureFrom(structuredClone(failureMessage(storeGone())))]) {
+      const t = transfer(1, error);
+      const restarts: string[] = [];
+      const failed = withTransferRetries(t.run, { onRestart: (restarted) => restarts.push(restarted.message) });
+      await expect(failed).rejects.toThrow(StoreUnavailableError);
+      await expect(failed).rejects.toThrow("The store at postgres://ana@db.example/team is unavailable (Connection terminated).");
+      expect(t.runs()).toBe(1);
+      expect(restarts).toEqual([]);
+    }
+    // The service's own unavailability is still a transfer to start again.
+    const service = transfer(1, () => new ServiceUnavailableError("The service is under maintenance."));
+    expect(await withTransferRetries(service.run)).toBe("done");
   });
 
   it("does not run again after an error that is not a broken transfer, or once stopped", async () => {

@@ -1,4 +1,4 @@
-import { settingSpec, SETTINGS, isSettingKey, type SettingKey } from "../../config/settings.js";
+import { settingSpec, SETTINGS, isSettingKey, shownSetting, type SettingKey } from "../../config/settings.js";
 import { UsageError } from "../../errors.js";
 import type { Context } from "../context.js";
 import { canPrompt, NOTHING_UPLOADED, promptSecret, readAllStdin } from "../prompt.js";
@@ -70,20 +70,12 @@ export async function configGetAction(ctx: Context, name: string): Promise<void>
   if (value === undefined) {
     throw new UsageError(`${name} is not set in profile "${ctx.profileName}".`, { hint: `Set it with: bulkcheck config set ${name} ...` });
   }
-  if (ctx.globals.json) ctx.printer.json({ key: name, value: spec.redact ? spec.redact(value) : value });
+  if (ctx.globals.json) ctx.printer.json({ key: name, value: shownSetting(spec.key, value, "json") });
   else ctx.printer.data(display(spec.key, value));
 }
 
 /** Where a setting's value comes from, as config list says it. */
 type SettingSource = "environment" | `profile ${string}` | "default" | "not set";
-
-/** The environment variables that override a profile's setting (see config/resolve.ts). */
-const ENVIRONMENT_SETTINGS: Partial<Record<SettingKey, string>> = {
-  "api-key": "BULKCHECK_API_KEY",
-  "base-url": "BULKCHECK_BASE_URL",
-  store: "BULKCHECK_STORE_URL",
-  "webhook-secret": "BULKCHECK_WEBHOOK_SECRET",
-};
 
 /**
  * Every setting with the value in force, where it comes from (the environment,
@@ -97,7 +89,7 @@ export async function configListAction(ctx: Context): Promise<void> {
     .filter(isSettingKey)
     .map((key) => {
       const spec = SETTINGS[key];
-      const variable = ENVIRONMENT_SETTINGS[key];
+      const { variable } = spec;
       const env = variable === undefined ? undefined : ctx.env[variable];
       const stored = profile[key];
       const fallback = spec.defaultValue === undefined ? undefined : display(key, spec.defaultValue);
@@ -163,11 +155,9 @@ export async function configPathAction(ctx: Context): Promise<void> {
   else ctx.printer.data(path);
 }
 
-/** A value as every output shows it: a secret redacted (see SettingSpec.redact). */
+/** A value as a person sees it, a secret concealed (see shownSetting). */
 function display(key: SettingKey, value: string | number): string {
-  const spec = SETTINGS[key];
-  if (spec.redact) return spec.redact(value);
-  return spec.show ? spec.show(value) : String(value);
+  return String(shownSetting(key, value));
 }
 
 function capitalised(text: string): string {

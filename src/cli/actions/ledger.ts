@@ -61,7 +61,7 @@ async function numbersOf(ctx: Context, args: readonly string[], options: Numbers
 /** --product as the service's product code (aliases and near misses said as for submit's --type). */
 function productFilter(product: string | undefined): { product?: string } {
   if (product === undefined) return {};
-  return { product: productFromFlag(product) };
+  return { product: productFromFlag(product, "--product") };
 }
 
 export async function ledgerStatsAction(ctx: Context): Promise<void> {

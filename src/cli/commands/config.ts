@@ -53,12 +53,12 @@ export function configCommand(invoke: Invoke, runs: ConfigRuns = CONFIG_RUNS) {
   config
     .command("get")
     .argument("<key>", SETTING_KEYS_HELP)
-    .description("print a setting (the API key redacted)")
+    .description("print a setting (a secret in it concealed, with --json too)")
     .addHelpText("after", examples(["bulkcheck config get base-url", "bulkcheck config get api-key --json"]))
     .action((key, _options, cmd) => invoke(cmd, (ctx) => runs.get(ctx, key)));
   config
     .command("list")
-    .description("list the profile's settings and where each comes from (the API key redacted)")
+    .description("list the profile's settings and where each comes from (secrets concealed)")
     .addHelpText("after", examples(["bulkcheck config list", "bulkcheck config list --profile prod --json"]))
     .action((_options, cmd) => invoke(cmd, (ctx) => runs.list(ctx)));
   config

@@ -1,4 +1,6 @@
-import { stateDir } from "../../../config/paths.js";
+import { join } from "node:path";
+import { configDir, stateDir } from "../../../config/paths.js";
+import { CONFIG_FILE } from "../../../config/store.js";
 import { UsageError } from "../../../errors.js";
 import { checkDestination, checkNotRead, listBeingRead, NULL_DEVICE, type ReadFile } from "../../../results/atomic-file.js";
 import { stagingRoot } from "../../../run/staging.js";
@@ -52,16 +54,34 @@ export async function checkAppendedFile(ctx: OwnFilesContext, output: string): P
 
 type OwnFilesContext = Pick<Context, "cwd" | "env" | "storeLocation">;
 
+/** What the messages say of the config and state directories: why nothing is written there. */
+const KEPT_BY_BULKCHECK = "bulkcheck keeps its own files there and never writes an output among them";
+
 /**
  * bulkcheck's own files on this machine, which no output may be under any name: the SQLite
- * store with the files SQLite keeps beside it (none for a team's PostgreSQL), and the
- * staging directories of runs with everything in them. An output written over the store
- * would lose every open run's keys, and carrying those runs on would upload and pay again.
+ * store with the files SQLite keeps beside it (none for a team's PostgreSQL), the staging
+ * directories of runs, the config file, and everything in the config and state directories
+ * (BULKCHECK_CONFIG_DIR, or the XDG ones: the profiles with their API keys and webhook
+ * secrets, the store, staging, a journal of 0.1 waiting to be adopted). An output written
+ * over the store would lose every open run's keys, and carrying those runs on would upload
+ * and pay again; over the config file, every profile's key and secret. A new file among
+ * them is refused too: bulkcheck may read it later as one of its own.
  */
 export async function bulkcheckFiles(ctx: OwnFilesContext): Promise<ReadFile[]> {
+  const config = configDir(ctx.env);
   const state = stateDir(ctx.env);
+  const directories: ReadFile[] = [
+    { path: config, role: "in bulkcheck's config directory", tree: true, why: KEPT_BY_BULKCHECK },
+    ...(state === config ? [] : [{ path: state, role: "in bulkcheck's state directory", tree: true, why: KEPT_BY_BULKCHECK }]),
+  ];
   return [
     ...localStoreFiles(await ctx.storeLocation()).map((path) => ({ path, role: "part of bulkcheck's store" })),
     ...[true, false].map((ledger) => ({ path: stagingRoot(state, ledger), role: "in bulkcheck's staging directory", tree: true })),
+    {
+      path: join(config, CONFIG_FILE),
+      role: "bulkcheck's config file",
+      why: "it holds every profile's settings, API key and webhook secret, and bulkcheck never writes an output over it",
+    },
+    ...directories,
   ];
 }

@@ -55,6 +55,7 @@ export async function downloadToOutput(
         format,
         colour: ctx.printer.options.colour,
         tableWidth: ctx.io.stdout.columns || undefined,
+        terminal: toStdout && Boolean(ctx.io.stdout.isTTY),
         prices,
       }),
     format === "table" ? "table" : format === "jsonl" ? "json-lines" : "data",

@@ -16,14 +16,14 @@ function isXlsxPath(output: string | undefined): boolean {
 
 /**
  * The format to write: --format when given, else xlsx for `-o *.xlsx`, else csv (jsonl
- * for --json on stdout); a boxed table only on a terminal, TSV anywhere else. Called
- * before any request, so a refusal costs nothing.
+ * for --json on stdout). A table is boxed only on a terminal, and TSV anywhere else (see
+ * RenderOptions.terminal), its cells neutralised either way. Called before any request, so
+ * a refusal costs nothing.
  * @throws UsageError for xlsx on a terminal, which cannot show a workbook.
  */
 export function resultFormat(ctx: Pick<Context, "io" | "globals">, flags: FormatFlags): OutputFormat {
   const toStdout = isStdout(flags.output);
   const format = flags.format ?? (isXlsxPath(flags.output) ? "xlsx" : undefined);
-  if (format === "table") return toStdout && ctx.io.stdout.isTTY ? "table" : "tsv";
   if (format === "xlsx" && toStdout && ctx.io.stdout.isTTY) {
     throw new UsageError("--format xlsx writes an Excel workbook, which a terminal cannot show.", {
       hint: "Write it to a file with -o results.xlsx, or redirect stdout: > results.xlsx",

@@ -35,13 +35,17 @@ export interface PreparationFlags {
   threads?: number;
 }
 
-/** --type as the service's canonical product code; unknown → usage error (exit 2) with the likely product and the list of them. */
-export function productFromFlag(type: string): ServiceType {
+/**
+ * A product flag's value (--type, or the ledger's --product, named by `flag` in the message)
+ * as the service's canonical product code; unknown → usage error (exit 2) with the likely
+ * product and the list of them.
+ */
+export function productFromFlag(type: string, flag: "--type" | "--product" = "--type"): ServiceType {
   const product = canonicalServiceType(type.trim());
   if (!product) {
     // An alias in another case or misspelt (Global_Carrier_Batch) means its product too.
     const meant = closestMatch(type, SERVICE_TYPES) ?? canonicalServiceType(closestMatch(type, Object.keys(SERVICE_TYPE_ALIASES)) ?? "");
-    throw new UsageError(`Unknown --type "${type}".${didYouMean(meant)}`, {
+    throw new UsageError(`Unknown ${flag} "${type}".${didYouMean(meant)}`, {
       hint: `Products: ${SERVICE_TYPES.join(", ")}`,
     });
   }

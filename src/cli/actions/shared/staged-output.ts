@@ -18,9 +18,9 @@ const STAGED_FILE_MODE = 0o600;
  * leaves half a result in a pipe. `produce` gets the path to write (atomically)
  * to, and the mode to give it: for stdout, a file in a private (0700) directory
  * of the OS temp directory, itself 0600. On a terminal the copy shows escape codes
- * as text (see dataOut), unless the output was made for a terminal already
- * (`made` is "table": a boxed table, whose cells are sanitised and whose header has
- * bulkcheck's own colours). JSON lines ("json-lines") go through --query one by one.
+ * as text (see dataOut), unless the output was made for people already (`made` is
+ * "table": boxed, or TSV off a terminal, its cells neutralised either way, the boxed
+ * header in bulkcheck's own colours). JSON lines ("json-lines") go through --query one by one.
  */
 export async function withStagedOutput<T>(
   ctx: Context,
