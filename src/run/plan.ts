@@ -101,6 +101,8 @@ export interface PlannedRun {
   reused: IdentifierSet;
   /** The tasks whose results are reused, each with when it was checked (tasks in flight are added once they are). */
   reusedTasks: Map<number, string>;
+  /** The numbers that wait for a later run (plan.waiting of them): an output marks them `waiting`, not `no_result`. */
+  waiting: IdentifierSet;
 }
 
 /**
@@ -115,6 +117,7 @@ export async function planRun(input: PlanInput): Promise<PlannedRun> {
   const reused = new IdentifierSet();
   const reusedTaskRefs = new Set<number>();
   const inFlightRefs = new Set<number>();
+  const waiting = new IdentifierSet();
   const files: UploadChunk[] = [];
   const totals = { kept: 0, reused: 0, padded: 0, noResult: 0, retriedNoResult: 0, inFlight: 0, waiting: 0 };
   const reusedFrom = new DateRange();
@@ -134,6 +137,7 @@ export async function planRun(input: PlanInput): Promise<PlannedRun> {
       reusedNumbers: reused,
       reusedTasks: reusedTaskRefs,
       inFlightTasks: inFlightRefs,
+      waitingNumbers: waiting,
     });
     for (const key of Object.keys(totals) as Array<keyof typeof totals>) totals[key] += split[key];
     for (const date of Object.values(split.reusedFrom ?? {})) reusedFrom.add(date);
@@ -181,7 +185,7 @@ export async function planRun(input: PlanInput): Promise<PlannedRun> {
     ...(byCountry ? { byCountry } : {}),
   };
   const reusedTasks = new Map([...reusedTaskRefs].map((ref) => [ref, answers!.tasks.get(ref)!.date]));
-  return { plan, files, reused, reusedTasks };
+  return { plan, files, reused, reusedTasks, waiting };
 }
 
 /** The rule as the plan keeps it: a run planned now, with the tasks it counted in flight. */

@@ -300,9 +300,9 @@ async function takeInFlight(
   options: SubmitRequest,
   deps: SubmitRunDeps,
   startedAt: number,
-): Promise<Pick<RunOutcome, "reused" | "reusedTasks" | "inFlight">> {
+): Promise<Pick<RunOutcome, "reused" | "reusedTasks" | "inFlight" | "waiting">> {
   const inFlight = planned.plan.inFlight?.tasks ?? [];
-  const taken = { reused: planned.reused, reusedTasks: planned.reusedTasks, inFlight };
+  const taken = { reused: planned.reused, reusedTasks: planned.reusedTasks, inFlight, waiting: planned.waiting };
   if (!options.wait || inFlight.length === 0) return taken;
   const left = options.timeoutMs === undefined ? undefined : Math.max(0, startedAt + options.timeoutMs - deps.now());
   const checkedAt = await followInFlight({ ...deps, client: await deps.client(), product: options.product }, inFlight, {
