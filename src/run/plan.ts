@@ -70,7 +70,13 @@ export interface RunPlan {
   waiting?: number;
   reusedFrom?: { oldest: string; newest: string };
   /** Numbers uploaded although the ledger has an older result for them (older than --max-age). */
-  stale?: { numbers: number; oldest?: string; newest?: string };
+  stale?: {
+    numbers: number;
+    oldest?: string;
+    newest?: string;
+    /** The --max-age that would reuse them, and what the run planned with it would reserve (see withLongerMaxAge). */
+    longerMaxAge?: { maxAgeMs: number; reservationMicros: number };
+  };
   parts: PlannedPart[];
   limits: Pick<Limits, "minTaskSize" | "maxTaskSize" | "maxFileBytes">;
   priceMicros: number;

@@ -12,7 +12,8 @@ import { knownTasks } from "./known-tasks.js";
 import { RunBusyError, RunLease } from "./lease.js";
 import { addParts } from "./part-keys.js";
 import { checkPlan } from "./plan-checks.js";
-import { paddingMicros, planRun, samePlan, type PlannedRun, type RunPlan } from "./plan.js";
+import { withLongerMaxAge } from "./longer-max-age.js";
+import { paddingMicros, planRun, samePlan, type PlanInput, type PlannedRun, type RunPlan } from "./plan.js";
 import { scheduleRunParts } from "./schedule-parts.js";
 import type { RunOutcome, SubmitRequest, SubmitRunDeps } from "./submit-request.js";
 
@@ -88,7 +89,7 @@ async function attemptRun(
       lease = undefined;
       active = undefined;
     }
-    const planned = await planRun({
+    const planInput: PlanInput = {
       lists: prepared.chunks,
       limits: { minTaskSize: deps.limits.minTaskSize, maxTaskSize: deps.limits.maxTaskSize, maxFileBytes: deps.limits.maxFileBytes },
       priceMicros: deps.priceMicros,
@@ -113,7 +114,8 @@ async function attemptRun(
             },
           }
         : {}),
-    });
+    };
+    const planned = await withLongerMaxAge(await planRun(planInput), planInput, deps.now());
     deps.onEvent({ type: "plan", plan: planned.plan, continued: false });
     checkPlan(planned.plan, options);
     if (options.dryRun) return undefined;

@@ -10,6 +10,7 @@ import { e2eSandboxes, gbList, lines, listText, submitAs, WAITING, type E2e } fr
  * compares what would really be reserved.
  */
 const sandbox = e2eSandboxes();
+const HOUR_MS = 3_600_000;
 
 function carrier(file: string, ...extra: string[]): string[] {
   return submitAs(file, "carrier_batch", "GB", ...extra);
@@ -110,5 +111,48 @@ describe("waiting, no result, reused and checked now", () => {
     expect(again.code, again.stderr).toBe(0);
     expect(again.stderr).toContain("Checked now 0, reused from the ledger 1,000, no result 0. Charged $0.00;");
     expect(again.stderr).not.toContain("Checked 1,000");
+  });
+});
+
+describe("money lines", () => {
+  it("says what a longer --max-age would save as the difference of two whole plans, padding included", async () => {
+    const e = await sandbox({ minTaskSize: 500 });
+    // 500 numbers checked, then 500 others 6 hours later.
+    expect((await e.run(carrier(e.file("old.txt", listText(500)), ...WAITING))).code).toBe(0);
+    e.clock.ms += 6 * HOUR_MS;
+    expect((await e.run(carrier(e.file("young.txt", listText(500, 500)), ...WAITING))).code).toBe(0);
+    e.clock.ms += 7 * HOUR_MS;
+    // 13 hours after the first: 108 of its numbers (older than --max-age 12h) and the 500 younger ones.
+    const list = e.file("list.txt", [...gbList(108), ...gbList(500, 500)].join("\n") + "\n");
+    const dry = await e.run(carrier(list, "--dry-run"));
+    expect(dry.code, dry.stderr).toBe(0);
+    // This plan pads the 108 with 392 fresh results to a task of 500 ($0.50); with --max-age 1d nothing is uploaded at all.
+    expect(dry.stderr).toContain("reservation $0.50");
+    expect(dry.stderr).toContain(
+      "Not reused: 108 numbers have results checked at 2025-01-15 09:00 UTC, older than --max-age 12h; --max-age 1d would reuse them and save $0.50 (its plan reserves $0.00 instead of $0.50).",
+    );
+    const json = JSON.parse((await e.run(carrier(list, "--dry-run", "--json"))).stdout) as { reuse: Record<string, unknown> };
+    expect(json.reuse.not_reused).toMatchObject({
+      numbers: 108,
+      max_age_to_reuse_seconds: 86_400,
+      would_reserve_micros: 0,
+      would_save_micros: 500_000,
+    });
+    // The suggestion holds: that --max-age uploads nothing.
+    const longer = JSON.parse((await e.run(carrier(list, "--dry-run", "--json", "--max-age", "1d"))).stdout) as { numbers: number };
+    expect(longer.numbers).toBe(0);
+  });
+
+  it("says a longer --max-age would save nothing when the task is padded to the minimum either way", async () => {
+    const e = await sandbox({ minTaskSize: 500 });
+    expect((await e.run(carrier(e.file("old.txt", listText(500)), ...WAITING))).code).toBe(0);
+    e.clock.ms += 6 * HOUR_MS;
+    expect((await e.run(carrier(e.file("young.txt", listText(500, 500)), ...WAITING))).code).toBe(0);
+    e.clock.ms += 7 * HOUR_MS;
+    // 100 old results, 100 new numbers and 500 young results: 200 to check now, or 100 with --max-age 1d, each padded to 500.
+    const list = e.file("list.txt", [...gbList(100), ...gbList(100, 5000), ...gbList(500, 500)].join("\n") + "\n");
+    const dry = await e.run(carrier(list, "--dry-run"));
+    expect(dry.code, dry.stderr).toBe(0);
+    expect(dry.stderr).toContain("--max-age 1d would reuse them but save nothing (its plan reserves $0.50 too).");
   });
 });
