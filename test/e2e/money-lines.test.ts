@@ -155,4 +155,22 @@ describe("money lines", () => {
     expect(dry.code, dry.stderr).toBe(0);
     expect(dry.stderr).toContain("--max-age 1d would reuse them but save nothing (its plan reserves $0.50 too).");
   });
+
+  it("no longer counts a task's reservation once status or wait has seen it finish, and says so", async () => {
+    const e = await sandbox({ minTaskSize: 500, numbersPerSecond: 1 });
+    const [a] = lines((await e.run(carrier(e.file("a.txt", listText(500)), "--yes", "--quiet"))).stdout);
+    const [b] = lines((await e.run(carrier(e.file("b.txt", listText(500, 500)), "--yes", "--quiet"))).stdout);
+    const reserved = await e.run(["balance"]);
+    expect(reserved.stderr).toContain("Reserved by 2 unfinished task(s) of this store (1,000 numbers): $1.00");
+    expect(reserved.stderr).toContain("bulkcheck status checks them");
+    e.clock.ms += 2 * HOUR_MS;
+    // status sees task a finished (it lists the store's tasks): only b is counted now.
+    const status = await e.run(["status", a!]);
+    expect(status.stdout).toContain("success");
+    expect(JSON.parse((await e.run(["balance", "--json"])).stdout)).toMatchObject({ reserved_micros: 500_000, unfinished_tasks: 1 });
+    // wait sees task b finished: nothing is counted.
+    expect((await e.run(["wait", b!, "--interval", "1", "--quiet"])).code).toBe(0);
+    expect(JSON.parse((await e.run(["balance", "--json"])).stdout)).toMatchObject({ reserved_micros: 0, unfinished_tasks: 0 });
+    expect((await e.run(["balance"])).stderr).not.toContain("Reserved by");
+  });
 });
