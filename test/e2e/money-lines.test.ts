@@ -173,4 +173,12 @@ describe("money lines", () => {
     expect(JSON.parse((await e.run(["balance", "--json"])).stdout)).toMatchObject({ reserved_micros: 0, unfinished_tasks: 0 });
     expect((await e.run(["balance"])).stderr).not.toContain("Reserved by");
   });
+
+  it("says a list that keeps no number has nothing to check, not that its 0 numbers were checked", async () => {
+    const e = await sandbox();
+    const out = await e.run(carrier(e.file("none.txt", "not a number\n"), "--yes"));
+    expect(out.code).toBe(3);
+    expect(out.stderr).toContain("Plan: nothing to upload: the list keeps no number that can be checked.");
+    expect(out.stderr).not.toContain("every one of the 0 numbers");
+  });
 });

@@ -22,6 +22,7 @@ function uploaded(plan: RunPlan): number {
 export function describePlan(plan: RunPlan, subject: PlanSubject): string {
   const countries = plan.byCountry?.map((each) => each.country).join(", ") ?? (subject.country === "auto" ? undefined : subject.country);
   const country = countries ? ` for ${countries}` : "";
+  if (plan.kept === 0) return "nothing to upload: the list keeps no number that can be checked";
   if (plan.parts.length === 0) {
     return plan.waiting
       ? `nothing to upload: ${count(plan.waiting)} numbers need a result, fewer than a task's minimum of ${count(plan.limits.minTaskSize)}, and --pad never lets them wait for a later run`
