@@ -48,9 +48,11 @@ Output of results (download, submit --wait -o; --format):
   xlsx   an Excel workbook: a results sheet (text and boolean cells, never a
          formula) and a Summary sheet; the default for -o FILE.xlsx
   --join SOURCE writes the source's own rows, columns, delimiter and line ends,
-  then identifier, the product's result columns and bulkcheck_status (checked,
-  no_result, invalid, no_code, other_country, duplicate, blank). When a source
-  column has the name of a result column, every result column gets a bc_ prefix.
+  then identifier, the product's result columns and bulkcheck_status (checked:
+  checked now; reused: from the ledger; no_result: answered without a result;
+  waiting: not sent, a later run checks it; invalid, no_code, other_country,
+  duplicate, blank). When a source column has the name of a result column,
+  every result column gets a bc_ prefix.
 
 What a result may contain (else it is refused: exit 3, nothing written):
   success_cnt + failure_cnt at most the task's total; at most total rows; one

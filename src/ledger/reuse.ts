@@ -161,6 +161,8 @@ export interface SplitOptions {
   reusedTasks: Set<number>;
   /** Filled with the tasks in flight whose results the run takes once they finish. */
   inFlightTasks: Set<number>;
+  /** Filled with the numbers that wait for a later run (see ReuseSplit.waiting), so outputs can tell them from numbers without a result. */
+  waitingNumbers?: IdentifierSet;
 }
 
 /** What the ledger says of one number: nothing to reuse (undefined), or a fresh answer of one kind. */
@@ -235,7 +237,10 @@ export async function splitByFreshness(options: SplitOptions): Promise<ReuseSpli
         paddedDates.add(answer!.date);
         spool.add(identifier);
       } else if (needsResult(answer)) {
-        if (waiting > 0) continue;
+        if (waiting > 0) {
+          options.waitingNumbers?.firstLineOf(identifier, 0);
+          continue;
+        }
         if (answer) counts.retriedNoResult++;
         spool.add(identifier);
       } else if (answer!.kind === "no result") counts.noResult++;
@@ -279,6 +284,11 @@ async function uploadEverything(options: SplitOptions): Promise<ReuseSplit> {
   const kept = options.list.count;
   const waiting = kept > 0 && kept < options.minTaskSize && options.pad === "never" ? kept : 0;
   const parts = kept > 0 && waiting === 0 ? await splitUploadFile(options.list, options.target, options.maxTaskSize) : [];
+  // Fewer numbers than a task's minimum: reading them again is short.
+  if (waiting > 0 && options.waitingNumbers) {
+    for await (const batch of identifierBatches(options.list.path))
+      for (const identifier of batch) options.waitingNumbers.firstLineOf(identifier, 0);
+  }
   return {
     parts,
     kept,

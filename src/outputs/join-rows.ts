@@ -5,7 +5,7 @@ import { byteOrderMark, encodeText } from "../csv/encodings.js";
 import type { SourceRecord } from "../csv/record-reader.js";
 import { csvText, sourceRecordText, type VerbatimCells } from "../csv/write.js";
 import type { RowClass } from "../prepare/classify.js";
-import { identifierKey } from "../spec/identifier-key.js";
+import { identifierKey, type IdentifierKey } from "../spec/identifier-key.js";
 import { IdentifierSet } from "../spec/identifier-set.js";
 import { createRowClassifier } from "../prepare/row-classifier.js";
 import { openRows } from "../prepare/row-reader.js";
@@ -14,9 +14,17 @@ import type { PreparationSettings } from "../prepare/settings.js";
 import { ResultFileError } from "../results/errors.js";
 import { renderXlsx, type SummaryTable } from "../results/format-xlsx.js";
 import { CHECKED_AT_COLUMN } from "../results/read-results.js";
+import type { UnsentNumbers } from "../tasks/download.js";
+import type { ResultCounts } from "../tasks/summary-sheet.js";
 
-/** What each source row became, in the `bulkcheck_status` column. */
-export type JoinStatus = "checked" | "no_result" | Exclude<RowClass, "kept">;
+/**
+ * What each source row became, in the `bulkcheck_status` column. A kept number is
+ * `checked` (a task of the run checked it, with a result), `reused` (its result came from
+ * the ledger, or from another run's task in flight: checked before, not charged now),
+ * `no_result` (the service answered without a result: now, or within --max-age) or
+ * `waiting` (never sent: too few for a task under --pad never; a later run checks it).
+ */
+export type JoinStatus = "checked" | "reused" | "no_result" | "waiting" | Exclude<RowClass, "kept">;
 
 export const JOIN_STATUS_COLUMN = "bulkcheck_status";
 
@@ -45,6 +53,8 @@ export interface JoinInput {
    * Absent: not checked.
    */
   uploadedBy?: readonly string[];
+  /** The runs' numbers none of their tasks was given: which rows are `reused`, and which `waiting`. */
+  unsent?: readonly UnsentNumbers[];
   /** For `xlsx`: the Summary sheet's tables, given the join's counts (default: the rows by status). */
   summarySheet?: (summary: JoinSummary) => readonly SummaryTable[];
 }
@@ -143,12 +153,28 @@ async function openJoinSource(input: JoinInput): Promise<{ source: JoinSource; s
   const addedColumns = dated ? [...names, `${RESULT_COLUMN_PREFIX}${CHECKED_AT_COLUMN}`] : names;
   const summary: JoinSummary = {
     rows: 0,
-    byStatus: { checked: 0, no_result: 0, invalid: 0, no_code: 0, other_country: 0, duplicate: 0, blank: 0, below_min_task: 0 },
+    byStatus: {
+      checked: 0,
+      reused: 0,
+      no_result: 0,
+      waiting: 0,
+      invalid: 0,
+      no_code: 0,
+      other_country: 0,
+      duplicate: 0,
+      blank: 0,
+      below_min_task: 0,
+    },
     addedColumns,
     prefix,
   };
   /** The identifiers of results that a kept row (an uploaded number) found. */
   const uploadedFound = new IdentifierSet();
+  const unsent = input.unsent ?? [];
+  const keptStatus = (key: IdentifierKey, found: boolean): JoinStatus => {
+    if (found) return unsent.some((numbers) => numbers.reused.has(key)) ? "reused" : "checked";
+    return unsent.some((numbers) => numbers.waiting.has(key)) ? "waiting" : "no_result";
+  };
   async function* joined(): AsyncGenerator<JoinedRow[], void, undefined> {
     for await (const batch of rows.batches()) {
       input.signal?.throwIfAborted();
@@ -156,7 +182,8 @@ async function openJoinSource(input: JoinInput): Promise<{ source: JoinSource; s
         const outcome = classifier.classify(record.fields[settings.column.index] ?? "", record.line);
         const found = outcome.identifier === undefined ? undefined : input.results.byIdentifier.get(outcome.identifier);
         if (found && outcome.class === "kept") uploadedFound.firstLineOf(identifierKey(outcome.identifier!), record.line);
-        const status: JoinStatus = outcome.class === "kept" ? (found ? "checked" : "no_result") : outcome.class;
+        const status: JoinStatus =
+          outcome.class === "kept" ? keptStatus(identifierKey(outcome.identifier!), found !== undefined) : outcome.class;
         const matched = outcome.class === "kept" || outcome.class === "duplicate";
         summary.rows++;
         summary.byStatus[status]++;
@@ -225,6 +252,12 @@ async function joinText({ rows, added, width, joined }: JoinSource, input: JoinI
     }
     await write(text);
   }
+}
+
+/** The kept rows as a summary counts them: checked now, reused, without a result, and waiting for a later run. */
+export function joinCounts(summary: JoinSummary): Required<ResultCounts> {
+  const { checked, reused, no_result: noResult, waiting } = summary.byStatus;
+  return { checked, reused, noResult, waiting };
 }
 
 /** The join's rows by `bulkcheck_status`, as a table of an xlsx Summary sheet. */

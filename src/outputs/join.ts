@@ -2,12 +2,12 @@ import { UsageError } from "../errors.js";
 import { LIBPHONENUMBER_VERSION, type PreparationSettings } from "../prepare/settings.js";
 import { runSettings } from "../tasks/origins.js";
 import { AtomicFile, listBeingRead } from "../results/atomic-file.js";
-import { joinResults, statusTable, type JoinSummary } from "./join-rows.js";
+import { joinCounts, joinResults, statusTable, type JoinSummary } from "./join-rows.js";
 import { readResults, resultMap, type ResultSource } from "../results/read-results.js";
 import type { ServiceType } from "../spec/products.js";
 import type { Task } from "../spec/task.js";
 import { billing } from "../tasks/billing.js";
-import { productOf, recordedAfter, taskSources, type DownloadDeps } from "../tasks/download.js";
+import { productOf, recordedAfter, taskSources, type DownloadDeps, type UnsentNumbers } from "../tasks/download.js";
 import { withTransferRetries } from "../tasks/fetch-result.js";
 import { runTable } from "../tasks/summary-sheet.js";
 import { checkJoinSource } from "./join-source.js";
@@ -22,7 +22,7 @@ export type JoinDeps = DownloadDeps;
  * A join as a command asks for it, built once from its flags (download --join, submit and
  * retry-failed --wait -o --join): the tasks, the list to join them to, and where to write.
  */
-export interface JoinRequest extends Omit<JoinTarget, "checkedAt" | "reused" | "product" | "settings"> {
+export interface JoinRequest extends Omit<JoinTarget, "checkedAt" | "reused" | "unsent" | "product" | "settings"> {
   /** The task ids given; a run's own output gives its tasks. */
   taskIds: readonly string[];
 }
@@ -41,8 +41,9 @@ export interface JoinRequestDeps extends JoinDeps {
  * Writes the source rows with the results of whole runs beside them: a run's own output
  * (`deps.staged`) has its whole run staged already; tasks given by id are completed to
  * their whole runs (see runResults), so no row that was checked and paid for is written
- * as `no_result`. The source must be a file that can be read again (the join reads it
- * while the results are matched). A result the store has no check date for is dated now.
+ * as `no_result`, and the rows of numbers the runs reused or left waiting say so. The
+ * source must be a file that can be read again (the join reads it while the results are
+ * matched). A result the store has no check date for is dated now.
  */
 export async function writeJoin(request: JoinRequest, deps: JoinRequestDeps): Promise<JoinOutcome> {
   await assertReadableTwice(request.sourcePath, "--join");
@@ -55,6 +56,7 @@ export async function writeJoin(request: JoinRequest, deps: JoinRequestDeps): Pr
       checkedAt: (task) => staged.checkedAt(task),
       product: staged.product,
       settings: staged.settings,
+      ...(staged.unsent ? { unsent: [staged.unsent] } : {}),
     });
   }
   return withTempDir(async (dir) => {
@@ -64,6 +66,7 @@ export async function writeJoin(request: JoinRequest, deps: JoinRequestDeps): Pr
       ...target,
       checkedAt: (task) => run.checkedAt.get(task.id) ?? now,
       ...(run.reused.length > 0 ? { reused: run.reused } : {}),
+      unsent: run.unsent,
     });
   });
 }
@@ -89,6 +92,8 @@ export interface JoinTarget {
   checkedAt: (task: Task) => string;
   /** A run's results the ledger serves (its reused numbers), joined beside its tasks'. */
   reused?: readonly ResultSource[];
+  /** The runs' numbers none of their tasks was given: their rows are `reused` or `waiting`. */
+  unsent?: readonly UnsentNumbers[];
   /** The run's product and settings, when every result comes from the ledger (no task to find them by). */
   product?: ServiceType;
   settings?: PreparationSettings;
@@ -139,12 +144,13 @@ export async function joinTaskResults(deps: JoinDeps, ids: readonly string[], ta
       format: target.format ?? "csv",
       safeCsv: target.safeCsv ?? false,
       ...(reproducible ? { uploadedBy: tasks.map((task) => task.id) } : {}),
+      ...(target.unsent ? { unsent: target.unsent } : {}),
       summarySheet: (joined) => [
         runTable({
           product: serviceType,
           tasks,
           bill: prices && billing(tasks, prices),
-          counts: { checked: joined.byStatus.checked, noResult: joined.byStatus.no_result },
+          counts: joinCounts(joined),
         }),
         statusTable(joined),
       ],

@@ -108,6 +108,7 @@ export class RunOutputs {
       read: (task: Task) => staging!.read(task),
       checkedAt: (task: Task) => dates.get(refOf.get(task.id)!) ?? fallback,
       reused: reusedSources(store, outcome.reused, outcome.reusedTasks),
+      unsent: { reused: outcome.reused, waiting: outcome.waiting },
     };
   }
 

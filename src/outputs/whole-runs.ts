@@ -2,6 +2,7 @@ import { stat } from "node:fs/promises";
 import type { ResultSource } from "../results/read-results.js";
 import type { RunRecord, Scope, Store } from "../store/store.js";
 import type { RunPlan } from "../run/plan.js";
+import type { UnsentNumbers } from "../tasks/download.js";
 import { rebuildRun } from "../run/rebuild.js";
 import { reusedSources } from "../run/reused-results.js";
 
@@ -20,6 +21,8 @@ export interface RunResults {
   added: string[];
   /** The results the runs took from the ledger (their reused numbers). */
   reused: ResultSource[];
+  /** Each run's numbers that none of its tasks was given (found again where its list is unchanged). */
+  unsent: UnsentNumbers[];
   /** Runs that reused numbers which could not be found again: their list is gone, or changed since. */
   unfound: Array<{ run: RunRecord; reused: number }>;
   /** When each task's result was checked, as the store knows it. */
@@ -29,10 +32,11 @@ export interface RunResults {
 /**
  * A run's output is all of its parts and the ledger results it reused: a join given one
  * task of a split run (or of a run that reused results) joins the whole run, so no row
- * that was checked and paid for is written as `no_result`, and a report describes the
- * whole run. The reused numbers are found by planning the run again from its list
- * (`sourceOf` the run: the join's source, or the list the run recorded) with its
- * journalled rule (see rebuildRun).
+ * that was checked and paid for is written as `no_result` (nor a number the run left
+ * waiting, nor one it reused, as checked now), and a report describes the whole run. The
+ * reused and waiting numbers are found by planning the run again from its list (`sourceOf`
+ * the run: the join's source, or the list the run recorded) with its journalled rule (see
+ * rebuildRun).
  */
 export async function runResults(
   deps: { store: Store; scope: Scope; dir: string; signal?: AbortSignal },
@@ -51,6 +55,7 @@ export async function runResults(
   }
   const all = [...ids];
   const reused: ResultSource[] = [];
+  const unsent: UnsentNumbers[] = [];
   const unfound: RunResults["unfound"] = [];
   for (const run of runs.values()) {
     for (const task of await store.tasks.ofRun(run.id)) {
@@ -58,14 +63,17 @@ export async function runResults(
       all.push(task.taskId);
       if (task.checkedAt) checkedAt.set(task.taskId, task.checkedAt);
     }
-    const numbers = (run.plan as RunPlan | undefined)?.reused ?? 0;
-    if (numbers === 0) continue;
+    const plan = run.plan as RunPlan | undefined;
+    const numbers = plan?.reused ?? 0;
+    if (numbers === 0 && !plan?.waiting) continue;
     const source = await sourceOf(run);
     const rebuilt = source === undefined ? undefined : await rebuildRun(run, source, deps);
-    if (rebuilt?.unchanged) reused.push(...reusedSources(store, rebuilt.planned.reused, rebuilt.planned.reusedTasks));
-    else unfound.push({ run, reused: numbers });
+    if (rebuilt?.unchanged) {
+      reused.push(...reusedSources(store, rebuilt.planned.reused, rebuilt.planned.reusedTasks));
+      unsent.push({ reused: rebuilt.planned.reused, waiting: rebuilt.planned.waiting });
+    } else if (numbers > 0) unfound.push({ run, reused: numbers });
   }
-  return { ids: all, added: all.slice(ids.length), reused, unfound, checkedAt };
+  return { ids: all, added: all.slice(ids.length), reused, unsent, unfound, checkedAt };
 }
 
 /** The list a run was submitted from, when it is still a file there (a list may be moved or deleted since; stdin has none). */

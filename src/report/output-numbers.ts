@@ -6,7 +6,7 @@ export interface NumbersFacts {
   /** The plans of the tasks' runs; none when the store knows no run of them. */
   plans: readonly RunPlan[];
   /** The output's rows: the tasks' own, the ledger's, and the tasks' numbers without a row. */
-  output: Required<ResultCounts>;
+  output: Required<Omit<ResultCounts, "waiting">>;
   /** Numbers the tasks were given (lines uploaded). */
   uploaded: number;
   /** Rows in the output. */

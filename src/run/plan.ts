@@ -76,7 +76,13 @@ export interface RunPlan {
   waitingForInFlight?: number;
   reusedFrom?: { oldest: string; newest: string };
   /** Numbers uploaded although the ledger has an older result for them (older than --max-age). */
-  stale?: { numbers: number; oldest?: string; newest?: string };
+  stale?: {
+    numbers: number;
+    oldest?: string;
+    newest?: string;
+    /** The --max-age that would reuse them, and what the run planned with it would reserve (see withLongerMaxAge). */
+    longerMaxAge?: { maxAgeMs: number; reservationMicros: number };
+  };
   parts: PlannedPart[];
   limits: Pick<Limits, "minTaskSize" | "maxTaskSize" | "maxFileBytes">;
   priceMicros: number;
@@ -110,6 +116,8 @@ export interface PlannedRun {
   reused: IdentifierSet;
   /** The tasks whose results are reused, each with when it was checked (tasks in flight are added once they are). */
   reusedTasks: Map<number, string>;
+  /** The numbers that wait for a later run (plan.waiting of them): an output marks them `waiting`, not `no_result`. */
+  waiting: IdentifierSet;
 }
 
 /**
@@ -126,6 +134,7 @@ export async function planRun(input: PlanInput): Promise<PlannedRun> {
   const reused = new IdentifierSet();
   const reusedTaskRefs = new Set<number>();
   const inFlightRefs = new Set<number>();
+  const waiting = new IdentifierSet();
   const files: UploadChunk[] = [];
   const totals = { kept: 0, reused: 0, padded: 0, noResult: 0, retriedNoResult: 0, inFlight: 0, waiting: 0, waitingForInFlight: 0 };
   const reusedFrom = new DateRange();
@@ -145,6 +154,7 @@ export async function planRun(input: PlanInput): Promise<PlannedRun> {
       reusedNumbers: reused,
       reusedTasks: reusedTaskRefs,
       inFlightTasks: inFlightRefs,
+      waitingNumbers: waiting,
     });
     for (const key of Object.keys(totals) as Array<keyof typeof totals>) totals[key] += split[key];
     for (const date of Object.values(split.reusedFrom ?? {})) reusedFrom.add(date);
@@ -197,7 +207,7 @@ export async function planRun(input: PlanInput): Promise<PlannedRun> {
     ...(byCountry ? { byCountry } : {}),
   };
   const reusedTasks = new Map([...reusedTaskRefs].map((ref) => [ref, answers!.tasks.get(ref)!.date]));
-  return { plan, files, reused, reusedTasks };
+  return { plan, files, reused, reusedTasks, waiting };
 }
 
 /** The rule as the plan keeps it: a run planned now, with the tasks it counted in flight. */

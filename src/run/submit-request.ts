@@ -110,6 +110,8 @@ export interface RunOutcome {
   reusedTasks: ReadonlyMap<number, string>;
   /** Tasks of other runs, in flight when this one was planned, whose results it takes. */
   inFlight: readonly InFlightTask[];
+  /** The numbers that wait for a later run (plan.waiting of them). */
+  waiting: IdentifierSet;
   prepared: PrepareResult;
   lease: RunLease;
 }

@@ -13,7 +13,8 @@ import { knownTasks } from "./known-tasks.js";
 import { RunBusyError, RunLease } from "./lease.js";
 import { addParts } from "./part-keys.js";
 import { checkPlan } from "./plan-checks.js";
-import { paddingMicros, planRun, samePlan, type PlannedRun, type RunPlan } from "./plan.js";
+import { withLongerMaxAge } from "./longer-max-age.js";
+import { paddingMicros, planRun, samePlan, type PlanInput, type PlannedRun, type RunPlan } from "./plan.js";
 import { scheduleRunParts } from "./schedule-parts.js";
 import type { RunOutcome, SubmitRequest, SubmitRunDeps } from "./submit-request.js";
 
@@ -156,7 +157,7 @@ async function planAndClaim(
 /** A plan made now: the ledger's answers as they stand, the claims of live runs counted in flight. */
 async function planNew(options: SubmitRequest, deps: SubmitRunDeps, startedAt: number, prepared: PrepareResult): Promise<PlannedRun> {
   const { store, scope } = deps;
-  return planRun({
+  const input: PlanInput = {
     lists: prepared.chunks,
     limits: { minTaskSize: deps.limits.minTaskSize, maxTaskSize: deps.limits.maxTaskSize, maxFileBytes: deps.limits.maxFileBytes },
     priceMicros: deps.priceMicros,
@@ -182,7 +183,8 @@ async function planNew(options: SubmitRequest, deps: SubmitRunDeps, startedAt: n
           },
         }
       : {}),
-  });
+  };
+  return withLongerMaxAge(await planRun(input), input, deps.now());
 }
 
 /** A run created and held, whose plan is not made yet: its process stopped before it claimed anything. It is planned afresh. */
@@ -335,9 +337,9 @@ async function takeInFlight(
   options: SubmitRequest,
   deps: SubmitRunDeps,
   startedAt: number,
-): Promise<Pick<RunOutcome, "reused" | "reusedTasks" | "inFlight">> {
+): Promise<Pick<RunOutcome, "reused" | "reusedTasks" | "inFlight" | "waiting">> {
   const inFlight = planned.plan.inFlight?.tasks ?? [];
-  const taken = { reused: planned.reused, reusedTasks: planned.reusedTasks, inFlight };
+  const taken = { reused: planned.reused, reusedTasks: planned.reusedTasks, inFlight, waiting: planned.waiting };
   if (!options.wait || inFlight.length === 0) return taken;
   const left = options.timeoutMs === undefined ? undefined : Math.max(0, startedAt + options.timeoutMs - deps.now());
   const followed = await followInFlight({ ...deps, client: await deps.client(), product: options.product }, inFlight, {

@@ -173,6 +173,21 @@ export async function inUploadSlot<T>(deps: UploadSlotDeps, ref: number, upload:
   }
 }
 
+/**
+ * Keeps what a check outside a run saw of tasks this store knows (`status`, `wait`, a
+ * download): a task seen finished no longer counts as unfinished, so the money it held
+ * reserved (`balance`) is no longer counted, and the first check to see it succeeded dates
+ * its results. A task still processing, one the store does not know, and one it knows
+ * finished already are left as they are.
+ */
+export async function noteSeenTasks(store: Store, scope: Scope, tasks: readonly Task[], now: () => number): Promise<void> {
+  for (const task of tasks) {
+    if (task.status === "processing") continue;
+    const row = await store.tasks.byId(scope, task.id);
+    if (row && (row.status === undefined || row.status === "processing")) await noteTaskState(store, row.ref, task, now);
+  }
+}
+
 /** Keeps a task's latest state in the store; the first check that sees it succeeded dates its results. */
 export async function noteTaskState(store: Store, ref: number, task: Task, now: () => number): Promise<void> {
   await store.tasks.update(ref, {

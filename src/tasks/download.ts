@@ -6,6 +6,7 @@ import type { ResultRecorder, ResultSource } from "../results/read-results.js";
 import type { TaskOrigin } from "./origins.js";
 import { canonicalServiceType, type ServiceType } from "../spec/products.js";
 import type { Task } from "../spec/task.js";
+import type { IdentifierSet } from "../spec/identifier-set.js";
 import type { PreparationSettings } from "../prepare/settings.js";
 import { billing, excludedBeforeUpload, type ExcludedBeforeUpload } from "./billing.js";
 import { resultOpener, withTransferRetries, type OpenResultOptions } from "./fetch-result.js";
@@ -35,6 +36,16 @@ export interface DownloadDeps {
 }
 
 /**
+ * The numbers of a run's list that none of its tasks was given: those whose results it
+ * takes from the ledger (or from another run's task in flight), and those it left waiting
+ * for a later run. A join tells their rows from the rows its tasks checked.
+ */
+export interface UnsentNumbers {
+  reused: IdentifierSet;
+  waiting: IdentifierSet;
+}
+
+/**
  * A run's results, fetched already (into its staging area): the tasks' final states, in
  * order, where each result is read from, when each was checked, and the results the
  * ledger serves for the run's reused numbers. A run's output ends with `checked_at`.
@@ -48,6 +59,8 @@ export interface StagedResults {
   read: (task: Task) => Promise<Readable>;
   checkedAt: (task: Task) => string;
   reused: readonly ResultSource[];
+  /** Which of the list's numbers the ledger served and which wait (see UnsentNumbers). */
+  unsent?: UnsentNumbers;
 }
 
 export interface DownloadTarget {
@@ -197,7 +210,10 @@ export function resultLabel(taskId: string): string {
  * (a run's results from the ledger, checked before), and each task's numbers that have
  * none: a task's `total` less the rows its result gave.
  */
-export function resultCounts(tasks: readonly Task[], sources: readonly Pick<SourceSummary, "label" | "rows">[]): Required<ResultCounts> {
+export function resultCounts(
+  tasks: readonly Task[],
+  sources: readonly Pick<SourceSummary, "label" | "rows">[],
+): Required<Omit<ResultCounts, "waiting">> {
   const rows = new Map(tasks.map((task) => [resultLabel(task.id), 0]));
   let reused = 0;
   for (const source of sources) {

@@ -8,9 +8,11 @@ import type { Billing, ExcludedBeforeUpload } from "./billing.js";
 /** What the rows written say was checked, for a summary: the tasks' rows, the ledger's rows, and each task's numbers that got none. */
 export interface ResultCounts {
   checked: number;
-  /** Rows a run took from the ledger (checked before, not charged now); absent where they are counted as checked (a join). */
+  /** Rows a run took from the ledger (checked before, not charged now). */
   reused?: number;
   noResult: number;
+  /** Numbers a run left waiting for a later run (never sent: too few for a task, and --pad never). */
+  waiting?: number;
 }
 
 /** What a download knows of its run beyond the rows: the tasks, what they cost, what preparation left out. */
@@ -46,6 +48,7 @@ export function runTable(run: RunFacts): SummaryTable {
   rows.push(["Checked", run.counts.checked]);
   if (run.counts.reused) rows.push(["Reused from the ledger", run.counts.reused]);
   rows.push(["No result", run.counts.noResult]);
+  if (run.counts.waiting) rows.push(["Waiting for a later run", run.counts.waiting]);
   if (run.bill) {
     rows.push(["Charged", { micros: run.bill.chargedMicros }], ["Refunded", { micros: run.bill.refundedMicros }]);
     for (const [field, n] of Object.entries(run.bill.excluded)) rows.push([`Excluded by the service: ${className(field)}`, n]);

@@ -269,7 +269,7 @@ describe("the report of a run that reused results from the ledger", () => {
     expect([checkedAgain, uploaded, reused + checkedAgain]).toEqual([15, 25, before.size]);
     // The summary on the terminal tells them apart too: only the rows checked now were charged.
     expect(stderr).toContain(
-      `Checked ${checkedNow}, reused from the ledger ${reused}, no result ${uploaded - checkedNow}. Charged ${formatUsd(checkedNow * PRICE)};`,
+      `Checked now ${checkedNow}, reused from the ledger ${reused}, no result ${uploaded - checkedNow}. Charged ${formatUsd(checkedNow * PRICE)};`,
     );
 
     const page = readReport(join(e.dir, "r.html"), RUN_SECTIONS);

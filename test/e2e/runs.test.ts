@@ -151,12 +151,12 @@ describe("the ledger serves fresh results", () => {
     expect((await e.run([...activity(list, ...WAITING, "-o", "a.csv")])).code).toBe(0);
     const plan = await e.run([...activity(list, "--dry-run", "--max-age", "0")]);
     expect(plan.stderr).toMatch(
-      /Not reused: 500 numbers have results checked at .*older than --max-age 0; --max-age \S+ would reuse them and save \$1\.50\./,
+      /Not reused: 500 numbers have results checked at .*older than --max-age 0; --max-age 1d would reuse them and save \$1\.50 \(its plan reserves \$0\.00 instead of \$1\.50\)\./,
     );
     const json = await e.run([...activity(list, "--dry-run", "--max-age", "0", "--json")]);
     expect(JSON.parse(json.stdout)).toMatchObject({
       numbers: 500,
-      reuse: { reused: 0, not_reused: { numbers: 500, would_save_micros: 1_500_000 } },
+      reuse: { reused: 0, not_reused: { numbers: 500, max_age_to_reuse_seconds: 86_400, would_save_micros: 1_500_000 } },
     });
   });
 

@@ -138,6 +138,28 @@ describe("splitting a list by the freshness of its ledger results", () => {
     expect(await split({ retryNoResult: true, pad: "never" })).toMatchObject({ parts: [], waiting: 2, padded: 0 });
   });
 
+  it("names the numbers that wait for a later run, and only those, with an empty ledger or not", async () => {
+    const store = await ledgerWith({ "2026-11-26T00:00:00.000Z": [N(1), N(2)] });
+    const task = (await store.tasks.answering(SCOPE, "number_activity_batch", await store.tasks.maxRef()))[0]!;
+    // N(3) was answered without a result: not waiting, though it has no result either.
+    await store.tasks.addNumbers(task.ref, [N(1), N(2), N(3)]);
+    const freshSince = "2026-11-25T00:00:00.000Z";
+    const waiting = new IdentifierSet();
+    const split = await splitList([N(1), N(2), N(3), N(4), N(5)], await answersNow(store, await store.tasks.maxRef()), freshSince, {
+      minTaskSize: 5,
+      pad: "never",
+      waitingNumbers: waiting,
+    });
+    expect(split).toMatchObject({ parts: [], reused: 2, noResult: 1, waiting: 2 });
+    expect([N(1), N(2), N(3), N(4), N(5)].map((n) => waiting.has(n))).toEqual([false, false, false, true, true]);
+    const alone = new IdentifierSet();
+    const empty = await answersNow(openStore(), 0);
+    expect(await splitList([N(6), N(7)], empty, freshSince, { minTaskSize: 5, pad: "never", waitingNumbers: alone })).toMatchObject({
+      waiting: 2,
+    });
+    expect([alone.has(N(6)), alone.has(N(7)), alone.size]).toEqual([true, true, 2]);
+  });
+
   it("counts results alone for a run planned before tasks' numbers were kept", async () => {
     const store = await ledgerWith({ "2026-11-26T00:00:00.000Z": [N(1)] });
     const task = (await store.tasks.answering(SCOPE, "number_activity_batch", await store.tasks.maxRef()))[0]!;

@@ -9,7 +9,7 @@ import type { Context } from "../context.js";
  * The account's balance (the data line, or JSON), and what the tasks of this service and
  * profile that the store has not seen finish hold reserved: the service took it from the
  * balance when they were submitted, and gives back all but what they are charged when they
- * finish. A shared store that cannot be reached leaves that out, with a warning: the balance
+ * finish. Any check that sees a task finish (status, wait, a download) tells the store. A shared store that cannot be reached leaves that out, with a warning: the balance
  * is the service's to tell.
  */
 export async function balanceAction(ctx: Context): Promise<void> {
@@ -29,7 +29,7 @@ export async function balanceAction(ctx: Context): Promise<void> {
   ctx.printer.data(`${formatUsd(balance_micros)} (${balance_micros} micros)`);
   if (reserved && reserved.tasks > 0) {
     ctx.printer.note(
-      `Reserved by ${count(reserved.tasks)} unfinished task(s) of this store (${count(reserved.numbers)} numbers): ${formatUsd(reserved.micros)}, taken from the balance above until they finish, when what they do not charge comes back (bulkcheck status).`,
+      `Reserved by ${count(reserved.tasks)} unfinished task(s) of this store (${count(reserved.numbers)} numbers): ${formatUsd(reserved.micros)}, taken from the balance above until they finish, when what they do not charge comes back. bulkcheck status checks them: a task it sees finished is no longer counted here.`,
     );
   }
 }

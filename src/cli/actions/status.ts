@@ -7,6 +7,7 @@ import { TASK_COLUMNS, taskJson, taskRow } from "../task-view.js";
 import { count } from "../../format-count.js";
 import { ApiError } from "../../api/errors.js";
 import { ApiCode } from "../../spec/codes.js";
+import { noteSeen } from "./shared/seen-tasks.js";
 
 export interface StatusOptions {
   limit?: number;
@@ -37,6 +38,10 @@ export async function statusAction(ctx: Context, ids: string[], options: StatusO
   const client = await ctx.client();
   const check = fromJournal ? (id: string) => checkOrUnknown(client, id) : (id: string) => client.checkTask(id);
   const tasks = await inOrder(taskIds, check);
+  await noteSeen(
+    ctx,
+    tasks.filter((task): task is Task => !isUnknown(task)),
+  );
   if (ctx.globals.json) {
     for (const task of tasks) ctx.printer.json(isUnknown(task) ? task : taskJson(task));
   } else {

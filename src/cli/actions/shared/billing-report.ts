@@ -1,24 +1,23 @@
 import { count } from "../../../format-count.js";
 import type { Billing, ExcludedBeforeUpload } from "../../../tasks/billing.js";
 import { formatUsd } from "../../../tasks/cost.js";
+import type { ResultCounts } from "../../../tasks/summary-sheet.js";
 
 /**
- * What the written output holds: numbers with a result, and those without. Counted
- * from the output itself, so the summary always agrees with the file (a merged
- * download once said "no result 7088" of a 3,544-row list); the money is the service's.
+ * What finished tasks cost, for humans (stderr), beside what the written output holds:
+ * numbers with a result (checked now, or reused), those without, and those waiting for a
+ * later run. The counts come from the output itself, so the summary always agrees with
+ * the file (a merged download once said "no result 7088" of a 3,544-row list); the money
+ * is the service's.
  */
-export interface OutputCounts {
-  checked: number;
-  /** Rows a run took from the ledger instead of checking them again. */
-  reused?: number;
-  noResult: number;
-}
-
-/** What finished tasks cost, for humans (stderr). */
-export function describeBilling(bill: Billing, counts: OutputCounts): string[] {
-  const reused = counts.reused ? `, reused from the ledger ${count(counts.reused)}` : "";
+export function describeBilling(bill: Billing, counts: ResultCounts): string[] {
+  // Beside reused rows a bare "Checked" reads as "checked now" for all of them: say which is which.
+  const withResult = counts.reused
+    ? `Checked now ${count(counts.checked)}, reused from the ledger ${count(counts.reused)}`
+    : `Checked ${count(counts.checked)}`;
+  const waiting = counts.waiting ? `, waiting for a later run ${count(counts.waiting)}` : "";
   const lines = [
-    `Checked ${count(counts.checked)}${reused}, no result ${count(counts.noResult)}. Charged ${formatUsd(bill.chargedMicros)}; refunded ${formatUsd(bill.refundedMicros)}.`,
+    `${withResult}, no result ${count(counts.noResult)}${waiting}. Charged ${formatUsd(bill.chargedMicros)}; refunded ${formatUsd(bill.refundedMicros)}.`,
   ];
   const excluded = Object.entries(bill.excluded).filter(([, n]) => n > 0);
   if (excluded.length > 0) lines.push(`Excluded by the service: ${countsText(excluded)}.`);
@@ -26,11 +25,12 @@ export function describeBilling(bill: Billing, counts: OutputCounts): string[] {
 }
 
 /** The billing fields of a --json summary. */
-export function billingJson(bill: Billing, counts: OutputCounts) {
+export function billingJson(bill: Billing, counts: ResultCounts) {
   return {
     checked: counts.checked,
     ...(counts.reused ? { reused: counts.reused } : {}),
     no_result: counts.noResult,
+    ...(counts.waiting ? { waiting: counts.waiting } : {}),
     charged_micros: bill.chargedMicros,
     refunded_micros: bill.refundedMicros,
     ...(Object.keys(bill.excluded).length > 0 ? { excluded_by_service: bill.excluded } : {}),

@@ -4,6 +4,7 @@ import { ResultRecording } from "../../../ledger/recording.js";
 import { taskOrigins } from "../../../tasks/origins.js";
 import type { DownloadDeps } from "../../../tasks/download.js";
 import type { Context } from "../../context.js";
+import { noteEachCheck } from "./seen-tasks.js";
 
 /**
  * What downloading needs: the client, the store's knowledge of the tasks, the ledger's
@@ -14,7 +15,11 @@ export async function downloadDeps(ctx: Context, flags: { ledger?: boolean } = {
   const [store, scope, ledger, location] = await Promise.all([ctx.store(), ctx.scope(), ctx.ledgerSettings(), ctx.storeLocation()]);
   const recording = resultRecording(ctx, location);
   return {
-    client: () => ctx.client(),
+    client: async () => {
+      const client = await ctx.client();
+      // A download of a task the store thought unfinished ends its reservation there (see noteSeen).
+      return { checkTask: noteEachCheck(ctx, (id) => client.checkTask(id)), openResult: client.openResult.bind(client) };
+    },
     origins: (ids) => taskOrigins(store, scope, ids),
     ...(ledger.on && flags.ledger !== false ? { recorder: recorderFor(store, scope, ctx.now, recording), recording } : {}),
     sleep: ctx.sleep,

@@ -2,6 +2,7 @@ import { assertRowCounts, describeSummary, type OutputFormat, type ResultSummary
 import type { ServiceType } from "../../../spec/products.js";
 import type { Task } from "../../../spec/task.js";
 import { signalByCountry } from "../../../report/model.js";
+import type { RunPlan } from "../../../run/plan.js";
 import { billing, type ExcludedBeforeUpload } from "../../../tasks/billing.js";
 import { downloadResults, resultCounts } from "../../../tasks/download.js";
 import type { Context } from "../../context.js";
@@ -68,6 +69,7 @@ export async function downloadToOutput(
     dataOnStdout: toStdout,
     prices,
     runId: run.record?.id,
+    waiting: (run.record?.plan as RunPlan | undefined)?.waiting ?? 0,
   });
   if (flags.report !== undefined) await writeReport(ctx, flags.report, outcome, flags.force, { changes: run.changes, run: run.record });
   if (flags.strict) assertRowCounts(outcome.summary);
@@ -105,11 +107,14 @@ interface SummaryContext {
   prices: Record<ServiceType, number>;
   /** The run whose output this is (a submit's), named in --json beside its task and run objects. */
   runId: string | undefined;
+  /** Its numbers left waiting for a later run (no row, and no result either). */
+  waiting: number;
 }
 
-function reportSummary(ctx: Context, summary: ResultSummary, { tasks, excluded, dataOnStdout, prices, runId }: SummaryContext): void {
+function reportSummary(ctx: Context, summary: ResultSummary, context: SummaryContext): void {
+  const { tasks, excluded, dataOnStdout, prices, runId } = context;
   const bill = billing(tasks, prices);
-  const counts = resultCounts(tasks, summary.sources);
+  const counts = { ...resultCounts(tasks, summary.sources), waiting: context.waiting };
   const lines = [...describeSummary({ ...summary, path: dataOnStdout ? undefined : summary.path }), ...describeBilling(bill, counts)];
   if (excluded) lines.push(describeExcluded(excluded));
   for (const line of lines) {

@@ -1,6 +1,7 @@
 import type { StagedResults } from "../../../tasks/download.js";
 import { billing } from "../../../tasks/billing.js";
 import type { JoinEvent, JoinOutcome, JoinRequestDeps } from "../../../outputs/join.js";
+import { joinCounts } from "../../../outputs/join-rows.js";
 import type { ServiceType } from "../../../spec/products.js";
 import { count } from "../../../format-count.js";
 import type { Context } from "../../context.js";
@@ -53,7 +54,7 @@ export function printJoin(
   ctx.outcome.output = toStdout ? "-" : absolutePath(ctx, output);
   ctx.outcome.charge(tasks, prices);
   const bill = billing(tasks, prices);
-  const inFile = { checked: summary.byStatus.checked, noResult: summary.byStatus.no_result };
+  const inFile = joinCounts(summary);
   for (const line of describeBilling(bill, inFile)) ctx.printer.note(line);
   if (ctx.globals.json && !isStdout(output)) {
     ctx.printer.json({

@@ -17,6 +17,7 @@ export interface PlanSubject {
 export function describePlan(plan: RunPlan, subject: PlanSubject): string {
   const countries = plan.byCountry?.map((each) => each.country).join(", ") ?? (subject.country === "auto" ? undefined : subject.country);
   const country = countries ? ` for ${countries}` : "";
+  if (plan.kept === 0) return "nothing to upload: the list keeps no number that can be checked";
   if (plan.parts.length === 0) {
     return plan.waiting
       ? `nothing to upload: ${count(plan.waiting)} numbers need a result, fewer than a task's minimum of ${count(plan.limits.minTaskSize)}, and --pad never lets them wait for a later run`
@@ -30,7 +31,7 @@ export function describePlan(plan: RunPlan, subject: PlanSubject): string {
  * saves), what is checked again to fill a task, and what recent results --max-age left
  * out and what reusing them would save.
  */
-export function reuseLines(plan: RunPlan, now: number): string[] {
+export function reuseLines(plan: RunPlan): string[] {
   const lines: string[] = [];
   const maxAge = plan.reuse ? formatAge(Math.round(plan.reuse.maxAgeMs / 1000)) : undefined;
   const within = plan.reuse?.maxAgeMs === 0 ? "checked since this command began" : `younger than --max-age ${maxAge}`;
@@ -70,15 +71,30 @@ export function reuseLines(plan: RunPlan, now: number): string[] {
   }
   const stale = plan.stale;
   if (stale && stale.numbers > 0 && stale.oldest) {
-    const needed = Math.ceil((now - Date.parse(stale.oldest)) / 86_400_000);
-    const saving = formatUsd(stale.numbers * plan.priceMicros);
     const rule = maxAge === undefined ? "reuse is off" : `older than --max-age ${maxAge}`;
+    const longer = stale.longerMaxAge ? `; ${longerMaxAgeText(plan, stale.longerMaxAge)}` : "";
     lines.push(
-      `Not reused: ${count(stale.numbers)} numbers have results checked ${span(stale.oldest, stale.newest ?? stale.oldest)}, ${rule}; --max-age ${needed}d would reuse them and save ${saving}.`,
+      `Not reused: ${count(stale.numbers)} numbers have results checked ${span(stale.oldest, stale.newest ?? stale.oldest)}, ${rule}${longer}.`,
     );
   }
   return lines;
 }
+
+/**
+ * What the run planned with a --max-age that reuses the old results would reserve, against
+ * this plan: two whole plans (padding, no result and in flight included), not the old
+ * results' numbers at the price, which padding can cancel out or a task's minimum outgrow.
+ */
+function longerMaxAgeText(plan: RunPlan, longer: LongerMaxAge): string {
+  const flag = `--max-age ${formatAge(longer.maxAgeMs / 1000)}`;
+  const reserved = formatUsd(plan.reservationMicros);
+  const saved = plan.reservationMicros - longer.reservationMicros;
+  return saved > 0
+    ? `${flag} would reuse them and save ${formatUsd(saved)} (its plan reserves ${formatUsd(longer.reservationMicros)} instead of ${reserved})`
+    : `${flag} would reuse them but save nothing (its plan reserves ${formatUsd(longer.reservationMicros)} too)`;
+}
+
+type LongerMaxAge = NonNullable<NonNullable<RunPlan["stale"]>["longerMaxAge"]>;
 
 /** Two ISO times as people read them, to the minute: one, or "from … to …". */
 function span(oldest: string, newest: string): string {
@@ -117,7 +133,7 @@ const NOT_SUBMITTED = [...ROW_COUNTS.filter((field) => field.endsWith("_cnt") ||
  * `preparation` the local summary, as `submit --json` gives it. Each part is its own
  * object, so more can be added beside them without changing what is there.
  */
-export function planJson(plan: RunPlan, subject: PlanSubject, prepared: PrepareResult, now: number) {
+export function planJson(plan: RunPlan, subject: PlanSubject, prepared: PrepareResult) {
   const { settings, summary } = prepared;
   const groups = settings.countryGroups;
   const numbers = uploadedNumbers(plan);
@@ -164,13 +180,21 @@ export function planJson(plan: RunPlan, subject: PlanSubject, prepared: PrepareR
             numbers: plan.stale.numbers,
             oldest: plan.stale.oldest,
             newest: plan.stale.newest ?? plan.stale.oldest,
-            max_age_to_reuse_seconds: Math.ceil((now - Date.parse(plan.stale.oldest)) / 86_400_000) * 86_400,
-            ...money("would_save", plan.stale.numbers * plan.priceMicros),
+            ...(plan.stale.longerMaxAge ? longerMaxAgeJson(plan, plan.stale.longerMaxAge) : {}),
           }
         : null,
     },
     not_submitted: notSubmitted(summary, groups),
     preparation: snakeCaseKeys(summary),
+  };
+}
+
+/** The plan with a --max-age that reuses the old results: the age, what it would reserve, and the difference (see longerMaxAgeText). */
+function longerMaxAgeJson(plan: RunPlan, longer: LongerMaxAge) {
+  return {
+    max_age_to_reuse_seconds: longer.maxAgeMs / 1000,
+    ...money("would_reserve", longer.reservationMicros),
+    ...money("would_save", Math.max(0, plan.reservationMicros - longer.reservationMicros)),
   };
 }
 

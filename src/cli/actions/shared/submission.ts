@@ -95,9 +95,9 @@ export function runPrinter(
             ? `Plan of the run carried on, as made when it began (its reservation was made then; only parts never uploaded reserve anything now): ${describePlan(event.plan, subject)}.`
             : `Plan: ${describePlan(event.plan, subject)}.`,
         );
-        for (const line of reuseLines(event.plan, ctx.now())) ctx.printer.note(line);
+        for (const line of reuseLines(event.plan)) ctx.printer.note(line);
         if (prepared) for (const line of countryPlanLines(event.plan, prepared)) ctx.printer.note(line);
-        if (flags.dryRun && ctx.globals.json && prepared) ctx.printer.json(planJson(event.plan, subject, prepared, ctx.now()));
+        if (flags.dryRun && ctx.globals.json && prepared) ctx.printer.json(planJson(event.plan, subject, prepared));
         for (const task of flags.dryRun ? [] : (event.plan.inFlight?.tasks ?? [])) {
           tasksSubmitted = true;
           reportInFlight(ctx, task, flags, prepared);

@@ -7,6 +7,7 @@ import type { Context } from "../../context.js";
 import { createProgress } from "../../progress.js";
 import { describeTask } from "../../task-view.js";
 import { count } from "../../../format-count.js";
+import { noteEachCheck } from "./seen-tasks.js";
 import { elapsedText, TaskTally } from "./task-tally.js";
 
 export interface WaitFlags {
@@ -67,7 +68,7 @@ export async function waitAndReport(ctx: Context, taskIds: readonly string[], fl
   ticker?.unref();
   try {
     return await waitUntilFinished({
-      checkTask: (id) => client.checkTask(id),
+      checkTask: noteEachCheck(ctx, (id) => client.checkTask(id)),
       ids: taskIds,
       intervalMs,
       // --timeout bounds the whole command: the wait gets what is left of it.
