@@ -6,7 +6,7 @@ import { RecordReader, type SourceRecord } from "../csv/record-reader.js";
 import { resultColumns, type ServiceType } from "../spec/products.js";
 import { ResultFileError } from "./errors.js";
 import { openResultBody, textPieces } from "./result-body.js";
-import { checkTaskCounts, ResultRowRules, type TaskCounts, type UploadedIdentifiers } from "./result-rules.js";
+import { checkTaskCounts, resultBytesBound, ResultRowRules, type TaskCounts, type UploadedIdentifiers } from "./result-rules.js";
 import {
   SourceRows,
   adoptFirstRecord,
@@ -136,7 +136,13 @@ export async function* resultParts(
       spoolPath: context.spoolPath(),
       temps: context.temps,
       signal: context.signal,
-      maxUncompressedBytes: context.maxUncompressedBytes,
+      // A task's result is bounded by what its numbers' rows can take; a ledger's or a file's by the cap alone.
+      ...(source.task
+        ? {
+            maxUncompressedBytes: resultBytesBound(source.task.total, context.serviceType, context.maxUncompressedBytes),
+            cap: { numbers: source.task.total, ...(source.label === undefined ? {} : { label: source.label }) },
+          }
+        : { maxUncompressedBytes: context.maxUncompressedBytes, ...(source.label === undefined ? {} : { cap: { label: source.label } }) }),
       maxCompressionRatio: context.maxCompressionRatio,
     });
     const summary: SourceSummary = {

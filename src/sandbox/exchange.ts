@@ -21,8 +21,11 @@ export class Exchange {
   private readonly markers: string[] = [];
   private outcome = "no-response";
   private dropResponse = false;
-  /** Set by the drop-mid-download fault: the result route sends part of the file, then drops. */
-  partialBody = false;
+  /**
+   * How the result route sends the file: whole; its first half, then the socket dropped
+   * (drop-mid-download); or whole, then blank lines until the client goes away (endless-download).
+   */
+  body: "whole" | "half" | "endless" = "whole";
 
   constructor(
     readonly req: IncomingMessage,
