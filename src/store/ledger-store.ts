@@ -42,9 +42,10 @@ export abstract class SqlLedger implements Ledger {
   protected abstract resultPages(taskRef: number): AsyncIterable<ColumnValue[][]>;
   /**
    * Clears erased rows out of the store's files now (SQLite: the write-ahead log's checkpoint;
-   * PostgreSQL: VACUUM). Returns why their bytes may stay for now, in the database's own words.
+   * PostgreSQL: VACUUM, or with `rewrite` VACUUM FULL, see postgres-store.ts). Returns why
+   * their bytes may stay for now, in the database's own words.
    */
-  protected abstract clearErased(): Promise<string | undefined>;
+  protected abstract clearErased(rewrite: boolean): Promise<string | undefined>;
   /** Bytes on disk (or in the database) the store takes. */
   protected abstract bytes(): Promise<number>;
 
@@ -116,16 +117,15 @@ export abstract class SqlLedger implements Ledger {
     const ofProduct = product === undefined ? "" : " AND task_ref IN (SELECT ref FROM tasks WHERE product = ?)";
     const batches = this.#inBatches(numbers).map((batch) => [batch, ...(product === undefined ? [] : [product])]);
     // Cleared even when nothing is found: an erasure cut short before its clearing is completed by the next.
-    return this.#erase(`${this.session.dialect.inNumbers("identifier")}${ofProduct}`, batches, options, true);
+    // What a forget erases is rewritten out of the files, not only marked free (see clearErased).
+    return this.#erase(`${this.session.dialect.inNumbers("identifier")}${ofProduct}`, batches, options, { always: true, rewrite: true });
   }
 
   prune(before: string, options: ErasureOptions = {}): Promise<Erasure> {
-    return this.#erase(
-      "task_ref IN (SELECT ref FROM tasks WHERE checked_at < ?)",
-      [[this.session.dialect.instant(before)]],
-      options,
-      false,
-    );
+    return this.#erase("task_ref IN (SELECT ref FROM tasks WHERE checked_at < ?)", [[this.session.dialect.instant(before)]], options, {
+      always: false,
+      rewrite: false,
+    });
   }
 
   forgetTasks(taskRefs: readonly number[]): Promise<Erasure> {
@@ -133,27 +133,37 @@ export abstract class SqlLedger implements Ledger {
       this.session.dialect.inNumbers("task_ref"),
       this.#inBatches(taskRefs).map((batch) => [batch]),
       {},
-      false,
+      { always: false, rewrite: false },
     );
   }
 
   /**
    * Deletes (or, with dryRun, counts) the results `where` selects, and the tasks' numbers it
-   * selects, a transaction per set of parameters, then clears them out of the files.
+   * selects, a transaction per set of parameters, then clears them out of the files: `always`
+   * even when nothing was found, and with `rewrite` (when something was) by rewriting the tables.
    */
-  async #erase(where: string, batches: readonly SqlParam[][], options: ErasureOptions, alwaysClear: boolean): Promise<Erasure> {
+  async #erase(
+    where: string,
+    batches: readonly SqlParam[][],
+    options: ErasureOptions,
+    clear: { always: boolean; rewrite: boolean },
+  ): Promise<Erasure> {
     let results = 0;
+    let numbers = 0;
     for (const params of batches) {
-      results += options.dryRun
-        ? Number((await this.session.row(`SELECT count(*) FROM results WHERE ${where}`, params))![0])
-        : await this.session.transaction(async (session) => {
-            // A task's numbers hold the digits too (those in flight, and those without a result).
-            await session.run(`DELETE FROM task_numbers WHERE ${where}`, params);
-            return session.run(`DELETE FROM results WHERE ${where}`, params);
-          });
+      if (options.dryRun) {
+        results += Number((await this.session.row(`SELECT count(*) FROM results WHERE ${where}`, params))![0]);
+        continue;
+      }
+      await this.session.transaction(async (session) => {
+        // A task's numbers hold the digits too (those in flight, and those without a result).
+        numbers += await session.run(`DELETE FROM task_numbers WHERE ${where}`, params);
+        results += await session.run(`DELETE FROM results WHERE ${where}`, params);
+      });
     }
-    if (options.dryRun || (results === 0 && !alwaysClear)) return { results };
-    const uncleared = await this.clearErased();
+    const erased = results + numbers > 0;
+    if (options.dryRun || (!erased && !clear.always)) return { results };
+    const uncleared = await this.clearErased(clear.rewrite && erased);
     return uncleared === undefined ? { results } : { results, uncleared };
   }
 

@@ -187,7 +187,10 @@ class SqliteLedger extends SqlLedger {
     }
   }
 
-  /** secure_delete zeroed the erased rows in the file; the write-ahead log holds the pages as they were until this checkpoint empties it. */
+  /**
+   * secure_delete zeroed the erased rows in the file (a rewrite adds nothing to that); the
+   * write-ahead log holds the pages as they were until this checkpoint empties it.
+   */
   protected clearErased(): Promise<undefined> {
     this.db.checkpoint();
     return Promise.resolve(undefined);
