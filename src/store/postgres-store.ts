@@ -1,3 +1,4 @@
+import { ERASURE_LOCK } from "./erasures.js";
 import { SqlLedger } from "./ledger-store.js";
 import { copyText, numberArray, PostgresDb, type TransactionClient } from "./postgres-db.js";
 import type { ConnectBounds, ConnectionEnv } from "./postgres-connection.js";
@@ -5,7 +6,7 @@ import { postgresSchemaProblems } from "./postgres-check.js";
 import type { StoreCheck } from "./health.js";
 import { identifierNumber, RESULT_VALUE_COLUMNS, splitValues } from "./result-values.js";
 import { SqlRunStore } from "./run-store.js";
-import { ScopeIds, type Dialect, type SqlParam, type SqlSession } from "./sql-session.js";
+import { numbered, ScopeIds, type Dialect, type SqlParam, type SqlSession } from "./sql-session.js";
 import type { ColumnValue, ResultRow, Scope, Store, StoreParts } from "./store.js";
 import { SqlTaskStore } from "./task-store.js";
 
@@ -42,6 +43,7 @@ const POSTGRES: Dialect = {
   lockRow: " FOR UPDATE",
   runsAdded: "r.seq",
   isUniqueViolation: (error) => (error as { code?: unknown } | undefined)?.code === UNIQUE_VIOLATION,
+  lockErasures: `SELECT pg_advisory_xact_lock(${ERASURE_LOCK})`,
 };
 
 /**
@@ -102,19 +104,6 @@ class PostgresSession implements SqlSession {
   scopeId(scope: Scope): Promise<number> {
     return this.scopes.of(scope, this.client ? new PostgresSession(this.db, this.scopes) : this);
   }
-}
-
-const NUMBERED = new Map<string, string>();
-
-/** `?, ?` as `$1, $2` (the shared statements have no `?` but placeholders). */
-function numbered(sql: string): string {
-  let text = NUMBERED.get(sql);
-  if (text === undefined) {
-    let count = 0;
-    text = sql.replace(/\?/g, () => `$${++count}`);
-    NUMBERED.set(sql, text);
-  }
-  return text;
 }
 
 class PostgresTasks extends SqlTaskStore {

@@ -44,6 +44,8 @@ const SQLITE: Dialect = {
   lockRow: "",
   runsAdded: "r.rowid",
   isUniqueViolation: (error) => /^SQLITE_CONSTRAINT_(UNIQUE|PRIMARYKEY)$/.test(String((error as { code?: unknown } | undefined)?.code)),
+  // A transaction takes the write lock as it begins (IMMEDIATE): an erasure and a recording take turns already.
+  lockErasures: undefined,
 };
 
 /** The store's one connection as the shared parts use it; its statements run synchronously. */

@@ -68,7 +68,7 @@ describe("the shared store", () => {
     async emptyLocation() {
       await admin.query(`DO $$ BEGIN
           IF to_regnamespace('bulkcheck') IS NOT NULL THEN
-            TRUNCATE bulkcheck.results, bulkcheck.tasks, bulkcheck.runs, bulkcheck.scopes RESTART IDENTITY;
+            TRUNCATE bulkcheck.results, bulkcheck.tasks, bulkcheck.runs, bulkcheck.scopes, bulkcheck.erased_numbers, bulkcheck.erasures RESTART IDENTITY;
           END IF;
         END $$`);
       return databaseUrl;
@@ -209,12 +209,12 @@ describe("the shared store", () => {
         child.on("close", (code) => resolve({ code, out, err }));
       });
     const outcomes = await Promise.all([migrate(), migrate(), migrate()]);
-    expect(outcomes).toEqual(Array(3).fill({ code: 0, out: "2", err: "" }));
+    expect(outcomes).toEqual(Array(3).fill({ code: 0, out: "3", err: "" }));
     const versions = new pg.Client({ connectionString: url });
     await versions.connect();
     const { rows } = await versions.query("SELECT version FROM bulkcheck.schema_version ORDER BY version");
     await versions.end();
-    expect(rows).toEqual([{ version: 1 }, { version: 2 }]);
+    expect(rows).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }]);
   });
 
   it("fails fast with StoreUnavailableError when nothing answers at the URL, naming the store without its password", async () => {
