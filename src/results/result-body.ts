@@ -34,6 +34,19 @@ export interface BodyOptions extends ZipLimits {
   spoolPath: string;
   temps: TempFiles;
   signal?: AbortSignal;
+  /** What the message of a result over `maxUncompressedBytes` says of it (see ResultCap). */
+  cap?: Pick<ResultCap, "numbers" | "label">;
+}
+
+/** How much of a result `capped` lets by, and what the message says of it. */
+export interface ResultCap {
+  max: number;
+  /** The body is a zip (spooled before it is read). */
+  zipped?: boolean;
+  /** The task's numbers, when `max` is what a result of that many can hold (see resultBytesBound). */
+  numbers?: number;
+  /** Names the result in the message, e.g. "task 3f…". */
+  label?: string;
 }
 
 /**
@@ -42,15 +55,15 @@ export interface BodyOptions extends ZipLimits {
  * would fill it.
  * @throws ResultFileError `ZIP_TOO_LARGE` for a zip, `RESULT_TOO_LARGE` for anything else.
  */
-export async function* capped(chunks: AsyncIterable<Buffer>, max: number, zipped = false): AsyncGenerator<Buffer> {
+export async function* capped(chunks: AsyncIterable<Buffer>, cap: ResultCap): AsyncGenerator<Buffer> {
   let total = 0;
   for await (const chunk of chunks) {
     total += chunk.length;
-    if (total > max) {
-      throw new ResultFileError(
-        zipped ? "ZIP_TOO_LARGE" : "RESULT_TOO_LARGE",
-        `The ${zipped ? "zipped result" : "result"} is larger than ${max} bytes, more than bulkcheck takes from a result.`,
-      );
+    if (total > cap.max) {
+      const what = `${cap.zipped ? "zipped result" : "result"}${cap.label === undefined ? "" : ` of ${cap.label}`}`;
+      const most =
+        cap.numbers === undefined ? "more than bulkcheck takes from a result" : `more than a result of ${cap.numbers} number(s) can hold`;
+      throw new ResultFileError(cap.zipped ? "ZIP_TOO_LARGE" : "RESULT_TOO_LARGE", `The ${what} is larger than ${cap.max} bytes, ${most}.`);
     }
     yield chunk;
   }
@@ -66,7 +79,9 @@ export async function openResultBody(source: Readable, options: BodyOptions): Pr
   const rest = source[Symbol.asyncIterator]();
   const head = await readHead(rest, (_chunk, total) => total >= ZIP_MAGIC.length);
   if (!isZipMagic(head)) {
-    const stream = Readable.from(capped(prefixed(head, rest), options.maxUncompressedBytes), { objectMode: false });
+    const stream = Readable.from(capped(prefixed(head, rest), { ...options.cap, max: options.maxUncompressedBytes }), {
+      objectMode: false,
+    });
     return {
       container: "csv",
       stream,
@@ -80,7 +95,7 @@ export async function openResultBody(source: Readable, options: BodyOptions): Pr
   options.temps.add(options.spoolPath);
   try {
     await pipeline(
-      capped(prefixed(head, rest), options.maxUncompressedBytes, true),
+      capped(prefixed(head, rest), { ...options.cap, max: options.maxUncompressedBytes, zipped: true }),
       createWriteStream(options.spoolPath, { flags: "wx", mode: 0o600 }),
       {
         signal: options.signal,

@@ -2,7 +2,7 @@ import { delimitedLine, isFormulaStart, plainLinesMayHoldFormula } from "../csv/
 import { count } from "../format-count.js";
 import { CARRIER_COLUMNS, SIGNAL_COLUMNS, resultColumns, type ServiceType } from "../spec/products.js";
 import { ResultFileError } from "./errors.js";
-import { quoted, type ResultRowRules } from "./result-rules.js";
+import { identifierValue, quoted, type ResultRowRules, type UploadedIdentifiers } from "./result-rules.js";
 import type { RowTally } from "./tally.js";
 
 /*
@@ -167,6 +167,9 @@ export function isIdentity(shape: RowShape): boolean {
  * the data rows of one source, in order. Both the general path (parsed records) and
  * the fast case (plain lines read by their commas, see copyPlainLines) go through
  * here, so they count and fail alike. The identifier is the output's first column.
+ * A row of a `withheld` number (forgotten since its task was given it) is left out before
+ * anything else: neither checked nor counted, as a number without a result; a source with
+ * such numbers takes the general path only.
  */
 export class SourceRows {
   /** The output columns a row is tallied by (RowTally.columns), ascending; none without a tally. */
@@ -178,16 +181,18 @@ export class SourceRows {
     readonly summary: SourceFindings,
     private readonly rules: ResultRowRules,
     private readonly tally?: RowTally,
+    private readonly withheld?: UploadedIdentifiers,
   ) {
     this.tallied = tally?.columns ?? [];
   }
 
   /**
-   * A parsed data record as an output row.
+   * A parsed data record as an output row, or undefined for a withheld number's.
    * @throws ResultFileError `ROW_TOO_WIDE`, or for a row that breaks the rules.
    */
-  accept(record: readonly string[]): string[] {
+  accept(record: readonly string[]): string[] | undefined {
     const row = arrangeRow(record, this.shape.indexes);
+    if (this.withheld?.has(identifierValue(row[0]!, 0, row[0]!.length))) return undefined;
     this.#count(record.length, row[0]!, 0, row[0]!.length);
     this.tally?.add(row);
     return row;

@@ -2,6 +2,7 @@ import { createReadStream } from "node:fs";
 import { createInterface } from "node:readline";
 import { identifierKey } from "../spec/identifier-key.js";
 import { IdentifierSet } from "../spec/identifier-set.js";
+import { CARRIER_COLUMNS, canonicalServiceType, resultColumns } from "../spec/products.js";
 import type { Task } from "../spec/task.js";
 import { ResultFileError } from "./errors.js";
 
@@ -22,6 +23,10 @@ import { ResultFileError } from "./errors.js";
  *   while its upload files exist, joins, which prepare the source again, and
  *   retry-failed, which rebuilds the task's list), every identifier is one of them.
  *
+ * - at most the bytes `total` rows can take at the widest row bulkcheck accepts (see
+ *   resultBytesBound), checked as the bytes arrive, before any row is read or any byte
+ *   staged: a body that never ends (or pads its rows with blank lines) stops there.
+ *
  * Fewer rows than success_cnt is a disagreement, not a breach: it is reported as a
  * mismatch (see rowCountMismatches), and --strict turns it into an error.
  */
@@ -36,6 +41,34 @@ export interface UploadedIdentifiers {
 
 /** E.164 numbers have at most 15 digits. */
 const MAX_IDENTIFIER_DIGITS = 15;
+
+/**
+ * The widest value a result's column may hold, in bytes as sent (quotes included). The spec
+ * bounds none; what services send is a word (`true`, `mobile`) or a name (carriers, regions,
+ * cities) of tens of bytes, so this is some 20 times the longest seen.
+ */
+export const MAX_RESULT_VALUE_BYTES = 1024;
+/** Columns a service may add to a product's (bulkcheck keeps them), each bounded like the product's own. */
+const ADDED_COLUMNS = 8;
+/** A result's file around its rows: a byte-order mark, a zip's headers and directory, blank lines. */
+const RESULT_FILE_OVERHEAD_BYTES = 64 * 1024;
+
+/**
+ * The most bytes a result of `total` numbers of `product` may take, zipped or not: its
+ * header and `total` rows, each row at the widest bulkcheck accepts (the identifier, then the
+ * product's columns and up to ADDED_COLUMNS more, each at most MAX_RESULT_VALUE_BYTES, twice
+ * that for a file in UTF-16), plus RESULT_FILE_OVERHEAD_BYTES: for a task of 3 numbers,
+ * 136 KiB (a signal product) or 176 KiB (carrier); about 18 or 28 KiB a number more. Never
+ * more than `cap`, the bound on any result (4 GiB: reached from some 150,000 carrier or
+ * 230,000 signal numbers).
+ */
+export function resultBytesBound(total: number, product: string, cap: number): number {
+  const known = canonicalServiceType(product);
+  // A product bulkcheck does not know is taken at the widest it knows.
+  const columns = (known ? resultColumns(known) : CARRIER_COLUMNS).length - 1 + ADDED_COLUMNS;
+  const rowBytes = 2 * (MAX_IDENTIFIER_DIGITS + columns * (1 + MAX_RESULT_VALUE_BYTES) + 2);
+  return Math.min(cap, RESULT_FILE_OVERHEAD_BYTES + (Math.max(0, total) + 1) * rowBytes);
+}
 
 /**
  * Refuses a task whose counts cannot be right: more numbers with (or without) a result

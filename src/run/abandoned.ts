@@ -31,8 +31,9 @@ export interface CollectDeps {
  * the same rules as any result) into the ledger. A task still running is left for the next
  * time; one the service no longer knows, or that failed, has nothing to keep. A result the
  * run staged before it was abandoned is read from its staged copy while that is intact: it
- * is not downloaded again, and numbers `ledger forget` took out of it stay out. Returns how
- * many results were recorded.
+ * is not downloaded again, and numbers `ledger forget` took out of it stay out (as they do of
+ * a result downloaded now: see Ledger.forget), and what forget remembered for runs that have
+ * all ended (or been collected) since goes. Returns how many results were recorded.
  */
 export async function collectAbandonedRuns(deps: CollectDeps): Promise<number> {
   const { store } = deps;
@@ -52,6 +53,7 @@ export async function collectAbandonedRuns(deps: CollectDeps): Promise<number> {
       recorded++;
     }
   }
+  await store.ledger.dropSpentErasures();
   return recorded;
 }
 

@@ -4,6 +4,7 @@ import { stagedFiles, type StagedFile } from "./staging.js";
 import { identifierNumber } from "../store/result-values.js";
 import type { Erasure, ErasureOptions, Store, TaskRecord } from "../store/store.js";
 import { fileSha256 } from "../tasks/file-sha256.js";
+import { removeStaleTemps } from "../temp-dir.js";
 
 /**
  * Where an erasure reaches on this machine: every store holding results (the store in use
@@ -29,13 +30,21 @@ export interface ErasureReport {
  * staged result in reach. A staged result is rewritten without their rows and its store
  * record given the new size and hash, so the run that staged it, carried on later, takes the
  * rewritten file as its own (it downloads a result again only when its staged copy is gone
- * or changed) and never records those numbers again: it writes them without a result.
+ * or changed). Each store remembers the numbers, hashed, while a run open now could bring them
+ * back (see Ledger.forget): carried on, such a run (or one fetching a result it had not staged
+ * yet) never records them and writes them without a result. What earlier forgets remembered
+ * for runs that have all ended since goes first. The upload files killed runs left in the temp
+ * directory (which hold the numbers) go too; a run still running keeps its own until it ends.
  */
 export async function forgetNumbers(
   scope: ErasureScope,
   identifiers: readonly string[],
   options: ErasureOptions & { product?: string },
 ): Promise<ErasureReport> {
+  if (!options.dryRun) {
+    await removeStaleTemps();
+    for (const store of scope.stores) await store.ledger.dropSpentErasures();
+  }
   const stores = await eachStore(scope, (store) => store.ledger.forget(identifiers, options));
   const numbers = new Set(identifiers.map(identifierNumber).filter((number) => number !== undefined));
   const staged = { files: 0, rows: 0 };

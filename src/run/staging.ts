@@ -8,9 +8,10 @@ import { pipeline } from "node:stream/promises";
 import type { ApiClient } from "../api/types.js";
 import type { ResultRecording } from "../ledger/recording.js";
 import { asOutputWriteError } from "../file-system-errors.js";
+import { syncFile } from "../results/atomic-file.js";
 import { capped } from "../results/result-body.js";
 import { checkResult } from "../results/read-results.js";
-import { uploadedIdentifiers } from "../results/result-rules.js";
+import { resultBytesBound, uploadedIdentifiers } from "../results/result-rules.js";
 import { isRunning } from "../results/temp-files.js";
 import { DEFAULT_ZIP_LIMITS } from "../results/unzip.js";
 import type { ServiceType } from "../spec/products.js";
@@ -124,7 +125,7 @@ export class Staging {
     const temp = join(this.own, `.${name}.tmp`);
     let written: { bytes: number; sha256: string };
     try {
-      written = await writeHashed(await open(), temp);
+      written = await writeHashed(await open(), temp, task);
       await check?.(temp);
       await rename(temp, path);
     } catch (error) {
@@ -244,14 +245,16 @@ export async function fetchToStaging(deps: FetchDeps, staging: Staging, result: 
   return how;
 }
 
-async function writeHashed(source: Readable, path: string): Promise<{ bytes: number; sha256: string }> {
+/** Writes `task`'s result from `source` to a new file at `path`, at most the bytes its numbers' rows can take. */
+async function writeHashed(source: Readable, path: string, task: Task): Promise<{ bytes: number; sha256: string }> {
+  const max = resultBytesBound(task.total, task.product, DEFAULT_ZIP_LIMITS.maxUncompressedBytes);
   const hash = createHash("sha256");
   let bytes = 0;
   const handle = await open(path, "wx", 0o600);
   await pipeline(
     source,
-    // Staged before it is read: bounded as a download is (see capped).
-    (chunks: AsyncIterable<Buffer>) => capped(chunks, DEFAULT_ZIP_LIMITS.maxUncompressedBytes),
+    // Staged before it is read: bounded as a download is (see resultBytesBound).
+    (chunks: AsyncIterable<Buffer>) => capped(chunks, { max, numbers: task.total, label: resultLabel(task.id) }),
     async function* (chunks: AsyncIterable<Buffer>) {
       for await (const chunk of chunks) {
         hash.update(chunk);
@@ -259,7 +262,9 @@ async function writeHashed(source: Readable, path: string): Promise<{ bytes: num
         yield chunk;
       }
     },
-    handle.createWriteStream({ flush: true }),
+    handle.createWriteStream(),
   );
+  // Synced once whole (see syncFile): an endless body stopped by its bound or a --timeout is removed unsynced.
+  await syncFile(path);
   return { bytes, sha256: hash.digest("hex") };
 }

@@ -352,7 +352,10 @@ async function takeInFlight(
   return { ...taken, inFlight: followed.tasks, reusedTasks: new Map([...planned.reusedTasks, ...followed.checkedAt]) };
 }
 
-/** Ends a run: its output is written (or, without one, its tasks are submitted or finished as asked). */
+/**
+ * Ends a run: its output is written (or, without one, its tasks are submitted or finished as
+ * asked). What `ledger forget` remembered for it (and for no other open run) goes.
+ */
 export async function finishRun(
   store: Store,
   outcome: Pick<RunOutcome, "run" | "lease">,
@@ -361,6 +364,7 @@ export async function finishRun(
 ): Promise<void> {
   await store.runs.update(outcome.run.id, { state: "finished", finishedAt: new Date(now()).toISOString(), ...(output ? { output } : {}) });
   await outcome.lease.release();
+  await store.ledger.dropSpentErasures();
 }
 
 /** Ends a run that cannot finish (its output could not be written), with the reason: the next run of the command starts afresh. */
@@ -368,6 +372,7 @@ export async function failRun(store: Store, outcome: Pick<RunOutcome, "run" | "l
   const reason = error instanceof Error ? error.message : String(error);
   await store.runs.update(outcome.run.id, { state: "failed", finishedAt: new Date(now()).toISOString(), note: reason });
   await outcome.lease.release();
+  await store.ledger.dropSpentErasures();
 }
 
 /** A run id people can read, sort and type: when it began (UTC), and a random tail. */

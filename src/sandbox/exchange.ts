@@ -26,8 +26,11 @@ export class Exchange {
   private outcome = "no-response";
   private dropResponse = false;
   private malformedTask = false;
-  /** Set by the drop-mid-download fault: the result route sends part of the file, then drops. */
-  partialBody = false;
+  /**
+   * How the result route sends the file: whole; its first half, then the socket dropped
+   * (drop-mid-download); or whole, then blank lines until the client goes away (endless-download).
+   */
+  body: "whole" | "half" | "endless" = "whole";
 
   constructor(
     readonly req: IncomingMessage,

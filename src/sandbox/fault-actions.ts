@@ -17,8 +17,8 @@ export interface FaultContext {
 /**
  * Carries out a drawn fault. Returns "handled" when the fault answered (or
  * dropped) the request, "continue" when the request must still be served: after
- * a slow delay, or with drop-after-commit, malformed-after-commit or drop-mid-download
- * armed on the exchange.
+ * a slow delay, or with drop-after-commit, malformed-after-commit, drop-mid-download or
+ * endless-download armed on the exchange.
  */
 export async function applyFault(ex: Exchange, draw: FaultDraw, context: FaultContext): Promise<"handled" | "continue"> {
   ex.mark(`fault=${draw.kind}`);
@@ -51,7 +51,10 @@ export async function applyFault(ex: Exchange, draw: FaultDraw, context: FaultCo
       ex.armMalformedTask();
       return "continue";
     case "drop-mid-download":
-      ex.partialBody = true;
+      ex.body = "half";
+      return "continue";
+    case "endless-download":
+      ex.body = "endless";
       return "continue";
     case "html":
       ex.send(502, { "content-type": "text/html" }, BAD_GATEWAY_PAGE, "http=502");

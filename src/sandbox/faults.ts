@@ -15,6 +15,7 @@ import { createPrng } from "./random.js";
  * | drop-after-commit | submit processed (task created and reserved), socket destroyed instead of the response |
  * | malformed-after-commit | submit processed (task created and reserved), answered with the task whose created_at is no timestamp |
  * | drop-mid-download | part of the result file sent, then the socket destroyed |
+ * | endless-download | the result file sent, then blank lines without end (no Content-Length), until the client goes away |
  * | html | HTTP 502 with an HTML page |
  * | truncated-json | HTTP 200 whose JSON body stops halfway |
  * | no-code-envelope | HTTP 200 with JSON lacking `code` |
@@ -22,6 +23,9 @@ import { createPrng } from "./random.js";
  *
  * Every fault except drop-after-commit and malformed-after-commit (and slow, which
  * then serves normally) happens before any state change, so nothing is created or charged.
+ *
+ * Chaos draws from every kind but endless-download (CHAOS_FAULT_KINDS) unless it is
+ * named: a body that never ends takes a client until the bound it puts on a result.
  */
 export const FAULT_KINDS = [
   "42901",
@@ -34,6 +38,7 @@ export const FAULT_KINDS = [
   "drop-after-commit",
   "malformed-after-commit",
   "drop-mid-download",
+  "endless-download",
   "html",
   "truncated-json",
   "no-code-envelope",
@@ -41,6 +46,9 @@ export const FAULT_KINDS = [
 ] as const;
 
 export type FaultKind = (typeof FAULT_KINDS)[number];
+
+/** What chaos draws from when no list is given: every kind but a body that never ends. */
+export const CHAOS_FAULT_KINDS: readonly FaultKind[] = FAULT_KINDS.filter((kind) => kind !== "endless-download");
 
 /** Routes that faults can hit. Admin endpoints are never faulted. */
 export type FaultRoute = "submit" | "check" | "balance" | "result";
@@ -81,6 +89,7 @@ const ROUTES_BY_KIND: Readonly<Record<FaultKind, readonly FaultRoute[]>> = {
   "drop-after-commit": ["submit"],
   "malformed-after-commit": ["submit"],
   "drop-mid-download": ["result"],
+  "endless-download": ["result"],
 };
 
 /** Whether a fault kind makes sense on a route (a scripted "any" fault waits for a route where it does). */

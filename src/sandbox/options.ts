@@ -1,6 +1,6 @@
 import { UsageError } from "../errors.js";
 import { DEFAULT_LIMITS, type ServiceType } from "../spec/products.js";
-import { FAULT_KINDS, isFaultKind, type FaultKind } from "./faults.js";
+import { CHAOS_FAULT_KINDS, FAULT_KINDS, isFaultKind, type FaultKind } from "./faults.js";
 import { resolvePrices } from "./prices.js";
 import { randomHex } from "./random.js";
 import type { WebhookVerifier } from "./webhooks.js";
@@ -80,7 +80,7 @@ export const SANDBOX_DEFAULTS: Omit<SandboxOptions, "apiKey" | "log" | "now" | "
   noResultRate: 0.02,
   drift: 0,
   chaos: 0,
-  chaosFaults: [...FAULT_KINDS],
+  chaosFaults: [...CHAOS_FAULT_KINDS],
   retryAfterSeconds: 1,
   seed: 1,
   prices: {},

@@ -1,8 +1,10 @@
+import { ERASED_FOR_TASK, ERASURE_BOUND, ErasedNumbers, erasedHash, newHashKey, SPENT_ERASURES } from "./erasures.js";
 import { identifierNumber, RESULT_VALUE_COLUMNS } from "./result-values.js";
 import { ledgerRowOf, statsGroupOf, taskContextOf, type TaskContext } from "./store-rows.js";
 import type { SqlParam, SqlSession } from "./sql-session.js";
 import type {
   ColumnValue,
+  ErasedIdentifiers,
   Erasure,
   ErasureOptions,
   FreshResult,
@@ -16,6 +18,8 @@ import type {
 
 /** Numbers or references bound per statement, as one parameter (see Dialect.numbers). */
 const BATCH = 5000;
+/** Hashes of erased numbers inserted per statement (two values each). */
+const HASHES_PER_STATEMENT = 500;
 
 /**
  * The result ledger: what both engines do alike is written here once (a task's rows and
@@ -42,9 +46,10 @@ export abstract class SqlLedger implements Ledger {
   protected abstract resultPages(taskRef: number): AsyncIterable<ColumnValue[][]>;
   /**
    * Clears erased rows out of the store's files now (SQLite: the write-ahead log's checkpoint;
-   * PostgreSQL: VACUUM). Returns why their bytes may stay for now, in the database's own words.
+   * PostgreSQL: VACUUM, or with `rewrite` VACUUM FULL, see postgres-store.ts). Returns why
+   * their bytes may stay for now, in the database's own words.
    */
-  protected abstract clearErased(): Promise<string | undefined>;
+  protected abstract clearErased(rewrite: boolean): Promise<string | undefined>;
   /** Bytes on disk (or in the database) the store takes. */
   protected abstract bytes(): Promise<number>;
 
@@ -115,17 +120,65 @@ export abstract class SqlLedger implements Ledger {
     const { product } = options;
     const ofProduct = product === undefined ? "" : " AND task_ref IN (SELECT ref FROM tasks WHERE product = ?)";
     const batches = this.#inBatches(numbers).map((batch) => [batch, ...(product === undefined ? [] : [product])]);
+    const remember = this.#rememberer(numbers, product);
     // Cleared even when nothing is found: an erasure cut short before its clearing is completed by the next.
-    return this.#erase(`${this.session.dialect.inNumbers("identifier")}${ofProduct}`, batches, options, true);
+    // What a forget erases is rewritten out of the files, not only marked free (see clearErased).
+    return this.#erase(`${this.session.dialect.inNumbers("identifier")}${ofProduct}`, batches, options, {
+      always: true,
+      rewrite: true,
+      remember,
+    });
+  }
+
+  async erasedSince(taskRef: number): Promise<ErasedIdentifiers | undefined> {
+    return ErasedNumbers.of(await this.session.rows(ERASED_FOR_TASK, [taskRef, taskRef]));
+  }
+
+  dropSpentErasures(): Promise<number> {
+    return this.session.transaction(async (session) => {
+      await session.run(`DELETE FROM erased_numbers WHERE erasure_id IN (${SPENT_ERASURES})`);
+      return session.run(`DELETE FROM erasures WHERE id IN (${SPENT_ERASURES})`);
+    });
+  }
+
+  /**
+   * Remembers the numbers of batch `index` (BATCH of `numbers` each) in the transaction `session`
+   * that erases them, under one erasure for the whole forget, made in the first batch's
+   * transaction if a run that may still record results has a task by then (see erasures.ts).
+   * Returns how many it remembered.
+   */
+  #rememberer(numbers: readonly number[], product: string | undefined): (session: SqlSession, index: number) => Promise<number> {
+    let erasure: { id: number; key: string } | undefined;
+    return async (session, index) => {
+      if (index === 0) {
+        const [lastTaskRef, live] = (await session.row(ERASURE_BOUND))!;
+        if (lastTaskRef === null || !Number(live)) return 0;
+        const key = newHashKey();
+        const [[id]] = (await session.rows(
+          "INSERT INTO erasures (erased_at, product, last_task_ref, hash_key) VALUES (?, ?, ?, ?) RETURNING id",
+          [new Date().toISOString(), product ?? null, Number(lastTaskRef), key],
+        )) as [[number]];
+        erasure = { id: Number(id), key };
+      }
+      if (!erasure) return 0;
+      const { id, key } = erasure;
+      const hashes = [...new Set(numbers.slice(index * BATCH, (index + 1) * BATCH).map((number) => erasedHash(key, number)))];
+      for (let at = 0; at < hashes.length; at += HASHES_PER_STATEMENT) {
+        const some = hashes.slice(at, at + HASHES_PER_STATEMENT);
+        await session.run(
+          `INSERT INTO erased_numbers (erasure_id, hash) VALUES ${some.map(() => "(?, ?)").join(", ")}`,
+          some.flatMap((hash) => [id, hash]),
+        );
+      }
+      return hashes.length;
+    };
   }
 
   prune(before: string, options: ErasureOptions = {}): Promise<Erasure> {
-    return this.#erase(
-      "task_ref IN (SELECT ref FROM tasks WHERE checked_at < ?)",
-      [[this.session.dialect.instant(before)]],
-      options,
-      false,
-    );
+    return this.#erase("task_ref IN (SELECT ref FROM tasks WHERE checked_at < ?)", [[this.session.dialect.instant(before)]], options, {
+      always: false,
+      rewrite: false,
+    });
   }
 
   forgetTasks(taskRefs: readonly number[]): Promise<Erasure> {
@@ -133,28 +186,44 @@ export abstract class SqlLedger implements Ledger {
       this.session.dialect.inNumbers("task_ref"),
       this.#inBatches(taskRefs).map((batch) => [batch]),
       {},
-      false,
+      { always: false, rewrite: false },
     );
   }
 
   /**
    * Deletes (or, with dryRun, counts) the results `where` selects, and the tasks' numbers it
-   * selects, a transaction per set of parameters, then clears them out of the files.
+   * selects, a transaction per set of parameters (which `clear.remember` joins, given the
+   * set's index), then clears them out of the files: `always` even when nothing was found, and
+   * with `rewrite` (when something was) by rewriting the tables.
    */
-  async #erase(where: string, batches: readonly SqlParam[][], options: ErasureOptions, alwaysClear: boolean): Promise<Erasure> {
+  async #erase(
+    where: string,
+    batches: readonly SqlParam[][],
+    options: ErasureOptions,
+    clear: { always: boolean; rewrite: boolean; remember?: (session: SqlSession, index: number) => Promise<number> },
+  ): Promise<Erasure> {
     let results = 0;
-    for (const params of batches) {
-      results += options.dryRun
-        ? Number((await this.session.row(`SELECT count(*) FROM results WHERE ${where}`, params))![0])
-        : await this.session.transaction(async (session) => {
-            // A task's numbers hold the digits too (those in flight, and those without a result).
-            await session.run(`DELETE FROM task_numbers WHERE ${where}`, params);
-            return session.run(`DELETE FROM results WHERE ${where}`, params);
-          });
+    let numbers = 0;
+    let remembered = 0;
+    for (const [index, params] of batches.entries()) {
+      if (options.dryRun) {
+        results += Number((await this.session.row(`SELECT count(*) FROM results WHERE ${where}`, params))![0]);
+        continue;
+      }
+      await this.session.transaction(async (session) => {
+        const { lockErasures } = session.dialect;
+        if (lockErasures !== undefined) await session.rows(lockErasures);
+        if (clear.remember) remembered += await clear.remember(session, index);
+        // A task's numbers hold the digits too (those in flight, and those without a result).
+        numbers += await session.run(`DELETE FROM task_numbers WHERE ${where}`, params);
+        results += await session.run(`DELETE FROM results WHERE ${where}`, params);
+      });
     }
-    if (options.dryRun || (results === 0 && !alwaysClear)) return { results };
-    const uncleared = await this.clearErased();
-    return uncleared === undefined ? { results } : { results, uncleared };
+    const kept = remembered > 0 ? { remembered } : {};
+    const erased = results + numbers > 0;
+    if (options.dryRun || (!erased && !clear.always)) return { results, ...kept };
+    const uncleared = await this.clearErased(clear.rewrite && erased);
+    return { results, ...kept, ...(uncleared === undefined ? {} : { uncleared }) };
   }
 
   async stats(): Promise<LedgerStats> {

@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import { ERASURE_LOCK } from "./erasures.js";
 import { SqlLedger } from "./ledger-store.js";
 import { copyText, numberArray, PostgresDb, type TransactionClient } from "./postgres-db.js";
 import type { ConnectBounds, ConnectionEnv } from "./postgres-connection.js";
@@ -6,7 +7,7 @@ import { postgresSchemaProblems } from "./postgres-check.js";
 import type { StoreCheck } from "./health.js";
 import { identifierNumber, RESULT_VALUE_COLUMNS, splitValues } from "./result-values.js";
 import { SqlRunStore } from "./run-store.js";
-import { ScopeIds, type Dialect, type SqlParam, type SqlSession } from "./sql-session.js";
+import { numbered, ScopeIds, type Dialect, type SqlParam, type SqlSession } from "./sql-session.js";
 import type { ColumnValue, ResultRow, Scope, Store, StoreParts } from "./store.js";
 import { SqlTaskStore } from "./task-store.js";
 
@@ -43,6 +44,7 @@ const POSTGRES: Dialect = {
   lockRow: " FOR UPDATE",
   runsAdded: "r.seq",
   isUniqueViolation: (error) => (error as { code?: unknown } | undefined)?.code === UNIQUE_VIOLATION,
+  lockErasures: `SELECT pg_advisory_xact_lock(${ERASURE_LOCK})`,
 };
 
 /**
@@ -103,19 +105,6 @@ class PostgresSession implements SqlSession {
   scopeId(scope: Scope): Promise<number> {
     return this.scopes.of(scope, this.client ? new PostgresSession(this.db, this.scopes) : this);
   }
-}
-
-const NUMBERED = new Map<string, string>();
-
-/** `?, ?` as `$1, $2` (the shared statements have no `?` but placeholders). */
-function numbered(sql: string): string {
-  let text = NUMBERED.get(sql);
-  if (text === undefined) {
-    let count = 0;
-    text = sql.replace(/\?/g, () => `$${++count}`);
-    NUMBERED.set(sql, text);
-  }
-  return text;
 }
 
 class PostgresTasks extends SqlTaskStore {
@@ -204,13 +193,14 @@ class PostgresLedger extends SqlLedger {
     );
   }
 
-  /** VACUUM, after the transaction when in one (it may not run inside one). */
-  protected async clearErased(): Promise<string | undefined> {
+  /** VACUUM, or with `rewrite` VACUUM FULL, after the transaction when in one (it may not run inside one). */
+  protected async clearErased(rewrite: boolean): Promise<string | undefined> {
+    const statement = rewrite ? RESULTS_REWRITE : RESULTS_VACUUM;
     if (this.session.inTransaction) {
-      this.session.afterCommit.push(() => this.db.maintain(RESULTS_VACUUM));
+      this.session.afterCommit.push(() => this.db.maintain(statement));
       return undefined;
     }
-    const [uncleared] = await this.db.maintain(RESULTS_VACUUM);
+    const [uncleared] = await this.db.maintain(statement);
     return uncleared;
   }
 
@@ -307,17 +297,6 @@ export class PostgresStore implements Store {
 }
 
 /**
- * Clears erased results out of the table's and its indexes' pages now rather than when
- * autovacuum comes by: afterwards their bytes are in none of the table's files. It reads
- * every page not known to be all live, and both indexes, and locks out no reader or writer
- * (VACUUM FULL would rewrite the whole table under an exclusive lock, stopping every
- * machine's runs). ANALYZE computes the planner's statistics of the table (which list some of
- * its values, erased numbers among them) again from what is left. What stays: the server's write-ahead log until it is recycled, the
- * catalog's earlier statistics row until the server vacuums its catalog, replicas and
- * backups (see docs/files-and-security.md). A user who does not own the table (nor has
- * MAINTAIN on it) may not VACUUM it: the server skips it with a warning, which is passed on.
- */
-/**
  * The advisory lock of the claims of a product in a scope, as the two 32-bit keys
  * pg_advisory_xact_lock takes: the first names bulkcheck's claims (other applications on the
  * server use their own), the second the product and scope.
@@ -330,4 +309,27 @@ function claimLockKeys(scope: Scope, product: string): [number, number] {
 /** The first key of every claim lock: "bclm" read as a 32-bit integer. */
 const CLAIM_LOCK_CLASS = 0x62636c6d;
 
+/**
+ * Clears pruned results out of the tables and their indexes now rather than when autovacuum
+ * comes by, locking out no reader or writer: VACUUM marks their space free, to be written over
+ * by later rows, but does not clear it, so their bytes may stay in the files until then (a
+ * row's in the heap page where it sat, unless later rows of its page moved over it; its keys
+ * in the indexes' pages). ANALYZE computes the planner's statistics of the tables (which list
+ * some of their values, erased numbers among them) again from what is left.
+ */
 const RESULTS_VACUUM = "VACUUM (ANALYZE) bulkcheck.results, bulkcheck.task_numbers";
+
+/**
+ * What `ledger forget` does once it has deleted something: VACUUM FULL writes each table and
+ * its indexes anew, from their live rows only, into new files, and removes the old ones (an
+ * erased number's 8 bytes stayed in the results heap and 4 index files after a VACUUM). It
+ * holds the tables under an exclusive lock meanwhile: other machines' commands using the store
+ * wait for it (about 11 s per million results and as many tasks' numbers, measured by
+ * `node bench/forget-bench.js`; see docs/performance.md), and it needs room for a copy of the
+ * tables. What stays: the server's write-ahead log until it is recycled, the catalog's earlier
+ * statistics rows until the server vacuums its catalog, the old files' blocks on the disk until
+ * the file system reuses them, replicas and backups (see docs/files-and-security.md). A user
+ * who does not own the tables (nor has MAINTAIN on them) may not VACUUM them: the server skips
+ * them with a warning, which is passed on.
+ */
+const RESULTS_REWRITE = "VACUUM (FULL, ANALYZE) bulkcheck.results, bulkcheck.task_numbers";

@@ -1,3 +1,4 @@
+import { ERASED_FOR_TASK, ErasedNumbers } from "./erasures.js";
 import type { KeyOrderedResults } from "./result-values.js";
 import { RESULT_VALUE_COLUMNS } from "./result-values.js";
 import { SqliteDb, type SqlValue } from "./sqlite-db.js";
@@ -58,12 +59,17 @@ export function recordIntoSqlite(path: string, rows: KeyOrderedResults, task: Re
     for (let first = 0; ; first += ROWS_PER_TRANSACTION) {
       const end = Math.min(rows.size, first + ROWS_PER_TRANSACTION);
       db.transaction(() => {
+        const erased = ErasedNumbers.of(db.rows(ERASED_FOR_TASK, [task.ref, task.ref]));
         let at = first;
-        for (; at + ROWS_PER_STATEMENT <= end; at += ROWS_PER_STATEMENT) {
-          for (let row = 0; row < ROWS_PER_STATEMENT; row++) fill(many, row * rowValues, at + row);
-          db.run(insertMany, many);
+        // With numbers to leave out (rare), row by row.
+        if (!erased) {
+          for (; at + ROWS_PER_STATEMENT <= end; at += ROWS_PER_STATEMENT) {
+            for (let row = 0; row < ROWS_PER_STATEMENT; row++) fill(many, row * rowValues, at + row);
+            db.run(insertMany, many);
+          }
         }
         for (; at < end; at++) {
+          if (erased?.has(rows.identifierAt(at))) continue;
           fill(one, 0, at);
           db.run(insertOne, one);
         }

@@ -46,6 +46,8 @@ export interface Dialect {
   readonly runsAdded: string;
   /** Whether `error` is a unique constraint refusing a row. */
   isUniqueViolation(this: void, error: unknown): boolean;
+  /** What a transaction that erases runs first, so that recordings take turns with it (see ERASURE_LOCK); none where transactions take turns already. */
+  readonly lockErasures: string | undefined;
 }
 
 /** The store's scope ids, looked up (and added) once per scope and connection pool. */
@@ -77,4 +79,17 @@ export class ScopeIds {
 /** `?, ?, …` for `count` values. */
 export function questionMarks(count: number): string {
   return Array(count).fill("?").join(", ");
+}
+
+const NUMBERED = new Map<string, string>();
+
+/** A statement written with `?` placeholders as PostgreSQL takes it: `$1, $2, …` (the shared statements have no `?` but placeholders). */
+export function numbered(sql: string): string {
+  let text = NUMBERED.get(sql);
+  if (text === undefined) {
+    let count = 0;
+    text = sql.replace(/\?/g, () => `$${++count}`);
+    NUMBERED.set(sql, text);
+  }
+  return text;
 }

@@ -44,6 +44,8 @@ const SQLITE: Dialect = {
   lockRow: "",
   runsAdded: "r.rowid",
   isUniqueViolation: (error) => /^SQLITE_CONSTRAINT_(UNIQUE|PRIMARYKEY)$/.test(String((error as { code?: unknown } | undefined)?.code)),
+  // A transaction takes the write lock as it begins (IMMEDIATE): an erasure and a recording take turns already.
+  lockErasures: undefined,
 };
 
 /** The store's one connection as the shared parts use it; its statements run synchronously. */
@@ -187,7 +189,10 @@ class SqliteLedger extends SqlLedger {
     }
   }
 
-  /** secure_delete zeroed the erased rows in the file; the write-ahead log holds the pages as they were until this checkpoint empties it. */
+  /**
+   * secure_delete zeroed the erased rows in the file (a rewrite adds nothing to that); the
+   * write-ahead log holds the pages as they were until this checkpoint empties it.
+   */
   protected clearErased(): Promise<undefined> {
     this.db.checkpoint();
     return Promise.resolve(undefined);

@@ -210,8 +210,20 @@ export interface ErasureOptions {
 export interface Erasure {
   /** Results erased (with dryRun: that would be). */
   results: number;
+  /**
+   * Numbers remembered (hashed, see erasures.ts) because runs open now could bring them back:
+   * their tasks never record those numbers' results, nor write them to an output. 0 without
+   * such a run (and for prune and dryRun).
+   */
+  remembered?: number;
   /** Why their bytes may stay in the store's files for now, when the engine did not clear them (the database's own words). */
   uncleared?: string;
+}
+
+/** Numbers erased since a task was given its numbers (see Ledger.erasedSince): tells whether a number is one of them. */
+export interface ErasedIdentifiers {
+  /** `identifier`: a number's digits with the country code, as an integer. */
+  has(identifier: number): boolean;
 }
 
 /** Tasks of one product not yet seen finished: see TaskStore.unfinished. */
@@ -331,9 +343,20 @@ export interface Ledger {
   /**
    * Erases every result of these numbers (of `product` only, when given), recorded or still
    * being recorded, and clears them out of the store's files as far as the engine allows
-   * (see docs/files-and-security.md). With `dryRun`, only counts them.
+   * (see docs/files-and-security.md). While a run that may still record results is open, the
+   * numbers are also remembered, hashed, for the tasks there are now (see erasedSince): in the
+   * same transaction as the rows are deleted, so a recording either ends before (and its rows
+   * are deleted) or leaves them out. With `dryRun`, only counts them.
    */
   forget(identifiers: readonly string[], options?: ErasureOptions & { product?: string }): Promise<Erasure>;
+  /**
+   * The numbers forgotten since task `taskRef` was given its numbers (of its product), while a
+   * run that was open then may still bring them back: its result's rows of them are neither
+   * recorded nor written. Undefined when there are none.
+   */
+  erasedSince(taskRef: number): Promise<ErasedIdentifiers | undefined>;
+  /** Drops what forget remembered once no run open at it is still open (nor abandoned with a result to collect); returns how many forgets. */
+  dropSpentErasures(): Promise<number>;
   /** Removes results checked before `before` as forget does. With `dryRun`, only counts them. */
   prune(before: string, options?: ErasureOptions): Promise<Erasure>;
   /** Erases the results of these tasks as forget does (a store whose results were copied into another: see import.ts). */

@@ -3,6 +3,7 @@ import type { ApiClient } from "../api/types.js";
 import { UsageError } from "../errors.js";
 import { writeResults, type OutputFormat, type ResultSummary, type SourceSummary } from "../results/index.js";
 import type { ResultRecorder, ResultSource } from "../results/read-results.js";
+import type { UploadedIdentifiers } from "../results/result-rules.js";
 import type { TaskOrigin } from "./origins.js";
 import { canonicalServiceType, type ServiceType } from "../spec/products.js";
 import type { Task } from "../spec/task.js";
@@ -21,6 +22,8 @@ export interface DownloadDeps {
   recorder?: (task: Task) => Promise<ResultRecorder | undefined>;
   /** The recordings those recorders start, waited for once the output is written (see ResultRecording.settle). */
   recording?: { settle(): Promise<void> };
+  /** The numbers `ledger forget` erased since a task was given them, whose rows its result must not give (see ResultSource.withheld). */
+  withheld?: (task: Task) => Promise<UploadedIdentifiers | undefined>;
   sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
   signal: AbortSignal;
   /** A transfer broke midway and starts again with a fresh link. */
@@ -162,6 +165,7 @@ export async function taskSources(
   const sources: ResultSource[] = [];
   for (const task of tasks) {
     const recorder = await deps.recorder?.(task);
+    const withheld = await deps.withheld?.(task);
     sources.push({
       label: resultLabel(task.id),
       task,
@@ -169,6 +173,7 @@ export async function taskSources(
       open: resultSource(deps, client, task, onTask),
       ...(deps.staged ? { checkedAt: deps.staged.checkedAt(task) } : {}),
       ...(recorder ? { recorder } : {}),
+      ...(withheld ? { withheld } : {}),
     });
   }
   return [...sources, ...(deps.staged?.reused ?? deps.reused ?? [])];

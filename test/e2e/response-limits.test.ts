@@ -1,14 +1,15 @@
-import { existsSync } from "node:fs";
+import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { startServer, type ScriptedServer } from "../api/scripted-server.js";
-import { oneTaskService } from "../helpers/results-fixtures.js";
-import { e2eSandboxes } from "../helpers/sandbox.js";
+import { allowSmallTasks, oneTaskService } from "../helpers/results-fixtures.js";
+import { e2eSandboxes, listText, submitAs, WAITING } from "../helpers/sandbox.js";
 
 /**
  * Issue 18: every response body the client reads has a size limit. An envelope is
  * refused past 1 MiB with a clear message and never read whole; result files are
  * bounded too (see test/results/write-results.test.ts for the cap on a CSV result).
+ * Issue 35, point 7: a task's result by what its numbers' rows can hold.
  */
 const sandbox = e2eSandboxes();
 const closers: Array<() => Promise<unknown>> = [];
@@ -78,5 +79,32 @@ describe("the size of what the service answers", () => {
     expect(out.code, out.stderr).toBe(1);
     expect(out.stderr).toMatch(/answered with application\/json too large to be an envelope \(over 1 MiB\); a result file is CSV or zip/);
     expect(existsSync(join(e.dir, "out.csv"))).toBe(false);
+  });
+});
+
+describe("a result body that never ends", () => {
+  it("stops at what the task's 3 numbers can hold, staged by submit --wait or downloaded, and leaves nothing behind", async () => {
+    const e = await sandbox({ fakeClock: false, minTaskSize: 1 });
+    await allowSmallTasks(e);
+    // The result file, then blank lines (which a reader skips) until the client hangs up.
+    e.sandbox.scriptFaults([{ route: "result", fault: "endless-download", times: 2 }]);
+    const list = e.file("list.txt", listText(3));
+    // --timeout only so that a bulkcheck without the bound fails here rather than after gigabytes.
+    const submitted = await e.bin([...submitAs(list, "number_activity_batch", "GB", ...WAITING), "-o", "out.csv", "--timeout", "20"]);
+    const bound = "larger than 139472 bytes, more than a result of 3 number(s) can hold; nothing was written.";
+    expect(submitted.code, submitted.stderr).toBe(3);
+    expect(submitted.stderr).toMatch(new RegExp(`The result of task [0-9a-f]{32} is ${bound.replace(/[()]/g, "\\$&")}`));
+    const staged = join(e.configDir, "staging");
+    expect(existsSync(staged) ? readdirSync(staged, { recursive: true }).filter((name) => String(name).includes(".result")) : []).toEqual(
+      [],
+    );
+    expect(existsSync(join(e.dir, "out.csv"))).toBe(false);
+
+    const [task] = e.state().tasks;
+    const downloaded = await e.bin(["download", task!.id, "-o", "d.csv", "--timeout", "20"]);
+    expect(downloaded.code, downloaded.stderr).toBe(3);
+    expect(downloaded.stderr).toContain(`The result of task ${task!.id} is ${bound}`);
+    expect(existsSync(join(e.dir, "d.csv"))).toBe(false);
+    expect(e.state().scripted_faults_pending).toBe(0);
   });
 });

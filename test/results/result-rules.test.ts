@@ -1,7 +1,15 @@
 import { describe, expect, it } from "vitest";
 import { IdentifierSet } from "../../src/spec/identifier-set.js";
 import { ResultFileError } from "../../src/results/errors.js";
-import { checkTaskCounts, identifierValue, ResultRowRules } from "../../src/results/result-rules.js";
+import {
+  checkTaskCounts,
+  identifierValue,
+  MAX_RESULT_VALUE_BYTES,
+  resultBytesBound,
+  ResultRowRules,
+} from "../../src/results/result-rules.js";
+import { readResults } from "../../src/results/read-results.js";
+import { sourceOf } from "./helpers.js";
 
 const TASK = { id: "t1", total: 3, success_cnt: 3, failure_cnt: 0 };
 
@@ -76,5 +84,41 @@ describe("ResultRowRules", () => {
     const many = Array.from({ length: 50 }, (_, i) => String(447_400_100_000 + i));
     expect(accept(new ResultRowRules("result 1", undefined, undefined), many)).toBeUndefined();
     expect(accept(new ResultRowRules("result 1", undefined, undefined), ["+1"])).toBe("IDENTIFIER_INVALID");
+  });
+});
+
+describe("resultBytesBound", () => {
+  const GiB4 = 4 * 1024 ** 3;
+
+  it("gives a task of 3 numbers a bound in kilobytes, growing with its numbers and the product's columns, never past the cap", () => {
+    const signal = resultBytesBound(3, "number_activity_batch", GiB4);
+    const carrier = resultBytesBound(3, "carrier_batch", GiB4);
+    expect(signal).toBe(139_472);
+    expect(carrier).toBe(180_472);
+    expect(resultBytesBound(4, "number_activity_batch", GiB4) - signal).toBe(2 * (15 + 9 * (1 + MAX_RESULT_VALUE_BYTES) + 2));
+    // A product it does not know is taken at the widest (carrier) row.
+    expect(resultBytesBound(3, "some_new_batch", GiB4)).toBe(carrier);
+    expect(resultBytesBound(500_000, "carrier_batch", GiB4)).toBe(GiB4);
+  });
+
+  it("holds every row of a task at the widest values, quoted, in UTF-16", () => {
+    const value = `"${"é".repeat((MAX_RESULT_VALUE_BYTES - 2) / 2)}"`;
+    const row = ["447400100001", ...Array(6 + 8).fill(value)].join(",");
+    const file = Buffer.from(`\uFEFF${[row, row, row, row].join("\r\n")}\r\n`, "utf16le");
+    expect(file.length).toBeLessThanOrEqual(resultBytesBound(3, "carrier_batch", GiB4));
+  });
+
+  it("stops a task's result of blank lines without end at its bound, before reading on", async () => {
+    const task = { id: "t1", total: 3, success_cnt: 3, failure_cnt: 0 };
+    const blankLines = `identifier,activated\n447400100001,true\n${"\n".repeat(200_000)}`;
+    const read = async () => {
+      for await (const _row of readResults([{ label: "task t1", task, open: sourceOf(blankLines, 64 * 1024) }], {
+        serviceType: "number_activity_batch",
+      }));
+    };
+    await expect(read()).rejects.toMatchObject({
+      code: "RESULT_TOO_LARGE",
+      message: "The result of task t1 is larger than 139472 bytes, more than a result of 3 number(s) can hold; nothing was written.",
+    });
   });
 });

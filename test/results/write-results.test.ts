@@ -27,6 +27,17 @@ describe("writeResults reading the result", () => {
     expect(await toText([sourceOf(body)])).toBe("identifier,activated,note,score\n4915112345678,true,hi,9\n");
   });
 
+  it("leaves out the rows of withheld numbers (forgotten since the task was given them), counting them as without a result", async () => {
+    const body = "identifier,activated\n4915112345678,true\n4915112345679,false\n4915112345680,true\n";
+    const withheld = { has: (identifier: number) => identifier === 4915112345679 };
+    const source = { open: sourceOf(body, 7), withheld, expectedRows: 3 };
+    const out = collector();
+    // CSV output, which otherwise copies plain lines through unread.
+    const summary = await writeResults([source], { stream: out.stream, end: true }, { ...SIGNAL, format: "csv", tempDir: dir });
+    expect(await out.text()).toBe("identifier,activated\n4915112345678,true\n4915112345680,true\n");
+    expect(summary.sources[0]).toMatchObject({ rows: 2, expectedRows: 3 });
+  });
+
   it("rejects a data row wider than the first row instead of dropping fields", async () => {
     const body = "4915112345678,true\n4915112345679,false,late\n";
     await expect(toText([sourceOf(body)])).rejects.toMatchObject({

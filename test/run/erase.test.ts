@@ -117,6 +117,27 @@ describe("forgetting numbers a killed run staged", () => {
   });
 });
 
+describe("forgetting numbers a killed run had not staged yet", () => {
+  it("remembers them while the run is open: its result, fetched afterwards, is recorded without them, and the memory goes with the run", async () => {
+    const { stateDir, store, task, finished } = await killedRun();
+    // Killed before its result was staged: nothing of it on disk or in the store for forget to rewrite.
+    await store.tasks.update(task.ref, { staged: undefined });
+    const report = await forgetNumbers({ stores: [store], stateDir }, ["447400100002"], {});
+    expect(report.stores).toEqual([{ location: store.location, results: 0, remembered: 1 }]);
+    // Carried on, the run fetches the result again and records it (all 3 rows read, 2 kept).
+    const fetched = join(tempDir(), "part-1.result");
+    writeFileSync(fetched, RESULT);
+    const result = { taskRef: task.ref, product: "number_activity_batch" as const, task: finished.task, label: "task t0" };
+    expect(await recording(store).recordFile(result, fetched)).toBe(3);
+    expect(await store.ledger.lookup(["447400100002"])).toEqual([]);
+    expect(await store.ledger.lookup(["447400100001", "447400100003"])).toHaveLength(2);
+
+    await store.runs.update("r1", { state: "finished" });
+    expect(await store.ledger.dropSpentErasures()).toBe(1);
+    expect(await store.ledger.erasedSince(task.ref)).toBeUndefined();
+  });
+});
+
 describe("pruning results a killed run staged", () => {
   it("removes a staged result whose task was checked before the cut, and none with --dry-run or a cut before its check", async () => {
     const { stateDir, store, staged } = await killedRun();

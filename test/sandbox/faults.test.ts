@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { request } from "undici";
+import { CHAOS_FAULT_KINDS } from "../../src/sandbox/faults.js";
 import { FAULT_KINDS, type FaultKind } from "../../src/sandbox/index.js";
 import { apiGet, download, finish, gbNumbers, state, submit, submitForm, type Harness, trackedHarnesses } from "./helpers.js";
 
@@ -108,6 +109,28 @@ describe("scripted faults", () => {
     expect(whole.body.length).toBe(Number(response.headers["content-length"]));
   });
 
+  it("sends the result file for endless-download, then blank lines for as long as the client reads, and leaves chaos alone unless named", async () => {
+    const h = await harness();
+    const task = await finish(h, (await submit(h, INPUT)).body.data.id);
+    const whole = (await download(h, task.result_url!)).body;
+    h.sandbox.scriptFaults([{ route: "result", fault: "endless-download" }]);
+    const response = await request(task.result_url!, { dispatcher: h.agent });
+    expect(response.statusCode).toBe(200);
+    expect(response.headers["content-length"]).toBeUndefined();
+    const read: Buffer[] = [];
+    let bytes = 0;
+    for await (const chunk of response.body as AsyncIterable<Buffer>) {
+      read.push(chunk);
+      bytes += chunk.length;
+      if (bytes > whole.length + 1024 * 1024) break;
+    }
+    const body = Buffer.concat(read);
+    expect(body.subarray(0, whole.length).equals(whole)).toBe(true);
+    expect(body.subarray(whole.length).every((byte) => byte === 0x0a)).toBe(true);
+    expect(CHAOS_FAULT_KINDS).not.toContain("endless-download");
+    expect(CHAOS_FAULT_KINDS).toEqual(FAULT_KINDS.filter((kind) => kind !== "endless-download"));
+  });
+
   it("answers html with a 502 HTML page", async () => {
     const h = await harness();
     h.sandbox.scriptFaults([{ route: "balance", fault: "html" }]);
@@ -196,7 +219,11 @@ describe("chaos", () => {
       }
     }
     const injected = (await state(h)).stats.faults_injected;
-    expect(Object.keys(injected).every((kind) => !["drop-mid-upload", "drop-after-commit", "drop-mid-download"].includes(kind))).toBe(true);
+    expect(
+      Object.keys(injected).every(
+        (kind) => !["drop-mid-upload", "drop-after-commit", "drop-mid-download", "endless-download"].includes(kind),
+      ),
+    ).toBe(true);
     return seen;
   }
 

@@ -68,10 +68,10 @@ export function storeContract(fixture: StoreFixture): void {
     it("runs its migrations once: a second open finds the schema at its version", async () => {
       const location = await fixture.emptyLocation();
       const first = await open(location);
-      expect(first.schemaVersion).toBe(2);
+      expect(first.schemaVersion).toBe(3);
       await first.runs.create(newRun(), LEASE);
       const second = await open(location);
-      expect(second.schemaVersion).toBe(2);
+      expect(second.schemaVersion).toBe(3);
       expect((await second.runs.get("r1"))?.identity).toBe("same-command");
     });
 
@@ -434,6 +434,39 @@ export function storeContract(fixture: StoreFixture): void {
       expect(await store.ledger.forgetTasks([other.ref])).toEqual({ results: 1 });
       expect(await store.ledger.lookup(["447400100002"])).toEqual([]);
       expect(await store.ledger.lookup(["447400100001"])).toHaveLength(1);
+    });
+
+    it("remembers a number it forgets, hashed, for the tasks of runs open then (of its product), until those runs end", async () => {
+      const store = await openStore();
+      const forgotten = 447400100001;
+      // Nothing open: nothing to remember.
+      expect(await store.ledger.forget([String(forgotten)])).toEqual({ results: 0 });
+      await store.runs.create(newRun(), LEASE);
+      const open = await store.tasks.add({ scope: SCOPE, runId: "r1", part: 0, parts: 1, product: "number_activity_batch", taskId: "t1" });
+      expect(await store.ledger.erasedSince(open.ref)).toBeUndefined();
+
+      expect(await store.ledger.forget([String(forgotten), "447400100002"], { dryRun: true })).toEqual({ results: 0 });
+      expect(await store.ledger.erasedSince(open.ref)).toBeUndefined();
+      expect(await store.ledger.forget([String(forgotten), "447400100002", "not a number"])).toEqual({ results: 0, remembered: 2 });
+      expect(await store.ledger.forget(["447400100003"], { product: "carrier_batch" })).toEqual({ results: 0, remembered: 1 });
+      const erased = await store.ledger.erasedSince(open.ref);
+      expect([forgotten, 447400100002, 447400100003, 447400100004].map((number) => erased?.has(number))).toEqual([
+        true,
+        true,
+        false,
+        false,
+      ]);
+      // A task given its numbers after the forget (a run started since) is not held to it.
+      const later = await store.tasks.add({ scope: SCOPE, product: "number_activity_batch", taskId: "t2" });
+      expect(await store.ledger.erasedSince(later.ref)).toBeUndefined();
+
+      expect(await store.ledger.dropSpentErasures()).toBe(0);
+      // Abandoned with a task neither recorded nor failed: its result is still collected, so the run is held to it.
+      await store.runs.update("r1", { state: "abandoned" });
+      expect(await store.ledger.dropSpentErasures()).toBe(0);
+      await store.tasks.update(open.ref, { status: "failed" });
+      expect(await store.ledger.dropSpentErasures()).toBe(2);
+      expect(await store.ledger.erasedSince(open.ref)).toBeUndefined();
     });
 
     it("looks numbers up newest first, within a filter", async () => {

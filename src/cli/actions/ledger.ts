@@ -241,7 +241,12 @@ function erasureJson(report: ErasureReport, options: ErasureFlags) {
   return {
     dry_run: Boolean(options.dryRun),
     results_removed: report.stores.reduce((sum, store) => sum + store.results, 0),
-    stores: report.stores.map(({ location, results, uncleared }) => ({ location, results, uncleared: uncleared ?? null })),
+    stores: report.stores.map(({ location, results, remembered, uncleared }) => ({
+      location,
+      results,
+      remembered: remembered ?? 0,
+      uncleared: uncleared ?? null,
+    })),
     staged_files: report.staged.files,
     ...(report.staged.rows === undefined ? {} : { staged_rows: report.staged.rows }),
   };
@@ -253,15 +258,20 @@ function erasureJson(report: ErasureReport, options: ErasureFlags) {
  */
 function printErasure(ctx: Context, report: ErasureReport, options: ErasureFlags, what: string, staged: (verb: string) => string): void {
   const verb = options.dryRun ? "Would erase" : "Erased";
-  for (const [index, { location, results, uncleared }] of report.stores.entries()) {
+  for (const [index, { location, results, remembered, uncleared }] of report.stores.entries()) {
     ctx.printer.note(
       index === 0
         ? `${verb} ${count(results)} result(s) ${what} from ${location}.`
         : `${verb} ${count(results)} result(s) from ${location}, this machine's own store (not in use).`,
     );
+    if (remembered) {
+      ctx.printer.note(
+        `Runs open there could bring ${count(remembered)} of them back: ${location} keeps a hash of each (not the digits) until those runs end, and they never record nor write their results.`,
+      );
+    }
     if (uncleared) {
       ctx.printer.warn(
-        `${location} did not clear the erased results from its files: ${uncleared}. They stay in the table's free space until its owner runs VACUUM bulkcheck.results (or autovacuum comes by).`,
+        `${location} did not clear the erased results from its files: ${uncleared}. They stay in the tables' files until their owner runs VACUUM FULL bulkcheck.results, bulkcheck.task_numbers.`,
       );
     }
   }

@@ -26,12 +26,21 @@ function erasureOptions<Args extends unknown[], Opts extends OptionValues>(comma
 const NO_TRACE_HELP = `What is left afterwards:
   SQLite (the local store): no byte of the numbers in the database file or its
     write-ahead log (erased rows are overwritten, the log emptied).
-  PostgreSQL: the rows are deleted, then VACUUM (ANALYZE) clears them from the
-    table's and indexes' pages. The server's write-ahead log, replicas and
-    backups keep them until recycled (its administrator's to manage). VACUUM
-    needs the table's owner: for another user it is skipped, with a warning.
-  Staged results of unfinished runs: rewritten without those rows; such a run,
-    carried on, writes those numbers without a result and never records them.
+  PostgreSQL: the rows are deleted, then the tables holding numbers and their
+    indexes are rewritten (VACUUM FULL): no byte of the numbers is left in
+    their files. Other machines wait for those tables meanwhile (some 13 s
+    per million results). The server's write-ahead log, replicas and backups
+    keep them until recycled (its administrator's to manage). VACUUM needs the
+    tables' owner: for another user it is skipped, with a warning.
+  Staged results of unfinished runs: rewritten without those rows.
+  Runs open now (killed, or still running) could fetch those numbers' results
+    again: the store keeps a hash of each number (HMAC-SHA-256, not the digits)
+    until every run open now has ended. Until then those runs, carried on,
+    never record the numbers nor write their results (-o, --join, --report,
+    --changes): they count as numbers without a result.
+  Upload files in the temp directory: a killed run's are removed. A run still
+    running, or carried on from a list that still holds the numbers, keeps its
+    own (the list's numbers) until it ends.
   Your own files (-o outputs, exports, reports) are not touched.`;
 
 /** `bulkcheck ledger …`: what the ledger holds, and erasing from it. */

@@ -28,7 +28,7 @@ export function sandboxCommand(invoke: Invoke, act: typeof sandboxAction = async
     .option("--result-miss-rate <share>", "share of numbers that get no result (0..1)", parseShare)
     .option("--drift <share>", "share of numbers whose result differs from their usual one in each task (0..1; seeded)", parseShare)
     .option("--chaos <share>", "share of requests answered with a fault (0..1)", parseShare)
-    .option("--chaos-faults <list>", "faults chaos draws from, e.g. 42901,50303,drop (default: all)")
+    .option("--chaos-faults <list>", "faults chaos draws from, e.g. 42901,50303,drop (default: all but endless-download)")
     .option("--retry-after <sec>", `Retry-After sent with 42901 and 50303 (whole seconds; ${DURATION_UNITS})`, parseSeconds)
     .option("--seed <n>", "makes chaos and results reproducible", parseCountOrZero)
     .option("--prices <list>", "per-product micros, e.g. carrier_batch=1500,number_activity_batch=2000")

@@ -11,7 +11,8 @@ const CONTENT_TYPE = { csv: "text/csv; charset=utf-8", zip: "application/zip" } 
  * Answers like a storage CDN rather than the API: 404 NoSuchKey for an unknown
  * file, 403 SignatureDoesNotMatch or AccessDenied (expired) with an XML body. The
  * file is streamed from disk with a Content-Length; the drop-mid-download fault
- * sends the first half, then destroys the socket.
+ * sends the first half, then destroys the socket; the endless-download fault sends the
+ * file without a Content-Length, then blank lines until the client goes away.
  */
 export async function handleResult(ex: Exchange, core: SandboxCore, name: string, query: URLSearchParams): Promise<void> {
   const match = /^([0-9a-f]{32})\.(csv|zip)$/.exec(name);
@@ -36,12 +37,16 @@ export async function handleResult(ex: Exchange, core: SandboxCore, name: string
   ex.setOutcome("http=200");
   ex.res.writeHead(200, {
     "content-type": CONTENT_TYPE[core.options.resultFormat],
-    "content-length": file.size,
+    ...(ex.body === "endless" ? {} : { "content-length": file.size }),
     "content-disposition": `attachment; filename="${name}"`,
     "cache-control": "private, max-age=0",
   });
   if (ex.req.method === "HEAD") return void ex.res.end();
-  if (ex.partialBody) {
+  if (ex.body === "endless") {
+    await pipeline(createReadStream(file.path), ex.res, { end: false }).catch(() => ex.drop());
+    return pipeline(endlessBlankLines(), ex.res).catch(() => ex.drop());
+  }
+  if (ex.body === "half") {
     // Content-Length promises the whole file; end after half and close once it is flushed.
     ex.res.once("finish", () => ex.drop());
     return pipeline(createReadStream(file.path, { start: 0, end: Math.max(0, Math.floor(file.size / 2) - 1) }), ex.res).catch(() =>
@@ -49,4 +54,10 @@ export async function handleResult(ex: Exchange, core: SandboxCore, name: string
     );
   }
   await pipeline(createReadStream(file.path), ex.res).catch(() => ex.drop());
+}
+
+/** Blank lines without end (64 KiB at a time, as fast as the client reads them): a reader that skips them never sees a row. */
+function* endlessBlankLines(): Generator<Buffer> {
+  const lines = Buffer.alloc(64 * 1024, "\n");
+  for (;;) yield lines;
 }

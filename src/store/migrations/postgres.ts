@@ -107,4 +107,21 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
   );
   CREATE INDEX task_numbers_identifier ON bulkcheck.task_numbers (identifier);`,
   },
+  // As the embedded store's migration 3: what `ledger forget` erased while runs were open, hashed.
+  {
+    version: 3,
+    statements: `
+  CREATE TABLE bulkcheck.erasures (
+    id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    erased_at timestamptz NOT NULL,
+    product text,
+    last_task_ref bigint NOT NULL,
+    hash_key text NOT NULL
+  );
+  CREATE TABLE bulkcheck.erased_numbers (
+    erasure_id bigint NOT NULL REFERENCES bulkcheck.erasures (id),
+    hash text NOT NULL,
+    PRIMARY KEY (erasure_id, hash)
+  );`,
+  },
 ];

@@ -110,4 +110,25 @@ export const SQLITE_MIGRATIONS: readonly Migration[] = [
   ) WITHOUT ROWID;
   CREATE INDEX task_numbers_identifier ON task_numbers (identifier);`,
   },
+  // What `ledger forget` erased while runs were open that could bring it back (issue 35): each
+  // erasure (a forget) with the last task reference given its numbers before it, the product it
+  // was limited to (NULL: every product) and the key of its numbers' hashes (HMAC-SHA-256, hex),
+  // never the digits. A run's results are recorded and written without them; an erasure is
+  // dropped once no run that was open at it is still open (see erasures.ts).
+  {
+    version: 3,
+    statements: `
+  CREATE TABLE erasures (
+    id INTEGER PRIMARY KEY,
+    erased_at TEXT NOT NULL,
+    product TEXT,
+    last_task_ref INTEGER NOT NULL,
+    hash_key TEXT NOT NULL
+  );
+  CREATE TABLE erased_numbers (
+    erasure_id INTEGER NOT NULL REFERENCES erasures (id),
+    hash TEXT NOT NULL,
+    PRIMARY KEY (erasure_id, hash)
+  ) WITHOUT ROWID;`,
+  },
 ];

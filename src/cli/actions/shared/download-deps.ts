@@ -1,5 +1,5 @@
 import { formatDuration } from "../../../api/attempts.js";
-import { recorderFor } from "../../../ledger/record.js";
+import { recorderFor, withheldFor } from "../../../ledger/record.js";
 import { ResultRecording } from "../../../ledger/recording.js";
 import { taskOrigins } from "../../../tasks/origins.js";
 import type { DownloadDeps } from "../../../tasks/download.js";
@@ -8,7 +8,8 @@ import { noteEachCheck } from "./seen-tasks.js";
 
 /**
  * What downloading needs: the client, the store's knowledge of the tasks, the ledger's
- * recorder (unless the ledger is off: every download records what it reads), the clock,
+ * recorder (unless the ledger is off: every download records what it reads), the numbers
+ * forgotten since a task was given them (left out whether the ledger is on or off), the clock,
  * Ctrl-C, and a note when a transfer restarts or waits.
  */
 export async function downloadDeps(ctx: Context, flags: { ledger?: boolean } = {}): Promise<DownloadDeps> {
@@ -22,6 +23,7 @@ export async function downloadDeps(ctx: Context, flags: { ledger?: boolean } = {
     },
     origins: (ids) => taskOrigins(store, scope, ids),
     ...(ledger.on && flags.ledger !== false ? { recorder: recorderFor(store, scope, ctx.now, recording), recording } : {}),
+    withheld: withheldFor(store, scope),
     sleep: ctx.sleep,
     signal: ctx.signal,
     onRestart: (error) => ctx.printer.note(brokeOff(error)),
