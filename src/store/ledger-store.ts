@@ -116,7 +116,8 @@ export abstract class SqlLedger implements Ledger {
   }
 
   forget(identifiers: readonly string[], options: ErasureOptions & { product?: string } = {}): Promise<Erasure> {
-    const numbers = identifiers.map(identifierNumber).filter((n) => n !== undefined);
+    // Each once: a number given twice is remembered once.
+    const numbers = [...new Set(identifiers.map(identifierNumber).filter((n) => n !== undefined))];
     const { product } = options;
     const ofProduct = product === undefined ? "" : " AND task_ref IN (SELECT ref FROM tasks WHERE product = ?)";
     const batches = this.#inBatches(numbers).map((batch) => [batch, ...(product === undefined ? [] : [product])]);
@@ -162,7 +163,7 @@ export abstract class SqlLedger implements Ledger {
       }
       if (!erasure) return 0;
       const { id, key } = erasure;
-      const hashes = [...new Set(numbers.slice(index * BATCH, (index + 1) * BATCH).map((number) => erasedHash(key, number)))];
+      const hashes = numbers.slice(index * BATCH, (index + 1) * BATCH).map((number) => erasedHash(key, number));
       for (let at = 0; at < hashes.length; at += HASHES_PER_STATEMENT) {
         const some = hashes.slice(at, at + HASHES_PER_STATEMENT);
         await session.run(

@@ -59,18 +59,17 @@ export function recordIntoSqlite(path: string, rows: KeyOrderedResults, task: Re
     for (let first = 0; ; first += ROWS_PER_TRANSACTION) {
       const end = Math.min(rows.size, first + ROWS_PER_TRANSACTION);
       db.transaction(() => {
+        // The rows to insert: every one but those of numbers forgotten since the task was given them.
         const erased = ErasedNumbers.of(db.rows(ERASED_FOR_TASK, [task.ref, task.ref]));
-        let at = first;
-        // With numbers to leave out (rare), row by row.
-        if (!erased) {
-          for (; at + ROWS_PER_STATEMENT <= end; at += ROWS_PER_STATEMENT) {
-            for (let row = 0; row < ROWS_PER_STATEMENT; row++) fill(many, row * rowValues, at + row);
-            db.run(insertMany, many);
-          }
+        const kept: number[] = [];
+        for (let at = first; at < end; at++) if (!erased?.has(rows.identifierAt(at))) kept.push(at);
+        let next = 0;
+        for (; next + ROWS_PER_STATEMENT <= kept.length; next += ROWS_PER_STATEMENT) {
+          for (let row = 0; row < ROWS_PER_STATEMENT; row++) fill(many, row * rowValues, kept[next + row]!);
+          db.run(insertMany, many);
         }
-        for (; at < end; at++) {
-          if (erased?.has(rows.identifierAt(at))) continue;
-          fill(one, 0, at);
+        for (; next < kept.length; next++) {
+          fill(one, 0, kept[next]!);
           db.run(insertOne, one);
         }
         if (end === rows.size)
