@@ -44,6 +44,8 @@ export async function createProgress(printer: Printer, env: Env, now: () => numb
   // Every other line printed meanwhile clears the spinner first and draws it again below.
   const release = printer.holdLiveLine(spinner);
   let shownAt = -Infinity;
+  /** Whether the text was changed since it was last drawn (the throttle held it back). */
+  let undrawn = false;
   let stopped = false;
   return {
     live: true,
@@ -55,7 +57,8 @@ export async function createProgress(printer: Printer, env: Env, now: () => numb
       if (text === spinner.text) return;
       spinner.text = text;
       // Shown at once the first time, then at most every tenth of a second: ora itself redraws only on its next frame.
-      if (now() - shownAt < REDRAW_MS) return;
+      undrawn = now() - shownAt < REDRAW_MS;
+      if (undrawn) return;
       shownAt = now();
       spinner.render();
     },
@@ -64,6 +67,9 @@ export async function createProgress(printer: Printer, env: Env, now: () => numb
     },
     stop() {
       stopped = true;
+      // The last text is drawn before the spinner goes, however soon after the one before it came
+      // (the tasks checked in one round, the last finishing): a run stopping before ora's next frame never shows stale counts last.
+      if (undrawn) spinner.render();
       release();
       spinner.stop();
     },
