@@ -69,7 +69,7 @@ function noDynamic(pattern, message) {
 }
 
 export default tseslint.config(
-  { ignores: ["dist/", "node_modules/", "bench/data/", "coverage/"] },
+  { ignores: ["dist/", "node_modules/", "bench/data/", "coverage/", ".node-lines/"] },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {

@@ -9,8 +9,19 @@ process.stdout.on("error", (error) => {
   process.exit(process.exitCode ?? 0);
 });
 
-// Node 22.1+ keeps the compiled code of bulkcheck and its packages between runs.
-require("node:module").enableCompileCache?.();
+// Node 22.1+ keeps the compiled code of bulkcheck and its packages between runs, in the user's
+// cache directory. Node's own default is the temp directory, shared by every user: one could
+// create it first and hand another compiled code to run, and bulkcheck leaves nothing there.
+// NODE_COMPILE_CACHE (Node then has the cache on already) and NODE_DISABLE_COMPILE_CACHE decide first.
+const { enableCompileCache } = require("node:module");
+if (enableCompileCache) {
+  const { isAbsolute, join } = require("node:path");
+  // As the XDG base directories say: a relative path is no place; without a home there is no cache.
+  const absolute = (path) => (path && isAbsolute(path) ? path : undefined);
+  const { XDG_CACHE_HOME, HOME } = process.env;
+  const cacheHome = absolute(XDG_CACHE_HOME) ?? (absolute(HOME) && join(HOME, ".cache"));
+  if (cacheHome) enableCompileCache(join(cacheHome, "bulkcheck", "node-compile-cache"));
+}
 
 let cli;
 try {

@@ -75,6 +75,19 @@ export function exitCodeFor(kind: ErrorKind): number {
   return EXIT_CODES[kind];
 }
 
+/**
+ * The failure an exit code stands for, read back from the table (a command run inside another,
+ * as the demo's steps are, ends the outer one the same way): 143 is a stop as 130 is (which
+ * signal, the stop itself says); a code that is no failure of this table is "unexpected".
+ */
+export function kindForExitCode(code: number): ErrorKind {
+  if (code === EXIT_CODES.terminated) return "interrupted";
+  const kind = (Object.keys(EXIT_CODES) as Outcome[]).find(
+    (outcome): outcome is ErrorKind => EXIT_CODES[outcome] === code && !SUCCESSES.has(outcome) && outcome !== "terminated",
+  );
+  return kind ?? "unexpected";
+}
+
 const plain = (markdown: string): string => markdown.replaceAll("`", "");
 
 /** The JSON codes a failure can carry, in exit-code order, as help lists them. */

@@ -173,6 +173,16 @@ export const ENVIRONMENT: readonly { names: string; lines: readonly string[] }[]
     lines: ["The store of runs, tasks and results goes in", "$XDG_STATE_HOME/bulkcheck", "(default ~/.local/state/bulkcheck)."],
   },
   {
+    names: "XDG_CACHE_HOME",
+    lines: [
+      "On Node 22.1 and later, Node's compile cache of",
+      "bulkcheck goes in $XDG_CACHE_HOME/bulkcheck",
+      "(default ~/.cache/bulkcheck), never in TMPDIR;",
+      "NODE_COMPILE_CACHE moves it, and",
+      "NODE_DISABLE_COMPILE_CACHE=1 turns it off.",
+    ],
+  },
+  {
     names: "HTTPS_PROXY, HTTP_PROXY, NO_PROXY (or in lower case)",
     lines: ["A proxy for requests to the service, and the hosts that", "bypass it."],
   },

@@ -52,6 +52,8 @@ export async function createProgress(printer: Printer, env: Env, now: () => numb
     render: () => spinner.render(),
   });
   let shownAt = -Infinity;
+  /** Whether the text was changed since it was last drawn (the throttle held it back). */
+  let undrawn = false;
   return {
     live: true,
     update(update) {
@@ -62,14 +64,20 @@ export async function createProgress(printer: Printer, env: Env, now: () => numb
       // Not drawn while a question waits, nor once stopped (an event on its way when the run stopped it): the text waits for the next start.
       if (!spinner.isSpinning) return;
       // Shown at once the first time, then at most every tenth of a second: ora itself redraws only on its next frame.
-      if (now() - shownAt < REDRAW_MS) return;
+      undrawn = now() - shownAt < REDRAW_MS;
+      if (undrawn) return;
       shownAt = now();
       spinner.render();
     },
     persist(text) {
       printer.note(text);
     },
-    stop: release,
+    stop() {
+      // The last text is drawn before the spinner goes, however soon after the one before it came
+      // (the tasks checked in one round, the last finishing): a run stopping before ora's next frame never shows stale counts last.
+      if (undrawn && spinner.isSpinning) spinner.render();
+      release();
+    },
   };
 }
 

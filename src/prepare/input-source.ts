@@ -24,6 +24,8 @@ export interface OpenedSource {
   /** Size in bytes when known (files), to decide whether the list is worth a worker pool. */
   size: number | undefined;
   bytes: AsyncIterable<Uint8Array>;
+  /** Stops reading, and resolves once the file is closed (ending an iteration of `bytes` closes it only later). */
+  close(): Promise<void>;
 }
 
 /**
@@ -118,8 +120,15 @@ export async function openSource(file: string | ListFile): Promise<OpenedSource>
   try {
     const stats = await handle.stat();
     if (stats.isDirectory()) throw pathError(name, Object.assign(new Error("is a directory"), { code: "EISDIR" }));
-    const bytes = handle.createReadStream({ highWaterMark: READ_CHUNK_BYTES }) as AsyncIterable<Uint8Array>;
-    return { name, extension: extensionOf(name), size: stats.size, bytes };
+    const stream = handle.createReadStream({ highWaterMark: READ_CHUNK_BYTES });
+    const close = async () => {
+      if (stream.closed) return;
+      // Whatever ended the reading (an abort, an error already reported to the reader), the descriptor is closed just before "close".
+      const closed = new Promise<void>((resolve) => stream.once("close", () => resolve()));
+      stream.destroy();
+      await closed;
+    };
+    return { name, extension: extensionOf(name), size: stats.size, bytes: stream as AsyncIterable<Uint8Array>, close };
   } catch (error) {
     await handle.close();
     throw error instanceof UsageError ? error : pathError(name, error);

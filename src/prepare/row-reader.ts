@@ -129,10 +129,12 @@ async function openText(file: ListFile, known: Partial<KnownDialect> | undefined
         ),
       close: async () => {
         await chunks.return();
+        await opened.close();
       },
     };
   } catch (error) {
     await chunks.return();
+    await opened.close();
     return rethrow(error);
   }
 }

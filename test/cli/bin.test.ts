@@ -1,5 +1,6 @@
 import { spawnSync } from "node:child_process";
-import { copyFileSync, mkdirSync, readFileSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync } from "node:fs";
+import * as nodeModule from "node:module";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
@@ -53,6 +54,21 @@ describe("the bin", () => {
 require(${JSON.stringify(bundle)}).main(["--version"]).then(() => process.kill(process.pid, "SIGTERM"));`;
     const run = spawnSync(process.execPath, ["-e", script], { stdio: "ignore", timeout: 20_000, killSignal: "SIGKILL" });
     expect(run.signal).toBe("SIGTERM");
+  });
+
+  it("keeps Node's compile cache (Node 22.1 on) in the user's cache directory: never in $TMPDIR, nor where a relative XDG_CACHE_HOME points", async () => {
+    const [home, cache, tmp, cwd] = [tempDir(), tempDir(), tempDir(), tempDir()];
+    const cached = "enableCompileCache" in nodeModule;
+    const cacheIn = (dir: string) => (existsSync(dir) ? readdirSync(dir) : []);
+    for (const xdgCacheHome of [cache, "relative"]) {
+      const out = await runBin(["--version"], { cwd, env: { HOME: home, XDG_CACHE_HOME: xdgCacheHome, TMPDIR: tmp } });
+      expect(out.code, out.stderr).toBe(0);
+    }
+    expect(cacheIn(join(cache, "bulkcheck", "node-compile-cache")).length > 0).toBe(cached);
+    // The relative one is ignored, as the XDG base directories say: HOME's .cache instead.
+    expect(cacheIn(join(home, ".cache", "bulkcheck", "node-compile-cache")).length > 0).toBe(cached);
+    expect(readdirSync(tmp)).toEqual([]);
+    expect(readdirSync(cwd)).toEqual([]);
   });
 
   it("exits 2 on an unknown command", async () => {

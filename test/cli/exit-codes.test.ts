@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { EXIT_CODE_TABLE, exitCodesHelp, exitCodesMarkdown } from "../../src/cli/exit-codes.js";
+import { EXIT_CODE_TABLE, EXIT_CODES, exitCodesHelp, exitCodesMarkdown, kindForExitCode } from "../../src/cli/exit-codes.js";
 import { runCli } from "../helpers/cli.js";
 
 const RELIABILITY = readFileSync(fileURLToPath(new URL("../../docs/reliability.md", import.meta.url)), "utf8");
@@ -23,6 +23,14 @@ function codesOfTable(firstHeaderCell: string): Set<number> {
 }
 
 describe("the exit-code table", () => {
+  it("reads every failure's kind back from its exit code: 143 is a stop as 130 is, and a code of no failure is unexpected", () => {
+    for (const row of EXIT_CODE_TABLE.filter((row) => row.jsonCode !== undefined && row.jsonCode !== "terminated")) {
+      expect(kindForExitCode(row.exitCode)).toBe(row.jsonCode);
+    }
+    expect(kindForExitCode(EXIT_CODES.terminated)).toBe("interrupted");
+    for (const code of [EXIT_CODES.ok, EXIT_CODES.changed, 99]) expect(kindForExitCode(code)).toBe("unexpected");
+  });
+
   it("is in the command reference exactly as the code renders it", () => {
     // docs/reference.md is generated (npm run docs); test/docs/reference.test.ts checks the whole file.
     const section = REFERENCE.split("\n## Exit codes\n")[1]?.split("\n## ")[0];

@@ -1,4 +1,4 @@
-import { existsSync } from "node:fs";
+import { existsSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { e2eSandboxes, lines, listText, submitArgs, type E2e } from "../helpers/sandbox.js";
@@ -67,7 +67,7 @@ describe("bulkcheck demo", () => {
   it("runs the whole flow against its own sandbox and prints where the result went", async () => {
     const e = await sandbox({ fakeClock: false });
     const out = await e.run(["demo", "--dir", join(e.dir, "demo")]);
-    expect(out.code).toBe(0);
+    expect(out.code, out.stderr).toBe(0);
     const [path] = lines(out.stdout);
     expect(lines(out.stdout)).toHaveLength(1);
     expect(path!.startsWith(join(e.dir, "demo"))).toBe(true);
@@ -81,6 +81,19 @@ describe("bulkcheck demo", () => {
     expect(out.stderr).toContain("the re-run reserved nothing");
     // The demo uses its own sandbox: the configured one is not touched.
     expect(e.state().stats.requests).toBe(0);
+  });
+});
+
+describe("bulkcheck demo whose step fails", () => {
+  it("ends with that step's exit code and says which step, rather than exit 1 for a bug", async () => {
+    const e = await sandbox({ fakeClock: false });
+    // The validate step's --rejects file is a directory: that step exits 2, as validate alone would.
+    mkdirSync(join(e.dir, "demo", "rejects.csv"), { recursive: true });
+    const out = await e.run(["demo", "--dir", join(e.dir, "demo")]);
+    expect(out.code, out.stderr).toBe(2);
+    expect(out.stderr).toContain('The demo stopped at its step "Check the list locally');
+    expect(out.stderr).not.toContain("bulkcheck bug");
+    expect(out.stdout).toBe("");
   });
 });
 

@@ -7,6 +7,7 @@ import { PassThrough, Readable } from "node:stream";
 import { setTimeout as delay } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
 import { main } from "../../src/main.js";
+import { inject } from "vitest";
 import type { Runtime } from "../../src/cli/context.js";
 
 export const BIN = fileURLToPath(new URL("../../bin/bulkcheck.js", import.meta.url));
@@ -31,6 +32,12 @@ export interface RunOptions {
   sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
   cwd?: string;
 }
+
+/**
+ * The XDG_CACHE_HOME of every process the tests spawn: Node 22+ keeps bulkcheck's compiled
+ * code there (bin/bulkcheck.js), in one directory for the test run, not in each test's HOME.
+ */
+export const CACHE_HOME = inject("cacheHome");
 
 export function tempDir(prefix = "bulkcheck-test-"): string {
   return mkdtempSync(join(tmpdir(), prefix));
@@ -94,7 +101,7 @@ export interface SpawnOptions {
 export function spawnCli(argv: string[], options: SpawnOptions = {}) {
   const [command, ...args] = [...(options.prefix ?? []), process.execPath, BIN, ...argv];
   const child = spawn(command!, args, {
-    env: { PATH: process.env.PATH, HOME: tempDir(), ...options.env },
+    env: { PATH: process.env.PATH, HOME: tempDir(), XDG_CACHE_HOME: CACHE_HOME, ...options.env },
     cwd: options.cwd,
     stdio: ["pipe", "pipe", "pipe"],
   });

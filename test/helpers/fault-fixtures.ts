@@ -142,17 +142,6 @@ function succeededTask(id: string, origin: string) {
 /** A two-row result file of number_validation_batch. */
 export const TWO_ROW_RESULT = "identifier,activated\n447400100000,true\n447500100001,false\n";
 
-/** `count` delays spread evenly over [0, maxMs], each moved by up to half a step, in a shuffled order. */
-export function spreadDelays(count: number, maxMs: number, random: () => number = Math.random): number[] {
-  const step = count > 1 ? maxMs / (count - 1) : maxMs;
-  const delays = Array.from({ length: count }, (_, i) => Math.min(maxMs, Math.max(0, Math.round(i * step + (random() - 0.5) * step))));
-  for (let i = delays.length - 1; i > 0; i--) {
-    const j = Math.floor(random() * (i + 1));
-    [delays[i], delays[j]] = [delays[j]!, delays[i]!];
-  }
-  return delays;
-}
-
 export interface DripServer {
   url: string;
   /** Requests seen, as "METHOD path". */

@@ -4,7 +4,7 @@ import { afterEach, expect } from "vitest";
 import { startSandbox, type Sandbox, type SandboxOptions, type SandboxState } from "../../src/sandbox/index.js";
 import { SqliteStore } from "../../src/store/sqlite-store.js";
 import type { RunRecord, TaskRecord } from "../../src/store/store.js";
-import { runBin, runCli, spawnCli, tempDir, type CliResult, type RunOptions, type SpawnOptions } from "./cli.js";
+import { CACHE_HOME, runBin, runCli, spawnCli, tempDir, type CliResult, type RunOptions, type SpawnOptions } from "./cli.js";
 
 /**
  * The API key of every e2e sandbox. Distinctive, so a leak into any output is
@@ -68,7 +68,8 @@ export async function startE2e(options: E2eOptions = {}): Promise<E2e> {
   });
   const configDir = tempDir("bulkcheck-e2e-config-");
   const dir = tempDir("bulkcheck-e2e-work-");
-  const env = { BULKCHECK_BASE_URL: sandbox.url, BULKCHECK_API_KEY: API_KEY, BULKCHECK_CONFIG_DIR: configDir };
+  // XDG_CACHE_HOME: a binary run with its HOME in a test's directory keeps no compile cache there either.
+  const env = { BULKCHECK_BASE_URL: sandbox.url, BULKCHECK_API_KEY: API_KEY, BULKCHECK_CONFIG_DIR: configDir, XDG_CACHE_HOME: CACHE_HOME };
   const fake = fakeClock
     ? {
         now: () => clock.ms,

@@ -1,3 +1,4 @@
+import { readdirSync, readlinkSync, realpathSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { parse } from "csv-parse/sync";
@@ -15,6 +16,18 @@ const CSV =
     "4,Di,+1 212 555 0142",
     "5,Ed,+44 7400 100005",
   ].join("\r\n") + "\r\n";
+
+/** How many of this process's file descriptors are open on `path` (Linux's /proc/self/fd). */
+function descriptorsOn(path: string): number {
+  return readdirSync("/proc/self/fd").filter((fd) => {
+    try {
+      return readlinkSync(join("/proc/self/fd", fd)) === path;
+    } catch {
+      // The descriptor readdir itself used, closed by now.
+      return false;
+    }
+  }).length;
+}
 
 async function all<T>(items: AsyncIterable<T>): Promise<T[]> {
   const out: T[] = [];
@@ -49,8 +62,12 @@ describe("openRows (the reader the join reuses)", () => {
   });
 
   it("releases the file when closed before the end", async () => {
-    const rows = await openRows(await listFile("list.csv", CSV));
+    // Longer than the 64 KiB the opening reads to find the dialect: the file is still being read when it is closed.
+    const path = realpathSync(await listFile("long.csv", "phone\n" + "07400 100001\n".repeat(10_000)));
+    const rows = await openRows(path);
+    expect(descriptorsOn(path)).toBe(1);
     await rows.close();
+    expect(descriptorsOn(path)).toBe(0);
   });
 });
 

@@ -4,7 +4,9 @@ import { join } from "node:path";
 import { PassThrough, Readable } from "node:stream";
 import { packageFile } from "../../package-files.js";
 import { startSandbox } from "../../sandbox/index.js";
+import { BulkcheckError } from "../../errors.js";
 import type { Context, Runtime } from "../context.js";
+import { kindForExitCode } from "../exit-codes.js";
 import { absolutePath } from "../paths.js";
 import { formatUsd } from "../../tasks/cost.js";
 
@@ -48,7 +50,7 @@ export async function demoAction(ctx: Context, options: DemoOptions, main: Main)
     const runtime: Runtime = { ...ctx, env, io: { stdin: Readable.from([]), stdout: stdout.stream, stderr: stderr.stream } };
     const code = await main(argv, runtime);
     for (const line of (stderr.text() + stdout.text()).trimEnd().split("\n")) say(`  ${line}`);
-    if (code !== 0) throw new Error(`the demo step "${title}" ended with exit code ${code}`);
+    if (code !== 0) throw stepFailure(title, code);
     return stdout.text();
   };
 
@@ -83,6 +85,24 @@ export async function demoAction(ctx: Context, options: DemoOptions, main: Main)
   } finally {
     await sandbox.close();
   }
+}
+
+/**
+ * A step that failed ends the demo as the step ended, with its exit code: a full disk, a
+ * network gone or a file in the way is no bulkcheck bug (exit 1 is, as for any command).
+ */
+function stepFailure(title: string, code: number): BulkcheckError {
+  const kind = kindForExitCode(code);
+  return new BulkcheckError(
+    kind,
+    `The demo stopped at its step "${title}", which ended with exit code ${code}; what it printed is above.`,
+    {
+      hint:
+        kind === "unexpected"
+          ? "This is a bulkcheck bug. Run the step's command again with --verbose and report what it prints."
+          : "Fix what the step's message says, then run bulkcheck demo again.",
+    },
+  );
 }
 
 /** The micros in `balance`'s line ("$10.00 (10000000 micros)"). */
