@@ -16,7 +16,7 @@
 // database per test file gets ~10× faster); "durable" keeps PostgreSQL's defaults, for
 // benchmarks.
 import { fork } from "node:child_process";
-import { copyFileSync, cpSync, existsSync, lchownSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { chmodSync, copyFileSync, cpSync, existsSync, lchownSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join, relative } from "node:path";
@@ -37,9 +37,11 @@ function outer() {
   };
   try {
     const runAs = process.getuid?.() === 0 ? nobody() : {};
-    const script = runAs.uid === undefined ? fileURLToPath(import.meta.url) : copyForNobody(dir, runAs);
+    const { script, node } =
+      runAs.uid === undefined ? { script: fileURLToPath(import.meta.url), node: process.execPath } : copyForNobody(dir, runAs);
     server = fork(script, process.argv.slice(2), {
       cwd: dir,
+      execPath: node,
       ...runAs,
       // Not this process's options: under a test worker they load a file of the clone's (vitest's --require).
       execArgv: [],
@@ -60,9 +62,10 @@ function outer() {
 
 /**
  * Copies this script and the packages the inner keeper loads into `dir` (about 60 MB, mostly
- * the server binaries; a tenth of a second) with the same layout under node_modules, and gives
- * it all to `runAs`, so that the inner keeper reads and runs nothing of the clone's. Returns
- * the copy of the script.
+ * the server binaries; a tenth of a second) with the same layout under node_modules, and the
+ * Node binary running this (a Node installed inside the clone, as .ci/run installs one into
+ * .node-lines, is out of `nobody`'s reach too), and gives it all to `runAs`, so that the inner
+ * keeper reads and runs nothing of the clone's. Returns the copies of the script and of Node.
  */
 function copyForNobody(dir, runAs) {
   const here = dirname(fileURLToPath(import.meta.url));
@@ -73,8 +76,11 @@ function copyForNobody(dir, runAs) {
     cpSync(packageDir, join(dir, relative(root, packageDir)), { recursive: true, verbatimSymlinks: true });
   const script = join(dir, "postgres-keeper.mjs");
   copyFileSync(fileURLToPath(import.meta.url), script);
+  const node = join(dir, "node");
+  copyFileSync(process.execPath, node);
+  chmodSync(node, 0o755);
   for (const name of ["", ...readdirSync(dir, { recursive: true, encoding: "utf8" })]) lchownSync(join(dir, name), runAs.uid, runAs.gid);
-  return script;
+  return { script, node };
 }
 
 /** The directory of a package and of every package it depends on, installed ones only (optional dependencies are for other platforms). */
