@@ -1,4 +1,5 @@
 import { TaskFailedError } from "../errors.js";
+import { identifierBatches } from "../ledger/reuse.js";
 import { count } from "../format-count.js";
 import type { RunRecord, Scope, Store, TaskRecord } from "../store/store.js";
 import { timedOut, type TimeoutSettings } from "../tasks/schedule-outcomes.js";
@@ -23,12 +24,22 @@ export async function claimParts(
   options: Pick<SubmitRequest, "command" | "ledger" | "userKey" | "product" | "country">,
   now: () => number,
 ): Promise<TaskRecord[] | undefined> {
+  // Read before the transaction: on SQLite it holds the write lock, and waiting on a file meanwhile would let another
+  // store of this process (a library user's, the soak's in-process runs) block the thread on that lock, and itself.
+  const partNumbers = options.ledger ? await Promise.all(planned.files.map((file) => numbersOf(file.path))) : undefined;
   return store.claim(run.scope, options.product, async (parts) => {
     const asOf = planned.plan.reuse?.asOfTaskRef;
     if (asOf !== undefined && (await parts.tasks.addedAfter(run.scope, options.product, asOf))) return undefined;
     await parts.runs.update(run.id, { plan: planned.plan });
-    return addParts(parts, run, planned, options, now);
+    return addParts(parts, run, planned, options, now, [], partNumbers);
   });
+}
+
+/** The numbers of a part's file. */
+async function numbersOf(path: string): Promise<number[]> {
+  const numbers: number[] = [];
+  for await (const batch of identifierBatches(path)) for (const identifier of batch) numbers.push(identifier);
+  return numbers;
 }
 
 /**

@@ -9,7 +9,8 @@ import type { SubmitRequest } from "./submit-request.js";
  * The run's task rows, one per planned part, each with its idempotency key and (with the
  * ledger) its numbers: written before any upload, so a run planned meanwhile, here or on
  * another machine, counts them in flight. A continued run writes the numbers of a part that
- * has none: stopped between the two writes, or begun by an earlier release.
+ * has none: stopped between the two writes, or begun by an earlier release. `partNumbers`, when
+ * given, are the parts' numbers already read (a claim's transaction reads no file).
  */
 export async function addParts(
   store: Pick<StoreParts, "tasks">,
@@ -18,11 +19,14 @@ export async function addParts(
   options: Pick<SubmitRequest, "command" | "ledger" | "userKey" | "product" | "country">,
   now: () => number,
   existing: readonly TaskRecord[] = [],
+  partNumbers?: ReadonlyArray<readonly number[]>,
 ): Promise<TaskRecord[]> {
   const { plan } = planned;
   const rows: TaskRecord[] = [];
   const withNumbers = async (row: TaskRecord) => {
-    if (options.ledger) await addNumbers(store, row.ref, planned.files[row.part ?? 0]!.path);
+    const part = row.part ?? 0;
+    if (options.ledger && partNumbers) await store.tasks.addNumbers(row.ref, partNumbers[part]!);
+    else if (options.ledger) await addNumbers(store, row.ref, planned.files[part]!.path);
     rows.push(row);
   };
   for (const part of plan.parts) {
