@@ -118,7 +118,7 @@ describe("resultBytesBound", () => {
     };
     await expect(read()).rejects.toMatchObject({
       code: "RESULT_TOO_LARGE",
-      message: "The result of task t1 is larger than 139472 bytes, more than a result of 3 number(s) can hold; nothing was written.",
+      message: "The result of task t1 is larger than 139472 bytes, more than a result of 3 number(s) can hold.",
     });
   });
 });
