@@ -23,7 +23,10 @@
 //   same command's --dry-run (its planning), against `bulkcheck download ID -o OUT --no-ledger` of a
 //   result with as many rows (the same rows written fresh). Target: ≤ 1.5×.
 //
-//   npm run build && node bench/ledger-bench.js [rows] [recording|planning|output]   (default: all three)
+// - the claim (issue 34): what claiming the numbers of a plan of 1,000,000 new numbers adds to the
+//   run before its upload, against planning them (`submit --dry-run`). Target: ≤ 20%.
+//
+//   npm run build && node bench/ledger-bench.js [rows] [recording|planning|claim|output]   (default: all four)
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { availableParallelism, cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
@@ -233,6 +236,57 @@ async function planning(rows) {
   }
 }
 
+/**
+ * The claim of a plan of `rows` new numbers (an empty ledger, one task): the run's claim writes
+ * every number as its task's. Each `submit --yes` is timed from its start to its upload reaching
+ * the sandbox, with the ledger (its claim holds the numbers) and with --no-ledger (its claim
+ * holds only the part): the difference is what claiming the numbers adds, against planning
+ * (`--dry-run`). Medians of five, each real run on an empty store (else the next would find the
+ * numbers in flight).
+ */
+async function claim(rows) {
+  const { startSandbox } = await import(new URL("sandbox/index.js", dist).href);
+  const dir = mkdtempSync(join(tmpdir(), "bulkcheck-ledger-claim-"));
+  const list = join(dir, "list.txt");
+  writeList(list, rows, { shuffled: true });
+  // Each run against a sandbox of its own, so that no earlier task is still processing there.
+  const withSandbox = async (work) => {
+    const sandbox = await startSandbox(sandboxOptions(list, rows));
+    try {
+      return await work(sandbox, env(dir, sandbox));
+    } finally {
+      await sandbox.close();
+    }
+  };
+  try {
+    await cli(["config", "set", "max-task-size", String(rows)], env(dir));
+    const submit = ["submit", list, "--type", "number_activity_batch", "--country", "GB", "--yes"];
+    const planning = await medianRun(5, () => withSandbox((_, home) => cli([...submit, "--dry-run"], home)));
+    const untilUpload = (extra) =>
+      medianRun(5, () =>
+        withSandbox(async (sandbox, home) => {
+          rmSync(join(dir, "config", "bulkcheck.db"), { force: true });
+          const startedAt = Date.now();
+          const run = await cli([...submit, ...extra], home);
+          return { ...run, wallMs: Date.parse(sandbox.inspect().tasks[0].created_at) - startedAt };
+        }),
+      );
+    const claimed = await untilUpload([]);
+    const partsOnly = await untilUpload(["--no-ledger"]);
+    const claimMs = claimed.wallMs - partsOnly.wallMs;
+    return {
+      numbers: rows,
+      planning_s: seconds(planning.wallMs),
+      until_upload_s: seconds(claimed.wallMs),
+      until_upload_without_ledger_s: seconds(partsOnly.wallMs),
+      claim_of_numbers_s: seconds(claimMs),
+      added_to_planning: Number((claimMs / planning.wallMs).toFixed(2)),
+    };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 /** The output of a run written from the ledger against the same rows downloaded fresh. */
 async function output(rows) {
   const { startSandbox } = await import(new URL("sandbox/index.js", dist).href);
@@ -270,13 +324,14 @@ async function output(rows) {
   }
 }
 
-export async function run({ rows = 1_000_000, parts = ["recording", "planning", "output"] } = {}) {
+export async function run({ rows = 1_000_000, parts = ["recording", "planning", "claim", "output"] } = {}) {
   return {
     name: "ledger",
     node: process.version,
     machine: { cpus: availableParallelism(), model: cpus()[0]?.model, load_average_at_end: loadavg().map((n) => Number(n.toFixed(1))) },
     ...(parts.includes("recording") ? { recording: await recording(rows) } : {}),
     ...(parts.includes("planning") ? { planning: await planning(rows) } : {}),
+    ...(parts.includes("claim") ? { claim: await claim(rows) } : {}),
     ...(parts.includes("output") ? { output: await output(rows) } : {}),
     command: `node bench/ledger-bench.js ${rows}${parts.length === 1 ? ` ${parts[0]}` : ""}`,
     target: {
@@ -286,6 +341,7 @@ export async function run({ rows = 1_000_000, parts = ["recording", "planning", 
       recording_max_loop_delay_ms: 50,
       planning_ratio: 3,
       planning_rss_mb: 400,
+      claim_added_to_planning: 0.2,
       signal_bytes: 120,
       carrier_bytes: 250,
     },

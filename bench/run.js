@@ -94,6 +94,13 @@ function headlines(results) {
       `validate ${planning.validate.wall_s} s`,
       "≤ 3×",
     );
+    const { claim } = ledger;
+    add(
+      "claim of a plan of 1M new numbers, to its upload",
+      `${claim.claim_of_numbers_s} s (+${Math.round(claim.added_to_planning * 100)}%)`,
+      `planning ${claim.planning_s} s`,
+      "≤ +20%",
+    );
     add(
       "nightly re-check, 1% new, 5% expired, --max-age 7d",
       `${planning.nightly.uploaded} uploaded`,

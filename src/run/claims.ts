@@ -1,10 +1,9 @@
 import { TaskFailedError } from "../errors.js";
-import { identifierBatches } from "../ledger/reuse.js";
 import { count } from "../format-count.js";
 import type { RunRecord, Scope, Store, TaskRecord } from "../store/store.js";
 import { timedOut, type TimeoutSettings } from "../tasks/schedule-outcomes.js";
 import { holderAlive, STALE_AFTER_MS } from "./lease.js";
-import { addParts } from "./part-keys.js";
+import { addParts, numbersOf } from "./part-keys.js";
 import type { InFlightTask, PlannedRun } from "./plan.js";
 import type { SubmitRequest } from "./submit-request.js";
 
@@ -33,13 +32,6 @@ export async function claimParts(
     await parts.runs.update(run.id, { plan: planned.plan });
     return addParts(parts, run, planned, options, now, [], partNumbers);
   });
-}
-
-/** The numbers of a part's file. */
-async function numbersOf(path: string): Promise<number[]> {
-  const numbers: number[] = [];
-  for await (const batch of identifierBatches(path)) for (const identifier of batch) numbers.push(identifier);
-  return numbers;
 }
 
 /**

@@ -19,14 +19,13 @@ export async function addParts(
   options: Pick<SubmitRequest, "command" | "ledger" | "userKey" | "product" | "country">,
   now: () => number,
   existing: readonly TaskRecord[] = [],
-  partNumbers?: ReadonlyArray<readonly number[]>,
+  partNumbers?: ReadonlyArray<ArrayLike<number>>,
 ): Promise<TaskRecord[]> {
   const { plan } = planned;
   const rows: TaskRecord[] = [];
   const withNumbers = async (row: TaskRecord) => {
     const part = row.part ?? 0;
-    if (options.ledger && partNumbers) await store.tasks.addNumbers(row.ref, partNumbers[part]!);
-    else if (options.ledger) await addNumbers(store, row.ref, planned.files[part]!.path);
+    if (options.ledger) await store.tasks.addNumbers(row.ref, partNumbers?.[part] ?? (await numbersOf(planned.files[part]!.path)));
     rows.push(row);
   };
   for (const part of plan.parts) {
@@ -63,9 +62,17 @@ async function hasNumbers(store: Pick<StoreParts, "tasks">, ref: number): Promis
   return false;
 }
 
-/** Writes the numbers of a part's file as its task's, a batch at a time. */
-async function addNumbers(store: Pick<StoreParts, "tasks">, ref: number, path: string): Promise<void> {
-  for await (const identifiers of identifierBatches(path)) await store.tasks.addNumbers(ref, identifiers);
+/** The numbers of a part's file. */
+export async function numbersOf(path: string): Promise<Float64Array> {
+  const batches: Float64Array[] = [];
+  for await (const batch of identifierBatches(path)) batches.push(batch);
+  const numbers = new Float64Array(batches.reduce((sum, batch) => sum + batch.length, 0));
+  let at = 0;
+  for (const batch of batches) {
+    numbers.set(batch, at);
+    at += batch.length;
+  }
+  return numbers;
 }
 
 /** A user's key covers one task; with several parts each gets a numbered suffix. */

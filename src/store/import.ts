@@ -80,7 +80,9 @@ async function importTask(task: TaskRecord, source: Store, target: Store, summar
     if (known.recordedAt !== undefined) return recordedAt !== undefined;
   }
   // Its numbers: those in flight, or answered without a result, keep counting as checked there.
-  for await (const numbers of source.tasks.numbers(task.ref)) await target.tasks.addNumbers(targetRef, numbers);
+  const numbers: number[] = [];
+  for await (const some of source.tasks.numbers(task.ref)) for (const number of some) numbers.push(number);
+  await target.tasks.addNumbers(targetRef, numbers);
   if (recordedAt === undefined) return false;
   let columns: string[] | undefined;
   for await (const rows of source.ledger.ofTask(task.ref)) {

@@ -1,5 +1,6 @@
 import { ERASED_FOR_TASK, ERASURE_BOUND, ErasedNumbers, erasedHash, newHashKey, SPENT_ERASURES } from "./erasures.js";
 import { identifierNumber, RESULT_VALUE_COLUMNS } from "./result-values.js";
+import { deleteTaskNumbers, eraseTaskNumbers } from "./task-numbers.js";
 import { ledgerRowOf, statsGroupOf, taskContextOf, type TaskContext } from "./store-rows.js";
 import type { SqlParam, SqlSession } from "./sql-session.js";
 import type {
@@ -128,6 +129,7 @@ export abstract class SqlLedger implements Ledger {
       always: true,
       rewrite: true,
       remember,
+      taskNumbers: (session, index) => eraseTaskNumbers(session, numbers.slice(index * BATCH, (index + 1) * BATCH), product),
     });
   }
 
@@ -201,7 +203,13 @@ export abstract class SqlLedger implements Ledger {
     where: string,
     batches: readonly SqlParam[][],
     options: ErasureOptions,
-    clear: { always: boolean; rewrite: boolean; remember?: (session: SqlSession, index: number) => Promise<number> },
+    clear: {
+      always: boolean;
+      rewrite: boolean;
+      remember?: (session: SqlSession, index: number) => Promise<number>;
+      /** Takes the erased numbers out of the tasks' numbers, when `where` does not select whole tasks. */
+      taskNumbers?: (session: SqlSession, index: number) => Promise<number>;
+    },
   ): Promise<Erasure> {
     let results = 0;
     let numbers = 0;
@@ -216,7 +224,7 @@ export abstract class SqlLedger implements Ledger {
         if (lockErasures !== undefined) await session.rows(lockErasures);
         if (clear.remember) remembered += await clear.remember(session, index);
         // A task's numbers hold the digits too (those in flight, and those without a result).
-        numbers += await session.run(`DELETE FROM task_numbers WHERE ${where}`, params);
+        numbers += clear.taskNumbers ? await clear.taskNumbers(session, index) : await deleteTaskNumbers(session, where, params);
         results += await session.run(`DELETE FROM results WHERE ${where}`, params);
       });
     }

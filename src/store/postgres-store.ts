@@ -107,20 +107,6 @@ class PostgresSession implements SqlSession {
   }
 }
 
-class PostgresTasks extends SqlTaskStore {
-  constructor(
-    private readonly db: PostgresDb,
-    session: SqlSession,
-  ) {
-    super(session);
-  }
-
-  async *numbers(taskRef: number): AsyncIterable<readonly number[]> {
-    const batches = this.db.cursor("SELECT identifier FROM bulkcheck.task_numbers WHERE task_ref = $1", [taskRef], BATCH_ROWS);
-    for await (const rows of batches) yield rows.map(([identifier]) => Number(identifier));
-  }
-}
-
 class PostgresLedger extends SqlLedger {
   constructor(
     private readonly db: PostgresDb,
@@ -222,7 +208,7 @@ class PostgresLedger extends SqlLedger {
 export class PostgresStore implements Store {
   readonly kind = "postgres";
   readonly runs: SqlRunStore;
-  readonly tasks: PostgresTasks;
+  readonly tasks: SqlTaskStore;
   readonly ledger: PostgresLedger;
   readonly #db: PostgresDb;
   readonly #scopes = new ScopeIds();
@@ -290,7 +276,7 @@ export class PostgresStore implements Store {
   #parts(session: PostgresSession) {
     return {
       runs: new SqlRunStore(session),
-      tasks: new PostgresTasks(this.#db, session),
+      tasks: new SqlTaskStore(session),
       ledger: new PostgresLedger(this.#db, session),
     };
   }
@@ -317,7 +303,7 @@ const CLAIM_LOCK_CLASS = 0x62636c6d;
  * in the indexes' pages). ANALYZE computes the planner's statistics of the tables (which list
  * some of their values, erased numbers among them) again from what is left.
  */
-const RESULTS_VACUUM = "VACUUM (ANALYZE) bulkcheck.results, bulkcheck.task_numbers";
+const RESULTS_VACUUM = "VACUUM (ANALYZE) bulkcheck.results, bulkcheck.task_number_chunks";
 
 /**
  * What `ledger forget` does once it has deleted something: VACUUM FULL writes each table and
@@ -332,4 +318,4 @@ const RESULTS_VACUUM = "VACUUM (ANALYZE) bulkcheck.results, bulkcheck.task_numbe
  * who does not own the tables (nor has MAINTAIN on them) may not VACUUM them: the server skips
  * them with a warning, which is passed on.
  */
-const RESULTS_REWRITE = "VACUUM (FULL, ANALYZE) bulkcheck.results, bulkcheck.task_numbers";
+const RESULTS_REWRITE = "VACUUM (FULL, ANALYZE) bulkcheck.results, bulkcheck.task_number_chunks";

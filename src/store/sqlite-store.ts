@@ -9,21 +9,21 @@ import { SqlTaskStore } from "./task-store.js";
 
 /** Rows read per query when streaming. */
 const BATCH_ROWS = 5000;
-/** Identifiers read per query, as one JSON array (see identifierPages). */
+/** Identifiers read per query, as one JSON array (see resultIdentifierPages). */
 const IDENTIFIER_PAGE = 50_000;
 
 /**
- * A task's identifiers in `table`, a page at a time in number order (within a page, as the
- * ordered subquery feeds them: callers use them as sets), each page read as one JSON array:
- * libsql hands rows over one by one, and a million numbers took 3–5× as long as rows as they
- * do as pages (planning reads millions: the ledger's results and its tasks' numbers). An
- * ORDER BY inside the aggregate would sort every page again: twice the time.
+ * The identifiers of a task's results, a page at a time in number order (within a page, as
+ * the ordered subquery feeds them: callers use them as sets), each page read as one JSON
+ * array: libsql hands rows over one by one, and a million numbers took 3–5× as long as rows
+ * as they do as pages (planning reads millions). An ORDER BY inside the aggregate would sort
+ * every page again: twice the time.
  */
-function* identifierPages(db: SqliteDb, table: "results" | "task_numbers", taskRef: number): Generator<number[]> {
+function* resultIdentifierPages(db: SqliteDb, taskRef: number): Generator<number[]> {
   for (let after = -1; ;) {
     const [json, last] = db.row(
       `SELECT json_group_array(identifier), max(identifier)
-       FROM (SELECT identifier FROM ${table} WHERE task_ref = ? AND identifier > ? ORDER BY identifier LIMIT ?)`,
+       FROM (SELECT identifier FROM results WHERE task_ref = ? AND identifier > ? ORDER BY identifier LIMIT ?)`,
       [taskRef, after, IDENTIFIER_PAGE],
     )!;
     if (last === null) return;
@@ -88,20 +88,6 @@ class SqliteSession implements SqlSession {
 
 function bound(params: readonly SqlParam[]): SqlValue[] {
   return params.map((value) => (typeof value === "boolean" ? Number(value) : value));
-}
-
-class SqliteTasks extends SqlTaskStore {
-  constructor(
-    private readonly db: SqliteDb,
-    session: SqlSession,
-  ) {
-    super(session);
-  }
-
-  // eslint-disable-next-line @typescript-eslint/require-await -- the store's interfaces are asynchronous (PostgreSQL); SQLite reads in batches synchronously
-  async *numbers(taskRef: number): AsyncIterable<readonly number[]> {
-    yield* identifierPages(this.db, "task_numbers", taskRef);
-  }
 }
 
 class SqliteLedger extends SqlLedger {
@@ -171,13 +157,13 @@ class SqliteLedger extends SqlLedger {
 
   // eslint-disable-next-line @typescript-eslint/require-await -- the store's interfaces are asynchronous (PostgreSQL); SQLite reads in batches synchronously
   protected async *resultNumbers(taskRef: number): AsyncIterable<readonly number[]> {
-    yield* identifierPages(this.db, "results", taskRef);
+    yield* resultIdentifierPages(this.db, taskRef);
   }
 
   // eslint-disable-next-line @typescript-eslint/require-await -- the store's interfaces are asynchronous (PostgreSQL); SQLite reads in batches synchronously
   protected async *resultPages(taskRef: number): AsyncIterable<ColumnValue[][]> {
     for (let after = -1; ;) {
-      // A page as one JSON array of rows, as identifierPages reads numbers: half the time of a million rows handed over one by one.
+      // A page as one JSON array of rows, as resultIdentifierPages reads numbers: half the time of a million rows handed over one by one.
       const [json, last] = this.db.row(
         `SELECT json_group_array(json_array(${this.resultColumns})), max(r.identifier)
          FROM (SELECT * FROM results WHERE task_ref = ? AND identifier > ? ORDER BY identifier LIMIT ?) r`,
@@ -209,7 +195,7 @@ class SqliteLedger extends SqlLedger {
 export class SqliteStore implements Store {
   readonly kind = "sqlite";
   readonly runs: SqlRunStore;
-  readonly tasks: SqliteTasks;
+  readonly tasks: SqlTaskStore;
   readonly ledger: SqliteLedger;
   readonly #db: SqliteDb;
   readonly #session: SqliteSession;
@@ -218,7 +204,7 @@ export class SqliteStore implements Store {
     this.#db = db;
     this.#session = new SqliteSession(db, new ScopeIds());
     this.runs = new SqlRunStore(this.#session);
-    this.tasks = new SqliteTasks(db, this.#session);
+    this.tasks = new SqlTaskStore(this.#session);
     this.ledger = new SqliteLedger(db, this.#session);
   }
 

@@ -292,11 +292,12 @@ export interface TaskStore {
   /** Every task the service was given, of every scope, and those of them this store has not seen finish (`store status`). */
   counts(): Promise<{ submitted: number; unfinished: number }>;
   /**
-   * Writes the numbers a task is given, before its upload (written again when a run is
-   * carried on: each is kept once). They tell a later run which numbers are in flight, and
-   * once the result is recorded, which ones the service answered without a result.
+   * Writes the numbers a task is given, all at once, before its upload (a run carried on
+   * writes them again: a task that has numbers keeps them). They tell a later run which
+   * numbers are in flight, and once the result is recorded, which ones the service answered
+   * without a result.
    */
-  addNumbers(taskRef: number, identifiers: readonly number[]): Promise<void>;
+  addNumbers(taskRef: number, identifiers: ArrayLike<number>): Promise<void>;
   /** The numbers a task was given (see addNumbers), in batches. */
   numbers(taskRef: number): AsyncIterable<readonly number[]>;
   /**

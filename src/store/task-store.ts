@@ -1,17 +1,13 @@
 import { columnsOfAnotherTask, TASK_INSERT_COLUMNS, taskOf, taskPatchColumns, taskValues } from "./store-rows.js";
+import { addTaskNumbers, taskNumbers } from "./task-numbers.js";
 import { questionMarks, type SqlParam, type SqlSession } from "./sql-session.js";
 import type { NewTask, Scope, TaskPatch, TaskRecord, TaskStore, UnfinishedTasks } from "./store.js";
 
 /** References or numbers bound per statement, as one parameter (see Dialect.numbers). */
 const BATCH = 5000;
-/** A task's numbers written per statement. */
-const NUMBERS_PER_STATEMENT = 50_000;
 
-/**
- * Tasks and their numbers, written once for both engines (see SqlSession); each engine reads
- * a task's numbers back its own way (`numbers`).
- */
-export abstract class SqlTaskStore implements TaskStore {
+/** Tasks and their numbers (see task-numbers.ts), written once for both engines (see SqlSession). */
+export class SqlTaskStore implements TaskStore {
   readonly #columns: string;
 
   constructor(protected readonly session: SqlSession) {
@@ -20,8 +16,6 @@ export abstract class SqlTaskStore implements TaskStore {
       t.sha256, t.submitted_at, t.created_at, t.status, t.total, t.success_cnt, t.failure_cnt, t.checked_at, t.retry_of,
       ${session.dialect.flag("t.replayed")}, t.recorded_at, t.staged_file, t.staged_bytes, t.staged_sha256`;
   }
-
-  abstract numbers(taskRef: number): AsyncIterable<readonly number[]>;
 
   async #select(where: string, params: readonly SqlParam[]): Promise<TaskRecord[]> {
     const rows = await this.session.rows(`SELECT ${this.#columns} FROM tasks t JOIN scopes s ON s.id = t.scope_id WHERE ${where}`, params);
@@ -113,17 +107,12 @@ export abstract class SqlTaskStore implements TaskStore {
     return { submitted: Number(submitted), unfinished: Number(unfinished) };
   }
 
-  async addNumbers(taskRef: number, identifiers: readonly number[]): Promise<void> {
-    const sorted = Float64Array.from(identifiers).sort();
-    await this.session.transaction(async (session) => {
-      for (let at = 0; at < sorted.length; at += NUMBERS_PER_STATEMENT) {
-        // WHERE true: SQLite would otherwise read ON CONFLICT as the join's ON.
-        await session.run(
-          `INSERT INTO task_numbers (task_ref, identifier) SELECT ?, value FROM ${session.dialect.numberTable} WHERE true ON CONFLICT DO NOTHING`,
-          [taskRef, session.dialect.numbers(Array.from(sorted.subarray(at, at + NUMBERS_PER_STATEMENT)))],
-        );
-      }
-    });
+  addNumbers(taskRef: number, identifiers: ArrayLike<number>): Promise<void> {
+    return addTaskNumbers(this.session, taskRef, identifiers);
+  }
+
+  numbers(taskRef: number): AsyncIterable<readonly number[]> {
+    return taskNumbers(this.session, taskRef);
   }
 
   async answering(scope: Scope, product: string, maxTaskRef: number): Promise<TaskRecord[]> {

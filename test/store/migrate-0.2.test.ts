@@ -56,7 +56,7 @@ describe.each(fixtures)("a store of the release before, %s,", (_, fixture) => {
     const { location } = await fixture();
     const store = await openStore(location, {});
     opened.push(store);
-    expect(store.schemaVersion).toBe(3);
+    expect(store.schemaVersion).toBe(4);
     const tasks = await store.tasks.after(0, 1000);
     const reading = {
       runs: await store.runs.list({}),
@@ -113,6 +113,6 @@ describe.each(fixtures)("a store of the release before, %s,", (_, fixture) => {
     });
     const check = await runCli(["store", "check", "--json"], { env });
     expect(check.code).toBe(0);
-    expect(JSON.parse(check.stdout)).toMatchObject({ schema_version: 3, ok: true, problems: [] });
+    expect(JSON.parse(check.stdout)).toMatchObject({ schema_version: 4, ok: true, problems: [] });
   });
 });

@@ -74,7 +74,7 @@ describe("opening the store a location names", () => {
     expect(store.kind).toBe("postgres");
     expect(store.location).toBe(url);
     expect(store.location).not.toContain(password);
-    expect(store.schemaVersion).toBe(3);
+    expect(store.schemaVersion).toBe(4);
     await store.runs.create(newRun(), LEASE);
     const again = await open(withPassword(url.replace(/^postgres:/, "postgresql:"), password));
     expect((await again.runs.get("r1"))?.identity).toBe("same-command");

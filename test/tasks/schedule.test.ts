@@ -1,3 +1,4 @@
+import { subscribe } from "node:diagnostics_channel";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { createClient } from "../../src/api/client.js";
@@ -51,16 +52,34 @@ interface ScheduleExtra extends Partial<ScheduleOptions> {
   submitTask?: ApiClient["submitTask"];
 }
 
+/** Requests of this process's undici not yet answered in full (its diagnostics channels). */
+let requestsInFlight = 0;
+subscribe("undici:request:create", () => requestsInFlight++);
+subscribe("undici:request:trailers", () => requestsInFlight--);
+subscribe("undici:request:error", () => requestsInFlight--);
+
+/** Resolves once no request has been in flight for two turns of the event loop. */
+async function requestsSettled(): Promise<void> {
+  for (let quiet = 0; quiet < 2;) {
+    await new Promise((resolve) => setImmediate(resolve));
+    quiet = requestsInFlight === 0 ? quiet + 1 : 0;
+  }
+}
+
 /**
  * A real sandbox and client sharing a clock that moves only when something sleeps,
  * so that waiting for tasks costs no real time; `schedule` runs the parts of `sizes`,
- * uploading each as a run does (its task id written to its row in `store`).
+ * uploading each as a run does (its task id written to its row in `store`). A request
+ * takes no time on that clock: a sleep begun meanwhile (the scheduler sleeps while its
+ * checks are in flight) moves the clock only once the requests are answered, or a busy
+ * machine would move it while an upload is on its way and date the task later.
  */
 async function setup(options: Partial<SandboxOptions> = {}, store = openStore(), sizes = [10, 11, 12, 13, 14, 15]) {
   const clock = { ms: Date.UTC(2025, 0, 15, 9) };
   const now = () => clock.ms;
   const sleep = async (ms: number, signal?: AbortSignal) => {
     signal?.throwIfAborted();
+    await requestsSettled();
     clock.ms += ms;
     await new Promise((resolve) => setImmediate(resolve));
   };

@@ -271,7 +271,7 @@ function printErasure(ctx: Context, report: ErasureReport, options: ErasureFlags
     }
     if (uncleared) {
       ctx.printer.warn(
-        `${location} did not clear the erased results from its files: ${uncleared}. They stay in the tables' files until their owner runs VACUUM FULL bulkcheck.results, bulkcheck.task_numbers.`,
+        `${location} did not clear the erased results from its files: ${uncleared}. They stay in the tables' files until their owner runs VACUUM FULL bulkcheck.results, bulkcheck.task_number_chunks.`,
       );
     }
   }

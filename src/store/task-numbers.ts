@@ -1,0 +1,137 @@
+import type { SqlParam, SqlSession } from "./sql-session.js";
+
+/**
+ * A task's numbers are kept as chunks of up to CHUNK_SIZE numbers, each chunk one row whose
+ * `numbers` holds them in ascending order as 8-byte big-endian integers (as PostgreSQL's
+ * int8send writes a bigint), with its first and last number beside it. A run claims the
+ * numbers it uploads by writing them in its claim's transaction, which every other run of the
+ * product waits for: a row a number (and an index entry) took about as long as planning the
+ * list half did, JSON arrays a third of that; packed, the sort is most of it. Readers take a
+ * task's numbers as a set, chunk by chunk.
+ */
+const CHUNK_SIZE = 4096;
+const TWO_TO_32 = 2 ** 32;
+/** Chunks inserted per statement (six values each). */
+const CHUNKS_PER_STATEMENT = 100;
+/** Chunks read per query: about 400,000 numbers. */
+const CHUNKS_PER_READ = 100;
+
+/**
+ * Writes a task's numbers, all in one transaction, unless the task has numbers already: a
+ * run carried on writes them again, and what the store kept (less any number forgotten
+ * since) stays as it is.
+ */
+export async function addTaskNumbers(session: SqlSession, taskRef: number, identifiers: ArrayLike<number>): Promise<void> {
+  const sorted = distinctSorted(identifiers);
+  if (sorted.length === 0) return;
+  await session.transaction(async (inside) => {
+    if (await inside.row("SELECT 1 FROM task_number_chunks WHERE task_ref = ? LIMIT 1", [taskRef])) return;
+    const chunks: SqlParam[] = [];
+    for (let at = 0, chunk = 0; at < sorted.length; at += CHUNK_SIZE, chunk++) {
+      const numbers = sorted.subarray(at, at + CHUNK_SIZE);
+      chunks.push(taskRef, chunk, numbers[0]!, numbers.at(-1)!, numbers.length, packed(numbers));
+    }
+    await insertChunks(inside, chunks);
+  });
+}
+
+/** The numbers of a task, a few chunks at a time. */
+export async function* taskNumbers(session: SqlSession, taskRef: number): AsyncIterable<readonly number[]> {
+  for (let after = -1; ;) {
+    const rows = await session.rows(
+      "SELECT chunk, numbers FROM task_number_chunks WHERE task_ref = ? AND chunk > ? ORDER BY chunk LIMIT ?",
+      [taskRef, after, CHUNKS_PER_READ],
+    );
+    if (rows.length === 0) return;
+    after = Number(rows.at(-1)![0]);
+    yield rows.flatMap(([, numbers]) => unpacked(numbers as Uint8Array));
+  }
+}
+
+/** Deletes the numbers of the tasks `where` selects (over `task_ref`); returns how many numbers they were. */
+export async function deleteTaskNumbers(session: SqlSession, where: string, params: readonly SqlParam[]): Promise<number> {
+  const [numbers] = (await session.row(`SELECT coalesce(sum(size), 0) FROM task_number_chunks WHERE ${where}`, params))!;
+  await session.run(`DELETE FROM task_number_chunks WHERE ${where}`, params);
+  return Number(numbers);
+}
+
+/**
+ * Takes `identifiers` out of every task's numbers (of `product`'s tasks only, when given):
+ * the chunks whose range holds one of them are written again without them, or deleted when
+ * nothing is left. Returns how many numbers were taken out.
+ */
+export async function eraseTaskNumbers(session: SqlSession, identifiers: readonly number[], product: string | undefined): Promise<number> {
+  const erased = distinctSorted(identifiers);
+  if (erased.length === 0) return 0;
+  const ofProduct = product === undefined ? "" : " AND task_ref IN (SELECT ref FROM tasks WHERE product = ?)";
+  const ranges = await session.rows(
+    `SELECT task_ref, chunk, first_number, last_number FROM task_number_chunks WHERE last_number >= ? AND first_number <= ?${ofProduct}`,
+    [erased[0]!, erased.at(-1)!, ...(product === undefined ? [] : [product])],
+  );
+  const set = new Set(erased);
+  let taken = 0;
+  for (const [taskRef, chunk, first, last] of ranges) {
+    if (!anyWithin(erased, Number(first), Number(last))) continue;
+    const key = [Number(taskRef), Number(chunk)];
+    const [bytes] = (await session.row("SELECT numbers FROM task_number_chunks WHERE task_ref = ? AND chunk = ?", key))!;
+    const numbers = unpacked(bytes as Uint8Array);
+    const kept = numbers.filter((number) => !set.has(number));
+    if (kept.length === numbers.length) continue;
+    taken += numbers.length - kept.length;
+    if (kept.length === 0) await session.run("DELETE FROM task_number_chunks WHERE task_ref = ? AND chunk = ?", key);
+    else
+      await session.run(
+        "UPDATE task_number_chunks SET first_number = ?, last_number = ?, size = ?, numbers = ? WHERE task_ref = ? AND chunk = ?",
+        [kept[0]!, kept.at(-1)!, kept.length, packed(kept), ...key],
+      );
+  }
+  return taken;
+}
+
+async function insertChunks(session: SqlSession, values: readonly SqlParam[]): Promise<void> {
+  const perStatement = CHUNKS_PER_STATEMENT * 6;
+  for (let at = 0; at < values.length; at += perStatement) {
+    const some = values.slice(at, at + perStatement);
+    const rows = Array.from({ length: some.length / 6 }, () => "(?, ?, ?, ?, ?, ?)").join(", ");
+    await session.run(`INSERT INTO task_number_chunks (task_ref, chunk, first_number, last_number, size, numbers) VALUES ${rows}`, some);
+  }
+}
+
+/** Numbers (whole, below 2^53) as 8-byte big-endian integers. */
+function packed(numbers: ArrayLike<number>): Buffer {
+  const bytes = Buffer.allocUnsafe(numbers.length * 8);
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  for (let at = 0; at < numbers.length; at++) {
+    const number = numbers[at]!;
+    view.setUint32(at * 8, Math.floor(number / TWO_TO_32));
+    view.setUint32(at * 8 + 4, number >>> 0);
+  }
+  return bytes;
+}
+
+function unpacked(bytes: Uint8Array): number[] {
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const numbers = new Array<number>(bytes.byteLength / 8);
+  for (let at = 0; at < numbers.length; at++) numbers[at] = view.getUint32(at * 8) * TWO_TO_32 + view.getUint32(at * 8 + 4);
+  return numbers;
+}
+
+/** The numbers once each, ascending. */
+function distinctSorted(identifiers: ArrayLike<number>): Float64Array {
+  const sorted = new Float64Array(identifiers).sort();
+  let kept = 0;
+  for (let at = 0; at < sorted.length; at++) if (at === 0 || sorted[at] !== sorted[at - 1]) sorted[kept++] = sorted[at]!;
+  return sorted.subarray(0, kept);
+}
+
+/** Whether the ascending `numbers` has one from `first` to `last`. */
+function anyWithin(numbers: Float64Array, first: number, last: number): boolean {
+  let low = 0;
+  let high = numbers.length;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if (numbers[middle]! < first) low = middle + 1;
+    else high = middle;
+  }
+  return low < numbers.length && numbers[low]! <= last;
+}
