@@ -64,7 +64,7 @@ export async function latestAnswers(
 ): Promise<LatestAnswers> {
   const byNumber = new IdentifierSet();
   const recorded = new Set<number>();
-  for await (const batch of store.ledger.fresh(scope, product, "", rule.asOfTaskRef)) {
+  for await (const batch of store.ledger.latest(scope, product, rule.asOfTaskRef)) {
     for (const { identifier, taskRef } of batch) {
       byNumber.firstLineOf(identifier, answerCode(taskRef, true));
       recorded.add(taskRef);

@@ -8,7 +8,7 @@ import type {
   ErasedIdentifiers,
   Erasure,
   ErasureOptions,
-  FreshResult,
+  StoredResult,
   Ledger,
   LedgerFilter,
   LedgerRow,
@@ -54,11 +54,11 @@ export abstract class SqlLedger implements Ledger {
   /** Bytes on disk (or in the database) the store takes. */
   protected abstract bytes(): Promise<number>;
 
-  async *fresh(scope: Scope, product: string, since: string, maxTaskRef?: number): AsyncIterable<readonly FreshResult[]> {
+  async *latest(scope: Scope, product: string, maxTaskRef?: number): AsyncIterable<readonly StoredResult[]> {
     const tasks = await this.session.rows(
-      `SELECT ref FROM tasks WHERE scope_id = ? AND product = ? AND checked_at >= ? AND recorded_at IS NOT NULL AND ref <= ?
+      `SELECT ref FROM tasks WHERE scope_id = ? AND product = ? AND recorded_at IS NOT NULL AND ref <= ?
        ORDER BY checked_at DESC, ref DESC`,
-      [await this.session.scopeId(scope), product, this.session.dialect.instant(since), maxTaskRef ?? Number.MAX_SAFE_INTEGER],
+      [await this.session.scopeId(scope), product, maxTaskRef ?? Number.MAX_SAFE_INTEGER],
     );
     for (const [ref] of tasks) {
       const taskRef = Number(ref);

@@ -176,8 +176,8 @@ export interface LedgerRow {
   values: Record<string, string>;
 }
 
-/** A number whose result is reused: the identifier and the task whose result it takes. */
-export interface FreshResult {
+/** A stored result of a number: the identifier and the task whose result it is. */
+export interface StoredResult {
   identifier: number;
   taskRef: number;
 }
@@ -327,11 +327,11 @@ export interface Ledger {
   /** Marks a task's result as wholly in the ledger (its rows, with `columns`, count from now on). */
   markRecorded(taskRef: number, columns: readonly string[], at: string): Promise<void>;
   /**
-   * The fresh results of a product in a scope, newest first: for every number with a
-   * result checked at or after `since` (from tasks up to `maxTaskRef`, when given), one
-   * row per result. The first row of a number is its latest.
+   * Every recorded result of a product in a scope (from tasks up to `maxTaskRef`, when
+   * given), newest first, one row per result: the first row of a number is its latest.
+   * Which are fresh enough to reuse is the reuse rule's to say (ledger/reuse.ts).
    */
-  fresh(scope: Scope, product: string, since: string, maxTaskRef?: number): AsyncIterable<readonly FreshResult[]>;
+  latest(scope: Scope, product: string, maxTaskRef?: number): AsyncIterable<readonly StoredResult[]>;
   /** The rows of one task's result, in batches; `identifiers` keeps only those. */
   ofTask(taskRef: number, identifiers?: ReadonlySet<number>): AsyncIterable<readonly LedgerRow[]>;
   /** Every stored result of these numbers, newest first. */

@@ -79,9 +79,9 @@ describe.each(fixtures)("a store of the release before, %s,", (_, fixture) => {
     const lease = { host: "new-host", pid: 1, nonce: "n1" };
     expect(await store.runs.claim("run-open", lease, "2026-11-28T10:00:00.000Z", "2026-11-28T09:59:00.000Z", () => true)).toBeUndefined();
     // Fresh results reused as before, and the next task reference after the release's.
-    expect(
-      await collect(store.ledger.fresh({ baseUrl: "http://127.0.0.1:1", profile: "default" }, "number_activity_batch", "")),
-    ).toHaveLength(8);
+    expect(await collect(store.ledger.latest({ baseUrl: "http://127.0.0.1:1", profile: "default" }, "number_activity_batch"))).toHaveLength(
+      8,
+    );
     expect((await store.tasks.add({ scope: open!.scope, product: "carrier_batch" })).ref).toBe(
       Math.max(...tasks.map((task) => task.ref)) + 1,
     );

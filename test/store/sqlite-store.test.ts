@@ -39,7 +39,7 @@ describe("the embedded store", () => {
     for await (const batch of store.tasks.numbers(task.ref)) read.push(...batch);
     expect(read.sort((a, b) => a - b)).toEqual([...numbers].sort((a, b) => a - b));
     const results: number[] = [];
-    for await (const batch of store.ledger.fresh(scope, "number_activity_batch", "")) results.push(...batch.map((row) => row.identifier));
+    for await (const batch of store.ledger.latest(scope, "number_activity_batch")) results.push(...batch.map((row) => row.identifier));
     expect(results.sort((a, b) => a - b)).toEqual(numbers.slice(0, 60_001).sort((a, b) => a - b));
     const stored: Array<[string, string | undefined]> = [];
     for await (const batch of store.ledger.ofTask(task.ref))

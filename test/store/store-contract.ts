@@ -361,7 +361,7 @@ export function storeContract(fixture: StoreFixture): void {
       });
     });
 
-    it("lists fresh results newest first, within a product and scope, as of a task reference", async () => {
+    it("lists every result newest first, within a product and scope, as of a task reference", async () => {
       const store = await openStore();
       const old = await recordedTask(store, "2026-11-20T10:00:00.000Z", [{ identifier: "447400100001", values: ["true"] }]);
       const recent = await recordedTask(store, "2026-11-26T10:00:00.000Z", [
@@ -369,14 +369,16 @@ export function storeContract(fixture: StoreFixture): void {
         { identifier: "447400100002", values: ["true"] },
       ]);
       await recordedTask(store, "2026-11-26T11:00:00.000Z", [{ identifier: "447400100003", values: ["true"] }], ["activated"], OTHER_SCOPE);
-      const fresh = await collect(store.ledger.fresh(SCOPE, "number_activity_batch", "2026-11-19T00:00:00.000Z"));
-      expect(fresh).toEqual([
+      const latest = await collect(store.ledger.latest(SCOPE, "number_activity_batch"));
+      expect(latest).toEqual([
         { identifier: 447400100001, taskRef: recent.ref },
         { identifier: 447400100002, taskRef: recent.ref },
         { identifier: 447400100001, taskRef: old.ref },
       ]);
-      expect(await collect(store.ledger.fresh(SCOPE, "number_activity_batch", "2026-11-25T00:00:00.000Z", old.ref))).toEqual([]);
-      expect(await collect(store.ledger.fresh(SCOPE, "carrier_batch", "2026-11-19T00:00:00.000Z"))).toEqual([]);
+      expect(await collect(store.ledger.latest(SCOPE, "number_activity_batch", old.ref))).toEqual([
+        { identifier: 447400100001, taskRef: old.ref },
+      ]);
+      expect(await collect(store.ledger.latest(SCOPE, "carrier_batch"))).toEqual([]);
     });
 
     it("pairs each result with the same number's latest earlier result", async () => {
@@ -563,7 +565,7 @@ export function storeContract(fixture: StoreFixture): void {
       // The download broke off after 12,000 rows: they stay, and count for nothing.
       await store.ledger.add(task.ref, ["activated"], rows.slice(0, 12_000));
       expect((await store.tasks.byId(SCOPE, "t-cut"))?.recordedAt).toBeUndefined();
-      expect(await collect(store.ledger.fresh(SCOPE, "number_activity_batch", ""))).toEqual([
+      expect(await collect(store.ledger.latest(SCOPE, "number_activity_batch"))).toEqual([
         { identifier: 447400100001, taskRef: earlier.ref },
       ]);
       expect((await store.ledger.lookup(["447400100001"])).map((row) => row.values.activated)).toEqual(["false"]);
