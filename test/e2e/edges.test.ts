@@ -41,8 +41,9 @@ describe("a prompt the user backs out of", () => {
       keys: [{ after: "API key (input hidden):", send: CTRL_C }],
     });
     expect(out.code).toBe(130);
-    expect(out.screen).toContain("Cancelled; nothing was uploaded.");
-    expect(out.screen).toContain("The API key was not changed.");
+    expect(out.screen).toContain("Cancelled; the API key was not changed.");
+    // Nothing was ever to be uploaded: a key prompt does not speak of uploads.
+    expect(out.screen).not.toContain("uploaded");
     expect(existsSync(join(e.configDir, "config.json"))).toBe(false);
   });
 });

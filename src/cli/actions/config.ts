@@ -1,7 +1,7 @@
 import { settingSpec, SETTINGS, isSettingKey, shownSetting, type SettingKey } from "../../config/settings.js";
 import { UsageError } from "../../errors.js";
 import type { Context } from "../context.js";
-import { canPrompt, NOTHING_UPLOADED, promptSecret, readAllStdin } from "../prompt.js";
+import { canPrompt, promptSecret, readAllStdin } from "../prompt.js";
 import { printTable } from "../table.js";
 
 /** What `config set` takes besides the key and value. */
@@ -34,7 +34,7 @@ export async function configSetAction(
       value === undefined && canPrompt(ctx.io)
         ? await promptSecret(ctx.printer, `${capitalised(spec.secret)} (input hidden): `, {
             signal: ctx.signal,
-            cancelled: { message: NOTHING_UPLOADED, hint: `The ${spec.secret} was not changed.` },
+            cancelled: { message: `Cancelled; the ${spec.secret} was not changed.` },
           })
         : firstLine(await readAllStdin(ctx.io));
   } else if (text === undefined || text === "-") {
