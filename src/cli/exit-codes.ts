@@ -47,7 +47,8 @@ const MEANINGS: Readonly<Record<Outcome, string>> = {
   busy: "`--if-busy exit`: another bulkcheck process (on this machine, or another sharing the store) is carrying on the same run; nothing was done here (by default the command waits for it instead)",
   changed:
     "`--exit-on-change`: the command succeeded and something changed since the previous check of the list (a result, or a number that appeared in it or left it). Not a failure, as `diff` exits 1 when files differ",
-  interrupted: 'interrupted: Ctrl-C, or Ctrl-C/Ctrl-D at a prompt ("Cancelled; nothing was uploaded.")',
+  interrupted:
+    'interrupted: Ctrl-C, or Ctrl-C/Ctrl-D at a prompt ("Cancelled; nothing was uploaded.", or for a secret "Cancelled; the API key was not changed.")',
   terminated: "terminated (SIGTERM), with the same clean-up as Ctrl-C",
 };
 
