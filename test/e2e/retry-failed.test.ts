@@ -135,6 +135,8 @@ describe("bulkcheck retry-failed", () => {
     // Waited for to the end, the retry's run finishes with that one task.
     const finished = await s.run(["retry-failed", id!, "--yes", "--wait", "--interval", "1"]);
     expect(finished.code, finished.stderr).toBe(0);
+    // The retry's task is reported once, as the run saw it finish.
+    expect(finished.stderr.match(/ success: /g)).toHaveLength(1);
     expect(s.e.state().tasks).toHaveLength(2);
     // Asked again after that, the numbers without a result are retried again: a new run and a new task with the same numbers.
     const next = await s.run(["retry-failed", id!, "--yes"]);

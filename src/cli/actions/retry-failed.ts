@@ -37,8 +37,16 @@ export async function retryFailedAction(ctx: Context, ids: string[], options: Re
     }
     return done;
   });
-  const created = outcomes.flatMap((outcome) => outcome.results.map((result) => result.task.id));
-  if (created.length > 0) await afterUpload(ctx, created, outputs, { interval: options.interval });
+  const tasks = outcomes.flatMap((outcome) => outcome.results.map((result) => result.task));
+  // With --wait each run followed its task to the end, and said so.
+  if (tasks.length > 0)
+    await afterUpload(
+      ctx,
+      tasks.map((task) => task.id),
+      outputs,
+      { interval: options.interval },
+      tasks,
+    );
   const store = await ctx.store();
   for (const outcome of outcomes) await finishRun(store, outcome, ctx.now);
 }

@@ -13,6 +13,8 @@ import { reportFromResults, type OutputOfRun } from "./report-output.js";
 import { joinFormat, resultFormat } from "./output-format.js";
 import { checkReportFlags } from "./report-flags.js";
 import { waitAndReport, type WaitFlags } from "./waiting.js";
+import type { Task } from "../../../spec/task.js";
+import { isFinished } from "../../../tasks/wait.js";
 import type { OutputsRequest } from "../../../outputs/outputs-request.js";
 
 /** What to do once tasks are created: submit's and retry-failed's --wait, -o, --join. */
@@ -86,13 +88,23 @@ export function outputsRequest(
   };
 }
 
-/** Without --wait: say what to run next. With --wait: wait for the tasks (checked as `wait` says), then write what the request asks for. */
-export async function afterUpload(ctx: Context, ids: readonly string[], request: OutputsRequest, wait: WaitFlags): Promise<void> {
+/**
+ * Without --wait: say what to run next. With --wait: wait for the tasks (checked as `wait`
+ * says) unless the run followed them to their end already (`finished`, each reported
+ * then), then write what the request asks for.
+ */
+export async function afterUpload(
+  ctx: Context,
+  ids: readonly string[],
+  request: OutputsRequest,
+  wait: WaitFlags,
+  finished?: readonly Task[],
+): Promise<void> {
   if (!request.wait) {
     ctx.printer.note(`Next: bulkcheck wait ${ids.join(" ")}   then: bulkcheck download ${ids.join(" ")} -o results.csv`);
     return;
   }
-  const tasks = await waitAndReport(ctx, ids, wait);
+  const tasks = finished && finished.every(isFinished) ? [...finished] : await waitAndReport(ctx, ids, wait);
   ctx.outcome.charge(tasks, await ctx.prices());
   await writeOutput(ctx, ids, request);
 }
