@@ -1,7 +1,7 @@
 import { stat } from "node:fs/promises";
+import { planOf } from "../run/run-record.js";
 import type { ResultSource } from "../results/read-results.js";
 import type { RunRecord, Scope, Store } from "../store/store.js";
-import type { RunPlan } from "../run/plan.js";
 import type { UnsentNumbers } from "../tasks/download.js";
 import { rebuildRun } from "../run/rebuild.js";
 import { reusedSources } from "../run/reused-results.js";
@@ -63,7 +63,7 @@ export async function runResults(
       all.push(task.taskId);
       if (task.checkedAt) checkedAt.set(task.taskId, task.checkedAt);
     }
-    const plan = run.plan as RunPlan | undefined;
+    const plan = planOf(run);
     const numbers = plan?.reused ?? 0;
     if (numbers === 0 && !plan?.waiting) continue;
     const source = await sourceOf(run);

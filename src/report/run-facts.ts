@@ -1,4 +1,5 @@
 import { addSummaries, type PrepareSummary } from "../prepare/summary.js";
+import { planOf } from "../run/run-record.js";
 import { runSummary, type TaskOrigin } from "../tasks/origins.js";
 import type { RunPlan } from "../run/plan.js";
 import type { RunRecord } from "../store/store.js";
@@ -37,6 +38,6 @@ export function runFacts(origins: ReadonlyMap<string, TaskOrigin>, runs: readonl
     uploaded,
     known: origins.size,
     sources: [...new Set(sources)],
-    plans: all.map((run) => run.plan as RunPlan | undefined).filter((plan) => plan !== undefined),
+    plans: all.map((run) => planOf(run)).filter((plan) => plan !== undefined),
   };
 }

@@ -1,5 +1,6 @@
 import type { RunFilter, RunRecord, Store, TaskRecord } from "../store/store.js";
 import type { RunPlan } from "./plan.js";
+import { outputOf, planOf, RunRecordError } from "./run-record.js";
 
 /** What `bulkcheck runs` shows of a run: its numbers and money (RunCounts, of one run), and where it belongs. */
 export interface RunSummary extends Omit<RunCounts, "runs"> {
@@ -122,10 +123,18 @@ export async function runDetails(
 }
 
 function summaryOf(run: RunRecord, tasks: readonly TaskRecord[], prices: Prices): RunSummary {
-  const plan = run.plan as Partial<RunPlan> | undefined;
+  // A list of runs shows a run whose plan cannot be read by its tasks alone, and says why.
+  let plan: RunPlan | undefined;
+  let unreadable: string | undefined;
+  try {
+    plan = planOf(run);
+  } catch (error) {
+    if (!(error instanceof RunRecordError)) throw error;
+    unreadable = error.message;
+  }
   const price = plan?.priceMicros ?? prices[run.product] ?? 0;
   const countries = plan?.byCountry?.map((each) => each.country) ?? (run.country && run.country !== "auto" ? [run.country] : []);
-  const output = (run.output as { path?: string } | undefined)?.path;
+  const output = outputOf(run)?.path;
   const uploaded = tasks.filter((task) => task.taskId).reduce((sum, task) => sum + (task.count ?? 0), 0);
   const checked = tasks.reduce((sum, task) => sum + (task.successCnt ?? 0), 0);
   return {
@@ -150,7 +159,7 @@ function summaryOf(run: RunRecord, tasks: readonly TaskRecord[], prices: Prices)
     ...(output ? { output } : {}),
     ...(run.host ? { host: run.host } : {}),
     ...(run.user ? { user: run.user } : {}),
-    ...(run.note ? { note: run.note } : {}),
+    ...(run.note || unreadable ? { note: [run.note, unreadable].filter(Boolean).join(" ") } : {}),
     tasks: tasks.length,
   };
 }

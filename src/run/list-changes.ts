@@ -1,10 +1,10 @@
 import { createReadStream } from "node:fs";
+import { planOf } from "./run-record.js";
 import { createInterface } from "node:readline";
 import type { ChangesTally } from "../ledger/changes.js";
 import { identifierKey } from "../spec/identifier-key.js";
 import { IdentifierSet } from "../spec/identifier-set.js";
 import type { RunRecord, Store, TaskRecord } from "../store/store.js";
-import type { RunPlan } from "./plan.js";
 
 /** The `column` of a changes row for a number that is in the list now and was not at its previous check, and the reverse. */
 export const APPEARED = "(appeared)";
@@ -29,7 +29,7 @@ export async function previousCheck(store: Store, run: RunRecord, list: string):
   let latest = true;
   for (const earlier of runs) {
     if (earlier.identity !== run.identity || earlier.id === run.id || earlier.startedAt > run.startedAt) continue;
-    const plan = earlier.plan as Partial<RunPlan> | undefined;
+    const plan = planOf(earlier);
     if (latest && plan?.list === list) return { run: earlier, sameList: true };
     latest = false;
     const tasks = (await store.tasks.ofRun(earlier.id)).filter((task) => task.taskId !== undefined);

@@ -1,9 +1,10 @@
 import { readAgainOptions } from "../prepare/settings.js";
+import { planOf } from "./run-record.js";
 import { prepareList, type PrepareResult } from "../prepare/index.js";
 import type { RunRecord, Scope, Store } from "../store/store.js";
 import { listFingerprint } from "./identity.js";
 import { runSettings } from "../tasks/origins.js";
-import { planRun, samePlan, type PlannedRun, type RunPlan } from "./plan.js";
+import { planRun, samePlan, type PlannedRun } from "./plan.js";
 
 /** A run's list prepared again from its source, and its parts made again as it planned them. */
 export interface RebuiltRun {
@@ -25,7 +26,7 @@ export async function rebuildRun(
   source: string,
   deps: { store: Store; scope: Scope; dir: string; signal?: AbortSignal; onPrepared?: (result: PrepareResult) => void },
 ): Promise<RebuiltRun | undefined> {
-  const plan = run.plan as RunPlan | undefined;
+  const plan = planOf(run);
   const settings = runSettings(run);
   if (!plan || !settings) return undefined;
   const prepared = await prepareList({

@@ -1,4 +1,5 @@
 import { randomBytes } from "node:crypto";
+import { planOf } from "./run-record.js";
 import { hostname, userInfo } from "node:os";
 import { BulkcheckError, TaskFailedError } from "../errors.js";
 import { prepareList, type PrepareResult } from "../prepare/index.js";
@@ -58,7 +59,7 @@ async function attemptRun(options: SubmitRequest, deps: SubmitRunDeps, startedAt
   /** The run being worked on, once one is (continued or created). */
   let active: RunRecord | undefined;
   try {
-    const { value: prepared, source } = await prepare(options, deps, (open?.plan as RunPlan | undefined)?.limits ?? deps.limits);
+    const { value: prepared, source } = await prepare(options, deps, (open && planOf(open))?.limits ?? deps.limits);
     // What preparation found is said before the plan (and any question about money).
     await deps.onPrepared?.(prepared);
     if (!open) {
@@ -227,7 +228,7 @@ async function continueRun(
 ): Promise<Omit<RunOutcome, "prepared" | "lease"> | "dry run" | undefined> {
   const { store } = deps;
   const tasks = await store.tasks.ofRun(run.id);
-  const journalled = (run.plan as RunPlan | undefined) ?? legacyPlan(tasks, deps.priceMicros, run.country === "auto");
+  const journalled = planOf(run) ?? legacyPlan(tasks, deps.priceMicros, run.country === "auto");
   const again = await planRun({
     lists: prepared.chunks,
     limits: journalled.limits,

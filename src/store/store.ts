@@ -67,9 +67,9 @@ export interface RunRecord {
   settings: unknown;
   /** The preparation summary (PrepareSummary) of the whole list. */
   prepared?: unknown;
-  /** What the run decided before its first upload (RunPlan): journalled, never recomputed. */
+  /** What the run decided before its first upload (RunPlan): journalled, never recomputed. Read with run/run-record.ts. */
   plan?: unknown;
-  /** Where its output goes: path, format, join. */
+  /** Where its output went: path, format, join. Read with run/run-record.ts. */
   output?: unknown;
   /** The machine and OS user that started it. */
   host?: string;

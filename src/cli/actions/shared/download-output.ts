@@ -1,8 +1,8 @@
 import { assertRowCounts, describeSummary, type OutputFormat, type ResultSummary } from "../../../results/index.js";
+import { planOf } from "../../../run/run-record.js";
 import type { ServiceType } from "../../../spec/products.js";
 import type { Task } from "../../../spec/task.js";
 import { signalByCountry } from "../../../report/model.js";
-import type { RunPlan } from "../../../run/plan.js";
 import { billing, type ExcludedBeforeUpload } from "../../../tasks/billing.js";
 import { downloadResults, resultCounts } from "../../../tasks/download.js";
 import type { Context } from "../../context.js";
@@ -69,7 +69,7 @@ export async function downloadToOutput(
     dataOnStdout: toStdout,
     prices,
     runId: run.record?.id,
-    waiting: (run.record?.plan as RunPlan | undefined)?.waiting ?? 0,
+    waiting: (run.record && planOf(run.record))?.waiting ?? 0,
   });
   if (flags.report !== undefined) await writeReport(ctx, flags.report, outcome, flags.force, { changes: run.changes, run: run.record });
   if (flags.strict) assertRowCounts(outcome.summary);

@@ -1,0 +1,63 @@
+import { BulkcheckError } from "../errors.js";
+import type { RunRecord } from "../store/store.js";
+import type { RunPlan } from "./plan.js";
+
+/**
+ * What a run's record keeps as JSON, read back as typed values here and nowhere else: the
+ * store hands it over as it was written (`unknown`), by this release or an earlier one, or
+ * changed by hand. A record that is not what bulkcheck writes is refused with RunRecordError,
+ * never read as if it were.
+ */
+
+/** Where a run's output went, as finishRun keeps it. */
+export interface RunOutputRecord {
+  path: string;
+}
+
+/** A run's record holds what bulkcheck cannot read: exit 3, naming the run and the field. */
+export class RunRecordError extends BulkcheckError {
+  constructor(runId: string, field: string, problem: string) {
+    super("input", `Run ${runId}'s ${field} in the store cannot be read: ${problem}.`, {
+      hint: "bulkcheck wrote it otherwise: a record changed outside bulkcheck can be put back from a backup of the store. See what else is wrong with: bulkcheck store check",
+    });
+  }
+}
+
+/** The plan a run made before its first upload; undefined for a run that made none (stopped before it, or adopted from 0.1). */
+export function planOf(run: Pick<RunRecord, "id" | "plan">): RunPlan | undefined {
+  const { plan } = run;
+  if (plan === undefined || plan === null) return undefined;
+  const problem = planProblem(plan);
+  if (problem) throw new RunRecordError(run.id, "plan", problem);
+  return plan as RunPlan;
+}
+
+/** Where a finished run's output went, if it had one. */
+export function outputOf(run: Pick<RunRecord, "id" | "output">): RunOutputRecord | undefined {
+  const { output } = run;
+  if (output === undefined || output === null) return undefined;
+  if (!isObject(output) || typeof output.path !== "string") throw new RunRecordError(run.id, "output", "it has no path");
+  return { path: output.path };
+}
+
+/** What keeps `plan` from being a RunPlan of version 1, as far as a reader relies on it. */
+function planProblem(plan: unknown): string | undefined {
+  if (!isObject(plan)) return "it is not an object";
+  if (plan.version !== 1) return `its version is ${JSON.stringify(plan.version)}, not 1`;
+  for (const field of ["kept", "reused", "padded", "priceMicros", "reservationMicros", "savedMicros"]) {
+    if (!Number.isFinite(plan[field])) return `its ${field} is not a number`;
+  }
+  if (typeof plan.list !== "string") return "its list fingerprint is not text";
+  if (!Array.isArray(plan.parts) || !plan.parts.every((part) => isObject(part) && Number.isInteger(part.count))) {
+    return "its parts are not a list of parts with their counts";
+  }
+  const { limits } = plan;
+  if (!isObject(limits) || !["minTaskSize", "maxTaskSize", "maxFileBytes"].every((limit) => Number.isFinite(limits[limit]))) {
+    return "its limits are not numbers";
+  }
+  return undefined;
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
