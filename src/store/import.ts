@@ -25,7 +25,9 @@ export interface ImportSummary {
  * stores: results go under the target's reference of their task. Results are read and
  * written a page at a time (a few statements per task, none per number).
  *
- * The results are moved, not copied: once every task is done, the source's results that the
+ * What `ledger forget` remembers for the source's open runs (hashes, see erasures.ts) is
+ * remembered in the target for every task it has, so a run carried on there does not bring
+ * a forgotten number back either. The results are moved, not copied: once every task is done, the source's results that the
  * target holds are erased from the source as `ledger forget` erases, so no second copy of
  * the numbers stays on the machine (its runs and tasks stay, for its history). An import cut
  * short erases nothing; the next one completes it.
@@ -41,6 +43,8 @@ export async function importStore(source: Store, target: Store): Promise<ImportS
     for (const task of tasks) if (await importTask(task, source, target, summary)) held.push(task.ref);
     after = tasks[tasks.length - 1]!.ref;
   }
+  // What was forgotten while its runs were open stays forgotten for them where they are carried on now.
+  for (const erasure of await source.ledger.erasures()) await target.ledger.rememberErasure(erasure);
   summary.erased = (await source.ledger.forgetTasks(held)).results;
   return summary;
 }

@@ -11,6 +11,7 @@ import type {
   StoredResult,
   Ledger,
   LedgerFilter,
+  RememberedErasure,
   LedgerRow,
   LedgerStats,
   ResultRow,
@@ -144,6 +145,43 @@ export abstract class SqlLedger implements Ledger {
     });
   }
 
+  async erasures(): Promise<RememberedErasure[]> {
+    const rows = await this.session.rows(
+      `SELECT e.id, e.erased_at, e.product, e.hash_key, n.hash FROM erasures e JOIN erased_numbers n ON n.erasure_id = e.id ORDER BY e.id`,
+    );
+    const byId = new Map<string, RememberedErasure>();
+    for (const [id, erasedAt, product, hashKey, hash] of rows) {
+      let erasure = byId.get(String(id));
+      if (!erasure) {
+        erasure = {
+          erasedAt: String(erasedAt),
+          ...(product === null ? {} : { product: String(product) }),
+          hashKey: String(hashKey),
+          hashes: [],
+        };
+        byId.set(String(id), erasure);
+      }
+      erasure.hashes.push(String(hash));
+    }
+    return [...byId.values()];
+  }
+
+  rememberErasure(erasure: RememberedErasure): Promise<boolean> {
+    return this.session.transaction(async (session) => {
+      const { lockErasures } = session.dialect;
+      if (lockErasures !== undefined) await session.rows(lockErasures);
+      if (await session.row("SELECT 1 FROM erasures WHERE hash_key = ?", [erasure.hashKey])) return false;
+      const [lastTaskRef] = (await session.row("SELECT max(ref) FROM tasks"))!;
+      if (lastTaskRef === null) return false;
+      const [[id]] = (await session.rows(
+        "INSERT INTO erasures (erased_at, product, last_task_ref, hash_key) VALUES (?, ?, ?, ?) RETURNING id",
+        [erasure.erasedAt, erasure.product ?? null, Number(lastTaskRef), erasure.hashKey],
+      )) as [[number]];
+      await insertHashes(session, Number(id), erasure.hashes);
+      return true;
+    });
+  }
+
   /**
    * Remembers the numbers of batch `index` (BATCH of `numbers` each) in the transaction `session`
    * that erases them, under one erasure for the whole forget, made in the first batch's
@@ -166,13 +204,7 @@ export abstract class SqlLedger implements Ledger {
       if (!erasure) return 0;
       const { id, key } = erasure;
       const hashes = numbers.slice(index * BATCH, (index + 1) * BATCH).map((number) => erasedHash(key, number));
-      for (let at = 0; at < hashes.length; at += HASHES_PER_STATEMENT) {
-        const some = hashes.slice(at, at + HASHES_PER_STATEMENT);
-        await session.run(
-          `INSERT INTO erased_numbers (erasure_id, hash) VALUES ${some.map(() => "(?, ?)").join(", ")}`,
-          some.flatMap((hash) => [id, hash]),
-        );
-      }
+      await insertHashes(session, id, hashes);
       return hashes.length;
     };
   }
@@ -301,5 +333,16 @@ export abstract class SqlLedger implements Ledger {
     const batches: SqlParam[] = [];
     for (let at = 0; at < values.length; at += BATCH) batches.push(this.session.dialect.numbers(values.slice(at, at + BATCH)));
     return batches;
+  }
+}
+
+/** Writes an erasure's hashes, HASHES_PER_STATEMENT a statement. */
+async function insertHashes(session: SqlSession, erasureId: number, hashes: readonly string[]): Promise<void> {
+  for (let at = 0; at < hashes.length; at += HASHES_PER_STATEMENT) {
+    const some = hashes.slice(at, at + HASHES_PER_STATEMENT);
+    await session.run(
+      `INSERT INTO erased_numbers (erasure_id, hash) VALUES ${some.map(() => "(?, ?)").join(", ")}`,
+      some.flatMap((hash) => [erasureId, hash]),
+    );
   }
 }

@@ -220,6 +220,15 @@ export interface Erasure {
   uncleared?: string;
 }
 
+/** One forget as remembered (see Ledger.erasures): its numbers only as HMAC-SHA-256 hashes under its own key. */
+export interface RememberedErasure {
+  erasedAt: string;
+  /** The product it was limited to; undefined: every product. */
+  product?: string;
+  hashKey: string;
+  hashes: string[];
+}
+
 /** Numbers erased since a task was given its numbers (see Ledger.erasedSince): tells whether a number is one of them. */
 export interface ErasedIdentifiers {
   /** `identifier`: a number's digits with the country code, as an integer. */
@@ -358,6 +367,13 @@ export interface Ledger {
   erasedSince(taskRef: number): Promise<ErasedIdentifiers | undefined>;
   /** Drops what forget remembered once no run open at it is still open (nor abandoned with a result to collect); returns how many forgets. */
   dropSpentErasures(): Promise<number>;
+  /** What forget remembers now (see erasedSince), each forget with its numbers' hashes: what `store import` carries over. */
+  erasures(): Promise<RememberedErasure[]>;
+  /**
+   * Remembers a forget made in another store (see import.ts) for every task this store has now,
+   * unless it remembers it already (the same key). Returns whether it was added.
+   */
+  rememberErasure(erasure: RememberedErasure): Promise<boolean>;
   /** Removes results checked before `before` as forget does. With `dryRun`, only counts them. */
   prune(before: string, options?: ErasureOptions): Promise<Erasure>;
   /** Erases the results of these tasks as forget does (a store whose results were copied into another: see import.ts). */

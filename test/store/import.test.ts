@@ -207,4 +207,20 @@ describe.each(targets)("importing a local store into %s", (_, openTarget) => {
     expect((await local.ledger.stats()).results).toBe(0);
     expect(await target.ledger.stats()).toMatchObject({ results: 12_000, numbers: 12_000, tasks: 1 });
   });
+  it("carries over what ledger forget remembers for an open run, so the run carried on in the target leaves the number out too", async () => {
+    const local = localStore();
+    const { processing } = await localHistory(local);
+    await local.tasks.addNumbers(processing.ref, [Number(N(5)), Number(N(6))]);
+    // Forgotten while r-open may still record task t2's result: remembered as hashes for it.
+    expect(await local.ledger.forget([N(5)])).toMatchObject({ remembered: 1 });
+    const target = await openTarget();
+    await importStore(local, target);
+    const there = (await target.tasks.withKey(SCOPE, "r-open/1"))!;
+    const erased = await target.ledger.erasedSince(there.ref);
+    expect([erased?.has(Number(N(5))), erased?.has(Number(N(6)))]).toEqual([true, false]);
+    // Imported again, it is remembered once.
+    await importStore(local, target);
+    expect(await target.ledger.erasures()).toHaveLength(1);
+    expect((await target.ledger.erasures())[0]).toMatchObject({ hashes: [expect.stringMatching(/^[0-9a-f]{64}$/) as unknown] });
+  });
 });
