@@ -9,9 +9,9 @@ import type { RunPlan } from "./plan.js";
  * never read as if it were.
  */
 
-/** Where a run's output went, as finishRun keeps it. */
+/** Where a run's output went, as finishRun keeps it: a file, or (no path) stdout. */
 export interface RunOutputRecord {
-  path: string;
+  path?: string;
 }
 
 /** A run's record holds what bulkcheck cannot read: exit 3, naming the run and the field. */
@@ -36,7 +36,9 @@ export function planOf(run: Pick<RunRecord, "id" | "plan">): RunPlan | undefined
 export function outputOf(run: Pick<RunRecord, "id" | "output">): RunOutputRecord | undefined {
   const { output } = run;
   if (output === undefined || output === null) return undefined;
-  if (!isObject(output) || typeof output.path !== "string") throw new RunRecordError(run.id, "output", "it has no path");
+  if (!isObject(output)) throw new RunRecordError(run.id, "output", "it is not an object");
+  if (output.path === undefined) return {};
+  if (typeof output.path !== "string") throw new RunRecordError(run.id, "output", "its path is not text");
   return { path: output.path };
 }
 

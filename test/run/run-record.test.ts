@@ -18,7 +18,7 @@ const PLAN = {
 };
 
 describe("a run's record, read back", () => {
-  it("gives the plan and the output as bulkcheck wrote them, and nothing for a run that has none", () => {
+  it("gives the plan and the output (stdout: no path) as bulkcheck wrote them, and nothing for a run that has none", () => {
     expect(planOf({ id: "r1", plan: PLAN })).toEqual(PLAN);
     expect(planOf({ id: "r1", plan: undefined })).toBeUndefined();
     expect(outputOf({ id: "r1", output: { path: "/data/out.csv", format: "csv" } })).toEqual({ path: "/data/out.csv" });
@@ -42,7 +42,9 @@ describe("a run's record, read back", () => {
     expect(refusal({ ...PLAN, parts: 2 })).toMatchObject({ message: expect.stringContaining("its parts are not a list") as unknown });
     expect(refusal({ ...PLAN, limits: {} })).toMatchObject({ message: expect.stringContaining("its limits are not numbers") as unknown });
     expect(refusal("a plan")).toBeInstanceOf(RunRecordError);
-    expect(() => outputOf({ id: "r9", output: { format: "csv" } })).toThrow("Run r9's output in the store cannot be read: it has no path.");
+    expect(outputOf({ id: "r9", output: { format: "csv" } })).toEqual({});
+    expect(() => outputOf({ id: "r9", output: { path: 3 } })).toThrow("Run r9's output in the store cannot be read: its path is not text.");
+    expect(() => outputOf({ id: "r9", output: "out.csv" })).toThrow("Run r9's output in the store cannot be read: it is not an object.");
   });
 });
 

@@ -1,13 +1,11 @@
 import type { Context } from "../context.js";
 import { readIds } from "../read-ids.js";
 import { absolutePath } from "../paths.js";
-import type { JoinRequest } from "../../outputs/join.js";
 import { downloadToOutput, type DownloadFlags } from "./shared/download-output.js";
 import { joinFormat } from "./shared/output-format.js";
 import { checkReportFlags } from "./shared/report-flags.js";
 import { reportFromResults } from "./shared/report-output.js";
-import { checkOutputs, isStdout } from "./shared/destination.js";
-import { withStagedOutput } from "./shared/staged-output.js";
+import { checkOutputs } from "./shared/destination.js";
 
 export interface DownloadOptions extends DownloadFlags {
   join?: string;
@@ -31,22 +29,20 @@ export async function downloadAction(ctx: Context, ids: string[], options: Downl
   checkReportFlags(options);
   await checkOutputs(ctx, { "-o": options.output, "--report": options.report }, { force: options.force, reading: [options.join] });
   const prices = await ctx.prices();
-  const request: Omit<JoinRequest, "path"> = {
-    taskIds,
-    sourcePath: absolutePath(ctx, options.join),
-    // Stdout is written through a private file of its own, which is replaced.
-    force: isStdout(options.output) || Boolean(options.force),
-    acceptChangedSource: Boolean(options.force),
-    format,
-    prices,
-    safeCsv: Boolean(options.safeCsv),
-  };
   // The join reads the source again with libphonenumber-js (~60 ms to load): only --join pays for it.
-  const { writeJoin } = await import("../../outputs/join.js");
-  const { joinDeps, printJoin } = await import("./shared/join-output.js");
-  const deps = await joinDeps(ctx, options);
-  const joined = await withStagedOutput(ctx, options.output, (path, mode) =>
-    writeJoin({ ...request, path, ...(mode === undefined ? {} : { mode }) }, deps),
+  const { joinDeps, printJoin, writeJoinTo } = await import("./shared/join-output.js");
+  const joined = await writeJoinTo(
+    ctx,
+    {
+      taskIds,
+      sourcePath: absolutePath(ctx, options.join),
+      output: options.output,
+      force: Boolean(options.force),
+      format,
+      prices,
+      safeCsv: Boolean(options.safeCsv),
+    },
+    await joinDeps(ctx, options),
   );
   printJoin(ctx, joined, { output: options.output, format, prices });
   // The join does not count rows by result column: the report reads the results once more.

@@ -4,11 +4,9 @@ import { assertReadableTwice } from "../../../prepare/input-source.js";
 import type { OutputFormat } from "../../../results/index.js";
 import type { Context } from "../../context.js";
 import { absolutePath } from "../../paths.js";
-import { checkOutputs, isStdout } from "./destination.js";
+import { checkOutputs } from "./destination.js";
 import { downloadToOutput } from "./download-output.js";
-import { joinDeps, printJoin } from "./join-output.js";
-import { writeJoin } from "../../../outputs/join.js";
-import { withStagedOutput } from "./staged-output.js";
+import { joinDeps, printJoin, writeJoinTo } from "./join-output.js";
 import { reportFromResults, type OutputOfRun } from "./report-output.js";
 import { joinFormat, resultFormat } from "./output-format.js";
 import { checkReportFlags } from "./report-flags.js";
@@ -136,22 +134,10 @@ export async function writeOutput(ctx: Context, ids: readonly string[], request:
       const { sourcePath, safeCsv } = output.join;
       await checkOutputs(ctx, { "-o": output.path }, { force, reading: [sourcePath] });
       const prices = await ctx.prices();
-      const deps = await joinDeps(ctx, request, run.staged);
-      const joined = await withStagedOutput(ctx, output.path, (path, mode) =>
-        writeJoin(
-          {
-            taskIds: ids,
-            sourcePath,
-            path,
-            ...(mode === undefined ? {} : { mode }),
-            force: isStdout(output.path) || force,
-            acceptChangedSource: force,
-            format: output.format,
-            prices,
-            safeCsv,
-          },
-          deps,
-        ),
+      const joined = await writeJoinTo(
+        ctx,
+        { taskIds: ids, sourcePath, output: output.path, force, format: output.format, prices, safeCsv },
+        await joinDeps(ctx, request, run.staged),
       );
       printJoin(ctx, joined, { output: output.path, format: output.format, prices, runId: run.record?.id });
       // The join does not count rows by result column: the report reads the results once more.

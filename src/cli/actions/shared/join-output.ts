@@ -1,6 +1,6 @@
 import type { StagedResults } from "../../../tasks/download.js";
 import { billing } from "../../../tasks/billing.js";
-import type { JoinEvent, JoinOutcome, JoinRequestDeps } from "../../../outputs/join.js";
+import { writeJoin, type JoinEvent, type JoinOutcome, type JoinRequestDeps } from "../../../outputs/join.js";
 import { joinCounts } from "../../../outputs/join-rows.js";
 import type { ServiceType } from "../../../spec/products.js";
 import { count } from "../../../format-count.js";
@@ -9,6 +9,32 @@ import { absolutePath } from "../../paths.js";
 import { billingJson, describeBilling } from "./billing-report.js";
 import { isStdout } from "./destination.js";
 import { downloadDeps } from "./download-deps.js";
+import { withStagedOutput } from "./staged-output.js";
+
+/** A join as `download --join` and a run's `--join` both ask for it. */
+export interface JoinFlags {
+  taskIds: readonly string[];
+  /** The list joined to, absolute. */
+  sourcePath: string;
+  /** -o: a file, or stdout ("-" or none). */
+  output: string | undefined;
+  /** --force: replace the output, and join to a list changed since it was submitted. */
+  force: boolean;
+  format: "csv" | "xlsx";
+  prices: Record<ServiceType, number>;
+  safeCsv: boolean;
+}
+
+/** Writes the join to its output (stdout through a private file of its own, which is replaced). */
+export function writeJoinTo(ctx: Context, join: JoinFlags, deps: JoinRequestDeps): Promise<JoinOutcome> {
+  const { output, force, ...request } = join;
+  return withStagedOutput(ctx, output, (path, mode) =>
+    writeJoin(
+      { ...request, path, ...(mode === undefined ? {} : { mode }), force: isStdout(output) || force, acceptChangedSource: force },
+      deps,
+    ),
+  );
+}
 
 /**
  * What a join (writeJoin, which decides what is joined) needs from this process: the
