@@ -16,6 +16,7 @@ import { describeFailure, type Failure } from "../../src/cli/failure.js";
 import { SignalStop } from "../../src/cli/signal-stop.js";
 import { RunBusyError } from "../../src/run/lease.js";
 import { StoreDamagedError, StoreTooNewError } from "../../src/store/health.js";
+import { RunRecordError } from "../../src/run/run-record.js";
 import { StoreUnavailableError } from "../../src/store/store.js";
 import { unclosedQuote } from "../../src/csv/errors.js";
 import {
@@ -89,6 +90,8 @@ const EXAMPLES: Record<string, ReadonlyArray<[what: string, error: unknown]>> = 
   StoreDamagedError: [
     ["a store overwritten with a CSV file", new StoreDamagedError("/home/a/.local/state/bulkcheck/bulkcheck.db", "file is not a database")],
   ],
+  // A run's record that is not what bulkcheck writes: exit 3, as a damaged store.
+  RunRecordError: [["a run's plan changed by hand", new RunRecordError("20261127-120000-abcdef", "plan", "its version is 2, not 1")]],
   StoreTooNewError: [["a store a newer bulkcheck migrated", new StoreTooNewError("/home/a/.local/state/bulkcheck/bulkcheck.db", 99, 1)]],
   // --if-busy exit: another process carries on the same run; nothing was done here.
   RunBusyError: [["a run another process holds", new RunBusyError("20261127-120000-abcdef", { host: "elsewhere", pid: 7, nonce: "n" })]],
