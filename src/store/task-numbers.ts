@@ -2,12 +2,13 @@ import type { SqlParam, SqlSession } from "./sql-session.js";
 
 /**
  * A task's numbers are kept as chunks of up to CHUNK_SIZE numbers, each chunk one row whose
- * `numbers` holds them in ascending order as 8-byte big-endian integers (as PostgreSQL's
- * int8send writes a bigint), with its first and last number beside it. A run claims the
- * numbers it uploads by writing them in its claim's transaction, which every other run of the
- * product waits for: a row a number (and an index entry) took about as long as planning the
- * list half did, JSON arrays a third of that; packed, the sort is most of it. Readers take a
- * task's numbers as a set, chunk by chunk.
+ * `numbers` holds them in the order they were given as 8-byte big-endian integers (as
+ * PostgreSQL's int8send writes a bigint), with the lowest and highest beside it. A run claims
+ * the numbers it uploads by writing them in its claim's transaction, which every other run of
+ * the product waits for: a row a number (and an index entry) took about half as long as
+ * planning the list, sorted chunks a quarter (the sort was half of it); as given, only their
+ * packing is left. Readers take a task's numbers as a set, chunk by chunk; `ledger forget`
+ * looks into each chunk whose range holds a forgotten number.
  */
 const CHUNK_SIZE = 4096;
 const TWO_TO_32 = 2 ** 32;
@@ -17,20 +18,20 @@ const CHUNKS_PER_STATEMENT = 100;
 const CHUNKS_PER_READ = 100;
 
 /**
- * Writes a task's numbers, all in one transaction, unless the task has numbers already: a
- * run carried on writes them again, and what the store kept (less any number forgotten
- * since) stays as it is.
+ * Writes a task's numbers (each once: a part's numbers are), all in one transaction, unless
+ * the task has numbers already: a run carried on writes them again, and what the store kept
+ * (less any number forgotten since) stays as it is.
  */
 export async function addTaskNumbers(session: SqlSession, taskRef: number, identifiers: ArrayLike<number>): Promise<void> {
-  const sorted = distinctSorted(identifiers);
-  if (sorted.length === 0) return;
+  if (identifiers.length === 0) return;
+  const chunks: SqlParam[] = [];
+  for (let at = 0, chunk = 0; at < identifiers.length; at += CHUNK_SIZE, chunk++) {
+    const numbers = Array.prototype.slice.call(identifiers, at, at + CHUNK_SIZE) as number[];
+    const { lowest, highest } = range(numbers);
+    chunks.push(taskRef, chunk, lowest, highest, numbers.length, packed(numbers));
+  }
   await session.transaction(async (inside) => {
     if (await inside.row("SELECT 1 FROM task_number_chunks WHERE task_ref = ? LIMIT 1", [taskRef])) return;
-    const chunks: SqlParam[] = [];
-    for (let at = 0, chunk = 0; at < sorted.length; at += CHUNK_SIZE, chunk++) {
-      const numbers = sorted.subarray(at, at + CHUNK_SIZE);
-      chunks.push(taskRef, chunk, numbers[0]!, numbers.at(-1)!, numbers.length, packed(numbers));
-    }
     await insertChunks(inside, chunks);
   });
 }
@@ -65,13 +66,13 @@ export async function eraseTaskNumbers(session: SqlSession, identifiers: readonl
   if (erased.length === 0) return 0;
   const ofProduct = product === undefined ? "" : " AND task_ref IN (SELECT ref FROM tasks WHERE product = ?)";
   const ranges = await session.rows(
-    `SELECT task_ref, chunk, first_number, last_number FROM task_number_chunks WHERE last_number >= ? AND first_number <= ?${ofProduct}`,
+    `SELECT task_ref, chunk, lowest, highest FROM task_number_chunks WHERE highest >= ? AND lowest <= ?${ofProduct}`,
     [erased[0]!, erased.at(-1)!, ...(product === undefined ? [] : [product])],
   );
   const set = new Set(erased);
   let taken = 0;
-  for (const [taskRef, chunk, first, last] of ranges) {
-    if (!anyWithin(erased, Number(first), Number(last))) continue;
+  for (const [taskRef, chunk, lowest, highest] of ranges) {
+    if (!anyWithin(erased, Number(lowest), Number(highest))) continue;
     const key = [Number(taskRef), Number(chunk)];
     const [bytes] = (await session.row("SELECT numbers FROM task_number_chunks WHERE task_ref = ? AND chunk = ?", key))!;
     const numbers = unpacked(bytes as Uint8Array);
@@ -79,11 +80,16 @@ export async function eraseTaskNumbers(session: SqlSession, identifiers: readonl
     if (kept.length === numbers.length) continue;
     taken += numbers.length - kept.length;
     if (kept.length === 0) await session.run("DELETE FROM task_number_chunks WHERE task_ref = ? AND chunk = ?", key);
-    else
-      await session.run(
-        "UPDATE task_number_chunks SET first_number = ?, last_number = ?, size = ?, numbers = ? WHERE task_ref = ? AND chunk = ?",
-        [kept[0]!, kept.at(-1)!, kept.length, packed(kept), ...key],
-      );
+    else {
+      const { lowest, highest } = range(kept);
+      await session.run("UPDATE task_number_chunks SET lowest = ?, highest = ?, size = ?, numbers = ? WHERE task_ref = ? AND chunk = ?", [
+        lowest,
+        highest,
+        kept.length,
+        packed(kept),
+        ...key,
+      ]);
+    }
   }
   return taken;
 }
@@ -93,7 +99,7 @@ async function insertChunks(session: SqlSession, values: readonly SqlParam[]): P
   for (let at = 0; at < values.length; at += perStatement) {
     const some = values.slice(at, at + perStatement);
     const rows = Array.from({ length: some.length / 6 }, () => "(?, ?, ?, ?, ?, ?)").join(", ");
-    await session.run(`INSERT INTO task_number_chunks (task_ref, chunk, first_number, last_number, size, numbers) VALUES ${rows}`, some);
+    await session.run(`INSERT INTO task_number_chunks (task_ref, chunk, lowest, highest, size, numbers) VALUES ${rows}`, some);
   }
 }
 
@@ -116,6 +122,17 @@ function unpacked(bytes: Uint8Array): number[] {
   return numbers;
 }
 
+/** The lowest and highest of some numbers (at least one). */
+function range(numbers: readonly number[]): { lowest: number; highest: number } {
+  let lowest = numbers[0]!;
+  let highest = lowest;
+  for (const number of numbers) {
+    if (number < lowest) lowest = number;
+    else if (number > highest) highest = number;
+  }
+  return { lowest, highest };
+}
+
 /** The numbers once each, ascending. */
 function distinctSorted(identifiers: ArrayLike<number>): Float64Array {
   const sorted = new Float64Array(identifiers).sort();
@@ -124,14 +141,14 @@ function distinctSorted(identifiers: ArrayLike<number>): Float64Array {
   return sorted.subarray(0, kept);
 }
 
-/** Whether the ascending `numbers` has one from `first` to `last`. */
-function anyWithin(numbers: Float64Array, first: number, last: number): boolean {
+/** Whether the ascending `numbers` has one from `lowest` to `highest`. */
+function anyWithin(numbers: Float64Array, lowest: number, highest: number): boolean {
   let low = 0;
   let high = numbers.length;
   while (low < high) {
     const middle = (low + high) >>> 1;
-    if (numbers[middle]! < first) low = middle + 1;
+    if (numbers[middle]! < lowest) low = middle + 1;
     else high = middle;
   }
-  return low < numbers.length && numbers[low]! <= last;
+  return low < numbers.length && numbers[low]! <= highest;
 }

@@ -131,15 +131,15 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
   CREATE TABLE bulkcheck.task_number_chunks (
     task_ref bigint NOT NULL,
     chunk integer NOT NULL,
-    first_number bigint NOT NULL,
-    last_number bigint NOT NULL,
+    lowest bigint NOT NULL,
+    highest bigint NOT NULL,
     size integer NOT NULL,
     numbers bytea NOT NULL,
     PRIMARY KEY (task_ref, chunk)
   );
   -- Kept as written, not compressed: a claim writes it while other runs wait.
   ALTER TABLE bulkcheck.task_number_chunks ALTER COLUMN numbers SET STORAGE EXTERNAL;
-  INSERT INTO bulkcheck.task_number_chunks (task_ref, chunk, first_number, last_number, size, numbers)
+  INSERT INTO bulkcheck.task_number_chunks (task_ref, chunk, lowest, highest, size, numbers)
     SELECT task_ref, chunk, min(identifier), max(identifier), count(*), string_agg(int8send(identifier), ''::bytea ORDER BY identifier)
     FROM (SELECT task_ref, identifier, (row_number() OVER (PARTITION BY task_ref ORDER BY identifier) - 1) / 4096 AS chunk
           FROM bulkcheck.task_numbers) numbered

@@ -131,22 +131,22 @@ export const SQLITE_MIGRATIONS: readonly Migration[] = [
     PRIMARY KEY (erasure_id, hash)
   ) WITHOUT ROWID;`,
   },
-  // Each task's numbers as chunks of up to 4,096 in order, packed as 8-byte big-endian integers
-  // (see task-numbers.ts): a run writes them in its claim, which other runs wait for, and a row
-  // a number took about half as long as planning the list.
+  // Each task's numbers as chunks of up to 4,096, packed as 8-byte big-endian integers (see
+  // task-numbers.ts): a run writes them in its claim, which other runs wait for, and a row a
+  // number took about half as long as planning the list.
   {
     version: 4,
     statements: `
   CREATE TABLE task_number_chunks (
     task_ref INTEGER NOT NULL REFERENCES tasks (ref),
     chunk INTEGER NOT NULL,
-    first_number INTEGER NOT NULL,
-    last_number INTEGER NOT NULL,
+    lowest INTEGER NOT NULL,
+    highest INTEGER NOT NULL,
     size INTEGER NOT NULL,
     numbers BLOB NOT NULL,
     PRIMARY KEY (task_ref, chunk)
   );
-  INSERT INTO task_number_chunks (task_ref, chunk, first_number, last_number, size, numbers)
+  INSERT INTO task_number_chunks (task_ref, chunk, lowest, highest, size, numbers)
     SELECT task_ref, chunk, min(identifier), max(identifier), count(*),
       unhex(group_concat(printf('%016x', identifier), '' ORDER BY identifier))
     FROM (SELECT task_ref, identifier, (row_number() OVER (PARTITION BY task_ref ORDER BY identifier) - 1) / 4096 AS chunk
