@@ -76,13 +76,11 @@ export async function* listChangeRows(
   }
   let left = 0;
   for (const task of previous.tasks) {
-    for await (const batch of store.tasks.numbers(task.ref)) {
-      for (const number of batch) {
-        if (now.has(number)) continue;
-        left++;
-        yield [String(number), LEFT, "", "", task.checkedAt ?? "", ""];
-      }
-    }
+    // A task keeps its numbers as they were given: those that left are told in number order.
+    const gone: number[] = [];
+    for await (const batch of store.tasks.numbers(task.ref)) for (const number of batch) if (!now.has(number)) gone.push(number);
+    left += gone.length;
+    for (const number of gone.sort((a, b) => a - b)) yield [String(number), LEFT, "", "", task.checkedAt ?? "", ""];
   }
   tally.addList({ appeared, left, since });
 }
