@@ -1,4 +1,4 @@
-import type { SqlParam, SqlSession } from "./sql-session.js";
+import { questionMarks, type SqlParam, type SqlSession } from "./sql-session.js";
 
 /**
  * A task's numbers are kept as chunks of up to CHUNK_SIZE numbers, each chunk one row whose
@@ -12,7 +12,8 @@ import type { SqlParam, SqlSession } from "./sql-session.js";
  */
 const CHUNK_SIZE = 4096;
 const TWO_TO_32 = 2 ** 32;
-/** Chunks inserted per statement (six values each). */
+const CHUNK_COLUMNS = ["task_ref", "chunk", "lowest", "highest", "size", "numbers"];
+/** Chunks inserted per statement. */
 const CHUNKS_PER_STATEMENT = 100;
 /** Chunks read per query: about 400,000 numbers. */
 const CHUNKS_PER_READ = 100;
@@ -28,7 +29,7 @@ export async function addTaskNumbers(session: SqlSession, taskRef: number, ident
   for (let at = 0, chunk = 0; at < identifiers.length; at += CHUNK_SIZE, chunk++) {
     const numbers = Array.prototype.slice.call(identifiers, at, at + CHUNK_SIZE) as number[];
     const { lowest, highest } = range(numbers);
-    chunks.push(taskRef, chunk, lowest, highest, numbers.length, packed(numbers));
+    chunks.push(taskRef, chunk, lowest, highest, numbers.length, packed(numbers)); // as CHUNK_COLUMNS
   }
   await session.transaction(async (inside) => {
     if (await inside.row("SELECT 1 FROM task_number_chunks WHERE task_ref = ? LIMIT 1", [taskRef])) return;
@@ -95,11 +96,11 @@ export async function eraseTaskNumbers(session: SqlSession, identifiers: readonl
 }
 
 async function insertChunks(session: SqlSession, values: readonly SqlParam[]): Promise<void> {
-  const perStatement = CHUNKS_PER_STATEMENT * 6;
+  const perStatement = CHUNKS_PER_STATEMENT * CHUNK_COLUMNS.length;
   for (let at = 0; at < values.length; at += perStatement) {
     const some = values.slice(at, at + perStatement);
-    const rows = Array.from({ length: some.length / 6 }, () => "(?, ?, ?, ?, ?, ?)").join(", ");
-    await session.run(`INSERT INTO task_number_chunks (task_ref, chunk, lowest, highest, size, numbers) VALUES ${rows}`, some);
+    const rows = Array.from({ length: some.length / CHUNK_COLUMNS.length }, () => `(${questionMarks(CHUNK_COLUMNS.length)})`).join(", ");
+    await session.run(`INSERT INTO task_number_chunks (${CHUNK_COLUMNS.join(", ")}) VALUES ${rows}`, some);
   }
 }
 
