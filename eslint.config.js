@@ -41,6 +41,16 @@ function sandboxOnly(up) {
 }
 
 /**
+ * A store's engines (SQLite, PostgreSQL, the recording of results into either) are store/'s own:
+ * every other folder opens a store through store/open.ts and uses its parts (Store, Ledger).
+ */
+const NO_ENGINE = {
+  group: ["**/store/sqlite-*", "**/store/postgres-*", "**/store/result-recording*"],
+  message: "Only store/ names an engine's module: open a store with store/open.ts and use the Store and Ledger interfaces.",
+};
+const ENGINE_MODULE = "(^|\\/)store\\/(sqlite-|postgres-|result-recording)";
+
+/**
  * Folders below others, by what they must never import: a lower layer knows nothing of the
  * ones built on it (the whole order is in CONTRIBUTING.md; scripts/folder-cycles.mjs fails on
  * any folder cycle these rules leave possible).
@@ -89,9 +99,24 @@ export default tseslint.config(
   },
   {
     files: LIBRARY_FOLDERS.map((folder) => `src/${folder}/**/*.ts`),
+    ignores: ["src/store/**"],
+    rules: {
+      "no-restricted-imports": ["error", { patterns: [NO_CLI, NO_ENGINE] }],
+      "no-restricted-syntax": ["error", noDynamic("(^|\\/)cli\\/", NO_CLI.message), noDynamic(ENGINE_MODULE, NO_ENGINE.message)],
+    },
+  },
+  {
+    files: ["src/store/**/*.ts"],
     rules: {
       "no-restricted-imports": ["error", { patterns: [NO_CLI] }],
       "no-restricted-syntax": ["error", noDynamic("(^|\\/)cli\\/", NO_CLI.message)],
+    },
+  },
+  {
+    files: ["src/cli/**/*.ts", "src/*.ts"],
+    rules: {
+      "no-restricted-imports": ["error", { patterns: [NO_ENGINE] }],
+      "no-restricted-syntax": ["error", noDynamic(ENGINE_MODULE, NO_ENGINE.message)],
     },
   },
   ...Object.entries(LOWER_LAYERS).map(([folder, { folders, message }]) => ({
@@ -99,9 +124,14 @@ export default tseslint.config(
     rules: {
       "no-restricted-imports": [
         "error",
-        { patterns: [NO_CLI, { group: folders.flatMap((above) => [`**/${above}`, `**/${above}/**`]), message }] },
+        { patterns: [NO_CLI, NO_ENGINE, { group: folders.flatMap((above) => [`**/${above}`, `**/${above}/**`]), message }] },
       ],
-      "no-restricted-syntax": ["error", noDynamic("(^|\\/)cli\\/", NO_CLI.message), noDynamic(`(^|\\/)(${folders.join("|")})\\/`, message)],
+      "no-restricted-syntax": [
+        "error",
+        noDynamic("(^|\\/)cli\\/", NO_CLI.message),
+        noDynamic(ENGINE_MODULE, NO_ENGINE.message),
+        noDynamic(`(^|\\/)(${folders.join("|")})\\/`, message),
+      ],
     },
   })),
   {

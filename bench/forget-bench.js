@@ -18,7 +18,6 @@ import { fileURLToPath } from "node:url";
 import pg from "pg";
 
 const ROWS = Number(process.argv[2] ?? 1_000_000);
-const BATCH = 10_000;
 const FIRST = 447400000000;
 const SCOPE = { baseUrl: "https://api.example.com", profile: "default" };
 const COLUMNS = ["carrier", "underlying_carrier", "number_type", "country_code", "region", "city"];
@@ -26,6 +25,7 @@ const COLUMNS = ["carrier", "underlying_carrier", "number_type", "country_code",
 const dist = new URL("../dist/store/", import.meta.url);
 const { SqliteStore } = await import(new URL("sqlite-store.js", dist).href);
 const { PostgresStore } = await import(new URL("postgres-store.js", dist).href);
+const { ResultCollection } = await import(new URL("result-collection.js", dist).href);
 
 async function seconds(work) {
   const started = performance.now();
@@ -41,12 +41,9 @@ async function fill(store) {
     task.ref,
     Array.from({ length: ROWS }, (_, i) => FIRST + i),
   );
-  for (let at = 0; at < ROWS; at += BATCH) {
-    const numbers = Array.from({ length: Math.min(BATCH, ROWS - at) }, (_, i) => FIRST + at + i);
-    const rows = numbers.map((number) => ({ identifier: String(number), values: ["EE", "EE", "mobile", "GB", "England", "London"] }));
-    await store.ledger.add(task.ref, COLUMNS, rows);
-  }
-  await store.ledger.markRecorded(task.ref, COLUMNS, "2026-12-01T10:01:00.000Z");
+  const rows = new ResultCollection(COLUMNS);
+  for (let at = 0; at < ROWS; at++) rows.add([String(FIRST + at), "EE", "EE", "mobile", "GB", "England", "London"]);
+  await store.ledger.record(task.ref, rows, "2026-12-01T10:01:00.000Z");
 }
 
 function holds(bytes, number) {

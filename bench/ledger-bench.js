@@ -135,6 +135,7 @@ async function recording(rows) {
  */
 async function seedLedger(dir, baseUrl, stored, expired, withoutResult = 0) {
   const { SqliteStore } = await import(new URL("store/sqlite-store.js", dist).href);
+  const { ResultCollection } = await import(new URL("store/result-collection.js", dist).href);
   const store = SqliteStore.open(join(dir, "config", "bulkcheck.db"));
   const scope = { baseUrl, profile: SCOPE_PROFILE };
   const now = Date.now();
@@ -145,18 +146,14 @@ async function seedLedger(dir, baseUrl, stored, expired, withoutResult = 0) {
   for (const [index, batch] of batches.entries()) {
     const task = await store.tasks.add({ scope, taskId: `seed${index}`.padEnd(32, "0"), product: "number_activity_batch", country: "GB" });
     await store.tasks.update(task.ref, { status: "success", checkedAt: batch.at });
-    for (let first = batch.from; first < batch.to; first += 50_000) {
-      const rows = [];
-      const numbers = [];
-      for (let i = first; i < Math.min(batch.to, first + 50_000); i++) {
-        numbers.push(447_400_000_000 + i);
-        if (i < expired || i >= expired + withoutResult)
-          rows.push({ identifier: String(447_400_000_000 + i), values: [i % 3 ? "true" : "false"] });
-      }
-      await store.tasks.addNumbers(task.ref, numbers);
-      await store.ledger.add(task.ref, ["activated"], rows);
+    const rows = new ResultCollection(["activated"]);
+    const numbers = [];
+    for (let i = batch.from; i < batch.to; i++) {
+      numbers.push(447_400_000_000 + i);
+      if (i < expired || i >= expired + withoutResult) rows.add([String(447_400_000_000 + i), i % 3 ? "true" : "false"]);
     }
-    await store.ledger.markRecorded(task.ref, ["activated"], batch.at);
+    await store.tasks.addNumbers(task.ref, numbers);
+    await store.ledger.record(task.ref, rows, batch.at);
   }
   await store.close();
 }

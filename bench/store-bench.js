@@ -30,6 +30,7 @@ const PLACES = [
 const dist = new URL("../dist/store/", import.meta.url);
 const { SqliteStore } = await import(new URL("sqlite-store.js", dist).href);
 const { PostgresStore } = await import(new URL("postgres-store.js", dist).href);
+const { ResultCollection } = await import(new URL("result-collection.js", dist).href);
 
 /** 0 … ROWS-1 in a fixed pseudo-random order (Fisher–Yates driven by a linear congruential generator). */
 function shuffledOffsets() {
@@ -56,15 +57,12 @@ function* carrierRows(first, order) {
   }
 }
 
-/** Records a result as the ledger's recorder does: a batch at a time as it streams, then marked whole. */
+/** Records a result as the ledger's recorder does: its rows collected as they stream, then recorded (Ledger.record). */
 async function recordResult(store, taskRef, first, at, order) {
-  let rows = 0;
-  for (const batch of carrierRows(first, order)) {
-    await store.ledger.add(taskRef, COLUMNS, batch);
-    rows += batch.length;
-  }
-  await store.ledger.markRecorded(taskRef, COLUMNS, at);
-  return rows;
+  const rows = new ResultCollection(COLUMNS);
+  for (const batch of carrierRows(first, order)) for (const row of batch) rows.add([row.identifier, ...row.values]);
+  await store.ledger.record(taskRef, rows, at);
+  return rows.size;
 }
 
 async function finishedTask(store, key, checkedAt) {
@@ -87,7 +85,7 @@ async function measureStore(store) {
   await recordResult(store, second.ref, 447500000000, "2026-11-21T10:01:00.000Z");
   const read = await seconds(async () => {
     let count = 0;
-    for await (const batch of store.ledger.fresh(SCOPE, PRODUCT, "")) count += batch.length;
+    for await (const batch of store.ledger.latest(SCOPE, PRODUCT)) count += batch.length;
     return count;
   });
   const stats = await store.ledger.stats();

@@ -5,12 +5,14 @@ import { FileSystemError } from "../file-system-errors.js";
 import { readResultParts } from "../results/read-results.js";
 import type { TaskCounts } from "../results/result-rules.js";
 import type { ServiceType } from "../spec/products.js";
-import type { ConnectionEnv } from "../store/postgres-connection.js";
-import { recordIntoSqlite } from "../store/recording-sqlite.js";
-import { ResultCollection } from "./result-collection.js";
+import { openStore, type ConnectionEnv } from "../store/open.js";
+import { ResultCollection } from "../store/result-collection.js";
 
-/** Where a recording writes: the embedded SQLite file, or a team's PostgreSQL (its URL and environment carry the password: never shown). */
-export type RecordingStore = { sqlite: string } | { postgres: string; env: ConnectionEnv };
+/** The store a recording writes to, as configured (a team's URL and the environment carry the password: never shown). */
+export interface RecordingStore {
+  location: string;
+  env: ConnectionEnv;
+}
 
 /** One task's result to record from a file: what a worker is started with (see recording.ts). */
 export interface RecordingJob {
@@ -90,8 +92,9 @@ export class GrowingFile {
  * reading of a result), held in memory in a compact form and sorted by number (see
  * ResultCollection), then, once `turn` gives the moment the result counts from (one recording
  * writes at a time), inserted in key order and the task marked recorded in the same last
- * transaction. A result without any row (not even a header) is not marked. Returns the rows recorded.
- * `signal` stops connecting to a team's store (the embedded one opens at once).
+ * transaction (Ledger.record, on a connection of the recording's own). A result without any
+ * row (not even a header) is not marked. Returns the rows recorded. `signal` stops connecting
+ * to a team's store (the embedded one opens at once).
  */
 export async function recordResultFile(
   job: RecordingJob,
@@ -110,12 +113,12 @@ export async function recordResultFile(
   }
   const at = await turn();
   if (!rows) return 0;
-  const task = { ref: job.taskRef, columns: rows.columns, at };
-  if ("sqlite" in job.store) recordIntoSqlite(job.store.sqlite, rows, task);
-  else {
-    // pg is loaded only by those who use a shared store (as the store's own opening does).
-    const { recordIntoPostgres } = await import("../store/recording-postgres.js");
-    await recordIntoPostgres(job.store.postgres, job.store.env, rows, task, signal);
+  // Opened as every command opens it: a store made newer or damaged meanwhile is refused the same way.
+  const store = await openStore(job.store.location, job.store.env, { signal });
+  try {
+    await store.ledger.record(job.taskRef, rows, at);
+  } finally {
+    await store.close();
   }
   return rows.size;
 }

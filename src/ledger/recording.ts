@@ -8,8 +8,7 @@ import { Worker } from "node:worker_threads";
 import { operationSignal } from "../operation-signal.js";
 import type { ResultRecorder } from "../results/read-results.js";
 import { removeStaleTempFiles, tempPathFor } from "../results/temp-files.js";
-import type { ConnectionEnv } from "../store/postgres-connection.js";
-import { sqlitePath } from "../store/location.js";
+import type { ConnectionEnv } from "../store/open.js";
 import {
   failureFrom,
   GrowingFile,
@@ -135,8 +134,7 @@ export class ResultRecording {
 
   /** Starts recording from `job.path`: a download's `copy`, removed once done, or a staged file. */
   #start(job: Omit<RecordingJob, "store">, copy: boolean): Recording {
-    const path = sqlitePath(this.deps.location);
-    const store: RecordingStore = path === undefined ? { postgres: this.deps.location, env: this.deps.env } : { sqlite: path };
+    const store: RecordingStore = { location: this.deps.location, env: this.deps.env };
     const recording = new Recording({ ...job, store }, this.deps.signal);
     this.#running.add(recording);
     const previous = this.#turns;

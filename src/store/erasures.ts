@@ -9,7 +9,7 @@ import { createHmac, randomBytes } from "node:crypto";
  * given its numbers before it (every task of a run open then is at or below it: a run writes all
  * its parts before its first upload), the product it was limited to, and its numbers as
  * HMAC-SHA-256 hashes under a key of its own, never their digits. A task at or below that
- * reference never has those numbers' rows recorded (recording-sqlite.ts, recording-postgres.ts)
+ * reference never has those numbers' rows recorded (result-recording.ts)
  * nor written to an output (ResultSource.withheld). Once no run that was open at the erasure is
  * still open, the erasure goes (dropSpentErasures).
  *

@@ -1,3 +1,4 @@
+import { ResultCollection } from "./result-collection.js";
 import type { NewTask, RunRecord, Store, TaskPatch, TaskRecord } from "./store.js";
 
 /** Tasks read from the source at once. */
@@ -22,8 +23,9 @@ export interface ImportSummary {
  * run is known by its id, a task by its idempotency key in its scope (or, without one, by its
  * service task id), and a task's results are copied until the target has them marked
  * recorded, so an import cut short is completed by the next. Task references differ between
- * stores: results go under the target's reference of their task. Results are read and
- * written a page at a time (a few statements per task, none per number).
+ * stores: results go under the target's reference of their task. A task's results are read a
+ * page at a time and recorded as a download's are (Ledger.record: a few statements per task,
+ * none per number).
  *
  * What `ledger forget` remembers for the source's open runs (hashes, see erasures.ts) is
  * remembered in the target for every task it has, so a run carried on there does not bring
@@ -88,18 +90,15 @@ async function importTask(task: TaskRecord, source: Store, target: Store, summar
   for await (const some of source.tasks.numbers(task.ref)) for (const number of some) numbers.push(number);
   await target.tasks.addNumbers(targetRef, numbers);
   if (recordedAt === undefined) return false;
-  let columns: string[] | undefined;
-  for await (const rows of source.ledger.ofTask(task.ref)) {
-    columns ??= Object.keys(rows[0]?.values ?? {});
-    const ordered = columns;
-    await target.ledger.add(
-      targetRef,
-      ordered,
-      rows.map((row) => ({ identifier: row.identifier, values: ordered.map((column) => row.values[column] ?? "") })),
-    );
-    summary.results += rows.length;
+  let rows: ResultCollection | undefined;
+  for await (const page of source.ledger.ofTask(task.ref)) {
+    if (page.length === 0) continue;
+    rows ??= new ResultCollection(Object.keys(page[0]!.values));
+    for (const row of page) rows.add([row.identifier, ...rows.columns.map((column) => row.values[column] ?? "")]);
   }
-  await target.ledger.markRecorded(targetRef, columns ?? [], recordedAt);
+  rows ??= new ResultCollection([]);
+  await target.ledger.record(targetRef, rows, recordedAt);
+  summary.results += rows.size;
   return true;
 }
 

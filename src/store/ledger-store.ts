@@ -14,7 +14,7 @@ import type {
   RememberedErasure,
   LedgerRow,
   LedgerStats,
-  ResultRow,
+  KeyOrderedResults,
   Scope,
 } from "./store.js";
 
@@ -40,8 +40,7 @@ export abstract class SqlLedger implements Ledger {
     this.resultColumns = `r.identifier, ${RESULT_VALUE_COLUMNS.map((column) => `r.${column}`).join(", ")}, ${jsonText("r.extra")}`;
   }
 
-  abstract add(taskRef: number, columns: readonly string[], rows: readonly ResultRow[]): Promise<void>;
-  abstract markRecorded(taskRef: number, columns: readonly string[], at: string): Promise<void>;
+  abstract record(taskRef: number, rows: KeyOrderedResults, at: string): Promise<void>;
   /** The numbers of a task's result rows, in batches. */
   protected abstract resultNumbers(taskRef: number): AsyncIterable<readonly number[]>;
   /** A task's result rows (resultColumns) in batches, in the order of their numbers. */

@@ -6,6 +6,8 @@ import { SqliteStore } from "./sqlite-store.js";
 import { adoptLegacyJournal, type AdoptedJournal } from "./journal-import.js";
 import type { Lease, Store } from "./store.js";
 
+export type { ConnectionEnv } from "./postgres-connection.js";
+
 /** A store as opened: its schema version (the last migration it has run) beside the interface. */
 export type OpenedStore = Store & { readonly schemaVersion: number };
 

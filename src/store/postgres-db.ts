@@ -1,8 +1,5 @@
 import { Socket } from "node:net";
-import { Readable } from "node:stream";
-import { pipeline } from "node:stream/promises";
 import pg, { type Pool, type PoolClient, type PoolConfig } from "pg";
-import { from as copyFrom } from "pg-copy-streams";
 import { migrate } from "./postgres-schema.js";
 import { postgresTarget, storeFailure, type ConnectBounds, type ConnectionEnv } from "./postgres-connection.js";
 import type { ColumnValue } from "./store.js";
@@ -10,12 +7,11 @@ import type { ColumnValue } from "./store.js";
 /** What a statement binds: arrays go as their literal (numberArray), JSON as its text. */
 export type PgParam = ColumnValue | boolean;
 
-/** What a transaction's work is given: statements, and COPY … FROM STDIN of data in COPY's text format (see copyText). */
+/** What a transaction's work is given: its statements. */
 export interface TransactionClient {
   query: (text: string, values?: readonly PgParam[]) => Promise<ColumnValue[][]>;
   /** Runs a statement and says how many rows it changed. */
   run: (text: string, values?: readonly PgParam[]) => Promise<number>;
-  copyIn: (copyStatement: string, data: Iterable<string>) => Promise<void>;
 }
 
 /**
@@ -206,7 +202,6 @@ export class PostgresDb {
       const value = await work({
         query: async (text, values = []) => (await client.query<ColumnValue[]>({ text, values: [...values], rowMode: "array" })).rows,
         run: async (text, values = []) => (await client.query({ text, values: [...values] })).rowCount ?? 0,
-        copyIn: (copyStatement, data) => pipeline(Readable.from(data), client.query(copyFrom(copyStatement))),
       });
       await client.query(end);
       client.release();
@@ -273,16 +268,3 @@ function newPool(config: PoolConfig): Pool {
 export function numberArray(numbers: readonly number[]): string {
   return `{${numbers.join(",")}}`;
 }
-
-/**
- * A value in COPY's text format: `\N` for NULL, and the four characters that would end a
- * field or a row early (backslash, tab, line feed, carriage return) escaped.
- */
-export function copyText(value: string | null): string {
-  return value === null ? "\\N" : COPY_ESCAPED.test(value) ? value.replace(COPY_ESCAPED_ALL, escapeCopy) : value;
-}
-
-const COPY_ESCAPED = /[\\\t\n\r]/;
-const COPY_ESCAPED_ALL = /[\\\t\n\r]/g;
-const COPY_ESCAPES: Record<string, string> = { "\\": "\\\\", "\t": "\\t", "\n": "\\n", "\r": "\\r" };
-const escapeCopy = (char: string) => COPY_ESCAPES[char]!;

@@ -1,34 +1,25 @@
 import { createHash } from "node:crypto";
 import { ERASURE_LOCK } from "./erasures.js";
 import { SqlLedger } from "./ledger-store.js";
-import { copyText, numberArray, PostgresDb, type TransactionClient } from "./postgres-db.js";
+import { numberArray, PostgresDb, type TransactionClient } from "./postgres-db.js";
 import type { ConnectBounds, ConnectionEnv } from "./postgres-connection.js";
 import { postgresSchemaProblems } from "./postgres-check.js";
 import type { StoreCheck } from "./health.js";
-import { identifierNumber, RESULT_VALUE_COLUMNS, splitValues } from "./result-values.js";
+import { recordIntoPostgres } from "./result-recording.js";
 import { SqlRunStore } from "./run-store.js";
 import { numbered, ScopeIds, type Dialect, type SqlParam, type SqlSession } from "./sql-session.js";
-import type { ColumnValue, ResultRow, Scope, Store, StoreParts } from "./store.js";
+import type { ColumnValue, KeyOrderedResults, Scope, Store, StoreParts } from "./store.js";
 import { SqlTaskStore } from "./task-store.js";
 
 /**
- * Rows encoded at once when recording, and read per fetch when streaming: each a few hundred
- * kilobytes over the connection, so a million rows are some hundred round trips, none per number.
+ * Rows read per fetch when streaming: each a few hundred kilobytes over the connection, so a
+ * million rows are some hundred round trips, none per number.
  */
 const BATCH_ROWS = 10_000;
 
 /** fresh reads a task's numbers a range of this many possible numbers at a time, RANGES_PER_FETCH ranges per fetch. */
 const NUMBER_RANGE = 10_000;
 const RANGES_PER_FETCH = 10;
-
-/**
- * Results are written with COPY, about twice as fast as an INSERT of the same rows unnested
- * from arrays (200,000 carrier rows: 1.6–2.0 s against 3.2–4.0 s here). COPY stops at a row
- * already there, which happens only when a recording cut short is done again: then the
- * batch goes through a temporary table, and only the rows not there yet are added.
- */
-const RESULT_COLUMNS_LIST = `task_ref, identifier, ${RESULT_VALUE_COLUMNS.join(", ")}, extra`;
-const COPY_RESULTS = `COPY bulkcheck.results (${RESULT_COLUMNS_LIST}) FROM STDIN`;
 
 const UNIQUE_VIOLATION = "23505";
 
@@ -115,44 +106,8 @@ class PostgresLedger extends SqlLedger {
     super(session);
   }
 
-  async add(taskRef: number, columns: readonly string[], rows: readonly ResultRow[]): Promise<void> {
-    const split = splitValues(columns);
-    // Encoded a batch at a time as COPY sends them, so the next batch is encoded while the server stores the last.
-    function* lines(): Iterable<string> {
-      for (let at = 0; at < rows.length; at += BATCH_ROWS) {
-        let batch = "";
-        for (let index = at; index < Math.min(at + BATCH_ROWS, rows.length); index++) {
-          const row = rows[index]!;
-          const identifier = identifierNumber(row.identifier);
-          if (identifier !== undefined) batch += `${taskRef}\t${identifier}\t${split(row.values).map(copyText).join("\t")}\n`;
-        }
-        yield batch;
-      }
-    }
-    // Rows count for nothing until markRecorded, whose commit the server flushes to disk after
-    // these (its log is written in order): so these commits need not wait for the disk.
-    // (Inside a caller's unit of work, the rows are its own: they go in its transaction, synced with it.)
-    const write = (copy: (client: TransactionClient) => Promise<void>) =>
-      this.session.clientTransaction(async (client, own) => {
-        if (own) await client.query("SET LOCAL synchronous_commit = off");
-        await copy(client);
-      });
-    try {
-      await write(({ copyIn }) => copyIn(COPY_RESULTS, lines()));
-    } catch (error) {
-      if ((error as { code?: string }).code !== UNIQUE_VIOLATION) throw error;
-      await write(async ({ query, copyIn }) => {
-        await query("CREATE TEMPORARY TABLE results_batch (LIKE bulkcheck.results) ON COMMIT DROP");
-        await copyIn(`COPY results_batch (${RESULT_COLUMNS_LIST}) FROM STDIN`, lines());
-        await query(
-          `INSERT INTO bulkcheck.results (${RESULT_COLUMNS_LIST}) SELECT ${RESULT_COLUMNS_LIST} FROM results_batch ON CONFLICT DO NOTHING`,
-        );
-      });
-    }
-  }
-
-  async markRecorded(taskRef: number, columns: readonly string[], at: string): Promise<void> {
-    await this.session.run("UPDATE tasks SET recorded_at = ?, columns = ? WHERE ref = ?", [at, JSON.stringify(columns), taskRef]);
+  record(taskRef: number, rows: KeyOrderedResults, at: string): Promise<void> {
+    return recordIntoPostgres(this.db, rows, { ref: taskRef, columns: rows.columns, at });
   }
 
   /**

@@ -1,4 +1,4 @@
-import type { ColumnValue } from "./store.js";
+import type { ColumnValue, StoredValue } from "./store.js";
 
 /** The result columns the ledger keeps in columns of their own; any other column the service sends goes into `extra` (JSON). */
 export const RESULT_VALUE_COLUMNS = [
@@ -17,22 +17,6 @@ export const STORED_IDENTIFIER = /^[1-9]\d{0,14}$/;
 /** The identifier as the integer the ledger keys it by, or undefined for what is not an E.164 number's digits. */
 export function identifierNumber(identifier: string): number | undefined {
   return STORED_IDENTIFIER.test(identifier) ? Number(identifier) : undefined;
-}
-
-/** A value column, or NULL for a column the task's result does not have. */
-export type StoredValue = string | null;
-
-/**
- * A task's result rows in the ledger's key order (ascending numbers), each as its number and
- * its stored values (see splitValues): what the engines' recording inserts (recording-sqlite.ts,
- * recording-postgres.ts).
- */
-export interface KeyOrderedResults {
-  readonly size: number;
-  identifierAt(position: number): number;
-  valuesAt(position: number): readonly StoredValue[];
-  /** The positions among the stored values that some row holds a value at (not NULL): the others need not be written. */
-  filledColumns(): number[];
 }
 
 /**

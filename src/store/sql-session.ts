@@ -54,11 +54,6 @@ export interface Dialect {
 export class ScopeIds {
   readonly #ids = new Map<string, number>();
 
-  /** Forgets every id: a transaction that added one was rolled back. */
-  clear(): void {
-    this.#ids.clear();
-  }
-
   async of(scope: Scope, session: Pick<SqlSession, "row" | "run">): Promise<number> {
     const key = `${scope.baseUrl}\n${scope.profile}`;
     let id = this.#ids.get(key);

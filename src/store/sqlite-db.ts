@@ -27,8 +27,6 @@ const BUSY_TIMEOUT_MS = 30_000;
  * The file is written ahead (WAL) with every commit synced (`synchronous=FULL`): a run's
  * task written before its upload survives a power cut, not only a killed process.
  * `secure_delete` overwrites what is deleted, so erased numbers leave no bytes behind.
- * TEMP tables are kept in a file (see the SQLite ledger's add, sqlite-store.ts, which `store import`
- * records through; a download's result is recorded by the worker of ledger/recording.ts instead).
  */
 export class SqliteDb {
   readonly #db: Database.Database;
@@ -39,6 +37,8 @@ export class SqliteDb {
   readonly #unit = new AsyncLocalStorage<true>();
   /** Settles when the last unit of work begun has ended. */
   #units: Promise<void> = Promise.resolve();
+  /** Whether a unit of work's transaction is open on the connection. */
+  #unitOpen = false;
 
   private constructor(
     readonly path: string,
@@ -74,9 +74,6 @@ export class SqliteDb {
       db.exec("PRAGMA synchronous = FULL");
       db.exec("PRAGMA secure_delete = ON");
       db.exec("PRAGMA foreign_keys = ON");
-      // libsql keeps TEMP tables in memory by default; results an import stages there (see the
-      // SQLite ledger's add) go to a file SQLite deletes as it opens it, so memory stays flat.
-      db.exec("PRAGMA temp_store = FILE");
       whileLocked(() => db.migrate());
     } catch (error) {
       // A store refused (damaged, newer) is not held open: its connection would keep its locks.
@@ -133,8 +130,9 @@ export class SqliteDb {
    * transaction() for asynchronous work (a unit of work of the store's parts, see
    * Store.transaction). Units of work take turns: the connection holds one transaction, so
    * a unit begun elsewhere in the process waits for the one under way, while a unit begun
-   * inside it (a part's own transaction) is a savepoint of it. Statements the process runs
-   * outside any unit meanwhile are part of the transaction too.
+   * inside it (a part's own transaction) is a savepoint of it. What the process does outside
+   * any unit meanwhile waits for it too (see outsideUnits), so a unit holds its own writes
+   * only, as a transaction on a connection of its own would.
    */
   async unitOfWork<T>(work: () => Promise<T>): Promise<T> {
     if (this.#unit.getStore()) return this.#asyncSavepoint(work);
@@ -145,6 +143,7 @@ export class SqliteDb {
       await before;
       return await this.#unit.run(true, async () => {
         whileLocked(() => this.exec("BEGIN IMMEDIATE"));
+        this.#unitOpen = true;
         try {
           const value = await work();
           this.exec("COMMIT");
@@ -152,11 +151,28 @@ export class SqliteDb {
         } catch (error) {
           if (this.#db.inTransaction) this.#db.exec("ROLLBACK");
           throw error;
+        } finally {
+          this.#unitOpen = false;
         }
       });
     } finally {
       done();
     }
+  }
+
+  /**
+   * Runs `work` (statements of the store's parts) now inside a unit of work, or, outside any,
+   * once no unit's transaction is open: the one connection would otherwise make it part of
+   * that transaction, committed or undone with it.
+   */
+  async outsideUnits<T>(work: () => T): Promise<T> {
+    if (!this.inUnit) while (this.#unitOpen) await this.#units;
+    return work();
+  }
+
+  /** Whether the caller runs inside a unit of work. */
+  get inUnit(): boolean {
+    return this.#unit.getStore() === true;
   }
 
   async #asyncSavepoint<T>(work: () => Promise<T>): Promise<T> {
@@ -170,16 +186,6 @@ export class SqliteDb {
       if (this.#db.inTransaction) this.#db.exec(`ROLLBACK TO ${name}; RELEASE ${name}`);
       throw error;
     }
-  }
-
-  /**
-   * Runs `work`, which writes only this connection's TEMP tables, in one transaction that
-   * takes no lock on the database file (deferred): other processes go on writing meanwhile.
-   */
-  temporaryTransaction<T>(work: () => T): T {
-    if (this.#db.inTransaction) return this.#savepoint(work);
-    this.exec("BEGIN");
-    return this.#committed(work);
   }
 
   /** Runs `work` in the transaction just begun: committed when it returns, rolled back when it throws. */

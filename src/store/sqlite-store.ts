@@ -1,10 +1,10 @@
 import { statSync } from "node:fs";
 import { SqlLedger } from "./ledger-store.js";
-import { identifierNumber, RESULT_VALUE_COLUMNS, splitValues } from "./result-values.js";
+import { recordIntoSqlite } from "./result-recording.js";
 import { SqlRunStore } from "./run-store.js";
 import { ScopeIds, type Dialect, type SqlParam, type SqlSession } from "./sql-session.js";
 import { SqliteDb, type SqlValue } from "./sqlite-db.js";
-import type { ColumnValue, ResultRow, Scope, Store, StoreParts } from "./store.js";
+import type { ColumnValue, KeyOrderedResults, Scope, Store, StoreParts } from "./store.js";
 import { SqlTaskStore } from "./task-store.js";
 
 /** Rows read per query when streaming. */
@@ -19,13 +19,15 @@ const IDENTIFIER_PAGE = 50_000;
  * as they do as pages (planning reads millions). An ORDER BY inside the aggregate would sort
  * every page again: twice the time.
  */
-function* resultIdentifierPages(db: SqliteDb, taskRef: number): Generator<number[]> {
+async function* resultIdentifierPages(db: SqliteDb, taskRef: number): AsyncGenerator<number[]> {
   for (let after = -1; ;) {
-    const [json, last] = db.row(
-      `SELECT json_group_array(identifier), max(identifier)
+    const [json, last] = await db.outsideUnits(() =>
+      db.row(
+        `SELECT json_group_array(identifier), max(identifier)
        FROM (SELECT identifier FROM results WHERE task_ref = ? AND identifier > ? ORDER BY identifier LIMIT ?)`,
-      [taskRef, after, IDENTIFIER_PAGE],
-    )!;
+        [taskRef, after, IDENTIFIER_PAGE],
+      )!,
+    );
     if (last === null) return;
     after = Number(last);
     yield JSON.parse(String(json)) as number[];
@@ -58,31 +60,27 @@ class SqliteSession implements SqlSession {
   ) {}
 
   rows(sql: string, params: readonly SqlParam[] = []): Promise<ColumnValue[][]> {
-    return new Promise((resolve) => resolve(this.db.rows(sql, bound(params))));
+    return this.db.outsideUnits(() => this.db.rows(sql, bound(params)));
   }
 
   row(sql: string, params: readonly SqlParam[] = []): Promise<ColumnValue[] | undefined> {
-    return new Promise((resolve) => resolve(this.db.row(sql, bound(params))));
+    return this.db.outsideUnits(() => this.db.row(sql, bound(params)));
   }
 
   run(sql: string, params: readonly SqlParam[] = []): Promise<number> {
-    return new Promise((resolve) => resolve(this.db.run(sql, bound(params)).changes));
+    return this.db.outsideUnits(() => this.db.run(sql, bound(params)).changes);
   }
 
   transaction<T>(work: (session: SqlSession) => Promise<T>): Promise<T> {
-    return this.db.unitOfWork(async () => {
-      try {
-        return await work(this);
-      } catch (error) {
-        // A scope added in it is gone with it, before another unit of work may look one up (PostgreSQL adds scopes outside any transaction).
-        this.scopes.clear();
-        throw error;
-      }
-    });
+    return this.db.unitOfWork(() => work(this));
   }
 
+  /**
+   * Ids read outside any unit of work are committed, and kept; one a unit adds may go with it
+   * (PostgreSQL adds scopes outside any transaction), so inside a unit it is looked up afresh.
+   */
   scopeId(scope: Scope): Promise<number> {
-    return this.scopes.of(scope, this);
+    return (this.db.inUnit ? new ScopeIds() : this.scopes).of(scope, this);
   }
 }
 
@@ -98,77 +96,24 @@ class SqliteLedger extends SqlLedger {
     super(session);
   }
 
-  /**
-   * A result's rows wait in a TEMP table of this connection (appended in the order they
-   * come, so no lock on the file and no index) until markRecorded moves them into the
-   * ledger sorted by number. Inserted in a list's own order, every batch would land all
-   * over both B-trees of `results` (the key and the identifier index): a million rows of a
-   * shuffled list took 76 s to record against 7 s for the same numbers in order.
-   */
-  add(taskRef: number, columns: readonly string[], rows: readonly ResultRow[]): Promise<void> {
-    const split = splitValues(columns);
-    const values: SqlValue[] = [];
-    for (const row of rows) {
-      const identifier = identifierNumber(row.identifier);
-      if (identifier !== undefined) values.push(taskRef, identifier, ...split(row.values));
-    }
-    const count = values.length / ROW_VALUES;
-    this.#createIncoming();
-    // Full statements of a thousand rows each (far fewer calls into SQLite), then the rest one row at a time.
-    this.db.temporaryTransaction(() => {
-      const full = Math.floor(count / RECORD_ROWS_PER_STATEMENT) * RECORD_ROWS_PER_STATEMENT;
-      for (let row = 0; row < full; row += RECORD_ROWS_PER_STATEMENT) {
-        this.db.run(INSERT_MANY_INCOMING, values.slice(row * ROW_VALUES, (row + RECORD_ROWS_PER_STATEMENT) * ROW_VALUES));
-      }
-      for (let row = full; row < count; row++) this.db.run(INSERT_ONE_INCOMING, values.slice(row * ROW_VALUES, (row + 1) * ROW_VALUES));
-    });
-    return Promise.resolve();
+  record(taskRef: number, rows: KeyOrderedResults, at: string): Promise<void> {
+    return this.db.outsideUnits(() => recordIntoSqlite(this.db, rows, { ref: taskRef, columns: rows.columns, at }));
   }
 
-  /**
-   * Moves the task's waiting rows into the ledger in number order (SQLite sorts them in its
-   * TEMP space, not in memory here), a slice per transaction so other processes are kept
-   * waiting a fraction of a second at most, then marks the result recorded. Rows a
-   * recording cut short left in the ledger are kept (OR IGNORE), not doubled.
-   */
-  markRecorded(taskRef: number, columns: readonly string[], at: string): Promise<void> {
-    this.#createIncoming();
-    this.db.temporaryTransaction(() => {
-      this.db.run("DELETE FROM temp.ordered_results");
-      this.db.run(`INSERT INTO temp.ordered_results SELECT * FROM temp.incoming_results WHERE task_ref = ? ORDER BY identifier, rowid`, [
-        taskRef,
-      ]);
-      this.db.run("DELETE FROM temp.incoming_results WHERE task_ref = ?", [taskRef]);
-    });
-    const last = Number(this.db.row("SELECT coalesce(max(rowid), 0) FROM temp.ordered_results")![0]);
-    for (let after = 0; after < last; after += MOVE_ROWS_PER_TRANSACTION) {
-      this.db.transaction(() => this.db.run(MOVE_ORDERED_SLICE, [after, after + MOVE_ROWS_PER_TRANSACTION]));
-    }
-    this.db.temporaryTransaction(() => this.db.run("DELETE FROM temp.ordered_results"));
-    this.db.run("UPDATE tasks SET recorded_at = ?, columns = ? WHERE ref = ?", [at, JSON.stringify(columns), taskRef]);
-    return Promise.resolve();
+  protected resultNumbers(taskRef: number): AsyncIterable<readonly number[]> {
+    return resultIdentifierPages(this.db, taskRef);
   }
 
-  /** The connection's TEMP tables where results wait for markRecorded (`ordered_results` is emptied before it is filled, so its rowids run 1, 2, … in number order). */
-  #createIncoming(): void {
-    this.db.exec(`CREATE TEMP TABLE IF NOT EXISTS incoming_results (${RESULT_COLUMNS_DECLARED});
-      CREATE TEMP TABLE IF NOT EXISTS ordered_results (${RESULT_COLUMNS_DECLARED})`);
-  }
-
-  // eslint-disable-next-line @typescript-eslint/require-await -- the store's interfaces are asynchronous (PostgreSQL); SQLite reads in batches synchronously
-  protected async *resultNumbers(taskRef: number): AsyncIterable<readonly number[]> {
-    yield* resultIdentifierPages(this.db, taskRef);
-  }
-
-  // eslint-disable-next-line @typescript-eslint/require-await -- the store's interfaces are asynchronous (PostgreSQL); SQLite reads in batches synchronously
   protected async *resultPages(taskRef: number): AsyncIterable<ColumnValue[][]> {
     for (let after = -1; ;) {
       // A page as one JSON array of rows, as resultIdentifierPages reads numbers: half the time of a million rows handed over one by one.
-      const [json, last] = this.db.row(
-        `SELECT json_group_array(json_array(${this.resultColumns})), max(r.identifier)
-         FROM (SELECT * FROM results WHERE task_ref = ? AND identifier > ? ORDER BY identifier LIMIT ?) r`,
-        [taskRef, after, BATCH_ROWS],
-      )!;
+      const [json, last] = await this.db.outsideUnits(() =>
+        this.db.row(
+          `SELECT json_group_array(json_array(${this.resultColumns})), max(r.identifier)
+             FROM (SELECT * FROM results WHERE task_ref = ? AND identifier > ? ORDER BY identifier LIMIT ?) r`,
+          [taskRef, after, BATCH_ROWS],
+        )!,
+      );
       if (last === null) return;
       after = Number(last);
       yield JSON.parse(String(json)) as ColumnValue[][];
@@ -179,9 +124,9 @@ class SqliteLedger extends SqlLedger {
    * secure_delete zeroed the erased rows in the file (a rewrite adds nothing to that); the
    * write-ahead log holds the pages as they were until this checkpoint empties it.
    */
-  protected clearErased(): Promise<undefined> {
-    this.db.checkpoint();
-    return Promise.resolve(undefined);
+  protected async clearErased(): Promise<undefined> {
+    await this.db.outsideUnits(() => this.db.checkpoint());
+    return undefined;
   }
 
   protected bytes(): Promise<number> {
@@ -240,18 +185,3 @@ export class SqliteStore implements Store {
     return Promise.resolve();
   }
 }
-
-/** Values bound per result row: its task, its number, the value columns and `extra`. */
-const ROW_VALUES = RESULT_VALUE_COLUMNS.length + 3;
-/** Rows per multi-row INSERT: far fewer calls into SQLite, and well under its limit of 32,766 bound values. */
-const RECORD_ROWS_PER_STATEMENT = 1000;
-const RESULT_COLUMNS = `task_ref, identifier, ${RESULT_VALUE_COLUMNS.join(", ")}, extra`;
-const RESULT_COLUMNS_DECLARED = `task_ref INTEGER, identifier INTEGER, ${RESULT_VALUE_COLUMNS.map((column) => `${column} TEXT`).join(", ")}, extra TEXT`;
-const INSERT_INCOMING = `INSERT INTO temp.incoming_results (${RESULT_COLUMNS}) VALUES `;
-const ROW_PLACEHOLDERS = `(${Array(ROW_VALUES).fill("?").join(", ")})`;
-const INSERT_ONE_INCOMING = INSERT_INCOMING + ROW_PLACEHOLDERS;
-const INSERT_MANY_INCOMING = INSERT_INCOMING + Array(RECORD_ROWS_PER_STATEMENT).fill(ROW_PLACEHOLDERS).join(", ");
-/** Rows moved into the ledger per transaction: a fraction of a second of the write lock. */
-const MOVE_ROWS_PER_TRANSACTION = 50_000;
-const MOVE_ORDERED_SLICE = `INSERT OR IGNORE INTO results (${RESULT_COLUMNS})
-  SELECT ${RESULT_COLUMNS} FROM temp.ordered_results WHERE rowid > ? AND rowid <= ? ORDER BY rowid`;

@@ -159,12 +159,6 @@ export type TaskPatch = Partial<
   >
 >;
 
-/** One result row: the identifier (digits with the country code) and the values of the task's other columns. */
-export interface ResultRow {
-  identifier: string;
-  values: readonly string[];
-}
-
 /** A stored result with where it came from. */
 export interface LedgerRow {
   identifier: string;
@@ -324,17 +318,35 @@ export interface TaskStore {
   addedAfter(scope: Scope, product: string, afterRef: number): Promise<boolean>;
 }
 
+/** A value column, or NULL for a column the task's result does not have. */
+export type StoredValue = string | null;
+
+/**
+ * A task's result rows in the ledger's key order (ascending numbers), each as its number and
+ * its stored values (see splitValues): what Ledger.record inserts.
+ */
+export interface KeyOrderedResults {
+  /** The result's columns after `identifier`. */
+  readonly columns: readonly string[];
+  readonly size: number;
+  identifierAt(position: number): number;
+  valuesAt(position: number): readonly StoredValue[];
+  /** The positions among the stored values that some row holds a value at (not NULL): the others need not be written. */
+  filledColumns(): number[];
+}
+
 /** The result ledger: every result row downloaded, counted from when its task is marked recorded. */
 export interface Ledger {
   /**
-   * Writes result rows of a task to the ledger (columns: the names of `values`), as they
-   * are read; rows already there (a recording cut short and done again) are kept, not
-   * doubled. They count for nothing until markRecorded: a result refused halfway is
-   * never reused.
+   * Records a task's result: its rows in number order (`rows.columns` after `identifier`), the
+   * numbers forgotten since the task was given them left out (see erasedSince), then the task
+   * marked recorded, from `at` on: its rows count only from then. The only way results enter
+   * the ledger (a download's recording worker and `store import` both come here). A recording
+   * cut short at any moment leaves the task unrecorded, and one done again keeps the rows
+   * already there, never doubling one. It commits its own transactions: not to be called
+   * inside a unit of work.
    */
-  add(taskRef: number, columns: readonly string[], rows: readonly ResultRow[]): Promise<void>;
-  /** Marks a task's result as wholly in the ledger (its rows, with `columns`, count from now on). */
-  markRecorded(taskRef: number, columns: readonly string[], at: string): Promise<void>;
+  record(taskRef: number, rows: KeyOrderedResults, at: string): Promise<void>;
   /**
    * Every recorded result of a product in a scope (from tasks up to `maxTaskRef`, when
    * given), newest first, one row per result: the first row of a number is its latest.
@@ -396,8 +408,11 @@ export interface Store extends StoreParts {
   readonly location: string;
   /**
    * Runs `work` as one transaction: the writes it makes through `parts` are committed
-   * together when it returns, or none of them when it throws. The work should do nothing
-   * but store operations (on SQLite, everything the process writes meanwhile joins it).
+   * together when it returns, or none of them when it throws; nothing else the process or
+   * another one writes meanwhile is part of it, on either engine (SQLite's one connection
+   * makes the process's other store operations wait for it; PostgreSQL's run on other
+   * connections). Units of work take turns on the rows they write. Ledger.record is no part
+   * of one: it commits on its own.
    */
   transaction<T>(work: (parts: StoreParts) => Promise<T>): Promise<T>;
   /**

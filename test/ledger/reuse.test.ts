@@ -9,6 +9,7 @@ import type { SqliteStore } from "../../src/store/sqlite-store.js";
 import type { Scope } from "../../src/store/store.js";
 import { tempDir } from "../helpers/cli.js";
 import { tempStores } from "../helpers/store.js";
+import { recordRows } from "../helpers/ledger-rows.js";
 
 const SCOPE: Scope = { baseUrl: "http://127.0.0.1:1", profile: "default" };
 const openStore = tempStores();
@@ -18,12 +19,8 @@ async function ledgerWith(results: Record<string, readonly number[]>, store = op
   for (const [checkedAt, numbers] of Object.entries(results)) {
     const task = await store.tasks.add({ scope: SCOPE, product: "number_activity_batch", taskId: checkedAt });
     await store.tasks.update(task.ref, { status: "success", checkedAt });
-    await store.ledger.add(
-      task.ref,
-      ["activated"],
-      numbers.map((n) => ({ identifier: String(n), values: ["true"] })),
-    );
-    await store.ledger.markRecorded(task.ref, ["activated"], checkedAt);
+    const rows = numbers.map((n) => ({ identifier: String(n), values: ["true"] }));
+    await recordRows(store.ledger, task.ref, ["activated"], rows, checkedAt);
   }
   return store;
 }

@@ -45,7 +45,7 @@ describe("a recording's own connection to the embedded store", () => {
     writeFileSync(file.path, "identifier,activated\n447400100001,true\n");
     file.completed(statSync(file.path).size);
     const job: RecordingJob = {
-      store: { sqlite: path },
+      store: { location: path, env: {} },
       taskRef: 1,
       path: file.path,
       product: "number_validation_batch",

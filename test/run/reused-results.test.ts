@@ -4,6 +4,7 @@ import { IdentifierSet } from "../../src/spec/identifier-set.js";
 import { reusedSources } from "../../src/run/reused-results.js";
 import type { Scope } from "../../src/store/store.js";
 import { tempStores } from "../helpers/store.js";
+import { recordRows } from "../helpers/ledger-rows.js";
 
 const SCOPE: Scope = { baseUrl: "http://127.0.0.1:1", profile: "default" };
 const openStore = tempStores();
@@ -19,8 +20,7 @@ describe("the ledger's reused results as a run's output reads them", () => {
       { identifier: "447400000002", values: ["=cmd", "", "mobile", "GB", "England", "London"] },
       { identifier: "447400000003", values: ["O2", "", "fixed_line", "GB", "", ""] },
     ];
-    await store.ledger.add(task.ref, COLUMNS, rows);
-    await store.ledger.markRecorded(task.ref, COLUMNS, "2026-11-26T00:00:00.000Z");
+    await recordRows(store.ledger, task.ref, COLUMNS, rows, "2026-11-26T00:00:00.000Z");
     // The run takes the first two numbers from this task (the third is checked again).
     const reused = new IdentifierSet();
     reused.firstLineOf(447400000001, task.ref);

@@ -7,6 +7,7 @@ import type { Store, TaskRecord } from "../../src/store/store.js";
 import { tempDir } from "../helpers/cli.js";
 import { createTestDatabase } from "../helpers/postgres.js";
 import { collect, LEASE, newRun, OTHER_SCOPE, recordedTask, SCOPE } from "./store-contract.js";
+import { cutShortAt, keyOrdered, recordRows } from "../helpers/ledger-rows.js";
 
 const opened: Store[] = [];
 afterEach(async () => {
@@ -52,15 +53,11 @@ async function localHistory(store: Store) {
     failureCnt: 0,
     checkedAt: "2026-11-20T10:00:00.000Z",
   });
-  await store.ledger.add(
-    done.ref,
-    ["activated"],
-    [
-      { identifier: N(1), values: ["true"] },
-      { identifier: N(2), values: ["false"] },
-    ],
-  );
-  await store.ledger.markRecorded(done.ref, ["activated"], "2026-11-20T10:01:00.000Z");
+  const doneRows = [
+    { identifier: N(1), values: ["true"] },
+    { identifier: N(2), values: ["false"] },
+  ];
+  await recordRows(store.ledger, done.ref, ["activated"], doneRows, "2026-11-20T10:01:00.000Z");
   await store.runs.update("r-done", { state: "finished", finishedAt: "2026-11-20T10:02:00.000Z", output: { path: "/out.csv" } });
   await store.runs.release("r-done", LEASE);
 
@@ -92,7 +89,13 @@ async function localHistory(store: Store) {
     idempotencyKey: "r-open/2",
   });
   await store.tasks.update(recording.ref, { taskId: "t4", status: "success", checkedAt: "2026-11-21T10:00:00.000Z" });
-  await store.ledger.add(recording.ref, ["activated"], [{ identifier: N(3), values: ["true"] }]);
+  // Its recording was cut short: the task is not recorded.
+  const recordingCut = store.ledger.record(
+    recording.ref,
+    cutShortAt(keyOrdered(["activated"], [{ identifier: N(3), values: ["true"] }]), 0),
+    "2026-11-21T10:01:00.000Z",
+  );
+  await expect(recordingCut).rejects.toThrow("killed");
 
   const downloaded = await recordedTask(
     store,
@@ -152,7 +155,13 @@ describe.each(targets)("importing a local store into %s", (_, openTarget) => {
     expect((await target.ledger.stats()).results).toBe(results);
 
     // Once this machine has recorded it (and its upload got a task), the next import brings both.
-    await local.ledger.markRecorded(history.recording.ref, ["activated"], "2026-11-21T10:01:00.000Z");
+    await recordRows(
+      local.ledger,
+      history.recording.ref,
+      ["activated"],
+      [{ identifier: N(3), values: ["true"] }],
+      "2026-11-21T10:01:00.000Z",
+    );
     await local.tasks.update(history.uploading.ref, { taskId: "t5", status: "processing" });
     expect(await importStore(local, target)).toEqual({ runs: 0, abandoned: 0, tasks: 0, results: 1, erased: 1 });
     expect((await target.ledger.lookup([N(3)])).map((row) => [row.taskId, row.checkedAt])).toEqual([["t4", "2026-11-21T10:00:00.000Z"]]);
@@ -171,8 +180,7 @@ describe.each(targets)("importing a local store into %s", (_, openTarget) => {
       idempotencyKey: "r-mine/0",
     });
     await local.tasks.update(task.ref, { taskId: "t1", status: "success", checkedAt: "2026-11-20T10:00:00.000Z" });
-    await local.ledger.add(task.ref, ["activated"], [{ identifier: N(1), values: ["true"] }]);
-    await local.ledger.markRecorded(task.ref, ["activated"], "2026-11-20T10:01:00.000Z");
+    await recordRows(local.ledger, task.ref, ["activated"], [{ identifier: N(1), values: ["true"] }], "2026-11-20T10:01:00.000Z");
     const target = await openTarget();
     await target.runs.create(newRun({ id: "r-team" }), { host: "cron", pid: 7, nonce: "z" });
 
@@ -185,7 +193,7 @@ describe.each(targets)("importing a local store into %s", (_, openTarget) => {
     expect(await importStore(local, target)).toEqual({ runs: 0, abandoned: 0, tasks: 0, results: 0, erased: 0 });
   });
 
-  it("completes an import cut short (the target went away before a task was marked recorded) without doubling a row", async () => {
+  it("completes an import cut short (the target went away while recording a task) without doubling a row", async () => {
     const local = localStore();
     const rows = Array.from({ length: 12_000 }, (_, i) => ({ identifier: N(i), values: ["true"] }));
     await recordedTask(local, "2026-11-20T10:00:00.000Z", rows);
@@ -195,7 +203,7 @@ describe.each(targets)("importing a local store into %s", (_, openTarget) => {
       return typeof value === "function" ? value.bind(object) : value;
     };
     const ledger = new Proxy(target.ledger, {
-      get: (part, name) => (name === "markRecorded" ? () => Promise.reject(new Error("the connection was lost")) : bound(part, name)),
+      get: (part, name) => (name === "record" ? () => Promise.reject(new Error("the connection was lost")) : bound(part, name)),
     });
     const cutShort = new Proxy(target, { get: (store, name) => (name === "ledger" ? ledger : bound(store, name)) });
     await expect(importStore(local, cutShort)).rejects.toThrow("the connection was lost");

@@ -7,6 +7,7 @@ import { SqliteDb } from "../../src/store/sqlite-db.js";
 import { SqliteStore } from "../../src/store/sqlite-store.js";
 import { tempDir } from "../helpers/cli.js";
 import { newRun, recordedTask, storeContract } from "./store-contract.js";
+import { recordRows } from "../helpers/ledger-rows.js";
 
 const opened: SqliteStore[] = [];
 afterEach(async () => {
@@ -32,9 +33,8 @@ describe("the embedded store", () => {
     const numbers = Array.from({ length: 120_001 }, (_, i) => 447_400_000_000 + ((i * 7919) % 120_001));
     await store.tasks.addNumbers(task.ref, numbers);
     const rows = numbers.slice(0, 60_001).map((n) => ({ identifier: String(n), values: ["true"] }));
-    await store.ledger.add(task.ref, ["activated"], rows);
     await store.tasks.update(task.ref, { status: "success", checkedAt: "2026-11-26T00:00:00.000Z" });
-    await store.ledger.markRecorded(task.ref, ["activated"], "2026-11-26T00:00:00.000Z");
+    await recordRows(store.ledger, task.ref, ["activated"], rows, "2026-11-26T00:00:00.000Z");
     const read: number[] = [];
     for await (const batch of store.tasks.numbers(task.ref)) read.push(...batch);
     expect(read.sort((a, b) => a - b)).toEqual([...numbers].sort((a, b) => a - b));

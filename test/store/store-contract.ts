@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
-import type { Lease, NewRun, ResultRow, RunFilter, Scope, Store, TaskPatch } from "../../src/store/store.js";
+import type { Lease, NewRun, RunFilter, Scope, Store, TaskPatch } from "../../src/store/store.js";
+import { cutShortAt, keyOrdered, recordRows, type TestRow } from "../helpers/ledger-rows.js";
 
 /**
  * What every store does, whatever its engine: each store's test file runs these against
@@ -37,11 +38,10 @@ export function newRun(overrides: Partial<NewRun> = {}): NewRun {
 }
 
 /** A finished task of `product` in `scope`, checked at `checkedAt`, with these results. */
-export async function recordedTask(store: Store, checkedAt: string, rows: ResultRow[], columns = ["activated"], scope = SCOPE) {
+export async function recordedTask(store: Store, checkedAt: string, rows: TestRow[], columns = ["activated"], scope = SCOPE) {
   const task = await store.tasks.add({ scope, product: "number_activity_batch", taskId: `t-${checkedAt}`, submittedAt: checkedAt });
   await store.tasks.update(task.ref, { status: "success", checkedAt });
-  await store.ledger.add(task.ref, columns, rows);
-  await store.ledger.markRecorded(task.ref, columns, checkedAt);
+  await recordRows(store.ledger, task.ref, columns, rows, checkedAt);
   return task;
 }
 
@@ -351,8 +351,7 @@ export function storeContract(fixture: StoreFixture): void {
         { identifier: "not-a-number", values: ["x", "", "", "", "", "", ""] },
       ];
       const task = await recordedTask(store, "2026-11-27T10:00:00.000Z", rows, columns);
-      await store.ledger.add(task.ref, columns, rows);
-      await store.ledger.markRecorded(task.ref, columns, "2026-11-27T10:01:00.000Z");
+      await recordRows(store.ledger, task.ref, columns, rows, "2026-11-27T10:01:00.000Z");
       const back = await collect(store.ledger.ofTask(task.ref));
       expect(back).toHaveLength(2);
       expect(back[1]).toMatchObject({
@@ -439,8 +438,13 @@ export function storeContract(fixture: StoreFixture): void {
       await recordedTask(store, "2026-11-20T10:00:00.000Z", number);
       const carrier = await store.tasks.add({ scope: SCOPE, product: "carrier_batch", taskId: "t-carrier" });
       await store.tasks.update(carrier.ref, { status: "success", checkedAt: "2026-11-21T10:00:00.000Z" });
-      await store.ledger.add(carrier.ref, ["carrier"], [{ identifier: "447400100001", values: ["EE"] }]);
-      await store.ledger.markRecorded(carrier.ref, ["carrier"], "2026-11-21T10:00:00.000Z");
+      await recordRows(
+        store.ledger,
+        carrier.ref,
+        ["carrier"],
+        [{ identifier: "447400100001", values: ["EE"] }],
+        "2026-11-21T10:00:00.000Z",
+      );
       expect(await store.ledger.forget(["447400100001"], { product: "carrier_batch" })).toEqual({ results: 1 });
       expect((await store.ledger.lookup(["447400100001"])).map((row) => row.product)).toEqual(["number_activity_batch"]);
       const other = await recordedTask(store, "2026-11-22T10:00:00.000Z", [{ identifier: "447400100002", values: ["true"] }]);
@@ -552,7 +556,7 @@ export function storeContract(fixture: StoreFixture): void {
       expect(back.map((row) => row.values)).toEqual(awkward.map((value) => ({ carrier: value, region: value, city: "", ported: value })));
     });
 
-    it("keeps what a recording cut short wrote, counts none of it until the task is marked recorded, and never doubles a row", async () => {
+    it("recorded, killed, recorded again: counts nothing of the cut recording, then every row once", async () => {
       const store = await openStore();
       const earlier = await recordedTask(store, "2026-11-19T10:00:00.000Z", [{ identifier: "447400100001", values: ["false"] }]);
       const task = await store.tasks.add({
@@ -562,9 +566,12 @@ export function storeContract(fixture: StoreFixture): void {
         submittedAt: "2026-11-20T10:00:00.000Z",
       });
       await store.tasks.update(task.ref, { status: "success", checkedAt: "2026-11-20T10:00:00.000Z" });
-      const rows = Array.from({ length: 25_000 }, (_, i) => ({ identifier: String(447400100000 + i), values: ["true"] }));
-      // The download broke off after 12,000 rows: they stay, and count for nothing.
-      await store.ledger.add(task.ref, ["activated"], rows.slice(0, 12_000));
+      // Past the first of SQLite's transactions of 100,000 rows: that one's rows stay behind, unmarked.
+      const rows = keyOrdered(
+        ["activated"],
+        Array.from({ length: 130_000 }, (_, i) => ({ identifier: String(447400100000 + ((i * 7919) % 130_000)), values: ["true"] })),
+      );
+      await expect(store.ledger.record(task.ref, cutShortAt(rows, 120_000), "2026-11-20T10:01:00.000Z")).rejects.toThrow("killed");
       expect((await store.tasks.byId(SCOPE, "t-cut"))?.recordedAt).toBeUndefined();
       expect(await collect(store.ledger.latest(SCOPE, "number_activity_batch"))).toEqual([
         { identifier: 447400100001, taskRef: earlier.ref },
@@ -572,48 +579,31 @@ export function storeContract(fixture: StoreFixture): void {
       expect((await store.ledger.lookup(["447400100001"])).map((row) => row.values.activated)).toEqual(["false"]);
       expect(await store.ledger.stats()).toMatchObject({ results: 1, numbers: 1, tasks: 1, newest: "2026-11-19T10:00:00.000Z" });
       expect(await collect(store.ledger.export({}))).toHaveLength(1);
-      // Recorded again from the start, in batches as the result streams, then marked.
-      for (let at = 0; at < rows.length; at += 5000) await store.ledger.add(task.ref, ["activated"], rows.slice(at, at + 5000));
-      await store.ledger.markRecorded(task.ref, ["activated"], "2026-11-20T10:02:00.000Z");
-      expect((await store.ledger.stats()).results).toBe(25_001);
+      // A later result pairs only with results recorded whole: not with a row the cut recording left.
+      const later = await recordedTask(store, "2026-11-21T10:00:00.000Z", [{ identifier: "447400100005", values: ["true"] }]);
+      expect(await collect(store.ledger.previous(later.ref))).toEqual([]);
+
+      await store.ledger.record(task.ref, rows, "2026-11-20T10:02:00.000Z");
+      expect((await store.ledger.stats()).results).toBe(130_002);
       expect((await store.tasks.byId(SCOPE, "t-cut"))?.recordedAt).toBe("2026-11-20T10:02:00.000Z");
-      expect(await collect(store.ledger.ofTask(task.ref))).toHaveLength(25_000);
+      const recorded = await collect(store.ledger.ofTask(task.ref));
+      expect(new Set(recorded.map((row) => row.identifier)).size).toBe(130_000);
+      expect(recorded).toHaveLength(130_000);
       const pairs = await collect(store.ledger.previous(task.ref));
       expect(pairs.map(({ current, previous }) => [current.identifier, previous.values.activated])).toEqual([["447400100001", "false"]]);
     });
 
-    it("records results whose rows come in any order, two at once, each counting only once it is marked", async () => {
+    it("records a result whose rows came in any order, a number listed twice keeping its first row", async () => {
       const store = await openStore();
-      const tasks = [];
-      for (const taskId of ["t-a", "t-b"]) {
-        const task = await store.tasks.add({
-          scope: SCOPE,
-          product: "number_activity_batch",
-          taskId,
-          submittedAt: "2026-11-20T10:00:00.000Z",
-        });
-        await store.tasks.update(task.ref, { status: "success", checkedAt: "2026-11-20T10:00:00.000Z" });
-        tasks.push(task);
-      }
-      // A list in its own order (a stride through the numbers), and a number listed twice: its first row counts.
+      const task = await store.tasks.add({ scope: SCOPE, product: "number_activity_batch", taskId: "t-a" });
+      await store.tasks.update(task.ref, { status: "success", checkedAt: "2026-11-20T10:00:00.000Z" });
       const identifiers = Array.from({ length: 12_000 }, (_, i) => String(447400100000 + ((i * 7919) % 12_000)));
-      const rowsOf = (value: string) => identifiers.map((identifier) => ({ identifier, values: [value] }));
-      const [a, b] = [rowsOf("true"), rowsOf("false")];
-      a.splice(6000, 0, { identifier: identifiers[0]!, values: ["false"] });
-      for (let at = 0; at < a.length; at += 5000) {
-        await store.ledger.add(tasks[0]!.ref, ["activated"], a.slice(at, at + 5000));
-        await store.ledger.add(tasks[1]!.ref, ["activated"], b.slice(at, at + 5000));
-      }
-      await store.ledger.markRecorded(tasks[0]!.ref, ["activated"], "2026-11-20T10:01:00.000Z");
-      const recorded = await collect(store.ledger.ofTask(tasks[0]!.ref));
-      expect(recorded).toHaveLength(12_000);
+      const rows = identifiers.map((identifier) => ({ identifier, values: ["true"] }));
+      rows.splice(6000, 0, { identifier: identifiers[0]!, values: ["false"] });
+      await recordRows(store.ledger, task.ref, ["activated"], rows, "2026-11-20T10:01:00.000Z");
+      const recorded = await collect(store.ledger.ofTask(task.ref));
+      expect(recorded.map((row) => row.identifier)).toEqual([...identifiers].sort());
       expect(new Set(recorded.map((row) => row.values.activated))).toEqual(new Set(["true"]));
-      expect((await store.ledger.stats()).results).toBe(12_000);
-      expect((await store.ledger.lookup([identifiers[0]!])).map((row) => [row.taskId, row.values.activated])).toEqual([["t-a", "true"]]);
-      await store.ledger.markRecorded(tasks[1]!.ref, ["activated"], "2026-11-20T10:02:00.000Z");
-      const second = await collect(store.ledger.ofTask(tasks[1]!.ref));
-      expect(second.map((row) => row.identifier).sort()).toEqual([...identifiers].sort());
-      expect(new Set(second.map((row) => row.values.activated))).toEqual(new Set(["false"]));
     });
 
     it("keeps the first row of a number a result lists twice", async () => {
@@ -628,50 +618,36 @@ export function storeContract(fixture: StoreFixture): void {
         ["447400100002", "true"],
       ]);
     });
-
-    it("pairs a result only with earlier results that were recorded whole", async () => {
-      const store = await openStore();
-      const cut = await store.tasks.add({ scope: SCOPE, product: "number_activity_batch", taskId: "t-cut" });
-      await store.tasks.update(cut.ref, { status: "success", checkedAt: "2026-11-20T10:00:00.000Z" });
-      await store.ledger.add(cut.ref, ["activated"], [{ identifier: "447400100001", values: ["false"] }]);
-      const latest = await recordedTask(store, "2026-11-21T10:00:00.000Z", [{ identifier: "447400100001", values: ["true"] }]);
-      expect(await collect(store.ledger.previous(latest.ref))).toEqual([]);
-      expect((await store.ledger.lookup(["447400100001"])).map((row) => row.taskId)).toEqual(["t-2026-11-21T10:00:00.000Z"]);
-    });
   });
 
   describe("units of work", () => {
-    it("commits a unit of work's writes to runs, tasks and the ledger together", async () => {
+    it("commits a unit of work's writes to runs and tasks together", async () => {
       const store = await openStore();
-      const ref = await store.transaction(async ({ runs, tasks, ledger }) => {
+      const ref = await store.transaction(async ({ runs, tasks }) => {
         await runs.create(newRun(), LEASE);
         const task = await tasks.add({ scope: SCOPE, runId: "r1", part: 0, parts: 1, product: "number_activity_batch", taskId: "t1" });
         await tasks.addNumbers(task.ref, [447400100001, 447400100002]);
         await tasks.update(task.ref, { status: "success", checkedAt: "2026-11-27T10:00:00.000Z" });
-        await ledger.add(task.ref, ["activated"], [{ identifier: "447400100001", values: ["true"] }]);
-        await ledger.markRecorded(task.ref, ["activated"], "2026-11-27T10:00:01.000Z");
         return task.ref;
       });
       expect((await store.runs.get("r1"))?.state).toBe("open");
       expect((await store.tasks.ofRun("r1")).map((task) => task.ref)).toEqual([ref]);
       expect(await collect(store.tasks.numbers(ref))).toEqual([447400100001, 447400100002]);
-      expect((await store.ledger.lookup(["447400100001"])).map((row) => row.values.activated)).toEqual(["true"]);
+      expect((await store.tasks.byId(SCOPE, "t1"))?.status).toBe("success");
     });
 
     it("writes nothing of a unit of work that throws, in any part", async () => {
       const store = await openStore();
-      const failure = store.transaction(async ({ runs, tasks, ledger }) => {
+      const failure = store.transaction(async ({ runs, tasks }) => {
         await runs.create(newRun(), LEASE);
         const task = await tasks.add({ scope: SCOPE, runId: "r1", product: "number_activity_batch", idempotencyKey: "k1", taskId: "t1" });
         await tasks.addNumbers(task.ref, [447400100001]);
-        await ledger.add(task.ref, ["activated"], [{ identifier: "447400100001", values: ["true"] }]);
         throw new Error("stopped halfway");
       });
       await expect(failure).rejects.toThrow("stopped halfway");
       expect(await store.runs.list({})).toEqual([]);
       expect(await store.tasks.withKey(SCOPE, "k1")).toBeUndefined();
       expect(await store.tasks.after(0, 10)).toEqual([]);
-      expect((await store.ledger.stats()).results).toBe(0);
       // The store goes on as before.
       expect(await store.runs.create(newRun(), LEASE)).not.toBe("exists");
     });
@@ -689,6 +665,30 @@ export function storeContract(fixture: StoreFixture): void {
       await kept;
       expect((await store.runs.list({})).map((run) => run.id)).toEqual(["b"]);
       expect(await store.tasks.withKey(SCOPE, "ka")).toBeUndefined();
+    });
+
+    it("holds only its own writes: what the process writes outside it meanwhile stays when it throws, and is written whole", async () => {
+      const store = await openStore();
+      let inside!: () => void;
+      const begun = new Promise<void>((resolve) => (inside = resolve));
+      let finish!: () => void;
+      const finished = new Promise<void>((resolve) => (finish = resolve));
+      const undone = store.transaction(async ({ runs }) => {
+        await runs.create(newRun({ id: "inside", identity: "inside" }), LEASE);
+        inside();
+        await finished;
+        throw new Error("undone");
+      });
+      await begun;
+      // A heartbeat, a task's status: written by the same process while the unit is under way.
+      const outside = store.runs.create(newRun({ id: "outside", identity: "outside" }), LEASE);
+      const task = store.tasks.add({ scope: SCOPE, product: "carrier_batch", idempotencyKey: "k-outside" });
+      finish();
+      await expect(undone).rejects.toThrow("undone");
+      await outside;
+      await task;
+      expect((await store.runs.list({})).map((run) => run.id)).toEqual(["outside"]);
+      expect(await store.tasks.withKey(SCOPE, "k-outside")).toBeDefined();
     });
 
     it("goes on after a run refused inside it (another open run of the command), as adopting does", async () => {

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { stateDir } from "../../config/paths.js";
 import { InterruptedError, UsageError } from "../../errors.js";
 import { forgetNumbers, pruneResults, type ErasureReport, type ErasureScope } from "../../run/erase.js";
-import { SqliteStore } from "../../store/sqlite-store.js";
+import { openStore } from "../../store/open.js";
 import type { LedgerRow, Store } from "../../store/store.js";
 import type { Context } from "../context.js";
 import { snakeCaseKeys } from "../json-keys.js";
@@ -201,7 +201,7 @@ async function withErasureScope(ctx: Context, erase: (scope: ErasureScope, store
   const store = await ctx.store();
   const dir = stateDir(ctx.env);
   const localPath = join(dir, STORE_FILE);
-  const local = store.location !== localPath && existsSync(localPath) ? SqliteStore.open(localPath) : undefined;
+  const local = store.location !== localPath && existsSync(localPath) ? await openStore(localPath, ctx.env) : undefined;
   try {
     await erase({ stores: local ? [store, local] : [store], stateDir: dir }, store);
   } finally {

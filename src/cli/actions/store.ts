@@ -6,8 +6,7 @@ import { backupStore } from "../../store/backup.js";
 import { RESTORE_HINT, StoreDamagedError } from "../../store/health.js";
 import { importStore } from "../../store/import.js";
 import { sqlitePath } from "../../store/location.js";
-import { checkStore } from "../../store/open.js";
-import { SqliteStore } from "../../store/sqlite-store.js";
+import { checkStore, openStore } from "../../store/open.js";
 import type { Context } from "../context.js";
 import { absolutePath } from "../paths.js";
 import { STORE_FILE } from "../services.js";
@@ -57,7 +56,7 @@ export async function storeImportAction(ctx: Context, file: string | undefined):
       hint: "Give the path of a bulkcheck.db: bulkcheck store import FILE",
     });
   }
-  const source = SqliteStore.open(path);
+  const source = await openStore(path, ctx.env);
   try {
     const summary = await importStore(source, target);
     if (ctx.globals.json) ctx.printer.json({ from: path, to: target.location, ...summary });
@@ -116,9 +115,9 @@ export async function storeBackupAction(ctx: Context, file: string, options: { f
   if (sqlitePath(await ctx.storeLocation()) === undefined) throw postgresBackup();
   await checkOutputs(ctx, { FILE: file }, { force: options.force });
   const store = await ctx.store();
-  if (!(store instanceof SqliteStore)) throw postgresBackup();
   const path = absolutePath(ctx, file);
   const bytes = await backupStore(store, path, { force: Boolean(options.force), reading: await bulkcheckFiles(ctx), name: file });
+  if (bytes === undefined) throw postgresBackup();
   if (ctx.globals.json) ctx.printer.json({ from: store.location, to: path, bytes });
   else ctx.printer.note(`Backed up the store ${store.location} into ${file} (${bytes} bytes).`);
 }

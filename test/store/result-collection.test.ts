@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ResultCollection } from "../../src/ledger/result-collection.js";
+import { ResultCollection } from "../../src/store/result-collection.js";
 
 /** The rows in the order the collection hands them out: number, then stored values. */
 function inKeyOrder(rows: ResultCollection): Array<[number, readonly (string | null)[]]> {

@@ -1,4 +1,5 @@
-import { identifierNumber, splitValues, type KeyOrderedResults, type StoredValue } from "../store/result-values.js";
+import { identifierNumber, splitValues } from "./result-values.js";
+import type { KeyOrderedResults, StoredValue } from "./store.js";
 
 /** Rows the arrays start with; they double as they fill. */
 const INITIAL_ROWS = 4096;
