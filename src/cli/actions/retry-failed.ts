@@ -1,7 +1,5 @@
 import { join } from "node:path";
 import type { RunOutcome } from "../../run/submit-request.js";
-import { usdToMicros } from "../../tasks/cost.js";
-import { commandLine } from "../command-line.js";
 import type { Context } from "../context.js";
 import { readIds } from "../read-ids.js";
 import { withTempDir } from "../../temp-dir.js";
@@ -13,7 +11,7 @@ import { count } from "../../format-count.js";
 import { finishRun, submitRun } from "../../run/submit-run.js";
 import { retryList, type RetryListDeps } from "../../run/retry-list.js";
 import { noteColumn } from "./shared/preparation.js";
-import { runDeps, runPrinter } from "./shared/submission.js";
+import { runDeps, runFlagsRequest, runPrinter } from "./shared/submission.js";
 import { emptySummary } from "../../prepare/summary.js";
 
 export interface RetryFailedOptions extends SubmitFlags, AfterUploadFlags {}
@@ -81,11 +79,9 @@ async function retryOne(
   const { settings, product, stored } = origin;
   // Under --country auto each task has its own country; the settings' is the one national numbers were read in.
   const country = settings.anyRegion ? stored.task.country : settings.country;
-  const ledger = await ctx.ledgerSettings();
   const summary = { ...emptySummary(), kept: retry.count };
   const list = { ...retry, ...(settings.anyRegion && country ? { country } : {}) };
   const printer = runPrinter(ctx, options, { product, country }, pollIntervalMs, () => Promise.resolve());
-  const timeoutMs = ctx.deadline.remainingMs();
   return submitRun(
     {
       command: { sourcePath: origin.sourcePath, product, country: settings.anyRegion ? "auto" : country, retryOf: id },
@@ -103,19 +99,10 @@ async function retryOne(
           },
           source: stored.run!.source,
         }),
-      dryRun: Boolean(options.dryRun),
-      ...(options.maxCost === undefined ? {} : { maxCostMicros: usdToMicros(options.maxCost) }),
-      maxAgeMs: (options.maxAge ?? ledger.maxAgeSeconds) * 1000,
-      ledger: ledger.on && options.ledger !== false,
+      ...(await runFlagsRequest(ctx, options, pollIntervalMs)),
       // Its numbers are those the service answered without a result: retrying them is what it is for.
       countUnanswered: false,
       retryNoResult: true,
-      pad: ledger.pad,
-      wait: Boolean(options.wait),
-      pollIntervalMs,
-      ...(timeoutMs === undefined ? {} : { timeoutMs, timeoutSeconds: ctx.deadline.seconds }),
-      resumeCommand: commandLine(ctx.argv.filter((arg) => arg !== "--resubmit")),
-      ifBusy: options.ifBusy ?? "wait",
     },
     await runDeps(ctx, { product, workDir: dir, yes: options.yes, printer }),
   ).finally(async () => {

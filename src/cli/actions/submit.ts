@@ -1,6 +1,4 @@
 import { BulkcheckError, UsageError } from "../../errors.js";
-import { usdToMicros } from "../../tasks/cost.js";
-import { commandLine } from "../command-line.js";
 import type { Context } from "../context.js";
 import { absolutePath } from "../paths.js";
 import { withTempDir } from "../../temp-dir.js";
@@ -18,7 +16,7 @@ import {
   productFromFlag,
 } from "./shared/preparation.js";
 import { countryChoice } from "./shared/country-choice.js";
-import { RESUBMIT_NOTE, runDeps, runPrinter } from "./shared/submission.js";
+import { RESUBMIT_NOTE, runDeps, runFlagsRequest, runPrinter } from "./shared/submission.js";
 import { assertKeyLength } from "../../tasks/idempotency.js";
 import { submitRun, failRun, finishRun } from "../../run/submit-run.js";
 import { runJson, takesStdout } from "./shared/submission.js";
@@ -76,7 +74,7 @@ export async function submitAction(ctx: Context, file: string, options: SubmitOp
   };
   const store = await ctx.store();
   const subject = { product, country: anyRegion ? "auto" : country };
-  const timeoutMs = ctx.deadline.remainingMs();
+  const flagsRequest = await runFlagsRequest(ctx, options, pollIntervalMs);
   await withTempDir(async (dir) => {
     const output = await runOutputsView(ctx, outputs, product, {
       summary: Boolean(options.changesSummary),
@@ -112,18 +110,9 @@ export async function submitAction(ctx: Context, file: string, options: SubmitOp
         country: anyRegion ? undefined : country,
         prepare: { ...prepare, ...(anyRegion ? { anyRegion } : {}) },
         ...(options.idempotencyKey === undefined ? {} : { userKey: options.idempotencyKey }),
-        dryRun: Boolean(options.dryRun),
-        ...(options.maxCost === undefined ? {} : { maxCostMicros: usdToMicros(options.maxCost) }),
-        maxAgeMs: (options.maxAge ?? ledger.maxAgeSeconds) * 1000,
-        ledger: ledgerOn,
-        pad: options.pad ?? ledger.pad,
+        ...flagsRequest,
         retryNoResult: Boolean(options.retryNoResult),
         countUnanswered: true,
-        wait: Boolean(options.wait),
-        pollIntervalMs,
-        ...(timeoutMs === undefined ? {} : { timeoutMs, timeoutSeconds: ctx.deadline.seconds }),
-        resumeCommand: resumeCommand(ctx.argv),
-        ifBusy: options.ifBusy ?? "wait",
       },
       {
         ...(await runDeps(ctx, { product, workDir: dir, yes: options.yes, printer })),
@@ -181,11 +170,6 @@ async function outputsStillFree(ctx: Context, file: string, options: SubmitOptio
       hint: "That run's output is complete. To write this one too, give another -o (the results come from the ledger, nothing is paid again) or add --force.",
     });
   }
-}
-
-/** The command to carry on a run: the same command, without what no longer does anything (--resubmit). */
-function resumeCommand(argv: readonly string[]): string {
-  return commandLine(argv.filter((arg) => arg !== "--resubmit"));
 }
 
 async function checkFlags(ctx: Context, file: string, options: SubmitOptions, ledgerSetting: boolean): Promise<void> {

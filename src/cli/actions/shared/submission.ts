@@ -2,11 +2,12 @@ import { UsageError } from "../../../errors.js";
 import { describeHolder } from "../../../run/lease.js";
 import type { PrepareResult } from "../../../prepare/index.js";
 import { ownLease } from "../../../run/lease.js";
-import type { RunEvent, RunOutcome, SubmitRunDeps } from "../../../run/submit-request.js";
+import type { RunEvent, RunOutcome, SubmitRequest, SubmitRunDeps } from "../../../run/submit-request.js";
 import { MICROS_PER_USD } from "../../../spec/products.js";
 import { paddingMicros, uploadedNumbers, type InFlightTask } from "../../../run/plan.js";
 import type { ServiceType } from "../../../spec/products.js";
-import { formatUsd } from "../../../tasks/cost.js";
+import { formatUsd, usdToMicros } from "../../../tasks/cost.js";
+import { commandLine } from "../../command-line.js";
 import type { UploadResult } from "../../../tasks/submit.js";
 import type { Context } from "../../context.js";
 import { snakeCaseKeys } from "../../json-keys.js";
@@ -268,6 +269,39 @@ function reportTask(
       `Task ${task.id} had already been created for this run by an earlier attempt whose answer was lost; the service returned it and nothing was reserved twice.`,
     );
   }
+}
+
+/** What a run's request holds apart from its list: the same flags mean the same for submit and retry-failed. */
+export type RunFlagsRequest = Omit<
+  SubmitRequest,
+  "command" | "product" | "country" | "prepare" | "lists" | "userKey" | "retryNoResult" | "countUnanswered"
+>;
+
+/**
+ * The run's request from the flags submit and retry-failed share (--dry-run, --max-cost,
+ * --max-age, --no-ledger, --pad, --wait, --interval as `pollIntervalMs`, --timeout,
+ * --if-busy) and the profile's ledger settings: one mapping for both commands.
+ */
+export async function runFlagsRequest(
+  ctx: Context,
+  flags: SubmitFlags & { wait?: boolean | undefined },
+  pollIntervalMs: number,
+): Promise<RunFlagsRequest> {
+  const ledger = await ctx.ledgerSettings();
+  const timeoutMs = ctx.deadline.remainingMs();
+  return {
+    dryRun: Boolean(flags.dryRun),
+    ...(flags.maxCost === undefined ? {} : { maxCostMicros: usdToMicros(flags.maxCost) }),
+    maxAgeMs: (flags.maxAge ?? ledger.maxAgeSeconds) * 1000,
+    ledger: ledger.on && flags.ledger !== false,
+    pad: flags.pad ?? ledger.pad,
+    wait: Boolean(flags.wait),
+    pollIntervalMs,
+    ...(timeoutMs === undefined ? {} : { timeoutMs, timeoutSeconds: ctx.deadline.seconds }),
+    // The command that carries the run on: the same one, without what no longer does anything (--resubmit).
+    resumeCommand: commandLine(ctx.argv.filter((arg) => arg !== "--resubmit")),
+    ifBusy: flags.ifBusy ?? "wait",
+  };
 }
 
 /**
