@@ -5,6 +5,8 @@ import { byteOrderMark, encodeText } from "../csv/encodings.js";
 import type { SourceRecord } from "../csv/record-reader.js";
 import { csvText, sourceRecordText, type VerbatimCells } from "../csv/write.js";
 import type { RowClass } from "../prepare/classify.js";
+import type { ServiceType } from "../spec/products.js";
+import type { Task } from "../spec/task.js";
 import { identifierKey, type IdentifierKey } from "../spec/identifier-key.js";
 import { IdentifierSet } from "../spec/identifier-set.js";
 import { createRowClassifier } from "../prepare/row-classifier.js";
@@ -66,6 +68,14 @@ export interface JoinSummary {
   addedColumns: string[];
   /** "bc_" when a source column had the name of an added one (so every added column got it), else "". */
   prefix: string;
+}
+
+/** What a join wrote, and of which tasks. */
+export interface JoinOutcome {
+  summary: JoinSummary;
+  serviceType: ServiceType;
+  /** The tasks as checked before the download. */
+  tasks: Task[];
 }
 
 /** A source row and what the join adds after its columns: `identifier`, the result columns, `bulkcheck_status`. */

@@ -2,7 +2,7 @@ import { UsageError } from "../errors.js";
 import { LIBPHONENUMBER_VERSION, type PreparationSettings } from "../prepare/settings.js";
 import { runSettings } from "../tasks/origins.js";
 import { AtomicFile, listBeingRead } from "../results/atomic-file.js";
-import { joinCounts, joinResults, statusTable, type JoinSummary } from "./join-rows.js";
+import { joinCounts, joinResults, statusTable, type JoinOutcome } from "./join-rows.js";
 import { readResults, resultMap, type ResultSource } from "../results/read-results.js";
 import type { ServiceType } from "../spec/products.js";
 import type { Task } from "../spec/task.js";
@@ -15,6 +15,7 @@ import { assertReadableTwice } from "../prepare/input-source.js";
 import type { Scope, Store } from "../store/store.js";
 import { withTempDir } from "../temp-dir.js";
 import { runResults, type WholeRunEvent } from "./whole-runs.js";
+import { isStdout, type OutputDeps, type OutputOfRun } from "./output-files.js";
 
 export type JoinDeps = DownloadDeps;
 
@@ -71,6 +72,52 @@ export async function writeJoin(request: JoinRequest, deps: JoinRequestDeps): Pr
   });
 }
 
+/** -o FILE --join as a command asks for it: the tasks, the list, and the output (a file as given, or stdout). */
+export interface JoinedOutputRequest {
+  taskIds: readonly string[];
+  /** The list joined to, absolute. */
+  sourcePath: string;
+  /** -o: a file as the user gave it, or `-`/undefined for stdout. */
+  output: string | undefined;
+  /** --force: replace the output, and join to a list changed since it was submitted. */
+  force: boolean;
+  format: "csv" | "xlsx";
+  safeCsv: boolean;
+}
+
+/**
+ * The join written to its output (stdout through a file of its own, see OutputDeps.stage),
+ * told as an event once written; a run's own output joins its staged results.
+ */
+export async function writeJoinedOutput(join: JoinedOutputRequest, run: OutputOfRun, deps: OutputDeps): Promise<JoinOutcome> {
+  const { output, force, ...request } = join;
+  const outcome = await deps.stage(
+    output,
+    (path, mode) =>
+      writeJoin(
+        {
+          ...request,
+          path,
+          ...(mode === undefined ? {} : { mode }),
+          force: isStdout(output) || force,
+          acceptChangedSource: force,
+          prices: deps.prices,
+        },
+        {
+          ...deps.download,
+          ...(run.staged ? { staged: run.staged } : {}),
+          store: deps.store,
+          scope: deps.scope,
+          now: deps.now,
+          onEvent: (event) => deps.onEvent({ ...event, output: "join" }),
+        },
+      ),
+    "data",
+  );
+  deps.onEvent({ type: "joined", outcome, path: isStdout(output) ? undefined : output, format: join.format });
+  return outcome;
+}
+
 export interface JoinTarget {
   /** The list the tasks were submitted from (absolute path). */
   sourcePath: string;
@@ -97,13 +144,6 @@ export interface JoinTarget {
   /** The run's product and settings, when every result comes from the ledger (no task to find them by). */
   product?: ServiceType;
   settings?: PreparationSettings;
-}
-
-export interface JoinOutcome {
-  summary: JoinSummary;
-  serviceType: ServiceType;
-  /** The tasks as checked before the download. */
-  tasks: Task[];
 }
 
 /**

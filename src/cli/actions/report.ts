@@ -1,7 +1,9 @@
+import { writeReportOutput } from "../../outputs/output-files.js";
 import type { Context } from "../context.js";
+import { absolutePath } from "../paths.js";
 import { readIds } from "../read-ids.js";
-import { checkOutputs } from "./shared/destination.js";
-import { reportFromResults } from "./shared/report-output.js";
+import { checkOutputs, isStdout } from "./shared/destination.js";
+import { outputDeps } from "./shared/output-view.js";
 
 export interface ReportOptions {
   output?: string;
@@ -16,6 +18,8 @@ export interface ReportOptions {
 export async function reportAction(ctx: Context, ids: string[], options: ReportOptions): Promise<void> {
   const taskIds = await readIds(ctx, ids);
   await checkOutputs(ctx, { "-o": options.output }, { force: options.force });
-  const written = await reportFromResults(ctx, taskIds, options.output, options.force);
-  if (ctx.globals.json && written.path !== undefined) ctx.printer.json(written);
+  const read = await writeReportOutput(taskIds, options.output, Boolean(options.force), {}, await outputDeps(ctx, {}));
+  if (ctx.globals.json && !isStdout(options.output)) {
+    ctx.printer.json({ path: absolutePath(ctx, options.output), tasks: read.tasks.length, rows: read.summary.rows });
+  }
 }

@@ -5,9 +5,10 @@ import type { OutputFormat } from "../../../results/index.js";
 import type { Context } from "../../context.js";
 import { absolutePath } from "../../paths.js";
 import { checkOutputs } from "./destination.js";
-import { downloadToOutput } from "./download-output.js";
-import { joinDeps, printJoin, writeJoinTo } from "./join-output.js";
-import { reportFromResults, type OutputOfRun } from "./report-output.js";
+import { writeJoinedOutput } from "../../../outputs/join.js";
+import { writeMergedOutput, writeReportOutput, type OutputOfRun } from "../../../outputs/output-files.js";
+import { planOf } from "../../../run/run-record.js";
+import { outputDeps, terminalTable } from "./output-view.js";
 import { joinFormat, resultFormat } from "./output-format.js";
 import { checkReportFlags } from "./report-flags.js";
 import { waitAndReport, type WaitFlags } from "./waiting.js";
@@ -126,24 +127,22 @@ export function tasksGoOn(error: unknown): unknown {
  */
 export async function writeOutput(ctx: Context, ids: readonly string[], request: OutputsRequest, run: OutputOfRun = {}): Promise<void> {
   const { report, output, force } = request;
+  const waiting = (run.record && planOf(run.record))?.waiting ?? 0;
   try {
+    const deps = await outputDeps(ctx, request, { runId: run.record?.id, waiting });
     if (output === undefined) {
-      if (report !== undefined) await reportFromResults(ctx, ids, report, force, run);
+      if (report !== undefined) await writeReportOutput(ids, report, force, run, deps);
       else ctx.printer.note(ids.length > 0 ? `Done. Download with: bulkcheck download ${ids.join(" ")} -o results.csv` : "Done.");
     } else if (output.join) {
       const { sourcePath, safeCsv } = output.join;
       await checkOutputs(ctx, { "-o": output.path }, { force, reading: [sourcePath] });
-      const prices = await ctx.prices();
-      const joined = await writeJoinTo(
-        ctx,
-        { taskIds: ids, sourcePath, output: output.path, force, format: output.format, prices, safeCsv },
-        await joinDeps(ctx, request, run.staged),
-      );
-      printJoin(ctx, joined, { output: output.path, format: output.format, prices, runId: run.record?.id });
+      await writeJoinedOutput({ taskIds: ids, sourcePath, output: output.path, force, format: output.format, safeCsv }, run, deps);
       // The join does not count rows by result column: the report reads the results once more.
-      if (report !== undefined) await reportFromResults(ctx, ids, report, force, run);
+      if (report !== undefined) await writeReportOutput(ids, report, force, run, deps);
     } else {
-      await downloadToOutput(ctx, ids, { output: output.path, format: output.format, force, report, ledger: request.ledger }, run);
+      checkReportFlags({ output: output.path, report });
+      await checkOutputs(ctx, { "-o": output.path, "--report": report }, { force });
+      await writeMergedOutput(ids, { path: output.path, format: output.format, force, report, table: terminalTable(ctx) }, run, deps);
     }
   } catch (error) {
     throw tasksGoOn(error);

@@ -7,11 +7,9 @@ import { stagingRoot } from "../../../run/staging.js";
 import { localStoreFiles } from "../../../store/location.js";
 import type { Context } from "../../context.js";
 import { absolutePath } from "../../paths.js";
+import { isStdout } from "../../../outputs/output-files.js";
 
-/** Where output goes: `-` or nothing is stdout, anything else a file written atomically. */
-export function isStdout(output: string | undefined): output is "-" | undefined {
-  return output === undefined || output === "-";
-}
+export { isStdout } from "../../../outputs/output-files.js";
 
 /** The files a command writes, by the flag that names each (`-o`, `--rejects`, `--report`); `-` or nothing is not a file. */
 export type Outputs = Readonly<Record<string, string | undefined>>;
