@@ -1,6 +1,7 @@
 import type { RunFilter, RunRecord, Store, TaskRecord } from "../store/store.js";
 import type { RunPlan } from "./plan.js";
-import { outputOf, planOf, RunRecordError } from "./run-record.js";
+import { RunRecordError } from "../store/health.js";
+import { outputOf, planOf } from "./run-record.js";
 
 /** What `bulkcheck runs` shows of a run: its numbers and money (RunCounts, of one run), and where it belongs. */
 export interface RunSummary extends Omit<RunCounts, "runs"> {

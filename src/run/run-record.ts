@@ -1,4 +1,4 @@
-import { BulkcheckError } from "../errors.js";
+import { RunRecordError } from "../store/health.js";
 import type { RunRecord } from "../store/store.js";
 import type { RunPlan } from "./plan.js";
 
@@ -6,21 +6,13 @@ import type { RunPlan } from "./plan.js";
  * What a run's record keeps as JSON, read back as typed values here and nowhere else: the
  * store hands it over as it was written (`unknown`), by this release or an earlier one, or
  * changed by hand. A record that is not what bulkcheck writes is refused with RunRecordError,
- * never read as if it were.
+ * never read as if it were. How the list was read and what preparation found (`settings`,
+ * `prepared`) are read in tasks/origins.ts, below the run, where downloads and joins need them.
  */
 
 /** Where a run's output went, as finishRun keeps it: a file, or (no path) stdout. */
 export interface RunOutputRecord {
   path?: string;
-}
-
-/** A run's record holds what bulkcheck cannot read: exit 3, naming the run and the field. */
-export class RunRecordError extends BulkcheckError {
-  constructor(runId: string, field: string, problem: string) {
-    super("input", `Run ${runId}'s ${field} in the store cannot be read: ${problem}.`, {
-      hint: "bulkcheck wrote it otherwise: a record changed outside bulkcheck can be put back from a backup of the store. See what else is wrong with: bulkcheck store check",
-    });
-  }
 }
 
 /** The plan a run made before its first upload; undefined for a run that made none (stopped before it, or adopted from 0.1). */

@@ -94,3 +94,12 @@ export function schemaProblems(expected: SchemaShape, actual: SchemaShape): stri
   }
   return problems;
 }
+
+/** A run's record holds what bulkcheck cannot read: exit 3, naming the run and the field. */
+export class RunRecordError extends BulkcheckError {
+  constructor(runId: string, field: string, problem: string) {
+    super("input", `Run ${runId}'s ${field} in the store cannot be read: ${problem}.`, {
+      hint: "bulkcheck wrote it otherwise: a record changed outside bulkcheck can be put back from a backup of the store. See what else is wrong with: bulkcheck store check",
+    });
+  }
+}

@@ -1,6 +1,7 @@
 import { BulkcheckError } from "../errors.js";
 import type { PreparationSettings } from "../prepare/settings.js";
-import type { PrepareSummary } from "../prepare/summary.js";
+import { ROW_COUNTS, type PrepareSummary } from "../prepare/summary.js";
+import { RunRecordError } from "../store/health.js";
 import type { RunRecord, Scope, Store, TaskRecord } from "../store/store.js";
 
 /** Where a task came from, as far as this machine's store knows: its row, and the run it was part of. */
@@ -27,15 +28,41 @@ export async function taskOrigins(store: Store, scope: Scope, ids: readonly stri
   return origins;
 }
 
-/** How a run's list was read, when it was recorded (runs imported from 0.1 without it have none). */
+/**
+ * How a run's list was read, when it was recorded (runs imported from 0.1 without it have none).
+ * Settings that are not what bulkcheck writes are refused (RunRecordError), never read as if they were.
+ */
 export function runSettings(run: RunRecord | undefined): PreparationSettings | undefined {
-  const settings = run?.settings as PreparationSettings | null | undefined;
-  return settings && typeof settings === "object" && settings.version === 1 ? settings : undefined;
+  const settings = run?.settings;
+  if (!run || settings === undefined || settings === null) return undefined;
+  if (!isRecord(settings)) throw new RunRecordError(run.id, "settings", "they are not an object");
+  // A journal of 0.1 recorded no version: those settings are not taken as this release's.
+  if (settings.version === undefined) return undefined;
+  if (settings.version !== 1) throw new RunRecordError(run.id, "settings", `their version is ${JSON.stringify(settings.version)}, not 1`);
+  const column = settings.column;
+  if (!isRecord(column) || !Number.isInteger(column.index))
+    throw new RunRecordError(run.id, "settings", "their column is not a column index");
+  if (typeof settings.encoding !== "string") {
+    throw new RunRecordError(run.id, "settings", "their encoding is missing");
+  }
+  for (const flag of ["requireCountryCode", "strictRegion", "hasHeader"]) {
+    if (typeof settings[flag] !== "boolean") throw new RunRecordError(run.id, "settings", `their ${flag} is not true or false`);
+  }
+  return settings as unknown as PreparationSettings;
 }
 
-/** The preparation summary of a run's whole list, when it was recorded. */
+/** The preparation summary of a run's whole list, when it was recorded; one that is not what bulkcheck writes is refused (RunRecordError). */
 export function runSummary(run: RunRecord | undefined): PrepareSummary | undefined {
-  return (run?.prepared as PrepareSummary | undefined) ?? undefined;
+  const summary = run?.prepared;
+  if (!run || summary === undefined || summary === null) return undefined;
+  if (!isRecord(summary)) throw new RunRecordError(run.id, "preparation summary", "it is not an object");
+  const notCount = ROW_COUNTS.find((field) => !Number.isInteger(summary[field]));
+  if (notCount) throw new RunRecordError(run.id, "preparation summary", `its ${notCount} is not a count`);
+  return summary as unknown as PrepareSummary;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 /** The summaries of the runs these tasks came from, each run once (a split list's parts share one). */

@@ -16,7 +16,7 @@ import { describeFailure, type Failure } from "../../src/cli/failure.js";
 import { SignalStop } from "../../src/cli/signal-stop.js";
 import { RunBusyError } from "../../src/run/lease.js";
 import { StoreDamagedError, StoreTooNewError } from "../../src/store/health.js";
-import { RunRecordError } from "../../src/run/run-record.js";
+import { RunRecordError } from "../../src/store/health.js";
 import { StoreUnavailableError } from "../../src/store/store.js";
 import { unclosedQuote } from "../../src/csv/errors.js";
 import {

@@ -1,6 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { runSummaries } from "../../src/run/history.js";
-import { outputOf, planOf, RunRecordError } from "../../src/run/run-record.js";
+import { outputOf, planOf } from "../../src/run/run-record.js";
+import { RunRecordError } from "../../src/store/health.js";
+import { runSettings, runSummary } from "../../src/tasks/origins.js";
 import { tempStores } from "../helpers/store.js";
 import { LEASE, newRun } from "../store/store-contract.js";
 
@@ -45,6 +47,52 @@ describe("a run's record, read back", () => {
     expect(outputOf({ id: "r9", output: { format: "csv" } })).toEqual({});
     expect(() => outputOf({ id: "r9", output: { path: 3 } })).toThrow("Run r9's output in the store cannot be read: its path is not text.");
     expect(() => outputOf({ id: "r9", output: "out.csv" })).toThrow("Run r9's output in the store cannot be read: it is not an object.");
+  });
+});
+
+describe("how a run's list was read, and what preparation found, read back", () => {
+  const SETTINGS = {
+    version: 1,
+    country: "GB",
+    requireCountryCode: false,
+    strictRegion: false,
+    column: { index: 0, name: "phone" },
+    hasHeader: true,
+    encoding: "utf8",
+    libphonenumber: { version: "1.12.0", metadata: "max" },
+  };
+  const SUMMARY = {
+    rows_read: 3,
+    submitted_lines: 3,
+    kept: 2,
+    invalid_cnt: 1,
+    no_code_cnt: 0,
+    other_country_cnt: 0,
+    duplicate_cnt: 0,
+    blank: 0,
+  };
+  const run = (fields: object) => ({ ...newRun({ id: "r9" }), ...fields });
+
+  it("gives them as bulkcheck wrote them, and nothing for a run without them (or with settings of 0.1's journal, unversioned)", () => {
+    expect(runSettings(run({ settings: SETTINGS }))).toEqual(SETTINGS);
+    expect(runSettings(run({ settings: null }))).toBeUndefined();
+    expect(runSettings(run({ settings: { column: { index: 0 } } }))).toBeUndefined();
+    expect(runSettings(undefined)).toBeUndefined();
+    expect(runSummary(run({ prepared: SUMMARY }))).toEqual(SUMMARY);
+    expect(runSummary(run({ prepared: undefined }))).toBeUndefined();
+  });
+
+  it("refuses settings or a summary it cannot read, naming the run, the field and what is wrong (exit 3)", () => {
+    expect(() => runSettings(run({ settings: { ...SETTINGS, version: 2 } }))).toThrow(
+      "Run r9's settings in the store cannot be read: their version is 2, not 1.",
+    );
+    expect(() => runSettings(run({ settings: { ...SETTINGS, column: "phone" } }))).toThrow("their column is not a column index");
+    expect(() => runSettings(run({ settings: { ...SETTINGS, hasHeader: "yes" } }))).toThrow("their hasHeader is not true or false");
+    expect(() => runSettings(run({ settings: "GB" }))).toThrow(RunRecordError);
+    expect(() => runSummary(run({ prepared: { ...SUMMARY, kept: "2" } }))).toThrow(
+      "Run r9's preparation summary in the store cannot be read: its kept is not a count.",
+    );
+    expect(() => runSummary(run({ prepared: [] }))).toThrow(RunRecordError);
   });
 });
 

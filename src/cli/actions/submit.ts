@@ -18,7 +18,7 @@ import {
 import { countryChoice } from "./shared/country-choice.js";
 import { RESUBMIT_NOTE, runDeps, runFlagsRequest, runPrinter } from "./shared/submission.js";
 import { assertKeyLength } from "../../tasks/idempotency.js";
-import { submitRun, failRun, finishRun } from "../../run/submit-run.js";
+import { submitRun } from "../../run/submit-run.js";
 import { runJson, takesStdout } from "./shared/submission.js";
 import { runOutputsView } from "./shared/run-outputs-view.js";
 import type { OutputsRequest } from "../../outputs/outputs-request.js";
@@ -72,7 +72,6 @@ export async function submitAction(ctx: Context, file: string, options: SubmitOp
     countChanges: Boolean(options.changesSummary || options.exitOnChange) || ctx.outcome.awaited,
     ...(ledger.retentionSeconds === undefined ? {} : { retentionSeconds: ledger.retentionSeconds }),
   };
-  const store = await ctx.store();
   const subject = { product, country: anyRegion ? "auto" : country };
   const flagsRequest = await runFlagsRequest(ctx, options, pollIntervalMs);
   await withTempDir(async (dir) => {
@@ -130,16 +129,7 @@ export async function submitAction(ctx: Context, file: string, options: SubmitOp
       if (options.dryRun) ctx.printer.note("Dry run: nothing was uploaded.");
       return;
     }
-    try {
-      await output.write(outcome);
-    } catch (error) {
-      // Its results are in the ledger: the next run of the command writes them without paying again, so this
-      // run ends here, saying why, rather than stay open. Without the ledger, it stays open to be carried on.
-      if (ledgerOn && options.wait) await failRun(store, outcome, ctx.now, error);
-      throw error;
-    }
-    await finishRun(store, outcome, ctx.now, output.describe()).catch(goOn);
-    await output.cleanUp().catch(goOn);
+    await output.end(outcome);
     ctx.outcome.run = outcome.run.id;
     if (options.wait)
       ctx.outcome.charge(

@@ -5,10 +5,8 @@ import type { OutputFormat } from "../../../results/index.js";
 import type { Context } from "../../context.js";
 import { absolutePath } from "../../paths.js";
 import { checkOutputs } from "./destination.js";
-import { writeJoinedOutput } from "../../../outputs/join.js";
-import { writeMergedOutput, writeReportOutput, type OutputOfRun } from "../../../outputs/output-files.js";
-import { planOf } from "../../../run/run-record.js";
-import { outputDeps, terminalTable } from "./output-view.js";
+import { writeOutputs } from "../../../outputs/run-end.js";
+import { runWritingDeps } from "./output-view.js";
 import { joinFormat, resultFormat } from "./output-format.js";
 import { checkReportFlags } from "./report-flags.js";
 import { waitAndReport, type WaitFlags } from "./waiting.js";
@@ -121,29 +119,10 @@ export function tasksGoOn(error: unknown): unknown {
   return error instanceof FileSystemError && (error.writing || error.kind === "input") ? error.withHint(TASKS_GO_ON) : error;
 }
 
-/**
- * The request's -o (merged, or joined to its list) and --report of finished tasks; a run's
- * own output reads the results it fetched already, and its report describes it.
- */
-export async function writeOutput(ctx: Context, ids: readonly string[], request: OutputsRequest, run: OutputOfRun = {}): Promise<void> {
-  const { report, output, force } = request;
-  const waiting = (run.record && planOf(run.record))?.waiting ?? 0;
+/** The request's -o (merged, or joined to its list) and --report of finished tasks (see outputs/run-end.ts's writeOutputs). */
+export async function writeOutput(ctx: Context, ids: readonly string[], request: OutputsRequest): Promise<void> {
   try {
-    const deps = await outputDeps(ctx, request, { runId: run.record?.id, waiting });
-    if (output === undefined) {
-      if (report !== undefined) await writeReportOutput(ids, report, force, run, deps);
-      else ctx.printer.note(ids.length > 0 ? `Done. Download with: bulkcheck download ${ids.join(" ")} -o results.csv` : "Done.");
-    } else if (output.join) {
-      const { sourcePath, safeCsv } = output.join;
-      await checkOutputs(ctx, { "-o": output.path }, { force, reading: [sourcePath] });
-      await writeJoinedOutput({ taskIds: ids, sourcePath, output: output.path, force, format: output.format, safeCsv }, run, deps);
-      // The join does not count rows by result column: the report reads the results once more.
-      if (report !== undefined) await writeReportOutput(ids, report, force, run, deps);
-    } else {
-      checkReportFlags({ output: output.path, report });
-      await checkOutputs(ctx, { "-o": output.path, "--report": report }, { force });
-      await writeMergedOutput(ids, { path: output.path, format: output.format, force, report, table: terminalTable(ctx) }, run, deps);
-    }
+    await writeOutputs(ids, request, {}, await runWritingDeps(ctx, request, {}));
   } catch (error) {
     throw tasksGoOn(error);
   }

@@ -1,5 +1,7 @@
 import { joinCounts, type JoinOutcome } from "../../../outputs/join-rows.js";
 import type { MergedOutput, OutputDeps, OutputEvent } from "../../../outputs/output-files.js";
+import type { OutputsRequest } from "../../../outputs/outputs-request.js";
+import type { RunEndDeps, RunEndEvent } from "../../../outputs/run-end.js";
 import { signalByCountry } from "../../../report/model.js";
 import { describeSummary, type OutputFormat } from "../../../results/index.js";
 import type { ServiceType } from "../../../spec/products.js";
@@ -11,6 +13,7 @@ import type { Context } from "../../context.js";
 import { dataOut } from "../../io.js";
 import { absolutePath } from "../../paths.js";
 import { billingJson, describeBilling, describeExcluded } from "./billing-report.js";
+import { checkOutputs } from "./destination.js";
 import { downloadDeps } from "./download-deps.js";
 import { withStagedOutput } from "./staged-output.js";
 
@@ -24,6 +27,42 @@ export interface DownloadFlags {
   report?: string;
   /** --no-ledger: keep nothing of this download in the ledger. */
   ledger?: boolean;
+}
+
+/**
+ * What writing a run's outputs (outputs/run-end.ts) needs beyond outputDeps: how a table is
+ * drawn, the destination rules checked again just before writing, and the run's own events
+ * (`drawRunEvent`; "done" is told here).
+ */
+export async function runWritingDeps(
+  ctx: Context,
+  request: OutputsRequest,
+  context: OutputContext,
+  drawRunEvent: (event: Exclude<RunEndEvent, { type: "done" }>) => void = () => undefined,
+): Promise<Omit<RunEndDeps, "outputs">> {
+  const deps = await outputDeps(ctx, request, context);
+  const drawOutput = deps.onEvent;
+  return {
+    ...deps,
+    table: terminalTable(ctx),
+    checkDestinations: (outputs, reading) => checkOutputs(ctx, outputs, { force: request.force, reading: [...reading] }),
+    onEvent: (event) => {
+      switch (event.type) {
+        case "done":
+          ctx.printer.note(
+            event.taskIds.length > 0 ? `Done. Download with: bulkcheck download ${event.taskIds.join(" ")} -o results.csv` : "Done.",
+          );
+          return;
+        case "waiting":
+        case "not waited":
+        case "changes":
+          drawRunEvent(event);
+          return;
+        default:
+          drawOutput(event);
+      }
+    },
+  };
 }
 
 /** How a table written to this process's stdout is drawn: its colours, width and whether a terminal reads it. */

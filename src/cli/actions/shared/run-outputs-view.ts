@@ -8,8 +8,10 @@ import type { UploadResult } from "../../../tasks/submit.js";
 import { count } from "../../../format-count.js";
 import type { Context } from "../../context.js";
 import { absolutePath } from "../../paths.js";
-import { fetchesResults, wantsChanges, type OutputsRequest } from "../../../outputs/outputs-request.js";
-import { tasksGoOn, writeOutput } from "./after-upload.js";
+import { fetchesResults, type OutputsRequest } from "../../../outputs/outputs-request.js";
+import { endRun, waitingOf, type RunEndEvent } from "../../../outputs/run-end.js";
+import { tasksGoOn } from "./after-upload.js";
+import { runWritingDeps } from "./output-view.js";
 import { isStdout } from "./destination.js";
 import { brokeOff, notPublished, resultRecording } from "./download-deps.js";
 
@@ -23,9 +25,8 @@ export interface ChangesView {
 
 /**
  * A run's outputs as the request asks for them (see RunOutputs for what happens to the
- * results), told on the terminal: whether results are fetched as tasks finish, then -o
- * (merged or joined), --changes and --report written once every task has, and what the
- * run's record keeps of them.
+ * results, outputs/run-end.ts for the end of the run), told on the terminal: whether results
+ * are fetched as tasks finish, then the run ended once every task has.
  */
 export async function runOutputsView(ctx: Context, request: OutputsRequest, product: ServiceType, view: ChangesView) {
   const output = new RunOutputs({
@@ -52,17 +53,28 @@ export async function runOutputsView(ctx: Context, request: OutputsRequest, prod
     },
   });
 
-  /**
-   * The changes since the previous check, when anything wants them: --changes, the report, the summary line, the
-   * change exit status, or whoever reads the command's outcome when it ends (--on-done, --notify).
-   */
-  const writeChanges = async (outcome: RunOutcome): Promise<ChangesSummary | undefined> => {
-    if (!wantsChanges(request)) return undefined;
-    const summary = await output.changes(outcome, request.changes);
-    ctx.outcome.changes = summary;
-    if (request.changes !== undefined || view.summary) ctx.printer.note(describeChanges(summary, request.changes?.path), view.summary);
-    if (view.exitOnChange && anythingChanged(summary)) ctx.outcome.changed = true;
-    return summary;
+  /** How the terminal tells the end of the run: numbers left waiting, what to follow without --wait, the changes. */
+  const drawRunEvent = (event: Exclude<RunEndEvent, { type: "done" }>) => {
+    if (event.type === "waiting") {
+      ctx.printer.note(
+        `${count(event.numbers)} numbers that need a result wait for a later run (fewer than a task's minimum, and --pad never).`,
+      );
+    } else if (event.type === "not waited") {
+      const { followed } = event;
+      ctx.printer.note(
+        followed.length > 0
+          ? `Next: bulkcheck wait ${followed.join(" ")}   then: bulkcheck download ${followed.join(" ")} -o results.csv`
+          : event.waiting
+            ? "No task was needed for the other numbers: each was checked within --max-age. Write their results with --wait -o FILE."
+            : "Every number was checked within --max-age, so no task was needed. Write the results with --wait -o FILE.",
+      );
+    } else {
+      // The changes go to whoever reads the command's outcome when it ends (--on-done, --notify) too.
+      ctx.outcome.changes = event.summary;
+      if (request.changes !== undefined || view.summary)
+        ctx.printer.note(describeChanges(event.summary, request.changes?.path), view.summary);
+      if (view.exitOnChange && anythingChanged(event.summary)) ctx.outcome.changed = true;
+    }
   };
 
   return {
@@ -72,44 +84,29 @@ export async function runOutputsView(ctx: Context, request: OutputsRequest, prod
       output.stage(result, run).catch((error: unknown) => {
         throw tasksGoOn(error);
       }),
-    /** Writes what the flags ask for once the run's tasks are submitted (and, with --wait, finished). */
-    async write(outcome: RunOutcome): Promise<void> {
-      const ids = outcome.results.map((result) => result.task.id);
-      if (outcome.plan.waiting) {
-        ctx.printer.note(
-          `${count(outcome.plan.waiting)} numbers that need a result wait for a later run (fewer than a task's minimum, and --pad never).`,
-        );
-      }
-      if (!request.wait) {
-        const followed = [...ids, ...outcome.inFlight.flatMap((task) => (task.taskId === undefined ? [] : [task.taskId]))];
-        ctx.printer.note(
-          followed.length > 0
-            ? `Next: bulkcheck wait ${followed.join(" ")}   then: bulkcheck download ${followed.join(" ")} -o results.csv`
-            : outcome.plan.waiting
-              ? "No task was needed for the other numbers: each was checked within --max-age. Write their results with --wait -o FILE."
-              : "Every number was checked within --max-age, so no task was needed. Write the results with --wait -o FILE.",
-        );
-        return;
-      }
-      const staged = await output.results(outcome);
-      const changes = await writeChanges(outcome).catch((error: unknown) => {
+    /**
+     * Ends the run (outputs/run-end.ts): writes what the flags ask for once its tasks are submitted
+     * (and, with --wait, finished), finishes it with where its output went (`runs show`), cleans up.
+     */
+    async end(outcome: RunOutcome): Promise<void> {
+      const context = { runId: outcome.run.id, waiting: waitingOf(outcome.run) };
+      const deps = { ...(await runWritingDeps(ctx, request, context, drawRunEvent)), outputs: output };
+      await endRun(outcome, request, describe(), deps).catch((error: unknown) => {
         throw tasksGoOn(error);
       });
-      await writeOutput(ctx, ids, request, { staged, changes, record: outcome.run });
     },
-    /** What the run's record keeps of its output (`runs show`). */
-    describe() {
-      const { output, changes, report } = request;
-      return {
-        ...(output === undefined ? {} : { path: isStdout(output.path) ? "-" : absolutePath(ctx, output.path) }),
-        ...(output?.join ? { join: true } : {}),
-        ...(changes === undefined ? {} : { changes: isStdout(changes.path) ? "-" : absolutePath(ctx, changes.path) }),
-        ...(report === undefined ? {} : { report: isStdout(report) ? "-" : absolutePath(ctx, report) }),
-      };
-    },
-    /** Once the run has finished: staging removed, old results pruned, abandoned runs' results collected. */
-    cleanUp: () => output.finish(request.retentionSeconds),
   };
+
+  /** What the run's record keeps of its output (`runs show`). */
+  function describe() {
+    const { output: written, changes, report } = request;
+    return {
+      ...(written === undefined ? {} : { path: isStdout(written.path) ? "-" : absolutePath(ctx, written.path) }),
+      ...(written?.join ? { join: true } : {}),
+      ...(changes === undefined ? {} : { changes: isStdout(changes.path) ? "-" : absolutePath(ctx, changes.path) }),
+      ...(report === undefined ? {} : { report: isStdout(report) ? "-" : absolutePath(ctx, report) }),
+    };
+  }
 }
 
 /** The summary line of the changes: results that changed, then the list's numbers that appeared and left. */
