@@ -70,20 +70,16 @@ class PostgresSession implements SqlSession {
     return this.client ? this.client.run(numbered(sql), params) : this.db.run(numbered(sql), params);
   }
 
-  transaction<T>(work: (session: SqlSession) => Promise<T>): Promise<T> {
-    return this.clientTransaction((client) => work(client === this.client ? this : new PostgresSession(this.db, this.scopes, client)));
-  }
-
   /**
-   * Runs `work` on the connection of a transaction: one of its own (`own`), or, inside this
-   * session's, a savepoint of it (undone alone when `work` throws).
+   * Runs `work` in a transaction on a connection of its own, or, inside this session's, as a
+   * savepoint of it (undone alone when `work` throws).
    */
-  async clientTransaction<T>(work: (client: TransactionClient, own: boolean) => Promise<T>): Promise<T> {
+  async transaction<T>(work: (session: SqlSession) => Promise<T>): Promise<T> {
     const { client } = this;
-    if (!client) return this.db.transaction((own) => work(own, true));
+    if (!client) return this.db.transaction((own) => work(new PostgresSession(this.db, this.scopes, own)));
     await client.query("SAVEPOINT part");
     try {
-      const value = await work(client, false);
+      const value = await work(this);
       await client.query("RELEASE SAVEPOINT part");
       return value;
     } catch (error) {

@@ -103,7 +103,12 @@ export async function afterUpload(
   }
   const tasks = finished && finished.every(isFinished) ? [...finished] : await waitAndReport(ctx, ids, wait);
   ctx.outcome.charge(tasks, await ctx.prices());
-  await writeOutput(ctx, ids, request);
+  // The request's -o (merged, or joined to its list) and --report (see outputs/run-end.ts's writeOutputs).
+  try {
+    await writeOutputs(ids, request, {}, await runWritingDeps(ctx, request, {}));
+  } catch (error) {
+    throw tasksGoOn(error);
+  }
 }
 
 const TASKS_GO_ON =
@@ -117,13 +122,4 @@ const TASKS_GO_ON =
  */
 export function tasksGoOn(error: unknown): unknown {
   return error instanceof FileSystemError && (error.writing || error.kind === "input") ? error.withHint(TASKS_GO_ON) : error;
-}
-
-/** The request's -o (merged, or joined to its list) and --report of finished tasks (see outputs/run-end.ts's writeOutputs). */
-export async function writeOutput(ctx: Context, ids: readonly string[], request: OutputsRequest): Promise<void> {
-  try {
-    await writeOutputs(ids, request, {}, await runWritingDeps(ctx, request, {}));
-  } catch (error) {
-    throw tasksGoOn(error);
-  }
 }
