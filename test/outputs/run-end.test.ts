@@ -1,14 +1,11 @@
 import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { createClient } from "../../src/api/client.js";
-import { resolveLimits } from "../../src/config/resolve.js";
-import { ResultRecording } from "../../src/ledger/recording.js";
 import type { OutputEvent } from "../../src/outputs/output-files.js";
 import type { OutputsRequest } from "../../src/outputs/outputs-request.js";
 import { endRun, type RunEndEvent } from "../../src/outputs/run-end.js";
 import { RunOutputs } from "../../src/outputs/run-outputs.js";
-import { ownLease } from "../../src/run/lease.js";
 import { submitRun } from "../../src/run/submit-run.js";
 import { startSandbox } from "../../src/sandbox/index.js";
 import { DEFAULT_PRICE_MICROS } from "../../src/spec/products.js";
@@ -16,12 +13,10 @@ import { openStore } from "../../src/store/open.js";
 import { taskOrigins } from "../../src/tasks/origins.js";
 import { tempDir } from "../helpers/cli.js";
 import { gbList, identifier, listText } from "../helpers/sandbox.js";
+import { closedAfterEach, gbRunRequest, inProcessRunDeps, shortSleep } from "../helpers/in-process-run.js";
 
 const KEY = "sk_run_end_test_key_0123456789";
-const opened: Array<{ close(): Promise<void> }> = [];
-afterEach(async () => {
-  for (const thing of opened.splice(0).reverse()) await thing.close();
-});
+const opened = closedAfterEach();
 
 describe("a run ended by the library, without the command line", () => {
   it("writes the merged output and the changes, finishes the run with where its output went, and removes its staging", async () => {
@@ -36,9 +31,9 @@ describe("a run ended by the library, without the command line", () => {
     const list = join(dir, "list.txt");
     writeFileSync(list, listText(40));
     const scope = { baseUrl: sandbox.url.replace(/\/$/, ""), profile: "default" };
-    const signal = new AbortController().signal;
-    const recording = new ResultRecording({ location: store.location, env: {}, now: Date.now, signal });
     const product = "number_activity_batch";
+    const deps = inProcessRunDeps({ store, scope, client, product, workDir: dir, minTaskSize: 1 });
+    const { signal, recording } = deps;
     const outputs = new RunOutputs({
       store,
       scope,
@@ -47,44 +42,15 @@ describe("a run ended by the library, without the command line", () => {
       ledger: true,
       stateDir,
       now: Date.now,
-      sleep: (ms) => new Promise((resolve) => setTimeout(resolve, Math.min(ms, 50))),
+      sleep: shortSleep,
       signal,
       recording,
       onEvent: () => undefined,
     });
-    const outcome = await submitRun(
-      {
-        command: { sourcePath: list, product, country: "GB" },
-        product,
-        country: "GB",
-        prepare: { source: list, country: "GB" },
-        dryRun: false,
-        maxAgeMs: 3_600_000,
-        ledger: true,
-        pad: "oldest",
-        retryNoResult: false,
-        countUnanswered: true,
-        wait: true,
-        pollIntervalMs: 1000,
-        resumeCommand: "bulkcheck submit list.txt",
-      },
-      {
-        store,
-        scope,
-        client: () => Promise.resolve(client),
-        limits: resolveLimits({ "min-task-size": 1 }),
-        priceMicros: DEFAULT_PRICE_MICROS[product],
-        workDir: dir,
-        lease: ownLease(),
-        now: Date.now,
-        sleep: (ms) => new Promise((resolve) => setTimeout(resolve, Math.min(ms, 50))),
-        random: Math.random,
-        signal,
-        recording,
-        onEvent: () => undefined,
-        onSucceeded: (result, run) => outputs.stage(result, run),
-      },
-    );
+    const outcome = await submitRun(gbRunRequest(list, product, true), {
+      ...deps,
+      onSucceeded: (result, run) => outputs.stage(result, run),
+    });
     expect(outcome).toBeDefined();
     const out = join(dir, "out.csv");
     const request: OutputsRequest = { wait: true, ledger: true, output: { path: out, format: "csv" }, countChanges: true, force: false };
@@ -99,7 +65,7 @@ describe("a run ended by the library, without the command line", () => {
         download: {
           client: () => Promise.resolve(client),
           origins: (ids) => taskOrigins(store, scope, ids),
-          sleep: (ms) => new Promise((resolve) => setTimeout(resolve, Math.min(ms, 50))),
+          sleep: shortSleep,
           signal,
         },
         store,

@@ -1,9 +1,7 @@
 import { writeFileSync } from "node:fs";
+import { describe, expect, it } from "vitest";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
 import { createClient } from "../../src/api/client.js";
-import { resolveLimits } from "../../src/config/resolve.js";
-import type { RunCommand } from "../../src/run/identity.js";
 import { ownLease } from "../../src/run/lease.js";
 import type { RunEvent } from "../../src/run/submit-request.js";
 import { submitRun } from "../../src/run/submit-run.js";
@@ -11,13 +9,10 @@ import { startSandbox, type Sandbox } from "../../src/sandbox/index.js";
 import { SqliteStore } from "../../src/store/sqlite-store.js";
 import { tempDir } from "../helpers/cli.js";
 import { gbList, identifier, listText } from "../helpers/sandbox.js";
-import { ResultRecording } from "../../src/ledger/recording.js";
+import { closedAfterEach, gbRunRequest, inProcessRunDeps } from "../helpers/in-process-run.js";
 
 const KEY = "sk_run_test_key_0123456789";
-const opened: Array<{ close(): Promise<void> }> = [];
-afterEach(async () => {
-  for (const thing of opened.splice(0).reverse()) await thing.close();
-});
+const opened = closedAfterEach();
 
 describe("a run whose numbers another run claimed between its plan and its claim", () => {
   it("plans again, takes those numbers as in flight, and uploads only the rest", async () => {
@@ -31,70 +26,46 @@ describe("a run whose numbers another run claimed between its plan and its claim
     const list = join(dir, "list.txt");
     writeFileSync(list, listText(1000));
     const scope = { baseUrl: sandbox.url.replace(/\/$/, ""), profile: "default" };
-    const command: RunCommand = { sourcePath: list, product: "number_activity_batch", country: "GB" };
     const claimed = gbList(500).map((number) => Number(identifier(number)));
     const events: RunEvent[] = [];
     const outcome = await submitRun(
-      {
-        command,
-        product: "number_activity_batch",
-        country: "GB",
-        prepare: { source: list, country: "GB" },
-        dryRun: false,
-        maxAgeMs: 3_600_000,
-        ledger: true,
-        pad: "oldest",
-        retryNoResult: false,
-        countUnanswered: true,
-        wait: false,
-        pollIntervalMs: 1000,
-        resumeCommand: "bulkcheck submit list.txt",
-      },
-      {
-        store,
-        scope,
-        client: () => Promise.resolve(client),
-        limits: resolveLimits({}),
-        priceMicros: 3000,
-        workDir: dir,
-        lease: ownLease(),
-        now: Date.now,
-        sleep: () => Promise.resolve(),
-        random: Math.random,
-        signal: new AbortController().signal,
-        recording: new ResultRecording({ location: store.location, env: {}, now: Date.now, signal: new AbortController().signal }),
-        async confirm() {
-          // Asked after the first plan, before the claim: meanwhile a run of another list, alive in this
-          // process, claims the first 500 numbers (its part written, its upload not yet answered).
-          if (events.filter((event) => event.type === "plan").length === 1) {
-            await store.runs.create(
-              {
-                id: "other-run",
+      gbRunRequest(list, "number_activity_batch", false),
+      inProcessRunDeps(
+        { store, scope, client, product: "number_activity_batch", workDir: dir },
+        {
+          async confirm() {
+            // Asked after the first plan, before the claim: meanwhile a run of another list, alive in this
+            // process, claims the first 500 numbers (its part written, its upload not yet answered).
+            if (events.filter((event) => event.type === "plan").length === 1) {
+              await store.runs.create(
+                {
+                  id: "other-run",
+                  scope,
+                  identity: "another list",
+                  kind: "submit",
+                  state: "open",
+                  startedAt: new Date().toISOString(),
+                  product: "number_activity_batch",
+                  source: {},
+                  settings: {},
+                },
+                ownLease(),
+              );
+              const part = await store.tasks.add({
                 scope,
-                identity: "another list",
-                kind: "submit",
-                state: "open",
-                startedAt: new Date().toISOString(),
+                runId: "other-run",
                 product: "number_activity_batch",
-                source: {},
-                settings: {},
-              },
-              ownLease(),
-            );
-            const part = await store.tasks.add({
-              scope,
-              runId: "other-run",
-              product: "number_activity_batch",
-              idempotencyKey: "other-part",
-              count: claimed.length,
-              submittedAt: new Date().toISOString(),
-            });
-            await store.tasks.addNumbers(part.ref, claimed);
-          }
-          return true;
+                idempotencyKey: "other-part",
+                count: claimed.length,
+                submittedAt: new Date().toISOString(),
+              });
+              await store.tasks.addNumbers(part.ref, claimed);
+            }
+            return true;
+          },
+          onEvent: (event) => events.push(event),
         },
-        onEvent: (event) => events.push(event),
-      },
+      ),
     );
     expect(events.map((event) => event.type).filter((type) => type !== "schedule")).toEqual(["plan", "claimed meanwhile", "plan", "task"]);
     expect(outcome?.plan).toMatchObject({ kept: 1000, inFlight: { numbers: 500, tasks: [{ runId: "other-run" }] } });
