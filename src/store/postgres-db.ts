@@ -1,5 +1,8 @@
 import { Socket } from "node:net";
+import { Readable } from "node:stream";
+import { pipeline } from "node:stream/promises";
 import pg, { type Pool, type PoolClient, type PoolConfig } from "pg";
+import { from as copyFrom } from "pg-copy-streams";
 import { migrate } from "./postgres-schema.js";
 import { postgresTarget, storeFailure, type ConnectBounds, type ConnectionEnv } from "./postgres-connection.js";
 import type { ColumnValue } from "./store.js";
@@ -7,11 +10,12 @@ import type { ColumnValue } from "./store.js";
 /** What a statement binds: arrays go as their literal (numberArray), JSON as its text. */
 export type PgParam = ColumnValue | boolean;
 
-/** What a transaction's work is given: its statements. */
+/** What a transaction's work is given: statements, and COPY … FROM STDIN of data in COPY's text format. */
 export interface TransactionClient {
   query: (text: string, values?: readonly PgParam[]) => Promise<ColumnValue[][]>;
   /** Runs a statement and says how many rows it changed. */
   run: (text: string, values?: readonly PgParam[]) => Promise<number>;
+  copyIn: (copyStatement: string, data: Iterable<string>) => Promise<void>;
 }
 
 /**
@@ -202,6 +206,7 @@ export class PostgresDb {
       const value = await work({
         query: async (text, values = []) => (await client.query<ColumnValue[]>({ text, values: [...values], rowMode: "array" })).rows,
         run: async (text, values = []) => (await client.query({ text, values: [...values] })).rowCount ?? 0,
+        copyIn: (copyStatement, data) => pipeline(Readable.from(data), client.query(copyFrom(copyStatement))),
       });
       await client.query(end);
       client.release();

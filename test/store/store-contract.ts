@@ -593,6 +593,20 @@ export function storeContract(fixture: StoreFixture): void {
       expect(pairs.map(({ current, previous }) => [current.identifier, previous.values.activated])).toEqual([["447400100001", "false"]]);
     });
 
+    it("records a result a second time (another process recorded it meanwhile) without doubling a row or changing one", async () => {
+      const store = await openStore();
+      const rows = Array.from({ length: 3000 }, (_, i) => ({
+        identifier: String(447400100000 + i),
+        values: ["tab\there", "back\\slash\nline"],
+      }));
+      const task = await recordedTask(store, "2026-11-20T10:00:00.000Z", rows, ["carrier", "region"]);
+      await recordRows(store.ledger, task.ref, ["carrier", "region"], rows, "2026-11-20T10:05:00.000Z");
+      expect((await store.ledger.stats()).results).toBe(3000);
+      const back = await collect(store.ledger.ofTask(task.ref));
+      expect(back).toHaveLength(3000);
+      expect(back[0]!.values).toEqual({ carrier: "tab\there", region: "back\\slash\nline" });
+    });
+
     it("records a result whose rows came in any order, a number listed twice keeping its first row", async () => {
       const store = await openStore();
       const task = await store.tasks.add({ scope: SCOPE, product: "number_activity_batch", taskId: "t-a" });
