@@ -20,6 +20,7 @@ const LIBRARY_FOLDERS = [
   "spec",
   "notify",
   "outputs",
+  "chain",
 ];
 
 const NO_CLI = {

@@ -18,6 +18,7 @@ const IMPORT = /(?:\bfrom\s*|\bimport\s*\(\s*|^\s*import\s*)["'](\.{1,2}\/[^"']+
 export const LAYERS = [
   ["cli"],
   ["notify"],
+  ["chain"],
   ["outputs"],
   ["report"],
   ["run"],

@@ -59,6 +59,18 @@ export interface JoinInput {
   unsent?: readonly UnsentNumbers[];
   /** For `xlsx`: the Summary sheet's tables, given the join's counts (default: the rows by status). */
   summarySheet?: (summary: JoinSummary) => readonly SummaryTable[];
+  /** The columns of a chain's later products, after the first product's (see LaterColumns). */
+  later?: LaterColumns;
+}
+
+/**
+ * Columns added after the first product's, each row's values given by its identifier
+ * (undefined for a row that kept none) and what the row became for the first product:
+ * a chain's later products (chain/chain-columns.ts).
+ */
+export interface LaterColumns {
+  names: readonly string[];
+  values(identifier: string | undefined, status: JoinStatus): readonly string[];
 }
 
 export interface JoinSummary {
@@ -159,8 +171,9 @@ async function openJoinSource(input: JoinInput): Promise<{ source: JoinSource; s
   const dated = input.results.columns.at(-1) === CHECKED_AT_COLUMN;
   const resultColumns = dated ? input.results.columns.slice(0, -1) : input.results.columns;
   const empty = input.results.columns.map(() => "");
-  const { names, prefix } = addedColumnNames(rows.header?.fields ?? [], resultColumns);
-  const addedColumns = dated ? [...names, `${RESULT_COLUMN_PREFIX}${CHECKED_AT_COLUMN}`] : names;
+  const { names, prefix } = addedColumnNames(rows.header?.fields ?? [], resultColumns, input.later?.names ?? []);
+  const later = input.later?.names.map((name) => prefix + name) ?? [];
+  const addedColumns = [...(dated ? [...names, `${RESULT_COLUMN_PREFIX}${CHECKED_AT_COLUMN}`] : names), ...later];
   const summary: JoinSummary = {
     rows: 0,
     byStatus: {
@@ -198,9 +211,9 @@ async function openJoinSource(input: JoinInput): Promise<{ source: JoinSource; s
         summary.rows++;
         summary.byStatus[status]++;
         const values = matched ? (found ?? empty) : empty;
-        const tail = dated
-          ? [matched ? outcome.identifier! : "", ...values.slice(0, -1), status, values.at(-1)!]
-          : [matched ? outcome.identifier! : "", ...values, status];
+        const identifier = matched ? outcome.identifier! : "";
+        const tail = dated ? [identifier, ...values.slice(0, -1), status, values.at(-1)!] : [identifier, ...values, status];
+        if (input.later) tail.push(...input.later.values(matched ? identifier : undefined, status));
         return { record, tail };
       });
     }
@@ -215,10 +228,14 @@ async function openJoinSource(input: JoinInput): Promise<{ source: JoinSource; s
  * added column gets the `bc_` prefix: one rule a script can rely on, rather
  * than renaming only the columns that clash.
  */
-function addedColumnNames(sourceHeader: readonly string[], resultColumns: readonly string[]): { names: string[]; prefix: string } {
+function addedColumnNames(
+  sourceHeader: readonly string[],
+  resultColumns: readonly string[],
+  later: readonly string[],
+): { names: string[]; prefix: string } {
   const added = ["identifier", ...resultColumns, JOIN_STATUS_COLUMN];
   const taken = new Set(sourceHeader.map((name) => name.trim().toLowerCase()));
-  const prefix = added.some((name) => taken.has(name)) ? RESULT_COLUMN_PREFIX : "";
+  const prefix = [...added, ...later].some((name) => taken.has(name)) ? RESULT_COLUMN_PREFIX : "";
   return { names: added.map((name) => prefix + name), prefix };
 }
 

@@ -2,7 +2,7 @@ import { UsageError } from "../errors.js";
 import { LIBPHONENUMBER_VERSION, type PreparationSettings } from "../prepare/settings.js";
 import { runSettings } from "../tasks/origins.js";
 import { AtomicFile, listBeingRead } from "../results/atomic-file.js";
-import { joinCounts, joinResults, statusTable, type JoinOutcome } from "./join-rows.js";
+import { joinCounts, joinResults, statusTable, type JoinOutcome, type LaterColumns } from "./join-rows.js";
 import { readResults, resultMap, type ResultSource } from "../results/read-results.js";
 import type { ServiceType } from "../spec/products.js";
 import type { Task } from "../spec/task.js";
@@ -83,6 +83,8 @@ export interface JoinedOutputRequest {
   force: boolean;
   format: "csv" | "xlsx";
   safeCsv: boolean;
+  /** A chain's later products' columns, beside the first's. */
+  later?: LaterColumns;
 }
 
 /**
@@ -144,6 +146,8 @@ export interface JoinTarget {
   /** The run's product and settings, when every result comes from the ledger (no task to find them by). */
   product?: ServiceType;
   settings?: PreparationSettings;
+  /** A chain's later products' columns, after the first product's. */
+  later?: LaterColumns;
 }
 
 /**
@@ -185,6 +189,7 @@ export async function joinTaskResults(deps: JoinDeps, ids: readonly string[], ta
       safeCsv: target.safeCsv ?? false,
       ...(reproducible ? { uploadedBy: tasks.map((task) => task.id) } : {}),
       ...(target.unsent ? { unsent: target.unsent } : {}),
+      ...(target.later ? { later: target.later } : {}),
       summarySheet: (joined) => [
         runTable({
           product: serviceType,

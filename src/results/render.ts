@@ -105,12 +105,14 @@ export async function* renderCsvParts(parts: AsyncIterable<TablePart>): AsyncGen
 }
 
 /**
- * The JSON value of a field. `activated` is the spec's boolean, so its `true`/`false`
- * become JSON booleans; any other text there, and every other column (the identifier
- * included: digits with a country code are an id, not a number), stays a string as sent.
+ * The JSON value of a field. `activated` is the spec's boolean (named `activity_activated`
+ * and the like for a chain's later product), so its `true`/`false` become JSON booleans; any
+ * other text there, and every other column (the identifier included: digits with a country
+ * code are an id, not a number), stays a string as sent.
  */
 export function jsonValue(column: string, value: string): string | boolean {
-  if (column === "activated" && (value === "true" || value === "false")) return value === "true";
+  const boolean = column === "activated" || column.endsWith("_activated");
+  if (boolean && (value === "true" || value === "false")) return value === "true";
   return value;
 }
 

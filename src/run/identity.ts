@@ -22,6 +22,8 @@ export interface RunCommand {
   encoding?: string | undefined;
   /** For retry-failed: the task whose numbers are retried. */
   retryOf?: string | undefined;
+  /** For a later product of a chain (submit --then): the products before it and the conditions (see chain/chain.ts's stepKey). */
+  chain?: string | undefined;
 }
 
 /**
@@ -46,6 +48,8 @@ export function runIdentity(scope: Scope, command: RunCommand): string {
     command.digitsAs ?? "",
     command.encoding ?? "",
     command.retryOf ?? "",
+    // Added only when there is one, so every run made before chains keeps its identity.
+    ...(command.chain === undefined ? [] : [`chain:${command.chain}`]),
   ];
   return createHash("sha256").update(JSON.stringify(parts)).digest("hex");
 }

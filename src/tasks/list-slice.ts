@@ -48,8 +48,13 @@ export async function writeWithoutResults(
       header = false;
     }
   }
+  return writeKept(listPath, (identifier) => !resolved.has(identifier), outputPath);
+}
+
+/** Writes the identifiers of a list that `keep` says yes to, in the list's order. */
+export function writeKept(listPath: string, keep: (identifier: string) => boolean, outputPath: string): Promise<Chunk> {
   return writeLines(outputPath, async function* () {
-    for await (const line of lines(listPath)) if (!resolved.has(line)) yield line;
+    for await (const line of lines(listPath)) if (keep(line)) yield line;
   });
 }
 

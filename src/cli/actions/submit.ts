@@ -19,6 +19,15 @@ import { countryChoice } from "./shared/country-choice.js";
 import { RESUBMIT_NOTE, runDeps, runFlagsRequest, runPrinter } from "./shared/submission.js";
 import { assertKeyLength } from "../../tasks/idempotency.js";
 import { submitRun } from "../../run/submit-run.js";
+import type { SubmitRequest } from "../../run/submit-request.js";
+import { parseChain, describeCondition, type ChainStep } from "../../chain/chain.js";
+import { submitChain, type ChainEvent } from "../../chain/submit-chain.js";
+import { endChain } from "../../chain/chain-end.js";
+import { formatUsd } from "../../tasks/cost.js";
+import { runWritingDeps } from "./shared/output-view.js";
+import { count } from "../../format-count.js";
+import { billing } from "../../tasks/billing.js";
+import { describeBilling } from "./shared/billing-report.js";
 import { runJson, takesStdout } from "./shared/submission.js";
 import { runOutputsView } from "./shared/run-outputs-view.js";
 import type { OutputsRequest } from "../../outputs/outputs-request.js";
@@ -27,6 +36,8 @@ import { changeCounts } from "../../notify/summary.js";
 
 export interface SubmitOptions extends PreparationFlags, SubmitFlags, AfterUploadFlags {
   type: string;
+  /** --then PRODUCT[:COLUMN=VALUE,...], in order: the later products of a chain (see chain/chain.ts). */
+  then?: string[];
   /** --changes-appeared-left, --changes-summary, --exit-on-change: see OutputsRequest and ChangesView. */
   changesAppearedLeft?: boolean;
   changesSummary?: boolean;
@@ -51,6 +62,8 @@ export async function submitAction(ctx: Context, file: string, options: SubmitOp
   const ledger = await ctx.ledgerSettings();
   const ledgerOn = ledger.on && options.ledger !== false;
   await checkFlags(ctx, file, options, ledger.on);
+  const steps = parseChain(product, options.then ?? []);
+  if (steps.length > 0) checkChainFlags(options, steps, country !== undefined || anyRegion);
   checkRejectsToStdout(options, options.output === "-" ? "-o -" : ctx.globals.json ? "--json" : undefined);
   // A refused --interval must stop the run before anything is reserved, not after the upload.
   const pollIntervalMs = await pollInterval(ctx, options.interval);
@@ -75,10 +88,6 @@ export async function submitAction(ctx: Context, file: string, options: SubmitOp
   const subject = { product, country: anyRegion ? "auto" : country };
   const flagsRequest = await runFlagsRequest(ctx, options, pollIntervalMs);
   await withTempDir(async (dir) => {
-    const output = await runOutputsView(ctx, outputs, product, {
-      summary: Boolean(options.changesSummary),
-      exitOnChange: Boolean(options.exitOnChange),
-    });
     const { options: prepare, done } = await preparationOptions(ctx, file, options, country);
     const printer = runPrinter(ctx, options, subject, pollIntervalMs, async (result) => {
       done();
@@ -91,34 +100,40 @@ export async function submitAction(ctx: Context, file: string, options: SubmitOp
     const goOn = (error: unknown): never => {
       throw printer.tasksSubmitted() ? tasksGoOn(error) : error;
     };
-    const outcome = await submitRun(
-      {
-        command: {
-          sourcePath,
-          product,
-          country: anyRegion ? "auto" : country,
-          defaultCountry: anyRegion ? country : undefined,
-          column: options.column,
-          sheet: options.sheet,
-          requireCountryCode: options.requireCountryCode,
-          strictRegion: options.strictRegion,
-          digitsAs: options.digitsAs,
-          encoding: options.encoding,
-        },
+    const request: SubmitRequest = {
+      command: {
+        sourcePath,
         product,
-        country: anyRegion ? undefined : country,
-        prepare: { ...prepare, ...(anyRegion ? { anyRegion } : {}) },
-        ...(options.idempotencyKey === undefined ? {} : { userKey: options.idempotencyKey }),
-        ...flagsRequest,
-        retryNoResult: Boolean(options.retryNoResult),
-        countUnanswered: true,
+        country: anyRegion ? "auto" : country,
+        defaultCountry: anyRegion ? country : undefined,
+        column: options.column,
+        sheet: options.sheet,
+        requireCountryCode: options.requireCountryCode,
+        strictRegion: options.strictRegion,
+        digitsAs: options.digitsAs,
+        encoding: options.encoding,
       },
-      {
-        ...(await runDeps(ctx, { product, workDir: dir, yes: options.yes, printer })),
-        ...(output.fetchesResults ? { onSucceeded: output.stage } : {}),
-        onBusyEnded: () => outputsStillFree(ctx, file, options),
-      },
-    )
+      product,
+      country: anyRegion ? undefined : country,
+      prepare: { ...prepare, ...(anyRegion ? { anyRegion } : {}) },
+      ...(options.idempotencyKey === undefined ? {} : { userKey: options.idempotencyKey }),
+      ...flagsRequest,
+      retryNoResult: Boolean(options.retryNoResult),
+      countUnanswered: true,
+    };
+    if (steps.length > 0) {
+      await submitChainRun(ctx, { file, options, request, steps, outputs, dir, pollIntervalMs, printer, country }).finally(done);
+      return;
+    }
+    const output = await runOutputsView(ctx, outputs, product, {
+      summary: Boolean(options.changesSummary),
+      exitOnChange: Boolean(options.exitOnChange),
+    });
+    const outcome = await submitRun(request, {
+      ...(await runDeps(ctx, { product, workDir: dir, yes: options.yes, printer })),
+      ...(output.fetchesResults ? { onSucceeded: output.stage } : {}),
+      onBusyEnded: () => outputsStillFree(ctx, file, options),
+    })
       .catch(goOn)
       .finally(async () => {
         // A run that stopped before its list was read (no such file, another process's run waited for, Ctrl-C) stops the line too.
@@ -190,4 +205,163 @@ async function checkFlags(ctx: Context, file: string, options: SubmitOptions, le
   }
   await checkOutputFlags(ctx, options, file);
   await checkOutputs(ctx, { "--changes": options.changes }, { force: options.force, reading: [file] });
+}
+
+/** What a chain (--then) needs of the flags: results to choose by (--wait), and one product's keys and comparisons at a time. */
+function checkChainFlags(options: SubmitOptions, steps: readonly ChainStep[], hasCountry: boolean): void {
+  if (!options.wait && !options.dryRun) {
+    throw new UsageError("--then needs --wait: a later product's numbers are chosen by the earlier products' results.", {
+      hint: "Add --wait.",
+    });
+  }
+  if (options.idempotencyKey !== undefined) {
+    throw new UsageError("--idempotency-key names one product's tasks, and --then checks several.", {
+      hint: "Drop --idempotency-key: a chain's keys are derived from its runs, so carrying it on sends the same ones.",
+    });
+  }
+  const compared = Object.entries({
+    "--report": options.report !== undefined,
+    "--changes": options.changes !== undefined,
+    "--changes-summary": options.changesSummary,
+    "--exit-on-change": options.exitOnChange,
+  }).flatMap(([flag, given]) => (given ? [flag] : []));
+  if (compared.length > 0) {
+    throw new UsageError(
+      `${compared.join(", ")} ${compared.length === 1 ? "describes" : "describe"} one product's run; with --then, run it per product.`,
+      {
+        hint: "Drop it here, then e.g. bulkcheck report TASK_ID... for each product's tasks (bulkcheck runs show RUN lists them).",
+      },
+    );
+  }
+  const needsCountry = steps.find((step) => step.product !== "carrier_batch");
+  if (needsCountry && !hasCountry) {
+    throw new UsageError(`--then ${needsCountry.product} needs --country (only carrier_batch can go without one).`, {
+      hint: "Add --country CC, or --country auto.",
+    });
+  }
+}
+
+/** The run of a chain: each product's run told by its own printer, then the output with every product's columns. */
+async function submitChainRun(
+  ctx: Context,
+  chain: {
+    file: string;
+    options: SubmitOptions;
+    request: SubmitRequest;
+    steps: readonly ChainStep[];
+    outputs: OutputsRequest;
+    dir: string;
+    pollIntervalMs: number;
+    printer: ReturnType<typeof runPrinter>;
+    country: string | undefined;
+  },
+): Promise<void> {
+  const { file, options, request, steps, outputs, dir, pollIntervalMs } = chain;
+  const products = [request.product, ...steps.map((step) => step.product)];
+  const prices = await ctx.prices();
+  const views = await Promise.all(
+    products.map((product) => runOutputsView(ctx, outputs, product, { summary: false, exitOnChange: false })),
+  );
+  const printers = products.map((product, index) =>
+    index === 0
+      ? chain.printer
+      : runPrinter(ctx, options, { product, country: request.command.country }, pollIntervalMs, () => Promise.resolve()),
+  );
+  const goOn = (error: unknown): never => {
+    throw printers.some((printer) => printer.tasksSubmitted()) ? tasksGoOn(error) : error;
+  };
+  const outcome = await submitChain(request, steps, {
+    step: async (product, index) => ({
+      ...(await runDeps(ctx, { product, workDir: dir, yes: options.yes, printer: printers[index]! })),
+      onSucceeded: views[index]!.stage,
+      ...(index === 0 ? { onBusyEnded: () => outputsStillFree(ctx, file, options) } : {}),
+    }),
+    results: async (index, stepOutcome) => {
+      // Every task of a chain's run is staged as it finishes: a later product is chosen by these results.
+      const staged = await views[index]!.outputs.results(stepOutcome);
+      if (!staged) throw new Error(`The results of run ${stepOutcome.run.id} were not staged.`);
+      return staged;
+    },
+    onEvent: (event) => drawChainStep(ctx, event, prices),
+  })
+    .catch(goOn)
+    .finally(async () => {
+      for (const printer of printers) await printer.stop();
+    });
+  if (!outcome) {
+    if (options.dryRun) ctx.printer.note("Dry run: nothing was uploaded.");
+    return;
+  }
+  const steps_ = [outcome.first, ...outcome.later];
+  const writing = await runWritingDeps(ctx, outputs, { runId: outcome.first.outcome.run.id });
+  const written = outputs.output && {
+    path: isStdout(outputs.output.path) ? "-" : absolutePath(ctx, outputs.output.path),
+    ...(outputs.output.join ? { join: true } : {}),
+  };
+  await endChain(
+    outcome,
+    outputs,
+    { ...written, chain: products },
+    {
+      ...writing,
+      outputs: views.map((view) => view.outputs),
+      onEvent: (event) => {
+        if (event.type === "chain merged") {
+          ctx.printer.note(
+            `Wrote ${count(event.rows)} rows${event.path === undefined ? "" : ` to ${event.path}`} with the columns of ${products.join(", ")}: ${event.columns.join(", ")}.`,
+          );
+          if (event.path !== undefined) ctx.outcome.output = absolutePath(ctx, event.path);
+        } else if (event.type === "chain done") {
+          ctx.printer.note(`Done. Every product's tasks have finished: ${event.taskIds.join(" ") || "none was needed"}.`);
+        } else writing.onEvent(event);
+      },
+    },
+  ).catch((error: unknown) => {
+    throw tasksGoOn(error);
+  });
+  // The join or merged file told the first product's counts; each later product's follow (the merged file's, all of them).
+  for (const [index, step] of steps_.entries()) {
+    if (index === 0 && outputs.output?.join) continue;
+    const { plan, results } = step.outcome;
+    const tasks = results.map((result) => result.task);
+    const checked = tasks.reduce((sum, task) => sum + (task.success_cnt ?? 0), 0);
+    const waiting = plan.waiting ?? 0;
+    const counts = { checked, reused: plan.reused, noResult: Math.max(0, plan.kept - checked - plan.reused - waiting), waiting };
+    for (const line of describeBilling(billing(tasks, prices), counts))
+      ctx.printer.note(`${step.product} (${count(plan.kept)} numbers): ${line}`);
+  }
+  ctx.outcome.run = outcome.first.outcome.run.id;
+  ctx.outcome.charge(
+    steps_.flatMap((step) => step.outcome.results.map((result) => result.task)),
+    prices,
+  );
+  if (ctx.globals.json && !takesStdout(options)) {
+    ctx.printer.json({
+      ...runJson(outcome.first.outcome),
+      product: outcome.first.product,
+      then: outcome.later.map((later) => ({
+        ...runJson(later.outcome),
+        product: later.product,
+        condition: later.step.condition
+          ? { product: later.step.condition.product, column: later.step.condition.column, values: later.step.condition.values }
+          : null,
+      })),
+    });
+  }
+}
+
+/** A later product's run beginning: on how many numbers, and what its condition spared. */
+function drawChainStep(ctx: Context, event: ChainEvent, prices: Record<string, number>): void {
+  const { step, selected, kept } = event;
+  const where = step.condition ? ` where ${step.condition.product} says ${describeCondition(step.condition)}` : "";
+  if (event.upperBound) {
+    ctx.printer.note(
+      `Then ${step.product}${where}: at most ${count(kept)} numbers; its plan below is an upper bound${step.condition ? ", as the condition is known only once the earlier results are in" : ""}.`,
+    );
+    return;
+  }
+  const spared = kept - selected;
+  ctx.printer.note(
+    `Then ${step.product}${where}: ${count(selected)} of ${count(kept)} numbers${spared > 0 ? `; the condition spares ${count(spared)} (${formatUsd(spared * (prices[step.product] ?? 0))})` : ""}.`,
+  );
 }

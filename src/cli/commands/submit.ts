@@ -57,7 +57,12 @@ export function submitCommand(invoke: Invoke, act: typeof submitAction = async (
         "numbers that need a result but are too few for a task: oldest fills the task with the oldest fresh results (shown with its cost first), never lets them wait for a later run (default: config pad, oldest)",
       ).choices(["oldest", "never"] as const),
     )
-    .option("--dry-run", "prepare and show the plan and cost; upload nothing");
+    .option("--dry-run", "prepare and show the plan and cost; upload nothing")
+    .option(
+      "--then <product[:column=value,...]>",
+      "with --wait: then check another product too, on every number or only where an earlier product's result has one of the values in that column (e.g. number_activity_batch:number_type=mobile); repeatable (see docs/chains.md)",
+      (value: string, earlier: string[] = []) => [...earlier, value],
+    );
   return addNotifyOptions(addReserveAndWaitOptions(command), "with --wait: ")
     .option("--join", "with --wait -o: write the source rows with the result columns beside them")
     .option("--report <file.html>", "with --wait: also write an HTML report of the run (self-contained, printable)", parseOutputPath)
@@ -84,6 +89,7 @@ export function submitCommand(invoke: Invoke, act: typeof submitAction = async (
         "bulkcheck submit list.csv --type carrier_batch --country GB",
         "ID=$(bulkcheck submit list.txt --type number_validation_batch --country GB --yes)",
         "bulkcheck submit crm.csv --type number_activity_batch --country GB --wait --join -o checked.csv",
+        "bulkcheck submit crm.csv --type carrier_batch --country GB --then number_activity_batch:number_type=mobile --wait --join -o out.csv",
         "bulkcheck submit crm.xlsx --type number_activity_batch --country auto --default-country GB --dry-run",
         "bulkcheck submit crm.csv --type number_activity_batch --country GB --yes --wait --quiet --exit-on-change --notify https://hooks.example.com/bulkcheck",
       ]),

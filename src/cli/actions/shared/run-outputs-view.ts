@@ -78,6 +78,8 @@ export async function runOutputsView(ctx: Context, request: OutputsRequest, prod
   };
 
   return {
+    /** The run's results on their way (a chain reads each product's when its tasks have finished). */
+    outputs: output,
     /** With --wait, results are fetched as tasks finish: for the output, or for the ledger alone. */
     fetchesResults: fetchesResults(request),
     stage: (result: UploadResult, run: RunRecord) =>

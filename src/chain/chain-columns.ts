@@ -1,0 +1,70 @@
+import type { JoinStatus, LaterColumns } from "../outputs/join-rows.js";
+import { resultMap } from "../results/read-results.js";
+import { identifierKey } from "../spec/identifier-key.js";
+import type { StagedResults, UnsentNumbers } from "../tasks/download.js";
+import { PRODUCT_COLUMN_PREFIX, type ChainStep } from "./chain.js";
+import { stagedRows, type Selection } from "./selection.js";
+
+/**
+ * What a later product of a chain says of a number, in its `<product>_status` column: a kept
+ * number's `checked`, `reused`, `no_result` or `waiting` as for the first product, or
+ * `not_selected` (the earlier product's result does not have the condition's value) or
+ * `no_earlier_result` (the product the condition reads has no result for it). Any other
+ * row says what it said for the first product (`invalid`, `duplicate`…).
+ */
+export type LaterStatus = JoinStatus | "not_selected" | "no_earlier_result";
+
+/** A later product of a finished chain: its step, the numbers it was checked on, and its results. */
+export interface LaterProduct {
+  step: ChainStep;
+  selection: Selection;
+  staged: StagedResults;
+}
+
+/** The later products' columns of an output, and every number one of them has a result for. */
+export interface ChainColumns extends LaterColumns {
+  identifiers(): Iterable<string>;
+}
+
+/**
+ * The columns a chain's later products add to its output, in chain order, each product's
+ * named with its short name (PRODUCT_COLUMN_PREFIX) so that none clashes with the first
+ * product's or another's: `activity_activated`, `activity_status`, `activity_checked_at`.
+ * Each product's results are held in memory (identifier → values), as the join holds the first's.
+ */
+export async function chainColumns(later: readonly LaterProduct[], signal?: AbortSignal): Promise<ChainColumns> {
+  const products: ChainColumns[] = [];
+  for (const product of later) products.push(await productColumns(product, signal));
+  return {
+    names: products.flatMap((product) => product.names),
+    values: (identifier, status) => products.flatMap((product) => product.values(identifier, status)),
+    *identifiers() {
+      for (const product of products) yield* product.identifiers();
+    },
+  };
+}
+
+async function productColumns({ step, selection, staged }: LaterProduct, signal?: AbortSignal): Promise<ChainColumns> {
+  const results = await resultMap(stagedRows(staged, { checkedAt: true, ...(signal ? { signal } : {}) }));
+  const prefix = PRODUCT_COLUMN_PREFIX[step.product];
+  // The results end with checked_at; the status goes before it, as the first product's does.
+  const valueColumns = results.columns.slice(0, -1);
+  const blank = valueColumns.map(() => "");
+  return {
+    names: [...valueColumns.map((column) => `${prefix}_${column}`), `${prefix}_status`, `${prefix}_checked_at`],
+    values(identifier, status) {
+      if (identifier === undefined) return [...blank, status, ""];
+      const found = results.byIdentifier.get(identifier);
+      const own = status === "duplicate" ? status : laterStatus(identifier, found !== undefined, selection, staged.unsent);
+      return found ? [...found.slice(0, -1), own, found.at(-1) ?? ""] : [...blank, own, ""];
+    },
+    identifiers: () => results.byIdentifier.keys(),
+  };
+}
+
+function laterStatus(identifier: string, found: boolean, selection: Selection, unsent: UnsentNumbers | undefined): LaterStatus {
+  const key = identifierKey(identifier);
+  if (selection.selected && !selection.selected.has(key)) return selection.answered.has(key) ? "not_selected" : "no_earlier_result";
+  if (found) return unsent?.reused.has(key) ? "reused" : "checked";
+  return unsent?.waiting.has(key) ? "waiting" : "no_result";
+}

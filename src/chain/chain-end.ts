@@ -1,0 +1,133 @@
+import { pipeline } from "node:stream/promises";
+import { AtomicFile } from "../results/atomic-file.js";
+import { renderXlsx } from "../results/format-xlsx.js";
+import { writeRows } from "../results/render.js";
+import { identifierKey } from "../spec/identifier-key.js";
+import { IdentifierSet } from "../spec/identifier-set.js";
+import { writeJoinedOutput } from "../outputs/join.js";
+import { isStdout, type MergedOutput, type OutputDeps } from "../outputs/output-files.js";
+import type { OutputsRequest } from "../outputs/outputs-request.js";
+import type { RunEndDeps } from "../outputs/run-end.js";
+import type { RunOutputs } from "../outputs/run-outputs.js";
+import { failRun, finishRun } from "../run/submit-run.js";
+import { chainColumns, type ChainColumns } from "./chain-columns.js";
+import { stagedRows } from "./selection.js";
+import type { ChainOutcome, StepOutcome } from "./submit-chain.js";
+
+/** What the end of a chain tells, beside what writing its output tells. */
+export type ChainEndEvent =
+  /** The merged rows of every product were written (to stdout when `path` is undefined). */
+  | { type: "chain merged"; rows: number; columns: readonly string[]; path: string | undefined }
+  /** With --wait and nothing to write: every product's tasks have finished. */
+  | { type: "chain done"; taskIds: readonly string[] };
+
+export interface ChainEndDeps extends Omit<RunEndDeps, "outputs" | "onEvent"> {
+  /** Each product's results on their way, in chain order. */
+  outputs: readonly RunOutputs[];
+  onEvent: (event: Parameters<RunEndDeps["onEvent"]>[0] | ChainEndEvent) => void;
+}
+
+/**
+ * Ends a chain whose products' tasks have finished: writes its output with every product's
+ * columns (-o merged, or joined to the list), then finishes every product's run and removes
+ * their staging. An output that cannot be written fails the runs when the results are in the
+ * ledger (the next run of the chain writes them without paying again); without it they stay
+ * open, to be carried on.
+ */
+export async function endChain(chain: ChainOutcome, request: OutputsRequest, output: unknown, deps: ChainEndDeps): Promise<void> {
+  const steps = [chain.first, ...chain.later];
+  try {
+    await writeChainOutput(chain, request, deps);
+  } catch (error) {
+    if (request.ledger) for (const step of steps) await failRun(deps.store, step.outcome, deps.now, error);
+    throw error;
+  }
+  for (const step of steps) await finishRun(deps.store, step.outcome, deps.now, output);
+  for (const outputs of deps.outputs) await outputs.finish(request.retentionSeconds);
+}
+
+async function writeChainOutput(chain: ChainOutcome, request: OutputsRequest, deps: ChainEndDeps): Promise<void> {
+  const { output, force } = request;
+  if (output === undefined) {
+    deps.onEvent({ type: "chain done", taskIds: [chain.first, ...chain.later].flatMap(taskIds) });
+    return;
+  }
+  const later = await chainColumns(chain.later, deps.download.signal);
+  const { first } = chain;
+  if (output.join) {
+    const { sourcePath, safeCsv } = output.join;
+    await deps.checkDestinations({ "-o": output.path }, [sourcePath]);
+    await writeJoinedOutput(
+      { taskIds: taskIds(first), sourcePath, output: output.path, force, format: output.format, safeCsv, later },
+      { staged: first.staged, record: first.outcome.run },
+      deps,
+    );
+    return;
+  }
+  await deps.checkDestinations({ "-o": output.path }, []);
+  const written = await writeMergedChain(first, later, { path: output.path, format: output.format, force, table: deps.table }, deps);
+  deps.onEvent({ type: "chain merged", ...written, path: isStdout(output.path) ? undefined : output.path });
+}
+
+function taskIds(step: StepOutcome): string[] {
+  return step.outcome.results.map((result) => result.task.id);
+}
+
+/**
+ * The chain's results as merged rows: the first product's (identifier, its columns,
+ * checked_at) with the later products' columns beside them, then a row for each number
+ * only a later product has a result for (no condition, and no result of the first).
+ */
+async function writeMergedChain(
+  first: StepOutcome,
+  later: ChainColumns,
+  output: Omit<MergedOutput, "report">,
+  deps: Pick<OutputDeps, "stage" | "download">,
+): Promise<{ rows: number; columns: readonly string[] }> {
+  const { signal } = deps.download;
+  let rows = 0;
+  let columns: readonly string[] = [];
+  async function* table(): AsyncGenerator<readonly string[]> {
+    const seen = new IdentifierSet();
+    let width = 0;
+    for await (const row of stagedRows(first.staged, { checkedAt: true, signal })) {
+      if (columns.length === 0) {
+        columns = [...row, ...later.names];
+        width = row.length - 1;
+        yield columns;
+        continue;
+      }
+      seen.set(identifierKey(row[0]!), 0);
+      rows++;
+      yield [...row, ...later.values(row[0], "checked")];
+    }
+    const blank = new Array<string>(width).fill("");
+    for (const identifier of later.identifiers()) {
+      const key = identifierKey(identifier);
+      if (seen.has(key)) continue;
+      seen.set(key, 0);
+      rows++;
+      yield [identifier, ...blank, ...later.values(identifier, "no_result")];
+    }
+  }
+  const toStdout = isStdout(output.path);
+  const kind = output.format === "table" ? "table" : output.format === "jsonl" ? "json-lines" : "data";
+  await deps.stage(
+    output.path,
+    (path, mode) =>
+      AtomicFile.write(path, { force: toStdout || output.force, ...(mode === undefined ? {} : { mode }) }, async (out) => {
+        if (output.format === "xlsx") await pipeline(renderXlsx(table()), out, { end: false, signal });
+        else
+          await writeRows(table(), out, {
+            format: output.format,
+            colour: output.table.colour,
+            tableWidth: output.table.width,
+            terminal: toStdout && output.table.terminal,
+            end: false,
+            signal,
+          });
+      }),
+    kind,
+  );
+  return { rows, columns };
+}

@@ -1,0 +1,243 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { e2eSandboxes, gbList, identifier, lines, until, WAITING, type E2e } from "../helpers/sandbox.js";
+
+/**
+ * Several products in one run (`submit --then`): the later product is bought on exactly the
+ * numbers its condition selects from the earlier product's results, as the sandbox's own
+ * tasks and result files show; a re-run buys nothing; a run killed between products carries
+ * on without paying twice; the output has one row per source row with both products' columns.
+ */
+const sandbox = e2eSandboxes();
+
+const MOBILES = "number_activity_batch:number_type=mobile";
+
+/** A sandbox taking tasks of any size, and a CLI told so. */
+async function smallTasks(options: { numbersPerSecond?: number; fakeClock?: boolean } = {}): Promise<E2e> {
+  const e = await sandbox({ minTaskSize: 1, ...options });
+  expect((await e.run(["config", "set", "min-task-size", "1"])).code).toBe(0);
+  return e;
+}
+
+/** A CRM list of `mobiles` GB mobiles and `landlines` London numbers, mixed, with a name column. */
+function mixedList(e: E2e, name: string, mobiles: number, landlines: number): { path: string; numbers: string[] } {
+  const mobile = gbList(mobiles);
+  const fixed = Array.from({ length: landlines }, (_, i) => `+44 20 7${String(2_000_000 + i)}`);
+  const numbers = [...mobile, ...fixed].sort((a, b) => (a.slice(-3) < b.slice(-3) ? -1 : 1));
+  const text = ["name,phone", ...numbers.map((number, i) => `Contact ${i},${number}`)].join("\n") + "\n";
+  return { path: e.file(name, text), numbers };
+}
+
+function chainArgs(file: string, ...extra: string[]): string[] {
+  return ["submit", file, "--type", "carrier_batch", "--country", "GB", "--then", MOBILES, ...extra];
+}
+
+/** A task's result rows at the service (its own file, fetched by its result_url): identifier → column → value. */
+async function serviceResult(e: E2e, taskId: string): Promise<Map<string, Record<string, string>>> {
+  const task = e.state().tasks.find((candidate) => candidate.id === taskId)!;
+  const text = await (await fetch(task.result_url!)).text();
+  const [header, ...rows] = lines(text).map((line) => line.split(","));
+  return new Map(rows.map((row) => [row[0]!, Object.fromEntries(header!.map((column, i) => [column, row[i] ?? ""]))]));
+}
+
+/** The sandbox's tasks of a product. */
+function tasksOf(e: E2e, product: string) {
+  return e.state().tasks.filter((task) => task.product === product);
+}
+
+/** A CSV written by the join or the merged output, as objects by header name (no field here holds a comma). */
+function csvObjects(e: E2e, name: string): Record<string, string>[] {
+  const [header, ...rows] = lines(readFileSync(join(e.dir, name), "utf8")).map((line) => line.split(","));
+  return rows.map((row) => Object.fromEntries(header!.map((column, i) => [column, row[i] ?? ""])));
+}
+
+/** What the carrier task's result says is mobile: the numbers the condition selects. */
+async function mobilesByService(e: E2e): Promise<string[]> {
+  const [carrier] = tasksOf(e, "carrier_batch");
+  const rows = await serviceResult(e, carrier!.id);
+  return [...rows.values()].filter((row) => row.number_type === "mobile").map((row) => row.identifier!);
+}
+
+describe("submit --then: a later product on the numbers an earlier one selects", () => {
+  it("buys the later product on exactly the numbers whose carrier result says mobile, joins both, and a re-run buys nothing", async () => {
+    const e = await sandbox({ minTaskSize: 500, noResultRate: 0.05 });
+    const { path } = mixedList(e, "crm.csv", 900, 300);
+    const out = await e.run(chainArgs(path, ...WAITING, "--join", "-o", "out.csv"));
+    expect(out.code, out.stderr).toBe(0);
+
+    const [carrier] = tasksOf(e, "carrier_batch");
+    const [activity] = tasksOf(e, "number_activity_batch");
+    expect(tasksOf(e, "carrier_batch")).toHaveLength(1);
+    expect(tasksOf(e, "number_activity_batch")).toHaveLength(1);
+    expect(carrier!.total).toBe(1200);
+    const mobiles = await mobilesByService(e);
+    // Some mobiles have no carrier result (the miss rate): they are not bought either.
+    expect(mobiles.length).toBeGreaterThan(500);
+    expect(mobiles.length).toBeLessThan(900);
+    expect([...e.sandbox.uploadedLines(activity!.id)!].sort()).toEqual([...mobiles].sort());
+    expect(out.stderr).toContain(
+      `Then number_activity_batch where carrier_batch says number_type=mobile: ${mobiles.length} of 1,200 numbers`,
+    );
+
+    const rows = csvObjects(e, "out.csv");
+    expect(rows).toHaveLength(1200);
+    expect(Object.keys(rows[0]!)).toEqual([
+      "name",
+      "phone",
+      "identifier",
+      "carrier",
+      "underlying_carrier",
+      "number_type",
+      "country_code",
+      "region",
+      "city",
+      "bulkcheck_status",
+      "bc_checked_at",
+      "activity_activated",
+      "activity_status",
+      "activity_checked_at",
+    ]);
+    const activityRows = await serviceResult(e, activity!.id);
+    const selected = new Set(mobiles);
+    for (const row of rows) {
+      const id = row.identifier!;
+      if (!selected.has(id)) {
+        expect(row.activity_status, id).toBe(row.bulkcheck_status === "checked" ? "not_selected" : "no_earlier_result");
+        expect(row.activity_activated).toBe("");
+      } else if (activityRows.has(id)) {
+        expect(row.activity_status).toBe("checked");
+        expect(row.activity_activated).toBe(activityRows.get(id)!.activated);
+        expect(row.activity_checked_at).not.toBe("");
+      } else {
+        expect(row.activity_status).toBe("no_result");
+      }
+    }
+    expect(rows.filter((row) => row.number_type === "fixed_line").every((row) => row.activity_status === "not_selected")).toBe(true);
+
+    // The same chain again: both products' results are fresh in the ledger, so nothing is bought.
+    const again = await e.run(chainArgs(path, ...WAITING, "--join", "-o", "again.csv"));
+    expect(again.code, again.stderr).toBe(0);
+    expect(e.state().tasks).toHaveLength(2);
+    const reused = csvObjects(e, "again.csv");
+    expect(reused.filter((row) => row.activity_status === "reused")).toHaveLength(activityRows.size);
+    expect(reused.map((row) => row.activity_activated)).toEqual(rows.map((row) => row.activity_activated));
+  });
+
+  it("writes every product's columns into a merged file, and says each product's plan, cost and tasks in --json", async () => {
+    const e = await smallTasks();
+    const { path } = mixedList(e, "crm.csv", 40, 20);
+    const out = await e.run(chainArgs(path, ...WAITING, "-o", "merged.csv", "--json"));
+    expect(out.code, out.stderr).toBe(0);
+    const rows = csvObjects(e, "merged.csv");
+    expect(rows).toHaveLength(60);
+    expect(Object.keys(rows[0]!)).toEqual([
+      "identifier",
+      "carrier",
+      "underlying_carrier",
+      "number_type",
+      "country_code",
+      "region",
+      "city",
+      "checked_at",
+      "activity_activated",
+      "activity_status",
+      "activity_checked_at",
+    ]);
+    expect(rows.filter((row) => row.activity_status === "checked")).toHaveLength(40);
+    expect(rows.filter((row) => row.activity_status === "not_selected")).toHaveLength(20);
+    const run = lines(out.stdout)
+      .map((line) => JSON.parse(line) as Record<string, unknown>)
+      .find((object) => object.type === "run")!;
+    const [activity] = tasksOf(e, "number_activity_batch");
+    expect(run).toMatchObject({
+      product: "carrier_batch",
+      kept: 60,
+      uploaded: 60,
+      then: [
+        {
+          product: "number_activity_batch",
+          condition: { product: "carrier_batch", column: "number_type", values: ["mobile"] },
+          kept: 40,
+          uploaded: 40,
+          tasks: [activity!.id],
+          reservation_micros: 40 * 3000,
+        },
+      ],
+    });
+    expect(out.stderr).toContain("number_activity_batch (40 numbers): Checked 40, no result 0. Charged $0.12; refunded $0.00.");
+  });
+
+  it("shows each product's plan in a dry run, the later one as an upper bound, and buys nothing", async () => {
+    const e = await smallTasks();
+    const { path } = mixedList(e, "crm.csv", 40, 20);
+    const out = await e.run(chainArgs(path, "--dry-run"));
+    expect(out.code, out.stderr).toBe(0);
+    expect(out.stderr).toContain("Plan: 60 numbers in 1 task(s) of carrier_batch for GB; reservation $0.06");
+    expect(out.stderr).toContain(
+      "Then number_activity_batch where carrier_batch says number_type=mobile: at most 60 numbers; its plan below is an upper bound",
+    );
+    expect(out.stderr).toContain("Plan: 60 numbers in 1 task(s) of number_activity_batch for GB; reservation $0.18");
+    expect(e.state().tasks).toHaveLength(0);
+  });
+
+  it.each([
+    [
+      ["--then", "number_activity_batch:carrier_name=EE", ...WAITING],
+      /no product before number_activity_batch in this chain has a column "carrier_name"/,
+    ],
+    [["--then", MOBILES, "--yes"], /--then needs --wait/],
+    [["--then", MOBILES, ...WAITING, "--idempotency-key", "k1"], /--idempotency-key names one product's tasks/],
+    [["--then", MOBILES, ...WAITING, "--report", "r.html"], /--report describes one product's run/],
+  ])("refuses %j as a usage error, before the list is read", async (extra, message) => {
+    const e = await smallTasks();
+    // The list does not exist: the flags are refused first.
+    const out = await e.run(["submit", join(e.dir, "missing.csv"), "--type", "carrier_batch", "--country", "GB", ...extra]);
+    expect(out.code).toBe(2);
+    expect(out.stderr).toMatch(message);
+    expect(e.state().tasks).toHaveLength(0);
+  });
+
+  it("refuses a later product that needs a country when the chain has none", async () => {
+    const e = await smallTasks();
+    const out = await e.run(["submit", join(e.dir, "missing.csv"), "--type", "carrier_batch", "--then", MOBILES, ...WAITING]);
+    expect(out.code).toBe(2);
+    expect(out.stderr).toContain("--then number_activity_batch needs --country");
+  });
+});
+
+describe("a chain killed between its products", () => {
+  it.each([
+    ["once the carrier task has finished, before the later product's task exists", "between"],
+    ["while the later product's task is processing", "later processing"],
+  ] as const)("killed %s, the same command carries on and pays for each number once per product", async (_name, when) => {
+    const e = await smallTasks({ numbersPerSecond: 40, fakeClock: false });
+    const { path } = mixedList(e, "crm.csv", 40, 20);
+    const argv = chainArgs(path, ...WAITING, "--join", "-o", "out.csv");
+    const first = e.spawn(argv);
+    const stopped = () => first.child.exitCode !== null || first.child.signalCode !== null;
+    if (when === "between") {
+      await until(() => tasksOf(e, "carrier_batch")[0]?.status === "success", 20_000);
+      first.child.kill("SIGSTOP");
+      expect(tasksOf(e, "number_activity_batch"), "the kill landed after the later task was made").toHaveLength(0);
+    } else {
+      await until(() => tasksOf(e, "number_activity_batch")[0]?.status === "processing", 20_000);
+    }
+    expect(stopped()).toBe(false);
+    first.child.kill("SIGKILL");
+    await first.done.catch(() => undefined);
+    expect(first.child.signalCode).toBe("SIGKILL");
+
+    const again = await e.bin(argv);
+    expect(again.code, again.stderr).toBe(0);
+    expect(tasksOf(e, "carrier_batch")).toHaveLength(1);
+    expect(tasksOf(e, "number_activity_batch")).toHaveLength(1);
+    const [activity] = tasksOf(e, "number_activity_batch");
+    expect([...e.sandbox.uploadedLines(activity!.id)!].sort()).toEqual((await mobilesByService(e)).sort());
+    expect(again.stderr).toMatch(/Carrying on run .* \(1 task\(s\) submitted so far\)/);
+    const rows = csvObjects(e, "out.csv");
+    expect(rows).toHaveLength(60);
+    expect(rows.filter((row) => row.activity_status === "checked")).toHaveLength(40);
+    expect(new Set(rows.map((row) => identifier(row.phone!)))).toEqual(new Set(rows.map((row) => row.identifier)));
+  });
+});
