@@ -1,11 +1,11 @@
 import { join } from "node:path";
 import { mkdir } from "node:fs/promises";
 import type { PrepareResult } from "../prepare/index.js";
-import type { RunPlan } from "../run/plan.js";
 import type { RunOutcome, SubmitRequest, SubmitRunDeps } from "../run/submit-request.js";
 import { submitRun } from "../run/submit-run.js";
 import type { ServiceType } from "../spec/products.js";
 import type { StagedResults } from "../tasks/download.js";
+import type { RunSource } from "../store/store.js";
 import { IdentifierSet } from "../spec/identifier-set.js";
 import { stepKey, type ChainStep } from "./chain.js";
 import { selectedParts, selectNumbers, type Selection } from "./selection.js";
@@ -52,55 +52,132 @@ export interface ChainOutcome {
  */
 export async function submitChain(request: SubmitRequest, steps: readonly ChainStep[], deps: ChainDeps): Promise<ChainOutcome | undefined> {
   const firstDeps = await deps.step(request.product, 0);
+  const laterDeps: SubmitRunDeps[] = [];
+  for (const [index, step] of steps.entries()) laterDeps.push(await deps.step(step.product, index + 1));
   let prepared: PrepareResult | undefined;
-  const plans: RunPlan[] = [];
-  const planned = (runDeps: SubmitRunDeps): SubmitRunDeps => ({
-    ...runDeps,
-    onEvent: (event) => {
-      if (event.type === "plan") plans.push(event.plan);
-      runDeps.onEvent(event);
-    },
-  });
+  /** Each later product's upper bound, as planned before the first product reserved anything. */
+  let bounds: number[] = [];
   const outcome = await submitRun(request, {
-    ...planned(firstDeps),
+    ...firstDeps,
     onPrepared: async (result) => {
       prepared = result;
       await firstDeps.onPrepared?.(result);
     },
+    laterMicros: async () => {
+      bounds = await upperBounds(request, steps, prepared!, { ...deps, firstDeps, laterDeps });
+      return bounds.reduce((sum, micros) => sum + micros, 0);
+    },
   });
-  if (!prepared) return undefined;
+  if (!outcome || !prepared) return undefined;
   const list = prepared;
-  const first: StepOutcome | undefined = outcome && { product: request.product, outcome, staged: await deps.results(0, outcome) };
-  const done: StepOutcome[] = first ? [first] : [];
+  const first: StepOutcome = { product: request.product, outcome, staged: await deps.results(0, outcome) };
+  const done: StepOutcome[] = [first];
   const later: ChainOutcome["later"] = [];
-  const kept = list.chunks.reduce((sum, chunk) => sum + chunk.count, 0);
+  let spent = outcome.plan.reservationMicros;
   for (const [index, step] of steps.entries()) {
-    const stepDeps = await deps.step(step.product, index + 1);
-    // Before any result is in (a dry run), the bound: every number the list keeps.
-    const selection = first ? await selectionOf(step, done, firstDeps.signal) : { answered: new IdentifierSet() };
-    const dir = join(firstDeps.workDir, `then-${index + 1}`);
-    await mkdir(dir, { recursive: true });
+    const stepDeps = laterDeps[index]!;
+    const selection = await selectionOf(step, done, firstDeps.signal);
+    const dir = await stepDir(firstDeps, index);
     const parts = selection.selected ? await selectedParts(list.chunks, selection.selected, dir) : list.chunks;
-    const selected = selection.selected ? parts.reduce((sum, part) => sum + part.count, 0) : kept;
-    deps.onEvent({ type: "step", step, index: index + 1, selected, kept, upperBound: !first });
-    const spent = plans.reduce((sum, plan) => sum + plan.reservationMicros, 0);
-    const { userKey: _keysOfTheFirstProductOnly, ...shared } = request;
+    deps.onEvent({ type: "step", step, index: index + 1, selected: numbersIn(parts), kept: numbersIn(list.chunks), upperBound: false });
+    const bound = bounds[index];
     const stepOutcome = await submitRun(
+      stepRequest(request, steps, index, { ...list, chunks: parts }, outcome.run.source, spent, stepDeps.limits.minTaskSize),
       {
-        ...shared,
-        product: step.product,
-        command: { ...request.command, product: step.product, chain: stepKey(request.product, steps, index) },
-        lists: () => Promise.resolve({ value: { ...list, chunks: parts }, source: outcome?.run.source ?? {} }),
-        ...(request.maxCostMicros === undefined ? {} : { maxCostMicros: Math.max(0, request.maxCostMicros - spent) }),
+        ...stepDeps,
+        workDir: dir,
+        // Agreed to with the first product's question when within its upper bound; asked again only when over it.
+        ...(stepDeps.confirm && bound !== undefined
+          ? { confirm: (micros, ...rest) => (micros <= bound ? Promise.resolve(true) : stepDeps.confirm!(micros, ...rest)) }
+          : {}),
       },
-      { ...planned(stepDeps), workDir: dir },
     );
     if (!stepOutcome) continue;
+    spent += stepOutcome.plan.reservationMicros;
     const staged = await deps.results(index + 1, stepOutcome);
     done.push({ product: step.product, outcome: stepOutcome, staged });
     later.push({ product: step.product, outcome: stepOutcome, staged, step, selection });
   }
-  return first && { first, later };
+  return { first, later };
+}
+
+/**
+ * What each later product would reserve if its condition selected every number the list
+ * keeps (less its own fresh results): planned as a dry run of its run, and told as it goes.
+ */
+async function upperBounds(
+  request: SubmitRequest,
+  steps: readonly ChainStep[],
+  list: PrepareResult,
+  deps: ChainDeps & { firstDeps: SubmitRunDeps; laterDeps: readonly SubmitRunDeps[] },
+): Promise<number[]> {
+  const bounds: number[] = [];
+  const kept = numbersIn(list.chunks);
+  for (const [index, step] of steps.entries()) {
+    deps.onEvent({ type: "step", step, index: index + 1, selected: kept, kept, upperBound: true });
+    let reservation = 0;
+    const stepDeps = deps.laterDeps[index]!;
+    const { maxCostMicros: _countedByTheFirstProduct, ...bound } = stepRequest(
+      request,
+      steps,
+      index,
+      list,
+      {},
+      0,
+      stepDeps.limits.minTaskSize,
+    );
+    await submitRun(
+      { ...bound, dryRun: true },
+      {
+        ...stepDeps,
+        workDir: await stepDir(deps.firstDeps, index, "bound"),
+        onEvent: (event) => {
+          if (event.type === "plan") reservation = event.plan.reservationMicros;
+          stepDeps.onEvent(event);
+        },
+      },
+    );
+    bounds.push(reservation);
+  }
+  return bounds;
+}
+
+/**
+ * A later product's run of `list` (the numbers selected for it): the first product's request
+ * for another product, its identity the list's with the chain up to it, its keys its own, and
+ * what --max-cost leaves after `spent`. Numbers too few for a task wait for a later run
+ * (as under --pad never): a selection smaller than a task's minimum cannot be padded from itself.
+ */
+function stepRequest(
+  request: SubmitRequest,
+  steps: readonly ChainStep[],
+  index: number,
+  list: PrepareResult,
+  source: RunSource,
+  spent: number,
+  minTaskSize: number,
+): SubmitRequest {
+  const step = steps[index]!;
+  const { userKey: _keysOfTheFirstProductOnly, ...shared } = request;
+  return {
+    ...shared,
+    ...(numbersIn(list.chunks) < minTaskSize ? { pad: "never" as const } : {}),
+    product: step.product,
+    command: { ...request.command, product: step.product, chain: stepKey(request.product, steps, index) },
+    lists: () => Promise.resolve({ value: list, source }),
+    ...(request.maxCostMicros === undefined ? {} : { maxCostMicros: Math.max(0, request.maxCostMicros - spent) }),
+  };
+}
+
+/** A private directory for a later product's parts. */
+async function stepDir(deps: SubmitRunDeps, index: number, kind = "then"): Promise<string> {
+  const dir = join(deps.workDir, `${kind}-${index + 1}`);
+  await mkdir(dir, { recursive: true });
+  return dir;
+}
+
+function numbersIn(parts: readonly { count: number }[]): number {
+  return parts.reduce((sum, part) => sum + part.count, 0);
 }
 
 /** The numbers a later product is checked on: by its condition, from the results of the earlier product it reads. */

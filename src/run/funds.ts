@@ -7,7 +7,12 @@ import type { SubmitRunDeps } from "./submit-request.js";
  * person at a terminal, asked with the padding it includes. Checked whenever anything is
  * to be uploaded, a continued run's parts that never reached the service included.
  */
-export async function checkFunds(micros: number, deps: Pick<SubmitRunDeps, "client" | "confirm">, paddingMicros = 0): Promise<void> {
+export async function checkFunds(
+  micros: number,
+  deps: Pick<SubmitRunDeps, "client" | "confirm">,
+  paddingMicros = 0,
+  laterMicros = 0,
+): Promise<void> {
   if (micros === 0) return;
   const client = await deps.client();
   const { balance_micros } = await client.getBalance();
@@ -16,6 +21,6 @@ export async function checkFunds(micros: number, deps: Pick<SubmitRunDeps, "clie
       hint: "Top up the account, or submit a smaller list.",
     });
   }
-  if (deps.confirm && !(await deps.confirm(micros, balance_micros, paddingMicros)))
+  if (deps.confirm && !(await deps.confirm(micros, balance_micros, paddingMicros, laterMicros)))
     throw new InterruptedError("Cancelled; nothing was uploaded.");
 }

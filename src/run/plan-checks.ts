@@ -5,7 +5,7 @@ import { uploadedNumbers, type RunPlan } from "./plan.js";
 import type { SubmitRequest } from "./submit-request.js";
 
 /** Refuses, before anything is reserved, a plan the service cannot take or the user would not pay for. */
-export function checkPlan(plan: RunPlan, options: Pick<SubmitRequest, "command" | "maxCostMicros">): void {
+export function checkPlan(plan: RunPlan, options: Pick<SubmitRequest, "command" | "maxCostMicros">, laterMicros = 0): void {
   if (plan.kept === 0) {
     throw new InputRejectedError("No number in the list can be checked, so nothing was uploaded.", {
       hint: "See why with --rejects rejects.csv, or bulkcheck validate.",
@@ -35,9 +35,10 @@ export function checkPlan(plan: RunPlan, options: Pick<SubmitRequest, "command" 
       { hint: "Lower max-task-size so the list is split into smaller tasks: bulkcheck config set max-task-size N" },
     );
   }
-  if (options.maxCostMicros !== undefined && plan.reservationMicros > options.maxCostMicros) {
+  if (options.maxCostMicros !== undefined && plan.reservationMicros + laterMicros > options.maxCostMicros) {
+    const later = laterMicros > 0 ? ` with up to ${formatUsd(laterMicros)} for the later products of the chain` : "";
     throw new InsufficientBalanceError(
-      `The reservation ${formatUsd(plan.reservationMicros)} is over --max-cost ${formatUsd(options.maxCostMicros)}.`,
+      `The reservation ${formatUsd(plan.reservationMicros)}${later} is over --max-cost ${formatUsd(options.maxCostMicros)}.`,
       { hint: "Raise --max-cost, or split the list." },
     );
   }

@@ -83,7 +83,13 @@ export interface SubmitRunDeps {
    * Asked before money is reserved, with the share of it that pads a task to the minimum size;
    * without it (--yes) the reservation goes ahead. True goes ahead.
    */
-  confirm?: (reservationMicros: number, balanceMicros: number, paddingMicros: number) => Promise<boolean>;
+  confirm?: (reservationMicros: number, balanceMicros: number, paddingMicros: number, laterMicros: number) => Promise<boolean>;
+  /**
+   * What the caller will spend after this run, at most (a chain's later products, planned on every
+   * number once this run's plan is made): counted in --max-cost and named in the question, so
+   * neither is agreed to for less than the whole. Asked once, before anything is reserved.
+   */
+  laterMicros?: () => Promise<number>;
   /**
    * Called when another process's run of this command has let go, before this one plans
    * again (and before any request): e.g. to find that it wrote this command's output meanwhile.

@@ -129,6 +129,7 @@ async function planAndClaim(
   lease: RunLease | undefined,
 ): Promise<RunOutcome | undefined> {
   let confirmedMicros = 0;
+  let laterMicros: number | undefined;
   for (;;) {
     const planned = await planNew(options, deps, startedAt, prepared);
     const { plan } = planned;
@@ -138,10 +139,11 @@ async function planAndClaim(
       continue;
     }
     deps.onEvent({ type: "plan", plan, continued: false });
-    checkPlan(plan, options);
+    laterMicros ??= (await deps.laterMicros?.()) ?? 0;
+    checkPlan(plan, options, laterMicros);
     if (!run || !lease) return undefined;
     if (plan.reservationMicros > confirmedMicros) {
-      await checkFunds(plan.reservationMicros, deps, paddingMicros(plan));
+      await checkFunds(plan.reservationMicros, deps, paddingMicros(plan), laterMicros);
       confirmedMicros = plan.reservationMicros;
     }
     const rows = await claimParts(deps.store, run, planned, options, deps.now);

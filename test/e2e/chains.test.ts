@@ -1,7 +1,8 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { e2eSandboxes, gbList, identifier, lines, until, WAITING, type E2e } from "../helpers/sandbox.js";
+import { e2eSandboxes, gbList, identifier, lines, listText, until, WAITING, type E2e } from "../helpers/sandbox.js";
+import { runInTerminal } from "../helpers/terminal.js";
 
 /**
  * Several products in one run (`submit --then`): the later product is bought on exactly the
@@ -203,6 +204,72 @@ describe("submit --then: a later product on the numbers an earlier one selects",
     const out = await e.run(["submit", join(e.dir, "missing.csv"), "--type", "carrier_batch", "--then", MOBILES, ...WAITING]);
     expect(out.code).toBe(2);
     expect(out.stderr).toContain("--then number_activity_batch needs --country");
+  });
+});
+
+describe("the money of a chain", () => {
+  it("counts the later products' upper bound in --max-cost, and refuses before anything is bought", async () => {
+    const e = await smallTasks();
+    const { path } = mixedList(e, "crm.csv", 40, 20);
+    // $0.06 of carriers, and up to $0.18 of activity on every number: over $0.10, though the mobiles alone would fit.
+    const out = await e.run(chainArgs(path, ...WAITING, "--max-cost", "0.10"));
+    expect(out.code).toBe(5);
+    expect(out.stderr).toContain("The reservation $0.06 with up to $0.18 for the later products of the chain is over --max-cost $0.10.");
+    expect(e.state().tasks).toHaveLength(0);
+    const within = await e.run(chainArgs(path, ...WAITING, "--max-cost", "0.24"));
+    expect(within.code, within.stderr).toBe(0);
+    expect(tasksOf(e, "number_activity_batch")).toHaveLength(1);
+  });
+
+  it("asks once at a terminal, for the first product's reservation and the later products' upper bound", async () => {
+    const e = await smallTasks({ fakeClock: false, numbersPerSecond: 1000 });
+    const { path } = mixedList(e, "crm.csv", 40, 20);
+    const out = await runInTerminal(chainArgs(path, "--wait", "--interval", "0.2", "-o", "out.csv"), {
+      env: e.env,
+      cwd: e.dir,
+      keys: [{ after: "[y/N]", send: "y\r" }],
+    });
+    expect(out.code, out.screen).toBe(0);
+    expect(out.screen).toContain("Reserve $0.06, then up to $0.18 for the later products once their numbers are known, of $");
+    expect(out.screen.match(/\[y\/N\]/g)).toHaveLength(1);
+    expect(tasksOf(e, "number_activity_batch")).toHaveLength(1);
+  });
+
+  it("lets a later product's numbers wait when its condition selects fewer than a task's minimum", async () => {
+    const e = await sandbox({ minTaskSize: 500 });
+    const { path } = mixedList(e, "crm.csv", 300, 300);
+    const out = await e.run(chainArgs(path, ...WAITING, "--join", "-o", "out.csv"));
+    expect(out.code, out.stderr).toBe(0);
+    expect(tasksOf(e, "carrier_batch")).toHaveLength(1);
+    expect(tasksOf(e, "number_activity_batch")).toHaveLength(0);
+    const rows = csvObjects(e, "out.csv");
+    expect(rows.filter((row) => row.number_type === "mobile").every((row) => row.activity_status === "waiting")).toBe(true);
+    expect(rows.filter((row) => row.number_type === "fixed_line").every((row) => row.activity_status === "not_selected")).toBe(true);
+  });
+});
+
+describe("two chains of lists sharing numbers, started in the same instant", () => {
+  it.each([0, 1])("buy each shared number once per product (trial %i)", async (trial) => {
+    const e = await sandbox({ minTaskSize: 500, noResultRate: 0.04, fakeClock: false, numbersPerSecond: 5_000 });
+    // L: 600 mobiles; M: the same 600 and 600 of its own.
+    const offset = trial * 10_000;
+    const l = e.file("l.txt", listText(600, offset));
+    const m = e.file("m.txt", listText(1200, offset));
+    const order = trial === 0 ? [l, m] : [m, l];
+    const runs = order.map((list, index) => e.spawn(chainArgs(list, ...WAITING, "-o", `out-${index}.csv`)));
+    const results = await Promise.all(runs.map((run) => run.done));
+    for (const result of results) expect(result.code, result.stderr).toBe(0);
+    for (const product of ["carrier_batch", "number_activity_batch"]) {
+      const uploaded = tasksOf(e, product).flatMap((task) => e.sandbox.uploadedLines(task.id)!);
+      expect(uploaded.length, `${product}: a number uploaded twice`).toBe(new Set(uploaded).size);
+    }
+    const carrierUploads = new Set(tasksOf(e, "carrier_batch").flatMap((task) => e.sandbox.uploadedLines(task.id)!));
+    expect(carrierUploads).toEqual(new Set(gbList(1200, offset).map(identifier)));
+    // Every mobile with a carrier result was checked for activity, by one of the two runs.
+    const activityUploads = new Set(tasksOf(e, "number_activity_batch").flatMap((task) => e.sandbox.uploadedLines(task.id)!));
+    const withCarrier = new Set<string>();
+    for (const task of tasksOf(e, "carrier_batch")) for (const id of (await serviceResult(e, task.id)).keys()) withCarrier.add(id);
+    expect(activityUploads).toEqual(withCarrier);
   });
 });
 

@@ -176,9 +176,16 @@ function reportInFlight(ctx: Context, task: InFlightTask, flags: SubmitFlags, pr
  * Where nobody can answer (stdin or stderr not a terminal: cron, a pipe, CI) the
  * run stops before uploading rather than spend silently.
  */
-export async function confirmReservation(ctx: Context, micros: number, balance: number, paddingMicros: number): Promise<boolean> {
+export async function confirmReservation(
+  ctx: Context,
+  micros: number,
+  balance: number,
+  paddingMicros: number,
+  laterMicros = 0,
+): Promise<boolean> {
   const padding = paddingMicros > 0 ? ` (${formatUsd(paddingMicros)} of it padding to the minimum task size)` : "";
-  const question = `Reserve ${formatUsd(micros)}${padding} of ${formatUsd(balance)}?`;
+  const later = laterMicros > 0 ? `, then up to ${formatUsd(laterMicros)} for the later products once their numbers are known,` : "";
+  const question = `Reserve ${formatUsd(micros)}${padding}${later} of ${formatUsd(balance)}?`;
   if (canPrompt(ctx.io)) return confirm(ctx.printer, question, { signal: ctx.signal, cancelled: { message: NOTHING_UPLOADED } });
   throw new UsageError(
     "No one can confirm the reservation here (stdin or stderr is not a terminal): add --yes to submit without a prompt.",
@@ -333,7 +340,10 @@ export async function runDeps(
     signal: ctx.signal,
     ...(run.yes
       ? {}
-      : { confirm: (micros: number, balance: number, padding: number) => confirmReservation(ctx, micros, balance, padding) }),
+      : {
+          confirm: (micros: number, balance: number, padding: number, later: number) =>
+            confirmReservation(ctx, micros, balance, padding, later),
+        }),
     onEvent: run.printer.onEvent,
     onPrepared: run.printer.onPrepared,
   };
