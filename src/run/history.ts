@@ -1,7 +1,6 @@
 import type { RunFilter, RunRecord, Store, TaskRecord } from "../store/store.js";
-import type { RunPlan } from "./plan.js";
 import { RunRecordError } from "../store/health.js";
-import { outputOf, planOf } from "./run-record.js";
+import { outputOf, planOf, type ChainLink } from "./run-record.js";
 
 /** What `bulkcheck runs` shows of a run: its numbers and money (RunCounts, of one run), and where it belongs. */
 export interface RunSummary extends Omit<RunCounts, "runs"> {
@@ -19,6 +18,8 @@ export interface RunSummary extends Omit<RunCounts, "runs"> {
   countries: string[];
   /** Where the run wrote its output, when it did. */
   output?: string;
+  /** For a run of a chain (submit --then): every product's run, in chain order. */
+  chain?: ChainLink[];
   host?: string;
   user?: string;
   note?: string;
@@ -125,17 +126,20 @@ export async function runDetails(
 
 function summaryOf(run: RunRecord, tasks: readonly TaskRecord[], prices: Prices): RunSummary {
   // A list of runs shows a run whose plan cannot be read by its tasks alone, and says why.
-  let plan: RunPlan | undefined;
-  let unreadable: string | undefined;
-  try {
-    plan = planOf(run);
-  } catch (error) {
-    if (!(error instanceof RunRecordError)) throw error;
-    unreadable = error.message;
-  }
+  const unreadable: string[] = [];
+  const readable = <T>(read: () => T): T | undefined => {
+    try {
+      return read();
+    } catch (error) {
+      if (!(error instanceof RunRecordError)) throw error;
+      unreadable.push(error.message);
+      return undefined;
+    }
+  };
+  const plan = readable(() => planOf(run));
+  const { path: output, chain } = readable(() => outputOf(run)) ?? {};
   const price = plan?.priceMicros ?? prices[run.product] ?? 0;
   const countries = plan?.byCountry?.map((each) => each.country) ?? (run.country && run.country !== "auto" ? [run.country] : []);
-  const output = outputOf(run)?.path;
   const uploaded = tasks.filter((task) => task.taskId).reduce((sum, task) => sum + (task.count ?? 0), 0);
   const checked = tasks.reduce((sum, task) => sum + (task.successCnt ?? 0), 0);
   return {
@@ -158,9 +162,10 @@ function summaryOf(run: RunRecord, tasks: readonly TaskRecord[], prices: Prices)
     chargedMicros: checked * price,
     savedMicros: plan?.savedMicros ?? 0,
     ...(output ? { output } : {}),
+    ...(chain ? { chain } : {}),
     ...(run.host ? { host: run.host } : {}),
     ...(run.user ? { user: run.user } : {}),
-    ...(run.note || unreadable ? { note: [run.note, unreadable].filter(Boolean).join(" ") } : {}),
+    ...(run.note || unreadable.length > 0 ? { note: [run.note, ...unreadable].filter(Boolean).join(" ") } : {}),
     tasks: tasks.length,
   };
 }

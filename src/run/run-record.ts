@@ -13,6 +13,16 @@ import type { RunPlan } from "./plan.js";
 /** Where a run's output went, as finishRun keeps it: a file, or (no path) stdout. */
 export interface RunOutputRecord {
   path?: string;
+  /** For a run of a chain (submit --then): every product's run, in chain order, and each later one's condition. */
+  chain?: ChainLink[];
+}
+
+/** A product's run of a chain, as its output record keeps it. */
+export interface ChainLink {
+  product: string;
+  run: string;
+  /** `PRODUCT:COLUMN=VALUE,...`: which earlier product's results chose its numbers; absent for the first, and for one checked on every number. */
+  condition?: string;
 }
 
 /** The plan a run made before its first upload; undefined for a run that made none (stopped before it, or adopted from 0.1). */
@@ -29,9 +39,20 @@ export function outputOf(run: Pick<RunRecord, "id" | "output">): RunOutputRecord
   const { output } = run;
   if (output === undefined || output === null) return undefined;
   if (!isObject(output)) throw new RunRecordError(run.id, "output", "it is not an object");
-  if (output.path === undefined) return {};
-  if (typeof output.path !== "string") throw new RunRecordError(run.id, "output", "its path is not text");
-  return { path: output.path };
+  if (output.path !== undefined && typeof output.path !== "string") throw new RunRecordError(run.id, "output", "its path is not text");
+  const chain = chainOf(output.chain);
+  if (chain === "unreadable") throw new RunRecordError(run.id, "output", "its chain is not a list of products and runs");
+  return { ...(output.path === undefined ? {} : { path: output.path }), ...(chain ? { chain } : {}) };
+}
+
+function chainOf(chain: unknown): ChainLink[] | undefined | "unreadable" {
+  if (chain === undefined) return undefined;
+  const isLink = (link: unknown): link is ChainLink =>
+    isObject(link) &&
+    typeof link.product === "string" &&
+    typeof link.run === "string" &&
+    (link.condition === undefined || typeof link.condition === "string");
+  return Array.isArray(chain) && chain.every(isLink) ? chain : "unreadable";
 }
 
 /** What keeps `plan` from being a RunPlan of version 1, as far as a reader relies on it. */

@@ -167,6 +167,26 @@ describe("submit --then: a later product on the numbers an earlier one selects",
       ],
     });
     expect(out.stderr).toContain("number_activity_batch (40 numbers): Checked 40, no result 0. Charged $0.12; refunded $0.00.");
+
+    // Each product's run keeps the whole chain: runs show names both runs, and what each kept, uploaded and cost.
+    const later = run.then as Array<Record<string, unknown>>;
+    const shown = await e.run(["runs", "show", String(later[0]!.run), "--json"]);
+    expect(shown.code, shown.stderr).toBe(0);
+    const details = JSON.parse(shown.stdout) as { run: Record<string, unknown> };
+    expect(details.run).toMatchObject({
+      product: "number_activity_batch",
+      kept: 40,
+      uploaded: 40,
+      charged_micros: 40 * 3000,
+      chain: [
+        { product: "carrier_batch", run: run.run },
+        { product: "number_activity_batch", run: later[0]!.run, condition: MOBILES },
+      ],
+    });
+    const text = await e.run(["runs", "show", String(run.run)]);
+    expect(text.stderr).toContain(
+      `chain                   carrier_batch (run ${String(run.run)}) → ${MOBILES} (run ${String(later[0]!.run)})`,
+    );
   });
 
   it("shows each product's plan in a dry run, the later one as an upper bound, and buys nothing", async () => {

@@ -46,6 +46,14 @@ describe("a run's record, read back", () => {
     expect(refusal("a plan")).toBeInstanceOf(RunRecordError);
     expect(outputOf({ id: "r9", output: { format: "csv" } })).toEqual({});
     expect(() => outputOf({ id: "r9", output: { path: 3 } })).toThrow("Run r9's output in the store cannot be read: its path is not text.");
+    const chain = [
+      { product: "carrier_batch", run: "r9" },
+      { product: "number_activity_batch", run: "r10", condition: "number_activity_batch:number_type=mobile" },
+    ];
+    expect(outputOf({ id: "r9", output: { path: "/data/out.csv", chain } })).toEqual({ path: "/data/out.csv", chain });
+    expect(() => outputOf({ id: "r9", output: { chain: ["carrier_batch"] } })).toThrow(
+      "Run r9's output in the store cannot be read: its chain is not a list of products and runs.",
+    );
     expect(() => outputOf({ id: "r9", output: "out.csv" })).toThrow("Run r9's output in the store cannot be read: it is not an object.");
   });
 });

@@ -301,7 +301,17 @@ async function submitChainRun(
   await endChain(
     outcome,
     outputs,
-    { ...written, chain: products },
+    {
+      ...written,
+      chain: [
+        { product: outcome.first.product, run: outcome.first.outcome.run.id },
+        ...outcome.later.map(({ product, outcome: { run }, step: { condition } }) => ({
+          product,
+          run: run.id,
+          ...(condition ? { condition: `${product}:${describeCondition(condition)}` } : {}),
+        })),
+      ],
+    },
     {
       ...writing,
       outputs: views.map((view) => view.outputs),
