@@ -127,7 +127,8 @@ async function upperBounds(
       stepDeps.limits.minTaskSize,
     );
     await submitRun(
-      { ...bound, dryRun: true },
+      // Planned as a new run would be (the product's run of this chain, open after a kill, has its own list: the selection).
+      { ...bound, command: { ...bound.command, chain: `${bound.command.chain}/upper-bound` }, dryRun: true },
       {
         ...stepDeps,
         workDir: await stepDir(deps.firstDeps, index, "bound"),

@@ -322,6 +322,7 @@ describe("a chain killed between its products", () => {
     const [activity] = tasksOf(e, "number_activity_batch");
     expect([...e.sandbox.uploadedLines(activity!.id)!].sort()).toEqual((await mobilesByService(e)).sort());
     expect(again.stderr).toMatch(/Carrying on run .* \(1 task\(s\) submitted so far\)/);
+    expect(again.stderr).not.toContain("abandoned");
     const rows = csvObjects(e, "out.csv");
     expect(rows).toHaveLength(60);
     expect(rows.filter((row) => row.activity_status === "checked")).toHaveLength(40);

@@ -118,6 +118,13 @@ describe("the README's sandbox section", () => {
     expect(stderr).not.toContain("at least 500");
     expect(stderr).toMatch(/Wrote \d+ rows to .*sample-checked\.csv/);
     expect(lines(readFileSync(join(clone, "sample-checked.csv"), "utf8")).length).toBeGreaterThan(200);
+    // The chain: activity bought for the mobiles only, both products' columns beside each row.
+    expect(stderr).toMatch(
+      /Then number_activity_batch where carrier_batch says number_type=mobile: \d+ of \d+ numbers; the condition spares/,
+    );
+    const [chainHeader] = lines(readFileSync(join(clone, "sample-chain.csv"), "utf8"));
+    expect(chainHeader).toContain(",number_type,");
+    expect(chainHeader).toContain(",activity_activated,activity_status,activity_checked_at");
     expect(stdout).toMatch(/\tfinished\t.*sample\.csv\tcarrier_batch\t/);
     expect(stdout).toContain(`base-url\thttp://127.0.0.1:${port}\tprofile sandbox`);
     expect(stdout).toContain("min-task-size\t1\tprofile sandbox\t500");
