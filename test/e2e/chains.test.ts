@@ -147,9 +147,15 @@ describe("submit --then: a later product on the numbers an earlier one selects",
     ]);
     expect(rows.filter((row) => row.activity_status === "checked")).toHaveLength(40);
     expect(rows.filter((row) => row.activity_status === "not_selected")).toHaveLength(20);
-    const run = lines(out.stdout)
-      .map((line) => JSON.parse(line) as Record<string, unknown>)
-      .find((object) => object.type === "run")!;
+    const objects = lines(out.stdout).map((line) => JSON.parse(line) as Record<string, unknown>);
+    const run = objects.find((object) => object.type === "run")!;
+    expect(objects.find((object) => object.type === "output")).toMatchObject({
+      run: run.run,
+      rows_written: 60,
+      path: join(e.dir, "merged.csv"),
+      format: "csv",
+      columns: Object.keys(rows[0]!),
+    });
     const [activity] = tasksOf(e, "number_activity_batch");
     expect(run).toMatchObject({
       product: "carrier_batch",

@@ -320,7 +320,17 @@ async function submitChainRun(
           ctx.printer.note(
             `Wrote ${count(event.rows)} rows${event.path === undefined ? "" : ` to ${event.path}`} with the columns of ${products.join(", ")}: ${event.columns.join(", ")}.`,
           );
-          if (event.path !== undefined) ctx.outcome.output = absolutePath(ctx, event.path);
+          ctx.outcome.output = event.path === undefined ? "-" : absolutePath(ctx, event.path);
+          if (ctx.globals.json && event.path !== undefined) {
+            ctx.printer.json({
+              type: "output",
+              run: outcome.first.outcome.run.id,
+              rows_written: event.rows,
+              path: absolutePath(ctx, event.path),
+              format: outputs.output?.format ?? "csv",
+              columns: event.columns,
+            });
+          }
         } else if (event.type === "chain done") {
           ctx.printer.note(`Done. Every product's tasks have finished: ${event.taskIds.join(" ") || "none was needed"}.`);
         } else writing.onEvent(event);
