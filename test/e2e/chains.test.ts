@@ -3,6 +3,8 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { e2eSandboxes, gbList, identifier, lines, listText, until, WAITING, type E2e } from "../helpers/sandbox.js";
 import { runInTerminal } from "../helpers/terminal.js";
+import { tempDir } from "../helpers/cli.js";
+import { createTestDatabase } from "../helpers/postgres.js";
 
 /**
  * Several products in one run (`submit --then`): the later product is bought on exactly the
@@ -275,14 +277,21 @@ describe("the money of a chain", () => {
 });
 
 describe("two chains of lists sharing numbers, started in the same instant", () => {
-  it.each([0, 1])("buy each shared number once per product (trial %i)", async (trial) => {
+  it.each([
+    [0, "one machine"],
+    [1, "one machine"],
+    [2, "two machines sharing PostgreSQL"],
+  ] as const)("buy each shared number once per product (trial %i, %s)", async (trial, where) => {
     const e = await sandbox({ minTaskSize: 500, noResultRate: 0.04, fakeClock: false, numbersPerSecond: 5_000 });
     // L: 600 mobiles; M: the same 600 and 600 of its own.
     const offset = trial * 10_000;
     const l = e.file("l.txt", listText(600, offset));
     const m = e.file("m.txt", listText(1200, offset));
-    const order = trial === 0 ? [l, m] : [m, l];
-    const runs = order.map((list, index) => e.spawn(chainArgs(list, ...WAITING, "-o", `out-${index}.csv`)));
+    const order = trial % 2 === 0 ? [l, m] : [m, l];
+    const storeUrl = where === "one machine" ? undefined : await createTestDatabase();
+    // A second machine: its own config and state directory, the same service and store.
+    const env = () => (storeUrl ? { BULKCHECK_CONFIG_DIR: tempDir("bulkcheck-machine-"), BULKCHECK_STORE_URL: storeUrl } : {});
+    const runs = order.map((list, index) => e.spawn(chainArgs(list, ...WAITING, "-o", `out-${index}.csv`), { env: env() }));
     const results = await Promise.all(runs.map((run) => run.done));
     for (const result of results) expect(result.code, result.stderr).toBe(0);
     for (const product of ["carrier_batch", "number_activity_batch"]) {
