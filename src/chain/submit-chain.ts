@@ -1,6 +1,7 @@
 import { join } from "node:path";
 import { mkdir } from "node:fs/promises";
 import type { PrepareResult } from "../prepare/index.js";
+import type { RunPlan } from "../run/plan.js";
 import type { RunOutcome, SubmitRequest, SubmitRunDeps } from "../run/submit-request.js";
 import { submitRun } from "../run/submit-run.js";
 import type { ServiceType } from "../spec/products.js";
@@ -25,7 +26,9 @@ export type ChainEvent =
    * A later product's run begins: on `selected` of the `kept` numbers the run keeps (all of them
    * without a condition); with --dry-run (`upperBound`), before any result is in, on every one.
    */
-  { type: "step"; step: ChainStep; index: number; selected: number; kept: number; upperBound: boolean };
+  | { type: "step"; step: ChainStep; index: number; selected: number; kept: number; upperBound: boolean }
+  /** Before a real run's first upload: a later product's plan on every number, its upper bound. */
+  | { type: "bound"; step: ChainStep; plan: RunPlan };
 
 /** One product's run of a chain, its tasks finished. */
 export interface StepOutcome {
@@ -134,7 +137,9 @@ async function upperBounds(
         workDir: await stepDir(deps.firstDeps, index, "bound"),
         onEvent: (event) => {
           if (event.type === "plan") reservation = event.plan.reservationMicros;
-          stepDeps.onEvent(event);
+          // A dry run of the chain is told as any dry run; before a real run's first upload, only the bound's plan.
+          if (request.dryRun) stepDeps.onEvent(event);
+          else if (event.type === "plan") deps.onEvent({ type: "bound", step, plan: event.plan });
         },
       },
     );

@@ -132,6 +132,15 @@ describe("submit --then: a later product on the numbers an earlier one selects",
     const { path } = mixedList(e, "crm.csv", 40, 20);
     const out = await e.run(chainArgs(path, ...WAITING, "-o", "merged.csv", "--json"));
     expect(out.code, out.stderr).toBe(0);
+    // Before anything is uploaded, the later product's upper bound: its plan on every number.
+    const bound = out.stderr.indexOf("Then number_activity_batch where carrier_batch says number_type=mobile: at most 60 numbers");
+    expect(bound).toBeGreaterThan(-1);
+    expect(out.stderr.indexOf("Plan: 60 numbers in 1 task(s) of number_activity_batch for GB; reservation $0.18", bound)).toBeGreaterThan(
+      bound,
+    );
+    expect(out.stderr.indexOf("Plan: 60 numbers in 1 task(s) of number_activity_batch")).toBeLessThan(
+      out.stderr.indexOf("Then number_activity_batch where carrier_batch says number_type=mobile: 40 of 60 numbers"),
+    );
     const rows = csvObjects(e, "merged.csv");
     expect(rows).toHaveLength(60);
     expect(Object.keys(rows[0]!)).toEqual([

@@ -28,6 +28,7 @@ import { runWritingDeps } from "./shared/output-view.js";
 import { count } from "../../format-count.js";
 import { billing } from "../../tasks/billing.js";
 import { describeBilling } from "./shared/billing-report.js";
+import { describePlan, reuseLines } from "./shared/plan-view.js";
 import { runJson, takesStdout } from "./shared/submission.js";
 import { runOutputsView } from "./shared/run-outputs-view.js";
 import type { OutputsRequest } from "../../outputs/outputs-request.js";
@@ -282,7 +283,7 @@ async function submitChainRun(
       if (!staged) throw new Error(`The results of run ${stepOutcome.run.id} were not staged.`);
       return staged;
     },
-    onEvent: (event) => drawChainStep(ctx, event, prices),
+    onEvent: (event) => drawChainStep(ctx, event, prices, request.command.country),
   })
     .catch(goOn)
     .finally(async () => {
@@ -371,7 +372,12 @@ async function submitChainRun(
 }
 
 /** A later product's run beginning: on how many numbers, and what its condition spared. */
-function drawChainStep(ctx: Context, event: ChainEvent, prices: Record<string, number>): void {
+function drawChainStep(ctx: Context, event: ChainEvent, prices: Record<string, number>, country: string | undefined): void {
+  if (event.type === "bound") {
+    ctx.printer.note(`Plan: ${describePlan(event.plan, { product: event.step.product, country })}.`);
+    for (const line of reuseLines(event.plan)) ctx.printer.note(line);
+    return;
+  }
   const { step, selected, kept } = event;
   const where = step.condition ? ` where ${step.condition.product} says ${describeCondition(step.condition)}` : "";
   if (event.upperBound) {
