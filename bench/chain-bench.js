@@ -20,6 +20,8 @@ const { startSandbox } = await import(new URL("sandbox/index.js", dist).href);
 const numbers = Number(process.argv[2] ?? 1_000_000);
 const TASK_SIZE = 100_000;
 const seconds = (ms) => Number((ms / 1000).toFixed(2));
+/** The sandbox's own time for a task of `lines` numbers, all kept (src/sandbox/lifecycle.ts). */
+const taskMs = (lines) => 500 + Math.ceil((lines * 1000) / 20_000) + Math.ceil((lines * 1000) / 20_000);
 
 /** Every fifth number in two is a landline: 60% mobiles (07400…), 40% London numbers (0207…), mixed. */
 function lists(dir) {
@@ -48,6 +50,7 @@ async function submit(dir, name, args) {
       BULKCHECK_API_KEY: sandbox.apiKey,
     };
     await measure(process.execPath, [BIN, "config", "set", "max-task-size", String(TASK_SIZE)], { env });
+    const startedAt = Date.now();
     const t0 = performance.now();
     const run = await measure(
       process.execPath,
@@ -57,8 +60,12 @@ async function submit(dir, name, args) {
     const wallMs = performance.now() - t0;
     if (run.code !== 0) throw new Error(`${name} failed (${run.code}): ${run.stderr.slice(-800)}`);
     const uploaded = {};
-    for (const task of sandbox.inspect().tasks) uploaded[task.product] = (uploaded[task.product] ?? 0) + task.total;
-    return { wallMs, uploaded, peakRssMb: run.peakRssMb };
+    const tasks = sandbox.inspect().tasks.map((task) => {
+      uploaded[task.product] = (uploaded[task.product] ?? 0) + task.total;
+      const created = Date.parse(task.created_at) - startedAt;
+      return { product: task.product, created, finished: created + taskMs(task.submitted_lines ?? task.total) };
+    });
+    return { wallMs, uploaded, tasks, peakRssMb: run.peakRssMb };
   } finally {
     await sandbox.close();
   }
@@ -73,6 +80,13 @@ export async function run() {
     const activity = await submit(dir, "activity", [mobileList, "--type", "number_activity_batch"]);
     const chain = await submit(dir, "chain", [list, "--type", "carrier_batch", "--then", "number_activity_batch:number_type=mobile"]);
     const sumMs = carrier.wallMs + activity.wallMs;
+    // The first product's download (its last task's finish to the end of its own run), against the chain's hand-off
+    // between products (the first product's last finish to the later product's first task): the results fetched and
+    // recorded as in the download, then the selection, the selected parts written, the plan and the upload.
+    const lastFinish = (tasks, product) => Math.max(...tasks.filter((task) => task.product === product).map((task) => task.finished));
+    const download = carrier.wallMs - lastFinish(carrier.tasks, "carrier_batch");
+    const firstLater = Math.min(...chain.tasks.filter((task) => task.product === "number_activity_batch").map((task) => task.created));
+    const handOff = firstLater - lastFinish(chain.tasks, "carrier_batch");
     return {
       numbers,
       mobiles,
@@ -82,6 +96,8 @@ export async function run() {
       sum_s: seconds(sumMs),
       chain_s: seconds(chain.wallMs),
       chain_vs_sum: Number((chain.wallMs / sumMs).toFixed(3)),
+      first_product_download_s: seconds(download),
+      hand_off_between_products_s: seconds(handOff),
       // The chain must buy what the two runs bought: every number's carrier, and activity for the mobiles only.
       chain_uploaded: chain.uploaded,
       chain_peak_rss_mb: chain.peakRssMb,
