@@ -1,6 +1,7 @@
 import type { JoinStatus, LaterColumns } from "../outputs/join-rows.js";
 import { resultMap } from "../results/read-results.js";
 import { identifierKey } from "../spec/identifier-key.js";
+import { resultColumns } from "../spec/products.js";
 import type { StagedResults, UnsentNumbers } from "../tasks/download.js";
 import { PRODUCT_COLUMN_PREFIX, type ChainStep } from "./chain.js";
 import { stagedRows, type Selection } from "./selection.js";
@@ -10,9 +11,10 @@ import { stagedRows, type Selection } from "./selection.js";
  * number's `checked`, `reused`, `no_result` or `waiting` as for the first product, or
  * `not_selected` (the earlier product's result does not have the condition's value) or
  * `no_earlier_result` (the product the condition reads has no result for it). Any other
- * row says what it said for the first product (`invalid`, `duplicate`…).
+ * row says what it said for the first product (`invalid`, `duplicate`…). A product whose task
+ * failed says `failed` for every number it was to check: none has a result.
  */
-export type LaterStatus = JoinStatus | "not_selected" | "no_earlier_result";
+export type LaterStatus = JoinStatus | "not_selected" | "no_earlier_result" | "failed";
 
 /** A later product of a finished chain: its step, the numbers it was checked on, and its results. */
 export interface LaterProduct {
@@ -32,9 +34,14 @@ export interface ChainColumns extends LaterColumns {
  * product's or another's: `activity_activated`, `activity_status`, `activity_checked_at`.
  * Each product's results are held in memory (identifier → values), as the join holds the first's.
  */
-export async function chainColumns(later: readonly LaterProduct[], signal?: AbortSignal): Promise<ChainColumns> {
+export async function chainColumns(
+  later: readonly LaterProduct[],
+  failed: Omit<LaterProduct, "staged"> | undefined,
+  signal?: AbortSignal,
+): Promise<ChainColumns> {
   const products: ChainColumns[] = [];
   for (const product of later) products.push(await productColumns(product, signal));
+  if (failed) products.push(failedColumns(failed));
   return {
     names: products.flatMap((product) => product.names),
     values: (identifier, status) => products.flatMap((product) => product.values(identifier, status)),
@@ -59,6 +66,35 @@ async function productColumns({ step, selection, staged }: LaterProduct, signal?
       return found ? [...found.slice(0, -1), own, found.at(-1) ?? ""] : [...blank, own, ""];
     },
     identifiers: () => results.byIdentifier.keys(),
+  };
+}
+
+/** A product whose task failed: its columns empty, and `failed` for every number it was to check. */
+function failedColumns({ step, selection }: Omit<LaterProduct, "staged">): ChainColumns {
+  const prefix = PRODUCT_COLUMN_PREFIX[step.product];
+  const blank = resultColumns(step.product)
+    .slice(1)
+    .map(() => "");
+  return {
+    names: [
+      ...resultColumns(step.product)
+        .slice(1)
+        .map((column) => `${prefix}_${column}`),
+      `${prefix}_status`,
+      `${prefix}_checked_at`,
+    ],
+    values(identifier, status) {
+      if (identifier === undefined || status === "duplicate") return [...blank, status, ""];
+      const key = identifierKey(identifier);
+      const own: LaterStatus =
+        selection.selected && !selection.selected.has(key)
+          ? selection.answered.has(key)
+            ? "not_selected"
+            : "no_earlier_result"
+          : "failed";
+      return [...blank, own, ""];
+    },
+    identifiers: () => [],
   };
 }
 

@@ -29,7 +29,8 @@ export interface ChainEndDeps extends Omit<RunEndDeps, "outputs" | "onEvent"> {
 
 /**
  * Ends a chain whose products' tasks have finished: writes its output with every product's
- * columns (-o merged, or joined to the list), then finishes every product's run and removes
+ * columns (-o merged, or joined to the list; a product whose task failed, `failed` in its status
+ * column: see ChainOutcome.failed), then finishes every product's run that did not fail and removes
  * their staging. An output that cannot be written fails the runs when the results are in the
  * ledger (the next run of the chain writes them without paying again); without it they stay
  * open, to be carried on.
@@ -52,7 +53,7 @@ async function writeChainOutput(chain: ChainOutcome, request: OutputsRequest, de
     deps.onEvent({ type: "chain done", taskIds: [chain.first, ...chain.later].flatMap(taskIds) });
     return;
   }
-  const later = await chainColumns(chain.later, deps.download.signal);
+  const later = await chainColumns(chain.later, chain.failed, deps.download.signal);
   const { first } = chain;
   if (output.join) {
     const { sourcePath, safeCsv } = output.join;

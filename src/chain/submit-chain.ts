@@ -8,6 +8,7 @@ import type { ServiceType } from "../spec/products.js";
 import type { StagedResults } from "../tasks/download.js";
 import type { RunSource } from "../store/store.js";
 import { IdentifierSet } from "../spec/identifier-set.js";
+import { TaskFailedError } from "../errors.js";
 import { stepKey, type ChainStep } from "./chain.js";
 import { selectedParts, selectNumbers, type Selection } from "./selection.js";
 
@@ -40,6 +41,11 @@ export interface StepOutcome {
 export interface ChainOutcome {
   first: StepOutcome;
   later: (StepOutcome & { step: ChainStep; selection: Selection })[];
+  /**
+   * A later product whose task failed (its run failed with it): the chain stops there, and the
+   * output is still written, the earlier products' results in it and this product's numbers `failed`.
+   */
+  failed?: { step: ChainStep; selection: Selection; error: TaskFailedError };
 }
 
 /**
@@ -84,17 +90,24 @@ export async function submitChain(request: SubmitRequest, steps: readonly ChainS
     const parts = selection.selected ? await selectedParts(list.chunks, selection.selected, dir) : list.chunks;
     deps.onEvent({ type: "step", step, index: index + 1, selected: numbersIn(parts), kept: numbersIn(list.chunks), upperBound: false });
     const bound = bounds[index];
-    const stepOutcome = await submitRun(
-      stepRequest(request, steps, index, { ...list, chunks: parts }, outcome.run.source, spent, stepDeps.limits.minTaskSize),
-      {
-        ...stepDeps,
-        workDir: dir,
-        // Agreed to with the first product's question when within its upper bound; asked again only when over it.
-        ...(stepDeps.confirm && bound !== undefined
-          ? { confirm: (micros, ...rest) => (micros <= bound ? Promise.resolve(true) : stepDeps.confirm!(micros, ...rest)) }
-          : {}),
-      },
-    );
+    let stepOutcome: RunOutcome | undefined;
+    try {
+      stepOutcome = await submitRun(
+        stepRequest(request, steps, index, { ...list, chunks: parts }, outcome.run.source, spent, stepDeps.limits.minTaskSize),
+        {
+          ...stepDeps,
+          workDir: dir,
+          // Agreed to with the first product's question when within its upper bound; asked again only when over it.
+          ...(stepDeps.confirm && bound !== undefined
+            ? { confirm: (micros, ...rest) => (micros <= bound ? Promise.resolve(true) : stepDeps.confirm!(micros, ...rest)) }
+            : {}),
+        },
+      );
+    } catch (error) {
+      // Its numbers have no result, ever; the earlier products' results are written all the same.
+      if (!(error instanceof TaskFailedError)) throw error;
+      return { first, later, failed: { step, selection, error } };
+    }
     if (!stepOutcome) continue;
     spent += stepOutcome.plan.reservationMicros;
     const staged = await deps.results(index + 1, stepOutcome);

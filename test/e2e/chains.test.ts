@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { e2eSandboxes, gbList, identifier, lines, listText, until, WAITING, type E2e } from "../helpers/sandbox.js";
 import { runInTerminal } from "../helpers/terminal.js";
+import { hashUnit } from "../../src/sandbox/random.js";
 import { tempDir } from "../helpers/cli.js";
 import { createTestDatabase } from "../helpers/postgres.js";
 
@@ -21,7 +22,9 @@ const CARRIER = ["carrier", "underlying_carrier", "number_type", "country_code",
 const ACTIVITY = ["activity_activated", "activity_status", "activity_checked_at"];
 
 /** A sandbox taking tasks of any size, and a CLI told so. */
-async function smallTasks(options: { numbersPerSecond?: number; fakeClock?: boolean } = {}): Promise<E2e> {
+async function smallTasks(
+  options: { numbersPerSecond?: number; fakeClock?: boolean; failRate?: number; seed?: number } = {},
+): Promise<E2e> {
   const e = await sandbox({ minTaskSize: 1, ...options });
   expect((await e.run(["config", "set", "min-task-size", "1"])).code).toBe(0);
   return e;
@@ -259,6 +262,34 @@ describe("the money of a chain", () => {
     const rows = csvObjects(e, "out.csv");
     expect(rows.filter((row) => row.number_type === "mobile").every((row) => row.activity_status === "waiting")).toBe(true);
     expect(rows.filter((row) => row.number_type === "fixed_line").every((row) => row.activity_status === "not_selected")).toBe(true);
+  });
+});
+
+describe("a product's task that fails", () => {
+  it("writes the earlier products' results when a later product's task fails (its numbers failed, exit 6), and the next run checks only it again", async () => {
+    // A seed under which the sandbox's first task (carriers) succeeds, its second (activity) fails and its third succeeds.
+    const fails = (seed: number, ordinal: number) => hashUnit(seed, "fail", String(ordinal)) < 0.5;
+    const seed = Array.from({ length: 200 }, (_, i) => i + 1).find((s) => !fails(s, 1) && fails(s, 2) && !fails(s, 3))!;
+    const e = await smallTasks({ failRate: 0.5, seed });
+    const { path } = mixedList(e, "crm.csv", 40, 20);
+    const out = await e.run(chainArgs(path, ...WAITING, "--join", "-o", "out.csv"));
+    expect(out.code, out.stderr).toBe(6);
+    expect(out.stderr).toContain(
+      "number_activity_batch's task failed, so the chain stopped there: the output has the earlier products' results, and number_activity_batch's numbers say failed",
+    );
+    const [failedTask] = tasksOf(e, "number_activity_batch");
+    expect(failedTask!.status).toBe("failed");
+    const rows = csvObjects(e, "out.csv");
+    expect(rows).toHaveLength(60);
+    expect(rows.every((row) => row.bulkcheck_status === "checked" && row.number_type !== "")).toBe(true);
+    expect(rows.filter((row) => row.number_type === "mobile").every((row) => row.activity_status === "failed")).toBe(true);
+    expect(rows.filter((row) => row.number_type === "fixed_line").every((row) => row.activity_status === "not_selected")).toBe(true);
+
+    const again = await e.run(chainArgs(path, ...WAITING, "--join", "-o", "again.csv"));
+    expect(again.code, again.stderr).toBe(0);
+    expect(tasksOf(e, "carrier_batch")).toHaveLength(1);
+    expect(tasksOf(e, "number_activity_batch")).toHaveLength(2);
+    expect(csvObjects(e, "again.csv").filter((row) => row.activity_status === "checked")).toHaveLength(40);
   });
 });
 

@@ -356,6 +356,13 @@ async function submitChainRun(
     steps_.flatMap((step) => step.outcome.results.map((result) => result.task)),
     prices,
   );
+  if (outcome.failed) {
+    const { step, error } = outcome.failed;
+    ctx.printer.note(
+      `${step.product}'s task failed, so the chain stopped there: the output has the earlier products' results, and ${step.product}'s numbers say failed (the next run of this command reuses those results and checks ${step.product} again).`,
+    );
+    throw error;
+  }
   if (ctx.globals.json && !takesStdout(options)) {
     ctx.printer.json({
       ...runJson(outcome.first.outcome),
