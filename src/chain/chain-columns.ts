@@ -43,6 +43,7 @@ export async function chainColumns(
   for (const product of later) products.push(await productColumns(product, signal));
   if (failed) products.push(failedColumns(failed));
   return {
+    products: products.flatMap((product) => product.products),
     names: products.flatMap((product) => product.names),
     values: (identifier, status) => products.flatMap((product) => product.values(identifier, status)),
     *identifiers() {
@@ -58,6 +59,7 @@ async function productColumns({ step, selection, staged }: LaterProduct, signal?
   const valueColumns = results.columns.slice(0, -1);
   const blank = valueColumns.map(() => "");
   return {
+    products: [step.product],
     names: [...valueColumns.map((column) => `${prefix}_${column}`), `${prefix}_status`, `${prefix}_checked_at`],
     values(identifier, status) {
       if (identifier === undefined) return [...blank, status, ""];
@@ -76,6 +78,7 @@ function failedColumns({ step, selection }: Omit<LaterProduct, "staged">): Chain
     .slice(1)
     .map(() => "");
   return {
+    products: [step.product],
     names: [
       ...resultColumns(step.product)
         .slice(1)

@@ -69,6 +69,8 @@ export interface JoinInput {
  * a chain's later products (chain/chain-columns.ts).
  */
 export interface LaterColumns {
+  /** The products whose columns these are, in order (named in what the join tells). */
+  products: readonly string[];
   names: readonly string[];
   values(identifier: string | undefined, status: JoinStatus): readonly string[];
 }

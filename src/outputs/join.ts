@@ -116,7 +116,13 @@ export async function writeJoinedOutput(join: JoinedOutputRequest, run: OutputOf
       ),
     "data",
   );
-  deps.onEvent({ type: "joined", outcome, path: isStdout(output) ? undefined : output, format: join.format });
+  deps.onEvent({
+    type: "joined",
+    outcome,
+    path: isStdout(output) ? undefined : output,
+    format: join.format,
+    ...(join.later ? { laterProducts: join.later.products } : {}),
+  });
   return outcome;
 }
 

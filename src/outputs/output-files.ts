@@ -52,7 +52,7 @@ export type OutputEvent =
   /** The merged results were written (to stdout when `path` is undefined). */
   | { type: "merged"; outcome: DownloadOutcome; path: string | undefined }
   /** The list's rows were written with the results beside them (see join.ts's writeJoinedOutput). */
-  | { type: "joined"; outcome: JoinOutcome; path: string | undefined; format: "csv" | "xlsx" }
+  | { type: "joined"; outcome: JoinOutcome; path: string | undefined; format: "csv" | "xlsx"; laterProducts?: readonly string[] }
   /** The report was written (to stdout when `path` is undefined). */
   | { type: "report"; path: string | undefined };
 

@@ -89,6 +89,7 @@ describe("submit --then: a later product on the numbers an earlier one selects",
     expect(out.stderr).toContain(
       `Then number_activity_batch where carrier_batch says number_type=mobile: ${mobiles.length} of 1,200 numbers`,
     );
+    expect(out.stderr).toContain("Wrote 1,200 source rows to out.csv with the carrier_batch and number_activity_batch columns: checked ");
 
     const rows = csvObjects(e, "out.csv");
     expect(rows).toHaveLength(1200);

@@ -1,4 +1,4 @@
-import { joinCounts, type JoinOutcome } from "../../../outputs/join-rows.js";
+import { joinCounts } from "../../../outputs/join-rows.js";
 import type { MergedOutput, OutputDeps, OutputEvent } from "../../../outputs/output-files.js";
 import type { OutputsRequest } from "../../../outputs/outputs-request.js";
 import type { RunEndDeps, RunEndEvent } from "../../../outputs/run-end.js";
@@ -108,7 +108,7 @@ function drawOutputEvent(ctx: Context, context: DrawContext): (event: OutputEven
         `${doing} the whole run: ${added.join(", ")} ${added.length === 1 ? "is a part" : "are parts"} of the same run as ${given.join(", ")}.`,
       );
     } else if (event.type === "merged") drawMerged(ctx, event.outcome, event.path, context);
-    else if (event.type === "joined") drawJoined(ctx, event.outcome, event.path, event.format, context);
+    else if (event.type === "joined") drawJoined(ctx, event, context);
     else if (event.path !== undefined) ctx.printer.note(`Wrote the report to ${event.path}.`);
   };
 }
@@ -168,20 +168,18 @@ function talliesJson({ summary, tasks }: { summary: DownloadOutcome["summary"]; 
 }
 
 /** Tells what a join wrote (to `path`, or stdout) and what its tasks were billed. */
-function drawJoined(
-  ctx: Context,
-  { summary, serviceType, tasks }: JoinOutcome,
-  path: string | undefined,
-  format: "csv" | "xlsx",
-  context: DrawContext,
-): void {
+function drawJoined(ctx: Context, event: Extract<OutputEvent, { type: "joined" }>, context: DrawContext): void {
+  const { outcome, path, format } = event;
+  const { summary, serviceType, tasks } = outcome;
+  // A chain's join has every product's columns.
+  const products = [serviceType, ...(event.laterProducts ?? [])];
   const { prices } = context;
   const byStatus = Object.entries(summary.byStatus)
     .filter(([, n]) => n > 0)
     .map(([status, n]) => `${status} ${count(n)}`)
     .join(", ");
   ctx.printer.note(
-    `Wrote ${count(summary.rows)} source rows${path === undefined ? "" : ` to ${path}`} with the ${serviceType} columns: ${byStatus}.`,
+    `Wrote ${count(summary.rows)} source rows${path === undefined ? "" : ` to ${path}`} with the ${products.join(" and ")} columns: ${byStatus}.`,
   );
   if (summary.prefix) {
     ctx.printer.note(
