@@ -89,6 +89,14 @@ export async function submitAction(ctx: Context, file: string, options: SubmitOp
   const subject = { product, country: anyRegion ? "auto" : country };
   const flagsRequest = await runFlagsRequest(ctx, options, pollIntervalMs);
   await withTempDir(async (dir) => {
+    // A chain stages each product's results in a view of its own (submitChainRun).
+    const output =
+      steps.length === 0
+        ? await runOutputsView(ctx, outputs, product, {
+            summary: Boolean(options.changesSummary),
+            exitOnChange: Boolean(options.exitOnChange),
+          })
+        : undefined;
     const { options: prepare, done } = await preparationOptions(ctx, file, options, country);
     const printer = runPrinter(ctx, options, subject, pollIntervalMs, async (result) => {
       done();
@@ -122,14 +130,10 @@ export async function submitAction(ctx: Context, file: string, options: SubmitOp
       retryNoResult: Boolean(options.retryNoResult),
       countUnanswered: true,
     };
-    if (steps.length > 0) {
+    if (!output) {
       await submitChainRun(ctx, { file, options, request, steps, outputs, dir, pollIntervalMs, printer, country }).finally(done);
       return;
     }
-    const output = await runOutputsView(ctx, outputs, product, {
-      summary: Boolean(options.changesSummary),
-      exitOnChange: Boolean(options.exitOnChange),
-    });
     const outcome = await submitRun(request, {
       ...(await runDeps(ctx, { product, workDir: dir, yes: options.yes, printer })),
       ...(output.fetchesResults ? { onSucceeded: output.stage } : {}),
