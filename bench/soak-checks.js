@@ -101,7 +101,8 @@ export function checkSoak({ lists, flows, sandboxes, journals = [], secret, minT
         exit7[reason] = (exit7[reason] ?? 0) + 1;
         if (reason === "unexplained") fail(`flow ${flow.index} exited 7 for an unexplained reason: ${lastLines(run.stderr)}`);
       } else if (run.code !== 0) {
-        fail(`flow ${flow.index} (${flow.list.name}) exited ${run.code}: ${lastLines(run.stderr)}`);
+        // Its error line and what follows it (an unexpected error's first frame), not only the end of its stack.
+        fail(`flow ${flow.index} (${flow.list.name}) exited ${run.code}: ${endOf(run.stderr)}`);
       }
     }
     const last = flow.runs.at(-1);
