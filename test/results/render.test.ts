@@ -60,6 +60,9 @@ describe("output formats", () => {
     ["activated", "false", false],
     ["activated", "TRUE", "TRUE"],
     ["activated", "", ""],
+    // A chain's later product: its `activated` under its short name.
+    ["activity_activated", "false", false],
+    ["high_value_activated", "true", true],
     ["identifier", "4915112345678", "4915112345678"],
     ["note", "true", "true"],
   ] as const)("renders %s=%j in JSON as %j", (column, value, expected) => {

@@ -297,7 +297,7 @@ async function submitChainRun(
     if (options.dryRun) ctx.printer.note("Dry run: nothing was uploaded.");
     return;
   }
-  const steps_ = [outcome.first, ...outcome.later];
+  const productRuns = [outcome.first, ...outcome.later];
   const writing = await runWritingDeps(ctx, outputs, { runId: outcome.first.outcome.run.id });
   const written = outputs.output && {
     path: isStdout(outputs.output.path) ? "-" : absolutePath(ctx, outputs.output.path),
@@ -345,7 +345,7 @@ async function submitChainRun(
     throw tasksGoOn(error);
   });
   // The join or merged file told the first product's counts; each later product's follow (the merged file's, all of them).
-  for (const [index, step] of steps_.entries()) {
+  for (const [index, step] of productRuns.entries()) {
     if (index === 0 && outputs.output?.join) continue;
     const { plan, results } = step.outcome;
     const tasks = results.map((result) => result.task);
@@ -357,7 +357,7 @@ async function submitChainRun(
   }
   ctx.outcome.run = outcome.first.outcome.run.id;
   ctx.outcome.charge(
-    steps_.flatMap((step) => step.outcome.results.map((result) => result.task)),
+    productRuns.flatMap((step) => step.outcome.results.map((result) => result.task)),
     prices,
   );
   if (outcome.failed) {
