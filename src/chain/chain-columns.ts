@@ -1,20 +1,21 @@
 import type { JoinStatus, LaterColumns } from "../outputs/join-rows.js";
 import { resultMap } from "../results/read-results.js";
-import { identifierKey } from "../spec/identifier-key.js";
+import { identifierKey, type IdentifierKey } from "../spec/identifier-key.js";
 import { resultColumns } from "../spec/products.js";
 import type { StagedResults, UnsentNumbers } from "../tasks/download.js";
 import { PRODUCT_COLUMN_PREFIX, type ChainStep } from "./chain.js";
-import { stagedRows, type Selection } from "./selection.js";
+import { isSelected, stagedRows, type Selection } from "./selection.js";
 
 /**
  * What a later product of a chain says of a number, in its `<product>_status` column: a kept
  * number's `checked`, `reused`, `no_result` or `waiting` as for the first product, or
  * `not_selected` (the earlier product's result does not have the condition's value) or
- * `no_earlier_result` (the product the condition reads has no result for it). Any other
+ * `no_earlier_result` (the product the condition reads has no result for it), or
+ * `earlier_failed` (the first product's task that held it failed, so no later product checked it). Any other
  * row says what it said for the first product (`invalid`, `duplicate`…). A product whose task
  * failed says `failed` for every number it was to check: none has a result.
  */
-export type LaterStatus = JoinStatus | "not_selected" | "no_earlier_result" | "failed";
+export type LaterStatus = JoinStatus | "not_selected" | "no_earlier_result" | "earlier_failed";
 
 /** A later product of a finished chain: its step, the numbers it was checked on, and its results. */
 export interface LaterProduct {
@@ -88,14 +89,7 @@ function failedColumns({ step, selection }: Omit<LaterProduct, "staged">): Chain
     ],
     values(identifier, status) {
       if (identifier === undefined || status === "duplicate") return [...blank, status, ""];
-      const key = identifierKey(identifier);
-      const own: LaterStatus =
-        selection.selected && !selection.selected.has(key)
-          ? selection.answered.has(key)
-            ? "not_selected"
-            : "no_earlier_result"
-          : "failed";
-      return [...blank, own, ""];
+      return [...blank, unselectedStatus(selection, identifierKey(identifier)) ?? "failed", ""];
     },
     identifiers: () => [],
   };
@@ -103,7 +97,15 @@ function failedColumns({ step, selection }: Omit<LaterProduct, "staged">): Chain
 
 function laterStatus(identifier: string, found: boolean, selection: Selection, unsent: UnsentNumbers | undefined): LaterStatus {
   const key = identifierKey(identifier);
-  if (selection.selected && !selection.selected.has(key)) return selection.answered.has(key) ? "not_selected" : "no_earlier_result";
+  const unselected = unselectedStatus(selection, key);
+  if (unselected) return unselected;
   if (found) return unsent?.reused.has(key) ? "reused" : "checked";
   return unsent?.waiting.has(key) ? "waiting" : "no_result";
+}
+
+/** Why a product was not checked on a number its run keeps; undefined when it was to be. */
+function unselectedStatus(selection: Selection, key: IdentifierKey): LaterStatus | undefined {
+  if (selection.leftOut?.has(key)) return "earlier_failed";
+  if (isSelected(selection, key)) return undefined;
+  return selection.answered.has(key) ? "not_selected" : "no_earlier_result";
 }

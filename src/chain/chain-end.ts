@@ -43,7 +43,11 @@ export async function endChain(chain: ChainOutcome, request: OutputsRequest, out
     if (request.ledger) for (const step of steps) await failRun(deps.store, step.outcome, deps.now, error);
     throw error;
   }
-  for (const step of steps) await finishRun(deps.store, step.outcome, deps.now, output);
+  // A first product that went on without its failed tasks fails its run: the next run of the chain checks their numbers.
+  await (chain.firstFailed
+    ? failRun(deps.store, chain.first.outcome, deps.now, chain.firstFailed)
+    : finishRun(deps.store, chain.first.outcome, deps.now, output));
+  for (const step of chain.later) await finishRun(deps.store, step.outcome, deps.now, output);
   for (const outputs of deps.outputs) await outputs.finish(request.retentionSeconds);
 }
 

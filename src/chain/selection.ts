@@ -1,7 +1,7 @@
 import { join } from "node:path";
 import type { UploadChunk } from "../prepare/index.js";
 import { readResults, type ResultSource } from "../results/read-results.js";
-import { identifierKey } from "../spec/identifier-key.js";
+import { identifierKey, type IdentifierKey } from "../spec/identifier-key.js";
 import { IdentifierSet } from "../spec/identifier-set.js";
 import { resultLabel, type StagedResults } from "../tasks/download.js";
 import { writeKept } from "../tasks/list-slice.js";
@@ -13,6 +13,13 @@ export interface Selection {
   selected?: IdentifierSet;
   /** The numbers with a result of the product the condition reads (a number without one cannot be selected); none without a condition. */
   answered: IdentifierSet;
+  /** The numbers of the first product's failed tasks: left out of every later product (see ChainOutcome.firstFailed). */
+  leftOut?: IdentifierSet;
+}
+
+/** Whether a selection checks a number (its key). */
+export function isSelected(selection: Selection, key: IdentifierKey): boolean {
+  return (!selection.selected || selection.selected.has(key)) && !selection.leftOut?.has(key);
 }
 
 /** A run's results as rows (header first, `identifier` first), from its staged tasks and the ledger's reused results. */
@@ -49,10 +56,15 @@ export async function selectNumbers(condition: ChainCondition, staged: StagedRes
 }
 
 /** The run's parts (its prepared list) with only the selected numbers, in order, each part keeping its country. */
-export async function selectedParts(parts: readonly UploadChunk[], selected: IdentifierSet, dir: string): Promise<UploadChunk[]> {
+export async function selectedParts(parts: readonly UploadChunk[], selection: Selection, dir: string): Promise<UploadChunk[]> {
+  if (!selection.selected && !selection.leftOut) return [...parts];
   const written: UploadChunk[] = [];
   for (const [index, part] of parts.entries()) {
-    const chunk = await writeKept(part.path, (identifier) => selected.has(identifierKey(identifier)), join(dir, `selected-${index}.txt`));
+    const chunk = await writeKept(
+      part.path,
+      (identifier) => isSelected(selection, identifierKey(identifier)),
+      join(dir, `selected-${index}.txt`),
+    );
     written.push(part.country === undefined ? chunk : { ...chunk, country: part.country });
   }
   // A part none of whose numbers is selected is no task; a list with none selected is one empty part, as an empty list is.

@@ -9,6 +9,7 @@ import type { StagedResults } from "../tasks/download.js";
 import type { RunSource } from "../store/store.js";
 import { IdentifierSet } from "../spec/identifier-set.js";
 import { TaskFailedError } from "../errors.js";
+import { count } from "../format-count.js";
 import { stepKey, type ChainStep } from "./chain.js";
 import { selectedParts, selectNumbers, type Selection } from "./selection.js";
 
@@ -46,6 +47,12 @@ export interface ChainOutcome {
    * output is still written, the earlier products' results in it and this product's numbers `failed`.
    */
   failed?: { step: ChainStep; selection: Selection; error: TaskFailedError };
+  /**
+   * The first product's tasks that failed: the chain went on without their numbers (`failed` for
+   * the first product, `earlier_failed` for the later ones), and the first product's run fails
+   * once the output is written, so that the next run of the chain checks them again.
+   */
+  firstFailed?: TaskFailedError;
 }
 
 /**
@@ -66,28 +73,33 @@ export async function submitChain(request: SubmitRequest, steps: readonly ChainS
   let prepared: PrepareResult | undefined;
   /** Each later product's upper bound, as planned before the first product reserved anything. */
   let bounds: number[] = [];
-  const outcome = await submitRun(request, {
-    ...firstDeps,
-    onPrepared: async (result) => {
-      prepared = result;
-      await firstDeps.onPrepared?.(result);
+  const outcome = await submitRun(
+    { ...request, keepFailedTasks: true },
+    {
+      ...firstDeps,
+      onPrepared: async (result) => {
+        prepared = result;
+        await firstDeps.onPrepared?.(result);
+      },
+      laterMicros: async () => {
+        bounds = await upperBounds(request, steps, prepared!, { ...deps, firstDeps, laterDeps });
+        return bounds.reduce((sum, micros) => sum + micros, 0);
+      },
     },
-    laterMicros: async () => {
-      bounds = await upperBounds(request, steps, prepared!, { ...deps, firstDeps, laterDeps });
-      return bounds.reduce((sum, micros) => sum + micros, 0);
-    },
-  });
+  );
   if (!outcome || !prepared) return undefined;
   const list = prepared;
   const first: StepOutcome = { product: request.product, outcome, staged: await deps.results(0, outcome) };
+  const leftOut = first.staged.unsent?.failed;
+  const firstFailed = leftOut && firstFailedError(request, outcome, leftOut.size);
   const done: StepOutcome[] = [first];
   const later: ChainOutcome["later"] = [];
   let spent = outcome.plan.reservationMicros;
   for (const [index, step] of steps.entries()) {
     const stepDeps = laterDeps[index]!;
-    const selection = await selectionOf(step, done, firstDeps.signal);
+    const selection = { ...(await selectionOf(step, done, firstDeps.signal)), ...(leftOut ? { leftOut } : {}) };
     const dir = await stepDir(firstDeps, index);
-    const parts = selection.selected ? await selectedParts(list.chunks, selection.selected, dir) : list.chunks;
+    const parts = await selectedParts(list.chunks, selection, dir);
     deps.onEvent({ type: "step", step, index: index + 1, selected: numbersIn(parts), kept: numbersIn(list.chunks), upperBound: false });
     const bound = bounds[index];
     let stepOutcome: RunOutcome | undefined;
@@ -106,7 +118,7 @@ export async function submitChain(request: SubmitRequest, steps: readonly ChainS
     } catch (error) {
       // Its numbers have no result, ever; the earlier products' results are written all the same.
       if (!(error instanceof TaskFailedError)) throw error;
-      return { first, later, failed: { step, selection, error } };
+      return { first, later, failed: { step, selection, error }, ...(firstFailed ? { firstFailed } : {}) };
     }
     if (!stepOutcome) continue;
     spent += stepOutcome.plan.reservationMicros;
@@ -114,7 +126,7 @@ export async function submitChain(request: SubmitRequest, steps: readonly ChainS
     done.push({ product: step.product, outcome: stepOutcome, staged });
     later.push({ product: step.product, outcome: stepOutcome, staged, step, selection });
   }
-  return { first, later };
+  return { first, later, ...(firstFailed ? { firstFailed } : {}) };
 }
 
 /**
@@ -205,4 +217,14 @@ async function selectionOf(step: ChainStep, done: readonly StepOutcome[], signal
   if (!condition) return { answered: new IdentifierSet() };
   const source = done.find((earlier) => earlier.product === condition.product)!;
   return selectNumbers(condition, source.staged, signal);
+}
+
+/** The first product's tasks that failed, which the chain went on without: what happened, and how to check their numbers. */
+function firstFailedError(request: SubmitRequest, outcome: RunOutcome, numbers: number): TaskFailedError {
+  const ids = outcome.results.filter((result) => result.task.status === "failed").map((result) => result.task.id);
+  return new TaskFailedError(
+    `${request.product}'s ${ids.length === 1 ? "task" : "tasks"} ${ids.join(", ")} failed (refunded in full): ${count(numbers)} numbers say failed, and no later product checked them (earlier_failed). The output has every other result.`,
+    ids,
+    { hint: `Run the same command again: it reuses every result and checks only those numbers again: ${request.resumeCommand}` },
+  );
 }

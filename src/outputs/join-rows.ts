@@ -24,9 +24,10 @@ import type { ResultCounts } from "../tasks/summary-sheet.js";
  * `checked` (a task of the run checked it, with a result), `reused` (its result came from
  * the ledger, or from another run's task in flight: checked before, not charged now),
  * `no_result` (the service answered without a result: now, or within --max-age) or
- * `waiting` (never sent: too few for a task under --pad never; a later run checks it).
+ * `waiting` (never sent: too few for a task under --pad never; a later run checks it), or
+ * `failed` (its task failed, in a chain that went on without it: the next run checks it again).
  */
-export type JoinStatus = "checked" | "reused" | "no_result" | "waiting" | Exclude<RowClass, "kept">;
+export type JoinStatus = "checked" | "reused" | "no_result" | "waiting" | "failed" | Exclude<RowClass, "kept">;
 
 export const JOIN_STATUS_COLUMN = "bulkcheck_status";
 
@@ -183,6 +184,7 @@ async function openJoinSource(input: JoinInput): Promise<{ source: JoinSource; s
       reused: 0,
       no_result: 0,
       waiting: 0,
+      failed: 0,
       invalid: 0,
       no_code: 0,
       other_country: 0,
@@ -198,7 +200,8 @@ async function openJoinSource(input: JoinInput): Promise<{ source: JoinSource; s
   const unsent = input.unsent ?? [];
   const keptStatus = (key: IdentifierKey, found: boolean): JoinStatus => {
     if (found) return unsent.some((numbers) => numbers.reused.has(key)) ? "reused" : "checked";
-    return unsent.some((numbers) => numbers.waiting.has(key)) ? "waiting" : "no_result";
+    if (unsent.some((numbers) => numbers.waiting.has(key))) return "waiting";
+    return unsent.some((numbers) => numbers.failed?.has(key)) ? "failed" : "no_result";
   };
   async function* joined(): AsyncGenerator<JoinedRow[], void, undefined> {
     for await (const batch of rows.batches()) {

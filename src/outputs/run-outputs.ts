@@ -12,6 +12,8 @@ import { operationSignal } from "../operation-signal.js";
 import { collectAbandonedRuns } from "../run/abandoned.js";
 import { listChangeRows, previousCheck } from "../run/list-changes.js";
 import { reusedSources } from "../run/reused-results.js";
+import { addIdentifiers } from "../tasks/list-slice.js";
+import { IdentifierSet } from "../spec/identifier-set.js";
 import { fetchToStaging, Staging, stagingRoot, type FetchDeps } from "../run/staging.js";
 import type { RunOutcome } from "../run/submit-request.js";
 
@@ -96,19 +98,25 @@ export class RunOutputs {
    */
   async results(outcome: RunOutcome): Promise<StagedResults | undefined> {
     const staging = await this.#staging;
-    if (!staging && outcome.results.length > 0) return undefined;
+    // A run that went on without its failed tasks (SubmitRequest.keepFailedTasks) reads the others; the failed ones' numbers are named.
+    const [succeeded, failed] = partition(outcome.results, (result) => result.task.status !== "failed");
+    if (!staging && succeeded.length > 0) return undefined;
     const { store, now } = this.deps;
-    const refOf = new Map(outcome.results.map((result) => [result.task.id, result.upload.ref]));
+    const refOf = new Map(succeeded.map((result) => [result.task.id, result.upload.ref]));
     const dates = await store.tasks.checkedAt([...refOf.values()]);
     const fallback = new Date(now()).toISOString();
     return {
       product: this.deps.product,
       settings: outcome.prepared.settings,
-      tasks: outcome.results.map((result) => result.task),
+      tasks: succeeded.map((result) => result.task),
       read: (task: Task) => staging!.read(task),
       checkedAt: (task: Task) => dates.get(refOf.get(task.id)!) ?? fallback,
       reused: reusedSources(store, outcome.reused, outcome.reusedTasks),
-      unsent: { reused: outcome.reused, waiting: outcome.waiting },
+      unsent: {
+        reused: outcome.reused,
+        waiting: outcome.waiting,
+        ...(failed.length > 0 ? { failed: await numbersOf(failed.map((result) => result.upload.path)) } : {}),
+      },
     };
   }
 
@@ -158,4 +166,15 @@ async function* withListRows(
 ): AsyncGenerator<readonly string[]> {
   yield* table;
   if (list) for await (const row of list) if (written) yield row;
+}
+
+function partition<T>(items: readonly T[], test: (item: T) => boolean): [T[], T[]] {
+  return [items.filter(test), items.filter((item) => !test(item))];
+}
+
+/** The numbers of the parts at `paths`, as one set. */
+async function numbersOf(paths: readonly string[]): Promise<IdentifierSet> {
+  const numbers = new IdentifierSet();
+  for (const path of paths) await addIdentifiers(path, numbers);
+  return numbers;
 }

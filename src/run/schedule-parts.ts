@@ -60,6 +60,7 @@ export async function scheduleRunParts(
     maxInFlight: deps.limits.maxInFlight,
     pollIntervalMs: options.pollIntervalMs,
     untilFinished: options.wait,
+    ...(options.keepFailedTasks ? { returnFailed: true } : {}),
     ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
     ...(options.timeoutSeconds === undefined ? {} : { timeoutSeconds: options.timeoutSeconds }),
     resumeCommand: options.resumeCommand,

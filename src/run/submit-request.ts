@@ -47,6 +47,11 @@ export interface SubmitRequest {
   timeoutSeconds?: number;
   /** The command that carries on, for the hints of errors that stop the run. */
   resumeCommand: string;
+  /**
+   * A failed task does not fail the run: its outcome lists it among the others (a chain's first
+   * product, whose other numbers go on to the later products). The caller ends the run.
+   */
+  keepFailedTasks?: boolean;
   /** When another process holds this command's run: wait until it lets go (default), or stop with RunBusyError (exit 10). */
   ifBusy?: "wait" | "exit";
 }

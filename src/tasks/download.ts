@@ -46,6 +46,8 @@ export interface DownloadDeps {
 export interface UnsentNumbers {
   reused: IdentifierSet;
   waiting: IdentifierSet;
+  /** The numbers of the run's tasks that failed, when the run went on without them (a chain's first product). */
+  failed?: IdentifierSet;
 }
 
 /**

@@ -2,6 +2,8 @@ import { createHash } from "node:crypto";
 import { createReadStream, createWriteStream } from "node:fs";
 import { once } from "node:events";
 import { createInterface } from "node:readline";
+import { identifierKey } from "../spec/identifier-key.js";
+import type { IdentifierSet } from "../spec/identifier-set.js";
 import type { Chunk } from "./submit.js";
 
 /** Which part of a prepared list a task was (from the journal). */
@@ -78,6 +80,11 @@ async function writeLines(path: string, source: () => AsyncIterable<string>): Pr
   out.end();
   await once(out, "close");
   return { path, count, bytes, sha256: hash.digest("hex") };
+}
+
+/** Adds the identifiers of a prepared list or part to `into`. */
+export async function addIdentifiers(listPath: string, into: IdentifierSet): Promise<void> {
+  for await (const line of lines(listPath)) if (line) into.set(identifierKey(line), 0);
 }
 
 function lines(path: string): AsyncIterable<string> {

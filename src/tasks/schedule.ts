@@ -40,6 +40,11 @@ export interface ScheduleOptions {
   pollIntervalMs: number;
   /** Keep checking until every task has finished (--wait); otherwise stop once every part is uploaded. */
   untilFinished: boolean;
+  /**
+   * With untilFinished, failed tasks are returned with the others (in their final state)
+   * instead of ending the schedule in TaskFailedError: the caller uses what the others answered.
+   */
+  returnFailed?: boolean;
   /** Give up after this long (PendingError); undefined never gives up. */
   timeoutMs?: number;
   /** The --timeout named when it runs out (timeoutMs may be what is left of it). */
@@ -139,7 +144,7 @@ class Schedule {
     }
     const results = this.#parts.map((part) => part.result!);
     const failed = results.filter((result) => result.task.status === "failed").map((result) => result.task.id);
-    if (o.untilFinished && failed.length > 0) throw failedTasksError(failed);
+    if (o.untilFinished && !o.returnFailed && failed.length > 0) throw failedTasksError(failed);
     return results;
   }
 

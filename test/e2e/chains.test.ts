@@ -294,6 +294,61 @@ describe("a product's task that fails", () => {
   });
 });
 
+describe("a first product's task that fails", () => {
+  it("leaves its numbers out of the later product (earlier_failed), writes every other result (exit 6), and the next run checks only them", async () => {
+    // A seed under which the sandbox's first task fails and the next four succeed: the list is two carrier tasks of 30.
+    const fails = (seed: number, ordinal: number) => hashUnit(seed, "fail", String(ordinal)) < 0.5;
+    const seed = Array.from({ length: 500 }, (_, i) => i + 1).find((s) => fails(s, 1) && [2, 3, 4, 5].every((o) => !fails(s, o)))!;
+    const e = await smallTasks({ failRate: 0.5, seed });
+    expect((await e.run(["config", "set", "max-task-size", "30"])).code).toBe(0);
+    const { path } = mixedList(e, "crm.csv", 40, 20);
+    const out = await e.run(chainArgs(path, ...WAITING, "--join", "-o", "out.csv"));
+    expect(out.code, out.stderr).toBe(6);
+    expect(out.stderr).toContain("failed (refunded in full): 30 numbers say failed, and no later product checked them (earlier_failed)");
+
+    const carriers = tasksOf(e, "carrier_batch");
+    expect(carriers.map((task) => task.status).sort()).toEqual(["failed", "success"]);
+    const failedNumbers = new Set(e.sandbox.uploadedLines(carriers.find((task) => task.status === "failed")!.id)!);
+    const [activity] = tasksOf(e, "number_activity_batch");
+    expect(tasksOf(e, "number_activity_batch")).toHaveLength(1);
+    // Exactly the mobiles of the carrier task that answered; none of the failed task's numbers.
+    const mobiles = await serviceResult(e, carriers.find((task) => task.status === "success")!.id);
+    const selected = [...mobiles.values()].filter((row) => row.number_type === "mobile").map((row) => row.identifier!);
+    expect([...e.sandbox.uploadedLines(activity!.id)!].sort()).toEqual(selected.sort());
+
+    const rows = csvObjects(e, "out.csv");
+    expect(rows).toHaveLength(60);
+    for (const row of rows) {
+      if (failedNumbers.has(row.identifier!)) {
+        expect([row.bulkcheck_status, row.number_type, row.activity_status]).toEqual(["failed", "", "earlier_failed"]);
+      } else {
+        expect(row.bulkcheck_status).toBe("checked");
+        expect(row.activity_status).toBe(row.number_type === "mobile" ? "checked" : "not_selected");
+      }
+    }
+    const [firstRun] = JSON.parse((await e.run(["runs", "--json"])).stdout).runs.filter(
+      (run: { product: string }) => run.product === "carrier_batch",
+    );
+    expect(firstRun.state).toBe("failed");
+
+    // The next run buys carriers for the failed task's numbers only, and activity for the mobiles among them.
+    const again = await e.run(chainArgs(path, ...WAITING, "--join", "-o", "again.csv"));
+    expect(again.code, again.stderr).toBe(0);
+    const retried = tasksOf(e, "carrier_batch")[2]!;
+    expect(new Set(e.sandbox.uploadedLines(retried.id))).toEqual(failedNumbers);
+    const newMobiles = [...(await serviceResult(e, retried.id)).values()].filter((row) => row.number_type === "mobile");
+    const [, laterActivity] = tasksOf(e, "number_activity_batch");
+    expect([...e.sandbox.uploadedLines(laterActivity!.id)!].sort()).toEqual(newMobiles.map((row) => row.identifier!).sort());
+    const final = csvObjects(e, "again.csv");
+    expect(
+      final
+        .filter((row) => row.number_type === "mobile")
+        .map((row) => row.activity_status)
+        .sort(),
+    ).toEqual([...newMobiles.map(() => "checked"), ...selected.map(() => "reused")].sort());
+  });
+});
+
 describe("two chains of lists sharing numbers, started in the same instant", () => {
   it.each([
     [0, "one machine"],

@@ -365,8 +365,9 @@ async function submitChainRun(
     ctx.printer.note(
       `${step.product}'s task failed, so the chain stopped there: the output has the earlier products' results, and ${step.product}'s numbers say failed (the next run of this command reuses those results and checks ${step.product} again).`,
     );
-    throw error;
+    throw outcome.firstFailed ?? error;
   }
+  if (outcome.firstFailed) throw outcome.firstFailed;
   if (ctx.globals.json && !takesStdout(options)) {
     ctx.printer.json({
       ...runJson(outcome.first.outcome),
