@@ -5,7 +5,11 @@ import { writeRows } from "../results/render.js";
 import { identifierKey } from "../spec/identifier-key.js";
 import { IdentifierSet } from "../spec/identifier-set.js";
 import { writeJoinedOutput } from "../outputs/join.js";
-import { isStdout, type MergedOutput, type OutputDeps } from "../outputs/output-files.js";
+import { isStdout, writeChainReport, type MergedOutput, type OutputDeps } from "../outputs/output-files.js";
+import { wantsChanges } from "../outputs/outputs-request.js";
+import { ChangesTally, combinedChanges, type ChangesSummary } from "../ledger/changes.js";
+import { writeTable } from "../ledger/export.js";
+import { PRODUCT_COLUMN_PREFIX } from "./chain.js";
 import type { OutputsRequest } from "../outputs/outputs-request.js";
 import type { RunEndDeps } from "../outputs/run-end.js";
 import type { RunOutputs } from "../outputs/run-outputs.js";
@@ -52,26 +56,70 @@ export async function endChain(chain: ChainOutcome, request: OutputsRequest, out
 }
 
 async function writeChainOutput(chain: ChainOutcome, request: OutputsRequest, deps: ChainEndDeps): Promise<void> {
-  const { output, force } = request;
+  const { output, force, report } = request;
+  const steps = [chain.first, ...chain.later];
+  const changes = wantsChanges(request) ? await chainChanges(steps, request, deps) : undefined;
+  const withReport = async () => {
+    if (report === undefined) return;
+    const products = steps.map((step, index) => ({
+      taskIds: taskIds(step),
+      run: { staged: step.staged, changes: changes?.[index], record: step.outcome.run },
+    }));
+    await writeChainReport(products, report, force, deps);
+  };
   if (output === undefined) {
-    deps.onEvent({ type: "chain done", taskIds: [chain.first, ...chain.later].flatMap(taskIds) });
+    if (report !== undefined) await withReport();
+    else deps.onEvent({ type: "chain done", taskIds: steps.flatMap(taskIds) });
     return;
   }
   const later = await chainColumns(chain.later, chain.failed, deps.download.signal);
   const { first } = chain;
   if (output.join) {
     const { sourcePath, safeCsv } = output.join;
-    await deps.checkDestinations({ "-o": output.path }, [sourcePath]);
+    await deps.checkDestinations({ "-o": output.path, "--report": report }, [sourcePath]);
     await writeJoinedOutput(
       { taskIds: taskIds(first), sourcePath, output: output.path, force, format: output.format, safeCsv, later },
       { staged: first.staged, record: first.outcome.run },
       deps,
     );
-    return;
+  } else {
+    await deps.checkDestinations({ "-o": output.path, "--report": report }, []);
+    const written = await writeMergedChain(first, later, { path: output.path, format: output.format, force, table: deps.table }, deps);
+    deps.onEvent({ type: "chain merged", ...written, path: isStdout(output.path) ? undefined : output.path });
   }
-  await deps.checkDestinations({ "-o": output.path }, []);
-  const written = await writeMergedChain(first, later, { path: output.path, format: output.format, force, table: deps.table }, deps);
-  deps.onEvent({ type: "chain merged", ...written, path: isStdout(output.path) ? undefined : output.path });
+  await withReport();
+}
+
+/**
+ * What changed in every product's results since each number's previous check, as one table
+ * (--changes; each later product's columns named as the output names them, `activity_activated`)
+ * and told as one summary (combinedChanges). The list's own changes are the first product's.
+ * Returns each product's own summary, for its part of the report.
+ */
+async function chainChanges(steps: readonly StepOutcome[], request: OutputsRequest, deps: ChainEndDeps): Promise<ChangesSummary[]> {
+  const tallies = steps.map(() => new ChangesTally());
+  const prefixes = steps.map((step, index) => (index === 0 ? "" : `${PRODUCT_COLUMN_PREFIX[step.product]}_`));
+  const tables: AsyncIterable<readonly string[]>[] = [];
+  for (const [index, step] of steps.entries()) {
+    const listed = index === 0;
+    const options = { listRows: listed && Boolean(request.changes?.listRows), list: listed, columnPrefix: prefixes[index]! };
+    tables.push(await deps.outputs[index]!.changesTable(step.outcome, tallies[index]!, options));
+  }
+  async function* rows(): AsyncGenerator<readonly string[]> {
+    for (const [index, table] of tables.entries()) {
+      let header = true;
+      for await (const row of table) {
+        // One header: the first product's.
+        if (!header || index === 0) yield row;
+        header = false;
+      }
+    }
+  }
+  if (request.changes) await writeTable(rows(), request.changes.format, request.changes.destination);
+  else for await (const _row of rows()) void _row;
+  const summaries = tallies.map((tally) => tally.summary());
+  deps.onEvent({ type: "changes", summary: combinedChanges(summaries.map((summary, index) => ({ summary, prefix: prefixes[index]! }))) });
+  return summaries;
 }
 
 function taskIds(step: StepOutcome): string[] {

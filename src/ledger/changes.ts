@@ -64,6 +64,21 @@ function changedColumns(current: LedgerRow, previous: LedgerRow): string[][] {
   });
 }
 
+/**
+ * The changes of several products' results of one list (a chain) as one summary: each product's
+ * columns named as its output names them (`prefix` + column), its numbers and comparisons added
+ * (a number counts once per product), the list's own changes the first product's.
+ */
+export function combinedChanges(products: ReadonlyArray<{ summary: ChangesSummary; prefix: string }>): ChangesSummary {
+  const list = products[0]?.summary.list;
+  return {
+    numbers: products.reduce((sum, { summary }) => sum + summary.numbers, 0),
+    compared: products.reduce((sum, { summary }) => sum + summary.compared, 0),
+    columns: products.flatMap(({ summary, prefix }) => summary.columns.map((column) => ({ ...column, column: prefix + column.column }))),
+    ...(list ? { list } : {}),
+  };
+}
+
 /** Counts change rows as they are written, for the run's summary and the report. */
 export class ChangesTally {
   #numbers = 0;

@@ -1,5 +1,5 @@
 import type { ChangesSummary } from "../ledger/changes.js";
-import { reportHtml, writeReportFile, type ReadResults, type ReportContext } from "../report/write-report.js";
+import { chainReportHtml, reportHtml, writeReportFile, type ReadResults, type ReportContext } from "../report/write-report.js";
 import type { OutputFormat } from "../results/index.js";
 import type { ServiceType } from "../spec/products.js";
 import type { RunRecord, Scope, Store } from "../store/store.js";
@@ -132,9 +132,44 @@ async function writeReport(
   read: ReadResults,
   force: boolean,
   context: ReportContext,
-  deps: Pick<OutputDeps, "download" | "prices" | "now" | "absolute" | "writeStdout" | "onEvent">,
+  deps: ReportWriting,
 ): Promise<void> {
-  const html = await reportHtml({ origins: deps.download.origins, prices: deps.prices, now: deps.now }, read, context);
+  await publishReport(
+    path,
+    await reportHtml({ origins: deps.download.origins, prices: deps.prices, now: deps.now }, read, context),
+    force,
+    deps,
+  );
+}
+
+type ReportWriting = Pick<OutputDeps, "download" | "prices" | "now" | "absolute" | "writeStdout" | "onEvent">;
+
+/**
+ * Writes the report of a chain (see chainReportHtml) to `path`, or stdout: each product's
+ * results read from its run's staged results, with its changes.
+ */
+export async function writeChainReport(
+  products: ReadonlyArray<{ taskIds: readonly string[]; run: OutputOfRun }>,
+  path: string | undefined,
+  force: boolean,
+  deps: OutputDeps,
+): Promise<void> {
+  const read: Array<{ read: ReadResults; context: ReportContext }> = [];
+  for (const { taskIds, run } of products) {
+    const results = await reportResults(taskIds, {
+      ...deps.download,
+      store: deps.store,
+      scope: deps.scope,
+      ...(run.staged ? { staged: run.staged } : {}),
+      onEvent: (event) => deps.onEvent({ ...event, output: "report" }),
+    });
+    read.push({ read: results.read, context: { changes: run.changes, run: run.record } });
+  }
+  const html = await chainReportHtml({ origins: deps.download.origins, prices: deps.prices, now: deps.now }, read);
+  await publishReport(path, html, force, deps);
+}
+
+async function publishReport(path: string | undefined, html: string, force: boolean, deps: ReportWriting): Promise<void> {
   if (isStdout(path)) deps.writeStdout(html);
   else await writeReportFile(deps.absolute(path), html, force);
   deps.onEvent({ type: "report", path: isStdout(path) ? undefined : path });

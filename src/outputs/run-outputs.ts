@@ -126,15 +126,29 @@ export class RunOutputs {
    * there is somewhere to write it (--changes; a report, a summary only count).
    */
   async changes(outcome: RunOutcome, write?: ChangesDestination): Promise<ChangesSummary> {
-    const { store } = this.deps;
     const tally = new ChangesTally();
-    const refs = outcome.results.map((result) => result.upload.ref);
-    const previous = await previousCheck(store, outcome.run, outcome.plan.list);
-    const list = previous ? listChangeRows(store, outcome.prepared.chunks, previous, tally) : undefined;
-    const table = withListRows(changesTable(store, refs, tally), list, Boolean(write?.listRows));
+    const table = await this.changesTable(outcome, tally, { listRows: Boolean(write?.listRows) });
     if (write) await writeTable(table, write.format, write.destination);
     else for await (const _row of table) void _row;
     return tally.summary();
+  }
+
+  /**
+   * The changes table of the run (header first), tallied into `tally` as it is read to the end:
+   * each changed column a row, named `columnPrefix` + its name (a chain's later product); then,
+   * with `list`, the list's numbers that appeared or left, counted, and written as rows with `listRows`.
+   */
+  async changesTable(
+    outcome: RunOutcome,
+    tally: ChangesTally,
+    options: { listRows: boolean; list?: boolean; columnPrefix?: string },
+  ): Promise<AsyncIterable<readonly string[]>> {
+    const { store } = this.deps;
+    const refs = outcome.results.map((result) => result.upload.ref);
+    const previous = options.list === false ? undefined : await previousCheck(store, outcome.run, outcome.plan.list);
+    const list = previous ? listChangeRows(store, outcome.prepared.chunks, previous, tally) : undefined;
+    const table = changesTable(store, refs, tally);
+    return withListRows(options.columnPrefix ? prefixedColumns(table, options.columnPrefix) : table, list, options.listRows);
   }
 
   /**
@@ -166,6 +180,15 @@ async function* withListRows(
 ): AsyncGenerator<readonly string[]> {
   yield* table;
   if (list) for await (const row of list) if (written) yield row;
+}
+
+/** The changes table with every changed column's name after `prefix`. */
+async function* prefixedColumns(table: AsyncIterable<readonly string[]>, prefix: string): AsyncGenerator<readonly string[]> {
+  let header = true;
+  for await (const row of table) {
+    yield header ? row : [row[0]!, prefix + row[1]!, ...row.slice(2)];
+    header = false;
+  }
 }
 
 function partition<T>(items: readonly T[], test: (item: T) => boolean): [T[], T[]] {

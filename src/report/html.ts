@@ -246,25 +246,43 @@ function readableTime(iso: string): string {
 /**
  * The report as one self-contained HTML page: inline CSS and SVG, no script and
  * nothing fetched. Every chart's numbers are in a table under it, so a reader that
- * shows no SVG (a plain-text mail view) still has them all.
+ * shows no SVG (a plain-text mail view) still has them all. A chain's report (`later`:
+ * its later products) has the same sections for each product in turn, under its name.
  */
-export function renderReport(model: ReportModel): string {
-  const countries = model.countries.length > 0 ? ` · ${model.countries.join(", ")}` : "";
-  const title = `bulkcheck report: ${model.product}${countries}`;
+export function renderReport(model: ReportModel, later: readonly ReportModel[] = []): string {
+  const products = [model, ...later];
+  const countryList = [...new Set(products.flatMap((product) => product.countries))];
+  const countries = countryList.length > 0 ? ` · ${countryList.join(", ")}` : "";
+  const title = `bulkcheck report: ${products.map((product) => product.product).join(", then ")}${countries}`;
+  const tasks = products.reduce((sum, product) => sum + product.tasks.length, 0);
   return [
     "<!DOCTYPE html>",
     '<html lang="en"><head><meta charset="utf-8">',
     '<meta name="viewport" content="width=device-width, initial-scale=1">',
     `<title>${h(title)}</title><style>${REPORT_CSS}</style></head><body>`,
-    `<header><h1>${h(title)}</h1><p class="meta">${count(model.tasks.length)} task(s) · made ${h(readableTime(model.generatedAt))}</p></header>`,
+    `<header><h1>${h(title)}</h1><p class="meta">${count(tasks)} task(s) · made ${h(readableTime(model.generatedAt))}</p></header>`,
+    ...(later.length === 0 ? productSections(model) : products.map(chainedProduct)),
+    "<footer>Made by bulkcheck from the service's task records, this machine's store of runs and the result files; prices from the config.</footer>",
+    "</body></html>",
+    "",
+  ].join("\n");
+}
+
+function productSections(model: ReportModel): string[] {
+  return [
     runSection(model),
     preparationSection(model),
     outputSection(model),
     moneySection(model),
     resultsSection(model),
     model.changes ? changesSection(model.changes) : "",
-    "<footer>Made by bulkcheck from the service's task records, this machine's store of runs and the result files; prices from the config.</footer>",
-    "</body></html>",
-    "",
-  ].join("\n");
+  ];
+}
+
+/** One product of a chain's report, its sections' ids made its own (`p2-money`): the page has each product's. */
+function chainedProduct(model: ReportModel, index: number): string {
+  const sections = productSections(model)
+    .join("\n")
+    .replaceAll(' id="', ` id="p${index + 1}-`);
+  return `<article class="product" id="product-${index + 1}"><h2 class="product">${index + 1}. ${h(model.product)}</h2>\n${sections}</article>`;
 }

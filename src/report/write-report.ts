@@ -6,7 +6,7 @@ import type { RunRecord } from "../store/store.js";
 import type { ServiceType } from "../spec/products.js";
 import type { Task } from "../spec/task.js";
 import { renderReport } from "./html.js";
-import { reportModel } from "./model.js";
+import { reportModel, type ReportModel } from "./model.js";
 import { runFacts } from "./run-facts.js";
 
 /** What a download learned that a report shows. */
@@ -35,8 +35,22 @@ export interface ReportContext {
 
 /** The HTML report of finished tasks whose results were just read, with what their run adds (see ReportContext). */
 export async function reportHtml(deps: ReportDeps, read: ReadResults, context: ReportContext = {}): Promise<string> {
+  return renderReport(await modelOf(deps, read, context));
+}
+
+/** The report of a chain: each product's results (its run's tasks and reused rows), in chain order, with what its run adds. */
+export async function chainReportHtml(
+  deps: ReportDeps,
+  products: ReadonlyArray<{ read: ReadResults; context: ReportContext }>,
+): Promise<string> {
+  const models: ReportModel[] = [];
+  for (const { read, context } of products) models.push(await modelOf(deps, read, context));
+  return renderReport(models[0]!, models.slice(1));
+}
+
+async function modelOf(deps: ReportDeps, read: ReadResults, context: ReportContext): Promise<ReportModel> {
   const { changes, run, unreadLists } = context;
-  const model = reportModel({
+  return reportModel({
     product: read.summary.serviceType,
     tasks: read.tasks,
     results: read.summary,
@@ -47,7 +61,6 @@ export async function reportHtml(deps: ReportDeps, read: ReadResults, context: R
     generatedAt: new Date(deps.now()).toISOString(),
     ...(read.summary.path === undefined ? {} : { resultsPath: read.summary.path }),
   });
-  return renderReport(model);
 }
 
 /**

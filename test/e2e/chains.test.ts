@@ -23,7 +23,7 @@ const ACTIVITY = ["activity_activated", "activity_status", "activity_checked_at"
 
 /** A sandbox taking tasks of any size, and a CLI told so. */
 async function smallTasks(
-  options: { numbersPerSecond?: number; fakeClock?: boolean; failRate?: number; seed?: number } = {},
+  options: { numbersPerSecond?: number; fakeClock?: boolean; failRate?: number; seed?: number; drift?: number } = {},
 ): Promise<E2e> {
   const e = await sandbox({ minTaskSize: 1, ...options });
   expect((await e.run(["config", "set", "min-task-size", "1"])).code).toBe(0);
@@ -207,7 +207,6 @@ describe("submit --then: a later product on the numbers an earlier one selects",
     ],
     [["--then", MOBILES, "--yes"], /--then needs --wait/],
     [["--then", MOBILES, ...WAITING, "--idempotency-key", "k1"], /--idempotency-key names one product's tasks/],
-    [["--then", MOBILES, ...WAITING, "--report", "r.html"], /--report describes one product's run/],
   ])("refuses %j as a usage error, before the list is read", async (extra, message) => {
     const e = await smallTasks();
     // The list does not exist: the flags are refused first.
@@ -263,6 +262,50 @@ describe("the money of a chain", () => {
     const rows = csvObjects(e, "out.csv");
     expect(rows.filter((row) => row.number_type === "mobile").every((row) => row.activity_status === "waiting")).toBe(true);
     expect(rows.filter((row) => row.number_type === "fixed_line").every((row) => row.activity_status === "not_selected")).toBe(true);
+  });
+});
+
+describe("a chain's changes and report", () => {
+  it("writes every product's changes in one --changes file, counts them in the summary and --exit-on-change, and reports each product", async () => {
+    const e = await smallTasks({ drift: 0.3, seed: 7 });
+    const { path } = mixedList(e, "crm.csv", 40, 20);
+    const first = await e.run(chainArgs(path, ...WAITING, "-o", "a.csv"));
+    expect(first.code, first.stderr).toBe(0);
+    const again = [...WAITING, "--max-age", "0", "-o", "b.csv", "--changes", "c.csv", "--changes-summary", "--exit-on-change"];
+    const second = await e.run(chainArgs(path, ...again, "--report", "r.html", "--json"));
+    expect(second.code, second.stderr).toBe(11);
+
+    // What the two merged files say changed: each carrier column, and activated where both runs checked it.
+    const before = new Map(csvObjects(e, "a.csv").map((row) => [row.identifier!, row]));
+    const expected: string[] = [];
+    for (const row of csvObjects(e, "b.csv")) {
+      const was = before.get(row.identifier!)!;
+      for (const column of CARRIER)
+        if (was[column] !== row[column]) expected.push(`${row.identifier},${column},${was[column]},${row[column]}`);
+      if (was.activity_status === "checked" && row.activity_status === "checked" && was.activity_activated !== row.activity_activated)
+        expected.push(`${row.identifier},activity_activated,${was.activity_activated},${row.activity_activated}`);
+    }
+    const [header, ...changes] = lines(readFileSync(join(e.dir, "c.csv"), "utf8"));
+    expect(header).toBe("identifier,column,previous,current,previous_checked_at,checked_at");
+    const written = changes.map((row) => row.split(",").slice(0, 4).join(","));
+    expect(written.sort()).toEqual(expected.sort());
+    expect(written.some((row) => row.includes(",activity_activated,"))).toBe(true);
+    expect(written.some((row) => !row.includes(",activity_"))).toBe(true);
+    expect(second.stderr).toMatch(/Changes since the previous check: \d+ of \d+ numbers checked before \(.*activity_activated \d+/);
+    const run = lines(second.stdout)
+      .map((line) => JSON.parse(line) as { type: string; changes?: { changed: number } })
+      .find((object) => object.type === "run");
+    expect(run!.changes!.changed).toBeGreaterThan(0);
+
+    // One report, a part per product, each with its own changes.
+    const html = readFileSync(join(e.dir, "r.html"), "utf8");
+    expect(html).toContain("<title>bulkcheck report: carrier_batch, then number_activity_batch · GB</title>");
+    expect(html).toContain('<h2 class="product">1. carrier_batch</h2>');
+    expect(html).toContain('<h2 class="product">2. number_activity_batch</h2>');
+    expect(html).toContain('id="p1-changed"');
+    expect(html).toContain('id="p2-changed"');
+    const ids = [...html.matchAll(/ id="([^"]+)"/g)].map((match) => match[1]);
+    expect(ids.length).toBe(new Set(ids).size);
   });
 });
 

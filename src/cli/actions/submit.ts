@@ -30,7 +30,7 @@ import { billing } from "../../tasks/billing.js";
 import { describeBilling } from "./shared/billing-report.js";
 import { describePlan, reuseLines } from "./shared/plan-view.js";
 import { runJson, takesStdout } from "./shared/submission.js";
-import { runOutputsView } from "./shared/run-outputs-view.js";
+import { outputRecord, runOutputsView } from "./shared/run-outputs-view.js";
 import type { OutputsRequest } from "../../outputs/outputs-request.js";
 import { dataOut } from "../io.js";
 import { changeCounts } from "../../notify/summary.js";
@@ -212,7 +212,7 @@ async function checkFlags(ctx: Context, file: string, options: SubmitOptions, le
   await checkOutputs(ctx, { "--changes": options.changes }, { force: options.force, reading: [file] });
 }
 
-/** What a chain (--then) needs of the flags: results to choose by (--wait), and one product's keys and comparisons at a time. */
+/** What a chain (--then) needs of the flags: results to choose by (--wait), keys derived from its runs, and a country for its later products. */
 function checkChainFlags(options: SubmitOptions, steps: readonly ChainStep[], hasCountry: boolean): void {
   if (!options.wait && !options.dryRun) {
     throw new UsageError("--then needs --wait: a later product's numbers are chosen by the earlier products' results.", {
@@ -223,20 +223,6 @@ function checkChainFlags(options: SubmitOptions, steps: readonly ChainStep[], ha
     throw new UsageError("--idempotency-key names one product's tasks, and --then checks several.", {
       hint: "Drop --idempotency-key: a chain's keys are derived from its runs, so carrying it on sends the same ones.",
     });
-  }
-  const compared = Object.entries({
-    "--report": options.report !== undefined,
-    "--changes": options.changes !== undefined,
-    "--changes-summary": options.changesSummary,
-    "--exit-on-change": options.exitOnChange,
-  }).flatMap(([flag, given]) => (given ? [flag] : []));
-  if (compared.length > 0) {
-    throw new UsageError(
-      `${compared.join(", ")} ${compared.length === 1 ? "describes" : "describe"} one product's run; with --then, run it per product.`,
-      {
-        hint: "Drop it here, then e.g. bulkcheck report TASK_ID... for each product's tasks (bulkcheck runs show RUN lists them).",
-      },
-    );
   }
   const needsCountry = steps.find((step) => step.product !== "carrier_batch");
   if (needsCountry && !hasCountry) {
@@ -265,7 +251,13 @@ async function submitChainRun(
   const products = [request.product, ...steps.map((step) => step.product)];
   const prices = await ctx.prices();
   const views = await Promise.all(
-    products.map((product) => runOutputsView(ctx, outputs, product, { summary: false, exitOnChange: false })),
+    // The first product's view tells the chain's changes (one summary of every product's).
+    products.map((product, index) =>
+      runOutputsView(ctx, outputs, product, {
+        summary: index === 0 && Boolean(options.changesSummary),
+        exitOnChange: index === 0 && Boolean(options.exitOnChange),
+      }),
+    ),
   );
   const printers = products.map((product, index) =>
     index === 0
@@ -298,16 +290,12 @@ async function submitChainRun(
     return;
   }
   const productRuns = [outcome.first, ...outcome.later];
-  const writing = await runWritingDeps(ctx, outputs, { runId: outcome.first.outcome.run.id });
-  const written = outputs.output && {
-    path: isStdout(outputs.output.path) ? "-" : absolutePath(ctx, outputs.output.path),
-    ...(outputs.output.join ? { join: true } : {}),
-  };
+  const writing = await runWritingDeps(ctx, outputs, { runId: outcome.first.outcome.run.id }, views[0]!.drawRunEvent);
   await endChain(
     outcome,
     outputs,
     {
-      ...written,
+      ...outputRecord(ctx, outputs),
       chain: [
         { product: outcome.first.product, run: outcome.first.outcome.run.id },
         ...outcome.later.map(({ product, outcome: { run }, step: { condition } }) => ({
@@ -372,6 +360,7 @@ async function submitChainRun(
     ctx.printer.json({
       ...runJson(outcome.first.outcome),
       product: outcome.first.product,
+      changes: ctx.outcome.changes ? changeCounts(ctx.outcome.changes) : null,
       then: outcome.later.map((later) => ({
         ...runJson(later.outcome),
         product: later.product,

@@ -80,6 +80,8 @@ export async function runOutputsView(ctx: Context, request: OutputsRequest, prod
   return {
     /** The run's results on their way (a chain reads each product's when its tasks have finished). */
     outputs: output,
+    /** How the end of the run is told (a chain's end tells its changes through its first product's view). */
+    drawRunEvent,
     /** With --wait, results are fetched as tasks finish: for the output, or for the ledger alone. */
     fetchesResults: fetchesResults(request),
     stage: (result: UploadResult, run: RunRecord) =>
@@ -93,22 +95,22 @@ export async function runOutputsView(ctx: Context, request: OutputsRequest, prod
     async end(outcome: RunOutcome): Promise<void> {
       const context = { runId: outcome.run.id, waiting: waitingOf(outcome.run) };
       const deps = { ...(await runWritingDeps(ctx, request, context, drawRunEvent)), outputs: output };
-      await endRun(outcome, request, describe(), deps).catch((error: unknown) => {
+      await endRun(outcome, request, outputRecord(ctx, request), deps).catch((error: unknown) => {
         throw tasksGoOn(error);
       });
     },
   };
+}
 
-  /** What the run's record keeps of its output (`runs show`). */
-  function describe() {
-    const { output: written, changes, report } = request;
-    return {
-      ...(written === undefined ? {} : { path: isStdout(written.path) ? "-" : absolutePath(ctx, written.path) }),
-      ...(written?.join ? { join: true } : {}),
-      ...(changes === undefined ? {} : { changes: isStdout(changes.path) ? "-" : absolutePath(ctx, changes.path) }),
-      ...(report === undefined ? {} : { report: isStdout(report) ? "-" : absolutePath(ctx, report) }),
-    };
-  }
+/** What a run's record keeps of where its outputs went (`runs show`). */
+export function outputRecord(ctx: Context, request: OutputsRequest) {
+  const { output: written, changes, report } = request;
+  return {
+    ...(written === undefined ? {} : { path: isStdout(written.path) ? "-" : absolutePath(ctx, written.path) }),
+    ...(written?.join ? { join: true } : {}),
+    ...(changes === undefined ? {} : { changes: isStdout(changes.path) ? "-" : absolutePath(ctx, changes.path) }),
+    ...(report === undefined ? {} : { report: isStdout(report) ? "-" : absolutePath(ctx, report) }),
+  };
 }
 
 /** The summary line of the changes: results that changed, then the list's numbers that appeared and left. */
