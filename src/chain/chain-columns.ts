@@ -1,7 +1,11 @@
 import type { JoinStatus, LaterColumns } from "../outputs/join-rows.js";
 import { resultMap } from "../results/read-results.js";
 import { identifierKey, type IdentifierKey } from "../spec/identifier-key.js";
-import { resultColumns } from "../spec/products.js";
+import { resultColumns, type ServiceType } from "../spec/products.js";
+import type { Task } from "../spec/task.js";
+import type { SummaryTable } from "../results/format-xlsx.js";
+import { billing } from "../tasks/billing.js";
+import { runTable } from "../tasks/summary-sheet.js";
 import type { StagedResults, UnsentNumbers } from "../tasks/download.js";
 import { PRODUCT_COLUMN_PREFIX, type ChainStep } from "./chain.js";
 import { isSelected, stagedRows, type Selection } from "./selection.js";
@@ -27,6 +31,7 @@ export interface LaterProduct {
 /** The later products' columns of an output, and every number one of them has a result for. */
 export interface ChainColumns extends LaterColumns {
   identifiers(): Iterable<string>;
+  summary(prices: Record<ServiceType, number> | undefined): readonly SummaryTable[];
 }
 
 /**
@@ -47,10 +52,38 @@ export async function chainColumns(
     products: products.flatMap((product) => product.products),
     names: products.flatMap((product) => product.names),
     values: (identifier, status) => products.flatMap((product) => product.values(identifier, status)),
+    summary: (prices) => products.flatMap((product) => product.summary(prices)),
     *identifiers() {
       for (const product of products) yield* product.identifiers();
     },
   };
+}
+
+/** A later product's rows by its status, counted as they are written, and its tables of a Summary sheet. */
+class StatusTally {
+  readonly #byStatus = new Map<LaterStatus, number>();
+
+  constructor(
+    private readonly step: ChainStep,
+    private readonly tasks: readonly Task[],
+  ) {}
+
+  count(status: LaterStatus): LaterStatus {
+    this.#byStatus.set(status, (this.#byStatus.get(status) ?? 0) + 1);
+    return status;
+  }
+
+  /** Its run (as the first product's table says it) when it has tasks or results, then its rows by status. */
+  tables(prices: Record<ServiceType, number> | undefined): SummaryTable[] {
+    const rows = (status: LaterStatus) => this.#byStatus.get(status) ?? 0;
+    const counts = { checked: rows("checked"), reused: rows("reused"), noResult: rows("no_result"), waiting: rows("waiting") };
+    const { product } = this.step;
+    const tasks = this.tasks;
+    return [
+      runTable({ product, tasks, ...(prices ? { bill: billing(tasks, prices) } : {}), counts }),
+      { heading: [`${PRODUCT_COLUMN_PREFIX[product]}_status`, "Rows"], rows: [...this.#byStatus] },
+    ];
+  }
 }
 
 async function productColumns({ step, selection, staged }: LaterProduct, signal?: AbortSignal): Promise<ChainColumns> {
@@ -59,15 +92,17 @@ async function productColumns({ step, selection, staged }: LaterProduct, signal?
   // The results end with checked_at; the status goes before it, as the first product's does.
   const valueColumns = results.columns.slice(0, -1);
   const blank = valueColumns.map(() => "");
+  const tally = new StatusTally(step, staged.tasks);
   return {
     products: [step.product],
     names: [...valueColumns.map((column) => `${prefix}_${column}`), `${prefix}_status`, `${prefix}_checked_at`],
     values(identifier, status) {
-      if (identifier === undefined) return [...blank, status, ""];
+      if (identifier === undefined) return [...blank, tally.count(status), ""];
       const found = results.byIdentifier.get(identifier);
-      const own = status === "duplicate" ? status : laterStatus(identifier, found !== undefined, selection, staged.unsent);
+      const own = tally.count(status === "duplicate" ? status : laterStatus(identifier, found !== undefined, selection, staged.unsent));
       return found ? [...found.slice(0, -1), own, found.at(-1) ?? ""] : [...blank, own, ""];
     },
+    summary: (prices) => tally.tables(prices),
     identifiers: () => results.byIdentifier.keys(),
   };
 }
@@ -75,6 +110,8 @@ async function productColumns({ step, selection, staged }: LaterProduct, signal?
 /** A product whose task failed: its columns empty, and `failed` for every number it was to check. */
 function failedColumns({ step, selection }: Omit<LaterProduct, "staged">): ChainColumns {
   const prefix = PRODUCT_COLUMN_PREFIX[step.product];
+  // Its task failed: what the service says of it is in the tasks of the run's record, not here.
+  const tally = new StatusTally(step, []);
   const blank = resultColumns(step.product)
     .slice(1)
     .map(() => "");
@@ -88,9 +125,10 @@ function failedColumns({ step, selection }: Omit<LaterProduct, "staged">): Chain
       `${prefix}_checked_at`,
     ],
     values(identifier, status) {
-      if (identifier === undefined || status === "duplicate") return [...blank, status, ""];
-      return [...blank, unselectedStatus(selection, identifierKey(identifier)) ?? "failed", ""];
+      if (identifier === undefined || status === "duplicate") return [...blank, tally.count(status), ""];
+      return [...blank, tally.count(unselectedStatus(selection, identifierKey(identifier)) ?? "failed"), ""];
     },
+    summary: (prices) => tally.tables(prices),
     identifiers: () => [],
   };
 }

@@ -14,6 +14,9 @@ import type { OutputsRequest } from "../outputs/outputs-request.js";
 import type { RunEndDeps } from "../outputs/run-end.js";
 import type { RunOutputs } from "../outputs/run-outputs.js";
 import { failRun, finishRun } from "../run/submit-run.js";
+import type { RunOutcome } from "../run/submit-request.js";
+import { billing } from "../tasks/billing.js";
+import { runTable, type ResultCounts } from "../tasks/summary-sheet.js";
 import { chainColumns, type ChainColumns } from "./chain-columns.js";
 import { stagedRows } from "./selection.js";
 import type { ChainOutcome, StepOutcome } from "./submit-chain.js";
@@ -84,7 +87,8 @@ async function writeChainOutput(chain: ChainOutcome, request: OutputsRequest, de
     );
   } else {
     await deps.checkDestinations({ "-o": output.path, "--report": report }, []);
-    const written = await writeMergedChain(first, later, { path: output.path, format: output.format, force, table: deps.table }, deps);
+    const merged = { path: output.path, format: output.format, force, table: deps.table };
+    const written = await writeMergedChain(first, later, merged, deps);
     deps.onEvent({ type: "chain merged", ...written, path: isStdout(output.path) ? undefined : output.path });
   }
   await withReport();
@@ -135,9 +139,10 @@ async function writeMergedChain(
   first: StepOutcome,
   later: ChainColumns,
   output: Omit<MergedOutput, "report">,
-  deps: Pick<OutputDeps, "stage" | "download">,
+  deps: Pick<OutputDeps, "stage" | "download" | "prices">,
 ): Promise<{ rows: number; columns: readonly string[] }> {
   const { signal } = deps.download;
+  const tasks = first.outcome.results.map((result) => result.task);
   let rows = 0;
   let columns: readonly string[] = [];
   async function* table(): AsyncGenerator<readonly string[]> {
@@ -169,8 +174,15 @@ async function writeMergedChain(
     output.path,
     (path, mode) =>
       AtomicFile.write(path, { force: toStdout || output.force, ...(mode === undefined ? {} : { mode }) }, async (out) => {
-        if (output.format === "xlsx") await pipeline(renderXlsx(table()), out, { end: false, signal });
-        else
+        if (output.format === "xlsx") {
+          const firstRun = runTable({
+            product: first.product,
+            tasks,
+            bill: billing(tasks, deps.prices),
+            counts: productCounts(first.outcome),
+          });
+          await pipeline(renderXlsx(table(), { summary: () => [firstRun, ...later.summary(deps.prices)] }), out, { end: false, signal });
+        } else
           await writeRows(table(), out, {
             format: output.format,
             colour: output.table.colour,
@@ -183,4 +195,12 @@ async function writeMergedChain(
     kind,
   );
   return { rows, columns };
+}
+
+/** What a product's run of a chain checked, reused, got no result for and left waiting, from its plan and its tasks. */
+export function productCounts(outcome: Pick<RunOutcome, "plan" | "results">): Required<ResultCounts> {
+  const { plan, results } = outcome;
+  const checked = results.reduce((sum, result) => sum + (result.task.success_cnt ?? 0), 0);
+  const waiting = plan.waiting ?? 0;
+  return { checked, reused: plan.reused, noResult: Math.max(0, plan.kept - checked - plan.reused - waiting), waiting };
 }

@@ -39,7 +39,7 @@ export async function writeTable(
   format: ExportFormat,
   destination: ExportDestination,
 ): Promise<void> {
-  const chunks = format === "xlsx" ? renderXlsx(table, { booleanColumns: ["activated"] }) : rendererFor({ format })(table);
+  const chunks = format === "xlsx" ? renderXlsx(table) : rendererFor({ format })(table);
   if ("stream" in destination) await writeText(chunks, destination.stream, { end: false });
   else await AtomicFile.write(destination.path, { force: destination.force, temps: new TempFiles() }, (out) => writeText(chunks, out));
 }

@@ -74,6 +74,8 @@ export interface LaterColumns {
   products: readonly string[];
   names: readonly string[];
   values(identifier: string | undefined, status: JoinStatus): readonly string[];
+  /** Once every row is written: the xlsx Summary sheet's tables of these products (their runs, their rows by status). */
+  summary?(prices: Record<ServiceType, number> | undefined): readonly SummaryTable[];
 }
 
 export interface JoinSummary {

@@ -204,6 +204,7 @@ export async function joinTaskResults(deps: JoinDeps, ids: readonly string[], ta
           counts: joinCounts(joined),
         }),
         statusTable(joined),
+        ...(target.later?.summary?.(prices) ?? []),
       ],
     }),
   );

@@ -1,3 +1,4 @@
+import { isBooleanColumn } from "../spec/products.js";
 import { count } from "../format-count.js";
 import { Readable } from "node:stream";
 import { finished } from "node:stream/promises";
@@ -12,8 +13,6 @@ export interface SummaryTable {
 }
 
 export interface XlsxOptions {
-  /** Columns (by header name) whose exact `true`/`false` values become boolean cells. Default: `activated`. */
-  booleanColumns?: readonly string[];
   /** The first columns are text whatever their name (a join's source columns, before the result's). Default 0. */
   textColumns?: number;
   /** The Summary sheet's tables, asked for once every row is written (the counts are known then). None: no Summary sheet. */
@@ -30,7 +29,7 @@ const CHUNK_CHARS = 64 * 1024;
 /**
  * A table (header row first, as every renderer takes it) as the bytes of an .xlsx
  * workbook: one sheet of rows, every value a string cell (so `=1+1` stays text) or,
- * in a boolean column, a boolean cell; then a "Summary" sheet. Streamed with the
+ * in a boolean column (isBooleanColumn), a boolean cell; then a "Summary" sheet. Streamed with the
  * output's backpressure: rows are read only as fast as the zip is written, so memory
  * stays flat however long the table. A join can feed its rows here as a download does.
  * The stream fails with ResultFileError `CELL_TOO_LONG` for a value Excel cannot hold,
@@ -47,9 +46,8 @@ export async function* renderXlsx(table: AsyncIterable<readonly string[]>, optio
 
 async function assemble(zip: yazl.ZipFile, output: Readable, rows: RowReader, options: XlsxOptions): Promise<void> {
   const header = (await rows.next()) ?? [];
-  const booleans = new Set(options.booleanColumns ?? ["activated"]);
   const textColumns = options.textColumns ?? 0;
-  const format = new RowFormat(header.map((name, column) => column >= textColumns && booleans.has(name)));
+  const format = new RowFormat(header.map((name, column) => column >= textColumns && isBooleanColumn(name)));
   const base = options.sheetName ?? "Results";
   const sheetRows = options.sheetRows ?? MAX_SHEET_ROWS;
   const names: string[] = [];

@@ -1,3 +1,4 @@
+import { isBooleanColumn } from "../spec/products.js";
 import type { Writable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { delimitedLine, type OutputDelimiter } from "../csv/write.js";
@@ -111,8 +112,7 @@ export async function* renderCsvParts(parts: AsyncIterable<TablePart>): AsyncGen
  * code are an id, not a number), stays a string as sent.
  */
 export function jsonValue(column: string, value: string): string | boolean {
-  const boolean = column === "activated" || column.endsWith("_activated");
-  if (boolean && (value === "true" || value === "false")) return value === "true";
+  if (isBooleanColumn(column) && (value === "true" || value === "false")) return value === "true";
   return value;
 }
 

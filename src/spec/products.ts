@@ -25,6 +25,11 @@ export function canonicalServiceType(value: string): ServiceType | undefined {
 }
 
 export const SIGNAL_COLUMNS = ["identifier", "activated"] as const;
+
+/** Whether a result column is the spec's boolean: `activated`, or a chain's later product's (`activity_activated`). */
+export function isBooleanColumn(column: string): boolean {
+  return column === "activated" || column.endsWith("_activated");
+}
 export const CARRIER_COLUMNS = ["identifier", "carrier", "underlying_carrier", "number_type", "country_code", "region", "city"] as const;
 
 /** Result file columns per product, in the spec's order. */

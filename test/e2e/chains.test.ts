@@ -6,6 +6,7 @@ import { runInTerminal } from "../helpers/terminal.js";
 import { hashUnit } from "../../src/sandbox/random.js";
 import { tempDir } from "../helpers/cli.js";
 import { createTestDatabase } from "../helpers/postgres.js";
+import { readWorkbook } from "../helpers/xlsx.js";
 
 /**
  * Several products in one run (`submit --then`): the later product is bought on exactly the
@@ -263,6 +264,37 @@ describe("the money of a chain", () => {
     expect(rows.filter((row) => row.number_type === "mobile").every((row) => row.activity_status === "waiting")).toBe(true);
     expect(rows.filter((row) => row.number_type === "fixed_line").every((row) => row.activity_status === "not_selected")).toBe(true);
   });
+});
+
+describe("a chain in Excel", () => {
+  it.each([
+    ["merged", [] as string[], ["identifier", ...CARRIER, "checked_at", ...ACTIVITY]],
+    ["joined", ["--join"], ["name", "phone", "identifier", ...CARRIER, "bulkcheck_status", "bc_checked_at", ...ACTIVITY]],
+  ])(
+    "writes a %s workbook with every product's columns and a Summary sheet of each product's run and statuses",
+    async (_kind, flags, header) => {
+      const e = await smallTasks();
+      const { path } = mixedList(e, "crm.csv", 40, 20);
+      const out = await e.run(chainArgs(path, ...WAITING, ...flags, "-o", "out.xlsx"));
+      expect(out.code, out.stderr).toBe(0);
+      const [results, summary] = await readWorkbook(join(e.dir, "out.xlsx"));
+      expect(results!.rows[0]).toEqual(header);
+      expect(results!.rows).toHaveLength(61);
+      const activated = header.indexOf("activity_activated");
+      expect(results!.rows.slice(1).filter((row) => typeof row[activated] === "boolean")).toHaveLength(40);
+      expect(summary!.name).toBe("Summary");
+      const cells = summary!.rows.map((row) => row.filter((cell) => cell !== ""));
+      const [carrier] = tasksOf(e, "carrier_batch");
+      const [activity] = tasksOf(e, "number_activity_batch");
+      expect(cells).toContainEqual(["Product", "carrier_batch"]);
+      expect(cells).toContainEqual(["Product", "number_activity_batch"]);
+      expect(cells).toContainEqual(["Tasks", carrier!.id]);
+      expect(cells).toContainEqual(["Tasks", activity!.id]);
+      expect(cells).toContainEqual(["activity_status", "Rows"]);
+      expect(cells).toContainEqual(["checked", 40]);
+      expect(cells).toContainEqual(["not_selected", 20]);
+    },
+  );
 });
 
 describe("a chain's changes and report", () => {

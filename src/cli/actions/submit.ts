@@ -22,7 +22,7 @@ import { submitRun } from "../../run/submit-run.js";
 import type { SubmitRequest } from "../../run/submit-request.js";
 import { parseChain, describeCondition, type ChainStep } from "../../chain/chain.js";
 import { submitChain, type ChainEvent } from "../../chain/submit-chain.js";
-import { endChain } from "../../chain/chain-end.js";
+import { endChain, productCounts } from "../../chain/chain-end.js";
 import { formatUsd } from "../../tasks/cost.js";
 import { runWritingDeps } from "./shared/output-view.js";
 import { count } from "../../format-count.js";
@@ -337,10 +337,7 @@ async function submitChainRun(
     if (index === 0 && outputs.output?.join) continue;
     const { plan, results } = step.outcome;
     const tasks = results.map((result) => result.task);
-    const checked = tasks.reduce((sum, task) => sum + (task.success_cnt ?? 0), 0);
-    const waiting = plan.waiting ?? 0;
-    const counts = { checked, reused: plan.reused, noResult: Math.max(0, plan.kept - checked - plan.reused - waiting), waiting };
-    for (const line of describeBilling(billing(tasks, prices), counts))
+    for (const line of describeBilling(billing(tasks, prices), productCounts(step.outcome)))
       ctx.printer.note(`${step.product} (${count(plan.kept)} numbers): ${line}`);
   }
   ctx.outcome.run = outcome.first.outcome.run.id;
