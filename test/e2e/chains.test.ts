@@ -454,6 +454,26 @@ describe("two chains of lists sharing numbers, started in the same instant", () 
   });
 });
 
+describe("the same chain started twice at once", () => {
+  it("buys each number once per product: the second command follows the first's runs, then writes its own output from the ledger", async () => {
+    const e = await smallTasks({ numbersPerSecond: 20, fakeClock: false });
+    const { path } = mixedList(e, "crm.csv", 40, 20);
+    const runs = ["a.csv", "b.csv"].map((name) => e.spawn(chainArgs(path, ...WAITING, "--join", "-o", name)));
+    const [a, b] = await Promise.all(runs.map((run) => run.done));
+    expect(a!.code, a!.stderr).toBe(0);
+    expect(b!.code, b!.stderr).toBe(0);
+    expect(tasksOf(e, "carrier_batch")).toHaveLength(1);
+    expect(tasksOf(e, "number_activity_batch")).toHaveLength(1);
+    const [activity] = tasksOf(e, "number_activity_batch");
+    expect([...e.sandbox.uploadedLines(activity!.id)!].sort()).toEqual((await mobilesByService(e)).sort());
+    // One of the two waited for the other's run, and both outputs say the same.
+    expect(`${a!.stderr}${b!.stderr}`).toMatch(/of this list is being carried on by .*: waiting for it to let go/);
+    const values = (name: string) => csvObjects(e, name).map((row) => [row.identifier, row.number_type, row.activity_activated].join());
+    expect(values("a.csv")).toEqual(values("b.csv"));
+    expect(csvObjects(e, "a.csv").filter((row) => row.activity_activated !== "")).toHaveLength(40);
+  });
+});
+
 describe("a chain killed between its products", () => {
   it.each([
     ["once the carrier task has finished, before the later product's task exists", "between"],
