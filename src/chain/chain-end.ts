@@ -55,6 +55,10 @@ export async function endChain(chain: ChainOutcome, request: OutputsRequest, out
     ? failRun(deps.store, chain.first.outcome, deps.now, chain.firstFailed)
     : finishRun(deps.store, chain.first.outcome, deps.now, output));
   for (const step of chain.later) await finishRun(deps.store, step.outcome, deps.now, output);
+  // The runs part by part end with the chain's: until it has written its output, a chain carried on finds them.
+  for (const early of [...chain.later, ...(chain.failed ? [chain.failed] : [])].flatMap((step) => step.early)) {
+    await finishRun(deps.store, early, deps.now, output);
+  }
   for (const outputs of deps.outputs) await outputs.finish(request.retentionSeconds);
 }
 
@@ -197,10 +201,19 @@ async function writeMergedChain(
   return { rows, columns };
 }
 
-/** What a product's run of a chain checked, reused, got no result for and left waiting, from its plan and its tasks. */
-export function productCounts(outcome: Pick<RunOutcome, "plan" | "results">): Required<ResultCounts> {
-  const { plan, results } = outcome;
+/**
+ * What a product's run of a chain checked, reused, got no result for and left waiting, from its
+ * plan and its tasks, and those of its runs part by part (`early`), which checked the numbers
+ * they uploaded.
+ */
+export function productCounts(
+  outcome: Pick<RunOutcome, "plan" | "results">,
+  early: readonly Pick<RunOutcome, "results">[] = [],
+): Required<ResultCounts> & { numbers: number } {
+  const { plan } = outcome;
+  const results = [...early, outcome].flatMap((run) => run.results);
   const checked = results.reduce((sum, result) => sum + (result.task.success_cnt ?? 0), 0);
+  const numbers = plan.kept + early.flatMap((run) => run.results).reduce((sum, result) => sum + result.upload.count, 0);
   const waiting = plan.waiting ?? 0;
-  return { checked, reused: plan.reused, noResult: Math.max(0, plan.kept - checked - plan.reused - waiting), waiting };
+  return { numbers, checked, reused: plan.reused, noResult: Math.max(0, numbers - checked - plan.reused - waiting), waiting };
 }

@@ -55,16 +55,21 @@ export async function selectNumbers(condition: ChainCondition, staged: StagedRes
   return { selected, answered };
 }
 
-/** The run's parts (its prepared list) with only the selected numbers, in order, each part keeping its country. */
-export async function selectedParts(parts: readonly UploadChunk[], selection: Selection, dir: string): Promise<UploadChunk[]> {
-  if (!selection.selected && !selection.leftOut) return [...parts];
+/**
+ * The run's parts (its prepared list) with only the selected numbers, in order, each part keeping
+ * its country; without those `taken` (bought already by the product's runs part by part).
+ */
+export async function selectedParts(
+  parts: readonly UploadChunk[],
+  selection: Selection,
+  dir: string,
+  taken?: IdentifierSet,
+): Promise<UploadChunk[]> {
+  if (!selection.selected && !selection.leftOut && !taken) return [...parts];
+  const keep = (key: IdentifierKey) => isSelected(selection, key) && !taken?.has(key);
   const written: UploadChunk[] = [];
   for (const [index, part] of parts.entries()) {
-    const chunk = await writeKept(
-      part.path,
-      (identifier) => isSelected(selection, identifierKey(identifier)),
-      join(dir, `selected-${index}.txt`),
-    );
+    const chunk = await writeKept(part.path, (identifier) => keep(identifierKey(identifier)), join(dir, `selected-${index}.txt`));
     written.push(part.country === undefined ? chunk : { ...chunk, country: part.country });
   }
   // A part none of whose numbers is selected is no task; a list with none selected is one empty part, as an empty list is.

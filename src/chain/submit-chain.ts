@@ -2,16 +2,23 @@ import { join } from "node:path";
 import { mkdir } from "node:fs/promises";
 import type { PrepareResult } from "../prepare/index.js";
 import type { RunPlan } from "../run/plan.js";
-import type { RunOutcome, SubmitRequest, SubmitRunDeps } from "../run/submit-request.js";
+import type { RunEvent, RunOutcome, SubmitRequest, SubmitRunDeps } from "../run/submit-request.js";
 import { submitRun } from "../run/submit-run.js";
 import type { ServiceType } from "../spec/products.js";
 import type { StagedResults } from "../tasks/download.js";
 import type { RunSource } from "../store/store.js";
 import { IdentifierSet } from "../spec/identifier-set.js";
+import { addIdentifiers } from "../tasks/list-slice.js";
 import { TaskFailedError } from "../errors.js";
 import { count } from "../format-count.js";
 import { stepKey, type ChainStep } from "./chain.js";
 import { selectedParts, selectNumbers, type Selection } from "./selection.js";
+import { PartByPart, type EarlyParts, type EarlyRun, type EarlyStop } from "./part-by-part.js";
+import type { UploadResult } from "../tasks/submit.js";
+import type { PreparationSettings } from "../prepare/settings.js";
+import type { RunRecord } from "../store/store.js";
+import { planOf } from "../run/run-record.js";
+import { runIdentity } from "../run/identity.js";
 
 /** What a chain needs for each of its products' runs. */
 export interface ChainDeps {
@@ -19,6 +26,8 @@ export interface ChainDeps {
   step(product: ServiceType, index: number): Promise<SubmitRunDeps>;
   /** A product's run, its tasks finished, as its output reads it (see RunOutputs.results). */
   results(index: number, outcome: RunOutcome): Promise<StagedResults>;
+  /** Tasks of a product's runs whose results are staged, before the runs have ended (see RunOutputs.staged). */
+  staged(index: number, results: readonly UploadResult[], settings: PreparationSettings): Promise<StagedResults>;
   onEvent(event: ChainEvent): void;
 }
 
@@ -28,9 +37,13 @@ export type ChainEvent =
    * A later product's run begins: on `selected` of the `kept` numbers the run keeps (all of them
    * without a condition); with --dry-run (`upperBound`), before any result is in, on every one.
    */
-  | { type: "step"; step: ChainStep; index: number; selected: number; kept: number; upperBound: boolean }
+  | { type: "step"; step: ChainStep; index: number; selected: number; kept: number; upperBound: boolean; early?: number }
   /** Before a real run's first upload: a later product's plan on every number, its upper bound. */
-  | { type: "bound"; step: ChainStep; plan: RunPlan };
+  | { type: "bound"; step: ChainStep; plan: RunPlan }
+  /** The second product's run of a group of the first product's parts, whose results are in (see PartByPart): its plan. */
+  | { type: "parts"; step: ChainStep; parts: EarlyParts; plan: RunPlan; continued: boolean }
+  /** Buying part by part stopped early: the numbers of these parts and the rest go to the chain's run of the product. */
+  | { type: "parts stopped"; step: ChainStep; parts: EarlyParts; stop: EarlyStop };
 
 /** One product's run of a chain, its tasks finished. */
 export interface StepOutcome {
@@ -41,12 +54,13 @@ export interface StepOutcome {
 
 export interface ChainOutcome {
   first: StepOutcome;
-  later: (StepOutcome & { step: ChainStep; selection: Selection })[];
+  /** `early`: the product's runs part by part, before its run of the whole selection (see PartByPart). */
+  later: (StepOutcome & { step: ChainStep; selection: Selection; early: readonly EarlyRun[] })[];
   /**
    * A later product whose task failed (its run failed with it): the chain stops there, and the
    * output is still written, the earlier products' results in it and this product's numbers `failed`.
    */
-  failed?: { step: ChainStep; selection: Selection; error: TaskFailedError };
+  failed?: { step: ChainStep; selection: Selection; error: TaskFailedError; early: readonly EarlyRun[] };
   /**
    * The first product's tasks that failed: the chain went on without their numbers (`failed` for
    * the first product, `earlier_failed` for the later ones), and the first product's run fails
@@ -70,9 +84,23 @@ export async function submitChain(request: SubmitRequest, steps: readonly ChainS
   const firstDeps = await deps.step(request.product, 0);
   const laterDeps: SubmitRunDeps[] = [];
   for (const [index, step] of steps.entries()) laterDeps.push(await deps.step(step.product, index + 1));
+  const startedAt = firstDeps.now();
   let prepared: PrepareResult | undefined;
   /** Each later product's upper bound, as planned before the first product reserved anything. */
   let bounds: number[] = [];
+  /** What each later product's runs reserved so far: within its bound, no question is asked again. */
+  const laterSpent = steps.map(() => 0);
+  const early = partByPart(
+    request,
+    steps,
+    { ...deps, firstDeps, laterDeps },
+    {
+      startedAt,
+      prepared: () => prepared!,
+      bound: () => bounds[0],
+      spent: laterSpent,
+    },
+  );
   const outcome = await submitRun(
     { ...request, keepFailedTasks: true },
     {
@@ -85,48 +113,173 @@ export async function submitChain(request: SubmitRequest, steps: readonly ChainS
         bounds = await upperBounds(request, steps, prepared!, { ...deps, firstDeps, laterDeps });
         return bounds.reduce((sum, micros) => sum + micros, 0);
       },
+      ...(early && {
+        onSucceeded: async (result, run) => {
+          await firstDeps.onSucceeded?.(result, run);
+          early.partDone(result, run);
+        },
+      }),
     },
-  );
+  ).catch(async (error: unknown) => {
+    early?.stop();
+    await early?.settle().catch(() => undefined);
+    throw error;
+  });
   if (!outcome || !prepared) return undefined;
   const list = prepared;
   const first: StepOutcome = { product: request.product, outcome, staged: await deps.results(0, outcome) };
+  const earlyRuns = (await early?.settle()) ?? [];
   const leftOut = first.staged.unsent?.failed;
   const firstFailed = leftOut && firstFailedError(request, outcome, leftOut.size);
   const done: StepOutcome[] = [first];
   const later: ChainOutcome["later"] = [];
-  let spent = outcome.plan.reservationMicros;
+  let spent = outcome.plan.reservationMicros + laterSpent[0]!;
   for (const [index, step] of steps.entries()) {
     const stepDeps = laterDeps[index]!;
     const selection = { ...(await selectionOf(step, done, firstDeps.signal)), ...(leftOut ? { leftOut } : {}) };
     const dir = await stepDir(firstDeps, index);
-    const parts = await selectedParts(list.chunks, selection, dir);
-    deps.onEvent({ type: "step", step, index: index + 1, selected: numbersIn(parts), kept: numbersIn(list.chunks), upperBound: false });
-    const bound = bounds[index];
+    const before = index === 0 ? earlyRuns : [];
+    // The numbers its runs part by part uploaded (all selected) are theirs: this run checks the rest.
+    const taken = before.length > 0 ? await uploadedBy(before) : undefined;
+    const parts = await selectedParts(list.chunks, selection, dir, taken);
+    const early = taken?.size ?? 0;
+    const selected = numbersIn(parts) + early;
+    deps.onEvent({ type: "step", step, index: index + 1, selected, kept: numbersIn(list.chunks), upperBound: false, early });
     let stepOutcome: RunOutcome | undefined;
     try {
+      const stepRun = stepRequest(
+        request,
+        steps,
+        index,
+        { ...list, chunks: parts },
+        outcome.run.source,
+        spent,
+        stepDeps.limits.minTaskSize,
+      );
+      // What the product's runs part by part bought (carried on after a kill, perhaps) is reused as bought by this command.
+      const since = Math.min(startedAt, ...before.map((early) => Date.parse(early.run.startedAt)));
       stepOutcome = await submitRun(
-        stepRequest(request, steps, index, { ...list, chunks: parts }, outcome.run.source, spent, stepDeps.limits.minTaskSize),
+        { ...stepRun, startedAt: since },
         {
           ...stepDeps,
           workDir: dir,
-          // Agreed to with the first product's question when within its upper bound; asked again only when over it.
-          ...(stepDeps.confirm && bound !== undefined
-            ? { confirm: (micros, ...rest) => (micros <= bound ? Promise.resolve(true) : stepDeps.confirm!(micros, ...rest)) }
-            : {}),
+          ...withinBound(stepDeps, () => bounds[index], laterSpent, index),
+          // Nothing left to check (none selected, or all bought part by part): the line above said so.
+          ...(numbersIn(parts) === 0 ? { onEvent: (event: RunEvent) => void (event.type === "plan" || stepDeps.onEvent(event)) } : {}),
         },
       );
+      if (stepOutcome) laterSpent[index]! += stepOutcome.plan.reservationMicros;
     } catch (error) {
       // Its numbers have no result, ever; the earlier products' results are written all the same.
       if (!(error instanceof TaskFailedError)) throw error;
-      return { first, later, failed: { step, selection, error }, ...(firstFailed ? { firstFailed } : {}) };
+      return { first, later, failed: { step, selection, error, early: before }, ...(firstFailed ? { firstFailed } : {}) };
     }
     if (!stepOutcome) continue;
     spent += stepOutcome.plan.reservationMicros;
-    const staged = await deps.results(index + 1, stepOutcome);
+    const earlyStaged = await deps.staged(
+      index + 1,
+      before.flatMap((run) => run.results),
+      list.settings,
+    );
+    const staged = withEarly(await deps.results(index + 1, stepOutcome), earlyStaged);
     done.push({ product: step.product, outcome: stepOutcome, staged });
-    later.push({ product: step.product, outcome: stepOutcome, staged, step, selection });
+    later.push({ product: step.product, outcome: stepOutcome, staged, step, selection, early: before });
   }
   return { first, later, ...(firstFailed ? { firstFailed } : {}) };
+}
+
+/**
+ * A later product's confirmation: agreed to with the first product's question while what the
+ * product's runs reserve (`spent[index]` before this one) stays within its upper bound; asked
+ * again only beyond it.
+ */
+function withinBound(
+  stepDeps: SubmitRunDeps,
+  bound: () => number | undefined,
+  spent: readonly number[],
+  index: number,
+): Pick<SubmitRunDeps, "confirm"> {
+  const { confirm } = stepDeps;
+  if (!confirm) return {};
+  return {
+    confirm: (micros, ...rest) => {
+      const limit = bound();
+      return limit !== undefined && spent[index]! + micros <= limit ? Promise.resolve(true) : confirm(micros, ...rest);
+    },
+  };
+}
+
+/**
+ * The second product bought part by part as the first product's tasks finish (see PartByPart),
+ * when the ledger is on (the chain's run of the product reuses what the parts bought) and
+ * something is bought; undefined otherwise. Each group of parts is a run of its own: the
+ * second product's identity in the chain with the group's number (`#1`, `#2`…), its numbers
+ * never padded (too few wait for the chain's run of the product).
+ */
+function partByPart(
+  request: SubmitRequest,
+  steps: readonly ChainStep[],
+  deps: ChainDeps & { firstDeps: SubmitRunDeps; laterDeps: readonly SubmitRunDeps[] },
+  chain: { startedAt: number; prepared: () => PrepareResult; bound: () => number | undefined; spent: number[] },
+): { partDone(result: UploadResult, run: RunRecord): void; stop(): void; settle(): Promise<EarlyRun[]> } | undefined {
+  const [step] = steps;
+  if (!step || !request.ledger || request.dryRun) return undefined;
+  const stepDeps = deps.laterDeps[0]!;
+  let firstRun: RunRecord | undefined;
+  const requestOf = (parts: EarlyParts): SubmitRequest => {
+    const run = firstRun!;
+    const spent = (planOf(run)?.reservationMicros ?? 0) + chain.spent[0]!;
+    const list = { ...chain.prepared(), chunks: parts.lists };
+    const base = stepRequest(request, steps, 0, list, run.source, spent, stepDeps.limits.minTaskSize);
+    return {
+      ...base,
+      pad: "never",
+      startedAt: chain.startedAt,
+      command: { ...base.command, chain: `${base.command.chain}#${parts.index + 1}` },
+    };
+  };
+  const early = new PartByPart({
+    step,
+    minTaskSize: stepDeps.limits.minTaskSize,
+    staged: (results) => deps.staged(0, results, chain.prepared().settings),
+    dir: deps.firstDeps.workDir,
+    signal: deps.firstDeps.signal,
+    run: async (parts) => {
+      const outcome = await submitRun(requestOf(parts), {
+        ...stepDeps,
+        ...withinBound(stepDeps, chain.bound, chain.spent, 0),
+        workDir: await stepDir(deps.firstDeps, 0, `part-${parts.index + 1}`),
+        // Told in lines of its own: the first product's progress is on the terminal meanwhile.
+        onEvent: (event) => {
+          if (event.type === "plan") deps.onEvent({ type: "parts", step, parts, plan: event.plan, continued: event.continued });
+          else if (event.type !== "schedule") stepDeps.onEvent(event);
+        },
+      });
+      if (outcome) chain.spent[0]! += outcome.plan.reservationMicros;
+      return outcome;
+    },
+    onStop: async (stop, parts) => {
+      if (stop.reason === "quota") {
+        // Nothing of it was uploaded: it must not be carried on later, after the chain's run of the product bought its numbers.
+        const open = await stepDeps.store.runs.open(stepDeps.scope, runIdentity(stepDeps.scope, requestOf(parts).command));
+        if (open)
+          await stepDeps.store.runs.update(open.id, {
+            state: "abandoned",
+            finishedAt: new Date(stepDeps.now()).toISOString(),
+            note: stop.error.message,
+          });
+      }
+      deps.onEvent({ type: "parts stopped", step, parts, stop });
+    },
+  });
+  return {
+    partDone(result, run) {
+      firstRun = run;
+      early.partDone(result);
+    },
+    stop: () => early.stop(),
+    settle: () => early.settle(),
+  };
 }
 
 /**
@@ -194,6 +347,7 @@ function stepRequest(
     ...shared,
     ...(numbersIn(list.chunks) < minTaskSize ? { pad: "never" as const } : {}),
     product: step.product,
+    mayBeEmpty: true,
     command: { ...request.command, product: step.product, chain: stepKey(request.product, steps, index) },
     lists: () => Promise.resolve({ value: list, source }),
     ...(request.maxCostMicros === undefined ? {} : { maxCostMicros: Math.max(0, request.maxCostMicros - spent) }),
@@ -205,6 +359,25 @@ async function stepDir(deps: SubmitRunDeps, index: number, kind = "then"): Promi
   const dir = join(deps.workDir, `${kind}-${index + 1}`);
   await mkdir(dir, { recursive: true });
   return dir;
+}
+
+/** The numbers the runs uploaded, as one set. */
+async function uploadedBy(runs: readonly RunOutcome[]): Promise<IdentifierSet> {
+  const numbers = new IdentifierSet();
+  for (const { results } of runs) for (const { upload } of results) await addIdentifiers(upload.path, numbers);
+  return numbers;
+}
+
+/** A product's results with those of its runs part by part before them (all staged in the product's one staging area). */
+function withEarly(staged: StagedResults, early: StagedResults): StagedResults {
+  if (early.tasks.length === 0) return staged;
+  const ids = new Set(early.tasks.map((task) => task.id));
+  return {
+    ...staged,
+    tasks: [...early.tasks, ...staged.tasks],
+    read: (task) => (ids.has(task.id) ? early.read(task) : staged.read(task)),
+    checkedAt: (task) => (ids.has(task.id) ? early.checkedAt(task) : staged.checkedAt(task)),
+  };
 }
 
 function numbersIn(parts: readonly { count: number }[]): number {

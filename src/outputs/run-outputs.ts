@@ -7,6 +7,7 @@ import type { ServiceType } from "../spec/products.js";
 import type { Task } from "../spec/task.js";
 import type { RunRecord, Scope, Store } from "../store/store.js";
 import type { StagedResults } from "../tasks/download.js";
+import type { PreparationSettings } from "../prepare/settings.js";
 import type { UploadResult } from "../tasks/submit.js";
 import { operationSignal } from "../operation-signal.js";
 import { collectAbandonedRuns } from "../run/abandoned.js";
@@ -63,16 +64,23 @@ export interface ChangesDestination {
  * finished since collected into the ledger.
  */
 export class RunOutputs {
-  /** Opened by the first task that finishes (tasks finish concurrently, so they share the one opening); none until then. */
-  #staging: Promise<Staging> | undefined;
+  /**
+   * Each run's staging area, opened by its first task that finishes (tasks finish concurrently,
+   * so they share the one opening); a chain's product has several runs (its runs part by part).
+   */
+  readonly #stagings = new Map<string, Promise<Staging>>();
+  /** The staging area of each task staged. */
+  readonly #stagingOfTask = new Map<string, Promise<Staging>>();
 
   constructor(private readonly deps: RunOutputsDeps) {}
 
   /** Fetches a finished task's result into the run's staging area (and the ledger). */
   async stage(result: UploadResult, run: RunRecord): Promise<void> {
     const { deps } = this;
-    this.#staging ??= Staging.open(stagingRoot(deps.stateDir, deps.ledger), run.id, deps.store);
-    const staging = await this.#staging;
+    const opening = this.#stagings.get(run.id) ?? Staging.open(stagingRoot(deps.stateDir, deps.ledger), run.id, deps.store);
+    this.#stagings.set(run.id, opening);
+    this.#stagingOfTask.set(result.task.id, opening);
+    const staging = await opening;
     const { product, sleep, onEvent } = deps;
     // Tasks finish together: each transfer's streams and waits listen through a signal of its own.
     const transfer = operationSignal(deps.signal);
@@ -97,26 +105,45 @@ export class RunOutputs {
    * fetching): the output then downloads them.
    */
   async results(outcome: RunOutcome): Promise<StagedResults | undefined> {
-    const staging = await this.#staging;
+    const staging = await this.#stagings.get(outcome.run.id);
     // A run that went on without its failed tasks (SubmitRequest.keepFailedTasks) reads the others; the failed ones' numbers are named.
     const [succeeded, failed] = partition(outcome.results, (result) => result.task.status !== "failed");
     if (!staging && succeeded.length > 0) return undefined;
-    const { store, now } = this.deps;
-    const refOf = new Map(succeeded.map((result) => [result.task.id, result.upload.ref]));
-    const dates = await store.tasks.checkedAt([...refOf.values()]);
-    const fallback = new Date(now()).toISOString();
+    const { store } = this.deps;
     return {
-      product: this.deps.product,
-      settings: outcome.prepared.settings,
-      tasks: succeeded.map((result) => result.task),
-      read: (task: Task) => staging!.read(task),
-      checkedAt: (task: Task) => dates.get(refOf.get(task.id)!) ?? fallback,
+      ...(await this.#read(succeeded, outcome.prepared.settings)),
       reused: reusedSources(store, outcome.reused, outcome.reusedTasks),
       unsent: {
         reused: outcome.reused,
         waiting: outcome.waiting,
         ...(failed.length > 0 ? { failed: await numbersOf(failed.map((result) => result.upload.path)) } : {}),
       },
+    };
+  }
+
+  /**
+   * Tasks of the run whose results are staged already (see stage), as a source of rows before
+   * the run has ended: a chain chooses its next product's numbers by them part by part.
+   */
+  async staged(results: readonly UploadResult[], settings: PreparationSettings): Promise<StagedResults> {
+    return { ...(await this.#read(results, settings)), reused: [] };
+  }
+
+  async #read(results: readonly UploadResult[], settings: PreparationSettings): Promise<Omit<StagedResults, "reused" | "unsent">> {
+    const { store, now } = this.deps;
+    const refOf = new Map(results.map((result) => [result.task.id, result.upload.ref]));
+    const dates = await store.tasks.checkedAt([...refOf.values()]);
+    const fallback = new Date(now()).toISOString();
+    return {
+      product: this.deps.product,
+      settings,
+      tasks: results.map((result) => result.task),
+      read: async (task: Task) => {
+        const staging = this.#stagingOfTask.get(task.id);
+        if (!staging) throw new Error(`task ${task.id} has no staged result`);
+        return (await staging).read(task);
+      },
+      checkedAt: (task: Task) => dates.get(refOf.get(task.id)!) ?? fallback,
     };
   }
 
@@ -158,7 +185,7 @@ export class RunOutputs {
    */
   async finish(retentionSeconds: number | undefined): Promise<void> {
     const { deps } = this;
-    await (await this.#staging)?.remove();
+    for (const staging of this.#stagings.values()) await (await staging).remove();
     if (!deps.ledger) return;
     if (retentionSeconds !== undefined) {
       await pruneResults({ stores: [deps.store], stateDir: deps.stateDir }, new Date(deps.now() - retentionSeconds * 1000).toISOString());

@@ -5,8 +5,8 @@ import { uploadedNumbers, type RunPlan } from "./plan.js";
 import type { SubmitRequest } from "./submit-request.js";
 
 /** Refuses, before anything is reserved, a plan the service cannot take or the user would not pay for. */
-export function checkPlan(plan: RunPlan, options: Pick<SubmitRequest, "command" | "maxCostMicros">, laterMicros = 0): void {
-  if (plan.kept === 0) {
+export function checkPlan(plan: RunPlan, options: Pick<SubmitRequest, "command" | "maxCostMicros" | "mayBeEmpty">, laterMicros = 0): void {
+  if (plan.kept === 0 && !options.mayBeEmpty) {
     throw new InputRejectedError("No number in the list can be checked, so nothing was uploaded.", {
       hint: "See why with --rejects rejects.csv, or bulkcheck validate.",
     });

@@ -23,6 +23,8 @@ export interface ChainLink {
   run: string;
   /** `PRODUCT:COLUMN=VALUE,...`: which earlier product's results chose its numbers; absent for the first, and for one checked on every number. */
   condition?: string;
+  /** For a run of the product part by part: the first product's parts it was bought for (`1–2 of 5`). */
+  parts?: string;
 }
 
 /** The plan a run made before its first upload; undefined for a run that made none (stopped before it, or adopted from 0.1). */
@@ -51,7 +53,8 @@ function chainOf(chain: unknown): ChainLink[] | undefined | "unreadable" {
     isObject(link) &&
     typeof link.product === "string" &&
     typeof link.run === "string" &&
-    (link.condition === undefined || typeof link.condition === "string");
+    (link.condition === undefined || typeof link.condition === "string") &&
+    (link.parts === undefined || typeof link.parts === "string");
   return Array.isArray(chain) && chain.every(isLink) ? chain : "unreadable";
 }
 

@@ -48,6 +48,17 @@ export interface SubmitRequest {
   /** The command that carries on, for the hints of errors that stop the run. */
   resumeCommand: string;
   /**
+   * A list with no number to check is a run that checks nothing, not an input error (a chain's
+   * later product whose condition selected none, or whose numbers its runs part by part took).
+   */
+  mayBeEmpty?: boolean;
+  /**
+   * When the command began (default: when this run began): answers given since are fresh
+   * whatever --max-age says, and --timeout counts from it. A chain's later runs take the
+   * chain's start, so what its earlier runs bought is theirs to reuse.
+   */
+  startedAt?: number;
+  /**
    * A failed task does not fail the run: its outcome lists it among the others (a chain's first
    * product, whose other numbers go on to the later products). The caller ends the run.
    */

@@ -29,7 +29,7 @@ import type { RunOutcome, SubmitRequest, SubmitRunDeps } from "./submit-request.
  * the same command to carry on.
  */
 export async function submitRun(options: SubmitRequest, deps: SubmitRunDeps): Promise<RunOutcome | undefined> {
-  const startedAt = deps.now();
+  const startedAt = options.startedAt ?? deps.now();
   let announced = false;
   for (;;) {
     try {

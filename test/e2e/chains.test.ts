@@ -121,6 +121,18 @@ describe("submit --then: a later product on the numbers an earlier one selects",
     expect(reused.map((row) => row.activity_activated)).toEqual(rows.map((row) => row.activity_activated));
   });
 
+  it("buys nothing more when the condition selects no number, and says so in every row", async () => {
+    const e = await smallTasks();
+    const { path } = mixedList(e, "crm.csv", 0, 30);
+    const out = await e.run(chainArgs(path, ...WAITING, "--join", "-o", "out.csv"));
+    expect(out.code, out.stderr).toBe(0);
+    expect(out.stderr).toContain(
+      "Then number_activity_batch where carrier_batch says number_type=mobile: 0 of 30 numbers; the condition spares 30",
+    );
+    expect(tasksOf(e, "number_activity_batch")).toHaveLength(0);
+    expect(csvObjects(e, "out.csv").map((row) => row.activity_status)).toEqual(new Array(30).fill("not_selected"));
+  });
+
   it("writes every product's columns into a merged file, and says each product's plan, cost and tasks in --json", async () => {
     const e = await smallTasks();
     const { path } = mixedList(e, "crm.csv", 40, 20);
@@ -263,6 +275,100 @@ describe("the money of a chain", () => {
     const rows = csvObjects(e, "out.csv");
     expect(rows.filter((row) => row.number_type === "mobile").every((row) => row.activity_status === "waiting")).toBe(true);
     expect(rows.filter((row) => row.number_type === "fixed_line").every((row) => row.activity_status === "not_selected")).toBe(true);
+  });
+});
+
+describe("a later product bought part by part", () => {
+  it("starts on the first parts' numbers while the first product's last task is still processing, pays once, and says checked", async () => {
+    // Three carrier tasks of 20, two unfinished at a time: the third starts once the first two have finished.
+    const e = await sandbox({ minTaskSize: 1, maxTaskSize: 20, maxUnfinished: 2, numbersPerSecond: 10, fakeClock: false });
+    for (const [key, value] of [
+      ["min-task-size", "1"],
+      ["max-task-size", "20"],
+    ])
+      expect((await e.run(["config", "set", key!, value!])).code).toBe(0);
+    const { path } = mixedList(e, "crm.csv", 40, 20);
+    const chain = e.spawn(chainArgs(path, ...WAITING, "--join", "-o", "out.csv", "--json"));
+    await until(() => tasksOf(e, "number_activity_batch").length > 0, 30_000);
+    const carriersThen = tasksOf(e, "carrier_batch").map((task) => task.status);
+    const out = await chain.done;
+    expect(out.code, out.stderr).toBe(0);
+    expect(carriersThen, "an activity task was made before the last carrier task finished").toContain("processing");
+
+    const carriers = tasksOf(e, "carrier_batch");
+    expect(carriers).toHaveLength(3);
+    const mobiles = new Set<string>();
+    for (const task of carriers)
+      for (const row of (await serviceResult(e, task.id)).values()) if (row.number_type === "mobile") mobiles.add(row.identifier!);
+    const activity = tasksOf(e, "number_activity_batch");
+    expect(activity.length).toBeGreaterThan(1);
+    const uploaded = activity.flatMap((task) => e.sandbox.uploadedLines(task.id)!);
+    expect(uploaded.length, "a number bought twice").toBe(new Set(uploaded).size);
+    expect(new Set(uploaded)).toEqual(mobiles);
+    expect(out.stderr).toMatch(
+      /Then number_activity_batch where carrier_batch says number_type=mobile, part by part: parts 1 of 3 of the list are checked, and select \d+ numbers/,
+    );
+    expect(out.stderr).toContain(`number_activity_batch (${mobiles.size} numbers): Checked ${mobiles.size}, no result 0.`);
+    expect(out.stderr).not.toContain("Reused from the ledger");
+
+    const rows = csvObjects(e, "out.csv");
+    expect(rows.filter((row) => mobiles.has(row.identifier!)).every((row) => row.activity_status === "checked")).toBe(true);
+    expect(rows.filter((row) => !mobiles.has(row.identifier!)).every((row) => row.activity_status === "not_selected")).toBe(true);
+    const run = lines(out.stdout)
+      .map((line) => JSON.parse(line) as { type: string; then?: Array<{ part_by_part: Array<{ parts: string; tasks: string[] }> }> })
+      .find((object) => object.type === "run")!;
+    const early = run.then![0]!.part_by_part;
+    expect(early.length).toBeGreaterThan(0);
+    expect(early[0]!.parts).toBe("1 of 3");
+
+    // Every run of the chain ends with it, and the same chain again buys nothing.
+    const open = await e.run(["runs", "--state", "open", "--json"]);
+    expect((JSON.parse(open.stdout) as { runs: unknown[] }).runs).toEqual([]);
+    const again = await e.run(chainArgs(path, ...WAITING, "--join", "-o", "again.csv"));
+    expect(again.code, again.stderr).toBe(0);
+    expect(e.state().tasks).toHaveLength(3 + activity.length);
+    expect(csvObjects(e, "again.csv").filter((row) => row.activity_status === "reused")).toHaveLength(mobiles.size);
+  });
+});
+
+describe("a chain killed while buying part by part", () => {
+  it("carries on the later product's run of the first parts with its keys, and pays for each number once per product", async () => {
+    const e = await sandbox({ minTaskSize: 1, maxTaskSize: 20, maxUnfinished: 2, numbersPerSecond: 10, fakeClock: false });
+    for (const [key, value] of [
+      ["min-task-size", "1"],
+      ["max-task-size", "20"],
+    ])
+      expect((await e.run(["config", "set", key!, value!])).code).toBe(0);
+    const { path } = mixedList(e, "crm.csv", 40, 20);
+    const argv = chainArgs(path, ...WAITING, "--join", "-o", "out.csv");
+    const first = e.spawn(argv);
+    await until(() => tasksOf(e, "number_activity_batch")[0]?.status === "processing", 30_000);
+    first.child.kill("SIGKILL");
+    await first.done.catch(() => undefined);
+    expect(first.child.signalCode).toBe("SIGKILL");
+    expect(
+      tasksOf(e, "carrier_batch").some((task) => task.status === "processing"),
+      "killed before the carrier tasks all ended",
+    ).toBe(true);
+
+    const again = await e.bin(argv);
+    expect(again.code, again.stderr).toBe(0);
+    // The carrier run and the activity run of the first parts are both carried on (the kill may land before the activity task id was kept).
+    expect(again.stderr.match(/Carrying on run .* \(\d task\(s\) submitted so far\)/g)).toHaveLength(2);
+    expect(again.stderr).not.toContain("abandoned");
+    const carriers = tasksOf(e, "carrier_batch");
+    expect(carriers).toHaveLength(3);
+    const mobiles = new Set<string>();
+    for (const task of carriers)
+      for (const row of (await serviceResult(e, task.id)).values()) if (row.number_type === "mobile") mobiles.add(row.identifier!);
+    for (const product of ["carrier_batch", "number_activity_batch"]) {
+      const uploaded = tasksOf(e, product).flatMap((task) => e.sandbox.uploadedLines(task.id)!);
+      expect(uploaded.length, `${product}: a number uploaded twice`).toBe(new Set(uploaded).size);
+    }
+    expect(new Set(tasksOf(e, "number_activity_batch").flatMap((task) => e.sandbox.uploadedLines(task.id)!))).toEqual(mobiles);
+    const rows = csvObjects(e, "out.csv");
+    expect(rows).toHaveLength(60);
+    expect(rows.filter((row) => row.activity_status === "checked")).toHaveLength(mobiles.size);
   });
 });
 

@@ -42,6 +42,7 @@ function setup(ledger: boolean) {
 
 const outcome = (taskIds: string[]) =>
   ({
+    run: { id: "20260301-120000-abcdef" },
     results: taskIds.map((id, ref) => ({ task: { id }, upload: { ref } })),
     prepared: { settings: { country: "GB" } },
     reused: new Map(),

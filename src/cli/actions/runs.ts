@@ -169,7 +169,12 @@ export async function runsShowAction(ctx: Context, id: string): Promise<void> {
     ["charged", formatUsd(run.chargedMicros)],
     ["saved by reuse", formatUsd(run.savedMicros)],
     ["output", run.output ?? ""],
-    ["chain", (run.chain ?? []).map((link) => `${link.condition ?? link.product} (run ${link.run})`).join(" → ")],
+    [
+      "chain",
+      (run.chain ?? [])
+        .map((link) => `${link.condition ?? link.product} (run ${link.run}${link.parts ? `, parts ${link.parts}` : ""})`)
+        .join(" → "),
+    ],
     ["by", [run.user, run.host].filter(Boolean).join("@")],
   ];
   const width = Math.max(...lines.map(([label]) => label.length));

@@ -22,6 +22,9 @@ import { submitRun } from "../../run/submit-run.js";
 import type { SubmitRequest } from "../../run/submit-request.js";
 import { parseChain, describeCondition, type ChainStep } from "../../chain/chain.js";
 import { submitChain, type ChainEvent } from "../../chain/submit-chain.js";
+import { partRange } from "../../chain/part-by-part.js";
+import type { RunOutcome } from "../../run/submit-request.js";
+import type { Task } from "../../spec/task.js";
 import { endChain, productCounts } from "../../chain/chain-end.js";
 import { formatUsd } from "../../tasks/cost.js";
 import { runWritingDeps } from "./shared/output-view.js";
@@ -279,6 +282,7 @@ async function submitChainRun(
       if (!staged) throw new Error(`The results of run ${stepOutcome.run.id} were not staged.`);
       return staged;
     },
+    staged: (index, results, settings) => views[index]!.outputs.staged(results, settings),
     onEvent: (event) => drawChainStep(ctx, event, prices, request.command.country),
   })
     .catch(goOn)
@@ -289,7 +293,6 @@ async function submitChainRun(
     if (options.dryRun) ctx.printer.note("Dry run: nothing was uploaded.");
     return;
   }
-  const productRuns = [outcome.first, ...outcome.later];
   const writing = await runWritingDeps(ctx, outputs, { runId: outcome.first.outcome.run.id }, views[0]!.drawRunEvent);
   await endChain(
     outcome,
@@ -298,11 +301,10 @@ async function submitChainRun(
       ...outputRecord(ctx, outputs),
       chain: [
         { product: outcome.first.product, run: outcome.first.outcome.run.id },
-        ...outcome.later.map(({ product, outcome: { run }, step: { condition } }) => ({
-          product,
-          run: run.id,
-          ...(condition ? { condition: `${product}:${describeCondition(condition)}` } : {}),
-        })),
+        ...outcome.later.flatMap(({ product, outcome: { run }, step: { condition }, early }) => {
+          const link = { product, ...(condition ? { condition: `${product}:${describeCondition(condition)}` } : {}) };
+          return [...early.map((part) => ({ ...link, run: part.run.id, parts: partRange(part.parts) })), { ...link, run: run.id }];
+        }),
       ],
     },
     {
@@ -333,18 +335,16 @@ async function submitChainRun(
     throw tasksGoOn(error);
   });
   // The join or merged file told the first product's counts; each later product's follow (the merged file's, all of them).
-  for (const [index, step] of productRuns.entries()) {
+  const bought = [{ ...outcome.first, early: [] as readonly RunOutcome[] }, ...outcome.later];
+  for (const [index, step] of bought.entries()) {
     if (index === 0 && outputs.output?.join) continue;
-    const { plan, results } = step.outcome;
-    const tasks = results.map((result) => result.task);
-    for (const line of describeBilling(billing(tasks, prices), productCounts(step.outcome)))
-      ctx.printer.note(`${step.product} (${count(plan.kept)} numbers): ${line}`);
+    const { numbers, ...counts } = productCounts(step.outcome, step.early);
+    for (const line of describeBilling(billing(tasksOf([...step.early, step.outcome]), prices), counts))
+      ctx.printer.note(`${step.product} (${count(numbers)} numbers): ${line}`);
   }
   ctx.outcome.run = outcome.first.outcome.run.id;
-  ctx.outcome.charge(
-    productRuns.flatMap((step) => step.outcome.results.map((result) => result.task)),
-    prices,
-  );
+  const failedRuns = outcome.failed?.early ?? [];
+  ctx.outcome.charge(tasksOf([...bought.flatMap((step) => [...step.early, step.outcome]), ...failedRuns]), prices);
   if (outcome.failed) {
     const { step, error } = outcome.failed;
     ctx.printer.note(
@@ -361,6 +361,7 @@ async function submitChainRun(
       then: outcome.later.map((later) => ({
         ...runJson(later.outcome),
         product: later.product,
+        part_by_part: later.early.map((part) => ({ ...runJson(part), parts: partRange(part.parts) })),
         condition: later.step.condition
           ? { product: later.step.condition.product, column: later.step.condition.column, values: later.step.condition.values }
           : null,
@@ -369,15 +370,38 @@ async function submitChainRun(
   }
 }
 
+function tasksOf(outcomes: readonly Pick<RunOutcome, "results">[]): Task[] {
+  return outcomes.flatMap(({ results }) => results.map((result) => result.task));
+}
+
 /** A later product's run beginning: on how many numbers, and what its condition spared. */
 function drawChainStep(ctx: Context, event: ChainEvent, prices: Record<string, number>, country: string | undefined): void {
+  const { step } = event;
+  const where = step.condition ? ` where ${step.condition.product} says ${describeCondition(step.condition)}` : "";
   if (event.type === "bound") {
     ctx.printer.note(`Plan: ${describePlan(event.plan, { product: event.step.product, country })}.`);
     for (const line of reuseLines(event.plan)) ctx.printer.note(line);
     return;
   }
-  const { step, selected, kept } = event;
-  const where = step.condition ? ` where ${step.condition.product} says ${describeCondition(step.condition)}` : "";
+  if (event.type === "parts") {
+    const { parts, plan } = event;
+    const carried = event.continued ? " (its run carried on)" : "";
+    ctx.printer.note(
+      `Then ${step.product}${where}, part by part: parts ${partRange(parts)} of the list are checked, and select ${count(parts.selected)} numbers${carried}: ${describePlan(plan, { product: step.product, country })}.`,
+    );
+    for (const line of reuseLines(plan)) ctx.printer.note(line);
+    return;
+  }
+  if (event.type === "parts stopped") {
+    const { parts, stop } = event;
+    const why =
+      stop.reason === "quota"
+        ? `the service has no room for its task of parts ${partRange(parts)} while the earlier product's tasks run (${stop.error.message})`
+        : `its task of parts ${partRange(parts)} failed (refunded in full)`;
+    ctx.printer.note(`${step.product} part by part stops: ${why}. Those numbers and the rest are checked once every earlier result is in.`);
+    return;
+  }
+  const { selected, kept } = event;
   if (event.upperBound) {
     ctx.printer.note(
       `Then ${step.product}${where}: at most ${count(kept)} numbers; its plan below is an upper bound${step.condition ? ", as the condition is known only once the earlier results are in" : ""}.`,
@@ -385,7 +409,8 @@ function drawChainStep(ctx: Context, event: ChainEvent, prices: Record<string, n
     return;
   }
   const spared = kept - selected;
+  const early = event.early ? `, ${count(event.early)} of them checked part by part above` : "";
   ctx.printer.note(
-    `Then ${step.product}${where}: ${count(selected)} of ${count(kept)} numbers${spared > 0 ? `; the condition spares ${count(spared)} (${formatUsd(spared * (prices[step.product] ?? 0))})` : ""}.`,
+    `Then ${step.product}${where}: ${count(selected)} of ${count(kept)} numbers${early}${spared > 0 ? `; the condition spares ${count(spared)} (${formatUsd(spared * (prices[step.product] ?? 0))})` : ""}.`,
   );
 }
