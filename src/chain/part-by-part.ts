@@ -70,6 +70,7 @@ export class PartByPart {
   #pending: UploadChunk[] = [];
   #groups = 0;
   #stopped = false;
+  #buying = false;
   #error: { error: unknown } | undefined;
   /** Selections are worked out one at a time, in part order; groups' runs one after another. */
   #selecting = Promise.resolve();
@@ -128,8 +129,14 @@ export class PartByPart {
     return result.upload.country === undefined ? list : { ...list, country: result.upload.country };
   }
 
+  /** Whether a group's run is under way (its tasks may hold the service's room). */
+  get buying(): boolean {
+    return this.#buying;
+  }
+
   async #buy(parts: EarlyParts): Promise<void> {
     if (this.#stopped) return;
+    this.#buying = true;
     try {
       const outcome = await this.o.run(parts);
       if (outcome) this.#outcomes.push({ ...outcome, parts });
@@ -138,6 +145,8 @@ export class PartByPart {
       if (!stop) return this.#fail(error);
       this.#stopped = true;
       await this.o.onStop(stop, parts);
+    } finally {
+      this.#buying = false;
     }
   }
 

@@ -90,12 +90,14 @@ export async function submitChain(request: SubmitRequest, steps: readonly ChainS
   let bounds: number[] = [];
   /** What each later product's runs reserved so far: within its bound, no question is asked again. */
   const laterSpent = steps.map(() => 0);
+  let firstRunning = true;
   const early = partByPart(
     request,
     steps,
     { ...deps, firstDeps, laterDeps },
     {
       startedAt,
+      firstRunning: () => firstRunning,
       prepared: () => prepared!,
       bound: () => bounds[0],
       spent: laterSpent,
@@ -114,17 +116,23 @@ export async function submitChain(request: SubmitRequest, steps: readonly ChainS
         return bounds.reduce((sum, micros) => sum + micros, 0);
       },
       ...(early && {
+        // A run part by part may hold the service's room: the first product's uploads wait for it.
+        roomWillCome: () => early.buying(),
         onSucceeded: async (result, run) => {
           await firstDeps.onSucceeded?.(result, run);
           early.partDone(result, run);
         },
       }),
     },
-  ).catch(async (error: unknown) => {
-    early?.stop();
-    await early?.settle().catch(() => undefined);
-    throw error;
-  });
+  )
+    .finally(() => {
+      firstRunning = false;
+    })
+    .catch(async (error: unknown) => {
+      early?.stop();
+      await early?.settle().catch(() => undefined);
+      throw error;
+    });
   if (!outcome || !prepared) return undefined;
   const list = prepared;
   const first: StepOutcome = { product: request.product, outcome, staged: await deps.results(0, outcome) };
@@ -220,8 +228,14 @@ function partByPart(
   request: SubmitRequest,
   steps: readonly ChainStep[],
   deps: ChainDeps & { firstDeps: SubmitRunDeps; laterDeps: readonly SubmitRunDeps[] },
-  chain: { startedAt: number; prepared: () => PrepareResult; bound: () => number | undefined; spent: number[] },
-): { partDone(result: UploadResult, run: RunRecord): void; stop(): void; settle(): Promise<EarlyRun[]> } | undefined {
+  chain: {
+    startedAt: number;
+    firstRunning: () => boolean;
+    prepared: () => PrepareResult;
+    bound: () => number | undefined;
+    spent: number[];
+  },
+): { partDone(result: UploadResult, run: RunRecord): void; buying(): boolean; stop(): void; settle(): Promise<EarlyRun[]> } | undefined {
   const [step] = steps;
   if (!step || !request.ledger || request.dryRun) return undefined;
   const stepDeps = deps.laterDeps[0]!;
@@ -249,6 +263,8 @@ function partByPart(
         ...stepDeps,
         ...withinBound(stepDeps, chain.bound, chain.spent, 0),
         workDir: await stepDir(deps.firstDeps, 0, `part-${parts.index + 1}`),
+        // The first product's tasks hold the service's room: its runs part by part wait for it.
+        roomWillCome: chain.firstRunning,
         // Told in lines of its own: the first product's progress is on the terminal meanwhile.
         onEvent: (event) => {
           if (event.type === "plan") deps.onEvent({ type: "parts", step, parts, plan: event.plan, continued: event.continued });
@@ -277,6 +293,7 @@ function partByPart(
       firstRun = run;
       early.partDone(result);
     },
+    buying: () => early.buying,
     stop: () => early.stop(),
     settle: () => early.settle(),
   };

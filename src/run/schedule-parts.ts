@@ -60,6 +60,7 @@ export async function scheduleRunParts(
     maxInFlight: deps.limits.maxInFlight,
     pollIntervalMs: options.pollIntervalMs,
     untilFinished: options.wait,
+    ...(deps.roomWillCome ? { roomWillCome: deps.roomWillCome } : {}),
     ...(options.keepFailedTasks ? { returnFailed: true } : {}),
     ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
     ...(options.timeoutSeconds === undefined ? {} : { timeoutSeconds: options.timeoutSeconds }),

@@ -106,6 +106,8 @@ export interface SubmitRunDeps {
    * neither is agreed to for less than the whole. Asked once, before anything is reserved.
    */
   laterMicros?: () => Promise<number>;
+  /** Whether other tasks of the command hold the service's room meanwhile (see ScheduleOptions.roomWillCome). */
+  roomWillCome?: () => boolean;
   /**
    * Called when another process's run of this command has let go, before this one plans
    * again (and before any request): e.g. to find that it wrote this command's output meanwhile.

@@ -27,6 +27,11 @@ export class QuotaGate {
     this.#credits = 0;
   }
 
+  /** Room may have come from tasks that are not this run's (another run of the same command): one upload may try. */
+  retry(): void {
+    if (this.#blocked) this.#credits = Math.max(this.#credits, 1);
+  }
+
   /** One of this run's tasks finished, freeing room for one upload. */
   taskFinished(): void {
     if (this.#blocked) this.#credits++;

@@ -41,6 +41,12 @@ export interface ScheduleOptions {
   /** Keep checking until every task has finished (--wait); otherwise stop once every part is uploaded. */
   untilFinished: boolean;
   /**
+   * Whether other tasks of the same command are unfinished (a chain's runs part by part, beside
+   * its first product's): a 42900 with none of this run's tasks unfinished then waits for their
+   * room, trying again each interval, instead of ending the run.
+   */
+  roomWillCome?: () => boolean;
+  /**
    * With untilFinished, failed tasks are returned with the others (in their final state)
    * instead of ending the schedule in TaskFailedError: the caller uses what the others answered.
    */
@@ -174,8 +180,17 @@ class Schedule {
     }
     if (this.#pending.length === 0 && this.#running.size === 0 && (!o.untilFinished || unfinished.length === 0)) return false;
     if (waitingForRoom && this.#uploading === 0 && unfinished.length === 0) {
-      this.#fail(quotaExhausted(this.#lastRefusal!, o.resumeCommand));
-      return false;
+      if (!o.roomWillCome?.()) {
+        this.#fail(quotaExhausted(this.#lastRefusal!, o.resumeCommand));
+        return false;
+      }
+      if (o.now() >= this.#deadline) {
+        this.#fail(TIME_UP);
+        return false;
+      }
+      await this.#timer.until(Math.min(o.now() + o.pollIntervalMs, this.#deadline));
+      this.#quota.retry();
+      return true;
     }
     if (o.now() >= this.#deadline) {
       this.#fail(TIME_UP);

@@ -331,6 +331,29 @@ describe("a later product bought part by part", () => {
   });
 });
 
+describe("a later product bought part by part at a service with room for one unfinished task", () => {
+  it("waits for the room the first product's tasks hold (42900), and still buys each number once per product", async () => {
+    const e = await sandbox({ minTaskSize: 1, maxTaskSize: 20, maxUnfinished: 1, numbersPerSecond: 20, fakeClock: false });
+    for (const [key, value] of [
+      ["min-task-size", "1"],
+      ["max-task-size", "20"],
+    ])
+      expect((await e.run(["config", "set", key!, value!])).code).toBe(0);
+    const { path } = mixedList(e, "crm.csv", 40, 20);
+    const out = await e.run(chainArgs(path, ...WAITING, "-o", "out.csv", "--json"));
+    expect(out.code, out.stderr).toBe(0);
+    expect(out.stderr).not.toContain("part by part stops");
+    const run = lines(out.stdout)
+      .map((line) => JSON.parse(line) as { type: string; then?: Array<{ part_by_part: unknown[] }> })
+      .find((object) => object.type === "run")!;
+    expect(run.then![0]!.part_by_part.length).toBeGreaterThan(0);
+    const uploaded = tasksOf(e, "number_activity_batch").flatMap((task) => e.sandbox.uploadedLines(task.id)!);
+    expect(uploaded.length, "a number bought twice").toBe(new Set(uploaded).size);
+    expect(uploaded).toHaveLength(40);
+    expect(csvObjects(e, "out.csv").filter((row) => row.activity_status === "checked")).toHaveLength(40);
+  });
+});
+
 describe("a chain killed while buying part by part", () => {
   it("carries on the later product's run of the first parts with its keys, and pays for each number once per product", async () => {
     const e = await sandbox({ minTaskSize: 1, maxTaskSize: 20, maxUnfinished: 2, numbersPerSecond: 10, fakeClock: false });
