@@ -85,8 +85,10 @@ export async function run() {
     // recorded as in the download, then the selection, the selected parts written, the plan and the upload.
     const lastFinish = (tasks, product) => Math.max(...tasks.filter((task) => task.product === product).map((task) => task.finished));
     const download = carrier.wallMs - lastFinish(carrier.tasks, "carrier_batch");
-    const firstLater = Math.min(...chain.tasks.filter((task) => task.product === "number_activity_batch").map((task) => task.created));
-    const handOff = firstLater - lastFinish(chain.tasks, "carrier_batch");
+    const laterTasks = chain.tasks.filter((task) => task.product === "number_activity_batch");
+    const firstEnd = lastFinish(chain.tasks, "carrier_batch");
+    // Bought part by part, the later product's first task comes before the first product's last finish (a negative hand-off).
+    const handOff = Math.min(...laterTasks.map((task) => task.created)) - firstEnd;
     return {
       numbers,
       mobiles,
@@ -98,6 +100,8 @@ export async function run() {
       chain_vs_sum: Number((chain.wallMs / sumMs).toFixed(3)),
       first_product_download_s: seconds(download),
       hand_off_between_products_s: seconds(handOff),
+      later_tasks_before_first_product_end: laterTasks.filter((task) => task.created < firstEnd).length,
+      later_tasks: laterTasks.length,
       // The chain must buy what the two runs bought: every number's carrier, and activity for the mobiles only.
       chain_uploaded: chain.uploaded,
       chain_peak_rss_mb: chain.peakRssMb,

@@ -43,6 +43,8 @@ export interface PartByPartOptions {
   staged(results: readonly UploadResult[]): Promise<StagedResults>;
   /** Buys the next product on a group's numbers: its run, waited for to the end of its tasks. */
   run(parts: EarlyParts): Promise<RunOutcome | undefined>;
+  /** Whether a group's run is open already (a chain carried on after a kill): it is carried on even once the first product's run has ended. */
+  isOpen(parts: EarlyParts): Promise<boolean>;
   /** Told when buying part by part stops early (the numbers go to the run after the first product's). */
   onStop(stop: EarlyStop, parts: EarlyParts): Promise<void>;
   dir: string;
@@ -55,7 +57,7 @@ export interface PartByPartOptions {
  * parts that selects a task's worth is bought by a run of its own while the first product's
  * other tasks go on. The last part is never grouped: what is left when the first product's run
  * ends (its last part, a group too small, the numbers the ledger served) is the chain's whole
- * run of the product, which reuses what these runs bought (see submitChain). Groups depend only
+ * run of the product, which checks the rest (see submitChain). Groups depend only
  * on the results, so a chain carried on after a kill makes the same groups and finds their
  * runs. A group's failed task or a quota with no room stops buying part by part: the run after
  * the first product's takes those numbers.
@@ -70,6 +72,7 @@ export class PartByPart {
   #pending: UploadChunk[] = [];
   #groups = 0;
   #stopped = false;
+  #ended = false;
   #buying = false;
   #error: { error: unknown } | undefined;
   /** Selections are worked out one at a time, in part order; groups' runs one after another. */
@@ -85,9 +88,18 @@ export class PartByPart {
     this.#selecting = this.#selecting.then(() => this.#advance()).catch((error: unknown) => this.#fail(error));
   }
 
-  /** No more groups start (the first product's run stopped). */
+  /** No more groups start (the first product's run failed). */
   stop(): void {
     this.#stopped = true;
+  }
+
+  /**
+   * The first product's run has ended: the chain's run of the product, with every task it needs
+   * at once, is quicker than groups one after another. Groups not yet started are left to it,
+   * but for those whose run is open already (carried on after a kill: their claims and keys stand).
+   */
+  end(): void {
+    this.#ended = true;
   }
 
   /** Once the first product's run has ended: waits for the groups' runs, and returns them (an error of theirs is thrown). */
@@ -135,7 +147,7 @@ export class PartByPart {
   }
 
   async #buy(parts: EarlyParts): Promise<void> {
-    if (this.#stopped) return;
+    if (this.#stopped || (this.#ended && !(await this.o.isOpen(parts)))) return;
     this.#buying = true;
     try {
       const outcome = await this.o.run(parts);

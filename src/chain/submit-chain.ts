@@ -136,6 +136,7 @@ export async function submitChain(request: SubmitRequest, steps: readonly ChainS
   if (!outcome || !prepared) return undefined;
   const list = prepared;
   const first: StepOutcome = { product: request.product, outcome, staged: await deps.results(0, outcome) };
+  early?.end();
   const earlyRuns = (await early?.settle()) ?? [];
   const leftOut = first.staged.unsent?.failed;
   const firstFailed = leftOut && firstFailedError(request, outcome, leftOut.size);
@@ -235,7 +236,9 @@ function partByPart(
     bound: () => number | undefined;
     spent: number[];
   },
-): { partDone(result: UploadResult, run: RunRecord): void; buying(): boolean; stop(): void; settle(): Promise<EarlyRun[]> } | undefined {
+):
+  | { partDone(result: UploadResult, run: RunRecord): void; buying(): boolean; stop(): void; end(): void; settle(): Promise<EarlyRun[]> }
+  | undefined {
   const [step] = steps;
   if (!step || !request.ledger || request.dryRun) return undefined;
   const stepDeps = deps.laterDeps[0]!;
@@ -274,6 +277,8 @@ function partByPart(
       if (outcome) chain.spent[0]! += outcome.plan.reservationMicros;
       return outcome;
     },
+    isOpen: async (parts) =>
+      (await stepDeps.store.runs.open(stepDeps.scope, runIdentity(stepDeps.scope, requestOf(parts).command))) !== undefined,
     onStop: async (stop, parts) => {
       if (stop.reason === "quota") {
         // Nothing of it was uploaded: it must not be carried on later, after the chain's run of the product bought its numbers.
@@ -295,6 +300,7 @@ function partByPart(
     },
     buying: () => early.buying,
     stop: () => early.stop(),
+    end: () => early.end(),
     settle: () => early.settle(),
   };
 }

@@ -17,7 +17,7 @@ function parts(dir: string): UploadResult[] {
   });
 }
 
-function byPart(options: { fail?: number } = {}) {
+function byPart(options: { fail?: number; open?: number[] } = {}) {
   const dir = mkdtempSync(join(tmpdir(), "bulkcheck-part-by-part-"));
   const bought: EarlyParts[] = [];
   const stops: EarlyStop[] = [];
@@ -31,6 +31,7 @@ function byPart(options: { fail?: number } = {}) {
       if (group.index === options.fail) return Promise.reject(new TaskFailedError("failed", ["a1"]));
       return Promise.resolve({ results: [] } as unknown as RunOutcome);
     },
+    isOpen: (group) => Promise.resolve(options.open?.includes(group.index) ?? false),
     onStop: (stop) => {
       stops.push(stop);
       return Promise.resolve();
@@ -62,6 +63,14 @@ describe("PartByPart", () => {
     for (const index of [1, 2, 3]) early.partDone(results[index]!);
     await early.settle();
     expect(bought).toEqual([]);
+  });
+
+  it("once the first product's run has ended, leaves the groups not started to the chain's run, but carries on those whose run is open", async () => {
+    const { early, bought, results } = byPart({ open: [1] });
+    early.end();
+    for (const result of results) early.partDone(result);
+    await early.settle();
+    expect(bought.map((group) => group.index)).toEqual([1]);
   });
 
   it("stops buying part by part when a group's task fails, and says so", async () => {
