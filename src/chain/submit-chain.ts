@@ -151,9 +151,9 @@ export async function submitChain(request: SubmitRequest, steps: readonly ChainS
     // The numbers its runs part by part uploaded (all selected) are theirs: this run checks the rest.
     const taken = before.length > 0 ? await uploadedBy(before) : undefined;
     const parts = await selectedParts(list.chunks, selection, dir, taken);
-    const early = taken?.size ?? 0;
-    const selected = numbersIn(parts) + early;
-    deps.onEvent({ type: "step", step, index: index + 1, selected, kept: numbersIn(list.chunks), upperBound: false, early });
+    const boughtEarly = taken?.size ?? 0;
+    const selected = numbersIn(parts) + boughtEarly;
+    deps.onEvent({ type: "step", step, index: index + 1, selected, kept: numbersIn(list.chunks), upperBound: false, early: boughtEarly });
     let stepOutcome: RunOutcome | undefined;
     try {
       const stepRun = stepRequest(
@@ -165,10 +165,9 @@ export async function submitChain(request: SubmitRequest, steps: readonly ChainS
         spent,
         stepDeps.limits.minTaskSize,
       );
-      // What the product's runs part by part bought (carried on after a kill, perhaps) is reused as bought by this command.
-      const since = Math.min(startedAt, ...before.map((early) => Date.parse(early.run.startedAt)));
       stepOutcome = await submitRun(
-        { ...stepRun, startedAt: since },
+        // --timeout counts from the chain's start.
+        { ...stepRun, startedAt },
         {
           ...stepDeps,
           workDir: dir,

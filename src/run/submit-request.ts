@@ -55,7 +55,7 @@ export interface SubmitRequest {
   /**
    * When the command began (default: when this run began): answers given since are fresh
    * whatever --max-age says, and --timeout counts from it. A chain's later runs take the
-   * chain's start, so what its earlier runs bought is theirs to reuse.
+   * chain's start: its --timeout covers the whole chain.
    */
   startedAt?: number;
   /**
