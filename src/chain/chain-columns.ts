@@ -6,6 +6,7 @@ import type { Task } from "../spec/task.js";
 import type { SummaryTable } from "../results/format-xlsx.js";
 import { billing } from "../tasks/billing.js";
 import { runTable } from "../tasks/summary-sheet.js";
+import type { RunOutcome } from "../run/submit-request.js";
 import type { StagedResults, UnsentNumbers } from "../tasks/download.js";
 import { PRODUCT_COLUMN_PREFIX, type ChainStep } from "./chain.js";
 import { isSelected, stagedRows, type Selection } from "./selection.js";
@@ -26,6 +27,8 @@ export interface LaterProduct {
   step: ChainStep;
   selection: Selection;
   staged: StagedResults;
+  /** Its runs part by part: a result its run took from one of their tasks (in flight when it planned) was bought now, `checked`. */
+  early?: readonly Pick<RunOutcome, "results">[];
 }
 
 /** The later products' columns of an output, and every number one of them has a result for. */
@@ -86,20 +89,23 @@ class StatusTally {
   }
 }
 
-async function productColumns({ step, selection, staged }: LaterProduct, signal?: AbortSignal): Promise<ChainColumns> {
+async function productColumns({ step, selection, staged, early = [] }: LaterProduct, signal?: AbortSignal): Promise<ChainColumns> {
   const results = await resultMap(stagedRows(staged, { checkedAt: true, ...(signal ? { signal } : {}) }));
   const prefix = PRODUCT_COLUMN_PREFIX[step.product];
   // The results end with checked_at; the status goes before it, as the first product's does.
   const valueColumns = results.columns.slice(0, -1);
   const blank = valueColumns.map(() => "");
   const tally = new StatusTally(step, staged.tasks);
+  const boughtEarly = new Set(early.flatMap((run) => run.results.map((result) => result.upload.ref)));
   return {
     products: [step.product],
     names: [...valueColumns.map((column) => `${prefix}_${column}`), `${prefix}_status`, `${prefix}_checked_at`],
     values(identifier, status) {
       if (identifier === undefined) return [...blank, tally.count(status), ""];
       const found = results.byIdentifier.get(identifier);
-      const own = tally.count(status === "duplicate" ? status : laterStatus(identifier, found !== undefined, selection, staged.unsent));
+      const own = tally.count(
+        status === "duplicate" ? status : laterStatus(identifier, found !== undefined, selection, staged.unsent, boughtEarly),
+      );
       return found ? [...found.slice(0, -1), own, found.at(-1) ?? ""] : [...blank, own, ""];
     },
     summary: (prices) => tally.tables(prices),
@@ -133,11 +139,18 @@ function failedColumns({ step, selection }: Omit<LaterProduct, "staged">): Chain
   };
 }
 
-function laterStatus(identifier: string, found: boolean, selection: Selection, unsent: UnsentNumbers | undefined): LaterStatus {
+function laterStatus(
+  identifier: string,
+  found: boolean,
+  selection: Selection,
+  unsent: UnsentNumbers | undefined,
+  boughtEarly: ReadonlySet<number>,
+): LaterStatus {
   const key = identifierKey(identifier);
   const unselected = unselectedStatus(selection, key);
   if (unselected) return unselected;
-  if (found) return unsent?.reused.has(key) ? "reused" : "checked";
+  const reusedFrom = unsent?.reused.get(key);
+  if (found) return reusedFrom !== undefined && !boughtEarly.has(reusedFrom) ? "reused" : "checked";
   return unsent?.waiting.has(key) ? "waiting" : "no_result";
 }
 

@@ -202,18 +202,17 @@ async function writeMergedChain(
 }
 
 /**
- * What a product's run of a chain checked, reused, got no result for and left waiting, from its
- * plan and its tasks, and those of its runs part by part (`early`), which checked the numbers
- * they uploaded.
+ * What a product's run of a chain checked, reused, got no result for and left waiting, of its
+ * `numbers` (its selection), from its plan and its tasks, and those of its runs part by part
+ * (`early`), which checked the numbers they uploaded.
  */
 export function productCounts(
   outcome: Pick<RunOutcome, "plan" | "results">,
   early: readonly Pick<RunOutcome, "results">[] = [],
+  numbers = outcome.plan.kept,
 ): Required<ResultCounts> & { numbers: number } {
   const { plan } = outcome;
-  const results = [...early, outcome].flatMap((run) => run.results);
-  const checked = results.reduce((sum, result) => sum + (result.task.success_cnt ?? 0), 0);
-  const numbers = plan.kept + early.flatMap((run) => run.results).reduce((sum, result) => sum + result.upload.count, 0);
+  const checked = [...early, outcome].flatMap((run) => run.results).reduce((sum, result) => sum + (result.task.success_cnt ?? 0), 0);
   const waiting = plan.waiting ?? 0;
   return { numbers, checked, reused: plan.reused, noResult: Math.max(0, numbers - checked - plan.reused - waiting), waiting };
 }

@@ -141,6 +141,11 @@ export class PartByPart {
     return result.upload.country === undefined ? list : { ...list, country: result.upload.country };
   }
 
+  /** The groups' runs that have ended so far. */
+  finished(): EarlyRun[] {
+    return [...this.#outcomes];
+  }
+
   /** Whether a group's run is under way (its tasks may hold the service's room). */
   get buying(): boolean {
     return this.#buying;

@@ -55,7 +55,7 @@ export interface StepOutcome {
 export interface ChainOutcome {
   first: StepOutcome;
   /** `early`: the product's runs part by part, before its run of the whole selection (see PartByPart). */
-  later: (StepOutcome & { step: ChainStep; selection: Selection; early: readonly EarlyRun[] })[];
+  later: (StepOutcome & { step: ChainStep; selection: Selection; early: readonly EarlyRun[]; selected: number })[];
   /**
    * A later product whose task failed (its run failed with it): the chain stops there, and the
    * output is still written, the earlier products' results in it and this product's numbers `failed`.
@@ -135,65 +135,77 @@ export async function submitChain(request: SubmitRequest, steps: readonly ChainS
     });
   if (!outcome || !prepared) return undefined;
   const list = prepared;
-  const first: StepOutcome = { product: request.product, outcome, staged: await deps.results(0, outcome) };
   early?.end();
-  const earlyRuns = (await early?.settle()) ?? [];
-  const leftOut = first.staged.unsent?.failed;
-  const firstFailed = leftOut && firstFailedError(request, outcome, leftOut.size);
-  const done: StepOutcome[] = [first];
-  const later: ChainOutcome["later"] = [];
-  let spent = outcome.plan.reservationMicros + laterSpent[0]!;
-  for (const [index, step] of steps.entries()) {
-    const stepDeps = laterDeps[index]!;
-    const selection = { ...(await selectionOf(step, done, firstDeps.signal)), ...(leftOut ? { leftOut } : {}) };
-    const dir = await stepDir(firstDeps, index);
-    const before = index === 0 ? earlyRuns : [];
-    // The numbers its runs part by part uploaded (all selected) are theirs: this run checks the rest.
-    const taken = before.length > 0 ? await uploadedBy(before) : undefined;
-    const parts = await selectedParts(list.chunks, selection, dir, taken);
-    const boughtEarly = taken?.size ?? 0;
-    const selected = numbersIn(parts) + boughtEarly;
-    deps.onEvent({ type: "step", step, index: index + 1, selected, kept: numbersIn(list.chunks), upperBound: false, early: boughtEarly });
-    let stepOutcome: RunOutcome | undefined;
-    try {
-      const stepRun = stepRequest(
-        request,
-        steps,
-        index,
-        { ...list, chunks: parts },
-        outcome.run.source,
-        spent,
-        stepDeps.limits.minTaskSize,
+  // A group's run under way goes on beside the chain's run of the product, which takes its numbers as in flight (its claim).
+  const settling = early?.settle() ?? Promise.resolve([]);
+  const endedEarly = early?.finished() ?? [];
+  try {
+    const first: StepOutcome = { product: request.product, outcome, staged: await deps.results(0, outcome) };
+    const leftOut = first.staged.unsent?.failed;
+    const firstFailed = leftOut && firstFailedError(request, outcome, leftOut.size);
+    const done: StepOutcome[] = [first];
+    const later: ChainOutcome["later"] = [];
+    let spent = outcome.plan.reservationMicros + laterSpent[0]!;
+    for (const [index, step] of steps.entries()) {
+      const stepDeps = laterDeps[index]!;
+      const selection = { ...(await selectionOf(step, done, firstDeps.signal)), ...(leftOut ? { leftOut } : {}) };
+      const dir = await stepDir(firstDeps, index);
+      // The numbers its runs part by part that have ended uploaded (all selected) are theirs: this run checks the rest.
+      const taken = index === 0 && endedEarly.length > 0 ? await uploadedBy(endedEarly) : undefined;
+      const parts = await selectedParts(list.chunks, selection, dir, taken);
+      const boughtEarly = taken?.size ?? 0;
+      const selected = numbersIn(parts) + boughtEarly;
+      deps.onEvent({ type: "step", step, index: index + 1, selected, kept: numbersIn(list.chunks), upperBound: false, early: boughtEarly });
+      let stepOutcome: RunOutcome | undefined;
+      try {
+        const stepRun = stepRequest(
+          request,
+          steps,
+          index,
+          { ...list, chunks: parts },
+          outcome.run.source,
+          spent,
+          stepDeps.limits.minTaskSize,
+        );
+        stepOutcome = await submitRun(
+          // --timeout counts from the chain's start.
+          { ...stepRun, startedAt },
+          {
+            ...stepDeps,
+            workDir: dir,
+            ...withinBound(stepDeps, () => bounds[index], laterSpent, index),
+            // A run part by part still under way may hold the service's room.
+            ...(early && { roomWillCome: () => early.buying() }),
+            // Nothing left to check (none selected, or all bought part by part): the line above said so.
+            ...(numbersIn(parts) === 0 ? { onEvent: (event: RunEvent) => void (event.type === "plan" || stepDeps.onEvent(event)) } : {}),
+          },
+        );
+        if (stepOutcome) laterSpent[index]! += stepOutcome.plan.reservationMicros;
+      } catch (error) {
+        if (!(error instanceof TaskFailedError)) throw error;
+        // Its numbers have no result, ever; the earlier products' results are written all the same.
+        const before = index === 0 ? await settling : [];
+        return { first, later, failed: { step, selection, error, early: before }, ...(firstFailed ? { firstFailed } : {}) };
+      }
+      const before = index === 0 ? await settling : [];
+      if (!stepOutcome) continue;
+      spent += stepOutcome.plan.reservationMicros;
+      const earlyStaged = await deps.staged(
+        index + 1,
+        before.flatMap((run) => run.results),
+        list.settings,
       );
-      stepOutcome = await submitRun(
-        // --timeout counts from the chain's start.
-        { ...stepRun, startedAt },
-        {
-          ...stepDeps,
-          workDir: dir,
-          ...withinBound(stepDeps, () => bounds[index], laterSpent, index),
-          // Nothing left to check (none selected, or all bought part by part): the line above said so.
-          ...(numbersIn(parts) === 0 ? { onEvent: (event: RunEvent) => void (event.type === "plan" || stepDeps.onEvent(event)) } : {}),
-        },
-      );
-      if (stepOutcome) laterSpent[index]! += stepOutcome.plan.reservationMicros;
-    } catch (error) {
-      // Its numbers have no result, ever; the earlier products' results are written all the same.
-      if (!(error instanceof TaskFailedError)) throw error;
-      return { first, later, failed: { step, selection, error, early: before }, ...(firstFailed ? { firstFailed } : {}) };
+      const staged = withEarly(await deps.results(index + 1, stepOutcome), earlyStaged);
+      done.push({ product: step.product, outcome: stepOutcome, staged });
+      later.push({ product: step.product, outcome: stepOutcome, staged, step, selection, early: before, selected });
     }
-    if (!stepOutcome) continue;
-    spent += stepOutcome.plan.reservationMicros;
-    const earlyStaged = await deps.staged(
-      index + 1,
-      before.flatMap((run) => run.results),
-      list.settings,
-    );
-    const staged = withEarly(await deps.results(index + 1, stepOutcome), earlyStaged);
-    done.push({ product: step.product, outcome: stepOutcome, staged });
-    later.push({ product: step.product, outcome: stepOutcome, staged, step, selection, early: before });
+    return { first, later, ...(firstFailed ? { firstFailed } : {}) };
+  } catch (error) {
+    // A run part by part still under way ends before the command does (it uses the store).
+    early?.stop();
+    await settling.catch(() => undefined);
+    throw error;
   }
-  return { first, later, ...(firstFailed ? { firstFailed } : {}) };
 }
 
 /**
@@ -236,7 +248,14 @@ function partByPart(
     spent: number[];
   },
 ):
-  | { partDone(result: UploadResult, run: RunRecord): void; buying(): boolean; stop(): void; end(): void; settle(): Promise<EarlyRun[]> }
+  | {
+      partDone(result: UploadResult, run: RunRecord): void;
+      buying(): boolean;
+      stop(): void;
+      end(): void;
+      settle(): Promise<EarlyRun[]>;
+      finished(): EarlyRun[];
+    }
   | undefined {
   const [step] = steps;
   if (!step || !request.ledger || request.dryRun) return undefined;
@@ -300,6 +319,7 @@ function partByPart(
     buying: () => early.buying,
     stop: () => early.stop(),
     end: () => early.end(),
+    finished: () => early.finished(),
     settle: () => early.settle(),
   };
 }

@@ -335,10 +335,10 @@ async function submitChainRun(
     throw tasksGoOn(error);
   });
   // The join or merged file told the first product's counts; each later product's follow (the merged file's, all of them).
-  const bought = [{ ...outcome.first, early: [] as readonly RunOutcome[] }, ...outcome.later];
+  const bought = [{ ...outcome.first, early: [] as readonly RunOutcome[], selected: outcome.first.outcome.plan.kept }, ...outcome.later];
   for (const [index, step] of bought.entries()) {
     if (index === 0 && outputs.output?.join) continue;
-    const { numbers, ...counts } = productCounts(step.outcome, step.early);
+    const { numbers, ...counts } = productCounts(step.outcome, step.early, step.selected);
     for (const line of describeBilling(billing(tasksOf([...step.early, step.outcome]), prices), counts))
       ctx.printer.note(`${step.product} (${count(numbers)} numbers): ${line}`);
   }
