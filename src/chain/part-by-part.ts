@@ -41,6 +41,12 @@ export interface PartByPartOptions {
   minTaskSize: number;
   /** A first-product task's staged result, as rows. */
   staged(results: readonly UploadResult[]): Promise<StagedResults>;
+  /**
+   * Resolves when a group may start: once the first product has uploaded every part (a group
+   * then takes room its last tasks leave idle, never room the first product is waiting for), or
+   * once its run has ended (the group is then left to the chain's run unless open already).
+   */
+  room(): Promise<void>;
   /** Buys the next product on a group's numbers: its run, waited for to the end of its tasks. */
   run(parts: EarlyParts): Promise<RunOutcome | undefined>;
   /** Whether a group's run is open already (a chain carried on after a kill): it is carried on even once the first product's run has ended. */
@@ -152,6 +158,7 @@ export class PartByPart {
   }
 
   async #buy(parts: EarlyParts): Promise<void> {
+    await this.o.room();
     if (this.#stopped || (this.#ended && !(await this.o.isOpen(parts)))) return;
     this.#buying = true;
     try {

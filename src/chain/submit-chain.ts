@@ -91,6 +91,8 @@ export async function submitChain(request: SubmitRequest, steps: readonly ChainS
   /** What each later product's runs reserved so far: within its bound, no question is asked again. */
   const laterSpent = steps.map(() => 0);
   let firstRunning = true;
+  /** The first product's parts that have a task, of how many: a group starts once every one has (PartByPartOptions.room). */
+  const firstParts = { tasks: 0, of: Infinity };
   const early = partByPart(
     request,
     steps,
@@ -98,6 +100,9 @@ export async function submitChain(request: SubmitRequest, steps: readonly ChainS
     {
       startedAt,
       firstRunning: () => firstRunning,
+      room: async () => {
+        while (firstRunning && firstParts.tasks < firstParts.of) await firstDeps.sleep(request.pollIntervalMs, firstDeps.signal);
+      },
       prepared: () => prepared!,
       bound: () => bounds[0],
       spent: laterSpent,
@@ -114,6 +119,11 @@ export async function submitChain(request: SubmitRequest, steps: readonly ChainS
       laterMicros: async () => {
         bounds = await upperBounds(request, steps, prepared!, { ...deps, firstDeps, laterDeps });
         return bounds.reduce((sum, micros) => sum + micros, 0);
+      },
+      onEvent: (event) => {
+        if (event.type === "plan") firstParts.of = event.plan.parts.length;
+        if (event.type === "task") firstParts.tasks++;
+        firstDeps.onEvent(event);
       },
       ...(early && {
         // A run part by part may hold the service's room: the first product's uploads wait for it.
@@ -231,8 +241,8 @@ function withinBound(
 
 /**
  * The second product bought part by part as the first product's tasks finish (see PartByPart),
- * when the ledger is on (the chain's run of the product reuses what the parts bought) and
- * something is bought; undefined otherwise. Each group of parts is a run of its own: the
+ * when the ledger is on (the chain's run of the product is planned against what they bought)
+ * and something is bought; undefined otherwise. Each group of parts is a run of its own: the
  * second product's identity in the chain with the group's number (`#1`, `#2`…), its numbers
  * never padded (too few wait for the chain's run of the product).
  */
@@ -243,6 +253,7 @@ function partByPart(
   chain: {
     startedAt: number;
     firstRunning: () => boolean;
+    room: () => Promise<void>;
     prepared: () => PrepareResult;
     bound: () => number | undefined;
     spent: number[];
@@ -279,6 +290,7 @@ function partByPart(
     staged: (results) => deps.staged(0, results, chain.prepared().settings),
     dir: deps.firstDeps.workDir,
     signal: deps.firstDeps.signal,
+    room: chain.room,
     run: async (parts) => {
       const outcome = await submitRun(requestOf(parts), {
         ...stepDeps,

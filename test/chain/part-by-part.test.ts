@@ -31,6 +31,7 @@ function byPart(options: { fail?: number; open?: number[] } = {}) {
       if (group.index === options.fail) return Promise.reject(new TaskFailedError("failed", ["a1"]));
       return Promise.resolve({ results: [] } as unknown as RunOutcome);
     },
+    room: () => Promise.resolve(),
     isOpen: (group) => Promise.resolve(options.open?.includes(group.index) ?? false),
     onStop: (stop) => {
       stops.push(stop);
