@@ -63,6 +63,25 @@ function csvObjects(e: E2e, name: string): Record<string, string>[] {
   return rows.map((row) => Object.fromEntries(header!.map((column, i) => [column, row[i] ?? ""])));
 }
 
+/** A sandbox taking tasks of at most 20 numbers (mixedList's 60 are three), `maxUnfinished` unfinished at once, and a CLI told so. */
+async function threeParts(maxUnfinished: number, numbersPerSecond: number): Promise<E2e> {
+  const e = await sandbox({ minTaskSize: 1, maxTaskSize: 20, maxUnfinished, numbersPerSecond, fakeClock: false });
+  for (const [key, value] of [
+    ["min-task-size", "1"],
+    ["max-task-size", "20"],
+  ])
+    expect((await e.run(["config", "set", key!, value!])).code).toBe(0);
+  return e;
+}
+
+/** Every number a carrier task's own result says is mobile. */
+async function allMobiles(e: E2e): Promise<Set<string>> {
+  const mobiles = new Set<string>();
+  for (const task of tasksOf(e, "carrier_batch"))
+    for (const row of (await serviceResult(e, task.id)).values()) if (row.number_type === "mobile") mobiles.add(row.identifier!);
+  return mobiles;
+}
+
 /** What the carrier task's result says is mobile: the numbers the condition selects. */
 async function mobilesByService(e: E2e): Promise<string[]> {
   const [carrier] = tasksOf(e, "carrier_batch");
@@ -281,12 +300,7 @@ describe("the money of a chain", () => {
 describe("a later product bought part by part", () => {
   it("starts on the first parts' numbers while the first product's last task is still processing, pays once, and says checked", async () => {
     // Three carrier tasks of 20, two unfinished at a time: the third starts once the first two have finished.
-    const e = await sandbox({ minTaskSize: 1, maxTaskSize: 20, maxUnfinished: 2, numbersPerSecond: 10, fakeClock: false });
-    for (const [key, value] of [
-      ["min-task-size", "1"],
-      ["max-task-size", "20"],
-    ])
-      expect((await e.run(["config", "set", key!, value!])).code).toBe(0);
+    const e = await threeParts(2, 10);
     const { path } = mixedList(e, "crm.csv", 40, 20);
     const chain = e.spawn(chainArgs(path, ...WAITING, "--join", "-o", "out.csv", "--json"));
     await until(() => tasksOf(e, "number_activity_batch").length > 0, 30_000);
@@ -297,9 +311,7 @@ describe("a later product bought part by part", () => {
 
     const carriers = tasksOf(e, "carrier_batch");
     expect(carriers).toHaveLength(3);
-    const mobiles = new Set<string>();
-    for (const task of carriers)
-      for (const row of (await serviceResult(e, task.id)).values()) if (row.number_type === "mobile") mobiles.add(row.identifier!);
+    const mobiles = await allMobiles(e);
     const activity = tasksOf(e, "number_activity_batch");
     expect(activity.length).toBeGreaterThan(1);
     const uploaded = activity.flatMap((task) => e.sandbox.uploadedLines(task.id)!);
@@ -333,12 +345,7 @@ describe("a later product bought part by part", () => {
 
 describe("a later product bought part by part at a service with room for one unfinished task", () => {
   it("waits for the room the first product's tasks hold (42900), and still buys each number once per product", async () => {
-    const e = await sandbox({ minTaskSize: 1, maxTaskSize: 20, maxUnfinished: 1, numbersPerSecond: 20, fakeClock: false });
-    for (const [key, value] of [
-      ["min-task-size", "1"],
-      ["max-task-size", "20"],
-    ])
-      expect((await e.run(["config", "set", key!, value!])).code).toBe(0);
+    const e = await threeParts(1, 20);
     const { path } = mixedList(e, "crm.csv", 40, 20);
     const out = await e.run(chainArgs(path, ...WAITING, "-o", "out.csv", "--json"));
     expect(out.code, out.stderr).toBe(0);
@@ -356,12 +363,7 @@ describe("a later product bought part by part at a service with room for one unf
 
 describe("a chain killed while buying part by part", () => {
   it("carries on the later product's run of the first parts with its keys, and pays for each number once per product", async () => {
-    const e = await sandbox({ minTaskSize: 1, maxTaskSize: 20, maxUnfinished: 2, numbersPerSecond: 10, fakeClock: false });
-    for (const [key, value] of [
-      ["min-task-size", "1"],
-      ["max-task-size", "20"],
-    ])
-      expect((await e.run(["config", "set", key!, value!])).code).toBe(0);
+    const e = await threeParts(2, 10);
     const { path } = mixedList(e, "crm.csv", 40, 20);
     const argv = chainArgs(path, ...WAITING, "--join", "-o", "out.csv");
     const first = e.spawn(argv);
@@ -381,9 +383,7 @@ describe("a chain killed while buying part by part", () => {
     expect(again.stderr).not.toContain("abandoned");
     const carriers = tasksOf(e, "carrier_batch");
     expect(carriers).toHaveLength(3);
-    const mobiles = new Set<string>();
-    for (const task of carriers)
-      for (const row of (await serviceResult(e, task.id)).values()) if (row.number_type === "mobile") mobiles.add(row.identifier!);
+    const mobiles = await allMobiles(e);
     for (const product of ["carrier_batch", "number_activity_batch"]) {
       const uploaded = tasksOf(e, product).flatMap((task) => e.sandbox.uploadedLines(task.id)!);
       expect(uploaded.length, `${product}: a number uploaded twice`).toBe(new Set(uploaded).size);
