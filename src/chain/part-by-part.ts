@@ -24,6 +24,9 @@ export interface EarlyParts {
   selected: number;
 }
 
+/** How many times a task's minimum the last part should select, at the share seen so far, for groups to be bought. */
+const REST_MARGIN = 1.5;
+
 /** A run of the next product part by part, and the parts it was bought for. */
 export type EarlyRun = RunOutcome & { parts: EarlyParts };
 
@@ -47,6 +50,8 @@ export interface PartByPartOptions {
    * once its run has ended (the group is then left to the chain's run unless open already).
    */
   room(): Promise<void>;
+  /** How many numbers the first product's last part has. */
+  lastPartSize(): number;
   /** Buys the next product on a group's numbers: its run, waited for to the end of its tasks. */
   run(parts: EarlyParts): Promise<RunOutcome | undefined>;
   /** Whether a group's run is open already (a chain carried on after a kill): it is carried on even once the first product's run has ended. */
@@ -78,6 +83,8 @@ export class PartByPart {
   #pending: UploadChunk[] = [];
   #groups = 0;
   #stopped = false;
+  /** The first product's numbers read so far, and how many of them were selected. */
+  readonly #read = { numbers: 0, selected: 0 };
   #ended = false;
   #buying = false;
   #error: { error: unknown } | undefined;
@@ -119,11 +126,14 @@ export class PartByPart {
   async #advance(): Promise<void> {
     // The last part is left to the run after the first product's: a group must never be all that is left.
     while (!this.#stopped && this.#cursor < this.#of - 1 && this.#done.has(this.#cursor)) {
-      const list = await this.#selected(this.#done.get(this.#cursor)!);
+      const result = this.#done.get(this.#cursor)!;
+      const list = await this.#selected(result);
+      this.#read.numbers += result.upload.count;
+      this.#read.selected += list.count;
       if (list.count > 0) this.#pending.push(list);
       this.#cursor++;
       const selected = this.#pending.reduce((sum, part) => sum + part.count, 0);
-      if (selected < this.o.minTaskSize) continue;
+      if (selected < this.o.minTaskSize || !this.#restFillsATask()) continue;
       const parts: EarlyParts = {
         index: this.#groups++,
         first: this.#next,
@@ -138,6 +148,16 @@ export class PartByPart {
     }
   }
 
+  /**
+   * Whether the last part, at the share the parts read so far select, would still fill a task on
+   * its own (with a margin): what the chain's run of the product checks must not fall below the
+   * task minimum because groups took the rest. Where it would, nothing is bought part by part.
+   */
+  #restFillsATask(): boolean {
+    const share = this.#read.numbers > 0 ? this.#read.selected / this.#read.numbers : 0;
+    return share * this.o.lastPartSize() >= REST_MARGIN * this.o.minTaskSize;
+  }
+
   /** The numbers of one first-product part its result selects, in the part's order. */
   async #selected(result: UploadResult): Promise<UploadChunk> {
     const { condition } = this.o.step;
@@ -145,11 +165,6 @@ export class PartByPart {
     const keep = (identifier: string) => !selection?.selected || selection.selected.has(identifierKey(identifier));
     const list = await writeKept(result.upload.path, keep, join(this.o.dir, `part-${result.upload.index}.txt`));
     return result.upload.country === undefined ? list : { ...list, country: result.upload.country };
-  }
-
-  /** The groups' runs that have ended so far. */
-  finished(): EarlyRun[] {
-    return [...this.#outcomes];
   }
 
   /** Whether a group's run is under way (its tasks may hold the service's room). */

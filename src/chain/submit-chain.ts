@@ -92,7 +92,7 @@ export async function submitChain(request: SubmitRequest, steps: readonly ChainS
   const laterSpent = steps.map(() => 0);
   let firstRunning = true;
   /** The first product's parts that have a task, of how many: a group starts once every one has (PartByPartOptions.room). */
-  const firstParts = { tasks: 0, of: Infinity };
+  const firstParts = { tasks: 0, of: Infinity, last: 0 };
   const early = partByPart(
     request,
     steps,
@@ -100,6 +100,7 @@ export async function submitChain(request: SubmitRequest, steps: readonly ChainS
     {
       startedAt,
       firstRunning: () => firstRunning,
+      lastPartSize: () => firstParts.last,
       room: async () => {
         while (firstRunning && firstParts.tasks < firstParts.of) await firstDeps.sleep(request.pollIntervalMs, firstDeps.signal);
       },
@@ -121,7 +122,7 @@ export async function submitChain(request: SubmitRequest, steps: readonly ChainS
         return bounds.reduce((sum, micros) => sum + micros, 0);
       },
       onEvent: (event) => {
-        if (event.type === "plan") firstParts.of = event.plan.parts.length;
+        if (event.type === "plan") Object.assign(firstParts, { of: event.plan.parts.length, last: event.plan.parts.at(-1)?.count ?? 0 });
         if (event.type === "task") firstParts.tasks++;
         firstDeps.onEvent(event);
       },
@@ -146,11 +147,11 @@ export async function submitChain(request: SubmitRequest, steps: readonly ChainS
   if (!outcome || !prepared) return undefined;
   const list = prepared;
   early?.end();
-  // A group's run under way goes on beside the chain's run of the product, which takes its numbers as in flight (its claim).
   const settling = early?.settle() ?? Promise.resolve([]);
-  const endedEarly = early?.finished() ?? [];
   try {
     const first: StepOutcome = { product: request.product, outcome, staged: await deps.results(0, outcome) };
+    // A group's run under way ends first: the chain's run of the product then plans knowing exactly what the groups bought.
+    const earlyRuns = await settling;
     const leftOut = first.staged.unsent?.failed;
     const firstFailed = leftOut && firstFailedError(request, outcome, leftOut.size);
     const done: StepOutcome[] = [first];
@@ -161,10 +162,13 @@ export async function submitChain(request: SubmitRequest, steps: readonly ChainS
       const selection = { ...(await selectionOf(step, done, firstDeps.signal)), ...(leftOut ? { leftOut } : {}) };
       const dir = await stepDir(firstDeps, index);
       // The numbers its runs part by part that have ended uploaded (all selected) are theirs: this run checks the rest.
-      const taken = index === 0 && endedEarly.length > 0 ? await uploadedBy(endedEarly) : undefined;
-      const parts = await selectedParts(list.chunks, selection, dir, taken);
+      const taken = index === 0 && earlyRuns.length > 0 ? await uploadedBy(earlyRuns) : undefined;
+      const rest = await selectedParts(list.chunks, selection, dir, taken);
+      // Too few left for a task of their own (rare: see PartByPart): the whole selection, what was bought part by part reused.
+      const tooFew = numbersIn(rest) > 0 && numbersIn(rest) < stepDeps.limits.minTaskSize;
+      const parts = tooFew ? await selectedParts(list.chunks, selection, dir) : rest;
       const boughtEarly = taken?.size ?? 0;
-      const selected = numbersIn(parts) + boughtEarly;
+      const selected = numbersIn(rest) + boughtEarly;
       deps.onEvent({ type: "step", step, index: index + 1, selected, kept: numbersIn(list.chunks), upperBound: false, early: boughtEarly });
       let stepOutcome: RunOutcome | undefined;
       try {
@@ -184,8 +188,6 @@ export async function submitChain(request: SubmitRequest, steps: readonly ChainS
             ...stepDeps,
             workDir: dir,
             ...withinBound(stepDeps, () => bounds[index], laterSpent, index),
-            // A run part by part still under way may hold the service's room.
-            ...(early && { roomWillCome: () => early.buying() }),
             // Nothing left to check (none selected, or all bought part by part): the line above said so.
             ...(numbersIn(parts) === 0 ? { onEvent: (event: RunEvent) => void (event.type === "plan" || stepDeps.onEvent(event)) } : {}),
           },
@@ -194,10 +196,10 @@ export async function submitChain(request: SubmitRequest, steps: readonly ChainS
       } catch (error) {
         if (!(error instanceof TaskFailedError)) throw error;
         // Its numbers have no result, ever; the earlier products' results are written all the same.
-        const before = index === 0 ? await settling : [];
+        const before = index === 0 ? earlyRuns : [];
         return { first, later, failed: { step, selection, error, early: before }, ...(firstFailed ? { firstFailed } : {}) };
       }
-      const before = index === 0 ? await settling : [];
+      const before = index === 0 ? earlyRuns : [];
       if (!stepOutcome) continue;
       spent += stepOutcome.plan.reservationMicros;
       const earlyStaged = await deps.staged(
@@ -254,6 +256,7 @@ function partByPart(
     startedAt: number;
     firstRunning: () => boolean;
     room: () => Promise<void>;
+    lastPartSize: () => number;
     prepared: () => PrepareResult;
     bound: () => number | undefined;
     spent: number[];
@@ -265,7 +268,6 @@ function partByPart(
       stop(): void;
       end(): void;
       settle(): Promise<EarlyRun[]>;
-      finished(): EarlyRun[];
     }
   | undefined {
   const [step] = steps;
@@ -291,6 +293,7 @@ function partByPart(
     dir: deps.firstDeps.workDir,
     signal: deps.firstDeps.signal,
     room: chain.room,
+    lastPartSize: chain.lastPartSize,
     run: async (parts) => {
       const outcome = await submitRun(requestOf(parts), {
         ...stepDeps,
@@ -331,7 +334,6 @@ function partByPart(
     buying: () => early.buying,
     stop: () => early.stop(),
     end: () => early.end(),
-    finished: () => early.finished(),
     settle: () => early.settle(),
   };
 }

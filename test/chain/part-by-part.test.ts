@@ -17,7 +17,7 @@ function parts(dir: string): UploadResult[] {
   });
 }
 
-function byPart(options: { fail?: number; open?: number[] } = {}) {
+function byPart(options: { fail?: number; open?: number[]; lastPart?: number } = {}) {
   const dir = mkdtempSync(join(tmpdir(), "bulkcheck-part-by-part-"));
   const bought: EarlyParts[] = [];
   const stops: EarlyStop[] = [];
@@ -32,6 +32,8 @@ function byPart(options: { fail?: number; open?: number[] } = {}) {
       return Promise.resolve({ results: [] } as unknown as RunOutcome);
     },
     room: () => Promise.resolve(),
+    // At the share selected (all), a last part of 10 fills a task of 5 with room to spare.
+    lastPartSize: () => options.lastPart ?? 10,
     isOpen: (group) => Promise.resolve(options.open?.includes(group.index) ?? false),
     onStop: (stop) => {
       stops.push(stop);
@@ -57,6 +59,13 @@ describe("PartByPart", () => {
     expect(bought.map(partRange)).toEqual(["1–2 of 5", "3–4 of 5"]);
     expect(numbersOf(bought[0]!)).toEqual(["447400000000", "447400000001", "447400000002", "447400000010", "447400000011", "447400000012"]);
     expect(runs.map((run) => run.parts.index)).toEqual([0, 1]);
+  });
+
+  it("buys nothing part by part when the last part would select too few for a task of its own", async () => {
+    const { early, bought, results } = byPart({ lastPart: 7 });
+    for (const result of results) early.partDone(result);
+    await early.settle();
+    expect(bought).toEqual([]);
   });
 
   it("waits for a part that has not finished: the parts after it are not grouped before it", async () => {

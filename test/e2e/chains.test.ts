@@ -340,7 +340,7 @@ describe("a later product bought part by part", () => {
     expect(again.code, again.stderr).toBe(0);
     expect(e.state().tasks).toHaveLength(3 + activity.length);
     expect(csvObjects(e, "again.csv").filter((row) => row.activity_status === "reused")).toHaveLength(mobiles.size);
-  });
+  }, 90_000);
 });
 
 describe("a later product bought part by part at a service with room for one unfinished task", () => {
@@ -358,7 +358,7 @@ describe("a later product bought part by part at a service with room for one unf
     expect(uploaded.length, "a number bought twice").toBe(new Set(uploaded).size);
     expect(uploaded).toHaveLength(40);
     expect(csvObjects(e, "out.csv").filter((row) => row.activity_status === "checked")).toHaveLength(40);
-  });
+  }, 90_000);
 });
 
 describe("a chain killed while buying part by part", () => {
@@ -392,7 +392,7 @@ describe("a chain killed while buying part by part", () => {
     const rows = csvObjects(e, "out.csv");
     expect(rows).toHaveLength(60);
     expect(rows.filter((row) => row.activity_status === "checked")).toHaveLength(mobiles.size);
-  });
+  }, 90_000);
 });
 
 describe("a chain in Excel", () => {
@@ -600,7 +600,7 @@ describe("the same chain started twice at once", () => {
     const values = (name: string) => csvObjects(e, name).map((row) => [row.identifier, row.number_type, row.activity_activated].join());
     expect(values("a.csv")).toEqual(values("b.csv"));
     expect(csvObjects(e, "a.csv").filter((row) => row.activity_activated !== "")).toHaveLength(40);
-  });
+  }, 90_000);
 });
 
 describe("a chain killed between its products", () => {
