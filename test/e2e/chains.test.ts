@@ -284,6 +284,29 @@ describe("the money of a chain", () => {
     expect(tasksOf(e, "number_activity_batch")).toHaveLength(1);
   });
 
+  it("asks again when a later product's reservation is over its upper bound (the ledger results the bound counted aged meanwhile)", async () => {
+    const e = await smallTasks({ fakeClock: false, numbersPerSecond: 10 });
+    const { path } = mixedList(e, "crm.csv", 40, 20);
+    // The mobiles' activity checked a moment ago: fresh within --max-age 6s when the chain plans its bound, not once
+    // its carrier task (60 numbers at 10 a second) has finished.
+    const mobiles = e.file("mobiles.txt", gbList(40).join("\n") + "\n");
+    const before = await e.run(["submit", mobiles, "--type", "number_activity_batch", "--country", "GB", ...WAITING]);
+    expect(before.code, before.stderr).toBe(0);
+    const out = await runInTerminal(chainArgs(path, "--wait", "--interval", "0.2", "--max-age", "6s", "-o", "out.csv"), {
+      env: e.env,
+      cwd: e.dir,
+      keys: [
+        { after: "for the later products once their numbers are known", send: "y\r" },
+        { after: "Reserve $0.12 of", send: "y\r" },
+      ],
+    });
+    expect(out.code, out.screen).toBe(0);
+    expect(out.screen).toContain("Reserve $0.06, then up to $0.06 for the later products once their numbers are known, of $");
+    expect(out.screen).toMatch(/Reserve \$0\.12 of \$[\d.]+\? \[y\/N\]/);
+    const [, chained] = tasksOf(e, "number_activity_batch");
+    expect(e.sandbox.uploadedLines(chained!.id)).toHaveLength(40);
+  }, 60_000);
+
   it("lets a later product's numbers wait when its condition selects fewer than a task's minimum", async () => {
     const e = await sandbox({ minTaskSize: 500 });
     const { path } = mixedList(e, "crm.csv", 300, 300);
