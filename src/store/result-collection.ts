@@ -21,6 +21,8 @@ export class ResultCollection implements KeyOrderedResults {
   #size = 0;
   /** Row positions in number order, once sorted. */
   #order: Uint32Array | undefined;
+  /** Whether the rows came in number order (a list sorted by number gives its result so): then none need sorting. */
+  #inOrder = true;
   /** Each distinct tuple of stored values, and its index by the row's values joined with NULs (those without a NUL in any value). */
   readonly #values: (readonly StoredValue[])[] = [];
   readonly #byText = new Map<string, number>();
@@ -46,6 +48,7 @@ export class ResultCollection implements KeyOrderedResults {
     const identifier = identifierNumber(row[0] ?? "");
     if (identifier === undefined) return;
     if (this.#size === this.#identifiers.length) this.#grow();
+    if (this.#size > 0 && identifier < this.#identifiers[this.#size - 1]!) this.#inOrder = false;
     this.#identifiers[this.#size] = identifier;
     this.#tuples[this.#size] = this.#tupleOf(row);
     this.#size++;
@@ -60,12 +63,6 @@ export class ResultCollection implements KeyOrderedResults {
   /** The stored values of the `position`th row in number order (shared by every row with the same values: not to be changed). */
   valuesAt(position: number): readonly StoredValue[] {
     return this.#values[this.#tuples[this.#sorted()[position]!]!]!;
-  }
-
-  filledColumns(): number[] {
-    const filled = new Set<number>();
-    for (const values of this.#values) values.forEach((value, at) => value !== null && filled.add(at));
-    return [...filled].sort((a, b) => a - b);
   }
 
   /** Distinct value tuples held. */
@@ -105,6 +102,7 @@ export class ResultCollection implements KeyOrderedResults {
     if (this.#order) return this.#order;
     const order = new Uint32Array(this.#size);
     for (let at = 0; at < order.length; at++) order[at] = at;
+    if (this.#inOrder) return (this.#order = order);
     const identifiers = this.#identifiers;
     // Ties (a number twice in a result, which the rules refuse elsewhere) keep their order: sort is stable.
     order.sort((a, b) => identifiers[a]! - identifiers[b]!);

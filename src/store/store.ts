@@ -330,9 +330,8 @@ export interface KeyOrderedResults {
   readonly columns: readonly string[];
   readonly size: number;
   identifierAt(position: number): number;
+  /** The stored values of the `position`th row; rows with the same values should hand out the same array, which SQLite's recording writes once. */
   valuesAt(position: number): readonly StoredValue[];
-  /** The positions among the stored values that some row holds a value at (not NULL): the others need not be written. */
-  filledColumns(): number[];
 }
 
 /** The result ledger: every result row downloaded, counted from when its task is marked recorded. */

@@ -30,7 +30,6 @@ export function cutShortAt(rows: KeyOrderedResults, position: number): KeyOrdere
   return {
     columns: rows.columns,
     size: rows.size,
-    filledColumns: () => rows.filledColumns(),
     valuesAt: (at) => rows.valuesAt(at),
     identifierAt: (at) => {
       if (at >= position) throw new Error(`killed at row ${position}`);

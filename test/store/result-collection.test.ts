@@ -31,6 +31,35 @@ describe("the rows of a result collected for recording", () => {
     expect(new Set(identifiers).size).toBe(1000);
   });
 
+  it("hands out one values array for every row with the same values (recording writes each once)", () => {
+    const rows = new ResultCollection(["carrier"]);
+    for (const [identifier, carrier] of [
+      ["447400000002", "EE"],
+      ["447400000001", "Vodafone"],
+      ["447400000003", "EE"],
+    ])
+      rows.add([identifier!, carrier!]);
+    expect(rows.valuesAt(1)).toBe(rows.valuesAt(2));
+    expect(rows.valuesAt(0)).not.toBe(rows.valuesAt(1));
+  });
+
+  it("keeps rows that came in number order as they came, and sorts them once one comes out of order", () => {
+    const rows = new ResultCollection(["activated"]);
+    for (let at = 0; at < 5; at++) rows.add([String(447400000001 + at), "true"]);
+    expect(inKeyOrder(rows).map(([identifier]) => identifier)).toEqual([
+      447400000001, 447400000002, 447400000003, 447400000004, 447400000005,
+    ]);
+    rows.add(["447400000000", "false"]);
+    expect(inKeyOrder(rows).map(([identifier, values]) => [identifier, values[0]])).toEqual([
+      [447400000000, "false"],
+      [447400000001, "true"],
+      [447400000002, "true"],
+      [447400000003, "true"],
+      [447400000004, "true"],
+      [447400000005, "true"],
+    ]);
+  });
+
   it("leaves out a row whose identifier is no E.164 number's digits", () => {
     const rows = new ResultCollection(["activated"]);
     for (const identifier of ["", "0447400000001", "+447400000001", "4474000000011234", "447400000001"]) rows.add([identifier, "true"]);

@@ -593,6 +593,21 @@ export function storeContract(fixture: StoreFixture): void {
       expect(pairs.map(({ current, previous }) => [current.identifier, previous.values.activated])).toEqual([["447400100001", "false"]]);
     });
 
+    it("records each row with its own values when thousands of value tuples differ, new ones appearing in a later transaction", async () => {
+      const store = await openStore();
+      // Past SQLite's first transaction of 100,000 rows, whose tuples the later rows reuse and add to.
+      const valuesOf = (i: number) => [`Carrier ${i % 7}`, i < 100_000 ? `City ${i % 3001}` : `Later ${i % 1500}`];
+      const rows = Array.from({ length: 110_000 }, (_, i) => ({ identifier: String(447400100000 + i), values: valuesOf(i) }));
+      const task = await recordedTask(store, "2026-11-20T10:00:00.000Z", rows, ["carrier", "city"]);
+      const back = await collect(store.ledger.ofTask(task.ref));
+      expect(back).toHaveLength(110_000);
+      const wrong = back.filter((row) => {
+        const [carrier, city] = valuesOf(Number(row.identifier) - 447400100000);
+        return row.values.carrier !== carrier || row.values.city !== city;
+      });
+      expect(wrong).toEqual([]);
+    });
+
     it("records a result a second time (another process recorded it meanwhile) without doubling a row or changing one", async () => {
       const store = await openStore();
       const rows = Array.from({ length: 3000 }, (_, i) => ({
