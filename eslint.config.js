@@ -51,6 +51,12 @@ const NO_ENGINE = {
 };
 const ENGINE_MODULE = "(^|\\/)store\\/(sqlite-|postgres-|result-recording)";
 
+/** cli/views/ shows library values and events; the actions and their shared/ use it, never the reverse. */
+const NO_ACTIONS = {
+  group: ["**/actions", "**/actions/**"],
+  message: "cli/views/ only draws: it never imports cli/actions/ (flags turned into requests), which imports it.",
+};
+
 /**
  * Folders below others, by what they must never import: a lower layer knows nothing of the
  * ones built on it (the whole order is in CONTRIBUTING.md; scripts/folder-cycles.mjs fails on
@@ -118,6 +124,13 @@ export default tseslint.config(
     rules: {
       "no-restricted-imports": ["error", { patterns: [NO_ENGINE] }],
       "no-restricted-syntax": ["error", noDynamic(ENGINE_MODULE, NO_ENGINE.message)],
+    },
+  },
+  {
+    files: ["src/cli/views/**/*.ts"],
+    rules: {
+      "no-restricted-imports": ["error", { patterns: [NO_ENGINE, NO_ACTIONS] }],
+      "no-restricted-syntax": ["error", noDynamic(ENGINE_MODULE, NO_ENGINE.message), noDynamic("(^|\\/)actions\\/", NO_ACTIONS.message)],
     },
   },
   ...Object.entries(LOWER_LAYERS).map(([folder, { folders, message }]) => ({

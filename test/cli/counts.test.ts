@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { describeTask, TASK_COLUMNS, taskRow } from "../../src/cli/task-view.js";
+import { describeTask, TASK_COLUMNS, taskRow } from "../../src/cli/views/task-view.js";
 import { boxedTable } from "../../src/results/format-table.js";
 import type { Task } from "../../src/spec/task.js";
 

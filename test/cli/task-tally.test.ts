@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { TaskTally } from "../../src/cli/actions/shared/task-tally.js";
+import { TaskTally } from "../../src/cli/views/task-tally.js";
 import type { Task } from "../../src/spec/task.js";
 
 /** A task of `total` numbers: processing, or finished with its counts. */

@@ -6,7 +6,8 @@ import { absolutePath } from "../paths.js";
 import { joinFormat, resultFormat } from "./shared/output-format.js";
 import { checkReportFlags } from "./shared/report-flags.js";
 import { checkOutputs } from "./shared/destination.js";
-import { outputDeps, terminalTable, type DownloadFlags } from "./shared/output-view.js";
+import { outputDeps, type DownloadFlags } from "./shared/output-deps.js";
+import { terminalTable } from "../views/output-events.js";
 
 export interface DownloadOptions extends DownloadFlags {
   join?: string;

@@ -3,7 +3,7 @@ import type { Context } from "../context.js";
 import { absolutePath } from "../paths.js";
 import { readIds } from "../read-ids.js";
 import { checkOutputs, isStdout } from "./shared/destination.js";
-import { outputDeps } from "./shared/output-view.js";
+import { outputDeps } from "./shared/output-deps.js";
 
 export interface ReportOptions {
   output?: string;

@@ -10,8 +10,9 @@ import { pollInterval } from "./shared/waiting.js";
 import { count } from "../../format-count.js";
 import { finishRun, submitRun } from "../../run/submit-run.js";
 import { retryList, type RetryListDeps } from "../../run/retry-list.js";
-import { noteColumn } from "./shared/preparation.js";
-import { runDeps, runFlagsRequest, runPrinter } from "./shared/submission.js";
+import { noteColumn } from "../views/preparation-view.js";
+import { runDeps, runFlagsRequest } from "./shared/submission.js";
+import { runPrinter } from "../views/run-printer.js";
 import { emptySummary } from "../../prepare/summary.js";
 
 export interface RetryFailedOptions extends SubmitFlags, AfterUploadFlags {}

@@ -3,7 +3,7 @@ import type { Task } from "../../spec/task.js";
 import type { Context } from "../context.js";
 import { readIds } from "../read-ids.js";
 import { printTable } from "../table.js";
-import { TASK_COLUMNS, taskJson, taskRow } from "../task-view.js";
+import { TASK_COLUMNS, taskJson, taskRow } from "../views/task-view.js";
 import { count } from "../../format-count.js";
 import { ApiError } from "../../api/errors.js";
 import { ApiCode } from "../../spec/codes.js";

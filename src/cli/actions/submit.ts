@@ -7,16 +7,12 @@ import { checkOutputs, isStdout } from "./shared/destination.js";
 import type { PreparationFlags } from "./shared/preparation.js";
 import type { SubmitFlags } from "./shared/submission.js";
 import { pollInterval } from "./shared/waiting.js";
-import {
-  checkRejectsToStdout,
-  noCodeHint,
-  notePreparation,
-  preparationOptions,
-  printPreparationSummary,
-  productFromFlag,
-} from "./shared/preparation.js";
+import { checkRejectsToStdout, preparationOptions, productFromFlag } from "./shared/preparation.js";
+import { noCodeHint, notePreparation, printPreparationSummary } from "../views/preparation-view.js";
+import { noCodeNumbers } from "../../prepare/no-code.js";
 import { countryChoice } from "./shared/country-choice.js";
-import { RESUBMIT_NOTE, runDeps, runFlagsRequest, runPrinter } from "./shared/submission.js";
+import { runDeps, runFlagsRequest } from "./shared/submission.js";
+import { RESUBMIT_NOTE, runJson, runPrinter, takesStdout } from "../views/run-printer.js";
 import { assertKeyLength } from "../../tasks/idempotency.js";
 import { submitRun } from "../../run/submit-run.js";
 import type { SubmitRequest } from "../../run/submit-request.js";
@@ -27,13 +23,12 @@ import type { RunOutcome } from "../../run/submit-request.js";
 import type { Task } from "../../spec/task.js";
 import { endChain, productCounts } from "../../chain/chain-end.js";
 import { formatUsd } from "../../tasks/cost.js";
-import { runWritingDeps } from "./shared/output-view.js";
+import { runWritingDeps } from "./shared/output-deps.js";
 import { count } from "../../format-count.js";
 import { billing } from "../../tasks/billing.js";
-import { describeBilling } from "./shared/billing-report.js";
-import { describePlan, reuseLines } from "./shared/plan-view.js";
-import { runJson, takesStdout } from "./shared/submission.js";
-import { outputRecord, runOutputsView } from "./shared/run-outputs-view.js";
+import { describeBilling } from "../views/billing-report.js";
+import { describePlan, reuseLines } from "../views/plan-view.js";
+import { outputRecord, runOutputs } from "./shared/run-outputs.js";
 import type { OutputsRequest } from "../../outputs/outputs-request.js";
 import { dataOut } from "../io.js";
 import { changeCounts } from "../../notify/summary.js";
@@ -92,10 +87,10 @@ export async function submitAction(ctx: Context, file: string, options: SubmitOp
   const subject = { product, country: anyRegion ? "auto" : country };
   const flagsRequest = await runFlagsRequest(ctx, options, pollIntervalMs);
   await withTempDir(async (dir) => {
-    // A chain stages each product's results in a view of its own (submitChainRun).
+    // A chain stages each product's results in outputs of its own (submitChainRun).
     const output =
       steps.length === 0
-        ? await runOutputsView(ctx, outputs, product, {
+        ? await runOutputs(ctx, outputs, product, {
             summary: Boolean(options.changesSummary),
             exitOnChange: Boolean(options.exitOnChange),
           })
@@ -105,7 +100,7 @@ export async function submitAction(ctx: Context, file: string, options: SubmitOp
       done();
       notePreparation(ctx, result);
       if (!ctx.globals.json) printPreparationSummary(ctx, result);
-      const hint = await noCodeHint(result, anyRegion);
+      const hint = noCodeHint(await noCodeNumbers(result), anyRegion);
       if (hint) ctx.printer.note(hint);
     });
     // Whatever fails once a task is submitted (a store or temporary directory that fills up), the task goes on at the service.
@@ -253,10 +248,10 @@ async function submitChainRun(
   const { file, options, request, steps, outputs, dir, pollIntervalMs } = chain;
   const products = [request.product, ...steps.map((step) => step.product)];
   const prices = await ctx.prices();
-  const views = await Promise.all(
-    // The first product's view tells the chain's changes (one summary of every product's).
+  const productOutputs = await Promise.all(
+    // The first product's outputs tell the chain's changes (one summary of every product's).
     products.map((product, index) =>
-      runOutputsView(ctx, outputs, product, {
+      runOutputs(ctx, outputs, product, {
         summary: index === 0 && Boolean(options.changesSummary),
         exitOnChange: index === 0 && Boolean(options.exitOnChange),
       }),
@@ -273,16 +268,16 @@ async function submitChainRun(
   const outcome = await submitChain(request, steps, {
     step: async (product, index) => ({
       ...(await runDeps(ctx, { product, workDir: dir, yes: options.yes, printer: printers[index]! })),
-      onSucceeded: views[index]!.stage,
+      onSucceeded: productOutputs[index]!.stage,
       ...(index === 0 ? { onBusyEnded: () => outputsStillFree(ctx, file, options) } : {}),
     }),
     results: async (index, stepOutcome) => {
       // Every task of a chain's run is staged as it finishes: a later product is chosen by these results.
-      const staged = await views[index]!.outputs.results(stepOutcome);
+      const staged = await productOutputs[index]!.outputs.results(stepOutcome);
       if (!staged) throw new Error(`The results of run ${stepOutcome.run.id} were not staged.`);
       return staged;
     },
-    staged: (index, results, settings) => views[index]!.outputs.staged(results, settings),
+    staged: (index, results, settings) => productOutputs[index]!.outputs.staged(results, settings),
     onEvent: (event) => drawChainStep(ctx, event, prices, request.command.country),
   })
     .catch(goOn)
@@ -293,7 +288,7 @@ async function submitChainRun(
     if (options.dryRun) ctx.printer.note("Dry run: nothing was uploaded.");
     return;
   }
-  const writing = await runWritingDeps(ctx, outputs, { runId: outcome.first.outcome.run.id }, views[0]!.drawRunEvent);
+  const writing = await runWritingDeps(ctx, outputs, { runId: outcome.first.outcome.run.id }, productOutputs[0]!.drawRunEvent);
   await endChain(
     outcome,
     outputs,
@@ -309,7 +304,7 @@ async function submitChainRun(
     },
     {
       ...writing,
-      outputs: views.map((view) => view.outputs),
+      outputs: productOutputs.map((each) => each.outputs),
       onEvent: (event) => {
         if (event.type === "chain merged") {
           ctx.printer.note(

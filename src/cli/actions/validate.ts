@@ -8,7 +8,9 @@ import { withTempDir } from "../../temp-dir.js";
 import { checkOutputs } from "./shared/destination.js";
 import type { PreparationFlags } from "./shared/preparation.js";
 import { count } from "../../format-count.js";
-import { checkRejectsToStdout, noCodeHint, prepareFromFlags, printPreparationSummary, productFromFlag } from "./shared/preparation.js";
+import { checkRejectsToStdout, prepareFromFlags, productFromFlag } from "./shared/preparation.js";
+import { noCodeHint, printPreparationSummary } from "../views/preparation-view.js";
+import { noCodeNumbers } from "../../prepare/no-code.js";
 import { countryChoice } from "./shared/country-choice.js";
 
 export interface ValidateOptions extends PreparationFlags {
@@ -37,7 +39,7 @@ export async function validateAction(ctx: Context, file: string, options: Valida
       }
     }
     // While the upload list still exists: the hint reads it.
-    return { prepared, hint: await noCodeHint(prepared, anyRegion) };
+    return { prepared, hint: noCodeHint(await noCodeNumbers(prepared), anyRegion) };
   });
   const { prepared: result, hint } = outcome;
   if (ctx.globals.json) {

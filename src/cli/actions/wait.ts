@@ -1,6 +1,6 @@
 import type { Context } from "../context.js";
 import { readIds } from "../read-ids.js";
-import { taskJson } from "../task-view.js";
+import { taskJson } from "../views/task-view.js";
 import { waitAndReport, type WaitFlags } from "./shared/waiting.js";
 
 /** Waits, then prints each task's final status (id and status, or JSON) on stdout. */

@@ -6,7 +6,7 @@ import type { Context } from "../../context.js";
 import { absolutePath } from "../../paths.js";
 import { checkOutputs } from "./destination.js";
 import { writeOutputs } from "../../../outputs/run-end.js";
-import { runWritingDeps } from "./output-view.js";
+import { runWritingDeps } from "./output-deps.js";
 import { joinFormat, resultFormat } from "./output-format.js";
 import { checkReportFlags } from "./report-flags.js";
 import { waitAndReport, type WaitFlags } from "./waiting.js";

@@ -1,9 +1,9 @@
-import { formatDuration } from "../../../api/attempts.js";
 import { recorderFor, withheldFor } from "../../../ledger/record.js";
 import { ResultRecording } from "../../../ledger/recording.js";
 import { taskOrigins } from "../../../tasks/origins.js";
 import type { DownloadDeps } from "../../../tasks/download.js";
 import type { Context } from "../../context.js";
+import { brokeOff, notPublished } from "../../views/output-events.js";
 import { noteEachCheck } from "./seen-tasks.js";
 
 /**
@@ -35,14 +35,4 @@ export async function downloadDeps(ctx: Context, flags: { ledger?: boolean } = {
 /** Where a command's results go into the ledger: a worker with its own connection to the store at `location` (as configured). */
 export function resultRecording(ctx: Context, location: string): ResultRecording {
   return new ResultRecording({ location, env: ctx.env, now: ctx.now, signal: ctx.signal });
-}
-
-/** What a wait for a result file not yet published tells the user. */
-export function notPublished(taskId: string, delayMs: number): string {
-  return `The result file of task ${taskId} is not published yet; checking again in ${formatDuration(delayMs)}.`;
-}
-
-/** What a restarted transfer tells the user. */
-export function brokeOff(error: Error): string {
-  return `The download broke off (${error.message}); starting again with a fresh link.`;
 }

@@ -5,10 +5,9 @@ import type { Task } from "../../../spec/task.js";
 import { waitUntilFinished } from "../../../tasks/wait.js";
 import type { Context } from "../../context.js";
 import { createProgress } from "../../progress.js";
-import { describeTask } from "../../task-view.js";
-import { count } from "../../../format-count.js";
+import { describeTask } from "../../views/task-view.js";
 import { noteEachCheck } from "./seen-tasks.js";
-import { elapsedText, TaskTally } from "./task-tally.js";
+import { TaskTally, waitLine } from "../../views/task-tally.js";
 
 export interface WaitFlags {
   interval?: number;
@@ -27,21 +26,6 @@ export async function pollInterval(ctx: Context, seconds: number | undefined): P
     });
   }
   return (seconds ?? (local ? LOCAL_INTERVAL_SECONDS : floor)) * 1000;
-}
-
-/**
- * What a wait has seen so far, as one line: tasks finished (and failed), numbers checked,
- * the time elapsed and, once a task has finished during the wait, the time left at its
- * pace, then when the next check is. `timed` false leaves the times out (what changed).
- */
-export function waitLine(tally: TaskTally<string>, now: number, nextCheckAt?: number, timed = true): string {
-  const { tasks, finished, failed, seen } = tally.counts();
-  const failedText = failed > 0 ? ` (${count(failed)} failed)` : "";
-  const head = `${count(finished)} of ${count(tasks)} task${tasks === 1 ? "" : "s"} finished${failedText}${seen > 0 ? `; ${tally.numbersLine()}` : ""}`;
-  if (!timed) return head;
-  const next =
-    nextCheckAt === undefined ? "" : `; next check in ${elapsedText(Math.max(0, Math.round((nextCheckAt - now) / 1000)) * 1000)}`;
-  return `${head}; ${tally.timeLine(now)}${next}`;
 }
 
 /**

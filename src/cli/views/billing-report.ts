@@ -1,7 +1,7 @@
-import { count } from "../../../format-count.js";
-import type { Billing, ExcludedBeforeUpload } from "../../../tasks/billing.js";
-import { formatUsd } from "../../../tasks/cost.js";
-import type { ResultCounts } from "../../../tasks/summary-sheet.js";
+import { count } from "../../format-count.js";
+import type { Billing, ExcludedBeforeUpload } from "../../tasks/billing.js";
+import { formatUsd } from "../../tasks/cost.js";
+import type { ResultCounts } from "../../tasks/summary-sheet.js";
 
 /**
  * What finished tasks cost, for humans (stderr), beside what the written output holds:

@@ -1,12 +1,12 @@
-import { formatDuration } from "../../../api/attempts.js";
-import { count } from "../../../format-count.js";
-import type { Task } from "../../../spec/task.js";
-import type { ScheduleEvent } from "../../../tasks/schedule.js";
-import type { PlannedUpload } from "../../../tasks/submit.js";
-import { isFinished } from "../../../tasks/wait.js";
-import type { Context } from "../../context.js";
-import { createProgress } from "../../progress.js";
-import { describeTask } from "../../task-view.js";
+import { formatDuration } from "../../api/attempts.js";
+import { count } from "../../format-count.js";
+import type { Task } from "../../spec/task.js";
+import type { ScheduleEvent } from "../../tasks/schedule.js";
+import type { PlannedUpload } from "../../tasks/submit.js";
+import { isFinished } from "../../tasks/wait.js";
+import type { Context } from "../context.js";
+import { createProgress } from "../progress.js";
+import { describeTask } from "./task-view.js";
 import { TaskTally } from "./task-tally.js";
 
 /** What progress needs of a part: its place in the run and how many numbers it holds. */

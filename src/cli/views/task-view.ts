@@ -1,6 +1,6 @@
-import type { TableColumn } from "../results/format-table.js";
-import { count } from "../format-count.js";
-import type { Task } from "../spec/task.js";
+import type { TableColumn } from "../../results/format-table.js";
+import { count } from "../../format-count.js";
+import type { Task } from "../../spec/task.js";
 
 /** The columns of a task table; on a narrow terminal CREATED goes first, then COUNTRY, TOTAL and NO RESULT. */
 export const TASK_COLUMNS: readonly TableColumn[] = [

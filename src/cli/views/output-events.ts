@@ -1,74 +1,16 @@
-import { joinCounts } from "../../../outputs/join-rows.js";
-import type { MergedOutput, OutputDeps, OutputEvent } from "../../../outputs/output-files.js";
-import type { OutputsRequest } from "../../../outputs/outputs-request.js";
-import type { RunEndDeps, RunEndEvent } from "../../../outputs/run-end.js";
-import { signalByCountry } from "../../../report/model.js";
-import { describeSummary, type OutputFormat } from "../../../results/index.js";
-import type { ServiceType } from "../../../spec/products.js";
-import type { Task } from "../../../spec/task.js";
-import { billing } from "../../../tasks/billing.js";
-import { resultCounts, type DownloadOutcome } from "../../../tasks/download.js";
-import { count } from "../../../format-count.js";
-import type { Context } from "../../context.js";
-import { dataOut } from "../../io.js";
-import { absolutePath } from "../../paths.js";
+import { joinCounts } from "../../outputs/join-rows.js";
+import type { MergedOutput, OutputEvent } from "../../outputs/output-files.js";
+import { signalByCountry } from "../../report/model.js";
+import { describeSummary } from "../../results/index.js";
+import type { ServiceType } from "../../spec/products.js";
+import type { Task } from "../../spec/task.js";
+import { billing } from "../../tasks/billing.js";
+import { resultCounts, type DownloadOutcome } from "../../tasks/download.js";
+import { formatDuration } from "../../api/attempts.js";
+import { count } from "../../format-count.js";
+import type { Context } from "../context.js";
+import { absolutePath } from "../paths.js";
 import { billingJson, describeBilling, describeExcluded } from "./billing-report.js";
-import { checkOutputs } from "./destination.js";
-import { downloadDeps } from "./download-deps.js";
-import { withStagedOutput } from "./staged-output.js";
-
-/** download's flags of its merged output (submit and retry-failed take the same -o, --format, --force, --report). */
-export interface DownloadFlags {
-  output?: string;
-  force?: boolean;
-  format?: OutputFormat;
-  strict?: boolean;
-  /** Also write the HTML report of the run here. */
-  report?: string;
-  /** --no-ledger: keep nothing of this download in the ledger. */
-  ledger?: boolean;
-}
-
-/**
- * What writing a run's outputs (outputs/run-end.ts) needs beyond outputDeps: how a table is
- * drawn, the destination rules checked again just before writing, and the run's own events
- * (`drawRunEvent`; "done" is told here).
- */
-export async function runWritingDeps(
-  ctx: Context,
-  request: OutputsRequest,
-  context: OutputContext,
-  drawRunEvent: (event: Exclude<RunEndEvent, { type: "done" }>) => void = () => undefined,
-): Promise<Omit<RunEndDeps, "outputs">> {
-  const deps = await outputDeps(ctx, request, context);
-  const drawOutput = deps.onEvent;
-  return {
-    ...deps,
-    table: terminalTable(ctx),
-    checkDestinations: (outputs, reading) => checkOutputs(ctx, outputs, { force: request.force, reading: [...reading] }),
-    onEvent: (event) => {
-      switch (event.type) {
-        case "done":
-          ctx.printer.note(
-            event.taskIds.length > 0 ? `Done. Download with: bulkcheck download ${event.taskIds.join(" ")} -o results.csv` : "Done.",
-          );
-          return;
-        case "waiting":
-        case "not waited":
-        case "changes":
-          drawRunEvent(event);
-          return;
-        default:
-          drawOutput(event);
-      }
-    },
-  };
-}
-
-/** How a table written to this process's stdout is drawn: its colours, width and whether a terminal reads it. */
-export function terminalTable(ctx: Context): MergedOutput["table"] {
-  return { colour: ctx.printer.options.colour, width: ctx.io.stdout.columns || undefined, terminal: Boolean(ctx.io.stdout.isTTY) };
-}
 
 /** What the outputs' events are told with: the run whose output it is (named in --json), and its numbers left waiting. */
 export interface OutputContext {
@@ -76,30 +18,15 @@ export interface OutputContext {
   waiting?: number;
 }
 
-/**
- * What writing outputs (outputs/output-files.ts, join.ts) needs from this process: the
- * download's deps (the ledger's recorder unless --no-ledger), the store, prices, stdout
- * through a private file of its own, and its events told on stderr (and stdout with --json).
- */
-export async function outputDeps(ctx: Context, flags: { ledger?: boolean }, context: OutputContext = {}): Promise<OutputDeps> {
-  const prices = await ctx.prices();
-  return {
-    download: await downloadDeps(ctx, flags),
-    store: await ctx.store(),
-    scope: await ctx.scope(),
-    now: ctx.now,
-    prices,
-    absolute: (path) => absolutePath(ctx, path),
-    stage: (output, produce, kind) => withStagedOutput(ctx, output, produce, kind),
-    writeStdout: (text) => dataOut(ctx.io).write(text),
-    onEvent: drawOutputEvent(ctx, { ...context, prices }),
-  };
+/** How a table written to this process's stdout is drawn: its colours, width and whether a terminal reads it. */
+export function terminalTable(ctx: Context): MergedOutput["table"] {
+  return { colour: ctx.printer.options.colour, width: ctx.io.stdout.columns || undefined, terminal: Boolean(ctx.io.stdout.isTTY) };
 }
 
 /** How the terminal tells each output as it is written. */
 type DrawContext = OutputContext & { prices: Record<ServiceType, number> };
 
-function drawOutputEvent(ctx: Context, context: DrawContext): (event: OutputEvent) => void {
+export function drawOutputEvent(ctx: Context, context: DrawContext): (event: OutputEvent) => void {
   return (event) => {
     if (event.type === "whole-run") {
       const { given, added } = event;
@@ -203,4 +130,14 @@ function drawJoined(ctx: Context, event: Extract<OutputEvent, { type: "joined" }
       ...billingJson(bill, inFile),
     });
   }
+}
+
+/** What a wait for a result file not yet published tells the user. */
+export function notPublished(taskId: string, delayMs: number): string {
+  return `The result file of task ${taskId} is not published yet; checking again in ${formatDuration(delayMs)}.`;
+}
+
+/** What a restarted transfer tells the user. */
+export function brokeOff(error: Error): string {
+  return `The download broke off (${error.message}); starting again with a fresh link.`;
 }

@@ -1,7 +1,7 @@
-import { formatDuration } from "../../../api/attempts.js";
-import { count } from "../../../format-count.js";
-import type { Task } from "../../../spec/task.js";
-import { isFinished } from "../../../tasks/wait.js";
+import { formatDuration } from "../../api/attempts.js";
+import { count } from "../../format-count.js";
+import type { Task } from "../../spec/task.js";
+import { isFinished } from "../../tasks/wait.js";
 
 /** What a tally holds at a moment: its tasks, and the numbers in them. */
 export interface TallyCounts {
@@ -101,4 +101,19 @@ export class TaskTally<K> {
 /** A time in whole seconds ("0 s", "45 s", "1 min 5 s"): a spinner's clock does not count milliseconds. */
 export function elapsedText(ms: number): string {
   return ms < 1000 ? "0 s" : formatDuration(Math.floor(ms / 1000) * 1000);
+}
+
+/**
+ * What a wait has seen so far, as one line: tasks finished (and failed), numbers checked,
+ * the time elapsed and, once a task has finished during the wait, the time left at its
+ * pace, then when the next check is. `timed` false leaves the times out (what changed).
+ */
+export function waitLine(tally: TaskTally<string>, now: number, nextCheckAt?: number, timed = true): string {
+  const { tasks, finished, failed, seen } = tally.counts();
+  const failedText = failed > 0 ? ` (${count(failed)} failed)` : "";
+  const head = `${count(finished)} of ${count(tasks)} task${tasks === 1 ? "" : "s"} finished${failedText}${seen > 0 ? `; ${tally.numbersLine()}` : ""}`;
+  if (!timed) return head;
+  const next =
+    nextCheckAt === undefined ? "" : `; next check in ${elapsedText(Math.max(0, Math.round((nextCheckAt - now) / 1000)) * 1000)}`;
+  return `${head}; ${tally.timeLine(now)}${next}`;
 }

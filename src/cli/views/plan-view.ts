@@ -1,11 +1,11 @@
-import { formatAge } from "../../../config/duration.js";
-import { count } from "../../../format-count.js";
-import type { PrepareResult } from "../../../prepare/index.js";
-import { ROW_COUNTS, type PrepareSummary } from "../../../prepare/summary.js";
-import { paddingMicros, uploadedNumbers, type InFlightTask, type RunPlan } from "../../../run/plan.js";
-import { MICROS_PER_USD } from "../../../spec/products.js";
-import { formatUsd } from "../../../tasks/cost.js";
-import { snakeCaseKeys } from "../../json-keys.js";
+import { formatAge } from "../../config/duration.js";
+import { count } from "../../format-count.js";
+import type { PrepareResult } from "../../prepare/index.js";
+import { ROW_COUNTS, type PrepareSummary } from "../../prepare/summary.js";
+import { paddingMicros, uploadedNumbers, type InFlightTask, type RunPlan } from "../../run/plan.js";
+import { MICROS_PER_USD } from "../../spec/products.js";
+import { formatUsd } from "../../tasks/cost.js";
+import { snakeCaseKeys } from "../json-keys.js";
 
 /** What a plan is of: the product and the country asked for (undefined for carrier_batch without one, `auto` for one per country). */
 export interface PlanSubject {
