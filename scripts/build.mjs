@@ -9,6 +9,7 @@
 //                                    `bulkcheck/sandbox` entries, ES modules
 //                   classify-worker.js  the --threads worker, used by both
 //                   record-worker.js    the worker that records a result in the ledger (ledger/recording.ts)
+//                   classify-lines-worker.js  the sandbox's worker that classifies a big upload (sandbox/preparation.ts)
 //   dist/types/   declarations of the two entries
 //   dist/geo/     the sandbox's carrier and place names (build-geo-data.mjs)
 //   dist/**       tsc's module tree, for tests and benchmarks; not in the package
@@ -70,6 +71,7 @@ await build({
     sandbox: "src/sandbox/index.ts",
     "classify-worker": "src/prepare/classify-worker.ts",
     "record-worker": "src/ledger/record-worker.ts",
+    "classify-lines-worker": "src/sandbox/classify-lines-worker.ts",
   },
   format: "esm",
   splitting: true,
