@@ -28,6 +28,13 @@ const HASHES_PER_STATEMENT = 500;
  * their earlier results, lookups, erasure, statistics, export); each engine records a
  * result, pages through a task's rows and lists fresh results its own way.
  */
+/**
+ * Lines of a task's result per piece of csvOfTask (about 100 KB): pieces of 20,000 lines
+ * (400 KB, past V8's large-object size) doubled the garbage collector's time of an output
+ * written from the ledger, and made it slower than reading the rows one by one.
+ */
+const CSV_LINES_PER_PIECE = 5000;
+
 export abstract class SqlLedger implements Ledger {
   /** A ledger row's task, as taskContextOf reads it. */
   protected readonly taskContext: string;
@@ -45,6 +52,8 @@ export abstract class SqlLedger implements Ledger {
   protected abstract resultNumbers(taskRef: number): AsyncIterable<readonly number[]>;
   /** A task's result rows (resultColumns) in batches, in the order of their numbers. */
   protected abstract resultPages(taskRef: number): AsyncIterable<ColumnValue[][]>;
+  /** A task's rows as CSV lines (`line`, an expression over `results`' columns), in number order, a piece of up to `linesPerPiece` at a time. */
+  protected abstract csvPieces(taskRef: number, line: string, linesPerPiece: number): AsyncIterable<string>;
   /**
    * Clears erased rows out of the store's files now (SQLite: the write-ahead log's checkpoint;
    * PostgreSQL: VACUUM, or with `rewrite` VACUUM FULL, see postgres-store.ts). Returns why
@@ -73,6 +82,16 @@ export abstract class SqlLedger implements Ledger {
       const kept = identifiers ? rows.filter((row) => identifiers.has(Number(row[0]))) : rows;
       if (kept.length > 0) yield kept.map((row) => ledgerRowOf(row, 0, task));
     }
+  }
+
+  async csvOfTask(taskRef: number): Promise<{ header: string; lines: AsyncIterable<string> } | undefined> {
+    const task = await this.taskContextOf(taskRef);
+    const stored: readonly string[] = RESULT_VALUE_COLUMNS;
+    if (!task || task.columns.length === 0 || !task.columns.every((column) => stored.includes(column))) return undefined;
+    if (await this.session.row("SELECT 1 FROM results WHERE task_ref = ? AND extra IS NOT NULL LIMIT 1", [taskRef])) return undefined;
+    // The stored columns' names are plain words: the header needs no quoting.
+    const line = ["identifier", ...task.columns.map(this.session.dialect.csvField)].join(" || ',' || ");
+    return { header: `${["identifier", ...task.columns].join(",")}\n`, lines: this.csvPieces(taskRef, line, CSV_LINES_PER_PIECE) };
   }
 
   async *previous(taskRef: number): AsyncIterable<ReadonlyArray<{ current: LedgerRow; previous: LedgerRow }>> {

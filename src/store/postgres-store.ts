@@ -27,6 +27,8 @@ const UNIQUE_VIOLATION = "23505";
 const POSTGRES: Dialect = {
   jsonText: (column) => `${column}::text`,
   flag: (column) => `${column}::int`,
+  csvField: (column) =>
+    `CASE WHEN ${column} ~ '[",\\r\\n]' THEN '"' || replace(${column}, '"', '""') || '"' ELSE coalesce(${column}, '') END`,
   numberTable: "unnest(?::bigint[]) AS n(value)",
   inNumbers: (column) => `${column} = ANY(?::bigint[])`,
   numbers: numberArray,
@@ -128,6 +130,17 @@ class PostgresLedger extends SqlLedger {
       [taskRef],
       BATCH_ROWS,
     );
+  }
+
+  /** Each piece is a range of `linesPerPiece` possible numbers: at most that many lines. */
+  protected async *csvPieces(taskRef: number, line: string, linesPerPiece: number): AsyncIterable<string> {
+    const pieces = this.db.cursor(
+      `SELECT string_agg(${line}, E'\\n' ORDER BY identifier) FROM bulkcheck.results WHERE task_ref = $1
+       GROUP BY identifier / ${linesPerPiece} ORDER BY identifier / ${linesPerPiece}`,
+      [taskRef],
+      RANGES_PER_FETCH,
+    );
+    for await (const rows of pieces) for (const [text] of rows) yield `${String(text)}\n`;
   }
 
   /** VACUUM, or with `rewrite` VACUUM FULL, after the transaction when in one (it may not run inside one). */

@@ -30,6 +30,8 @@ export interface Dialect {
   jsonText(this: void, column: string): string;
   /** A flag column, selected as 0 or 1. */
   flag(this: void, column: string): string;
+  /** A text column as a CSV field: "" for NULL, quoted (quotes doubled) when it holds a quote, comma or line break. */
+  csvField(this: void, column: string): string;
   /** A set of numbers bound as one parameter (see numbers), as a table whose column is `value`. */
   readonly numberTable: string;
   /** `column` is among the numbers bound as one parameter (see numbers). */

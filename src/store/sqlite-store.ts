@@ -38,6 +38,8 @@ async function* resultIdentifierPages(db: SqliteDb, taskRef: number): AsyncGener
 const SQLITE: Dialect = {
   jsonText: (column) => column,
   flag: (column) => column,
+  csvField: (column) =>
+    `CASE WHEN ${column} GLOB '*[",' || char(10, 13) || ']*' THEN '"' || replace(${column}, '"', '""') || '"' ELSE coalesce(${column}, '') END`,
   numberTable: "json_each(?)",
   inNumbers: (column) => `${column} IN (SELECT value FROM json_each(?))`,
   numbers: (values) => JSON.stringify(values),
@@ -117,6 +119,21 @@ class SqliteLedger extends SqlLedger {
       if (last === null) return;
       after = Number(last);
       yield JSON.parse(String(json)) as ColumnValue[][];
+    }
+  }
+
+  protected async *csvPieces(taskRef: number, line: string, linesPerPiece: number): AsyncIterable<string> {
+    for (let after = -1; ;) {
+      const [text, last] = await this.db.outsideUnits(() =>
+        this.db.row(
+          `SELECT group_concat(line, char(10)), max(identifier)
+             FROM (SELECT identifier, ${line} AS line FROM results WHERE task_ref = ? AND identifier > ? ORDER BY identifier LIMIT ?)`,
+          [taskRef, after, linesPerPiece],
+        )!,
+      );
+      if (last === null) return;
+      after = Number(last);
+      yield `${String(text)}\n`;
     }
   }
 

@@ -354,6 +354,14 @@ export interface Ledger {
   latest(scope: Scope, product: string, maxTaskRef?: number): AsyncIterable<readonly StoredResult[]>;
   /** The rows of one task's result, in batches; `identifiers` keeps only those. */
   ofTask(taskRef: number, identifiers?: ReadonlySet<number>): AsyncIterable<readonly LedgerRow[]>;
+  /**
+   * A task's result as CSV text, as a result file holds it: `header` (`identifier` and the
+   * task's columns), then `lines`, a line per row in number order with each value quoted
+   * where CSV needs it, in pieces the database writes (no object per row). Undefined when a
+   * row keeps a value in `extra` (a column of the service's own, or a value with a NUL):
+   * read that task with ofTask.
+   */
+  csvOfTask(taskRef: number): Promise<{ header: string; lines: AsyncIterable<string> } | undefined>;
   /** Every stored result of these numbers, newest first. */
   lookup(identifiers: readonly string[], filter?: LedgerFilter): Promise<LedgerRow[]>;
   /**

@@ -608,6 +608,32 @@ export function storeContract(fixture: StoreFixture): void {
       expect(wrong).toEqual([]);
     });
 
+    it("writes a task's result as CSV lines in number order, quoting what CSV needs, unless a row keeps a value in extra", async () => {
+      const store = await openStore();
+      const columns = ["carrier", "region", "city"];
+      const values = [
+        ["Vodafone, UK", 'EE "Ltd"', ""],
+        ["line\nbreak\r\n", "plain", "back\\slash"],
+        ["Ünïcødé 📱", "", "tab\there"],
+      ];
+      const rows = values.map((row, i) => ({ identifier: String(447400100003 - i), values: row }));
+      const task = await recordedTask(store, "2026-11-20T10:00:00.000Z", rows, columns);
+      const csv = (await store.ledger.csvOfTask(task.ref))!;
+      let lines = "";
+      for await (const piece of csv.lines) lines += piece;
+      expect(csv.header).toBe("identifier,carrier,region,city\n");
+      expect(lines).toBe(
+        '447400100001,Ünïcødé 📱,,tab\there\n447400100002,"line\nbreak\r\n",plain,back\\slash\n447400100003,"Vodafone, UK","EE ""Ltd""",\n',
+      );
+      const withNul = await recordedTask(
+        store,
+        "2026-11-21T10:00:00.000Z",
+        [{ identifier: "447400100004", values: ["a\0b", "", ""] }],
+        columns,
+      );
+      expect(await store.ledger.csvOfTask(withNul.ref)).toBeUndefined();
+    });
+
     it("records a result a second time (another process recorded it meanwhile) without doubling a row or changing one", async () => {
       const store = await openStore();
       const rows = Array.from({ length: 3000 }, (_, i) => ({
