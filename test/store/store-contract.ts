@@ -625,6 +625,21 @@ export function storeContract(fixture: StoreFixture): void {
       expect(lines).toBe(
         '447400100001,Ünïcødé 📱,,tab\there\n447400100002,"line\nbreak\r\n",plain,back\\slash\n447400100003,"Vodafone, UK","EE ""Ltd""",\n',
       );
+      // Past one piece (5,000 lines): every line once, in number order.
+      const many = Array.from({ length: 12_000 }, (_, i) => ({
+        identifier: String(447400200000 + ((i * 7919) % 12_000)),
+        values: [`C${i % 7}`, "", ""],
+      }));
+      const big = await recordedTask(store, "2026-11-22T10:00:00.000Z", many, columns);
+      let pieces = 0;
+      let text = "";
+      for await (const piece of (await store.ledger.csvOfTask(big.ref))!.lines) {
+        pieces++;
+        text += piece;
+      }
+      expect(pieces).toBeGreaterThan(1);
+      const sorted = [...many].sort((a, b) => Number(a.identifier) - Number(b.identifier));
+      expect(text).toBe(sorted.map((row) => `${row.identifier},${row.values[0]},,\n`).join(""));
       const withNul = await recordedTask(
         store,
         "2026-11-21T10:00:00.000Z",
