@@ -48,10 +48,7 @@ const SQLITE_ROWS_PER_TRANSACTION = 100_000;
  */
 const CACHE_BYTES_PER_ROW = 160;
 
-/**
- * The distinct value tuples of a recording, each written once into a table of the connection's
- * own (TEMP: no other connection sees it, and filling it takes no lock on the ledger).
- */
+/** The distinct value tuples of a recording, each written once into a table only the recording's connection sees (TEMP). */
 const CREATE_TUPLES = `CREATE TEMP TABLE IF NOT EXISTS recorded_tuples (id INTEGER PRIMARY KEY, ${VALUE_COLUMNS.join(", ")})`;
 
 /**
