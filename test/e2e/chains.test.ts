@@ -366,6 +366,46 @@ describe("a later product bought part by part", () => {
   }, 90_000);
 });
 
+describe("a later product bought part by part where what is left selects fewer than a task's minimum", () => {
+  it("checks the whole selection in the chain's run instead, the group's results reused and only what it pads paid again", async () => {
+    // Tasks of 10 to 20 numbers, two unfinished at a time: part 1 all mobiles (a group of its own), parts 2 and 3 four each among landlines.
+    const e = await sandbox({ minTaskSize: 10, maxTaskSize: 20, maxUnfinished: 2, numbersPerSecond: 10, fakeClock: false });
+    for (const [key, value] of [
+      ["min-task-size", "10"],
+      ["max-task-size", "20"],
+    ])
+      expect((await e.run(["config", "set", key!, value!])).code).toBe(0);
+    const mobiles = gbList(28);
+    const landlines = Array.from({ length: 32 }, (_, i) => `+44 20 7${String(3_000_000 + i)}`);
+    const numbers = [
+      ...mobiles.slice(0, 20),
+      ...mobiles.slice(20, 24),
+      ...landlines.slice(0, 16),
+      ...mobiles.slice(24),
+      ...landlines.slice(16),
+    ];
+    const path = e.file("crm.csv", ["phone", ...numbers].join("\n") + "\n");
+    const out = await e.run(chainArgs(path, ...WAITING, "-o", "out.csv", "--json"));
+    expect(out.code, out.stderr).toBe(0);
+
+    const run = lines(out.stdout)
+      .map((line) => JSON.parse(line) as { type: string; then?: Array<{ part_by_part: Array<{ parts: string }> }> })
+      .find((object) => object.type === "run")!;
+    expect(run.then![0]!.part_by_part.map((group) => group.parts)).toEqual(["1 of 3"]);
+    const [group, last] = tasksOf(e, "number_activity_batch");
+    const early = e.sandbox.uploadedLines(group!.id)!;
+    expect(new Set(early)).toEqual(new Set(mobiles.slice(0, 20).map(identifier)));
+    // The chain's run: the 8 mobiles of parts 2 and 3, padded to the task minimum with 2 results the group bought.
+    const final = e.sandbox.uploadedLines(last!.id)!;
+    expect(final).toHaveLength(10);
+    expect(final).toEqual(expect.arrayContaining(mobiles.slice(20).map(identifier)));
+    expect(final.filter((number) => early.includes(number))).toHaveLength(2);
+    expect(tasksOf(e, "number_activity_batch")).toHaveLength(2);
+    const rows = csvObjects(e, "out.csv");
+    expect(rows.filter((row) => row.activity_activated !== undefined && row.activity_activated !== "")).toHaveLength(28);
+  }, 90_000);
+});
+
 describe("a later product bought part by part at a service with room for one unfinished task", () => {
   it("waits for the room the first product's tasks hold (42900), and still buys each number once per product", async () => {
     const e = await threeParts(1, 20);
